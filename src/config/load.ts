@@ -1,0 +1,184 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { Compile } from 'typebox/compile';
+import { ConfigError, MissingSecretError } from './errors.js';
+import { parseApiKeys } from './keys.js';
+import { packageRoot } from './package-root.js';
+import { ConfigFileSchema, DEFAULT_RATE_LIMITS, RATE_LIMIT_BUCKETS, type ConfigFile, type RateLimitBucket } from './schema.js';
+import type { AppConfig } from './types.js';
+
+const configFileValidator = Compile(ConfigFileSchema);
+
+export const DEFAULT_CORS_METHODS = ['GET', 'POST', 'OPTIONS'];
+export const DEFAULT_CORS_HEADERS = ['Authorization', 'Content-Type'];
+export const DEFAULT_CORS_EXPOSED = [
+  'X-Request-Id',
+  'X-API-Key-Expires',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'Retry-After',
+];
+
+type Env = Record<string, string | undefined>;
+
+function list(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+function bool(name: string, value: string): boolean {
+  if (/^(true|1|yes|on)$/i.test(value)) return true;
+  if (/^(false|0|no|off)$/i.test(value)) return false;
+  throw new ConfigError(`${name} must be true or false`);
+}
+
+function int(name: string, value: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new ConfigError(`${name} must be a non-negative integer`);
+  return Number(value);
+}
+
+/** Env variables that override config file keys; each names its key and how to parse it. */
+const ENV_OVERRIDES: Array<[string, keyof ConfigFile, (name: string, v: string) => unknown]> = [
+  ['PORT', 'port', int],
+  ['HOST', 'host', (_n, v) => v],
+  ['METRICS_PORT', 'metricsPort', int],
+  ['PROMETHEUS_ENABLED', 'metricsEnabled', bool],
+  ['LOG_LEVEL', 'logLevel', (_n, v) => v],
+  ['ORCHESTRATOR_FAST_START', 'fastStart', bool],
+  ['STATE_FILE', 'stateFile', (_n, v) => v],
+  ['WORKSPACE_ROOT', 'workspaceRoot', (_n, v) => v],
+  ['DATABASE_URL', 'databaseUrl', (_n, v) => v],
+  ['KV_STORE_URL', 'kvStoreUrl', (_n, v) => v],
+  ['ORCHESTRATOR_CORS_ALLOWED_ORIGINS', 'corsAllowedOrigins', (_n, v) => list(v)],
+  ['ORCHESTRATOR_CORS_ALLOWED_METHODS', 'corsAllowedMethods', (_n, v) => list(v)],
+  ['ORCHESTRATOR_CORS_ALLOWED_HEADERS', 'corsAllowedHeaders', (_n, v) => list(v)],
+  ['ORCHESTRATOR_CORS_EXPOSED_HEADERS', 'corsExposedHeaders', (_n, v) => list(v)],
+  ['ORCHESTRATOR_CORS_ALLOW_CREDENTIALS', 'corsAllowCredentials', bool],
+  ['ORCHESTRATOR_CORS_MAX_AGE_SECONDS', 'corsMaxAgeSeconds', int],
+  ['ORCHESTRATOR_CONCURRENCY', 'concurrency', int],
+  ['ORCHESTRATOR_SCHEDULER_ENABLED', 'schedulerEnabled', bool],
+];
+
+function readConfigFile(env: Env, cwd: string): { path: string | null; data: ConfigFile } {
+  const explicit = env.ORCHESTRATOR_CONFIG;
+  const path = explicit ? resolve(cwd, explicit) : resolve(cwd, 'orchestrator.config.json');
+  if (!existsSync(path)) {
+    if (explicit) throw new ConfigError(`ORCHESTRATOR_CONFIG file not found: ${path}`);
+    return { path: null, data: {} };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`config file ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+  return { path, data: parsed as ConfigFile };
+}
+
+function validate(data: unknown, source: string): ConfigFile {
+  if (configFileValidator.Check(data)) return data;
+  const problems = [...configFileValidator.Errors(data)]
+    .slice(0, 5)
+    .map((e) => `${e.instancePath || '/'} ${e.message}`)
+    .join('; ');
+  throw new ConfigError(`invalid configuration (${source}): ${problems}`);
+}
+
+/**
+ * Loads the JSON config file (ORCHESTRATOR_CONFIG, else ./orchestrator.config.json when present),
+ * applies env overrides, validates the result against one schema and resolves every path.
+ * Throws MissingSecretError / ConfigError; the caller turns them into `fatal:` and exit 1.
+ */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): AppConfig {
+  const file = readConfigFile(env, cwd);
+  const merged: Record<string, unknown> = { ...(file.data as Record<string, unknown>) };
+  for (const [name, key, parse] of ENV_OVERRIDES) {
+    const value = env[name];
+    if (value !== undefined && value !== '') merged[key] = parse(name, value);
+  }
+  const cfg = validate(merged, file.path ?? 'defaults and environment');
+
+  const apiKeys = parseApiKeys(env.API_KEY_ROTATION, env.API_KEY);
+  if (apiKeys.length === 0) throw new MissingSecretError('API_KEY');
+  const webhookSecret = env.WEBHOOK_SECRET;
+  if (!webhookSecret) throw new MissingSecretError('WEBHOOK_SECRET');
+
+  const baseDir = file.path ? dirname(file.path) : cwd;
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
+  const stateRaw = cfg.stateFile ?? './orchestrator/data/orchestrator-state.json';
+  let stateTarget: string;
+  if (stateRaw.startsWith('sql:')) stateTarget = `sql:${abs(stateRaw.slice(4))}`;
+  else if (stateRaw.startsWith('docdb:')) stateTarget = stateRaw;
+  else stateTarget = abs(stateRaw);
+
+  const workspaceRoot = abs(cfg.workspaceRoot ?? './workspace');
+  const logsDir = abs(cfg.logsDir ?? './logs');
+  const rateLimits = { ...DEFAULT_RATE_LIMITS };
+  for (const [bucket, limit] of Object.entries(cfg.rateLimits ?? {})) {
+    if (!(RATE_LIMIT_BUCKETS as readonly string[]).includes(bucket)) {
+      throw new ConfigError(`rateLimits.${bucket} is not a known bucket (${RATE_LIMIT_BUCKETS.join(', ')})`);
+    }
+    rateLimits[bucket as RateLimitBucket] = limit;
+  }
+
+  return {
+    configFile: file.path,
+    baseDir,
+    port: cfg.port ?? 3000,
+    host: cfg.host ?? '127.0.0.1',
+    metricsPort: cfg.metricsPort ?? 9464,
+    metricsEnabled: cfg.metricsEnabled ?? true,
+    logLevel: cfg.logLevel ?? 'info',
+    fastStart: cfg.fastStart ?? false,
+    stateTarget,
+    stateOverridden: cfg.stateFile !== undefined,
+    workspaceRoot,
+    docsPath: abs(cfg.docsPath ?? join(workspaceRoot, 'docs')),
+    logsDir,
+    deployBaseDir: abs(cfg.deployBaseDir ?? join(workspaceRoot, 'deployments')),
+    rssConfigPath: cfg.rssConfigPath ? abs(cfg.rssConfigPath) : null,
+    communityDraftsPath: abs(cfg.communityDraftsPath ?? join(logsDir, 'community-drafts.jsonl')),
+    knowledgePackDir: abs(cfg.knowledgePackDir ?? join(logsDir, 'knowledge-packs')),
+    agentsDir: cfg.agentsDir ? abs(cfg.agentsDir) : join(packageRoot(), 'agents'),
+    notes: cfg.notes ?? null,
+    databaseUrl: cfg.databaseUrl ?? null,
+    kvStoreUrl: cfg.kvStoreUrl ?? null,
+    apiKeys,
+    webhookSecret,
+    cors: {
+      allowedOrigins: cfg.corsAllowedOrigins ?? [],
+      allowedMethods: cfg.corsAllowedMethods ?? DEFAULT_CORS_METHODS,
+      allowedHeaders: cfg.corsAllowedHeaders ?? DEFAULT_CORS_HEADERS,
+      exposedHeaders: cfg.corsExposedHeaders ?? DEFAULT_CORS_EXPOSED,
+      allowCredentials: cfg.corsAllowCredentials ?? false,
+      maxAgeSeconds: cfg.corsMaxAgeSeconds ?? null,
+    },
+    rateLimits,
+    maxBodyBytes: cfg.maxBodyBytes ?? 1024 * 1024,
+    cache: {
+      maxEntries: cfg.cache?.maxEntries ?? 2000,
+      maxBytes: cfg.cache?.maxBytes ?? 32 * 1024 * 1024,
+      publicMaxAgeSeconds: cfg.cache?.publicMaxAgeSeconds ?? 30,
+      protectedMaxAgeSeconds: cfg.cache?.protectedMaxAgeSeconds ?? 15,
+    },
+    concurrency: cfg.concurrency ?? 2,
+    typeConcurrency: cfg.typeConcurrency ?? {},
+    runRetention: cfg.runRetention ?? 5000,
+    workerTimeoutMs: cfg.workerTimeoutMs ?? 120_000,
+    laneTimeoutsMs: cfg.laneTimeoutsMs ?? {},
+    retry: {
+      maxAttempts: cfg.retry?.maxAttempts ?? 3,
+      baseDelayMs: cfg.retry?.baseDelayMs ?? 30_000,
+      maxDelayMs: cfg.retry?.maxDelayMs ?? 15 * 60_000,
+    },
+    heartbeatCron: cfg.heartbeatCron ?? '*/5 * * * *',
+    nightlyBatchCron: cfg.nightlyBatchCron ?? '0 2 * * *',
+    schedulerEnabled: cfg.schedulerEnabled ?? true,
+    storeFlushIntervalMs: cfg.storeFlushIntervalMs ?? 2,
+    digestTargetUrl: cfg.digestTargetUrl ?? null,
+    marketResearch: { allowPrivateHosts: cfg.marketResearch?.allowPrivateHosts ?? false },
+  };
+}

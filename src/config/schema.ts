@@ -1,0 +1,98 @@
+import Type, { type Static } from 'typebox';
+
+/** Limit for one rate-limit bucket: `max` requests per `windowSeconds`. */
+export const RateLimitSchema = Type.Object(
+  { max: Type.Integer({ minimum: 1 }), windowSeconds: Type.Integer({ minimum: 1 }) },
+  { additionalProperties: false },
+);
+
+export const RATE_LIMIT_BUCKETS = [
+  'health-public',
+  'docs-public',
+  'proof-public',
+  'abuse-guard',
+  'viewer-read',
+  'operator-write',
+  'admin-export',
+] as const;
+export type RateLimitBucket = (typeof RATE_LIMIT_BUCKETS)[number];
+
+/** The spec's Limits table; config `rateLimits.<bucket>` may override any of them. */
+export const DEFAULT_RATE_LIMITS: Record<RateLimitBucket, { max: number; windowSeconds: number }> = {
+  'health-public': { max: 1000, windowSeconds: 60 },
+  'docs-public': { max: 30, windowSeconds: 60 },
+  // Public proof routes have no number in the spec; see docs/decisions.md.
+  'proof-public': { max: 120, windowSeconds: 60 },
+  'abuse-guard': { max: 300, windowSeconds: 60 },
+  'viewer-read': { max: 120, windowSeconds: 60 },
+  'operator-write': { max: 30, windowSeconds: 60 },
+  'admin-export': { max: 10, windowSeconds: 60 },
+};
+
+/** Everything the JSON config file may hold. Secrets (keys, webhook secret) come from env only. */
+export const ConfigFileSchema = Type.Object(
+  {
+    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    host: Type.Optional(Type.String({ minLength: 1 })),
+    metricsPort: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    metricsEnabled: Type.Optional(Type.Boolean()),
+    logLevel: Type.Optional(Type.String()),
+    fastStart: Type.Optional(Type.Boolean()),
+    stateFile: Type.Optional(Type.String({ minLength: 1 })),
+    workspaceRoot: Type.Optional(Type.String({ minLength: 1 })),
+    docsPath: Type.Optional(Type.String({ minLength: 1 })),
+    logsDir: Type.Optional(Type.String({ minLength: 1 })),
+    deployBaseDir: Type.Optional(Type.String({ minLength: 1 })),
+    rssConfigPath: Type.Optional(Type.String({ minLength: 1 })),
+    communityDraftsPath: Type.Optional(Type.String({ minLength: 1 })),
+    knowledgePackDir: Type.Optional(Type.String({ minLength: 1 })),
+    agentsDir: Type.Optional(Type.String({ minLength: 1 })),
+    notes: Type.Optional(Type.String()),
+    databaseUrl: Type.Optional(Type.String()),
+    kvStoreUrl: Type.Optional(Type.String()),
+    corsAllowedOrigins: Type.Optional(Type.Array(Type.String())),
+    corsAllowedMethods: Type.Optional(Type.Array(Type.String())),
+    corsAllowedHeaders: Type.Optional(Type.Array(Type.String())),
+    corsExposedHeaders: Type.Optional(Type.Array(Type.String())),
+    corsAllowCredentials: Type.Optional(Type.Boolean()),
+    corsMaxAgeSeconds: Type.Optional(Type.Integer({ minimum: 0 })),
+    rateLimits: Type.Optional(Type.Record(Type.String(), RateLimitSchema)),
+    maxBodyBytes: Type.Optional(Type.Integer({ minimum: 1024 })),
+    cache: Type.Optional(
+      Type.Object(
+        {
+          maxEntries: Type.Optional(Type.Integer({ minimum: 1 })),
+          maxBytes: Type.Optional(Type.Integer({ minimum: 1024 })),
+          publicMaxAgeSeconds: Type.Optional(Type.Integer({ minimum: 0 })),
+          protectedMaxAgeSeconds: Type.Optional(Type.Integer({ minimum: 0 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+    typeConcurrency: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 1 }))),
+    runRetention: Type.Optional(Type.Integer({ minimum: 10 })),
+    workerTimeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),
+    laneTimeoutsMs: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 100 }))),
+    retry: Type.Optional(
+      Type.Object(
+        {
+          maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
+          baseDelayMs: Type.Optional(Type.Integer({ minimum: 0 })),
+          maxDelayMs: Type.Optional(Type.Integer({ minimum: 0 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    heartbeatCron: Type.Optional(Type.String()),
+    nightlyBatchCron: Type.Optional(Type.String()),
+    schedulerEnabled: Type.Optional(Type.Boolean()),
+    storeFlushIntervalMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+    digestTargetUrl: Type.Optional(Type.String()),
+    marketResearch: Type.Optional(
+      Type.Object({ allowPrivateHosts: Type.Optional(Type.Boolean()) }, { additionalProperties: true }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ConfigFile = Static<typeof ConfigFileSchema>;

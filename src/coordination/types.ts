@@ -1,0 +1,37 @@
+/**
+ * Shared coordination between instances: leased locks, windowed counters, dedupe sets and the
+ * response-cache key-value space. The memory driver serves one process; the Redis driver
+ * (KV_STORE_URL) makes the same guarantees hold across instances.
+ */
+export interface CoordinationStatus {
+  store: 'memory' | 'kvstore';
+  status: 'ok' | 'degraded';
+  redisConfigured: boolean;
+  redisReachable: boolean;
+  detail: string;
+}
+
+export interface Coordination {
+  readonly kind: 'memory' | 'kvstore';
+  status(): Promise<CoordinationStatus>;
+
+  /** Takes the lock when free or expired; true when `ownerId` now holds it for `ttlMs`. */
+  acquireLock(name: string, ownerId: string, ttlMs: number): Promise<boolean>;
+  /** Extends a lock still held by `ownerId`; false when it was lost. */
+  renewLock(name: string, ownerId: string, ttlMs: number): Promise<boolean>;
+  releaseLock(name: string, ownerId: string): Promise<void>;
+
+  /** Increments a counter in a fixed window; returns the new count and when the window ends (epoch ms). */
+  incrementWindow(key: string, windowMs: number): Promise<{ count: number; resetAt: number }>;
+  /** Adds `member` to a dedupe set whose members expire after `ttlMs`; true when it was not there. */
+  addUnique(set: string, member: string, ttlMs: number): Promise<boolean>;
+
+  cacheGet(key: string): Promise<string | null>;
+  cacheSet(key: string, value: string, ttlSeconds: number): Promise<void>;
+  /** Current generation of each tag (0 when never bumped). Cache keys embed them. */
+  tagVersions(tags: string[]): Promise<number[]>;
+  /** Invalidates every cached entry carrying any of `tags` by bumping their generation. */
+  bumpTags(tags: string[]): Promise<void>;
+
+  close(): Promise<void>;
+}

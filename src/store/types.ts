@@ -1,0 +1,105 @@
+import type { OrchestratorState, QueueState, RunRecord, RunStatus } from '../tasks/types.js';
+
+/**
+ * A pure, synchronous transition of one run record. Receives the current record (null when the
+ * run does not exist) and returns the new record, or null to leave it unchanged. Drivers call it
+ * inside their atomic section (in-memory lock, SQLite transaction, SELECT ... FOR UPDATE), so it
+ * must not do I/O and may be called more than once if a driver retries.
+ */
+export type RunMutator = (current: RunRecord | null) => RunRecord | null;
+
+export interface MutateResult {
+  before: RunRecord | null;
+  after: RunRecord | null;
+  /** True when the mutator returned a record and it was stored. */
+  changed: boolean;
+}
+
+export interface RunQuery {
+  type?: string;
+  status?: RunStatus;
+  queueState?: Exclude<QueueState, null>;
+  /** Internal task types (startup, heartbeat, doc-change) are left out unless true. */
+  includeInternal?: boolean;
+  limit?: number;
+  offset?: number;
+  /** `newest` (default): createdAt/seq descending. `oldest`: ascending. */
+  order?: 'newest' | 'oldest';
+}
+
+export interface ClaimOptions {
+  /** Per-type cap on runs in status `running` across everything sharing the store. */
+  typeLimits: Record<string, number>;
+  /** Types this caller must not claim now (for example because its local slots for them are full). */
+  excludeTypes?: string[];
+}
+
+export interface RunCounts {
+  byStatus: Record<RunStatus, number>;
+  byType: Record<string, Record<RunStatus, number>>;
+  ready: number;
+  held: number;
+  total: number;
+}
+
+export interface StoreHealth {
+  status: 'ok' | 'degraded' | 'down';
+  /** Human-readable target, never a credential (file path, `sql:<path>`). */
+  target: string;
+  detail: string;
+  /** Collections (or tables) with their row counts, when cheap to know. */
+  collections: Record<string, number>;
+}
+
+/** Append-only collections with bounded retention (newest kept). */
+export type AppendCollection = 'telemetry' | 'milestones';
+
+/**
+ * The persistence port. Every write resolves only once it is durable (fsynced journal or
+ * committed transaction); a 202 or any other acknowledgement is sent after that.
+ */
+export interface StateStore {
+  readonly kind: 'file' | 'sql';
+  /** True when one process owns the store at a time, so restart recovery may reclaim every running run. */
+  readonly exclusive: boolean;
+  readonly target: string;
+
+  open(): Promise<void>;
+  close(): Promise<void>;
+  health(): Promise<StoreHealth>;
+
+  /** Atomic read-modify-write of one run. Durable before the promise resolves (also when unchanged). */
+  mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult>;
+  /**
+   * Atomically picks the oldest run with queueState `ready` whose type is within its limit and
+   * not excluded, applies `mutate` (which marks it running) and stores it. Null when none.
+   */
+  claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null>;
+  getRun(runId: string): Promise<RunRecord | null>;
+  listRuns(query: RunQuery): Promise<{ items: RunRecord[]; total: number }>;
+  countRuns(includeInternal?: boolean): Promise<RunCounts>;
+  /** Deletes the oldest runs in a terminal status (success, failed) beyond `keep`; returns how many. */
+  pruneRuns(keep: number): Promise<number>;
+
+  getState(): Promise<OrchestratorState>;
+  /** Atomic read-modify-write of the OrchestratorState document; null from `mutate` leaves it unchanged. */
+  mutateState(mutate: (current: OrchestratorState) => OrchestratorState | null): Promise<OrchestratorState>;
+
+  /** Appends a record to a bounded collection, keeping the newest `keep`. */
+  append(collection: AppendCollection, record: Record<string, unknown>, keep: number): Promise<void>;
+  /** Newest first. */
+  listAppended(
+    collection: AppendCollection,
+    query: { limit: number; offset?: number },
+  ): Promise<{ items: Record<string, unknown>[]; total: number }>;
+
+  /** Keyed documents of later features (incidents, business cycles, agent memory, ...). */
+  putDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<void>;
+  getDoc(collection: string, id: string): Promise<Record<string, unknown> | null>;
+  listDocs(collection: string): Promise<Record<string, unknown>[]>;
+}
+
+/** Raised by a driver when the state on disk cannot be read; start-up stops with this message. */
+export class StateCorruptError extends Error {
+  override name = 'StateCorruptError';
+}

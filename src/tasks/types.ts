@@ -1,0 +1,179 @@
+/** Run status as named in responses (the spec's run/admission vocabulary, minus admission-only words). */
+export type RunStatus = 'pending' | 'running' | 'success' | 'failed' | 'retrying';
+export const RUN_STATUSES: RunStatus[] = ['pending', 'running', 'success', 'failed', 'retrying'];
+
+/** The spec's queueAttempts[] entry states. */
+export type QueueAttemptState =
+  | 'admitted'
+  | 'running'
+  | 'awaiting-approval'
+  | 'coordination-blocked'
+  | 'success'
+  | 'failed';
+
+/** Where a run sits in the queue: `ready` can be claimed, `held` waits for an approval decision. */
+export type QueueState = 'ready' | 'held' | null;
+
+export interface QueueAttempt {
+  /** Durable identity of one admission of the run: `<runId>#<attempt>`. */
+  attemptId: string;
+  attempt: number;
+  state: QueueAttemptState;
+  at: string;
+  ownerId?: string;
+  detail?: string;
+}
+
+export interface RunEvent {
+  seq: number;
+  at: string;
+  kind: 'queue' | 'approval' | 'retry' | 'repair' | 'execution';
+  name: string;
+  detail?: string;
+  data?: Record<string, unknown>;
+}
+
+export type ApprovalStatus = 'not-required' | 'pending' | 'approved' | 'rejected' | 'expired';
+
+export interface RunApproval {
+  required: boolean;
+  status: ApprovalStatus;
+  reason: string | null;
+  requestedAt: string | null;
+  decidedAt: string | null;
+  decidedBy: string | null;
+  note: string | null;
+  replayRunId: string | null;
+  replayTaskId: string | null;
+}
+
+export interface RetryRecovery {
+  attempt: number;
+  retryLimit: number;
+  backoffMs: number;
+  nextRetryAt: string;
+  lastError: string;
+}
+
+export interface RunAccounting {
+  model: string | null;
+  metered: boolean;
+  costUsd: number;
+  note: string;
+  latencyMs: number | null;
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
+  budget: { limitUsd: number | null; remainingUsd: number | null };
+}
+
+/** The persisted run record. Derived views (workflow, workflowGraph, proofLinks, resultSummary) are computed on read. */
+export interface RunRecord {
+  runId: string;
+  taskId: string;
+  type: string;
+  internal: boolean;
+  status: RunStatus;
+  queueState: QueueState;
+  /** Admission order, assigned by the store on first insert (FIFO claims). */
+  seq: number;
+  payload: Record<string, unknown>;
+  source: 'api' | 'scheduler' | 'approval-replay' | 'retry' | 'startup' | 'system';
+  requestedBy: string;
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  attempt: number;
+  claim: { ownerId: string; leaseUntil: string } | null;
+  queueAttempts: QueueAttempt[];
+  events: RunEvent[];
+  approval: RunApproval;
+  approvedFromTaskId: string | null;
+  retry: RetryRecovery | null;
+  result: unknown;
+  error: string | null;
+  failureReason: string | null;
+  accounting: RunAccounting | null;
+  operatorSummary: string | null;
+  recommendedNextActions: string[] | null;
+  specialistContract: SpecialistContract | null;
+}
+
+export interface SpecialistContract {
+  role: string;
+  workflowStage: string;
+  deliverable: string;
+  status: string;
+  refusalReason: string | null;
+  escalationReason: string | null;
+}
+
+/** What an in-process handler returns: the spec's TaskResult. */
+export interface TaskResult {
+  status: 'pending' | 'completed' | 'error';
+  result?: unknown;
+  error?: string;
+  durationMs?: number;
+}
+
+export interface TaskRecord {
+  type: string;
+  status: 'pending' | 'completed' | 'error';
+  timestamp: string;
+  durationMs: number;
+  result?: unknown;
+  error?: string;
+}
+
+export interface CommunityRecord {
+  timestamp: string;
+  postId: string;
+  postTitle: string;
+  subcommunity: string;
+  draftResponse: string;
+  confidence: number;
+  approved?: boolean;
+  posted?: string;
+}
+
+export interface RSSRecord {
+  timestamp: string;
+  feedUrl: string;
+  itemTitle: string;
+  itemUrl: string;
+  publishedAt: string;
+  relevanceScore: number;
+  urgency: 'high' | 'medium' | 'low';
+  notes?: string;
+}
+
+export interface DeploymentRecord {
+  timestamp: string;
+  agentName: string;
+  deployPath: string;
+  metadata?: { version?: string; tags?: string[]; config?: unknown };
+}
+
+export interface OrchestratorState {
+  lastStartedAt: string | null;
+  tasksProcessed: number;
+  taskHistory: TaskRecord[];
+  docsIndexed: string[];
+  communityResponses: CommunityRecord[];
+  rssDrafts: RSSRecord[];
+  deployedAgents: DeploymentRecord[];
+  notes?: string;
+}
+
+export const STATE_BOUNDS = { taskHistory: 50, communityResponses: 100, rssDrafts: 200 } as const;
+
+export function emptyOrchestratorState(): OrchestratorState {
+  return {
+    lastStartedAt: null,
+    tasksProcessed: 0,
+    taskHistory: [],
+    docsIndexed: [],
+    communityResponses: [],
+    rssDrafts: [],
+    deployedAgents: [],
+  };
+}
