@@ -14,6 +14,6 @@ const installedMarker = join(root, 'node_modules', '.package-lock.json');
 const needsInstall =
   !existsSync(installedMarker) || statSync(lockfile).mtimeMs > statSync(installedMarker).mtimeMs;
 if (needsInstall) {
-  run('npm ci --no-audit --no-fund');
+  run('npm install --no-audit --no-fund --no-save');
 }
 run('npx tsc -p tsconfig.build.json');
