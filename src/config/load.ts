@@ -177,7 +177,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     heartbeatCron: cfg.heartbeatCron ?? '*/5 * * * *',
     nightlyBatchCron: cfg.nightlyBatchCron ?? '0 2 * * *',
     schedulerEnabled: cfg.schedulerEnabled ?? true,
-    storeFlushIntervalMs: cfg.storeFlushIntervalMs ?? 2,
+    storeFlushIntervalMs: cfg.storeFlushIntervalMs ?? 0,
     digestTargetUrl: cfg.digestTargetUrl ?? null,
     marketResearch: { allowPrivateHosts: cfg.marketResearch?.allowPrivateHosts ?? false },
   };

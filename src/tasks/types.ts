@@ -96,6 +96,10 @@ export interface RunRecord {
   operatorSummary: string | null;
   recommendedNextActions: string[] | null;
   specialistContract: SpecialistContract | null;
+  /** How often a restart found this run mid-execution; the second time it fails as `interrupted`. */
+  interruptions?: number;
+  /** The running worker's payload directory; its `result.json` lets recovery finish the attempt. */
+  workerDirectory?: string | null;
 }
 
 export interface SpecialistContract {

@@ -1,0 +1,177 @@
+import { refuseLane, specialistContract, type LaneRefusal, type LaneResult } from '../../src/workers/lane-result.js';
+import { rankKeywords, termWeights, topicOf } from './keywords.js';
+import {
+  defaultSentenceCount,
+  MIN_WORDS_PER_SENTENCE,
+  scoreCandidates,
+  selectSentences,
+  type Candidate,
+} from './select-sentences.js';
+import { splitSentences } from './sentences.js';
+import { tokenize } from './terms.js';
+
+export const SUMMARY_FORMATS = ['executive_summary', 'bullets'] as const;
+export type SummaryFormat = (typeof SUMMARY_FORMATS)[number];
+
+/** The summarize-content payload. */
+export type SummarizePayload = {
+  /** What the content is ("report", "incident notes"); names it in the executive summary. */
+  sourceType?: string;
+  content: string;
+  format?: SummaryFormat;
+  maxSentences?: number;
+};
+
+export type SummarizeSuccess = LaneResult<{
+  success: true;
+  format: SummaryFormat;
+  sourceType: string | null;
+  topic: string;
+  keywords: string[];
+  summary: string;
+  bullets?: string[];
+  sentenceCount: number;
+  selectedSentenceCount: number;
+  wordCount: number;
+  compressionRatio: number;
+}>;
+
+export type SummarizeOutcome = SummarizeSuccess | LaneRefusal;
+
+/** Below this there is nothing to condense: the reader is better served by the text itself. */
+export const MIN_SENTENCES = 3;
+export const MIN_WORDS = 30;
+export const MAX_SENTENCES_LIMIT = 50;
+
+const IDENTITY = { role: 'summarization-agent', workflowStage: 'summarize', deliverable: 'extractive summary' };
+
+interface SummarizeInput {
+  content: string;
+  format: SummaryFormat;
+  sourceType: string | null;
+  maxSentences: number | null;
+}
+
+function readInput(payload: Readonly<Record<string, unknown>>): SummarizeInput | { problem: string } {
+  const { content, format, sourceType, maxSentences } = payload;
+  if (typeof content !== 'string' || content.trim() === '') {
+    return { problem: 'payload.content must be a non-empty string' };
+  }
+  if (format !== undefined && !SUMMARY_FORMATS.includes(format as SummaryFormat)) {
+    return { problem: `unknown format ${JSON.stringify(format)}: use ${SUMMARY_FORMATS.join(' or ')}` };
+  }
+  if (sourceType !== undefined && sourceType !== null && typeof sourceType !== 'string') {
+    return { problem: 'payload.sourceType must be a string' };
+  }
+  if (
+    maxSentences !== undefined &&
+    (typeof maxSentences !== 'number' || !Number.isInteger(maxSentences) || maxSentences < 1 || maxSentences > MAX_SENTENCES_LIMIT)
+  ) {
+    return { problem: `payload.maxSentences must be an integer from 1 to ${MAX_SENTENCES_LIMIT}` };
+  }
+  return {
+    content,
+    format: (format as SummaryFormat | undefined) ?? 'executive_summary',
+    sourceType: typeof sourceType === 'string' && sourceType.trim() !== '' ? sourceType.trim() : null,
+    maxSentences: (maxSentences as number | undefined) ?? null,
+  };
+}
+
+/** "incident_notes" → "incident notes"; anything that does not read as a short noun becomes "text". */
+export function sourceLabel(sourceType: string | null): string {
+  const label = (sourceType ?? '').toLowerCase().replace(/[_-]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return /^[\p{L}][\p{L}\p{N} ]{0,39}$/u.test(label) ? label : 'text';
+}
+
+function asSentence(text: string): string {
+  return /[.!?…]["'”’)\]]*$/.test(text) ? text : `${text}.`;
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+function nextActions(input: SummarizeInput, selected: number, sentenceCount: number): string[] {
+  const actions = [
+    'Check the summary against the source before quoting it: each sentence is the source’s own, but its surrounding context is gone.',
+  ];
+  if (input.maxSentences === null && sentenceCount >= selected * 3) {
+    actions.push(`Set maxSentences above ${selected} for more detail; the source has ${sentenceCount} sentences.`);
+  }
+  actions.push(
+    input.format === 'executive_summary'
+      ? 'Ask for format "bullets" for a scannable list of the same points.'
+      : 'Ask for format "executive_summary" for a paragraph that names the topic first.',
+  );
+  return actions;
+}
+
+/**
+ * The summarize-content lane: an extractive summary of `payload.content`. Sentences are scored
+ * by how much of the text's vocabulary they carry, the best ones are kept in source order,
+ * and the summary says what the text is about. Pure and deterministic: no clock, no
+ * randomness, no I/O, so the same payload always gives the same result.
+ */
+export function summarizeContent(payload: Readonly<Record<string, unknown>>): SummarizeOutcome {
+  const input = readInput(payload);
+  if ('problem' in input) {
+    return refuseLane(IDENTITY, input.problem, [
+      'Resend the task with payload.content as the text to summarize, an optional format ("executive_summary" or "bullets") and an optional maxSentences.',
+    ]);
+  }
+
+  const units = splitSentences(input.content).map((unit) => ({ ...unit, tokens: tokenize(unit.text) }));
+  const sentences = units.filter((unit) => !unit.heading);
+  const wordCount = sentences.reduce((sum, unit) => sum + unit.tokens.length, 0);
+  const candidates: Candidate[] = sentences
+    .filter((unit) => unit.tokens.length >= MIN_WORDS_PER_SENTENCE)
+    .map((unit) => ({
+      index: unit.index,
+      text: unit.text,
+      wordCount: unit.tokens.length,
+      stems: new Set(unit.tokens.flatMap((token) => (token.stem === null ? [] : [token.stem]))),
+    }));
+  if (candidates.length < MIN_SENTENCES || wordCount < MIN_WORDS) {
+    return refuseLane(
+      IDENTITY,
+      `content is too short to summarize: ${plural(wordCount, 'word')} in ${plural(sentences.length, 'sentence')} (a summary needs at least ${MIN_WORDS} words and ${MIN_SENTENCES} sentences of ${MIN_WORDS_PER_SENTENCE} or more words)`,
+      ['Read the content directly, or resend it together with more of the source text.'],
+    );
+  }
+  const keywords = rankKeywords(units);
+  if (keywords.length === 0) {
+    return refuseLane(IDENTITY, 'content has no distinctive terms to summarize (only common words or numbers)', [
+      'Check that payload.content holds the intended text.',
+    ]);
+  }
+
+  const topic = topicOf(keywords);
+  const count = Math.min(input.maxSentences ?? defaultSentenceCount(candidates.length), candidates.length);
+  const selected = selectSentences(scoreCandidates(candidates, termWeights(units)), count);
+  const selectedWords = selected.reduce((sum, s) => sum + s.wordCount, 0);
+  const compressionRatio = Math.round((selectedWords / wordCount) * 1000) / 1000;
+  const label = sourceLabel(input.sourceType);
+
+  const bullets = selected.map((s) => s.text);
+  const summary =
+    input.format === 'bullets'
+      ? bullets.map((b) => `- ${b}`).join('\n')
+      : `This ${label} concerns ${topic}: ${selected.map((s) => asSentence(s.text)).join(' ')}`;
+
+  return {
+    success: true,
+    format: input.format,
+    sourceType: input.sourceType,
+    topic,
+    keywords: keywords.map((k) => k.phrase),
+    summary,
+    ...(input.format === 'bullets' ? { bullets } : {}),
+    sentenceCount: sentences.length,
+    selectedSentenceCount: selected.length,
+    wordCount,
+    compressionRatio,
+    operatorSummary: `Summarized a ${wordCount}-word ${label} (${plural(sentences.length, 'sentence')}) into ${plural(selected.length, 'sentence')} about ${topic}, keeping ${Math.round(compressionRatio * 100)}% of the words.`,
+    recommendedNextActions: nextActions(input, selected.length, sentences.length),
+    specialistContract: specialistContract({ ...IDENTITY, status: 'completed' }),
+  };
+}

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import type { Logger } from 'pino';
+import { loadAgentRegistry } from './agents/registry.js';
+import { systemClock, type Clock } from './clock.js';
+import type { AppConfig } from './config/types.js';
+import { createCoordination } from './coordination/create.js';
+import { createCacheInvalidator } from './http/cache-invalidator.js';
+import { buildRouteTable } from './http/route-table.js';
+import { approvalRoutes } from './http/routes/approvals.js';
+import { authRoutes } from './http/routes/auth.js';
+import { healthRoutes } from './http/routes/health.js';
+import { openapiRoutes } from './http/routes/openapi.js';
+import { persistenceHealthRoutes } from './http/routes/persistence.js';
+import { taskRoutes } from './http/routes/tasks.js';
+import { buildServer } from './http/server.js';
+import type { RouteSpec } from './http/route-spec.js';
+import { createMetrics, startMetricsServer } from './metrics.js';
+import { startScheduler } from './scheduler/scheduler.js';
+import { openStateStore } from './store/open.js';
+import { createCatalogView } from './tasks/catalog-view.js';
+import { IN_PROCESS_HANDLERS } from './tasks/handlers/index.js';
+import { createTaskRuntime } from './tasks/runtime.js';
+import { createWorkerSpawner } from './workers/spawn-worker.js';
+
+export interface RunningApp {
+  url: string;
+  metricsUrl: string | null;
+  stop(): Promise<void>;
+}
+
+const SHUTDOWN_GRACE_MS = 5000;
+
+function urlFor(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * Composition root: builds the store, coordination, runtime and HTTP server from the config,
+ * runs restart recovery, admits the `startup` task and starts listening.
+ */
+export async function startApp(config: AppConfig, logger: Logger, clock: Clock = systemClock): Promise<RunningApp> {
+  const serviceStartedAt = clock.now();
+  const ownerId = `instance-${randomUUID()}`;
+  mkdirSync(config.workspaceRoot, { recursive: true });
+
+  const store = openStateStore(config.stateTarget, { flushIntervalMs: config.storeFlushIntervalMs, logger });
+  await store.open();
+  const coordination = await createCoordination(config.kvStoreUrl, logger, {
+    cacheMaxEntries: config.cache.maxEntries,
+    cacheMaxBytes: config.cache.maxBytes,
+  });
+  const metrics = createMetrics();
+  const invalidator = createCacheInvalidator(coordination);
+  const registry = loadAgentRegistry(config.agentsDir);
+  const spawner = createWorkerSpawner({ config, registry, logger });
+
+  const runtime = createTaskRuntime({
+    config,
+    store,
+    clock,
+    logger,
+    invalidator,
+    handlers: IN_PROCESS_HANDLERS,
+    spawner,
+    ownerId,
+    serviceStartedAt,
+  });
+  metrics.setQueueDepthSource(async () => {
+    const counts = await store.countRuns(true);
+    return { ready: counts.ready, held: counts.held, running: counts.byStatus.running };
+  });
+
+  let metricsPort: number | null = null;
+  let routes: RouteSpec[] = [];
+  routes = buildRouteTable([
+    healthRoutes({ config, clock, metricsPort: () => metricsPort }),
+    authRoutes(),
+    openapiRoutes(() => routes, { title: 'Task orchestration service', version: '1.0.0' }),
+    persistenceHealthRoutes({ storeHealth: () => store.health(), storeKind: () => store.kind, coordination }),
+    taskRoutes({ runtime, catalog: createCatalogView(store) }),
+    approvalRoutes({ runtime }),
+  ]);
+  const server = await buildServer({ config, coordination, logger, metrics }, routes);
+
+  await runtime.start();
+  const scheduler = startScheduler({
+    config,
+    clock,
+    logger,
+    store,
+    admit: runtime.admit,
+    admitDueRetries: runtime.admitDueRetries,
+  });
+  // Every start records a `startup` run (internal) with its milestone.
+  await runtime.admit({
+    type: 'startup',
+    payload: {},
+    source: 'startup',
+    requestedBy: 'system',
+    forceRunId: `startup:${serviceStartedAt.toISOString()}:${ownerId.slice(-8)}`,
+  });
+
+  await server.listen({ port: config.port, host: config.host });
+  const address = server.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  let metricsServer: { port: number; close(): Promise<void> } | null = null;
+  if (config.metricsEnabled) {
+    metricsServer = await startMetricsServer(metrics, config.host, config.metricsPort);
+    metricsPort = metricsServer.port;
+  }
+
+  let stopped = false;
+  return {
+    url: urlFor(config.host, port),
+    metricsUrl: metricsServer ? `${urlFor(config.host, metricsServer.port)}/metrics` : null,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      scheduler.stop();
+      await server.close();
+      await runtime.stop(SHUTDOWN_GRACE_MS);
+      await metricsServer?.close();
+      await coordination.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import { LRUCache } from 'lru-cache';
+import { ExpiringMap } from './expiring-map.js';
+import { TAG_RETENTION_MS, clampCacheTtl, nextGeneration } from './tag-generations.js';
+import type { Coordination, CoordinationStatus } from './types.js';
+
+export interface MemoryCoordinationOptions {
+  /** Bounds of the response cache: it never holds more entries or bytes than these. */
+  cacheMaxEntries: number;
+  cacheMaxBytes: number;
+  /** What status() reports; defaults to a healthy, unconfigured memory store. */
+  status?: CoordinationStatus;
+}
+
+/** How often expired locks, windows, dedupe members and forgotten tags are dropped. */
+const SWEEP_INTERVAL_MS = 30_000;
+
+const DEFAULT_STATUS: CoordinationStatus = {
+  store: 'memory',
+  status: 'ok',
+  redisConfigured: false,
+  redisReachable: false,
+  detail: 'in-process memory coordination (no KV_STORE_URL configured)',
+};
+
+/**
+ * Coordination for a single process. Guarantees hold only inside this process; with several
+ * instances use the Redis driver. Every structure is bounded: the cache by entries and bytes, the
+ * others by expiry plus a periodic sweep.
+ */
+export class MemoryCoordination implements Coordination {
+  readonly kind = 'memory' as const;
+  private readonly locks = new ExpiringMap<string>();
+  private readonly windows = new ExpiringMap<number>();
+  private readonly dedupe = new ExpiringMap<true>();
+  private readonly tags = new ExpiringMap<number>();
+  private readonly cache: LRUCache<string, string>;
+  private readonly reportedStatus: CoordinationStatus;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(options: MemoryCoordinationOptions) {
+    this.cache = new LRUCache<string, string>({
+      max: options.cacheMaxEntries,
+      maxSize: options.cacheMaxBytes,
+      sizeCalculation: (value, key) => Buffer.byteLength(value) + Buffer.byteLength(key),
+    });
+    this.reportedStatus = options.status ?? DEFAULT_STATUS;
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
+    // The sweep is housekeeping; it must not keep a finished process alive.
+    this.sweeper.unref();
+  }
+
+  async status(): Promise<CoordinationStatus> {
+    return { ...this.reportedStatus };
+  }
+
+  async acquireLock(name: string, ownerId: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now();
+    const holder = this.locks.get(name, now);
+    if (holder !== undefined && holder !== ownerId) return false;
+    this.locks.set(name, ownerId, now + ttlMs);
+    return true;
+  }
+
+  async renewLock(name: string, ownerId: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now();
+    if (this.locks.get(name, now) !== ownerId) return false;
+    this.locks.set(name, ownerId, now + ttlMs);
+    return true;
+  }
+
+  async releaseLock(name: string, ownerId: string): Promise<void> {
+    if (this.locks.get(name, Date.now()) === ownerId) this.locks.delete(name);
+  }
+
+  async incrementWindow(key: string, windowMs: number): Promise<{ count: number; resetAt: number }> {
+    const now = Date.now();
+    const count = (this.windows.get(key, now) ?? 0) + 1;
+    const resetAt = this.windows.expiresAt(key, now) ?? now + windowMs;
+    this.windows.set(key, count, resetAt);
+    return { count, resetAt };
+  }
+
+  async addUnique(set: string, member: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now();
+    const key = `${set}\u0000${member}`;
+    if (this.dedupe.get(key, now) !== undefined) return false;
+    this.dedupe.set(key, true, now + ttlMs);
+    return true;
+  }
+
+  async cacheGet(key: string): Promise<string | null> {
+    return this.cache.get(key) ?? null;
+  }
+
+  async cacheSet(key: string, value: string, ttlSeconds: number): Promise<void> {
+    const ttl = clampCacheTtl(ttlSeconds);
+    if (ttl === 0) return;
+    // An entry larger than the whole budget is refused by the LRU itself (nothing is stored).
+    this.cache.set(key, value, { ttl: ttl * 1000 });
+  }
+
+  async tagVersions(tags: string[]): Promise<number[]> {
+    const now = Date.now();
+    return tags.map((tag) => this.tags.get(tag, now) ?? 0);
+  }
+
+  async bumpTags(tags: string[]): Promise<void> {
+    const now = Date.now();
+    for (const tag of new Set(tags)) {
+      this.tags.set(tag, nextGeneration(this.tags.get(tag, now) ?? 0, now), now + TAG_RETENTION_MS);
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.cache.clear();
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    this.locks.sweep(now);
+    this.windows.sweep(now);
+    this.dedupe.sweep(now);
+    this.tags.sweep(now);
+  }
+}

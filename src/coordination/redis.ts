@@ -1,0 +1,204 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { describeRedisUrl } from './redis-url.js';
+import { TAG_RETENTION_MS, clampCacheTtl } from './tag-generations.js';
+import type { Coordination, CoordinationStatus } from './types.js';
+
+export interface RedisCoordinationOptions {
+  /** Prefix of every key this service writes, so several deployments can share one Redis. */
+  keyPrefix: string;
+  /** How long start-up waits for the first connection before giving up. */
+  connectTimeoutMs: number;
+}
+
+/** Extends the lock only while `owner` still holds it. */
+const RENEW_LOCK = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0`;
+
+/** Deletes the lock only while `owner` still holds it, so a late release cannot free someone else's lock. */
+const RELEASE_LOCK = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0`;
+
+/** Fixed window: INCR, and start the window's expiry on its first hit (or if it somehow has none). */
+const INCREMENT_WINDOW = `
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if count == 1 or ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}`;
+
+/** Sets each tag to max(current + 1, now ms) with a retention expiry; see tag-generations.ts for why. */
+const BUMP_TAGS = `
+local now = tonumber(ARGV[1])
+for i, key in ipairs(KEYS) do
+  local current = tonumber(redis.call('GET', key) or '0')
+  local nextValue = math.max(current + 1, now)
+  redis.call('SET', key, string.format('%d', nextValue), 'PX', ARGV[2])
+end
+return #KEYS`;
+
+/** How long status() waits for a PING before calling the store unreachable. */
+const PING_TIMEOUT_MS = 1000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Coordination shared by every instance pointing at the same Redis (KV_STORE_URL).
+ * Commands fail fast while the connection is down (no offline queue), so callers see an error
+ * instead of a request hanging until Redis returns.
+ */
+export class RedisCoordination implements Coordination {
+  readonly kind = 'kvstore' as const;
+  private readonly target: string;
+
+  private constructor(
+    private readonly client: Redis,
+    readonly keyPrefix: string,
+    url: string,
+  ) {
+    this.target = describeRedisUrl(url);
+  }
+
+  /**
+   * Connects once, within `connectTimeoutMs`, without retrying: start-up must not sit in a
+   * reconnect loop. Once connected, dropped connections are retried with a capped backoff.
+   */
+  static async connect(url: string, logger: Logger, options: RedisCoordinationOptions): Promise<RedisCoordination> {
+    const client = new Redis(url, {
+      lazyConnect: true,
+      connectTimeout: options.connectTimeoutMs,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      retryStrategy: () => null,
+    });
+    const target = describeRedisUrl(url);
+    let lastLoggedError: string | null = null;
+    client.on('error', (err: Error) => {
+      if (err.message === lastLoggedError) return;
+      lastLoggedError = err.message;
+      logger.warn({ kvStore: target, cause: err.message }, 'kv store connection error');
+    });
+    try {
+      await withTimeout(client.connect(), options.connectTimeoutMs, `connecting to ${target}`);
+    } catch (err) {
+      client.disconnect();
+      throw err;
+    }
+    client.on('ready', () => {
+      if (lastLoggedError !== null) logger.info({ kvStore: target }, 'kv store connection restored');
+      lastLoggedError = null;
+    });
+    client.options.retryStrategy = (attempt: number) => Math.min(attempt * 200, 2000);
+    return new RedisCoordination(client, options.keyPrefix, url);
+  }
+
+  /** The connected client, shared with the rate limiter so its counters live in the same store. */
+  redisClient(): Redis {
+    return this.client;
+  }
+
+  async status(): Promise<CoordinationStatus> {
+    const reachable = await this.ping();
+    return {
+      store: 'kvstore',
+      status: reachable ? 'ok' : 'degraded',
+      redisConfigured: true,
+      redisReachable: reachable,
+      detail: reachable
+        ? `shared coordination in ${this.target}`
+        : `${this.target} is not answering; coordination calls fail until it returns`,
+    };
+  }
+
+  async acquireLock(name: string, ownerId: string, ttlMs: number): Promise<boolean> {
+    const key = this.key('lock', name);
+    if ((await this.client.set(key, ownerId, 'PX', ttlMs, 'NX')) === 'OK') return true;
+    // Re-acquiring a lock one already holds refreshes it, as the memory driver does.
+    return (await this.client.eval(RENEW_LOCK, 1, key, ownerId, ttlMs)) === 1;
+  }
+
+  async renewLock(name: string, ownerId: string, ttlMs: number): Promise<boolean> {
+    return (await this.client.eval(RENEW_LOCK, 1, this.key('lock', name), ownerId, ttlMs)) === 1;
+  }
+
+  async releaseLock(name: string, ownerId: string): Promise<void> {
+    await this.client.eval(RELEASE_LOCK, 1, this.key('lock', name), ownerId);
+  }
+
+  async incrementWindow(key: string, windowMs: number): Promise<{ count: number; resetAt: number }> {
+    const [count, ttl] = (await this.client.eval(INCREMENT_WINDOW, 1, this.key('window', key), windowMs)) as [
+      number,
+      number,
+    ];
+    return { count, resetAt: Date.now() + ttl };
+  }
+
+  async addUnique(set: string, member: string, ttlMs: number): Promise<boolean> {
+    return (await this.client.set(this.key('dedupe', `${set}:${member}`), '1', 'PX', ttlMs, 'NX')) === 'OK';
+  }
+
+  async cacheGet(key: string): Promise<string | null> {
+    return this.client.get(this.key('cache', key));
+  }
+
+  async cacheSet(key: string, value: string, ttlSeconds: number): Promise<void> {
+    const ttl = clampCacheTtl(ttlSeconds);
+    if (ttl === 0) return;
+    await this.client.set(this.key('cache', key), value, 'EX', ttl);
+  }
+
+  async tagVersions(tags: string[]): Promise<number[]> {
+    if (tags.length === 0) return [];
+    const values = await this.client.mget(tags.map((tag) => this.key('tag', tag)));
+    return values.map((value) => (value === null ? 0 : Number(value)));
+  }
+
+  async bumpTags(tags: string[]): Promise<void> {
+    const unique = [...new Set(tags)];
+    if (unique.length === 0) return;
+    const keys = unique.map((tag) => this.key('tag', tag));
+    await this.client.eval(BUMP_TAGS, keys.length, ...keys, Date.now(), TAG_RETENTION_MS);
+  }
+
+  async close(): Promise<void> {
+    try {
+      await withTimeout(this.client.quit(), PING_TIMEOUT_MS, 'closing the kv store connection');
+    } catch {
+      this.client.disconnect();
+    }
+  }
+
+  private key(space: 'lock' | 'window' | 'dedupe' | 'cache' | 'tag', name: string): string {
+    return `${this.keyPrefix}${space}:${name}`;
+  }
+
+  private async ping(): Promise<boolean> {
+    if (this.client.status !== 'ready') return false;
+    try {
+      return (await withTimeout(this.client.ping(), PING_TIMEOUT_MS, 'kv store ping')) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** The Redis client behind a coordination, when it is the shared KV store. */
+export function redisClientOf(coordination: Coordination): { client: Redis; keyPrefix: string } | null {
+  return coordination instanceof RedisCoordination
+    ? { client: coordination.redisClient(), keyPrefix: coordination.keyPrefix }
+    : null;
+}

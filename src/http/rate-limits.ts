@@ -1,0 +1,80 @@
+import fastifyRateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { RATE_LIMIT_BUCKETS, type RateLimitBucket } from '../config/schema.js';
+import type { AppConfig } from '../config/types.js';
+import { redisClientOf } from '../coordination/redis.js';
+import type { Coordination } from '../coordination/types.js';
+import { AppError } from './errors.js';
+import type { ProtectedBucket } from './route-spec.js';
+
+const IDENTITY_BUCKETS: readonly RateLimitBucket[] = ['viewer-read', 'operator-write', 'admin-export'] satisfies ProtectedBucket[];
+
+/** Who a bucket counts: identity buckets count the key's actor (else its label), all others the client IP. */
+function subjectOf(bucket: RateLimitBucket, request: FastifyRequest): string {
+  const identity = request.identity;
+  if (IDENTITY_BUCKETS.includes(bucket) && identity) {
+    return identity.actor ? `actor:${identity.actor}` : `key:${identity.apiKeyLabel}`;
+  }
+  // IPv6 clients are counted per /64, as the plugin does by default: one host usually holds a whole /64.
+  return `ip:${fastifyRateLimit.normalizeIP(request.ip)}`;
+}
+
+export type RateLimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+/**
+ * Registers @fastify/rate-limit (global off) and returns one onRequest hook per bucket.
+ *
+ * Each bucket has exactly one limiter shared by all its routes, so a bucket is one counter per
+ * subject however many routes use it; the bucket name is part of every counter key, so buckets
+ * never share counts. With the KV store the counters live in Redis (the coordination's client)
+ * and every instance sees the same numbers. The limiter's result is turned into headers and the
+ * 429 here rather than by the plugin's own hook, because a protected route passes two limiters
+ * (abuse guard, then its bucket) and the plugin's hook runs only once per request.
+ * If Redis fails mid-request the limiter lets the request through (skipOnError): an outage of the
+ * coordination store degrades limits, not the API.
+ * (Redis keys read `<prefix>ratelimit:undefinedundefined-<bucket>|<subject>`: the plugin names
+ * limiter children after a route it is not given here; the bucket part is what separates them.)
+ */
+export async function registerRateLimits(
+  app: FastifyInstance,
+  config: AppConfig,
+  coordination: Coordination,
+): Promise<(bucket: RateLimitBucket) => RateLimitHook> {
+  const shared = redisClientOf(coordination);
+  await app.register(fastifyRateLimit, {
+    global: false,
+    enableDraftSpec: true,
+    skipOnError: true,
+    cache: 10_000,
+    ...(shared ? { redis: shared.client, nameSpace: `${shared.keyPrefix}ratelimit:` } : {}),
+  });
+
+  const hooks = new Map<RateLimitBucket, RateLimitHook>();
+  for (const bucket of RATE_LIMIT_BUCKETS) {
+    const { max, windowSeconds } = config.rateLimits[bucket];
+    const limiter = app.createRateLimit({
+      max,
+      timeWindow: windowSeconds * 1000,
+      keyGenerator: (request) => `${bucket}|${subjectOf(bucket, request)}`,
+      skipOnError: true,
+    });
+    hooks.set(bucket, async function enforceRateLimit(request, reply) {
+      const result = await limiter(request);
+      if (result.isAllowed) return;
+      const resetSeconds = Math.max(1, result.ttlInSeconds);
+      reply.header('ratelimit-limit', result.max);
+      reply.header('ratelimit-remaining', result.remaining);
+      reply.header('ratelimit-reset', resetSeconds);
+      if (result.isExceeded) {
+        throw new AppError(
+          429,
+          'rate_limited',
+          `Rate limit exceeded: ${max} requests per ${windowSeconds} s (${bucket}); retry after ${resetSeconds} s`,
+          { bucket, limit: max, windowSeconds, retryAfterSeconds: resetSeconds },
+          { 'Retry-After': String(resetSeconds) },
+        );
+      }
+    });
+  }
+  return (bucket) => hooks.get(bucket)!;
+}

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CacheConfig } from '../config/types.js';
+import type { Coordination } from '../coordination/types.js';
+import type { RouteContext, RouteSpec } from './route-spec.js';
+
+/** What is stored for a cached read: enough to replay the response byte for byte. */
+export interface CachedResponse {
+  statusCode: number;
+  contentType: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Adds a field to Vary without dropping what is there (CORS adds Origin). */
+export function appendVary(reply: FastifyReply, field: string): void {
+  const current = reply.getHeader('vary');
+  const fields = new Set(
+    String(current ?? '')
+      .split(',')
+      .map((f) => f.trim())
+      .filter((f) => f !== ''),
+  );
+  fields.add(field);
+  reply.header('Vary', [...fields].join(', '));
+}
+
+export function cacheMaxAge(route: RouteSpec, cache: CacheConfig): number {
+  const fallback = route.access.kind === 'protected' ? cache.protectedMaxAgeSeconds : cache.publicMaxAgeSeconds;
+  return route.cache?.maxAgeSeconds ?? fallback;
+}
+
+/**
+ * The cached-read side of the response cache. A key is the hash of: method, URL (path and query),
+ * the caller's role on protected routes (an admin may see more than a viewer), the request body for
+ * cached POSTs, and the current generation of each of the route's tags. Bumping a tag therefore
+ * changes the key, so invalidation needs no scan and works the same in memory and in Redis.
+ */
+export class ResponseCache {
+  constructor(
+    private readonly coordination: Coordination,
+    private readonly config: CacheConfig,
+  ) {}
+
+  get storeLabel(): 'kvstore' | 'memory' {
+    return this.coordination.kind;
+  }
+
+  async keyFor(route: RouteSpec, ctx: RouteContext, request: FastifyRequest): Promise<string> {
+    const tags = typeof route.cache!.tags === 'function' ? route.cache!.tags(ctx) : route.cache!.tags;
+    const generations = await this.coordination.tagVersions(tags);
+    const scope = route.access.kind === 'protected' ? (ctx.identity?.role ?? 'none') : 'public';
+    const material = JSON.stringify([
+      request.method,
+      request.url,
+      scope,
+      request.method === 'GET' ? null : (ctx.body ?? null),
+      tags.map((tag, i) => [tag, generations[i]]),
+    ]);
+    return `response:${route.operationId}:${createHash('sha256').update(material).digest('hex')}`;
+  }
+
+  async read(key: string): Promise<CachedResponse | null> {
+    const raw = await this.coordination.cacheGet(key);
+    return raw === null ? null : (JSON.parse(raw) as CachedResponse);
+  }
+
+  async write(key: string, route: RouteSpec, entry: CachedResponse): Promise<void> {
+    const ttl = cacheMaxAge(route, this.config);
+    if (ttl > 0) await this.coordination.cacheSet(key, JSON.stringify(entry), ttl);
+  }
+
+  /** Cache-Control (and Vary for protected reads) of a cacheable 200. */
+  applyFreshnessHeaders(reply: FastifyReply, route: RouteSpec): void {
+    const maxAge = cacheMaxAge(route, this.config);
+    if (route.access.kind === 'protected') {
+      reply.header('Cache-Control', `private, max-age=${maxAge}`);
+      appendVary(reply, 'Authorization');
+    } else {
+      reply.header('Cache-Control', `public, max-age=${maxAge}`);
+    }
+  }
+}

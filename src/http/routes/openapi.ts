@@ -1,0 +1,36 @@
+import Type from 'typebox';
+import { CacheTags } from '../cache-tags.js';
+import { buildOpenApiDocument, type OpenApiInfo } from '../openapi.js';
+import type { RouteSpec } from '../route-spec.js';
+
+/**
+ * GET /api/openapi.json: the machine-readable contract, generated from the final route table
+ * (this route included). The table is fixed once the server is built, so the document is built
+ * on first request and kept.
+ */
+export function openapiRoutes(getRoutes: () => RouteSpec[], info: OpenApiInfo): RouteSpec[] {
+  let document: Record<string, unknown> | null = null;
+  return [
+    {
+      method: 'GET',
+      path: '/api/openapi.json',
+      operationId: 'getOpenApiDocument',
+      summary: 'The OpenAPI 3.1 document of this service',
+      tags: ['meta'],
+      access: { kind: 'public', bucket: 'docs-public' },
+      cache: { tags: [CacheTags.openapi] },
+      schema: {
+        response: {
+          200: Type.Object(
+            { openapi: Type.Literal('3.1.0'), info: Type.Object({}, { additionalProperties: true }), paths: Type.Object({}, { additionalProperties: true }) },
+            { additionalProperties: true },
+          ),
+        },
+      },
+      handler: async () => {
+        document ??= buildOpenApiDocument(getRoutes(), info);
+        return { body: document };
+      },
+    },
+  ];
+}

@@ -1,0 +1,86 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { systemClock, type Clock } from '../clock.js';
+import type { AppConfig } from '../config/types.js';
+import type { Coordination } from '../coordination/types.js';
+import type { Metrics } from '../metrics.js';
+import { accessHooks } from './access-hooks.js';
+import { createKeyVerifier } from './auth.js';
+import { registerCors } from './cors.js';
+import { registerErrorHandling } from './error-handling.js';
+import { registerRateLimits } from './rate-limits.js';
+import { requestIdFor } from './request-id.js';
+import { ResponseCache } from './response-cache.js';
+import { createRouteHandler } from './route-handler.js';
+import type { RouteSpec } from './route-spec.js';
+import { validatorCompiler } from './validation.js';
+
+export interface ServerDeps {
+  config: AppConfig;
+  coordination: Coordination;
+  logger: Logger;
+  metrics: Metrics;
+  /** Time source for key expiry; the system clock unless a caller substitutes one. */
+  clock?: Clock;
+}
+
+/** Metrics label for requests that matched no table route (unknown paths, CORS preflights). */
+const UNMATCHED = 'unmatched';
+
+/**
+ * Builds the HTTP server from the route table; the caller calls listen(). Every rule of the
+ * security envelope (request id, CORS, abuse guard, authentication, role, rate limit, validation,
+ * response cache, error shape, metrics) is derived from the RouteSpec entries, so a route's access
+ * is written once, in the table. See docs/http.md for the order and the reasons.
+ */
+export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promise<FastifyInstance> {
+  const { config, coordination, logger, metrics } = deps;
+  const app = Fastify({
+    loggerInstance: logger,
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    bodyLimit: config.maxBodyBytes,
+    // The served surface is exactly the route table (no implicit HEAD twins).
+    exposeHeadRoutes: false,
+    return503OnClosing: true,
+    // Typed as the default instance: callers need listen/close/server, not pino's logger generics.
+  }) as unknown as FastifyInstance;
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Response schemas document responses; they never filter fields out of them.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.decorateRequest('identity', null);
+  registerErrorHandling(app, config.maxBodyBytes);
+
+  await registerCors(app, config.cors);
+  const limit = await registerRateLimits(app, config, coordination);
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+    if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'no-store');
+  });
+
+  const tablePaths = new Set(routes.map((r) => r.path));
+  app.addHook('onResponse', async (request, reply) => {
+    const pattern = request.routeOptions.url;
+    const route = pattern !== undefined && tablePaths.has(pattern) ? pattern : UNMATCHED;
+    metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  });
+
+  const verify = createKeyVerifier(config.apiKeys, deps.clock ?? systemClock);
+  const cache = new ResponseCache(coordination, config.cache);
+  for (const route of routes) {
+    app.route({
+      method: route.method,
+      url: route.path,
+      schema: {
+        ...(route.schema.querystring ? { querystring: route.schema.querystring } : {}),
+        ...(route.schema.params ? { params: route.schema.params } : {}),
+        ...(route.schema.body ? { body: route.schema.body } : {}),
+      },
+      onRequest: accessHooks(route.access, limit, verify),
+      handler: createRouteHandler(route, cache),
+    });
+  }
+  return app;
+}

@@ -1,0 +1,108 @@
+import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+import type { TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { Value } from 'typebox/value';
+import type { ErrorDetail } from './errors.js';
+
+/** TypeBox reports errors in the same shape fastify expects from a validator. */
+type SchemaError = FastifySchemaValidationError;
+
+type JsonSchema = { type?: unknown; properties?: Record<string, JsonSchema>; items?: JsonSchema };
+
+/**
+ * Query strings and path parameters arrive as text. A value is converted only when it is an exact
+ * spelling of the declared type: integers as digits, numbers as finite decimals, booleans exactly
+ * `true`/`false`. Anything else is left as text so the schema check rejects it (a looser
+ * conversion would turn `1.5` into 1 or `yes` into true without telling the caller).
+ */
+function coerceText(schema: JsonSchema | undefined, value: unknown): unknown {
+  if (schema === undefined) return value;
+  if (schema.type === 'array') {
+    const items = Array.isArray(value) ? value : [value];
+    return items.map((item) => coerceText(schema.items, item));
+  }
+  if (typeof value !== 'string') return value;
+  switch (schema.type) {
+    case 'integer':
+      return /^-?\d{1,15}$/.test(value) ? Number(value) : value;
+    case 'number':
+      return /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(value) ? Number(value) : value;
+    case 'boolean':
+      return value === 'true' ? true : value === 'false' ? false : value;
+    default:
+      return value;
+  }
+}
+
+function coerceTextObject(schema: JsonSchema, value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || schema.properties === undefined) return value;
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const [name, propertySchema] of Object.entries(schema.properties)) {
+    if (name in out) out[name] = coerceText(propertySchema, out[name]);
+  }
+  return out;
+}
+
+/**
+ * Fastify validator compiler over TypeBox: the route table's schemas validate requests directly.
+ * Query/params text is converted strictly (see coerceText); declared defaults are filled in.
+ * Bodies are JSON, so they are checked as sent, never converted.
+ */
+export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
+  const check = Compile(schema);
+  const fromText = httpPart === 'querystring' || httpPart === 'params';
+  return (input: unknown) => {
+    let value = fromText ? coerceTextObject(schema as JsonSchema, input ?? {}) : input;
+    if (value !== null && typeof value === 'object') value = Value.Default(schema, value);
+    if (check.Check(value)) return { value };
+    return { error: check.Errors(value) as SchemaError[] };
+  };
+};
+
+function dotted(context: string, instancePath: string, extra?: string): string {
+  const segments = instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (extra !== undefined) segments.push(extra);
+  return [context, ...segments].join('.');
+}
+
+/**
+ * Turns schema errors into `{path, message}` details: one per problem, paths like
+ * `body.payload.type` or `querystring.limit`. A failed union reports once, listing the allowed
+ * values when they are constants, instead of once per alternative.
+ */
+export function validationDetails(context: string, errors: SchemaError[]): ErrorDetail[] {
+  const unions = errors.filter((e) => e.keyword === 'anyOf');
+  const insideUnion = (e: SchemaError) => unions.some((u) => e.schemaPath.startsWith(`${u.schemaPath}/anyOf/`));
+  const details = new Map<string, ErrorDetail>();
+  const add = (path: string, message: string) => details.set(`${path}\u0000${message}`, { path, message });
+
+  for (const error of errors) {
+    if (insideUnion(error)) continue;
+    const params = error.params ?? {};
+    if (error.keyword === 'required') {
+      for (const name of (params.requiredProperties as string[] | undefined) ?? []) {
+        add(dotted(context, error.instancePath, name), 'is required');
+      }
+    } else if (error.keyword === 'additionalProperties') {
+      for (const name of (params.additionalProperties as string[] | undefined) ?? []) {
+        add(dotted(context, error.instancePath, name), 'is not an allowed property');
+      }
+    } else if (error.keyword === 'boolean' && error.schemaPath.endsWith('/additionalProperties')) {
+      add(dotted(context, error.instancePath), 'is not an allowed property');
+    } else if (error.keyword === 'anyOf') {
+      const allowed = errors
+        .filter((e) => e.keyword === 'const' && e.schemaPath.startsWith(`${error.schemaPath}/anyOf/`))
+        .map((e) => JSON.stringify(e.params.allowedValue));
+      add(
+        dotted(context, error.instancePath),
+        allowed.length > 0 ? `must be one of ${allowed.join(', ')}` : (error.message ?? 'matches none of the allowed shapes'),
+      );
+    } else {
+      add(dotted(context, error.instancePath), error.message ?? `fails ${error.keyword}`);
+    }
+  }
+  return [...details.values()];
+}

@@ -1,0 +1,105 @@
+import { createServer } from 'node:http';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface QueueDepth {
+  ready: number;
+  held: number;
+  running: number;
+}
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Records one finished HTTP request; `route` is the route pattern (`unmatched` for unknown paths). */
+  observeRequest(method: string, route: string, statusCode: number, durationSeconds: number): void;
+  /** Where the queue-depth gauge reads from; evaluated at every scrape, so it is never stale. */
+  setQueueDepthSource(source: () => Promise<QueueDepth>): void;
+}
+
+/** The service's Prometheus registry: process defaults, HTTP request counters and timings, queue depth. */
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving an HTTP request to sending the response, by method and route pattern',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+
+  let queueDepthSource: (() => Promise<QueueDepth>) | null = null;
+  new Gauge({
+    name: 'orchestrator_queue_depth',
+    help: 'Runs by queue state: ready (waiting to run), held (awaiting approval), running',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      if (queueDepthSource === null) return;
+      const depth = await queueDepthSource();
+      this.set({ state: 'ready' }, depth.ready);
+      this.set({ state: 'held' }, depth.held);
+      this.set({ state: 'running' }, depth.running);
+    },
+  });
+
+  return {
+    registry,
+    observeRequest(method, route, statusCode, durationSeconds) {
+      requests.inc({ method, route, status_code: String(statusCode) });
+      duration.observe({ method, route }, durationSeconds);
+    },
+    setQueueDepthSource(source) {
+      queueDepthSource = source;
+    },
+  };
+}
+
+export interface MetricsServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * A separate plain HTTP listener for Prometheus, so scraping never competes with the API's auth,
+ * rate limits or CORS. It answers GET /metrics and 404 for anything else.
+ */
+export async function startMetricsServer(metrics: Metrics, host: string, port: number): Promise<MetricsServer> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' || path !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
+      return;
+    }
+    metrics.registry.metrics().then(
+      (body) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(body),
+      (err: unknown) => {
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('metrics collection failed\n');
+        server.emit('collectError', err);
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const boundPort = typeof address === 'object' && address !== null ? address.port : port;
+  return {
+    port: boundPort,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

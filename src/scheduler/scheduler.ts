@@ -1,0 +1,72 @@
+import { Cron } from 'croner';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { AppConfig } from '../config/types.js';
+import type { StateStore } from '../store/types.js';
+import type { Admit } from '../tasks/admission.js';
+
+export interface SchedulerDeps {
+  config: AppConfig;
+  clock: Clock;
+  logger: Logger;
+  store: StateStore;
+  admit: Admit;
+  admitDueRetries: () => Promise<number>;
+}
+
+const RETRY_SCAN_INTERVAL_MS = 1000;
+const RETENTION_INTERVAL_MS = 10_000;
+
+/** Run id of one scheduled slot: every instance firing the same slot hits the same admission key. */
+export function slotRunId(type: string, at: Date): string {
+  const minute = new Date(Math.floor(at.getTime() / 60_000) * 60_000);
+  return `${type}:${minute.toISOString()}`;
+}
+
+/**
+ * Cron-driven work (heartbeat, nightly-batch) plus the retry scanner and run retention. Scheduled
+ * tasks enter through the same admission function as HTTP triggers, with the scheduler as actor.
+ */
+export function startScheduler(deps: SchedulerDeps): { stop(): void } {
+  const { config, logger } = deps;
+  const admitSlot = async (type: string) => {
+    try {
+      const outcome = await deps.admit({
+        type,
+        payload: {},
+        source: 'scheduler',
+        requestedBy: 'scheduler',
+        forceRunId: slotRunId(type, deps.clock.now()),
+      });
+      logger.debug({ type, runId: outcome.run.runId, outcome: outcome.kind }, 'scheduled task admitted');
+    } catch (err) {
+      logger.error({ err, type }, 'scheduled admission failed');
+    }
+  };
+  const guarded = (name: string, fn: () => Promise<unknown>) => () => {
+    fn().catch((err: unknown) => logger.error({ err }, `${name} failed`));
+  };
+
+  // Cron jobs can be switched off (schedulerEnabled: false); retries and retention always run.
+  const jobs = config.schedulerEnabled
+    ? [
+        new Cron(config.heartbeatCron, { name: 'heartbeat', protect: true }, () => admitSlot('heartbeat')),
+        new Cron(config.nightlyBatchCron, { name: 'nightly-batch', protect: true }, () => admitSlot('nightly-batch')),
+      ]
+    : [];
+  const pruneRuns = guarded('run retention', async () => {
+    const removed = await deps.store.pruneRuns(config.runRetention);
+    if (removed > 0) logger.info({ removed }, 'pruned runs beyond retention');
+  });
+  const timers = [
+    setInterval(guarded('retry scan', deps.admitDueRetries), RETRY_SCAN_INTERVAL_MS),
+    setInterval(pruneRuns, RETENTION_INTERVAL_MS),
+  ];
+  pruneRuns();
+  return {
+    stop() {
+      for (const job of jobs) job.stop();
+      for (const t of timers) clearInterval(t);
+    },
+  };
+}

@@ -1,0 +1,359 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { OrchestratorState, RunRecord } from '../../tasks/types.js';
+import { FlushScheduler } from '../flush-scheduler.js';
+import { DEFAULT_FLUSH_INTERVAL_MS, silentLogger, type StoreLogger, type StoreOptions } from '../options.js';
+import { acquirePidLock, type PidLock } from '../pid-lock.js';
+import { boundState, retentionCount } from '../retention.js';
+import {
+  PRUNABLE_STATUSES,
+  addToRunCounts,
+  blockedTypes,
+  emptyRunCounts,
+  matchesRunQuery,
+  normalizeRunQuery,
+  storedRun,
+} from '../run-rules.js';
+import type {
+  AppendCollection,
+  ClaimOptions,
+  MutateResult,
+  RunCounts,
+  RunMutator,
+  RunQuery,
+  StateStore,
+  StoreHealth,
+} from '../types.js';
+import { APPEND_COLLECTIONS, journalEntryProblem, type JournalEntry } from './journal-entry.js';
+import { readJournal, truncateJournal } from './journal-replay.js';
+import { Journal } from './journal.js';
+import { MemoryModel } from './memory-model.js';
+import { fileStorePaths, readSnapshot, removeLeftoverTmp, writeSnapshot, type FileStorePaths } from './snapshot.js';
+
+export interface FileStoreOptions extends StoreOptions {
+  /** Compact (rewrite the snapshot, empty the journal) once the journal is this large. Default 16 MiB. */
+  compactAfterBytes?: number;
+  /** ... or holds this many entries. Default 20,000. */
+  compactAfterEntries?: number;
+}
+
+export const DEFAULT_COMPACT_AFTER_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_COMPACT_AFTER_ENTRIES = 20_000;
+
+/** What exists only while the store is open. */
+interface Session {
+  model: MemoryModel;
+  journal: Journal;
+  scheduler: FlushScheduler;
+  lock: PidLock;
+}
+
+/**
+ * The default store: a JSON snapshot (the state file) plus an append-only journal beside it.
+ *
+ * Reads are served from an in-memory model. A write is applied to the model at once (so the
+ * next read and the next mutator see it), its journal line is buffered, and its promise
+ * resolves after the group commit that fsyncs that line. The journal is folded into a new
+ * snapshot when it grows past a threshold and at close; see docs/persistence.md.
+ */
+export class FileStateStore implements StateStore {
+  readonly kind = 'file' as const;
+  readonly exclusive = true;
+  readonly target: string;
+  private readonly paths: FileStorePaths;
+  private readonly logger: StoreLogger;
+  private readonly flushIntervalMs: number;
+  private readonly compactAfterBytes: number;
+  private readonly compactAfterEntries: number;
+  private session: Session | null = null;
+  private state: 'closed' | 'opening' | 'open' | 'closing' = 'closed';
+  private closing: Promise<void> | null = null;
+  private compactionError: Error | null = null;
+  /** Journal size when compaction last failed: the next try waits for another threshold's worth. */
+  private compactionFloor = { bytes: 0, entries: 0 };
+
+  constructor(path: string, options: FileStoreOptions = {}) {
+    this.target = resolve(path);
+    this.paths = fileStorePaths(this.target);
+    this.logger = options.logger ?? silentLogger;
+    this.flushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
+    this.compactAfterBytes = options.compactAfterBytes ?? DEFAULT_COMPACT_AFTER_BYTES;
+    this.compactAfterEntries = options.compactAfterEntries ?? DEFAULT_COMPACT_AFTER_ENTRIES;
+  }
+
+  async open(): Promise<void> {
+    if (this.state !== 'closed') throw new Error(`state store ${this.target} is already open`);
+    this.state = 'opening';
+    try {
+      await mkdir(dirname(this.target), { recursive: true });
+      this.session = await this.load(await acquirePidLock(this.paths.lock, this.target));
+      this.state = 'open';
+    } catch (err) {
+      this.state = 'closed';
+      throw err;
+    }
+  }
+
+  /** Snapshot + journal replay; on any failure the lock is released and no state file was changed. */
+  private async load(lock: PidLock): Promise<Session> {
+    let journal: Journal | null = null;
+    try {
+      const snapshot = await readSnapshot(this.paths);
+      const replay = await readJournal(this.paths.journal, snapshot?.document.meta.lastSeq ?? 0);
+      const model = new MemoryModel(snapshot?.document ?? null);
+      for (const entry of replay.entries) model.apply(entry);
+      if (replay.tornBytes > 0) {
+        await truncateJournal(this.paths.journal, replay.validBytes);
+        this.logger.warn(
+          { journal: this.paths.journal, tornBytes: replay.tornBytes, keptEntries: replay.lineCount },
+          'state journal ended in a torn write (never acknowledged); cut it off',
+        );
+      }
+      await removeLeftoverTmp(this.paths);
+      journal = await Journal.open(this.paths.journal, model.lastSeq, {
+        bytes: replay.validBytes,
+        entries: replay.lineCount,
+      });
+      const session: Session = {
+        model,
+        journal,
+        lock,
+        scheduler: new FlushScheduler(this.flushIntervalMs, () => this.flush(session)),
+      };
+      // Start from a clean pair: a snapshot in the current layout and an empty journal.
+      if (snapshot === null || snapshot.legacy || replay.lineCount > 0) await this.compactOrLog(session);
+      return session;
+    } catch (err) {
+      await journal?.close();
+      await lock.release();
+      throw err;
+    }
+  }
+
+  /** Makes every queued write durable, folds the journal into the snapshot and releases the lock. */
+  close(): Promise<void> {
+    const session = this.session;
+    if (this.closing !== null) return this.closing;
+    if (session === null || this.state !== 'open') return Promise.resolve();
+    this.state = 'closing';
+    this.closing = (async () => {
+      try {
+        await session.scheduler.drain();
+        if (session.journal.broken === null) await this.compactOrLog(session);
+      } finally {
+        await session.journal.close();
+        await session.lock.release();
+        this.session = null;
+        this.state = 'closed';
+        this.closing = null;
+      }
+    })();
+    return this.closing;
+  }
+
+  async health(): Promise<StoreHealth> {
+    const session = this.session;
+    if (session === null) return { status: 'down', target: this.target, detail: 'store is not open', collections: {} };
+    const collections = session.model.sizes();
+    const { journal } = session;
+    if (journal.broken !== null) return { status: 'down', target: this.target, detail: journal.broken.message, collections };
+    const size = `${journal.entries} journal entries, ${journal.bytes} bytes since the last compaction`;
+    if (this.compactionError !== null) {
+      return {
+        status: 'degraded',
+        target: this.target,
+        detail: `compaction failing (${this.compactionError.message}); writes stay durable in the journal (${size})`,
+        collections,
+      };
+    }
+    return { status: 'ok', target: this.target, detail: `JSON snapshot with append-only journal (${size})`, collections };
+  }
+
+  async mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult> {
+    const session = this.writable();
+    const current = session.model.getRun(runId) ?? null;
+    const next = mutate(current === null ? null : structuredClone(current));
+    if (next === null) {
+      // The current record may still sit in an unflushed batch: answer only once it is durable.
+      await session.journal.barrier();
+      return { before: copyOf(current), after: copyOf(current), changed: false };
+    }
+    const seq = session.model.lastSeq + 1;
+    const durable = this.commit(session, { seq, op: 'run', record: storedRun(runId, current, next, () => seq) });
+    const after = copyOf(session.model.getRun(runId) ?? null);
+    await durable;
+    // `current` left the model when it was replaced, so it can be handed out without a copy.
+    return { before: current, after, changed: true };
+  }
+
+  async claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
+    const session = this.writable();
+    const candidate = session.model.firstReady(blockedTypes(options, session.model.runningCounts()));
+    if (candidate === undefined) return null;
+    const seq = session.model.lastSeq + 1;
+    const record = storedRun(candidate.runId, candidate, mutate(structuredClone(candidate)), () => seq);
+    const durable = this.commit(session, { seq, op: 'run', record });
+    const claimed = copyOf(session.model.getRun(candidate.runId) ?? null);
+    await durable;
+    return claimed;
+  }
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    return copyOf(this.readable().model.getRun(runId) ?? null);
+  }
+
+  async listRuns(query: RunQuery): Promise<{ items: RunRecord[]; total: number }> {
+    const q = normalizeRunQuery(query);
+    const matching: RunRecord[] = [];
+    for (const run of this.readable().model.allRuns()) if (matchesRunQuery(run, q)) matching.push(run);
+    if (q.order === 'newest') matching.reverse();
+    return { items: matching.slice(q.offset, q.offset + q.limit).map((run) => structuredClone(run)), total: matching.length };
+  }
+
+  async countRuns(includeInternal = false): Promise<RunCounts> {
+    const counts = emptyRunCounts();
+    for (const run of this.readable().model.allRuns()) {
+      if (includeInternal || !run.internal) addToRunCounts(counts, run);
+    }
+    return counts;
+  }
+
+  async pruneRuns(keep: number): Promise<number> {
+    const session = this.writable();
+    let excess = session.model.runCount - retentionCount(keep);
+    const victims: string[] = [];
+    for (const run of session.model.allRuns()) {
+      if (excess <= 0) break;
+      if (PRUNABLE_STATUSES.includes(run.status)) {
+        victims.push(run.runId);
+        excess--;
+      }
+    }
+    let durable: Promise<void> = Promise.resolve();
+    for (const runId of victims) durable = this.commit(session, { seq: session.model.lastSeq + 1, op: 'run-delete', runId });
+    await durable;
+    return victims.length;
+  }
+
+  async getState(): Promise<OrchestratorState> {
+    return structuredClone(this.readable().model.state);
+  }
+
+  async mutateState(mutate: (current: OrchestratorState) => OrchestratorState | null): Promise<OrchestratorState> {
+    const session = this.writable();
+    const next = mutate(structuredClone(session.model.state));
+    if (next === null) {
+      const unchanged = structuredClone(session.model.state);
+      await session.journal.barrier();
+      return unchanged;
+    }
+    const durable = this.commit(session, { seq: session.model.lastSeq + 1, op: 'state', state: boundState(next) });
+    const after = structuredClone(session.model.state);
+    await durable;
+    return after;
+  }
+
+  async append(collection: AppendCollection, record: Record<string, unknown>, keep: number): Promise<void> {
+    const session = this.writable();
+    await this.commit(session, { seq: session.model.lastSeq + 1, op: 'append', collection, record, keep: retentionCount(keep) });
+  }
+
+  async listAppended(
+    collection: AppendCollection,
+    query: { limit: number; offset?: number },
+  ): Promise<{ items: Record<string, unknown>[]; total: number }> {
+    if (!APPEND_COLLECTIONS.includes(collection)) throw new Error(`unknown append collection ${String(collection)}`);
+    const stored = this.readable().model.appended(collection);
+    const offset = Math.max(0, Math.floor(query.offset ?? 0));
+    const limit = Math.max(0, Math.floor(query.limit));
+    // Stored oldest first; newest first means walking back from the end.
+    const end = Math.max(0, stored.length - offset);
+    const start = Math.max(0, end - limit);
+    return { items: stored.slice(start, end).reverse().map((item) => structuredClone(item)), total: stored.length };
+  }
+
+  async putDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<void> {
+    const session = this.writable();
+    await this.commit(session, { seq: session.model.lastSeq + 1, op: 'doc', collection, id, doc });
+  }
+
+  async getDoc(collection: string, id: string): Promise<Record<string, unknown> | null> {
+    const doc = this.readable().model.getDoc(collection, id);
+    return doc === undefined ? null : structuredClone(doc);
+  }
+
+  async listDocs(collection: string): Promise<Record<string, unknown>[]> {
+    return this.readable().model.docsIn(collection).map((doc) => structuredClone(doc));
+  }
+
+  /**
+   * Applies one change to the model and queues its journal line; the promise resolves when the
+   * line is durable. The model receives the parsed line, not the caller's object, so memory
+   * holds exactly what a replay would rebuild and the caller cannot alter it afterwards. A line
+   * that a restart would refuse to replay is refused now instead.
+   */
+  private commit(session: Session, entry: JournalEntry): Promise<void> {
+    const line = JSON.stringify(entry);
+    const stored: unknown = JSON.parse(line);
+    const problem = journalEntryProblem(stored);
+    if (problem !== null) throw new Error(`refusing to store an invalid ${entry.op} change: ${problem}`);
+    session.model.apply(stored as JournalEntry);
+    const durable = session.journal.append(entry.seq, line);
+    session.scheduler.request();
+    return durable;
+  }
+
+  /** One group commit, then a compaction if the journal has grown past its threshold. */
+  private async flush(session: Session): Promise<void> {
+    const { journal } = session;
+    await journal.writePending();
+    if (journal.broken !== null) {
+      this.logger.error({ journal: journal.path, err: journal.broken }, 'state journal write failed; writes are refused');
+      return;
+    }
+    const grownBytes = journal.bytes - this.compactionFloor.bytes;
+    const grownEntries = journal.entries - this.compactionFloor.entries;
+    if (grownBytes >= this.compactAfterBytes || grownEntries >= this.compactAfterEntries) await this.compactOrLog(session);
+  }
+
+  /**
+   * Folds everything into a new snapshot and empties the journal. Runs only inside the flush
+   * slot (or while no flush can start, at open and close), so no batch is written meanwhile.
+   * Lines buffered while the snapshot is written are newer than it and stay queued.
+   */
+  private async compact(session: Session): Promise<void> {
+    const snapshot = session.model.toSnapshot();
+    const text = JSON.stringify(snapshot);
+    await writeSnapshot(this.paths, text);
+    session.journal.coveredBySnapshot(snapshot.meta.lastSeq);
+    await session.journal.restart();
+  }
+
+  /** A failed compaction loses nothing (the journal still holds every change), so it is logged, not thrown. */
+  private async compactOrLog(session: Session): Promise<void> {
+    try {
+      await this.compact(session);
+      this.compactionError = null;
+      this.compactionFloor = { bytes: 0, entries: 0 };
+    } catch (err) {
+      this.compactionError = err as Error;
+      this.compactionFloor = { bytes: session.journal.bytes, entries: session.journal.entries };
+      this.logger.error({ target: this.target, err }, 'state snapshot compaction failed; the journal keeps growing');
+    }
+  }
+
+  private readable(): Session {
+    if (this.session === null) throw new Error(`state store ${this.target} is not open`);
+    return this.session;
+  }
+
+  private writable(): Session {
+    if (this.session === null || this.state !== 'open') throw new Error(`state store ${this.target} is not open`);
+    if (this.session.journal.broken !== null) throw this.session.journal.broken;
+    return this.session;
+  }
+}
+
+function copyOf(run: RunRecord | null): RunRecord | null {
+  return run === null ? null : structuredClone(run);
+}

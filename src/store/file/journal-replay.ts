@@ -1,0 +1,108 @@
+import { open, readFile } from 'node:fs/promises';
+import { isErrnoCode } from '../durable-fs.js';
+import { StateCorruptError } from '../types.js';
+import { parseJournalLine, type JournalEntry } from './journal-entry.js';
+
+export interface JournalReplay {
+  /** Entries newer than the snapshot, in seq order: these are applied on top of it. */
+  entries: JournalEntry[];
+  /** Well-formed lines in the file, including ones the snapshot already covers. */
+  lineCount: number;
+  /** Length of the well-formed prefix; everything after it is a torn tail. */
+  validBytes: number;
+  tornBytes: number;
+}
+
+const NEWLINE = 0x0a;
+
+/**
+ * Reads `<state>.journal` for replay on top of a snapshot that covers seq `afterSeq`.
+ *
+ * A crash in the middle of an append leaves a torn tail: unterminated or unparsable lines after
+ * the last good one. Those writes were never acknowledged (the fsync covering them had not
+ * returned), so they are reported in `tornBytes` for the caller to cut off. A bad line followed
+ * by good ones is not a torn write but damage to acknowledged data, and so is a gap in seq:
+ * both raise StateCorruptError.
+ */
+export async function readJournal(path: string, afterSeq: number): Promise<JournalReplay> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (err) {
+    if (isErrnoCode(err, 'ENOENT')) return { entries: [], lineCount: 0, validBytes: 0, tornBytes: 0 };
+    throw err;
+  }
+
+  const parsed: JournalEntry[] = [];
+  let validBytes = 0;
+  let firstBad: { line: number; problem: string } | null = null;
+  let lineNumber = 0;
+  for (let start = 0; start < bytes.length; ) {
+    lineNumber++;
+    const newline = bytes.indexOf(NEWLINE, start);
+    const end = newline === -1 ? bytes.length : newline + 1;
+    const result =
+      newline === -1
+        ? { problem: 'unterminated (cut off mid-write)' }
+        : parseJournalLine(bytes.toString('utf8', start, newline));
+    if ('entry' in result) {
+      if (firstBad !== null) {
+        throw new StateCorruptError(
+          `state journal ${path} line ${firstBad.line} is corrupt (${firstBad.problem}) and is followed by ` +
+            'valid entries, so it is not a torn final write. No file was modified; inspect the journal before starting again.',
+        );
+      }
+      parsed.push(result.entry);
+      validBytes = end;
+    } else {
+      firstBad ??= { line: lineNumber, problem: result.problem };
+    }
+    start = end;
+  }
+
+  return {
+    entries: entriesAfter(path, parsed, afterSeq),
+    lineCount: parsed.length,
+    validBytes,
+    tornBytes: bytes.length - validBytes,
+  };
+}
+
+/**
+ * Lines at or below `afterSeq` are already folded into the snapshot (a crash came between the
+ * snapshot rename and the journal truncation) and are skipped. The rest must continue the
+ * snapshot without a gap, otherwise acknowledged changes are missing.
+ */
+function entriesAfter(path: string, parsed: JournalEntry[], afterSeq: number): JournalEntry[] {
+  let previous = 0;
+  for (const entry of parsed) {
+    if (entry.seq <= previous) {
+      throw new StateCorruptError(`state journal ${path} has seq ${entry.seq} after seq ${previous}; entries are out of order`);
+    }
+    previous = entry.seq;
+  }
+  const newer = parsed.filter((entry) => entry.seq > afterSeq);
+  let expected = afterSeq + 1;
+  for (const entry of newer) {
+    if (entry.seq !== expected) {
+      throw new StateCorruptError(
+        `state journal ${path} continues at seq ${entry.seq} but seq ${expected} is missing (the snapshot covers ` +
+          `up to ${afterSeq}); was the state file replaced by an older copy? No file was modified. Move the journal ` +
+          'aside to start from the state file alone.',
+      );
+    }
+    expected++;
+  }
+  return newer;
+}
+
+/** Cuts a torn tail off the journal so new appends start on a clean line. */
+export async function truncateJournal(path: string, length: number): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.truncate(length);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,132 @@
+import { open, type FileHandle } from 'node:fs/promises';
+
+interface Waiter {
+  seq: number;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+interface PendingLine {
+  seq: number;
+  line: string;
+}
+
+/**
+ * The append side of `<state>.journal`. Lines are buffered as writes happen and written in
+ * batches, one append + fdatasync per batch (group commit); a write's promise resolves once the
+ * batch holding its line is on disk. When to write a batch is the FlushScheduler's decision,
+ * this class only knows how.
+ *
+ * After a failed append or fsync the on-disk state is uncertain (and retrying an fsync after an
+ * error is not reliable on Linux), so the journal turns broken: waiting writes are rejected and
+ * later ones refused until the store is reopened, which replays whatever reached the disk.
+ */
+export class Journal {
+  private pending: PendingLine[] = [];
+  private waiters: Waiter[] = [];
+  private durableSeq: number;
+  private enqueuedSeq: number;
+  private failure: Error | null = null;
+  /** Size of the journal file, for the compaction threshold. */
+  bytes: number;
+  entries: number;
+
+  private constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+    lastSeq: number,
+    size: { bytes: number; entries: number },
+  ) {
+    this.durableSeq = lastSeq;
+    this.enqueuedSeq = lastSeq;
+    this.bytes = size.bytes;
+    this.entries = size.entries;
+  }
+
+  /** Opens the journal for appending; `lastSeq` is the newest seq already durable (snapshot + replay). */
+  static async open(path: string, lastSeq: number, size: { bytes: number; entries: number }): Promise<Journal> {
+    return new Journal(path, await open(path, 'a'), lastSeq, size);
+  }
+
+  get broken(): Error | null {
+    return this.failure;
+  }
+
+  get hasPending(): boolean {
+    return this.pending.length > 0;
+  }
+
+  /** Buffers one line; resolves when it is durable. `seq` must be the next seq in order. */
+  append(seq: number, line: string): Promise<void> {
+    if (this.failure !== null) return Promise.reject(this.failure);
+    this.pending.push({ seq, line });
+    this.enqueuedSeq = seq;
+    return this.whenDurable(seq);
+  }
+
+  /** Resolves once every line buffered so far is durable. */
+  barrier(): Promise<void> {
+    if (this.failure !== null) return Promise.reject(this.failure);
+    return this.whenDurable(this.enqueuedSeq);
+  }
+
+  /** Writes and fsyncs every buffered line as one batch. Never rejects: failures settle the waiters. */
+  async writePending(): Promise<void> {
+    if (this.failure !== null || this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    const text = batch.map((p) => `${p.line}\n`).join('');
+    try {
+      await this.handle.appendFile(text, 'utf8');
+      await this.handle.datasync();
+    } catch (err) {
+      this.fail(err as Error);
+      return;
+    }
+    this.bytes += Buffer.byteLength(text);
+    this.entries += batch.length;
+    this.markDurable(batch[batch.length - 1]!.seq);
+  }
+
+  /**
+   * A snapshot covering every seq up to `seq` is now durable: buffered lines it covers need not
+   * be written and their writers are acknowledged.
+   */
+  coveredBySnapshot(seq: number): void {
+    this.pending = this.pending.filter((p) => p.seq > seq);
+    this.markDurable(seq);
+  }
+
+  /** Empties the journal file after a snapshot made its content redundant. */
+  async restart(): Promise<void> {
+    await this.handle.truncate(0);
+    await this.handle.datasync();
+    this.bytes = 0;
+    this.entries = 0;
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close();
+  }
+
+  private whenDurable(seq: number): Promise<void> {
+    if (seq <= this.durableSeq) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
+  }
+
+  private markDurable(seq: number): void {
+    if (seq > this.durableSeq) this.durableSeq = seq;
+    // Waiters are registered in seq order, so the acknowledged ones are a prefix.
+    let done = 0;
+    while (done < this.waiters.length && this.waiters[done]!.seq <= this.durableSeq) done++;
+    for (const waiter of this.waiters.splice(0, done)) waiter.resolve();
+  }
+
+  private fail(cause: Error): void {
+    this.failure = new Error(`state journal ${this.path} could not be written (${cause.message}); writes are refused until restart`, {
+      cause,
+    });
+    this.pending = [];
+    for (const waiter of this.waiters.splice(0)) waiter.reject(this.failure);
+  }
+}

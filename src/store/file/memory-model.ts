@@ -1,0 +1,187 @@
+import { emptyOrchestratorState, type OrchestratorState, type RunRecord } from '../../tasks/types.js';
+import type { AppendCollection } from '../types.js';
+import type { JournalEntry } from './journal-entry.js';
+import { ReadyIndex } from './ready-index.js';
+import { SNAPSHOT_SCHEMA_VERSION, type SnapshotDocument } from './snapshot.js';
+
+/**
+ * Everything the file driver stores, held in memory: the snapshot plus every journal entry
+ * applied in seq order. Live writes and replay at open go through the same `apply`, so what a
+ * reader sees before a restart is exactly what replay rebuilds after it.
+ *
+ * Invariant: `runs` iterates in seq order. A snapshot is loaded sorted; a new run always gets
+ * the highest seq so far (it is the newest journal entry) and Map.set on an existing key keeps
+ * its position.
+ */
+export class MemoryModel {
+  lastSeq: number;
+  state: OrchestratorState;
+  private readonly runs = new Map<string, RunRecord>();
+  private readonly ready = new ReadyIndex();
+  private readonly runningByType = new Map<string, number>();
+  private readonly collections: Record<AppendCollection, Record<string, unknown>[]>;
+  private readonly docs = new Map<string, Map<string, Record<string, unknown>>>();
+
+  constructor(snapshot: SnapshotDocument | null) {
+    this.lastSeq = snapshot?.meta.lastSeq ?? 0;
+    this.state = snapshot === null ? emptyOrchestratorState() : stateOf(snapshot);
+    this.collections = {
+      telemetry: snapshot?.collections.telemetry ?? [],
+      milestones: snapshot?.collections.milestones ?? [],
+    };
+    const runs = [...(snapshot?.runs ?? [])].sort((a, b) => a.seq - b.seq);
+    for (const run of runs) this.putRun(run);
+    for (const [collection, byId] of Object.entries(snapshot?.docs ?? {})) {
+      this.docs.set(collection, new Map(Object.entries(byId)));
+    }
+  }
+
+  apply(entry: JournalEntry): void {
+    switch (entry.op) {
+      case 'run':
+        this.putRun(entry.record);
+        break;
+      case 'run-delete':
+        this.deleteRun(entry.runId);
+        break;
+      case 'state':
+        this.state = entry.state;
+        break;
+      case 'append':
+        this.appendRecord(entry.collection, entry.record, entry.keep);
+        break;
+      case 'doc':
+        this.putDoc(entry.collection, entry.id, entry.doc);
+        break;
+    }
+    this.lastSeq = entry.seq;
+  }
+
+  getRun(runId: string): RunRecord | undefined {
+    return this.runs.get(runId);
+  }
+
+  /** Runs in seq (admission) order. */
+  allRuns(): IterableIterator<RunRecord> {
+    return this.runs.values();
+  }
+
+  get runCount(): number {
+    return this.runs.size;
+  }
+
+  get readyCount(): number {
+    return this.ready.size;
+  }
+
+  runningCounts(): ReadonlyMap<string, number> {
+    return this.runningByType;
+  }
+
+  /** The oldest ready run whose type is not in `blocked`. */
+  firstReady(blocked: ReadonlySet<string>): RunRecord | undefined {
+    for (const runId of this.ready.inOrder()) {
+      const run = this.runs.get(runId);
+      if (run !== undefined && !blocked.has(run.type)) return run;
+    }
+    return undefined;
+  }
+
+  appended(collection: AppendCollection): readonly Record<string, unknown>[] {
+    return this.collections[collection];
+  }
+
+  getDoc(collection: string, id: string): Record<string, unknown> | undefined {
+    return this.docs.get(collection)?.get(id);
+  }
+
+  docsIn(collection: string): Record<string, unknown>[] {
+    const byId = this.docs.get(collection);
+    if (byId === undefined) return [];
+    // Byte order of the UTF-8 ids, the order SQLite's default collation gives, so drivers agree.
+    return [...byId.entries()]
+      .sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
+      .map(([, doc]) => doc);
+  }
+
+  /** Row counts for health(). */
+  sizes(): Record<string, number> {
+    const sizes: Record<string, number> = {
+      runs: this.runs.size,
+      taskHistory: this.state.taskHistory.length,
+      communityResponses: this.state.communityResponses.length,
+      rssDrafts: this.state.rssDrafts.length,
+      deployedAgents: this.state.deployedAgents.length,
+      docsIndexed: this.state.docsIndexed.length,
+      telemetry: this.collections.telemetry.length,
+      milestones: this.collections.milestones.length,
+    };
+    for (const [collection, byId] of this.docs) sizes[`docs:${collection}`] = byId.size;
+    return sizes;
+  }
+
+  /** The snapshot document for the current content; shares structure with the model, serialize it at once. */
+  toSnapshot(): SnapshotDocument {
+    return {
+      ...this.state,
+      runs: [...this.runs.values()],
+      collections: { telemetry: this.collections.telemetry, milestones: this.collections.milestones },
+      docs: Object.fromEntries([...this.docs].map(([collection, byId]) => [collection, Object.fromEntries(byId)])),
+      meta: { schemaVersion: SNAPSHOT_SCHEMA_VERSION, lastSeq: this.lastSeq },
+    };
+  }
+
+  private putRun(run: RunRecord): void {
+    const previous = this.runs.get(run.runId);
+    if (previous !== undefined) this.unindex(previous);
+    this.runs.set(run.runId, run);
+    if (run.queueState === 'ready') this.ready.add(run.seq, run.runId);
+    if (run.status === 'running') this.runningByType.set(run.type, (this.runningByType.get(run.type) ?? 0) + 1);
+  }
+
+  private deleteRun(runId: string): void {
+    const previous = this.runs.get(runId);
+    if (previous === undefined) return;
+    this.unindex(previous);
+    this.runs.delete(runId);
+  }
+
+  private unindex(run: RunRecord): void {
+    if (run.queueState === 'ready') this.ready.remove(run.seq);
+    if (run.status === 'running') {
+      const left = (this.runningByType.get(run.type) ?? 1) - 1;
+      if (left > 0) this.runningByType.set(run.type, left);
+      else this.runningByType.delete(run.type);
+    }
+  }
+
+  private appendRecord(collection: AppendCollection, record: Record<string, unknown>, keep: number): void {
+    const items = this.collections[collection];
+    items.push(record);
+    const excess = items.length - Math.max(0, keep);
+    if (excess > 0) items.splice(0, excess);
+  }
+
+  private putDoc(collection: string, id: string, doc: Record<string, unknown>): void {
+    let byId = this.docs.get(collection);
+    if (byId === undefined) {
+      byId = new Map();
+      this.docs.set(collection, byId);
+    }
+    byId.set(id, doc);
+  }
+}
+
+function stateOf(snapshot: SnapshotDocument): OrchestratorState {
+  const state: OrchestratorState = {
+    lastStartedAt: snapshot.lastStartedAt,
+    tasksProcessed: snapshot.tasksProcessed,
+    taskHistory: snapshot.taskHistory,
+    docsIndexed: snapshot.docsIndexed,
+    communityResponses: snapshot.communityResponses,
+    rssDrafts: snapshot.rssDrafts,
+    deployedAgents: snapshot.deployedAgents,
+  };
+  if (snapshot.notes !== undefined) state.notes = snapshot.notes;
+  return state;
+}

@@ -1,0 +1,215 @@
+import { copyFile, link, readFile, rename, rm, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { OrchestratorState, RunRecord } from '../../tasks/types.js';
+import { fsyncDirectory, isErrnoCode, writeFileSynced } from '../durable-fs.js';
+import { StateCorruptError, type AppendCollection } from '../types.js';
+import { APPEND_COLLECTIONS } from './journal-entry.js';
+import { isPlainObject, pickState, runProblem, stateProblem } from '../record-checks.js';
+
+/** Version of the snapshot document layout below; a newer file is refused rather than misread. */
+export const SNAPSHOT_SCHEMA_VERSION = 1;
+
+/**
+ * The state file itself: the OrchestratorState fields at the top level (so the file still reads
+ * as the familiar state document), plus the runs, the append-only collections, keyed documents,
+ * and `meta.lastSeq`, the last journal seq folded into it.
+ */
+export interface SnapshotDocument extends OrchestratorState {
+  runs: RunRecord[];
+  collections: Record<AppendCollection, Record<string, unknown>[]>;
+  docs: Record<string, Record<string, Record<string, unknown>>>;
+  meta: { schemaVersion: number; lastSeq: number };
+}
+
+/** Every file the file driver owns, all derived from the state path. */
+export interface FileStorePaths {
+  snapshot: string;
+  journal: string;
+  tmp: string;
+  prev: string;
+  lock: string;
+}
+
+export function fileStorePaths(snapshot: string): FileStorePaths {
+  return {
+    snapshot,
+    journal: `${snapshot}.journal`,
+    tmp: `${snapshot}.tmp`,
+    prev: `${snapshot}.prev`,
+    lock: `${snapshot}.lock`,
+  };
+}
+
+export interface SnapshotRead {
+  document: SnapshotDocument;
+  /** Written in the earlier layout: the caller rewrites it in the current one. */
+  legacy: boolean;
+}
+
+/**
+ * Reads and checks the snapshot. Null when there is none yet (fresh state). Anything unreadable
+ * throws StateCorruptError without touching a file: resetting silently would drop admitted runs.
+ */
+export async function readSnapshot(paths: FileStorePaths): Promise<SnapshotRead | null> {
+  let text: string;
+  try {
+    text = await readFile(paths.snapshot, 'utf8');
+  } catch (err) {
+    if (!isErrnoCode(err, 'ENOENT')) throw err;
+    if (await exists(paths.prev)) {
+      // A previous copy without a current one never results from our own writes: someone removed it.
+      throw await corruptSnapshot(paths, 'is missing although an older copy exists');
+    }
+    return null;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw await corruptSnapshot(paths, `is not valid JSON (${(err as Error).message})`);
+  }
+  const legacy = isPlainObject(value) && value.meta === undefined && value.runs === undefined;
+  const checked = legacy ? fromLegacyDocument(value as Record<string, unknown>) : toSnapshotDocument(value);
+  if (typeof checked === 'string') throw await corruptSnapshot(paths, `is not a state document: ${checked}`);
+  return { document: checked, legacy };
+}
+
+/** The checked document, or the reason it is not one. */
+function toSnapshotDocument(value: unknown): SnapshotDocument | string {
+  if (!isPlainObject(value)) return 'the top level is not an object';
+  const meta = value.meta;
+  if (!isPlainObject(meta)) return 'meta is not an object';
+  if (meta.schemaVersion !== SNAPSHOT_SCHEMA_VERSION) {
+    return `meta.schemaVersion is ${JSON.stringify(meta.schemaVersion)}, this build reads ${SNAPSHOT_SCHEMA_VERSION}`;
+  }
+  if (!Number.isSafeInteger(meta.lastSeq) || (meta.lastSeq as number) < 0) return 'meta.lastSeq is not a whole number';
+  const stateIssue = stateProblem(value, '', true);
+  if (stateIssue !== null) return stateIssue;
+  const runsIssue = runsProblem(value.runs);
+  if (runsIssue !== null) return runsIssue;
+  const collections = collectionsOf(value.collections);
+  if (typeof collections === 'string') return collections;
+  const docs = docsOf(value.docs);
+  if (typeof docs === 'string') return docs;
+  return {
+    ...pickState(value),
+    runs: value.runs as RunRecord[],
+    collections,
+    docs,
+    meta: { schemaVersion: SNAPSHOT_SCHEMA_VERSION, lastSeq: meta.lastSeq as number },
+  };
+}
+
+/**
+ * A state file of the earlier layout holds only the OrchestratorState document. It is read as
+ * is (no runs yet); the store rewrites it in the current layout right after opening, the old
+ * bytes staying behind as `.prev`.
+ */
+function fromLegacyDocument(value: Record<string, unknown>): SnapshotDocument | string {
+  if (value.tasksProcessed === undefined && value.taskHistory === undefined && value.lastStartedAt === undefined) {
+    return 'it has neither meta nor any OrchestratorState field';
+  }
+  const issue = stateProblem(value, '', false);
+  if (issue !== null) return issue;
+  return {
+    ...pickState(value),
+    runs: [],
+    collections: { telemetry: [], milestones: [] },
+    docs: {},
+    meta: { schemaVersion: SNAPSHOT_SCHEMA_VERSION, lastSeq: 0 },
+  };
+}
+
+function runsProblem(runs: unknown): string | null {
+  if (!Array.isArray(runs)) return 'runs is not an array';
+  const ids = new Set<string>();
+  const seqs = new Set<number>();
+  for (const [index, run] of runs.entries()) {
+    const issue = runProblem(run, `runs[${index}]`);
+    if (issue !== null) return issue;
+    const { runId, seq } = run as RunRecord;
+    if (ids.has(runId)) return `runs[${index}].runId ${runId} appears twice`;
+    if (seqs.has(seq)) return `runs[${index}].seq ${seq} appears twice`;
+    ids.add(runId);
+    seqs.add(seq);
+  }
+  return null;
+}
+
+function collectionsOf(value: unknown): SnapshotDocument['collections'] | string {
+  const collections: SnapshotDocument['collections'] = { telemetry: [], milestones: [] };
+  if (value === undefined) return collections;
+  if (!isPlainObject(value)) return 'collections is not an object';
+  for (const name of APPEND_COLLECTIONS) {
+    const items = value[name];
+    if (items === undefined) continue;
+    if (!Array.isArray(items) || !items.every(isPlainObject)) return `collections.${name} is not an array of objects`;
+    collections[name] = items;
+  }
+  return collections;
+}
+
+function docsOf(value: unknown): SnapshotDocument['docs'] | string {
+  if (value === undefined) return {};
+  if (!isPlainObject(value)) return 'docs is not an object';
+  for (const [collection, byId] of Object.entries(value)) {
+    if (!isPlainObject(byId) || !Object.values(byId).every(isPlainObject)) {
+      return `docs.${collection} is not an object of documents`;
+    }
+  }
+  return value as SnapshotDocument['docs'];
+}
+
+async function corruptSnapshot(paths: FileStorePaths, reason: string): Promise<StateCorruptError> {
+  const prev = (await exists(paths.prev))
+    ? `The previous good copy is ${paths.prev}.`
+    : `There is no previous copy (${paths.prev}).`;
+  return new StateCorruptError(
+    `state file ${paths.snapshot} ${reason}. ${prev} No file was modified. Inspect or restore the state ` +
+      `file before starting again (a restored older copy lacks the changes made after it; move ${paths.journal} ` +
+      'aside as well in that case).',
+  );
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (err) {
+    if (isErrnoCode(err, 'ENOENT')) return false;
+    throw err;
+  }
+}
+
+/**
+ * Replaces the snapshot atomically: the new text goes to `.tmp` and is fsynced, the current
+ * snapshot is kept as `.prev` (a hard link, so there is never a moment without a state file),
+ * `.tmp` is renamed over the state path and the directory is fsynced. A crash at any step
+ * leaves either the old or the new snapshot in place, each consistent with the journal.
+ */
+export async function writeSnapshot(paths: FileStorePaths, text: string): Promise<void> {
+  await writeFileSynced(paths.tmp, text);
+  await keepPreviousSnapshot(paths);
+  await rename(paths.tmp, paths.snapshot);
+  await fsyncDirectory(dirname(paths.snapshot));
+}
+
+async function keepPreviousSnapshot(paths: FileStorePaths): Promise<void> {
+  await rm(paths.prev, { force: true });
+  try {
+    await link(paths.snapshot, paths.prev);
+  } catch (err) {
+    if (isErrnoCode(err, 'ENOENT')) return; // first snapshot: nothing to keep
+    // File systems without hard links get a copy instead.
+    if (isErrnoCode(err, 'EPERM', 'EXDEV', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK')) {
+      await copyFile(paths.snapshot, paths.prev);
+      return;
+    }
+    throw err;
+  }
+}
+
+/** Removes a `.tmp` left by a compaction that crashed before its rename. */
+export async function removeLeftoverTmp(paths: FileStorePaths): Promise<void> {
+  await rm(paths.tmp, { force: true });
+}

@@ -1,0 +1,92 @@
+import { RUN_STATUSES, type RunRecord, type RunStatus } from '../tasks/types.js';
+import type { ClaimOptions, RunCounts, RunQuery } from './types.js';
+
+/**
+ * Run semantics every driver shares: how the store owns `seq`, which runs a claim may take,
+ * which runs pruning may delete, and the defaults of a listing. The drivers only decide how to
+ * find and store rows; the rules live here.
+ */
+
+/** Only finished runs are ever pruned; pending, running and retrying runs are kept whatever their age. */
+export const PRUNABLE_STATUSES: readonly RunStatus[] = ['success', 'failed'];
+
+export const DEFAULT_RUN_LIST_LIMIT = 50;
+
+export interface NormalizedRunQuery {
+  type: string | undefined;
+  status: RunStatus | undefined;
+  queueState: 'ready' | 'held' | undefined;
+  includeInternal: boolean;
+  limit: number;
+  offset: number;
+  order: 'newest' | 'oldest';
+}
+
+export function normalizeRunQuery(query: RunQuery): NormalizedRunQuery {
+  return {
+    type: query.type,
+    status: query.status,
+    queueState: query.queueState,
+    includeInternal: query.includeInternal === true,
+    limit: wholeNumber(query.limit, DEFAULT_RUN_LIST_LIMIT),
+    offset: wholeNumber(query.offset, 0),
+    order: query.order ?? 'newest',
+  };
+}
+
+function wholeNumber(value: number | undefined, fallback: number): number {
+  if (value === undefined || !Number.isFinite(value)) return fallback;
+  return Math.max(0, Math.floor(value));
+}
+
+export function matchesRunQuery(run: RunRecord, query: NormalizedRunQuery): boolean {
+  if (!query.includeInternal && run.internal) return false;
+  if (query.type !== undefined && run.type !== query.type) return false;
+  if (query.status !== undefined && run.status !== query.status) return false;
+  if (query.queueState !== undefined && run.queueState !== query.queueState) return false;
+  return true;
+}
+
+/**
+ * The record a mutator's result is stored as. `seq` belongs to the store: a new run gets the
+ * next admission number, an existing run keeps its own (claims are FIFO by it, so a caller must
+ * not be able to move a run in the queue by accident). A mutator returning another run's id is
+ * a programming error and nothing is stored.
+ */
+export function storedRun(runId: string, current: RunRecord | null, next: RunRecord, nextSeq: () => number): RunRecord {
+  if (next.runId !== runId) {
+    throw new Error(`run mutator for ${runId} returned a record for ${String(next.runId)}`);
+  }
+  return { ...next, seq: current === null ? nextSeq() : current.seq };
+}
+
+/** Types a claim must skip: the caller's exclusions plus every type whose running count reached its limit. */
+export function blockedTypes(options: ClaimOptions, runningByType: ReadonlyMap<string, number>): Set<string> {
+  const blocked = new Set(options.excludeTypes ?? []);
+  for (const [type, limit] of Object.entries(options.typeLimits)) {
+    if ((runningByType.get(type) ?? 0) >= limit) blocked.add(type);
+  }
+  return blocked;
+}
+
+export function emptyStatusCounts(): Record<RunStatus, number> {
+  return Object.fromEntries(RUN_STATUSES.map((status) => [status, 0])) as Record<RunStatus, number>;
+}
+
+export function emptyRunCounts(): RunCounts {
+  return { byStatus: emptyStatusCounts(), byType: {}, ready: 0, held: 0, total: 0 };
+}
+
+/** Adds `count` runs of one (type, status, queueState) combination to `counts`. */
+export function addToRunCounts(
+  counts: RunCounts,
+  run: Pick<RunRecord, 'type' | 'status' | 'queueState'>,
+  count = 1,
+): void {
+  counts.total += count;
+  counts.byStatus[run.status] += count;
+  const forType = (counts.byType[run.type] ??= emptyStatusCounts());
+  forType[run.status] += count;
+  if (run.queueState === 'ready') counts.ready += count;
+  if (run.queueState === 'held') counts.held += count;
+}

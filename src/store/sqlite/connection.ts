@@ -1,0 +1,39 @@
+import Database from 'better-sqlite3';
+import { StateCorruptError } from '../types.js';
+
+/** How long a statement waits for a lock held by another connection before failing with SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Opens the database with the durability settings the store relies on: WAL (readers never
+ * block the writer) and synchronous=FULL (a COMMIT returns only after the WAL is fsynced, so
+ * an acknowledged write survives power loss).
+ */
+export function openDatabase(path: string): Database.Database {
+  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    const mode = db.pragma('journal_mode = WAL', { simple: true });
+    if (mode !== 'wal') throw new Error(`state database ${path} could not switch to WAL (journal_mode is ${String(mode)})`);
+    db.pragma('synchronous = FULL');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/**
+ * A file that is not a database, or a damaged one, stops start-up with StateCorruptError
+ * instead of a raw SQLite error (and SQLite never rewrites a file it cannot read).
+ */
+export function asStateCorruptError(err: unknown, path: string): unknown {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'))) {
+    return new StateCorruptError(
+      `state database ${path} cannot be read (${(err as Error).message}). No file was modified; ` +
+        'restore it from a backup or move it away before starting again.',
+    );
+  }
+  return err;
+}

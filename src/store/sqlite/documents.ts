@@ -1,0 +1,35 @@
+import type Database from 'better-sqlite3';
+import { isPlainObject } from '../record-checks.js';
+import { statement } from './statements.js';
+
+export function putDoc(db: Database.Database, collection: string, id: string, doc: Record<string, unknown>): void {
+  const text = JSON.stringify(doc);
+  if (!isPlainObject(JSON.parse(text))) throw new Error(`refusing to store document ${collection}/${id}: not an object`);
+  statement(
+    db,
+    'INSERT INTO documents (collection, id, doc) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET doc = excluded.doc',
+  ).run(collection, id, text);
+}
+
+export function getDoc(db: Database.Database, collection: string, id: string): Record<string, unknown> | null {
+  const row = statement(db, 'SELECT doc FROM documents WHERE collection = ? AND id = ?').get(collection, id) as
+    | { doc: string }
+    | undefined;
+  return row === undefined ? null : (JSON.parse(row.doc) as Record<string, unknown>);
+}
+
+/** Every document of a collection, ordered by id. */
+export function listDocs(db: Database.Database, collection: string): Record<string, unknown>[] {
+  const rows = statement(db, 'SELECT doc FROM documents WHERE collection = ? ORDER BY id').all(collection) as Array<{
+    doc: string;
+  }>;
+  return rows.map((row) => JSON.parse(row.doc) as Record<string, unknown>);
+}
+
+export function countDocsByCollection(db: Database.Database): Map<string, number> {
+  const rows = statement(db, 'SELECT collection, COUNT(*) AS n FROM documents GROUP BY collection').all() as Array<{
+    collection: string;
+    n: number;
+  }>;
+  return new Map(rows.map((row) => [row.collection, row.n]));
+}

@@ -1,0 +1,135 @@
+import type Database from 'better-sqlite3';
+
+/** Layout version 2: the normalized second-generation layout (version 1 was the single JSON document). */
+export const SCHEMA_VERSION = 2;
+export const SCHEMA_DESCRIPTION = 'normalized second-generation layout';
+
+/**
+ * Runs are rows with their filter columns lifted out of the JSON `doc` (the full record and the
+ * source of truth on read). OrchestratorState is split into scalar sections and one typed table
+ * per list; telemetry and milestones get typed tables as well; later features' keyed documents
+ * share `documents`.
+ */
+const LAYOUT_V2 = `
+CREATE TABLE counters (
+  name TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+);
+INSERT INTO counters (name, value) VALUES ('run_seq', 0);
+
+CREATE TABLE runs (
+  run_id TEXT PRIMARY KEY,
+  seq INTEGER NOT NULL UNIQUE,
+  type TEXT NOT NULL,
+  status TEXT NOT NULL,
+  queue_state TEXT,
+  internal INTEGER NOT NULL,
+  created_at TEXT,
+  updated_at TEXT,
+  doc TEXT NOT NULL CHECK (json_valid(doc))
+);
+CREATE INDEX runs_claim ON runs (queue_state, seq);
+CREATE INDEX runs_listing ON runs (internal, seq);
+CREATE INDEX runs_created ON runs (internal, created_at);
+CREATE INDEX runs_type ON runs (type, seq);
+CREATE INDEX runs_status ON runs (status, type);
+
+CREATE TABLE state_sections (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL CHECK (json_valid(value))
+);
+
+CREATE TABLE task_history (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  type TEXT,
+  status TEXT,
+  timestamp TEXT,
+  duration_ms REAL,
+  error TEXT,
+  record TEXT NOT NULL CHECK (json_valid(record))
+);
+
+CREATE TABLE community_responses (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  timestamp TEXT,
+  post_id TEXT,
+  post_title TEXT,
+  subcommunity TEXT,
+  confidence REAL,
+  approved INTEGER,
+  posted TEXT,
+  record TEXT NOT NULL CHECK (json_valid(record))
+);
+
+CREATE TABLE rss_drafts (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  timestamp TEXT,
+  feed_url TEXT,
+  item_title TEXT,
+  item_url TEXT,
+  published_at TEXT,
+  relevance_score REAL,
+  urgency TEXT,
+  record TEXT NOT NULL CHECK (json_valid(record))
+);
+
+CREATE TABLE deployed_agents (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  timestamp TEXT,
+  agent_name TEXT,
+  deploy_path TEXT,
+  record TEXT NOT NULL CHECK (json_valid(record))
+);
+
+CREATE TABLE docs_indexed (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  path TEXT NOT NULL
+);
+
+CREATE TABLE telemetry (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind TEXT,
+  timestamp TEXT,
+  record TEXT NOT NULL CHECK (json_valid(record))
+);
+
+CREATE TABLE milestones (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind TEXT,
+  timestamp TEXT,
+  record TEXT NOT NULL CHECK (json_valid(record))
+);
+
+CREATE TABLE documents (
+  collection TEXT NOT NULL,
+  id TEXT NOT NULL,
+  doc TEXT NOT NULL CHECK (json_valid(doc)),
+  PRIMARY KEY (collection, id)
+);
+`;
+
+/**
+ * Brings the database to SCHEMA_VERSION in one immediate transaction. A database written by a
+ * newer build is refused instead of being read with the wrong layout.
+ */
+export function migrate(db: Database.Database, path: string): void {
+  db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version INTEGER PRIMARY KEY,
+      description TEXT NOT NULL,
+      applied_at TEXT NOT NULL
+    )`);
+    const row = db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as { version: number | null };
+    const current = row.version ?? 0;
+    if (current === SCHEMA_VERSION) return;
+    if (current !== 0) {
+      throw new Error(`state database ${path} has layout version ${current}; this build reads version ${SCHEMA_VERSION}`);
+    }
+    db.exec(LAYOUT_V2);
+    db.prepare('INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)').run(
+      SCHEMA_VERSION,
+      SCHEMA_DESCRIPTION,
+      new Date().toISOString(),
+    );
+  }).immediate();
+}

@@ -1,0 +1,204 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type Database from 'better-sqlite3';
+import type { OrchestratorState, RunRecord } from '../../tasks/types.js';
+import { DEFAULT_FLUSH_INTERVAL_MS, type StoreOptions } from '../options.js';
+import { acquirePidLock, type PidLock } from '../pid-lock.js';
+import { retentionCount } from '../retention.js';
+import type {
+  AppendCollection,
+  ClaimOptions,
+  MutateResult,
+  RunCounts,
+  RunMutator,
+  RunQuery,
+  StateStore,
+  StoreHealth,
+} from '../types.js';
+import { TransactionBatcher } from './batcher.js';
+import { appendRecord, listAppended } from './collections.js';
+import { asStateCorruptError, openDatabase } from './connection.js';
+import { countDocsByCollection, getDoc, listDocs, putDoc } from './documents.js';
+import {
+  COMMUNITY_RESPONSES,
+  DEPLOYED_AGENTS,
+  DOCS_INDEXED,
+  MILESTONES,
+  RSS_DRAFTS,
+  TASK_HISTORY,
+  TELEMETRY,
+  countItems,
+} from './item-tables.js';
+import * as runs from './runs.js';
+import { SCHEMA_VERSION, migrate } from './schema.js';
+import { mutateState, readState } from './state.js';
+
+interface Session {
+  db: Database.Database;
+  batcher: TransactionBatcher;
+  lock: PidLock;
+}
+
+/**
+ * The `sql:<path>` store: SQLite in WAL mode with normalized tables (see schema.ts).
+ *
+ * SQLite transactions would make claims atomic across processes, but restart recovery treats
+ * every `running` run as orphaned, which would steal the runs of a live sibling process. So
+ * this store is single-owner too (`exclusive`, pid lock beside the database); several
+ * instances need the PostgreSQL store.
+ */
+export class SqliteStateStore implements StateStore {
+  readonly kind = 'sql' as const;
+  readonly exclusive = true;
+  readonly target: string;
+  readonly path: string;
+  private readonly flushIntervalMs: number;
+  private session: Session | null = null;
+  private state: 'closed' | 'opening' | 'open' | 'closing' = 'closed';
+  private closing: Promise<void> | null = null;
+
+  constructor(path: string, options: StoreOptions = {}) {
+    this.path = resolve(path);
+    this.target = `sql:${this.path}`;
+    this.flushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
+  }
+
+  async open(): Promise<void> {
+    if (this.state !== 'closed') throw new Error(`state store ${this.target} is already open`);
+    this.state = 'opening';
+    try {
+      await mkdir(dirname(this.path), { recursive: true });
+      const lock = await acquirePidLock(`${this.path}.lock`, this.path);
+      let db: Database.Database | null = null;
+      try {
+        db = openDatabase(this.path);
+        migrate(db, this.path);
+      } catch (err) {
+        db?.close();
+        await lock.release();
+        throw asStateCorruptError(err, this.path);
+      }
+      this.session = { db, lock, batcher: new TransactionBatcher(db, this.flushIntervalMs) };
+      this.state = 'open';
+    } catch (err) {
+      this.state = 'closed';
+      throw err;
+    }
+  }
+
+  /** Commits every queued write, closes the database and releases the lock. */
+  close(): Promise<void> {
+    const session = this.session;
+    if (this.closing !== null) return this.closing;
+    if (session === null || this.state !== 'open') return Promise.resolve();
+    this.state = 'closing';
+    this.closing = (async () => {
+      try {
+        await session.batcher.drain();
+      } finally {
+        session.db.close();
+        await session.lock.release();
+        this.session = null;
+        this.state = 'closed';
+        this.closing = null;
+      }
+    })();
+    return this.closing;
+  }
+
+  async health(): Promise<StoreHealth> {
+    const session = this.session;
+    if (session === null) return { status: 'down', target: this.target, detail: 'store is not open', collections: {} };
+    try {
+      const { db } = session;
+      const collections: Record<string, number> = {
+        runs: runs.countAllRuns(db),
+        taskHistory: countItems(db, TASK_HISTORY),
+        communityResponses: countItems(db, COMMUNITY_RESPONSES),
+        rssDrafts: countItems(db, RSS_DRAFTS),
+        deployedAgents: countItems(db, DEPLOYED_AGENTS),
+        docsIndexed: countItems(db, DOCS_INDEXED),
+        telemetry: countItems(db, TELEMETRY),
+        milestones: countItems(db, MILESTONES),
+      };
+      for (const [collection, n] of countDocsByCollection(db)) collections[`docs:${collection}`] = n;
+      return {
+        status: 'ok',
+        target: this.target,
+        detail: `SQLite ${db.prepare('SELECT sqlite_version() AS v').pluck().get() as string}, WAL, layout version ${SCHEMA_VERSION}`,
+        collections,
+      };
+    } catch (err) {
+      return { status: 'down', target: this.target, detail: (err as Error).message, collections: {} };
+    }
+  }
+
+  mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult> {
+    return this.write((db) => runs.mutateRun(db, runId, mutate));
+  }
+
+  claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
+    return this.write((db) => runs.claimNextRun(db, options, mutate));
+  }
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    return runs.getRun(this.db(), runId);
+  }
+
+  async listRuns(query: RunQuery): Promise<{ items: RunRecord[]; total: number }> {
+    return runs.listRuns(this.db(), query);
+  }
+
+  async countRuns(includeInternal = false): Promise<RunCounts> {
+    return runs.countRuns(this.db(), includeInternal);
+  }
+
+  async pruneRuns(keep: number): Promise<number> {
+    const count = retentionCount(keep);
+    return this.write((db) => runs.pruneRuns(db, count));
+  }
+
+  async getState(): Promise<OrchestratorState> {
+    return readState(this.db());
+  }
+
+  mutateState(mutate: (current: OrchestratorState) => OrchestratorState | null): Promise<OrchestratorState> {
+    return this.write((db) => mutateState(db, mutate));
+  }
+
+  async append(collection: AppendCollection, record: Record<string, unknown>, keep: number): Promise<void> {
+    const count = retentionCount(keep);
+    return this.write((db) => appendRecord(db, collection, record, count));
+  }
+
+  async listAppended(
+    collection: AppendCollection,
+    query: { limit: number; offset?: number },
+  ): Promise<{ items: Record<string, unknown>[]; total: number }> {
+    return listAppended(this.db(), collection, query);
+  }
+
+  putDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<void> {
+    return this.write((db) => putDoc(db, collection, id, doc));
+  }
+
+  async getDoc(collection: string, id: string): Promise<Record<string, unknown> | null> {
+    return getDoc(this.db(), collection, id);
+  }
+
+  async listDocs(collection: string): Promise<Record<string, unknown>[]> {
+    return listDocs(this.db(), collection);
+  }
+
+  private write<T>(work: (db: Database.Database) => T): Promise<T> {
+    if (this.session === null || this.state !== 'open') {
+      return Promise.reject(new Error(`state store ${this.target} is not open`));
+    }
+    return this.session.batcher.run(work);
+  }
+
+  private db(): Database.Database {
+    if (this.session === null) throw new Error(`state store ${this.target} is not open`);
+    return this.session.db;
+  }
+}

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import { CacheTags, type CacheInvalidator } from '../http/cache-tags.js';
+import type { StateStore } from '../store/types.js';
+import { indexHeldRun } from './approval-index.js';
+import { getCatalogEntry } from './catalog.js';
+import { admitRetry, newRunRecord, retryRecordMatches } from './run-transitions.js';
+import type { RunRecord, RunStatus } from './types.js';
+
+export interface AdmissionRequest {
+  type: string;
+  payload: Record<string, unknown>;
+  source: RunRecord['source'];
+  requestedBy: string;
+  /** Run id chosen by the service itself (approval replays, scheduler slots); clients use payload.idempotencyKey. */
+  forceRunId?: string;
+  approvedFromTaskId?: string;
+}
+
+export type DuplicateReason = `duplicate-${Exclude<RunStatus, 'retrying'>}` | 'duplicate-type-mismatch' | 'duplicate-retrying';
+
+export type AdmissionOutcome =
+  | { kind: 'admitted'; run: RunRecord }
+  | { kind: 'retry-admitted'; run: RunRecord }
+  | { kind: 'duplicate'; run: RunRecord; reason: DuplicateReason };
+
+export interface AdmissionDeps {
+  store: StateStore;
+  clock: Clock;
+  invalidator: CacheInvalidator;
+  /** Called after a run became claimable so a runner can pick it up at once. */
+  onReady: () => void;
+  telemetryRetention: number;
+}
+
+function approvalReasonFor(type: string, gatedByDefault: boolean, payload: Record<string, unknown>): string | null {
+  if (gatedByDefault) return `${type} is approval-gated by default`;
+  if (payload.requiresApproval === true) return 'payload.requiresApproval is true';
+  return null;
+}
+
+function duplicateReason(existing: RunRecord, type: string): DuplicateReason {
+  if (existing.type !== type) return 'duplicate-type-mismatch';
+  return existing.status === 'retrying' ? 'duplicate-retrying' : `duplicate-${existing.status}`;
+}
+
+/** Tags of every cached read a run write can change. */
+export function runWriteTags(runId: string): string[] {
+  return [CacheTags.runs, CacheTags.run(runId), CacheTags.approvals, CacheTags.catalog];
+}
+
+/**
+ * The one admission path (HTTP trigger, scheduler, approval replays, retries, handler follow-ups).
+ * The idempotency check is a single atomic read-modify-write in the store, so concurrent identical
+ * requests, in this process or another sharing the store, admit at most one run. The promise
+ * resolves only once the outcome is durable.
+ */
+export function createAdmission(deps: AdmissionDeps) {
+  async function emitTelemetry(run: RunRecord): Promise<void> {
+    const at = deps.clock.now().toISOString();
+    const base = { runId: run.runId, taskId: run.taskId, type: run.type, attemptId: `${run.runId}#${run.attempt}`, at };
+    await Promise.all([
+      deps.store.append('telemetry', { event: 'accepted', ...base }, deps.telemetryRetention),
+      deps.store.append('telemetry', { event: 'queued', ...base }, deps.telemetryRetention),
+    ]);
+  }
+
+  return async function admit(request: AdmissionRequest): Promise<AdmissionOutcome> {
+    const entry = getCatalogEntry(request.type);
+    if (!entry) throw new Error(`unknown task type ${request.type}`);
+    const taskId = randomUUID();
+    const keyFromPayload = typeof request.payload.idempotencyKey === 'string' ? request.payload.idempotencyKey : undefined;
+    const runId = request.forceRunId ?? keyFromPayload ?? taskId;
+    const now = deps.clock.now();
+    // Approval replays are the approved work itself; everything else passes the approval gate.
+    const approvalReason =
+      request.source === 'approval-replay' ? null : approvalReasonFor(request.type, entry.approvalGated, request.payload);
+
+    const outcome = await deps.store.mutateRun(runId, (current) => {
+      if (!current) {
+        return newRunRecord({
+          runId,
+          taskId,
+          type: request.type,
+          internal: entry.internalOnly,
+          payload: request.payload,
+          source: request.source,
+          requestedBy: request.requestedBy,
+          now,
+          approvalRequired: approvalReason !== null,
+          approvalReason,
+          approvedFromTaskId: request.approvedFromTaskId ?? null,
+        });
+      }
+      if (retryRecordMatches(current, request.type)) return admitRetry(current, now, request.source);
+      return null;
+    });
+
+    if (!outcome.changed || !outcome.after) {
+      const existing = outcome.before;
+      if (!existing) throw new Error(`admission of ${runId} neither stored nor found a run`);
+      return { kind: 'duplicate', run: existing, reason: duplicateReason(existing, request.type) };
+    }
+    const run = outcome.after;
+    await deps.invalidator.invalidate(runWriteTags(run.runId));
+    if (run.queueState === 'held') await indexHeldRun(deps.store, run);
+    if (outcome.before === null) {
+      // Telemetry is emitted for a newly admitted key only, never for a suppressed duplicate.
+      await emitTelemetry(run);
+    }
+    if (run.queueState === 'ready') deps.onReady();
+    return { kind: outcome.before === null ? 'admitted' : 'retry-admitted', run };
+  };
+}
+
+export type Admit = ReturnType<typeof createAdmission>;

@@ -1,0 +1,472 @@
+/**
+ * The one task catalog. The trigger route (is the type known, public, approval-gated, which
+ * payload fields are workspace paths), the catalog route (classification labels) and the runner
+ * (handler or worker, which agent, may it retry) all read the same entry, so a fact about a
+ * task type lives here and nowhere else.
+ */
+
+export type TaskExecutor = 'handler' | 'worker';
+export type OperationalStatus = 'confirmed-working' | 'partially-operational' | 'externally-dependent' | 'unconfirmed';
+export type DependencyClass = 'control-plane' | 'worker' | 'external';
+export type BaselineConfidence = 'high' | 'medium' | 'low';
+
+export interface CatalogEntry {
+  type: string;
+  label: string;
+  purpose: string;
+  /** The agent of the spec's Agent catalog that owns the lane; null for in-process handlers and planners. */
+  agentId: string | null;
+  internalOnly: boolean;
+  publicTriggerable: boolean;
+  /** Held for an operator decision by default (payload.requiresApproval can force it for any type). */
+  approvalGated: boolean;
+  /** The lane checks its tool grants before executing (the spec's "Tool-gate preflight" column). */
+  toolGatePreflight: boolean;
+  executor: TaskExecutor;
+  /** Honest state of the lane in this build; telemetry overlays never change it. */
+  operationalStatus: OperationalStatus;
+  dependencyClass: DependencyClass;
+  baselineConfidence: BaselineConfidence;
+  dependencyRequirements: string[];
+  caveats: string[];
+  /** A failed run may be retried automatically (false where a repeat could duplicate a side effect). */
+  retryable: boolean;
+  /**
+   * Payload fields holding workspace-relative paths, checked against the workspace boundary at
+   * admission. `a.b` selects a nested field, `a[].b` a field of every element of array `a`.
+   */
+  scopeFields: string[];
+}
+
+export const INTERNAL_TASK_TYPES = ['startup', 'doc-change', 'heartbeat'] as const;
+export const APPROVAL_GATED_BY_DEFAULT = ['build-refactor', 'agent-deploy'] as const;
+
+const LANE_NOT_AVAILABLE = 'The worker lane for this task type is not yet available in this build, so runs of this type cannot complete.';
+
+type EntryInput = Omit<CatalogEntry, 'internalOnly' | 'publicTriggerable' | 'approvalGated'>;
+
+function entry(input: EntryInput): CatalogEntry {
+  const internalOnly = (INTERNAL_TASK_TYPES as readonly string[]).includes(input.type);
+  return Object.freeze({
+    ...input,
+    internalOnly,
+    publicTriggerable: !internalOnly,
+    approvalGated: (APPROVAL_GATED_BY_DEFAULT as readonly string[]).includes(input.type),
+    dependencyRequirements: [...input.dependencyRequirements],
+    caveats: [...input.caveats],
+    scopeFields: [...input.scopeFields],
+  });
+}
+
+interface LaneInput {
+  type: string;
+  label: string;
+  purpose: string;
+  agentId: string | null;
+  toolGatePreflight: boolean;
+  retryable: boolean;
+  scopeFields?: string[];
+  dependencyClass?: DependencyClass;
+  extraRequirements?: string[];
+  extraCaveats?: string[];
+}
+
+/** A worker lane whose agent entrypoint does not ship in this build. */
+function pendingLane(input: LaneInput): CatalogEntry {
+  return entry({
+    type: input.type,
+    label: input.label,
+    purpose: input.purpose,
+    agentId: input.agentId,
+    toolGatePreflight: input.toolGatePreflight,
+    executor: 'worker',
+    operationalStatus: 'unconfirmed',
+    dependencyClass: input.dependencyClass ?? 'worker',
+    baselineConfidence: 'low',
+    dependencyRequirements: [
+      input.agentId ? `${input.agentId} worker entrypoint (agents/${input.agentId})` : 'planner and allowlisted worker lanes',
+      ...(input.extraRequirements ?? []),
+    ],
+    caveats: [LANE_NOT_AVAILABLE, ...(input.extraCaveats ?? [])],
+    retryable: input.retryable,
+    scopeFields: input.scopeFields ?? [],
+  });
+}
+
+export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
+  // Internal-only: started by the service itself, refused by the trigger route.
+  entry({
+    type: 'startup',
+    label: 'Startup',
+    purpose: 'Runs at every start: confirms the configuration loaded, indexes the docs folder and stamps lastStartedAt.',
+    agentId: null,
+    toolGatePreflight: false,
+    executor: 'handler',
+    operationalStatus: 'confirmed-working',
+    dependencyClass: 'control-plane',
+    baselineConfidence: 'high',
+    dependencyRequirements: ['readable docsPath (an absent folder indexes zero docs)'],
+    caveats: ['With ORCHESTRATOR_FAST_START the docs index is skipped and a doc-sync is queued instead.'],
+    retryable: false,
+    scopeFields: [],
+  }),
+  entry({
+    type: 'doc-change',
+    label: 'Doc change',
+    purpose: 'Buffers changed doc paths until the drift threshold (25 pending paths) is reached.',
+    agentId: null,
+    toolGatePreflight: false,
+    executor: 'handler',
+    operationalStatus: 'confirmed-working',
+    dependencyClass: 'control-plane',
+    baselineConfidence: 'high',
+    dependencyRequirements: ['writable logsDir (the buffer file)'],
+    caveats: ['Only records paths and reports the threshold; admitting the drift-repair is the runtime’s job.'],
+    retryable: false,
+    scopeFields: [],
+  }),
+  entry({
+    type: 'heartbeat',
+    label: 'Heartbeat',
+    purpose: 'Scheduled every 5 minutes: uptime, memory use, queue depth and a healthy/degraded verdict.',
+    agentId: null,
+    toolGatePreflight: false,
+    executor: 'handler',
+    operationalStatus: 'confirmed-working',
+    dependencyClass: 'control-plane',
+    baselineConfidence: 'high',
+    dependencyRequirements: ['queue depth from the state store'],
+    caveats: ['Visible on the runs route only with includeInternal=true.'],
+    retryable: false,
+    scopeFields: [],
+  }),
+
+  // Public, in-process handlers.
+  entry({
+    type: 'doc-sync',
+    label: 'Doc sync',
+    purpose: 'Hashes the docs folder, detects changes against the previous index and regenerates the knowledge pack when needed.',
+    agentId: null,
+    toolGatePreflight: false,
+    executor: 'handler',
+    operationalStatus: 'confirmed-working',
+    dependencyClass: 'control-plane',
+    baselineConfidence: 'high',
+    dependencyRequirements: ['readable docsPath (markdown and text files)', 'writable logsDir and knowledgePackDir'],
+    caveats: [
+      'The knowledge pack is generated in-process; no doc-specialist worker is spawned in this build.',
+      'Indexes at most 5,000 files of at most 1 MiB each; larger files are skipped and counted.',
+    ],
+    retryable: true,
+    scopeFields: [],
+  }),
+  pendingLane({
+    type: 'business-value-cycle',
+    label: 'Business value cycle',
+    purpose: 'Ranks bounded candidates from the business registry and enqueues at most one safe internal worker task.',
+    agentId: null,
+    toolGatePreflight: false,
+    retryable: false,
+    extraRequirements: ['business registry'],
+    extraCaveats: ['Never authorizes outreach, publishing, deployment, secret access or commercial commitments.'],
+  }),
+  pendingLane({
+    type: 'drift-repair',
+    label: 'Drift repair',
+    purpose: 'Audits drifted docs and regenerates the knowledge pack with repair evidence, an operator summary and next actions.',
+    agentId: 'doc-specialist',
+    toolGatePreflight: false,
+    retryable: true,
+    scopeFields: ['paths'],
+  }),
+  entry({
+    type: 'rss-sweep',
+    label: 'RSS sweep',
+    purpose: 'Fetches the configured RSS/Atom feeds, scores each entry for relevance and urgency and records new drafts.',
+    agentId: null,
+    toolGatePreflight: false,
+    executor: 'handler',
+    operationalStatus: 'externally-dependent',
+    dependencyClass: 'external',
+    baselineConfidence: 'medium',
+    dependencyRequirements: ['rssConfigPath naming a feeds file', 'outbound network access to every feed host'],
+    caveats: [
+      'Fails with each feed’s cause when no configured feed can be fetched; partial failures are listed in feedErrors.',
+      'Relevance is a keyword-and-recency heuristic, not a model judgement.',
+    ],
+    retryable: true,
+    scopeFields: [],
+  }),
+  entry({
+    type: 'nightly-batch',
+    label: 'Nightly batch',
+    purpose: 'Selects high-urgency RSS drafts for community-response and raises manual-review and promotion approvals.',
+    agentId: null,
+    toolGatePreflight: false,
+    executor: 'handler',
+    operationalStatus: 'confirmed-working',
+    dependencyClass: 'control-plane',
+    baselineConfidence: 'high',
+    dependencyRequirements: ['rssDrafts in state (written by rss-sweep)'],
+    caveats: [
+      'Also runs from cron (nightlyBatchCron).',
+      'Follow-up community-response runs can only complete once that worker lane is available.',
+    ],
+    retryable: true,
+    scopeFields: [],
+  }),
+  entry({
+    type: 'send-digest',
+    label: 'Send digest',
+    purpose: 'Posts a JSON digest of recent task history and high-urgency drafts to the configured notification target.',
+    agentId: null,
+    toolGatePreflight: false,
+    executor: 'handler',
+    operationalStatus: 'externally-dependent',
+    dependencyClass: 'external',
+    baselineConfidence: 'medium',
+    dependencyRequirements: ['digestTargetUrl (HTTP or HTTPS endpoint accepting a JSON POST)', 'outbound network access to it'],
+    caveats: ['Without digestTargetUrl, or when the target refuses or is unreachable, the run fails with the cause.'],
+    retryable: true,
+    scopeFields: [],
+  }),
+
+  // Public worker lanes.
+  pendingLane({
+    type: 'community-response',
+    label: 'Community response',
+    purpose: 'Drafts replies from the latest knowledge pack for queue items selected for drafting.',
+    agentId: 'community-helper',
+    toolGatePreflight: false,
+    retryable: true,
+  }),
+  pendingLane({
+    type: 'content-generate',
+    label: 'Content generation',
+    purpose: 'Writes operator notices, readmes and similar text from a named source.',
+    agentId: 'content-agent',
+    toolGatePreflight: true,
+    retryable: true,
+  }),
+  pendingLane({
+    type: 'market-research',
+    label: 'Market research',
+    purpose: 'Reads explicit URLs or a source plan from allowlisted domains and extracts titles, headings, prices and dates.',
+    agentId: 'market-research-agent',
+    toolGatePreflight: true,
+    retryable: true,
+    dependencyClass: 'external',
+    extraRequirements: ['outbound network access to allowlisted domains'],
+  }),
+  pendingLane({
+    type: 'data-extraction',
+    label: 'Data extraction',
+    purpose: 'Extracts records from inline content or a workspace file (csv, json, jsonl, html, markdown, text).',
+    agentId: 'data-extraction-agent',
+    toolGatePreflight: true,
+    retryable: true,
+    scopeFields: ['source.path'],
+  }),
+  pendingLane({
+    type: 'normalize-data',
+    label: 'Normalize data',
+    purpose: 'Coerces records to a field schema, rejects invalid ones with reasons and de-duplicates.',
+    agentId: 'normalization-agent',
+    toolGatePreflight: true,
+    retryable: true,
+  }),
+  entry({
+    type: 'summarize-content',
+    label: 'Summarize content',
+    purpose: 'Summarizes supplied content as an executive summary or bullets.',
+    agentId: 'summarization-agent',
+    toolGatePreflight: true,
+    executor: 'worker',
+    operationalStatus: 'confirmed-working',
+    dependencyClass: 'worker',
+    baselineConfidence: 'high',
+    dependencyRequirements: ['summarization-agent worker entrypoint (agents/summarization-agent)'],
+    caveats: ['Runs as a spawned worker process; it fails the run when the worker reports no logical success.'],
+    retryable: true,
+    scopeFields: [],
+  }),
+  pendingLane({
+    type: 'control-plane-brief',
+    label: 'Control-plane brief',
+    purpose: 'Fuses queue, approval, incident, service and proof truth into an operator brief.',
+    agentId: 'operations-analyst-agent',
+    toolGatePreflight: true,
+    retryable: true,
+  }),
+  pendingLane({
+    type: 'incident-triage',
+    label: 'Incident triage',
+    purpose: 'Ranks the open incident queue.',
+    agentId: 'system-monitor-agent',
+    toolGatePreflight: true,
+    retryable: true,
+  }),
+  pendingLane({
+    type: 'release-readiness',
+    label: 'Release readiness',
+    purpose: 'Gives a go/hold/block posture for a release; never deploys.',
+    agentId: 'release-manager-agent',
+    toolGatePreflight: true,
+    retryable: true,
+    scopeFields: ['scope'],
+  }),
+  pendingLane({
+    type: 'deployment-ops',
+    label: 'Deployment ops',
+    purpose: 'Gives a ready/watch/blocked deployment posture; never deploys or restarts.',
+    agentId: 'deployment-ops-agent',
+    toolGatePreflight: true,
+    retryable: true,
+  }),
+  pendingLane({
+    type: 'code-index',
+    label: 'Code index',
+    purpose: 'Read-only index of a scoped repository with a ready/refresh/blocked posture.',
+    agentId: 'code-index-agent',
+    toolGatePreflight: true,
+    retryable: true,
+    scopeFields: ['scope'],
+  }),
+  pendingLane({
+    type: 'test-intelligence',
+    label: 'Test intelligence',
+    purpose: 'Reads test reports of a scoped repository for a ready/watching/blocked posture; never runs tests or CI.',
+    agentId: 'test-intelligence-agent',
+    toolGatePreflight: true,
+    retryable: true,
+    scopeFields: ['scope', 'reports'],
+  }),
+  pendingLane({
+    type: 'security-audit',
+    label: 'Security audit',
+    purpose: 'Scans a scoped path for secrets, risky code and dependency findings, ranked by exploitability.',
+    agentId: 'security-agent',
+    toolGatePreflight: true,
+    retryable: true,
+    scopeFields: ['scope'],
+  }),
+  pendingLane({
+    type: 'system-monitor',
+    label: 'System monitor',
+    purpose: 'Checks service health and reports a posture with its evidence.',
+    agentId: 'system-monitor-agent',
+    toolGatePreflight: true,
+    retryable: true,
+  }),
+  pendingLane({
+    type: 'qa-verification',
+    label: 'QA verification',
+    purpose: 'Plans (dry-run) or executes a verification suite against a workspace target.',
+    agentId: 'qa-verification-agent',
+    toolGatePreflight: true,
+    retryable: true,
+    scopeFields: ['target'],
+  }),
+  pendingLane({
+    type: 'skill-audit',
+    label: 'Skill audit',
+    purpose: 'Audits an agent’s allowed skills and governance depth.',
+    agentId: 'skill-audit-agent',
+    toolGatePreflight: true,
+    retryable: true,
+  }),
+  pendingLane({
+    type: 'integration-workflow',
+    label: 'Integration workflow',
+    purpose: 'Runs a short workflow of task steps (shorthand `<task-type>: <description>` or objects) as child runs.',
+    agentId: 'integration-agent',
+    toolGatePreflight: true,
+    retryable: true,
+  }),
+  pendingLane({
+    type: 'compliance-review',
+    label: 'Compliance review',
+    purpose: 'Read-only compliance review of a scoped path with a clear/watching/blocked posture.',
+    agentId: 'compliance-agent',
+    toolGatePreflight: true,
+    retryable: true,
+    scopeFields: ['scope'],
+  }),
+  pendingLane({
+    type: 'build-refactor',
+    label: 'Build refactor',
+    purpose: 'Makes real, scoped code changes in a workspace repository with optional test verification.',
+    agentId: 'build-refactor-agent',
+    toolGatePreflight: true,
+    // A repeat of a partially applied change set could edit files twice.
+    retryable: false,
+    scopeFields: ['scope', 'changes[].path'],
+    extraCaveats: ['Approval-gated by default.'],
+  }),
+  entry({
+    type: 'agent-deploy',
+    label: 'Agent deploy',
+    purpose: 'Copies an agent template into a new deployment directory, writes DEPLOYMENT.json and records the deployment.',
+    agentId: null,
+    toolGatePreflight: false,
+    executor: 'handler',
+    operationalStatus: 'confirmed-working',
+    dependencyClass: 'control-plane',
+    baselineConfidence: 'high',
+    dependencyRequirements: ['template directory under agentsDir (or a workspace-relative templatePath)', 'writable deployBaseDir'],
+    caveats: [
+      'Approval-gated by default.',
+      'Copies files only: it does not install, start or register the deployed agent as a service.',
+    ],
+    // Every attempt creates a new timestamped directory; a repeat would deploy twice.
+    retryable: false,
+    scopeFields: ['templatePath'],
+  }),
+  pendingLane({
+    type: 'autonomous-intake-cycle',
+    label: 'Autonomous intake cycle',
+    purpose: 'Applies priority, staleness, batch, provenance and idempotency controls to approved sources, then enqueues autonomous-work-cycle.',
+    agentId: null,
+    toolGatePreflight: false,
+    retryable: false,
+    extraCaveats: ['Unknown or unapproved sources are never run.'],
+  }),
+  pendingLane({
+    type: 'autonomous-work-cycle',
+    label: 'Autonomous work cycle',
+    purpose: 'Pursues a requested outcome through tool-gated coding inspection, stopping for approval at every mutation boundary.',
+    agentId: null,
+    toolGatePreflight: true,
+    retryable: false,
+    scopeFields: ['projectRoot'],
+    extraCaveats: ['Mutation, secret, install, restart, deployment, migration, commit, push and merge steps stop for approval.'],
+  }),
+]);
+
+const BY_TYPE: ReadonlyMap<string, CatalogEntry> = new Map(TASK_CATALOG.map((e) => [e.type, e]));
+
+export function getCatalogEntry(type: string): CatalogEntry | undefined {
+  return BY_TYPE.get(type);
+}
+
+/** The entries the catalog route lists: every type except the internal-only ones. */
+export function publicCatalog(): CatalogEntry[] {
+  return TASK_CATALOG.filter((e) => !e.internalOnly);
+}
+
+const STATUS_LABEL: Record<OperationalStatus, string> = {
+  'confirmed-working': 'confirmed working',
+  'partially-operational': 'partially operational',
+  'externally-dependent': 'externally dependent',
+  unconfirmed: 'unconfirmed in latest sweep',
+};
+
+/** The spec's static classification labels for one entry, in the spec's wording. */
+export function classificationLabels(e: CatalogEntry): string[] {
+  const labels: string[] = [];
+  if (e.internalOnly) labels.push('internal-only');
+  if (e.publicTriggerable) labels.push('public-triggerable');
+  if (e.approvalGated) labels.push('approval-gated');
+  labels.push(STATUS_LABEL[e.operationalStatus]);
+  return labels;
+}

@@ -1,0 +1,158 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { AppConfig } from '../config/types.js';
+import type { StateStore } from '../store/types.js';
+import { removeWorkerDirectory, type WorkerSpawner } from '../workers/spawn-worker.js';
+import { isOwnedAttempt } from './run-transitions.js';
+import type { CatalogEntry } from './catalog.js';
+import type { FollowUpTask, HandlerOutcome, TaskHandler } from './handler-types.js';
+import type { OrchestratorState, RunRecord, SpecialistContract } from './types.js';
+
+/** What executing one attempt produced, independent of how (handler or worker). */
+export interface ExecutionOutcome {
+  ok: boolean;
+  result: unknown;
+  error: string | null;
+  failureReason: string | null;
+  /** Transient failures (crash, timeout, handler exception) may be retried; refusals may not. */
+  transient: boolean;
+  /** Frees what the attempt kept for recovery (a worker's directory) once its outcome is durable. */
+  release?: () => Promise<void>;
+  durationMs: number;
+  stateUpdate?: (state: OrchestratorState) => OrchestratorState;
+  followUps?: FollowUpTask[];
+  operatorSummary: string | null;
+  recommendedNextActions: string[] | null;
+  specialistContract: SpecialistContract | null;
+}
+
+export interface ExecutorDeps {
+  config: AppConfig;
+  store: StateStore;
+  clock: Clock;
+  logger: Logger;
+  handlers: Record<string, TaskHandler>;
+  spawner: WorkerSpawner;
+  serviceStartedAt: Date;
+  queueDepth: () => Promise<number>;
+  /** This runner's claim identity: a worker's directory is recorded only while it owns the attempt. */
+  ownerId: string;
+}
+
+function agentFields(result: unknown): Pick<ExecutionOutcome, 'operatorSummary' | 'recommendedNextActions' | 'specialistContract'> {
+  const r = (typeof result === 'object' && result !== null ? result : {}) as Record<string, unknown>;
+  return {
+    operatorSummary: typeof r.operatorSummary === 'string' ? r.operatorSummary : null,
+    recommendedNextActions: Array.isArray(r.recommendedNextActions)
+      ? r.recommendedNextActions.filter((a): a is string => typeof a === 'string')
+      : null,
+    specialistContract:
+      typeof r.specialistContract === 'object' && r.specialistContract !== null
+        ? (r.specialistContract as SpecialistContract)
+        : null,
+  };
+}
+
+async function runHandler(deps: ExecutorDeps, handler: TaskHandler, run: RunRecord, signal: AbortSignal): Promise<ExecutionOutcome> {
+  const started = Date.now();
+  let outcome: HandlerOutcome;
+  try {
+    const state = await deps.store.getState();
+    outcome = await handler(state, deps.config, {
+      runId: run.runId,
+      taskId: run.taskId,
+      type: run.type,
+      payload: run.payload,
+      signal,
+      logger: deps.logger.child({ runId: run.runId, type: run.type }),
+      clock: deps.clock,
+      serviceStartedAt: deps.serviceStartedAt,
+      queueDepth: deps.queueDepth,
+    });
+  } catch (err) {
+    // A handler exception is a TaskResult with status error; the service keeps running.
+    const message = err instanceof Error ? err.message : String(err);
+    deps.logger.error({ err, runId: run.runId, type: run.type }, 'task handler threw');
+    return {
+      ok: false,
+      result: { status: 'error', error: message },
+      error: message,
+      failureReason: 'handler-exception',
+      transient: true,
+      durationMs: Date.now() - started,
+      operatorSummary: null,
+      recommendedNextActions: null,
+      specialistContract: null,
+    };
+  }
+  const durationMs = outcome.durationMs ?? Date.now() - started;
+  const taskResult = { status: outcome.status, result: outcome.result, error: outcome.error, durationMs };
+  const ok = outcome.status !== 'error';
+  return {
+    ok,
+    result: taskResult,
+    error: ok ? null : (outcome.error ?? 'handler reported status error'),
+    failureReason: ok ? null : 'handler-error',
+    // A handler reports expected failures (feed unreachable, no target); they may clear up later.
+    transient: true,
+    durationMs,
+    stateUpdate: ok ? outcome.stateUpdate : undefined,
+    followUps: ok ? outcome.followUps : undefined,
+    ...agentFields(outcome.result),
+  };
+}
+
+async function runWorker(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord, signal: AbortSignal): Promise<ExecutionOutcome> {
+  if (!entry.agentId) throw new Error(`task type ${entry.type} has no agent`);
+  const outcome = await deps.spawner.run({
+    agentId: entry.agentId,
+    runId: run.runId,
+    taskType: run.type,
+    payload: run.payload,
+    signal,
+    retainDirectory: true,
+    onPrepared: async (directory) => {
+      await deps.store.mutateRun(run.runId, (current) =>
+        isOwnedAttempt(current, deps.ownerId, run.attempt) ? { ...current, workerDirectory: directory } : null,
+      );
+    },
+  });
+  const directory = outcome.directory ?? null;
+  const transient = outcome.failure === 'timeout' || outcome.failure === 'crash' || outcome.failure === 'spawn-error' || outcome.failure === 'non-json';
+  return {
+    ok: outcome.ok,
+    result: outcome.result,
+    error: outcome.ok ? null : (outcome.error ?? `worker failed (${outcome.failure ?? 'unknown'})`),
+    failureReason: outcome.ok ? null : `worker-${outcome.failure ?? 'failure'}`,
+    transient,
+    durationMs: outcome.durationMs,
+    release: directory ? () => removeWorkerDirectory(directory) : undefined,
+    ...agentFields(outcome.result),
+  };
+}
+
+/** Runs one attempt of a run with the executor its catalog entry names. Never throws. */
+export async function executeRun(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord, signal: AbortSignal): Promise<ExecutionOutcome> {
+  try {
+    if (entry.executor === 'handler') {
+      const handler = deps.handlers[entry.type];
+      if (!handler) throw new Error(`no in-process handler registered for ${entry.type}`);
+      return await runHandler(deps, handler, run, signal);
+    }
+    return await runWorker(deps, entry, run, signal);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    deps.logger.error({ err, runId: run.runId, type: run.type }, 'run execution failed');
+    return {
+      ok: false,
+      result: null,
+      error: message,
+      failureReason: 'executor-error',
+      transient: false,
+      durationMs: 0,
+      operatorSummary: null,
+      recommendedNextActions: null,
+      specialistContract: null,
+    };
+  }
+}

@@ -1,0 +1,85 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { AppConfig } from '../config/types.js';
+import type { CacheInvalidator } from '../http/cache-tags.js';
+import type { StateStore } from '../store/types.js';
+import { runWriteTags, type Admit } from './admission.js';
+import { accountingFor } from './accounting.js';
+import type { ExecutionOutcome } from './executor.js';
+import { retryPlanFor } from './retry-policy.js';
+import { markFailed, markSucceeded, withEvent } from './run-transitions.js';
+import { withTaskRecord } from './task-history.js';
+import type { RunRecord } from './types.js';
+
+export interface FinalizeDeps {
+  config: AppConfig;
+  store: StateStore;
+  clock: Clock;
+  logger: Logger;
+  invalidator: CacheInvalidator;
+  admit: Admit;
+  onRunFinished: (run: RunRecord) => Promise<void>;
+}
+
+/**
+ * Records the outcome of one attempt. Side effects first (state update, follow-up admissions),
+ * then the run's final transition as a compare-and-set that applies only while `stillOwned`
+ * holds: a crash in between re-executes or re-finalizes the attempt rather than losing its
+ * effects, and follow-ups carry idempotency keys so they are not admitted twice.
+ * Returns the stored run, or null when the attempt was no longer ours.
+ */
+export async function finalizeAttempt(
+  deps: FinalizeDeps,
+  run: RunRecord,
+  retryable: boolean,
+  outcome: ExecutionOutcome,
+  stillOwned: (current: RunRecord | null) => current is RunRecord,
+  /** Evidence of how the outcome was obtained when not by this process (restart recovery). */
+  provenance?: { name: string; detail: string },
+): Promise<RunRecord | null> {
+  const { store, clock } = deps;
+  const now = clock.now();
+  await store.mutateState((state) => {
+    const updated = outcome.ok && outcome.stateUpdate ? outcome.stateUpdate(state) : state;
+    return withTaskRecord(updated, {
+      type: run.type,
+      status: outcome.ok ? 'completed' : 'error',
+      timestamp: now.toISOString(),
+      durationMs: outcome.durationMs,
+      ...(outcome.ok ? {} : { error: outcome.error ?? 'failed' }),
+    });
+  });
+  for (const followUp of outcome.followUps ?? []) {
+    await deps.admit({ type: followUp.type, payload: followUp.payload, source: 'system', requestedBy: `task:${run.type}` });
+  }
+  const accounting = accountingFor(outcome.result, outcome.durationMs);
+  const written = await store.mutateRun(run.runId, (owned) => {
+    if (!stillOwned(owned)) return null;
+    const current = provenance ? withEvent(owned, now, { kind: 'queue', ...provenance }) : owned;
+    const fields = {
+      result: outcome.result,
+      accounting,
+      operatorSummary: outcome.operatorSummary,
+      recommendedNextActions: outcome.recommendedNextActions,
+      specialistContract: outcome.specialistContract,
+    };
+    if (outcome.ok) return { ...markSucceeded(current, now, fields), workerDirectory: null };
+    const error = outcome.error ?? 'failed';
+    return {
+      ...markFailed(current, now, {
+        ...fields,
+        error,
+        failureReason: outcome.failureReason ?? 'failed',
+        retry: retryPlanFor(current, retryable, outcome.transient, error, deps.config.retry, now),
+      }),
+      workerDirectory: null,
+    };
+  });
+  if (!written.changed || !written.after) {
+    deps.logger.warn({ runId: run.runId, attempt: run.attempt }, 'run attempt no longer owned; result discarded');
+    return null;
+  }
+  await deps.invalidator.invalidate(runWriteTags(run.runId));
+  await deps.onRunFinished(written.after);
+  return written.after;
+}

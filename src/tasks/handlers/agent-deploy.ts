@@ -1,0 +1,128 @@
+import { cp, lstat, mkdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import type { TaskHandler } from '../handler-types.js';
+import type { DeploymentRecord } from '../types.js';
+import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../workspace/boundary.js';
+import { failure } from './outcome.js';
+
+const NAME = /^[a-z0-9-]{1,64}$/;
+
+/** Directory-name-safe stamp that sorts in time order: 2024-05-01T10-00-00-000Z. */
+function stamp(date: Date): string {
+  return date.toISOString().replace(/[:.]/g, '-');
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function metadataOf(payload: Record<string, unknown>): NonNullable<DeploymentRecord['metadata']> {
+  const metadata: NonNullable<DeploymentRecord['metadata']> = {};
+  if (typeof payload.version === 'string') metadata.version = payload.version;
+  if (Array.isArray(payload.tags)) metadata.tags = payload.tags.filter((t): t is string => typeof t === 'string');
+  if (payload.config !== undefined) metadata.config = payload.config;
+  return metadata;
+}
+
+/**
+ * agent-deploy (approval-gated): copies a template directory (default `<agentsDir>/<agentName>`,
+ * or a workspace-relative templatePath) into a new `<deployBaseDir>/<deployName|agentName>-<stamp>`
+ * directory, writes DEPLOYMENT.json there and records the deployment in state. It never
+ * overwrites: an existing target fails the run. Symbolic links in the template are not copied,
+ * so a deployment cannot end up pointing at files outside it.
+ */
+export const agentDeploy: TaskHandler = async (_state, config, input) => {
+  const { payload } = input;
+  const agentName = payload.agentName;
+  if (typeof agentName !== 'string' || !NAME.test(agentName)) {
+    return failure('agent-deploy needs payload.agentName: a template name of lower-case letters, digits and dashes');
+  }
+  const deployName = payload.deployName ?? agentName;
+  if (typeof deployName !== 'string' || !NAME.test(deployName)) {
+    return failure('payload.deployName must be lower-case letters, digits and dashes');
+  }
+
+  let templateDir: string;
+  if (payload.templatePath !== undefined) {
+    try {
+      templateDir = resolveWorkspacePath(config.workspaceRoot, String(payload.templatePath));
+    } catch (err) {
+      if (err instanceof WorkspaceBoundaryError) return failure(`templatePath refused: ${err.message}`);
+      throw err;
+    }
+  } else {
+    templateDir = join(config.agentsDir, agentName);
+  }
+  if (!(await isDirectory(templateDir))) {
+    return failure(`unknown agent template '${agentName}': no template directory at ${templateDir}`);
+  }
+  // Copy from the real directory, so a linked template root is not mistaken for a link to skip.
+  templateDir = await realpath(templateDir);
+
+  const now = input.clock.now();
+  const deployPath = join(config.deployBaseDir, `${deployName}-${stamp(now)}`);
+  await mkdir(config.deployBaseDir, { recursive: true });
+  try {
+    await mkdir(deployPath);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+      return failure(`deployment target ${deployPath} already exists; refusing to overwrite it`);
+    }
+    throw err;
+  }
+
+  const skippedLinks: string[] = [];
+  let filesCopied = 0;
+  try {
+    await cp(templateDir, deployPath, {
+      recursive: true,
+      force: false,
+      errorOnExist: true,
+      filter: async (source) => {
+        const info = await lstat(source);
+        if (info.isSymbolicLink()) {
+          skippedLinks.push(relative(templateDir, source));
+          return false;
+        }
+        if (info.isFile()) filesCopied += 1;
+        return true;
+      },
+    });
+    const metadata = metadataOf(payload);
+    const deployedAt = now.toISOString();
+    await writeFile(
+      join(deployPath, 'DEPLOYMENT.json'),
+      `${JSON.stringify(
+        { agentName, deployName, deployPath, deployedAt, runId: input.runId, taskId: input.taskId, templatePath: templateDir, metadata },
+        null,
+        2,
+      )}\n`,
+    );
+
+    const record: DeploymentRecord = { timestamp: deployedAt, agentName, deployPath, metadata };
+    return {
+      status: 'completed',
+      result: {
+        agentName,
+        deployPath,
+        deploymentMetadata: {
+          ...metadata,
+          deployedAt,
+          runId: input.runId,
+          templatePath: templateDir,
+          filesCopied,
+          ...(skippedLinks.length > 0 ? { skippedSymlinks: skippedLinks } : {}),
+        },
+      },
+      stateUpdate: (state) => ({ ...state, deployedAgents: [...state.deployedAgents, record] }),
+    };
+  } catch (err) {
+    // A half-copied deployment is worse than none: remove it so the directory list stays truthful.
+    await rm(deployPath, { recursive: true, force: true });
+    throw err;
+  }
+};

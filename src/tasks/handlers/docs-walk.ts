@@ -1,0 +1,74 @@
+import type { Dirent } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import { extname, join, relative, sep } from 'node:path';
+
+/** Doc files the index reads. Anything else under docsPath (images, binaries) is ignored. */
+export const DOC_EXTENSIONS = new Set(['.md', '.markdown', '.mdx', '.txt']);
+
+/** Bounds that keep one index pass cheap whatever lands in the docs folder. */
+export const DOC_WALK_LIMITS = { maxFiles: 5000, maxFileBytes: 1024 * 1024, maxDepth: 12 } as const;
+
+export interface DocFile {
+  /** Path relative to docsPath, with `/` separators on every platform. */
+  path: string;
+  absolutePath: string;
+  size: number;
+}
+
+export interface DocWalk {
+  exists: boolean;
+  files: DocFile[];
+  /** Doc files left out because they were larger than maxFileBytes. */
+  oversized: number;
+  /** True when maxFiles was reached and the walk stopped early. */
+  truncated: boolean;
+}
+
+/**
+ * Lists doc files under `docsPath`, sorted by path. Hidden entries and node_modules are skipped
+ * and symbolic links are not followed, so a link cannot pull files from outside into the index.
+ */
+export async function walkDocs(docsPath: string): Promise<DocWalk> {
+  const result: DocWalk = { exists: true, files: [], oversized: 0, truncated: false };
+  try {
+    if (!(await stat(docsPath)).isDirectory()) return { ...result, exists: false };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ...result, exists: false };
+    throw err;
+  }
+
+  const visit = async (dir: string, depth: number): Promise<void> => {
+    if (depth > DOC_WALK_LIMITS.maxDepth || result.truncated) return;
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      // a sub-folder removed or locked during the walk is not worth failing the index for
+      if (['ENOENT', 'EACCES', 'EPERM'].includes((err as NodeJS.ErrnoException).code ?? '')) return;
+      throw err;
+    }
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    for (const entry of entries) {
+      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+      const absolutePath = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        await visit(absolutePath, depth + 1);
+      } else if (entry.isFile() && DOC_EXTENSIONS.has(extname(entry.name).toLowerCase())) {
+        if (result.files.length >= DOC_WALK_LIMITS.maxFiles) {
+          result.truncated = true;
+          return;
+        }
+        const { size } = await stat(absolutePath);
+        if (size > DOC_WALK_LIMITS.maxFileBytes) {
+          result.oversized += 1;
+          continue;
+        }
+        result.files.push({ path: relative(docsPath, absolutePath).split(sep).join('/'), absolutePath, size });
+      }
+      if (result.truncated) return;
+    }
+  };
+  await visit(docsPath, 0);
+  result.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return result;
+}

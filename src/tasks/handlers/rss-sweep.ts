@@ -1,0 +1,158 @@
+import { appendFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { HandlerInput, TaskHandler } from '../handler-types.js';
+import type { RSSRecord } from '../types.js';
+import { parseFeed, type ParsedFeed } from './feed-parser.js';
+import { failure } from './outcome.js';
+import { describeFetchError, outboundSignal, readTextLimited } from './outbound.js';
+import { scoreEntry } from './relevance.js';
+import { DEFAULT_MAX_ITEMS_PER_FEED, loadRssConfig, type RssConfig } from './rss-config.js';
+
+/** A feed larger than this is refused instead of being buffered. */
+const MAX_FEED_BYTES = 5 * 1024 * 1024;
+
+export interface FeedError {
+  feedUrl: string;
+  error: string;
+}
+
+/** The URL as shown in results and errors: credentials in it are not repeated. */
+function displayUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    url.username = '';
+    url.password = '';
+    return url.toString();
+  } catch {
+    return raw;
+  }
+}
+
+async function fetchFeed(url: string, input: HandlerInput): Promise<ParsedFeed> {
+  const response = await fetch(url, {
+    signal: outboundSignal(input.signal),
+    headers: {
+      accept: 'application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1',
+      'user-agent': 'task-orchestrator-rss-sweep',
+    },
+  });
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new Error(`HTTP ${response.status}`);
+  }
+  return parseFeed(await readTextLimited(response, MAX_FEED_BYTES));
+}
+
+function keywordsFor(config: RssConfig, feed: RssConfig['feeds'][number]): string[] {
+  const all = [...(config.keywords ?? []), ...(feed.keywords ?? [])].map((k) => k.trim()).filter((k) => k !== '');
+  return [...new Map(all.map((k) => [k.toLowerCase(), k])).values()];
+}
+
+function absoluteLink(link: string | null, feedUrl: string): string | null {
+  if (!link) return null;
+  try {
+    const url = new URL(link, feedUrl);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.toString() : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * rss-sweep: fetches every feed of the rssConfigPath file (10 s timeout each), scores entries
+ * for relevance and urgency, and records entries not seen before (by itemUrl) as RSS drafts in
+ * state and in logsDir/rss-drafts.jsonl. Feeds that fail are listed in feedErrors; when every
+ * feed fails the run fails with their causes: an unreachable network is never a green sweep.
+ */
+export const rssSweep: TaskHandler = async (state, config, input) => {
+  if (!config.rssConfigPath) return failure('rssConfigPath is not configured');
+  const loaded = await loadRssConfig(config.rssConfigPath);
+  if (!loaded.ok) return failure(loaded.error);
+  const rss = loaded.config;
+  const maxItems = rss.maxItemsPerFeed ?? DEFAULT_MAX_ITEMS_PER_FEED;
+
+  // Feeds are independent: fetch them together, then process in config order for a stable result.
+  const fetched = await Promise.allSettled(rss.feeds.map((feed) => fetchFeed(feed.url, input)));
+  if (input.signal.aborted) return failure('rss-sweep was cancelled before it finished');
+
+  const now = input.clock.now();
+  const timestamp = now.toISOString();
+  const known = new Set(state.rssDrafts.map((d) => d.itemUrl));
+  const feedErrors: FeedError[] = [];
+  const drafts: RSSRecord[] = [];
+  let feedsParsed = 0;
+  let entriesParsed = 0;
+  let entriesScored = 0;
+  let highPriorityItemsCount = 0;
+  let duplicatesSkipped = 0;
+
+  rss.feeds.forEach((feed, i) => {
+    const outcome = fetched[i];
+    if (!outcome || outcome.status === 'rejected') {
+      feedErrors.push({ feedUrl: displayUrl(feed.url), error: describeFetchError(outcome?.reason) });
+      return;
+    }
+    feedsParsed += 1;
+    entriesParsed += outcome.value.entries.length;
+    const keywords = keywordsFor(rss, feed);
+    const feedName = feed.name ?? outcome.value.title;
+    for (const entry of outcome.value.entries.slice(0, maxItems)) {
+      const itemUrl = absoluteLink(entry.link, feed.url);
+      if (!itemUrl) continue;
+      const score = scoreEntry(entry, keywords, now);
+      entriesScored += 1;
+      if (score.urgency === 'high') highPriorityItemsCount += 1;
+      if (known.has(itemUrl)) {
+        duplicatesSkipped += 1;
+        continue;
+      }
+      known.add(itemUrl);
+      const notes = [
+        feedName ? `feed: ${feedName}` : null,
+        score.matchedKeywords.length > 0 ? `keywords: ${score.matchedKeywords.join(', ')}` : null,
+        entry.publishedAt ? null : 'publishedAt unknown (sweep time used)',
+      ].filter((n): n is string => n !== null);
+      drafts.push({
+        timestamp,
+        feedUrl: displayUrl(feed.url),
+        itemTitle: entry.title || itemUrl,
+        itemUrl,
+        publishedAt: (entry.publishedAt ?? now).toISOString(),
+        relevanceScore: score.relevanceScore,
+        urgency: score.urgency,
+        ...(notes.length > 0 ? { notes: notes.join('; ') } : {}),
+      });
+    }
+  });
+
+  if (feedsParsed === 0) {
+    return failure(
+      `all ${rss.feeds.length} feeds failed: ${feedErrors.map((e) => `${e.feedUrl}: ${e.error}`).join('; ')}`,
+    );
+  }
+
+  const draftsLogPath = join(config.logsDir, 'rss-drafts.jsonl');
+  if (drafts.length > 0) {
+    await mkdir(config.logsDir, { recursive: true });
+    await appendFile(draftsLogPath, drafts.map((d) => `${JSON.stringify(d)}\n`).join(''), 'utf8');
+  }
+
+  return {
+    status: 'completed',
+    result: {
+      feedsParsed,
+      entriesParsed,
+      entriesScored,
+      highPriorityItemsCount,
+      newDrafts: drafts.length,
+      duplicatesSkipped,
+      draftsLogPath,
+      feedErrors,
+    },
+    // Another sweep may have landed in between: dedupe again against the state being updated.
+    stateUpdate: (s) => {
+      const present = new Set(s.rssDrafts.map((d) => d.itemUrl));
+      return { ...s, rssDrafts: [...s.rssDrafts, ...drafts.filter((d) => !present.has(d.itemUrl))] };
+    },
+  };
+};

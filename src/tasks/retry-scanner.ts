@@ -1,0 +1,37 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { StateStore } from '../store/types.js';
+import type { Admit } from './admission.js';
+
+/**
+ * Re-admits retrying runs whose backoff has passed, through the one admission path: the persisted
+ * retry-recovery record is what lets the same run id be admitted again, under a new attempt.
+ */
+export async function admitDueRetries(deps: { store: StateStore; clock: Clock; admit: Admit; logger: Logger }): Promise<number> {
+  const now = deps.clock.now().getTime();
+  const { items } = await deps.store.listRuns({ status: 'retrying', includeInternal: true, limit: 200, order: 'oldest' });
+  let admitted = 0;
+  for (const run of items) {
+    if (!run.retry || new Date(run.retry.nextRetryAt).getTime() > now) continue;
+    const outcome = await deps.admit({
+      type: run.type,
+      payload: run.payload,
+      source: 'retry',
+      requestedBy: 'retry-recovery',
+      forceRunId: run.runId,
+    });
+    if (outcome.kind === 'retry-admitted') admitted += 1;
+  }
+  if (admitted > 0) deps.logger.info({ admitted }, 'admitted due retries');
+  return admitted;
+}
+
+/** The dashboard's governance.taskRetryRecoveries figures. */
+export async function retryRecoveriesSummary(store: StateStore): Promise<{ count: number; nextRetryAt: string | null }> {
+  const { items, total } = await store.listRuns({ status: 'retrying', includeInternal: true, limit: 200 });
+  const next = items
+    .map((r) => r.retry?.nextRetryAt)
+    .filter((t): t is string => typeof t === 'string')
+    .sort()[0];
+  return { count: total, nextRetryAt: next ?? null };
+}

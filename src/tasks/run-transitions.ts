@@ -1,0 +1,218 @@
+import type {
+  QueueAttemptState,
+  RetryRecovery,
+  RunAccounting,
+  RunEvent,
+  RunRecord,
+  SpecialistContract,
+} from './types.js';
+
+/** Bounds from DECISIONS.md: at most 200 events per run; queue attempts are bounded evidence too. */
+export const MAX_RUN_EVENTS = 200;
+export const MAX_QUEUE_ATTEMPTS = 50;
+
+export const attemptIdOf = (runId: string, attempt: number) => `${runId}#${attempt}`;
+
+export interface NewRunInput {
+  runId: string;
+  taskId: string;
+  type: string;
+  internal: boolean;
+  payload: Record<string, unknown>;
+  source: RunRecord['source'];
+  requestedBy: string;
+  now: Date;
+  approvalRequired: boolean;
+  approvalReason: string | null;
+  approvedFromTaskId: string | null;
+}
+
+/** Appends an event, keeping the newest MAX_RUN_EVENTS; `seq` keeps counting so gaps show truncation. */
+export function withEvent(run: RunRecord, at: Date, event: Omit<RunEvent, 'seq' | 'at'>): RunRecord {
+  const last = run.events[run.events.length - 1];
+  const next: RunEvent = { seq: (last?.seq ?? 0) + 1, at: at.toISOString(), ...event };
+  return { ...run, events: [...run.events, next].slice(-MAX_RUN_EVENTS), updatedAt: at.toISOString() };
+}
+
+/** Records a queue-attempt lifecycle entry for the run's current attempt. */
+export function withAttemptState(run: RunRecord, at: Date, state: QueueAttemptState, detail?: string, ownerId?: string): RunRecord {
+  const entry = {
+    attemptId: attemptIdOf(run.runId, run.attempt),
+    attempt: run.attempt,
+    state,
+    at: at.toISOString(),
+    ...(detail ? { detail } : {}),
+    ...(ownerId ? { ownerId } : {}),
+  };
+  return { ...run, queueAttempts: [...run.queueAttempts, entry].slice(-MAX_QUEUE_ATTEMPTS), updatedAt: at.toISOString() };
+}
+
+export function newRunRecord(input: NewRunInput): RunRecord {
+  const at = input.now.toISOString();
+  let run: RunRecord = {
+    runId: input.runId,
+    taskId: input.taskId,
+    type: input.type,
+    internal: input.internal,
+    status: 'pending',
+    queueState: input.approvalRequired ? 'held' : 'ready',
+    seq: 0,
+    payload: input.payload,
+    source: input.source,
+    requestedBy: input.requestedBy,
+    createdAt: at,
+    updatedAt: at,
+    startedAt: null,
+    finishedAt: null,
+    attempt: 1,
+    claim: null,
+    queueAttempts: [],
+    events: [],
+    approval: {
+      required: input.approvalRequired,
+      status: input.approvalRequired ? 'pending' : 'not-required',
+      reason: input.approvalReason,
+      requestedAt: input.approvalRequired ? at : null,
+      decidedAt: null,
+      decidedBy: null,
+      note: null,
+      replayRunId: null,
+      replayTaskId: null,
+    },
+    approvedFromTaskId: input.approvedFromTaskId,
+    retry: null,
+    result: null,
+    error: null,
+    failureReason: null,
+    accounting: null,
+    operatorSummary: null,
+    recommendedNextActions: null,
+    specialistContract: null,
+  };
+  run = withAttemptState(run, input.now, 'admitted', `source ${input.source}`);
+  run = withEvent(run, input.now, { kind: 'queue', name: 'admitted', detail: `admitted from ${input.source} by ${input.requestedBy}` });
+  if (input.approvedFromTaskId) {
+    run = withEvent(run, input.now, { kind: 'approval', name: 'replay-of-approved-task', data: { approvedFromTaskId: input.approvedFromTaskId } });
+  }
+  if (input.approvalRequired) {
+    run = withAttemptState(run, input.now, 'awaiting-approval', input.approvalReason ?? undefined);
+    run = withEvent(run, input.now, { kind: 'approval', name: 'approval-requested', detail: input.approvalReason ?? undefined });
+  }
+  return run;
+}
+
+/** A retrying run whose persisted recovery record still allows another attempt. */
+export function retryRecordMatches(run: RunRecord, type: string): run is RunRecord & { retry: RetryRecovery } {
+  return (
+    run.status === 'retrying' &&
+    run.type === type &&
+    run.retry !== null &&
+    run.retry.attempt === run.attempt &&
+    run.attempt < run.retry.retryLimit
+  );
+}
+
+/** Re-admits a retrying run under a new attempt (a distinct durable queue-attempt identity). */
+export function admitRetry(run: RunRecord & { retry: RetryRecovery }, now: Date, source: string): RunRecord {
+  let next: RunRecord = { ...run, status: 'pending', queueState: 'ready', attempt: run.attempt + 1, claim: null, retry: null };
+  next = withAttemptState(next, now, 'admitted', `retry ${next.attempt} of ${run.retry.retryLimit} (${source})`);
+  return withEvent(next, now, {
+    kind: 'retry',
+    name: 'retry-admitted',
+    detail: `attempt ${next.attempt} admitted after: ${run.retry.lastError}`,
+    data: { attempt: next.attempt, retryLimit: run.retry.retryLimit },
+  });
+}
+
+export function markRunning(run: RunRecord, ownerId: string, leaseUntil: Date, now: Date): RunRecord {
+  let next: RunRecord = {
+    ...run,
+    status: 'running',
+    queueState: null,
+    startedAt: now.toISOString(),
+    claim: { ownerId, leaseUntil: leaseUntil.toISOString() },
+  };
+  next = withAttemptState(next, now, 'running', undefined, ownerId);
+  return withEvent(next, now, { kind: 'execution', name: 'started', detail: `attempt ${run.attempt} claimed by ${ownerId}` });
+}
+
+/** True when this owner still holds this attempt of the run (guards every finalization). */
+export function isOwnedAttempt(run: RunRecord | null, ownerId: string, attempt: number): run is RunRecord {
+  return run !== null && run.status === 'running' && run.claim?.ownerId === ownerId && run.attempt === attempt;
+}
+
+export interface CompletionFields {
+  result: unknown;
+  accounting: RunAccounting;
+  operatorSummary: string | null;
+  recommendedNextActions: string[] | null;
+  specialistContract: SpecialistContract | null;
+}
+
+export function markSucceeded(run: RunRecord, now: Date, fields: CompletionFields): RunRecord {
+  let next: RunRecord = {
+    ...run,
+    ...fields,
+    status: 'success',
+    queueState: null,
+    claim: null,
+    finishedAt: now.toISOString(),
+    error: null,
+    failureReason: null,
+  };
+  next = withAttemptState(next, now, 'success');
+  return withEvent(next, now, { kind: 'execution', name: 'succeeded' });
+}
+
+export interface FailureFields extends Partial<CompletionFields> {
+  error: string;
+  failureReason: string;
+  /** Present when the failure is retryable and attempts remain. */
+  retry: RetryRecovery | null;
+}
+
+export function markFailed(run: RunRecord, now: Date, fields: FailureFields): RunRecord {
+  const { retry, ...rest } = fields;
+  let next: RunRecord = {
+    ...run,
+    ...rest,
+    status: retry ? 'retrying' : 'failed',
+    queueState: null,
+    claim: null,
+    retry,
+    finishedAt: now.toISOString(),
+  };
+  next = withAttemptState(next, now, 'failed', `${fields.failureReason}: ${fields.error}`);
+  next = withEvent(next, now, { kind: 'execution', name: 'failed', detail: fields.error, data: { reason: fields.failureReason } });
+  if (retry) {
+    next = withEvent(next, now, {
+      kind: 'retry',
+      name: 'retry-scheduled',
+      detail: `attempt ${retry.attempt + 1} of ${retry.retryLimit} at ${retry.nextRetryAt}`,
+      data: { nextRetryAt: retry.nextRetryAt, backoffMs: retry.backoffMs },
+    });
+  }
+  return next;
+}
+
+/** Restart recovery of a run found `running`: retried once under a new attempt, else failed `interrupted`. */
+export function recoverInterrupted(run: RunRecord, now: Date): RunRecord {
+  const interruptions = (run.interruptions ?? 0) + 1;
+  const detail = `interrupted during attempt ${run.attempt} (owner ${run.claim?.ownerId ?? 'unknown'})`;
+  let next: RunRecord = withAttemptState({ ...run, interruptions }, now, 'failed', detail);
+  if (interruptions <= 1) {
+    next = { ...next, status: 'pending', queueState: 'ready', claim: null, attempt: run.attempt + 1 };
+    next = withAttemptState(next, now, 'admitted', 'recovered after restart');
+    return withEvent(next, now, { kind: 'queue', name: 'recovered-after-interruption', detail });
+  }
+  next = {
+    ...next,
+    status: 'failed',
+    queueState: null,
+    claim: null,
+    finishedAt: now.toISOString(),
+    error: `${detail}; already recovered once`,
+    failureReason: 'interrupted',
+  };
+  return withEvent(next, now, { kind: 'execution', name: 'failed', detail: 'interrupted', data: { reason: 'interrupted' } });
+}

@@ -1,0 +1,168 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { AppConfig } from '../config/types.js';
+import type { CacheInvalidator } from '../http/cache-tags.js';
+import { AppError } from '../http/errors.js';
+import type { Identity } from '../http/route-spec.js';
+import type { RunQuery, StateStore } from '../store/types.js';
+import { checkPayloadScopes } from '../workspace/boundary.js';
+import type { WorkerSpawner } from '../workers/spawn-worker.js';
+import { createAdmission, type AdmissionOutcome } from './admission.js';
+import { createApprovals } from './approvals.js';
+import type { TaskHandler } from './handler-types.js';
+import { validateTrigger } from './payload-validation.js';
+import { recoverInterruptedRuns } from './recovery.js';
+import { admitDueRetries } from './retry-scanner.js';
+import { Runner } from './runner.js';
+import { toRunView } from './run-view.js';
+import type { RunRecord } from './types.js';
+
+export interface RuntimeDeps {
+  config: AppConfig;
+  store: StateStore;
+  clock: Clock;
+  logger: Logger;
+  invalidator: CacheInvalidator;
+  handlers: Record<string, TaskHandler>;
+  spawner: WorkerSpawner;
+  ownerId: string;
+  serviceStartedAt: Date;
+}
+
+const TELEMETRY_RETENTION = 5000;
+const MILESTONE_RETENTION = 500;
+
+export type TriggerReply =
+  | { statusCode: 202; body: { status: 'queued'; taskId: string; runId: string; type: string; createdAt: string } }
+  | {
+      statusCode: 200;
+      body: { status: 'duplicate-suppressed'; taskId: string; runId: string; type: string; existingStatus: string; reason: string };
+    };
+
+/** Turns an admission outcome into the trigger route's documented reply. */
+export function triggerReply(outcome: AdmissionOutcome): TriggerReply {
+  const { run } = outcome;
+  if (outcome.kind === 'duplicate') {
+    return {
+      statusCode: 200,
+      body: {
+        status: 'duplicate-suppressed',
+        taskId: run.taskId,
+        runId: run.runId,
+        type: run.type,
+        existingStatus: run.status,
+        reason: outcome.reason,
+      },
+    };
+  }
+  const createdAt = outcome.kind === 'admitted' ? run.createdAt : run.updatedAt;
+  return { statusCode: 202, body: { status: 'queued', taskId: run.taskId, runId: run.runId, type: run.type, createdAt } };
+}
+
+/**
+ * The task runtime: one admission path, the runner, approvals, retries and restart recovery,
+ * composed over the state store.
+ */
+export function createTaskRuntime(deps: RuntimeDeps) {
+  const { store, clock, logger, config } = deps;
+  let runner: Runner | null = null;
+  const admit = createAdmission({
+    store,
+    clock,
+    invalidator: deps.invalidator,
+    onReady: () => runner?.wake(),
+    telemetryRetention: TELEMETRY_RETENTION,
+  });
+  const queueDepth = async () => {
+    const counts = await store.countRuns(true);
+    return counts.ready + counts.held;
+  };
+  const approvals = createApprovals({ store, clock, invalidator: deps.invalidator, admit });
+
+  async function onRunFinished(run: RunRecord): Promise<void> {
+    if (run.type === 'startup' && run.status === 'success') {
+      await store.append(
+        'milestones',
+        {
+          milestoneId: `startup:${run.runId}`,
+          kind: 'startup',
+          status: 'completed',
+          at: run.finishedAt ?? clock.now().toISOString(),
+          runId: run.runId,
+          summary: 'service started; configuration loaded and state initialized',
+        },
+        MILESTONE_RETENTION,
+      );
+    }
+  }
+
+  runner = new Runner({
+    config,
+    store,
+    clock,
+    logger,
+    invalidator: deps.invalidator,
+    admit,
+    ownerId: deps.ownerId,
+    leaseMs: 60_000,
+    pollIntervalMs: 1000,
+    onRunFinished,
+    handlers: deps.handlers,
+    spawner: deps.spawner,
+    serviceStartedAt: deps.serviceStartedAt,
+    queueDepth,
+  });
+
+  /** Validates, confines scopes to the workspace, and admits a client's trigger. */
+  async function trigger(body: unknown, identity: Identity): Promise<TriggerReply> {
+    const checked = validateTrigger(body);
+    if (!checked.ok) throw new AppError(checked.statusCode, checked.code, checked.message, checked.details);
+    const scopeProblems = checkPayloadScopes(checked.entry, checked.payload, config.workspaceRoot);
+    if (scopeProblems.length > 0) {
+      throw new AppError(400, 'scope_outside_workspace', 'task scope is outside the workspace', scopeProblems);
+    }
+    const outcome = await admit({ type: checked.type, payload: checked.payload, source: 'api', requestedBy: identity.actor });
+    return triggerReply(outcome);
+  }
+
+  async function listRuns(query: RunQuery) {
+    const limit = query.limit ?? 50;
+    const offset = query.offset ?? 0;
+    const { items, total } = await store.listRuns({ ...query, limit, offset });
+    return { items: items.map(toRunView), total, limit, offset };
+  }
+
+  async function getRun(runId: string) {
+    const run = await store.getRun(runId);
+    return run ? toRunView(run) : null;
+  }
+
+  /** Restart recovery, then start claiming work. */
+  async function start(): Promise<void> {
+    const recovered = await recoverInterruptedRuns({ config, store, clock, logger, invalidator: deps.invalidator, admit, onRunFinished });
+    const approvalsRepaired = await approvals.recover();
+    if (recovered.requeued + recovered.failed + recovered.finished + approvalsRepaired > 0) {
+      logger.warn({ ...recovered, approvalsRepaired }, 'restart recovery finished');
+    }
+    runner!.start();
+  }
+
+  async function stop(graceMs = 5000): Promise<void> {
+    await runner!.stop(graceMs);
+  }
+
+  return {
+    admit,
+    trigger,
+    listRuns,
+    getRun,
+    approvals,
+    queueDepth,
+    start,
+    stop,
+    admitDueRetries: () => admitDueRetries({ store, clock, admit, logger }),
+    activeCount: () => runner!.activeCount,
+  };
+}
+
+export type TaskRuntime = ReturnType<typeof createTaskRuntime>;

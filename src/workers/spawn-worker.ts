@@ -1,0 +1,131 @@
+import { existsSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { AgentRegistry } from '../agents/registry.js';
+import type { AppConfig } from '../config/types.js';
+import { classifyWorkerExit } from './classify-outcome.js';
+import { writePayloadFile, type PayloadFile } from './payload-file.js';
+import { resolveWorkerTimeout } from './resolve-timeout.js';
+import { superviseProcess } from './supervise-process.js';
+import type { WorkerFailure, WorkerOutcome, WorkerRequest } from './types.js';
+import { buildWorkerEnv } from './worker-env.js';
+
+export type { WorkerFailure, WorkerOutcome, WorkerRequest } from './types.js';
+
+/** A worker printing more than this on stdout is stopped; results are summaries, not dumps. */
+export const MAX_WORKER_STDOUT_BYTES = 8 * 1024 * 1024;
+/** Time between SIGTERM and SIGKILL when a worker's process group is stopped. */
+export const DEFAULT_KILL_GRACE_MS = 2_000;
+
+/** Name of the result file a worker writes (fsynced) in its payload directory before answering. */
+export const RESULT_FILE_NAME = 'result.json';
+
+/** Removes a retained payload directory; safe to call more than once. */
+export async function removeWorkerDirectory(directory: string): Promise<void> {
+  await rm(directory, { recursive: true, force: true });
+}
+
+export interface WorkerSpawnerDeps {
+  config: AppConfig;
+  registry: AgentRegistry;
+  logger: Logger;
+  /** Environment the allowlist is read from; the orchestrator's own by default. */
+  parentEnv?: NodeJS.ProcessEnv;
+  killGraceMs?: number;
+}
+
+export interface WorkerSpawner {
+  /** Runs one worker to completion. Never throws: every problem is a failed outcome. */
+  run(request: WorkerRequest): Promise<WorkerOutcome>;
+}
+
+/**
+ * The worker protocol: write the payload file, run `node <entrypoint> --payload <file>` in the
+ * workspace root with a minimal environment, read one JSON object from stdout, and remove the
+ * payload file whatever happened. Every failure is logged as `agent spawn error`.
+ */
+export function createWorkerSpawner(deps: WorkerSpawnerDeps): WorkerSpawner {
+  const killGraceMs = deps.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+
+  function report(request: WorkerRequest, outcome: WorkerOutcome): WorkerOutcome {
+    const fields = {
+      agentId: request.agentId,
+      runId: request.runId,
+      taskType: request.taskType,
+      pid: outcome.pid,
+      exitCode: outcome.exitCode,
+      signal: outcome.signal,
+      durationMs: outcome.durationMs,
+    };
+    if (outcome.ok) deps.logger.info(fields, 'agent worker succeeded');
+    else deps.logger.error({ ...fields, failure: outcome.failure, cause: outcome.error }, 'agent spawn error');
+    return outcome;
+  }
+
+  async function run(request: WorkerRequest): Promise<WorkerOutcome> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const failBeforeStart = (failure: WorkerFailure, error: string) =>
+      report(request, { ok: false, result: null, error, failure, exitCode: null, signal: null, durationMs: elapsed(), pid: null });
+
+    const agent = deps.registry.get(request.agentId);
+    if (!agent) return failBeforeStart('spawn-error', `unknown agent ${request.agentId}`);
+    if (!agent.lanes.includes(request.taskType)) {
+      return failBeforeStart('spawn-error', `agent ${agent.id} does not serve lane ${request.taskType}`);
+    }
+    const missingEntrypoint = `lane not yet available: agent ${agent.id} has no worker entrypoint`;
+    if (agent.entrypoint === null) return failBeforeStart('no-entrypoint', missingEntrypoint);
+    if (agent.entrypointPath === null) return failBeforeStart('no-entrypoint', `${missingEntrypoint} (${agent.entrypointMissingReason})`);
+    // The registry resolved the path at start-up; a rebuild or clean since then may have removed it.
+    if (!existsSync(agent.entrypointPath)) {
+      return failBeforeStart('no-entrypoint', `${missingEntrypoint} (build output missing: run npm run build; expected ${agent.entrypointPath})`);
+    }
+    if (request.signal?.aborted) return failBeforeStart('aborted', 'worker aborted before it started');
+
+    let payloadFile: PayloadFile;
+    try {
+      await mkdir(deps.config.workspaceRoot, { recursive: true });
+      payloadFile = await writePayloadFile(request.runId, request.payload);
+    } catch (err) {
+      return failBeforeStart('spawn-error', `could not prepare the worker run: ${(err as Error).message}`);
+    }
+
+    let retained = false;
+    try {
+      await request.onPrepared?.(payloadFile.directory);
+      const timeoutMs = resolveWorkerTimeout(request.timeoutMs, request.taskType, deps.config, agent.timeoutMs);
+      const exit = await superviseProcess({
+        command: process.execPath,
+        args: [agent.entrypointPath, '--payload', payloadFile.path],
+        cwd: deps.config.workspaceRoot,
+        env: {
+          ...buildWorkerEnv(deps.parentEnv ?? process.env, deps.config, request.runId),
+          ORCHESTRATOR_RESULT_FILE: join(payloadFile.directory, RESULT_FILE_NAME),
+        },
+        timeoutMs,
+        killGraceMs,
+        maxStdoutBytes: MAX_WORKER_STDOUT_BYTES,
+        signal: request.signal,
+      });
+      if (exit.spawnError !== null) return failBeforeStart('spawn-error', `could not start the worker: ${exit.spawnError}`);
+      const classified = classifyWorkerExit(exit);
+      retained = request.retainDirectory === true;
+      return report(request, {
+        ...classified,
+        exitCode: exit.exitCode,
+        signal: exit.signal,
+        durationMs: elapsed(),
+        pid: exit.pid,
+        directory: retained ? payloadFile.directory : null,
+      });
+    } catch (err) {
+      return failBeforeStart('spawn-error', `could not run the worker: ${(err as Error).message}`);
+    } finally {
+      if (!retained) await payloadFile.remove();
+    }
+  }
+
+  return { run };
+}

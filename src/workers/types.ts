@@ -1,0 +1,43 @@
+/** How a worker run went wrong; null when it succeeded. */
+export type WorkerFailure =
+  | 'spawn-error'
+  | 'timeout'
+  | 'crash'
+  | 'non-json'
+  | 'logical-failure'
+  | 'aborted'
+  | 'no-entrypoint';
+
+export interface WorkerRequest {
+  agentId: string;
+  runId: string;
+  /** The task type (lane) being run; picks the per-lane timeout and must be one of the agent's lanes. */
+  taskType: string;
+  payload: Record<string, unknown>;
+  /** Overrides every configured timeout for this run. */
+  timeoutMs?: number;
+  /** Aborting kills the worker's whole process group. */
+  signal?: AbortSignal;
+  /**
+   * Keep the payload directory (and the worker's durable `result.json` in it) after the run; the
+   * caller removes it with removeWorkerDirectory once it has recorded the outcome durably.
+   */
+  retainDirectory?: boolean;
+  /** Called with the payload directory before the worker starts (to record it durably). */
+  onPrepared?: (directory: string) => Promise<void>;
+}
+
+export interface WorkerOutcome {
+  /** True only for exit code 0 with one JSON object on stdout whose `success` is `true`. */
+  ok: boolean;
+  /** The parsed stdout object when there was one, also for failures that reported one. */
+  result: Record<string, unknown> | null;
+  error: string | null;
+  failure: WorkerFailure | null;
+  exitCode: number | null;
+  signal: string | null;
+  durationMs: number;
+  pid: number | null;
+  /** The payload directory when the request asked to retain it. */
+  directory?: string | null;
+}

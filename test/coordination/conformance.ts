@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Coordination } from '../../src/coordination/types.js';
+
+export interface ConformanceTarget {
+  /** Creates the driver under test; called once for the suite. */
+  create(): Promise<Coordination>;
+  /** Removes whatever the suite left behind (after close). */
+  cleanup?(): Promise<void>;
+  kind: Coordination['kind'];
+}
+
+/**
+ * The behaviour every Coordination driver promises. Names are made unique per run so the suite
+ * can share a Redis with other runs.
+ */
+export function coordinationConformance(title: string, target: ConformanceTarget): void {
+  describe(title, () => {
+    let coordination: Coordination;
+    const unique = (name: string) => `${name}-${randomUUID()}`;
+
+    beforeAll(async () => {
+      coordination = await target.create();
+    });
+    afterAll(async () => {
+      await coordination?.close();
+      await target.cleanup?.();
+    });
+
+    it('reports its kind and a healthy status', async () => {
+      expect(coordination.kind).toBe(target.kind);
+      const status = await coordination.status();
+      expect(status.store).toBe(target.kind);
+      expect(status.status).toBe('ok');
+      expect(typeof status.detail).toBe('string');
+    });
+
+    describe('locks', () => {
+      it('grants a free lock to one owner and refuses another', async () => {
+        const lock = unique('lock');
+        expect(await coordination.acquireLock(lock, 'a', 5_000)).toBe(true);
+        expect(await coordination.acquireLock(lock, 'b', 5_000)).toBe(false);
+        expect(await coordination.acquireLock(lock, 'a', 5_000)).toBe(true);
+      });
+
+      it('releases only for the holder', async () => {
+        const lock = unique('lock');
+        await coordination.acquireLock(lock, 'a', 5_000);
+        await coordination.releaseLock(lock, 'b');
+        expect(await coordination.acquireLock(lock, 'b', 5_000)).toBe(false);
+        await coordination.releaseLock(lock, 'a');
+        expect(await coordination.acquireLock(lock, 'b', 5_000)).toBe(true);
+      });
+
+      it('renews only for the holder and keeps the lease alive past its first ttl', async () => {
+        const lock = unique('lock');
+        await coordination.acquireLock(lock, 'a', 150);
+        expect(await coordination.renewLock(lock, 'b', 5_000)).toBe(false);
+        expect(await coordination.renewLock(lock, 'a', 5_000)).toBe(true);
+        await sleep(250);
+        expect(await coordination.acquireLock(lock, 'b', 5_000)).toBe(false);
+      });
+
+      it('lets another owner take an expired lock, after which the old owner cannot renew', async () => {
+        const lock = unique('lock');
+        await coordination.acquireLock(lock, 'a', 100);
+        await sleep(200);
+        expect(await coordination.acquireLock(lock, 'b', 5_000)).toBe(true);
+        expect(await coordination.renewLock(lock, 'a', 5_000)).toBe(false);
+      });
+    });
+
+    describe('fixed windows', () => {
+      it('counts within a window and reports when it ends', async () => {
+        const key = unique('window');
+        const before = Date.now();
+        const first = await coordination.incrementWindow(key, 10_000);
+        const second = await coordination.incrementWindow(key, 10_000);
+        expect(first.count).toBe(1);
+        expect(second.count).toBe(2);
+        expect(first.resetAt).toBeGreaterThan(before + 9_000);
+        expect(first.resetAt).toBeLessThanOrEqual(Date.now() + 10_000 + 50);
+        expect(Math.abs(second.resetAt - first.resetAt)).toBeLessThan(100);
+      });
+
+      it('keeps separate counters per key', async () => {
+        const a = unique('window');
+        const b = unique('window');
+        await coordination.incrementWindow(a, 10_000);
+        await coordination.incrementWindow(a, 10_000);
+        expect((await coordination.incrementWindow(b, 10_000)).count).toBe(1);
+      });
+
+      it('starts again at one once the window has passed', async () => {
+        const key = unique('window');
+        await coordination.incrementWindow(key, 100);
+        await coordination.incrementWindow(key, 100);
+        await sleep(200);
+        expect((await coordination.incrementWindow(key, 100)).count).toBe(1);
+      });
+    });
+
+    describe('dedupe sets', () => {
+      it('accepts a member once per set until it expires', async () => {
+        const set = unique('set');
+        expect(await coordination.addUnique(set, 'm1', 150)).toBe(true);
+        expect(await coordination.addUnique(set, 'm1', 150)).toBe(false);
+        expect(await coordination.addUnique(set, 'm2', 150)).toBe(true);
+        expect(await coordination.addUnique(unique('set'), 'm1', 150)).toBe(true);
+        await sleep(250);
+        expect(await coordination.addUnique(set, 'm1', 150)).toBe(true);
+      });
+    });
+
+    describe('response cache', () => {
+      it('stores and returns values, and misses on unknown keys', async () => {
+        const key = unique('cache');
+        expect(await coordination.cacheGet(key)).toBeNull();
+        await coordination.cacheSet(key, '{"a":1}', 30);
+        expect(await coordination.cacheGet(key)).toBe('{"a":1}');
+      });
+
+      it('forgets a value after its ttl', async () => {
+        const key = unique('cache');
+        await coordination.cacheSet(key, 'short-lived', 1);
+        expect(await coordination.cacheGet(key)).toBe('short-lived');
+        await sleep(1_150);
+        expect(await coordination.cacheGet(key)).toBeNull();
+      });
+
+      it('does not store a value with a zero ttl', async () => {
+        const key = unique('cache');
+        await coordination.cacheSet(key, 'never', 0);
+        expect(await coordination.cacheGet(key)).toBeNull();
+      });
+    });
+
+    describe('cache tags', () => {
+      it('starts every tag at generation 0 and moves only bumped tags forward', async () => {
+        const a = unique('tag');
+        const b = unique('tag');
+        expect(await coordination.tagVersions([a, b])).toEqual([0, 0]);
+        await coordination.bumpTags([a]);
+        const [a1, b1] = await coordination.tagVersions([a, b]);
+        expect(a1).toBeGreaterThan(0);
+        expect(b1).toBe(0);
+        await coordination.bumpTags([a, b]);
+        const [a2, b2] = await coordination.tagVersions([a, b]);
+        expect(a2).toBeGreaterThan(a1!);
+        expect(b2).toBeGreaterThan(0);
+      });
+
+      it('answers an empty tag list with an empty list', async () => {
+        expect(await coordination.tagVersions([])).toEqual([]);
+        await coordination.bumpTags([]);
+      });
+
+      it('never repeats a generation under rapid bumps', async () => {
+        const tag = unique('tag');
+        const seen = new Set<number>();
+        for (let i = 0; i < 20; i++) {
+          await coordination.bumpTags([tag]);
+          seen.add((await coordination.tagVersions([tag]))[0]!);
+        }
+        expect(seen.size).toBe(20);
+      });
+    });
+  });
+}

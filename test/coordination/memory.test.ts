@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryCoordination } from '../../src/coordination/memory.js';
+import { coordinationConformance } from './conformance.js';
+
+coordinationConformance('MemoryCoordination conformance', {
+  kind: 'memory',
+  create: async () => new MemoryCoordination({ cacheMaxEntries: 100, cacheMaxBytes: 1024 * 1024 }),
+});
+
+describe('MemoryCoordination cache bounds', () => {
+  it('evicts the least recently used entry beyond the entry bound', async () => {
+    const coordination = new MemoryCoordination({ cacheMaxEntries: 2, cacheMaxBytes: 1024 * 1024 });
+    await coordination.cacheSet('a', '1', 60);
+    await coordination.cacheSet('b', '2', 60);
+    await coordination.cacheGet('a');
+    await coordination.cacheSet('c', '3', 60);
+    expect(await coordination.cacheGet('a')).toBe('1');
+    expect(await coordination.cacheGet('b')).toBeNull();
+    expect(await coordination.cacheGet('c')).toBe('3');
+    await coordination.close();
+  });
+
+  it('keeps the total size within the byte bound and refuses an entry larger than the bound', async () => {
+    const coordination = new MemoryCoordination({ cacheMaxEntries: 100, cacheMaxBytes: 2048 });
+    const kib = 'x'.repeat(1000);
+    await coordination.cacheSet('one', kib, 60);
+    await coordination.cacheSet('two', kib, 60);
+    await coordination.cacheSet('three', kib, 60);
+    const kept = await Promise.all(['one', 'two', 'three'].map((k) => coordination.cacheGet(k)));
+    expect(kept.filter((v) => v !== null).length).toBe(2);
+    expect(kept[0]).toBeNull();
+    await coordination.cacheSet('huge', 'y'.repeat(5000), 60);
+    expect(await coordination.cacheGet('huge')).toBeNull();
+    await coordination.close();
+  });
+
+  it('reports the status it was given when standing in for an unreachable kv store', async () => {
+    const coordination = new MemoryCoordination({
+      cacheMaxEntries: 10,
+      cacheMaxBytes: 4096,
+      status: { store: 'memory', status: 'degraded', redisConfigured: true, redisReachable: false, detail: 'down' },
+    });
+    expect(await coordination.status()).toEqual({
+      store: 'memory',
+      status: 'degraded',
+      redisConfigured: true,
+      redisReachable: false,
+      detail: 'down',
+    });
+    await coordination.close();
+  });
+});

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_KEYS, bearer } from '../support/keys.js';
+import { startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ withMetricsServer: true });
+  h.metrics.setQueueDepthSource(async () => ({ ready: 4, held: 2, running: 1 }));
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const scrape = async () => {
+  const res = await fetch(`http://127.0.0.1:${h.metricsServer!.port}/metrics`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+  return res.text();
+};
+
+function sample(text: string, name: string, labels: string): number | null {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
+  return line === undefined ? null : Number(line.split(' ').pop());
+}
+
+describe('metrics', () => {
+  it('counts requests by method, route pattern and status, with unknown paths as unmatched', async () => {
+    for (let i = 0; i < 3; i++) await fetch(`${h.url}/health`);
+    await fetch(`${h.url}/test/items/abc`, { headers: bearer(TEST_KEYS.viewer) });
+    await fetch(`${h.url}/test/items/def`, { headers: bearer(TEST_KEYS.viewer) });
+    await fetch(`${h.url}/test/notes`);
+    await fetch(`${h.url}/no/such/path/${Date.now()}`);
+    const text = await scrape();
+    expect(sample(text, 'http_requests_total', 'method="GET",route="/health",status_code="200"')).toBe(3);
+    expect(sample(text, 'http_requests_total', 'method="GET",route="/test/items/:itemId",status_code="200"')).toBe(2);
+    expect(sample(text, 'http_requests_total', 'method="GET",route="/test/notes",status_code="401"')).toBe(1);
+    expect(sample(text, 'http_requests_total', 'method="GET",route="unmatched",status_code="404"')).toBe(1);
+    expect(sample(text, 'http_request_duration_seconds_count', 'method="GET",route="/health"')).toBe(3);
+  });
+
+  it('reads the queue depth at scrape time and includes process metrics', async () => {
+    const text = await scrape();
+    expect(sample(text, 'orchestrator_queue_depth', 'state="ready"')).toBe(4);
+    expect(sample(text, 'orchestrator_queue_depth', 'state="held"')).toBe(2);
+    expect(sample(text, 'orchestrator_queue_depth', 'state="running"')).toBe(1);
+    expect(text).toContain('process_cpu_user_seconds_total');
+    h.metrics.setQueueDepthSource(async () => ({ ready: 0, held: 0, running: 3 }));
+    expect(sample(await scrape(), 'orchestrator_queue_depth', 'state="running"')).toBe(3);
+  });
+
+  it('answers 404 for anything but GET /metrics', async () => {
+    const base = `http://127.0.0.1:${h.metricsServer!.port}`;
+    expect((await fetch(`${base}/`)).status).toBe(404);
+    expect((await fetch(`${base}/metrics`, { method: 'POST' })).status).toBe(404);
+  });
+});

@@ -1,0 +1,64 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../support/config.js';
+import { executionProblems, pidAlive, readExecutionLog } from '../support/execution-log.js';
+import { apiClient, waitFor, waitForTerminal } from '../support/http.js';
+import { startService } from '../support/service-process.js';
+
+const FIXTURE_AGENTS = join(import.meta.dirname, '..', 'fixtures', 'runtime-agents');
+const RAISED = { max: 100000, windowSeconds: 60 };
+
+for (const target of ['./state/orchestrator-state.json', 'sql:./state/orchestrator.sqlite']) {
+  describe(`kill -9 and restart on ${target.startsWith('sql:') ? 'SQLite' : 'the JSON file'}`, () => {
+    it('keeps every admitted run, finishes each, and never runs one twice at once', async () => {
+      const base = tempDir();
+      const log = join(base, 'executions.jsonl');
+      writeFileSync(log, '');
+      const config = {
+        stateFile: target,
+        agentsDir: FIXTURE_AGENTS,
+        concurrency: 3,
+        schedulerEnabled: false,
+        rateLimits: { 'operator-write': RAISED, 'viewer-read': RAISED, 'abuse-guard': RAISED },
+      };
+      const first = await startService({ baseDir: base, config });
+      const api = apiClient(first.url);
+      const admitted: string[] = [];
+      for (let i = 0; i < 20; i += 1) {
+        const res = await api.trigger('summarize-content', { content: `item ${i}`, log, sleepMs: 250, idempotencyKey: `crash-${i}` });
+        expect(res.status).toBe(202);
+        admitted.push(res.body.runId);
+      }
+      await waitFor(async () => (readExecutionLog(log).filter((r) => r.event === 'start').length >= 3 ? true : undefined));
+
+      // Kill only the service process, as a crash would: its workers must notice and stop.
+      process.kill(first.child.pid!, 'SIGKILL');
+      await first.kill();
+      const deathTimes = new Map<number, number>();
+      const orphanPids = [...new Set(readExecutionLog(log).map((r) => r.pid))];
+      await waitFor(async () => {
+        for (const pid of orphanPids) if (!pidAlive(pid) && !deathTimes.has(pid)) deathTimes.set(pid, Date.now());
+        return orphanPids.every((pid) => !pidAlive(pid)) ? true : undefined;
+      }, 5000, 'orphaned workers to exit');
+
+      const second = await startService({ baseDir: base, config });
+      try {
+        const api2 = apiClient(second.url);
+        for (const runId of admitted) {
+          const run = await waitForTerminal(api2, runId, 30_000);
+          expect(run.status).toBe('success');
+        }
+        expect(executionProblems(readExecutionLog(log), deathTimes)).toEqual([]);
+        const dup = await api2.trigger('summarize-content', { content: 'item 0', log, idempotencyKey: 'crash-0' });
+        expect(dup.body).toMatchObject({ status: 'duplicate-suppressed', reason: 'duplicate-success' });
+        const interrupted = await Promise.all(admitted.map((id) => api2.run(id)));
+        const recoveryEvents = new Set(['recovered-after-interruption', 'finished-from-durable-worker-result']);
+        const recovered = interrupted.filter((r) => r.body.events.some((e: { name: string }) => recoveryEvents.has(e.name)));
+        expect(recovered.length).toBeGreaterThan(0);
+      } finally {
+        await second.kill();
+      }
+    }, 90_000);
+  });
+}

@@ -1,0 +1,445 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StateStore } from '../../src/store/types.js';
+import type { RunRecord, TaskRecord } from '../../src/tasks/types.js';
+import { tempDir } from '../support/config.js';
+import { insertIfAbsent, makeRun, markRunning } from './fixtures/runs.js';
+
+/**
+ * The behaviour every StateStore driver must show. A driver's test file calls this with a
+ * factory that builds an unopened store rooted in a fresh directory; calling the factory again
+ * with the same directory must reach the same data (that is how reopening is tested).
+ */
+export function describeStoreConformance(name: string, makeStore: (dir: string) => StateStore): void {
+  describe(`${name}: StateStore conformance`, () => {
+    const open: StateStore[] = [];
+
+    async function openStore(dir = tempDir('store-conformance-')): Promise<{ store: StateStore; dir: string }> {
+      const store = makeStore(dir);
+      await store.open();
+      open.push(store);
+      return { store, dir };
+    }
+
+    async function reopen(store: StateStore, dir: string): Promise<StateStore> {
+      await store.close();
+      return (await openStore(dir)).store;
+    }
+
+    async function insert(store: StateStore, overrides: Partial<RunRecord> = {}): Promise<RunRecord> {
+      const run = makeRun(overrides);
+      const result = await store.mutateRun(run.runId, insertIfAbsent(run));
+      return result.after!;
+    }
+
+    afterEach(async () => {
+      for (const store of open.splice(0)) await store.close();
+    });
+
+    describe('mutateRun', () => {
+      it('inserts exactly once under 200 concurrent insert-if-absent calls on one id', async () => {
+        const { store } = await openStore();
+        const results = await Promise.all(
+          Array.from({ length: 200 }, (_, i) =>
+            store.mutateRun('run-1', insertIfAbsent(makeRun({ runId: 'run-1', requestedBy: `caller-${i}` }))),
+          ),
+        );
+        const inserted = results.filter((r) => r.changed);
+        expect(inserted).toHaveLength(1);
+        expect(inserted[0]!.before).toBeNull();
+        const winner = inserted[0]!.after!.requestedBy;
+        const seen = results.filter((r) => !r.changed);
+        expect(seen).toHaveLength(199);
+        for (const r of seen) {
+          expect(r.before?.requestedBy).toBe(winner);
+          expect(r.after?.requestedBy).toBe(winner);
+        }
+        expect((await store.getRun('run-1'))?.requestedBy).toBe(winner);
+      });
+
+      it('assigns seq in admission order, ignoring the mutator, and keeps it on update', async () => {
+        const { store } = await openStore();
+        const a = await insert(store, { runId: 'a', seq: 999 });
+        const b = await insert(store, { runId: 'b', seq: 1 });
+        expect(a.seq).toBeGreaterThan(0);
+        expect(b.seq).toBeGreaterThan(a.seq);
+        const moved = await store.mutateRun('b', (cur) => ({ ...cur!, seq: 0, status: 'running' }));
+        expect(moved.after?.seq).toBe(b.seq);
+        expect((await store.getRun('b'))?.seq).toBe(b.seq);
+      });
+
+      it('gives the mutator a copy and reports before/after', async () => {
+        const { store } = await openStore();
+        await insert(store, { runId: 'r' });
+        const untouched = await store.mutateRun('r', (cur) => {
+          cur!.status = 'failed';
+          return null;
+        });
+        expect(untouched.changed).toBe(false);
+        expect(untouched.after?.status).toBe('pending');
+        expect((await store.getRun('r'))?.status).toBe('pending');
+
+        const updated = await store.mutateRun('r', (cur) => ({ ...cur!, status: 'success', queueState: null }));
+        expect(updated).toMatchObject({ changed: true, before: { status: 'pending' }, after: { status: 'success' } });
+
+        const missing = await store.mutateRun('absent', () => null);
+        expect(missing).toEqual({ before: null, after: null, changed: false });
+        expect(await store.getRun('absent')).toBeNull();
+      });
+
+      it('stores nothing when the mutator throws or returns another run id', async () => {
+        const { store } = await openStore();
+        await expect(
+          store.mutateRun('x', () => {
+            throw new Error('boom');
+          }),
+        ).rejects.toThrow('boom');
+        await expect(store.mutateRun('x', () => makeRun({ runId: 'y' }))).rejects.toThrow(/y/);
+        expect(await store.getRun('x')).toBeNull();
+        expect(await store.getRun('y')).toBeNull();
+        // The store keeps working after a refused write.
+        await insert(store, { runId: 'x' });
+        expect((await store.getRun('x'))?.runId).toBe('x');
+      });
+
+      it('hands out copies: changing a returned record does not change the stored one', async () => {
+        const { store } = await openStore();
+        const stored = await insert(store, { runId: 'r' });
+        stored.status = 'failed';
+        const read = await store.getRun('r');
+        read!.payload.mutated = true;
+        expect(await store.getRun('r')).toMatchObject({ status: 'pending', payload: {} });
+      });
+    });
+
+    describe('claimNextRun', () => {
+      it('claims ready runs in FIFO order and skips held ones', async () => {
+        const { store } = await openStore();
+        await insert(store, { runId: 'first' });
+        await insert(store, { runId: 'held', queueState: 'held' });
+        await insert(store, { runId: 'second' });
+        await insert(store, { runId: 'third' });
+        const claimed: string[] = [];
+        for (let i = 0; i < 4; i++) {
+          const run = await store.claimNextRun({ typeLimits: {} }, (r) => markRunning(r));
+          if (run !== null) claimed.push(run.runId);
+        }
+        expect(claimed).toEqual(['first', 'second', 'third']);
+        expect(await store.getRun('first')).toMatchObject({ status: 'running', queueState: null });
+        expect((await store.getRun('held'))?.queueState).toBe('held');
+      });
+
+      it('respects typeLimits against runs already running, and excludeTypes', async () => {
+        const { store } = await openStore();
+        await insert(store, { runId: 'busy-1', type: 'rss-sweep', status: 'running', queueState: null });
+        await insert(store, { runId: 'rss-next', type: 'rss-sweep' });
+        await insert(store, { runId: 'doc-next', type: 'doc-sync' });
+        await insert(store, { runId: 'heartbeat-next', type: 'heartbeat' });
+
+        const limited = await store.claimNextRun({ typeLimits: { 'rss-sweep': 1 } }, (r) => markRunning(r));
+        expect(limited?.runId).toBe('doc-next');
+
+        const excluded = await store.claimNextRun(
+          { typeLimits: { 'rss-sweep': 2 }, excludeTypes: ['rss-sweep'] },
+          (r) => markRunning(r),
+        );
+        expect(excluded?.runId).toBe('heartbeat-next');
+
+        expect(await store.claimNextRun({ typeLimits: { 'rss-sweep': 1 } }, (r) => markRunning(r))).toBeNull();
+        const allowed = await store.claimNextRun({ typeLimits: { 'rss-sweep': 2 } }, (r) => markRunning(r));
+        expect(allowed?.runId).toBe('rss-next');
+        expect(await store.claimNextRun({ typeLimits: {} }, (r) => markRunning(r))).toBeNull();
+      });
+
+      it('a limit of 0 blocks a type; a run back in ready keeps its place in the queue', async () => {
+        const { store } = await openStore();
+        await insert(store, { runId: 'old', type: 'a' });
+        await insert(store, { runId: 'new', type: 'b' });
+        expect((await store.claimNextRun({ typeLimits: { a: 0 } }, (r) => markRunning(r)))?.runId).toBe('new');
+        await store.mutateRun('new', (cur) => ({ ...cur!, status: 'retrying', queueState: 'ready' }));
+        expect((await store.claimNextRun({ typeLimits: {} }, (r) => markRunning(r)))?.runId).toBe('old');
+        expect((await store.claimNextRun({ typeLimits: {} }, (r) => markRunning(r)))?.runId).toBe('new');
+      });
+
+      it('50 concurrent claims over 20 ready runs take 20 distinct runs', async () => {
+        const { store } = await openStore();
+        for (let i = 0; i < 20; i++) await insert(store, { runId: `run-${i}` });
+        const claims = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => store.claimNextRun({ typeLimits: {} }, (r) => markRunning(r, `owner-${i}`))),
+        );
+        const taken = claims.filter((c): c is RunRecord => c !== null).map((c) => c.runId);
+        expect(taken).toHaveLength(20);
+        expect(new Set(taken).size).toBe(20);
+        expect((await store.countRuns()).byStatus.running).toBe(20);
+      });
+
+      it('concurrent claims never exceed a type limit', async () => {
+        const { store } = await openStore();
+        for (let i = 0; i < 10; i++) await insert(store, { runId: `run-${i}`, type: 'lane' });
+        const claims = await Promise.all(
+          Array.from({ length: 10 }, () => store.claimNextRun({ typeLimits: { lane: 3 } }, (r) => markRunning(r))),
+        );
+        expect(claims.filter((c) => c !== null)).toHaveLength(3);
+      });
+    });
+
+    describe('listRuns and countRuns', () => {
+      async function seed(store: StateStore): Promise<void> {
+        await insert(store, { runId: 'r1', type: 'doc-sync', status: 'success', queueState: null });
+        await insert(store, { runId: 'r2', type: 'rss-sweep', status: 'pending', queueState: 'ready' });
+        await insert(store, { runId: 'r3', type: 'heartbeat', internal: true, status: 'success', queueState: null });
+        await insert(store, { runId: 'r4', type: 'doc-sync', status: 'pending', queueState: 'held' });
+        await insert(store, { runId: 'r5', type: 'doc-sync', status: 'running', queueState: null });
+      }
+
+      it('filters, hides internal runs by default and orders newest first', async () => {
+        const { store } = await openStore();
+        await seed(store);
+        const ids = async (query: Parameters<StateStore['listRuns']>[0]) => {
+          const { items, total } = await store.listRuns(query);
+          return { ids: items.map((r) => r.runId), total };
+        };
+        expect(await ids({})).toEqual({ ids: ['r5', 'r4', 'r2', 'r1'], total: 4 });
+        expect(await ids({ includeInternal: true })).toEqual({ ids: ['r5', 'r4', 'r3', 'r2', 'r1'], total: 5 });
+        expect(await ids({ order: 'oldest' })).toEqual({ ids: ['r1', 'r2', 'r4', 'r5'], total: 4 });
+        expect(await ids({ type: 'doc-sync' })).toEqual({ ids: ['r5', 'r4', 'r1'], total: 3 });
+        expect(await ids({ status: 'pending' })).toEqual({ ids: ['r4', 'r2'], total: 2 });
+        expect(await ids({ queueState: 'held' })).toEqual({ ids: ['r4'], total: 1 });
+        expect(await ids({ type: 'heartbeat' })).toEqual({ ids: [], total: 0 });
+        expect(await ids({ type: 'heartbeat', includeInternal: true })).toEqual({ ids: ['r3'], total: 1 });
+        expect(await ids({ type: 'doc-sync', status: 'pending', queueState: 'held' })).toEqual({ ids: ['r4'], total: 1 });
+      });
+
+      it('pages with limit (default 50) and offset, total counting every match', async () => {
+        const { store } = await openStore();
+        for (let i = 0; i < 60; i++) await insert(store, { runId: `run-${String(i).padStart(2, '0')}` });
+        const first = await store.listRuns({});
+        expect(first.total).toBe(60);
+        expect(first.items).toHaveLength(50);
+        expect(first.items[0]!.runId).toBe('run-59');
+        const page = await store.listRuns({ limit: 5, offset: 10 });
+        expect(page.items.map((r) => r.runId)).toEqual(['run-49', 'run-48', 'run-47', 'run-46', 'run-45']);
+        expect(page.total).toBe(60);
+        const tail = await store.listRuns({ limit: 5, offset: 58, order: 'oldest' });
+        expect(tail.items.map((r) => r.runId)).toEqual(['run-58', 'run-59']);
+        expect((await store.listRuns({ offset: 100 })).items).toEqual([]);
+      });
+
+      it('counts by status, by type, ready and held', async () => {
+        const { store } = await openStore();
+        await seed(store);
+        const visible = await store.countRuns();
+        expect(visible.total).toBe(4);
+        expect(visible.byStatus).toEqual({ pending: 2, running: 1, success: 1, failed: 0, retrying: 0 });
+        expect(visible.byType['doc-sync']).toEqual({ pending: 1, running: 1, success: 1, failed: 0, retrying: 0 });
+        expect(visible.byType.heartbeat).toBeUndefined();
+        expect(visible.ready).toBe(1);
+        expect(visible.held).toBe(1);
+        const all = await store.countRuns(true);
+        expect(all.total).toBe(5);
+        expect(all.byStatus.success).toBe(2);
+        expect(all.byType.heartbeat?.success).toBe(1);
+      });
+    });
+
+    describe('pruneRuns', () => {
+      it('deletes the oldest finished runs beyond keep and never unfinished ones', async () => {
+        const { store } = await openStore();
+        await insert(store, { runId: 'old-pending', status: 'pending' });
+        await insert(store, { runId: 'old-success', status: 'success', queueState: null });
+        await insert(store, { runId: 'old-running', status: 'running', queueState: null });
+        await insert(store, { runId: 'old-failed', status: 'failed', queueState: null });
+        await insert(store, { runId: 'old-retrying', status: 'retrying' });
+        await insert(store, { runId: 'new-success', status: 'success', queueState: null });
+        await insert(store, { runId: 'new-pending', status: 'pending' });
+
+        expect(await store.pruneRuns(5)).toBe(2);
+        expect(await store.getRun('old-success')).toBeNull();
+        expect(await store.getRun('old-failed')).toBeNull();
+        expect(await store.getRun('new-success')).not.toBeNull();
+
+        // Fewer finished runs than the excess: only those go, unfinished runs stay whatever keep says.
+        expect(await store.pruneRuns(0)).toBe(1);
+        const left = (await store.listRuns({ order: 'oldest' })).items.map((r) => r.runId);
+        expect(left).toEqual(['old-pending', 'old-running', 'old-retrying', 'new-pending']);
+        expect(await store.pruneRuns(10)).toBe(0);
+      });
+
+      it('never reuses the seq of a pruned run', async () => {
+        const { store } = await openStore();
+        const a = await insert(store, { runId: 'a', status: 'success', queueState: null });
+        const b = await insert(store, { runId: 'b', status: 'success', queueState: null });
+        expect(await store.pruneRuns(0)).toBe(2);
+        const c = await insert(store, { runId: 'c' });
+        expect(c.seq).toBeGreaterThan(b.seq);
+        expect(c.seq).toBeGreaterThan(a.seq);
+      });
+    });
+
+    describe('OrchestratorState', () => {
+      it('starts empty and applies mutations atomically', async () => {
+        const { store } = await openStore();
+        expect(await store.getState()).toEqual({
+          lastStartedAt: null,
+          tasksProcessed: 0,
+          taskHistory: [],
+          docsIndexed: [],
+          communityResponses: [],
+          rssDrafts: [],
+          deployedAgents: [],
+        });
+        await Promise.all(
+          Array.from({ length: 50 }, () => store.mutateState((s) => ({ ...s, tasksProcessed: s.tasksProcessed + 1 }))),
+        );
+        expect((await store.getState()).tasksProcessed).toBe(50);
+        const unchanged = await store.mutateState(() => null);
+        expect(unchanged.tasksProcessed).toBe(50);
+      });
+
+      it('keeps only the newest entries of the bounded arrays', async () => {
+        const { store } = await openStore();
+        const task = (i: number): TaskRecord => ({
+          type: 'heartbeat',
+          status: 'completed',
+          timestamp: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.000Z`,
+          durationMs: i,
+        });
+        const after = await store.mutateState((s) => ({
+          ...s,
+          taskHistory: Array.from({ length: 60 }, (_, i) => task(i)),
+          communityResponses: Array.from({ length: 130 }, (_, i) => ({
+            timestamp: 't',
+            postId: `p${i}`,
+            postTitle: 'title',
+            subcommunity: 'sub',
+            draftResponse: 'draft',
+            confidence: 0.5,
+          })),
+          rssDrafts: Array.from({ length: 250 }, (_, i) => ({
+            timestamp: 't',
+            feedUrl: 'https://feed.example/rss',
+            itemTitle: `item ${i}`,
+            itemUrl: `https://feed.example/${i}`,
+            publishedAt: 't',
+            relevanceScore: i % 100,
+            urgency: 'low' as const,
+          })),
+          docsIndexed: Array.from({ length: 300 }, (_, i) => `docs/${i}.md`),
+          notes: 'kept',
+        }));
+        expect(after.taskHistory).toHaveLength(50);
+        expect(after.taskHistory[0]!.durationMs).toBe(10);
+        expect(after.communityResponses).toHaveLength(100);
+        expect(after.communityResponses[0]!.postId).toBe('p30');
+        expect(after.rssDrafts).toHaveLength(200);
+        expect(after.rssDrafts.at(-1)!.itemTitle).toBe('item 249');
+        expect(after.docsIndexed).toHaveLength(300);
+        expect(await store.getState()).toEqual(after);
+        const cleared = await store.mutateState((s) => {
+          const next = { ...s };
+          delete next.notes;
+          return next;
+        });
+        expect(cleared.notes).toBeUndefined();
+        expect((await store.getState()).notes).toBeUndefined();
+      });
+    });
+
+    describe('append collections', () => {
+      it('keeps the newest records and lists newest first with paging', async () => {
+        const { store } = await openStore();
+        for (let i = 0; i < 8; i++) await store.append('telemetry', { event: 'queued', n: i }, 5);
+        await store.append('milestones', { type: 'startup' }, 10);
+        const all = await store.listAppended('telemetry', { limit: 10 });
+        expect(all.total).toBe(5);
+        expect(all.items.map((r) => r.n)).toEqual([7, 6, 5, 4, 3]);
+        const page = await store.listAppended('telemetry', { limit: 2, offset: 1 });
+        expect(page.items.map((r) => r.n)).toEqual([6, 5]);
+        expect(page.total).toBe(5);
+        expect((await store.listAppended('milestones', { limit: 10 })).items).toEqual([{ type: 'startup' }]);
+      });
+
+      it('keeps each record exactly as appended', async () => {
+        const { store } = await openStore();
+        const record = { event: 'accepted', runId: 'r', nested: { list: [1, 'two', null] }, flag: false };
+        await Promise.all(Array.from({ length: 20 }, (_, n) => store.append('telemetry', { ...record, n }, 100)));
+        const { items, total } = await store.listAppended('telemetry', { limit: 1 });
+        expect(total).toBe(20);
+        expect(items).toEqual([{ ...record, n: 19 }]);
+      });
+    });
+
+    describe('documents', () => {
+      it('puts, replaces, gets and lists documents per collection', async () => {
+        const { store } = await openStore();
+        await store.putDoc('incidents', 'b', { id: 'b', severity: 'warning' });
+        await store.putDoc('incidents', 'a', { id: 'a', severity: 'info' });
+        await store.putDoc('incidents', 'b', { id: 'b', severity: 'critical' });
+        await store.putDoc('memory', 'a', { id: 'a', text: 'other collection' });
+        expect(await store.getDoc('incidents', 'b')).toEqual({ id: 'b', severity: 'critical' });
+        expect(await store.getDoc('incidents', 'missing')).toBeNull();
+        expect(await store.listDocs('incidents')).toEqual([
+          { id: 'a', severity: 'info' },
+          { id: 'b', severity: 'critical' },
+        ]);
+        expect(await store.listDocs('nothing-here')).toEqual([]);
+      });
+    });
+
+    describe('lifecycle', () => {
+      it('keeps every acknowledged write across close and reopen', async () => {
+        const { store, dir } = await openStore();
+        await Promise.all(Array.from({ length: 30 }, (_, i) => insert(store, { runId: `run-${i}` })));
+        await store.claimNextRun({ typeLimits: {} }, (r) => markRunning(r));
+        await store.mutateRun('run-5', (cur) => ({ ...cur!, status: 'success', queueState: null }));
+        await store.mutateState((s) => ({ ...s, tasksProcessed: 7, lastStartedAt: '2026-01-01T00:00:00.000Z' }));
+        await store.append('telemetry', { event: 'accepted' }, 10);
+        await store.putDoc('incidents', 'i1', { id: 'i1' });
+        const runsBefore = await store.listRuns({ limit: 100 });
+        const countsBefore = await store.countRuns(true);
+
+        const reopened = await reopen(store, dir);
+        expect(await reopened.listRuns({ limit: 100 })).toEqual(runsBefore);
+        expect(await reopened.countRuns(true)).toEqual(countsBefore);
+        expect(await reopened.getState()).toMatchObject({ tasksProcessed: 7, lastStartedAt: '2026-01-01T00:00:00.000Z' });
+        expect((await reopened.listAppended('telemetry', { limit: 10 })).items).toEqual([{ event: 'accepted' }]);
+        expect(await reopened.getDoc('incidents', 'i1')).toEqual({ id: 'i1' });
+
+        // The queue continues in admission order, and new runs come after the old ones.
+        const next = await reopened.claimNextRun({ typeLimits: {} }, (r) => markRunning(r));
+        expect(next?.runId).toBe('run-1');
+        const later = await insert(reopened, { runId: 'later' });
+        expect(later.seq).toBeGreaterThan(Math.max(...runsBefore.items.map((r) => r.seq)));
+      });
+
+      it('reports health with its target and collection counts', async () => {
+        const { store } = await openStore();
+        await insert(store, { runId: 'r' });
+        await store.append('milestones', { type: 'startup' }, 10);
+        await store.putDoc('incidents', 'i1', { id: 'i1' });
+        const health = await store.health();
+        expect(health.status).toBe('ok');
+        expect(health.target).toBe(store.target);
+        expect(health.collections).toMatchObject({ runs: 1, milestones: 1, telemetry: 0, 'docs:incidents': 1 });
+        expect(store.exclusive).toBe(true);
+      });
+
+      it('refuses a second open of the same target while the first is open', async () => {
+        const { dir } = await openStore();
+        const second = makeStore(dir);
+        await expect(second.open()).rejects.toThrow(/already open|in use/);
+      });
+
+      it('refuses writes once closed, and flushes writes still in flight at close', async () => {
+        const { store, dir } = await openStore();
+        const pending = Array.from({ length: 25 }, (_, i) => insert(store, { runId: `late-${i}` }));
+        // A second close waits for the same close rather than returning early.
+        await Promise.all([store.close(), store.close()]);
+        expect((await store.health()).status).toBe('down');
+        await Promise.all(pending);
+        await expect(store.mutateRun('x', () => null)).rejects.toThrow(/not open/);
+        const reopened = (await openStore(dir)).store;
+        expect((await reopened.listRuns({ limit: 100 })).total).toBe(25);
+      });
+    });
+  });
+}

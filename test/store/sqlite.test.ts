@@ -1,0 +1,169 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteStateStore } from '../../src/store/sqlite/sqlite-state-store.js';
+import { StateCorruptError } from '../../src/store/types.js';
+import { tempDir } from '../support/config.js';
+import { describeStoreConformance } from './conformance.js';
+import { runAndKill } from './fixtures/crash-harness.js';
+import { insertIfAbsent, makeRun } from './fixtures/runs.js';
+
+const DB = join('data', 'orchestrator.sqlite');
+
+describeStoreConformance('SqliteStateStore', (dir) => new SqliteStateStore(join(dir, DB)));
+
+describe('SqliteStateStore on disk', () => {
+  const open: SqliteStateStore[] = [];
+
+  async function openStore(dir: string): Promise<SqliteStateStore> {
+    const store = new SqliteStateStore(join(dir, DB));
+    await store.open();
+    open.push(store);
+    return store;
+  }
+
+  /** A second, plain connection for looking at the tables the store wrote. */
+  function inspect<T>(dir: string, look: (db: Database.Database) => T): T {
+    const db = new Database(join(dir, DB), { readonly: true });
+    try {
+      return look(db);
+    } finally {
+      db.close();
+    }
+  }
+
+  afterEach(async () => {
+    for (const store of open.splice(0)) await store.close();
+  });
+
+  it('creates the normalized layout version 2 in WAL mode', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir);
+    expect(store.target).toBe(`sql:${join(dir, DB)}`);
+    inspect(dir, (db) => {
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.prepare('SELECT version, description FROM schema_migrations').all()).toEqual([
+        { version: 2, description: 'normalized second-generation layout' },
+      ]);
+      const tables = db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        .pluck()
+        .all();
+      expect(tables).toEqual([
+        'community_responses',
+        'counters',
+        'deployed_agents',
+        'docs_indexed',
+        'documents',
+        'milestones',
+        'rss_drafts',
+        'runs',
+        'schema_migrations',
+        'state_sections',
+        'task_history',
+        'telemetry',
+      ]);
+      const claimPlan = db
+        .prepare("EXPLAIN QUERY PLAN SELECT doc FROM runs WHERE queue_state = 'ready' ORDER BY seq LIMIT 1")
+        .all() as Array<{ detail: string }>;
+      expect(claimPlan.map((row) => row.detail).join(' ')).toContain('runs_claim');
+    });
+    const health = await store.health();
+    expect(health.detail).toMatch(/^SQLite 3\.\d+\.\d+, WAL, layout version 2$/);
+  });
+
+  it('maps runs and the OrchestratorState onto typed columns', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir);
+    await store.mutateRun('r1', insertIfAbsent(makeRun({ runId: 'r1', type: 'rss-sweep', internal: true })));
+    await store.mutateState((s) => ({
+      ...s,
+      tasksProcessed: 3,
+      taskHistory: [{ type: 'heartbeat', status: 'error', timestamp: 't1', durationMs: 12, error: 'offline' }],
+      docsIndexed: ['docs/a.md', 'docs/b.md'],
+      deployedAgents: [{ timestamp: 't2', agentName: 'doc-specialist', deployPath: '/deploy/x', metadata: { tags: ['a'] } }],
+    }));
+    await store.append('telemetry', { event: 'accepted', timestamp: 't3', runId: 'r1' }, 10);
+    inspect(dir, (db) => {
+      expect(db.prepare('SELECT run_id, seq, type, status, queue_state, internal FROM runs').all()).toEqual([
+        { run_id: 'r1', seq: 1, type: 'rss-sweep', status: 'pending', queue_state: 'ready', internal: 1 },
+      ]);
+      // Only sections that changed are written; the rest read back as their defaults.
+      expect(db.prepare('SELECT key, value FROM state_sections ORDER BY key').all()).toEqual([
+        { key: 'tasksProcessed', value: '3' },
+      ]);
+      expect(db.prepare('SELECT type, status, timestamp, duration_ms, error FROM task_history').all()).toEqual([
+        { type: 'heartbeat', status: 'error', timestamp: 't1', duration_ms: 12, error: 'offline' },
+      ]);
+      expect(db.prepare('SELECT path FROM docs_indexed ORDER BY id').pluck().all()).toEqual(['docs/a.md', 'docs/b.md']);
+      expect(db.prepare('SELECT agent_name, deploy_path FROM deployed_agents').all()).toEqual([
+        { agent_name: 'doc-specialist', deploy_path: '/deploy/x' },
+      ]);
+      expect(db.prepare('SELECT kind, timestamp FROM telemetry').all()).toEqual([{ kind: 'accepted', timestamp: 't3' }]);
+    });
+    expect((await store.getState()).deployedAgents[0]?.metadata).toEqual({ tags: ['a'] });
+  });
+
+  it('rolls back only the failing write of a batch', async () => {
+    const store = await openStore(tempDir());
+    const results = await Promise.allSettled([
+      store.mutateRun('a', insertIfAbsent(makeRun({ runId: 'a' }))),
+      store.mutateRun('b', () => {
+        throw new Error('mutator failed');
+      }),
+      store.mutateRun('c', insertIfAbsent(makeRun({ runId: 'c' }))),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((await store.listRuns({})).items.map((r) => r.runId)).toEqual(['c', 'a']);
+  });
+
+  it('refuses a file that is not a SQLite database with StateCorruptError, changing nothing', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'data'));
+    const path = join(dir, DB);
+    const bytes = Buffer.from('{"this is": "a JSON state file, not a database"}\n'.repeat(200));
+    writeFileSync(path, bytes);
+    const error = await new SqliteStateStore(path).open().then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(StateCorruptError);
+    expect((error as Error).message).toContain(`state database ${path} cannot be read`);
+    expect(readFileSync(path)).toEqual(bytes);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
+  it('refuses a database written with a newer layout', async () => {
+    const dir = tempDir();
+    await (await openStore(dir)).close();
+    const db = new Database(join(dir, DB));
+    db.prepare("INSERT INTO schema_migrations VALUES (3, 'from the future', 'now')").run();
+    db.close();
+    await expect(new SqliteStateStore(join(dir, DB)).open()).rejects.toThrow(/layout version 3; this build reads version 2/);
+  });
+
+  it('refuses a database whose lock is held by a live process', async () => {
+    const dir = tempDir();
+    await (await openStore(dir)).close();
+    writeFileSync(join(dir, `${DB}.lock`), `${process.ppid}\n`);
+    await expect(new SqliteStateStore(join(dir, DB)).open()).rejects.toThrow(`is in use by pid ${process.ppid}`);
+  });
+
+  it('keeps every acknowledged write across repeated SIGKILLs', async () => {
+    const dir = tempDir();
+    const target = `sql:${join(dir, DB)}`;
+    const acknowledged: string[] = [];
+    let stateAcknowledged = 0;
+    for (const [round, killAfter] of [100, 300].entries()) {
+      const outcome = await runAndKill(target, `round${round}`, killAfter);
+      acknowledged.push(...outcome.acknowledgedRuns);
+      stateAcknowledged = Math.max(stateAcknowledged, outcome.acknowledgedState);
+    }
+    const store = await openStore(dir);
+    const missing = [];
+    for (const runId of acknowledged) if ((await store.getRun(runId)) === null) missing.push(runId);
+    expect(missing).toEqual([]);
+    expect((await store.getState()).tasksProcessed).toBeGreaterThanOrEqual(stateAcknowledged);
+  }, 60_000);
+});

@@ -1,0 +1,57 @@
+import { existsSync, readFileSync } from 'node:fs';
+
+export interface ExecutionRecord {
+  event: 'start' | 'end';
+  runId: string;
+  pid: number;
+  at: number;
+}
+
+export function readExecutionLog(path: string): ExecutionRecord[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as ExecutionRecord);
+}
+
+/** True while the process exists and is not a zombie (this container's init may not reap orphans). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Problems in an execution log: a run that completed more than once, or two executions of one run
+ * that overlapped in time (an execution without an end lasts until its process is gone, which
+ * the caller has waited for).
+ */
+export function executionProblems(records: ExecutionRecord[], deathTimes: Map<number, number>): string[] {
+  const problems: string[] = [];
+  const byRun = new Map<string, ExecutionRecord[]>();
+  for (const r of records) byRun.set(r.runId, [...(byRun.get(r.runId) ?? []), r]);
+  for (const [runId, list] of byRun) {
+    const ends = list.filter((r) => r.event === 'end');
+    if (ends.length > 1) problems.push(`${runId} completed ${ends.length} times`);
+    const intervals = list
+      .filter((r) => r.event === 'start')
+      .map((s) => {
+        const end = list.find((r) => r.event === 'end' && r.pid === s.pid);
+        return { pid: s.pid, from: s.at, to: end?.at ?? deathTimes.get(s.pid) ?? Number.POSITIVE_INFINITY };
+      })
+      .sort((a, b) => a.from - b.from);
+    for (let i = 1; i < intervals.length; i += 1) {
+      if (intervals[i]!.from < intervals[i - 1]!.to) problems.push(`${runId} ran concurrently in pids ${intervals[i - 1]!.pid} and ${intervals[i]!.pid}`);
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,108 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { docSync } from '../../../src/tasks/handlers/doc-sync.js';
+import { outlineDoc } from '../../../src/tasks/handlers/doc-outline.js';
+import { applyOutcome, fixedClock, freshState, handlerConfig, handlerInput } from './fixtures.js';
+
+interface SyncResult {
+  filesIndexed: number;
+  changeDetected: boolean;
+  knowledgePackGenerated: boolean;
+  knowledgePackPath?: string;
+  added: number;
+  modified: number;
+  removed: number;
+}
+
+function setupDocs() {
+  const config = handlerConfig();
+  mkdirSync(join(config.docsPath, 'ops'), { recursive: true });
+  writeFileSync(join(config.docsPath, 'README.md'), '# Orchestrator\n\nIntro text here.\n\n## Install\n\nRun it.\n');
+  writeFileSync(join(config.docsPath, 'ops', 'runbook.md'), '# Runbook\n\n```sh\n# not a heading\n```\n\n## Restart\n');
+  writeFileSync(join(config.docsPath, 'notes.txt'), 'plain notes');
+  return config;
+}
+
+describe('doc-sync handler', () => {
+  it('indexes docs, writes a knowledge pack, then detects no change on a second run', async () => {
+    const config = setupDocs();
+    const clock = fixedClock('2024-05-01T12:00:00.000Z');
+
+    const first = await docSync(freshState(), config, handlerInput('doc-sync', {}, { clock }));
+    const r1 = first.result as SyncResult;
+    expect(first.status).toBe('completed');
+    expect(r1).toMatchObject({ filesIndexed: 3, changeDetected: true, knowledgePackGenerated: true, added: 3 });
+    expect(r1.knowledgePackPath!.startsWith(config.knowledgePackDir)).toBe(true);
+
+    const pack = JSON.parse(readFileSync(r1.knowledgePackPath!, 'utf8'));
+    expect(pack.docCount).toBe(3);
+    const readme = pack.docs.find((d: { path: string }) => d.path === 'README.md');
+    expect(readme).toMatchObject({ title: 'Orchestrator', headings: ['Orchestrator', 'Install'], hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const runbook = pack.docs.find((d: { path: string }) => d.path === 'ops/runbook.md');
+    expect(runbook.headings).toEqual(['Runbook', 'Restart']);
+    expect(existsSync(join(config.logsDir, 'doc-index.json'))).toBe(true);
+    expect(applyOutcome(freshState(), first).docsIndexed).toEqual(['README.md', 'notes.txt', 'ops/runbook.md']);
+
+    clock.set('2024-05-01T13:00:00.000Z');
+    const second = await docSync(freshState(), config, handlerInput('doc-sync', {}, { clock }));
+    expect(second.result).toMatchObject({ filesIndexed: 3, changeDetected: false, knowledgePackGenerated: false });
+    expect((second.result as SyncResult).knowledgePackPath).toBeUndefined();
+  });
+
+  it('detects modified, added and removed docs and writes a new pack', async () => {
+    const config = setupDocs();
+    const clock = fixedClock('2024-05-01T12:00:00.000Z');
+    await docSync(freshState(), config, handlerInput('doc-sync', {}, { clock }));
+
+    writeFileSync(join(config.docsPath, 'README.md'), '# Orchestrator v2\n');
+    writeFileSync(join(config.docsPath, 'new.md'), '# New');
+    rmSync(join(config.docsPath, 'notes.txt'));
+    clock.set('2024-05-01T12:05:00.000Z');
+    const outcome = await docSync(freshState(), config, handlerInput('doc-sync', {}, { clock }));
+    const result = outcome.result as SyncResult;
+    expect(result).toMatchObject({ changeDetected: true, knowledgePackGenerated: true, added: 1, modified: 1, removed: 1 });
+    expect(JSON.parse(readFileSync(result.knowledgePackPath!, 'utf8')).changes).toEqual({
+      added: ['new.md'],
+      modified: ['README.md'],
+      removed: ['notes.txt'],
+    });
+  });
+
+  it('regenerates a deleted knowledge pack even when the docs did not change', async () => {
+    const config = setupDocs();
+    const first = await docSync(freshState(), config, handlerInput('doc-sync'));
+    rmSync((first.result as SyncResult).knowledgePackPath!);
+    const again = await docSync(freshState(), config, handlerInput('doc-sync', {}, { clock: fixedClock('2024-05-02T00:00:00Z') }));
+    expect(again.result).toMatchObject({ changeDetected: false, knowledgePackGenerated: true });
+    expect(existsSync((again.result as SyncResult).knowledgePackPath!)).toBe(true);
+  });
+
+  it('does not follow symbolic links out of the docs folder', async () => {
+    const config = setupDocs();
+    const outside = join(config.baseDir, 'outside');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'private.md'), '# Private');
+    symlinkSync(outside, join(config.docsPath, 'linked'));
+    const outcome = await docSync(freshState(), config, handlerInput('doc-sync'));
+    expect(applyOutcome(freshState(), outcome).docsIndexed).not.toContain('linked/private.md');
+  });
+
+  it('completes with zero files and a note when docsPath is missing', async () => {
+    const outcome = await docSync(freshState(), handlerConfig(), handlerInput('doc-sync'));
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      result: { filesIndexed: 0, changeDetected: false, knowledgePackGenerated: false, note: expect.stringContaining('does not exist') },
+    });
+  });
+});
+
+describe('outlineDoc', () => {
+  it('falls back from a level-1 heading to the first heading, first line and file name', () => {
+    expect(outlineDoc('a.md', '## Sub\n# Main').title).toBe('Main');
+    expect(outlineDoc('a.md', '## Sub only').title).toBe('Sub only');
+    expect(outlineDoc('a.txt', '\n  first line\nsecond').title).toBe('first line');
+    expect(outlineDoc('dir/empty.md', '')).toEqual({ title: 'empty.md', headings: [], wordCount: 0 });
+    expect(outlineDoc('a.md', '# C# tips\none two three').headings).toEqual(['C# tips']);
+  });
+});

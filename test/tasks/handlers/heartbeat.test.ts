@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { degradedReasons, heartbeat } from '../../../src/tasks/handlers/heartbeat.js';
+import type { TaskRecord } from '../../../src/tasks/types.js';
+import { fixedClock, freshState, handlerConfig, handlerInput } from './fixtures.js';
+
+const record = (status: TaskRecord['status']): TaskRecord => ({ type: 'x', status, timestamp: '2024-05-01T00:00:00Z', durationMs: 1 });
+
+describe('heartbeat handler', () => {
+  it('reports uptime since service start, memory, queue depth and a healthy verdict', async () => {
+    const input = handlerInput('heartbeat', {}, {
+      clock: fixedClock('2024-05-01T12:00:00.000Z'),
+      serviceStartedAt: new Date('2024-05-01T11:58:30.000Z'),
+      queueDepth: async () => 3,
+    });
+    const outcome = await heartbeat(freshState(), handlerConfig(), input);
+    expect(outcome.status).toBe('completed');
+    const result = outcome.result as Record<string, unknown>;
+    expect(result).toMatchObject({ uptime: 90, taskQueueDepth: 3, healthStatus: 'healthy' });
+    expect(result.memoryUsageMb).toBeGreaterThan(0);
+    expect(outcome.stateUpdate).toBeUndefined();
+  });
+
+  it('is degraded with its reasons when the queue backs up', async () => {
+    const outcome = await heartbeat(freshState(), handlerConfig(), handlerInput('heartbeat', {}, { queueDepth: async () => 250 }));
+    expect(outcome.result).toMatchObject({ healthStatus: 'degraded', degradedReasons: [expect.stringContaining('queue depth 250')] });
+  });
+
+  it('counts recent task failures and heap pressure as degradation', () => {
+    const history = [...Array(5).fill(record('completed')), ...Array(5).fill(record('error'))] as TaskRecord[];
+    expect(degradedReasons(0, 0.2, history)).toEqual(['5 of the last 10 tasks failed']);
+    expect(degradedReasons(0, 0.95, [])).toEqual(['heap use 95% of its limit']);
+    expect(degradedReasons(0, 0.2, Array(20).fill(record('completed')) as TaskRecord[])).toEqual([]);
+  });
+});

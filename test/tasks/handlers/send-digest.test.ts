@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendDigest, type Digest } from '../../../src/tasks/handlers/send-digest.js';
+import type { OrchestratorState } from '../../../src/tasks/types.js';
+import { freshState, handlerConfig, handlerInput } from './fixtures.js';
+import { closedPortUrl, startLoopbackServer, type LoopbackServer } from './loopback-server.js';
+
+let server: LoopbackServer;
+
+beforeAll(async () => {
+  server = await startLoopbackServer({
+    '/hooks/digest?token=s3cret': { status: 204, body: '' },
+    '/hooks/refuse': { status: 503, body: 'down' },
+  });
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+function stateWithHistory(): OrchestratorState {
+  return {
+    ...freshState(),
+    tasksProcessed: 3,
+    lastStartedAt: '2024-05-01T11:00:00.000Z',
+    taskHistory: [
+      { type: 'doc-sync', status: 'completed', timestamp: '2024-05-01T11:01:00.000Z', durationMs: 12 },
+      { type: 'rss-sweep', status: 'error', timestamp: '2024-05-01T11:02:00.000Z', durationMs: 30, error: 'all 1 feeds failed' },
+      { type: 'heartbeat', status: 'completed', timestamp: '2024-05-01T11:05:00.000Z', durationMs: 1 },
+    ],
+    rssDrafts: [
+      { timestamp: 't', feedUrl: 'f', itemTitle: 'Hot', itemUrl: 'https://x.test/hot', publishedAt: 'p', relevanceScore: 80, urgency: 'high' },
+      { timestamp: 't', feedUrl: 'f', itemTitle: 'Cold', itemUrl: 'https://x.test/cold', publishedAt: 'p', relevanceScore: 5, urgency: 'low' },
+    ],
+  };
+}
+
+describe('send-digest handler', () => {
+  it('posts the digest as JSON to the configured loopback target', async () => {
+    const config = handlerConfig({ digestTargetUrl: `${server.url}/hooks/digest?token=s3cret` });
+    const outcome = await sendDigest(stateWithHistory(), config, handlerInput('send-digest'));
+
+    expect(outcome.status).toBe('completed');
+    expect(outcome.result).toEqual({ delivered: true, targetHost: new URL(server.url).host, itemCount: 4, statusCode: 204 });
+    const request = server.received.find((r) => r.url === '/hooks/digest?token=s3cret')!;
+    expect(request.method).toBe('POST');
+    expect(request.headers['content-type']).toBe('application/json');
+    const digest = JSON.parse(request.body) as Digest;
+    expect(digest).toMatchObject({
+      kind: 'task-orchestrator-digest',
+      generatedAt: '2024-05-01T12:00:00.000Z',
+      tasksProcessed: 3,
+      statusCounts: { completed: 2, error: 1, pending: 0 },
+      highUrgencyDrafts: [{ itemTitle: 'Hot', itemUrl: 'https://x.test/hot', relevanceScore: 80 }],
+    });
+    expect(digest.recentTasks.map((t) => t.type)).toEqual(['doc-sync', 'rss-sweep', 'heartbeat']);
+    expect(JSON.stringify(outcome)).not.toContain('s3cret');
+  });
+
+  it('honours historyLimit', async () => {
+    const config = handlerConfig({ digestTargetUrl: `${server.url}/hooks/digest?token=s3cret` });
+    const outcome = await sendDigest(stateWithHistory(), config, handlerInput('send-digest', { historyLimit: 1 }));
+    expect(outcome.result).toMatchObject({ itemCount: 2 });
+  });
+
+  it('fails without a notification target', async () => {
+    expect(await sendDigest(stateWithHistory(), handlerConfig(), handlerInput('send-digest'))).toEqual({
+      status: 'error',
+      error: 'no notification target configured (digestTargetUrl)',
+    });
+  });
+
+  it('fails with the status when the target refuses', async () => {
+    const config = handlerConfig({ digestTargetUrl: `${server.url}/hooks/refuse` });
+    const outcome = await sendDigest(stateWithHistory(), config, handlerInput('send-digest'));
+    expect(outcome).toEqual({ status: 'error', error: expect.stringContaining('answered HTTP 503') });
+  });
+
+  it('fails with the cause when the target is unreachable, without echoing the URL path', async () => {
+    const config = handlerConfig({ digestTargetUrl: `${await closedPortUrl()}/hooks/x?token=s3cret` });
+    const outcome = await sendDigest(stateWithHistory(), config, handlerInput('send-digest'));
+    expect(outcome.status).toBe('error');
+    expect(outcome.error).toContain('ECONNREFUSED');
+    expect(outcome.error).not.toContain('s3cret');
+  });
+
+  it('refuses a target that is not http(s)', async () => {
+    const outcome = await sendDigest(stateWithHistory(), handlerConfig({ digestTargetUrl: 'file:///etc/passwd' }), handlerInput('send-digest'));
+    expect(outcome).toEqual({ status: 'error', error: expect.stringContaining('http or https') });
+  });
+});
