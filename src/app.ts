@@ -6,19 +6,11 @@ import { systemClock, type Clock } from './clock.js';
 import type { AppConfig } from './config/types.js';
 import { createCoordination } from './coordination/create.js';
 import { createCacheInvalidator } from './http/cache-invalidator.js';
-import { buildRouteTable } from './http/route-table.js';
-import { approvalRoutes } from './http/routes/approvals.js';
-import { authRoutes } from './http/routes/auth.js';
-import { healthRoutes } from './http/routes/health.js';
-import { openapiRoutes } from './http/routes/openapi.js';
-import { persistenceHealthRoutes } from './http/routes/persistence.js';
-import { taskRoutes } from './http/routes/tasks.js';
 import { buildServer } from './http/server.js';
-import type { RouteSpec } from './http/route-spec.js';
+import { buildServiceRoutes } from './http/service-routes.js';
 import { createMetrics, startMetricsServer } from './metrics.js';
 import { startScheduler } from './scheduler/scheduler.js';
 import { openStateStore } from './store/open.js';
-import { createCatalogView } from './tasks/catalog-view.js';
 import { IN_PROCESS_HANDLERS } from './tasks/handlers/index.js';
 import { createTaskRuntime } from './tasks/runtime.js';
 import { createWorkerSpawner } from './workers/spawn-worker.js';
@@ -72,15 +64,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   });
 
   let metricsPort: number | null = null;
-  let routes: RouteSpec[] = [];
-  routes = buildRouteTable([
-    healthRoutes({ config, clock, metricsPort: () => metricsPort }),
-    authRoutes(),
-    openapiRoutes(() => routes, { title: 'Task orchestration service', version: '1.0.0' }),
-    persistenceHealthRoutes({ storeHealth: () => store.health(), storeKind: () => store.kind, coordination }),
-    taskRoutes({ runtime, catalog: createCatalogView(store) }),
-    approvalRoutes({ runtime }),
-  ]);
+  const routes = buildServiceRoutes({ config, clock, store, coordination, runtime, metricsPort: () => metricsPort });
   const server = await buildServer({ config, coordination, logger, metrics }, routes);
 
   await runtime.start();

@@ -20,6 +20,7 @@ export interface NormalizedRunQuery {
   limit: number;
   offset: number;
   order: 'newest' | 'oldest';
+  afterSeq: number | undefined;
 }
 
 export function normalizeRunQuery(query: RunQuery): NormalizedRunQuery {
@@ -31,7 +32,14 @@ export function normalizeRunQuery(query: RunQuery): NormalizedRunQuery {
     limit: wholeNumber(query.limit, DEFAULT_RUN_LIST_LIMIT),
     offset: wholeNumber(query.offset, 0),
     order: query.order ?? 'newest',
+    afterSeq: query.afterSeq !== undefined && Number.isFinite(query.afterSeq) ? Math.floor(query.afterSeq) : undefined,
   };
+}
+
+/** True when the run lies past the query's cursor in listing order (always true without a cursor). */
+export function pastCursor(run: RunRecord, query: NormalizedRunQuery): boolean {
+  if (query.afterSeq === undefined) return true;
+  return query.order === 'newest' ? run.seq < query.afterSeq : run.seq > query.afterSeq;
 }
 
 function wholeNumber(value: number | undefined, fallback: number): number {

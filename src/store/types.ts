@@ -25,6 +25,11 @@ export interface RunQuery {
   offset?: number;
   /** `newest` (default): createdAt/seq descending. `oldest`: ascending. */
   order?: 'newest' | 'oldest';
+  /**
+   * Cursor paging: only runs with a seq beyond this one in the listing order (below it when
+   * newest first, above it when oldest first). `total` still counts every run matching the filters.
+   */
+  afterSeq?: number;
 }
 
 export interface ClaimOptions {

@@ -14,6 +14,7 @@ import { validateTrigger } from './payload-validation.js';
 import { recoverInterruptedRuns } from './recovery.js';
 import { admitDueRetries } from './retry-scanner.js';
 import { Runner } from './runner.js';
+import { decodeRunCursor, encodeRunCursor } from './run-cursor.js';
 import { toRunView } from './run-view.js';
 import type { RunRecord } from './types.js';
 
@@ -125,11 +126,15 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     return triggerReply(outcome);
   }
 
-  async function listRuns(query: RunQuery) {
-    const limit = query.limit ?? 50;
-    const offset = query.offset ?? 0;
-    const { items, total } = await store.listRuns({ ...query, limit, offset });
-    return { items: items.map(toRunView), total, limit, offset };
+  async function listRuns(query: RunQuery & { cursor?: string }) {
+    const { cursor, ...filters } = query;
+    const limit = filters.limit ?? 50;
+    const offset = filters.offset ?? 0;
+    const afterSeq = cursor === undefined ? undefined : decodeRunCursor(cursor);
+    const { items, total } = await store.listRuns({ ...filters, limit, offset, afterSeq });
+    const last = items[items.length - 1];
+    const nextCursor = items.length === limit && last ? encodeRunCursor(last.seq) : null;
+    return { items: items.map(toRunView), total, limit, offset, nextCursor };
   }
 
   async function getRun(runId: string) {

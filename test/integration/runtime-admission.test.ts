@@ -146,6 +146,18 @@ describe('task admission over HTTP', () => {
     expect(res.body.items.length).toBeLessThanOrEqual(2);
     for (const item of res.body.items) expect(item).toMatchObject({ type: 'summarize-content', status: 'success' });
     expect((await api.get('/api/tasks/runs?limit=0')).status).toBe(400);
+    expect((await api.get('/api/tasks/runs?cursor=not-a-cursor')).status).toBe(400);
+    const all = await api.get('/api/tasks/runs?limit=200');
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: { items: Array<{ runId: string }>; nextCursor: string | null } } = await api.get(
+        `/api/tasks/runs?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      seen.push(...page.body.items.map((r) => r.runId));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(all.body.items.map((r: { runId: string }) => r.runId));
     expect((await api.get('/api/tasks/runs?limit=201')).status).toBe(400);
   });
 

@@ -224,6 +224,23 @@ export function describeStoreConformance(name: string, makeStore: (dir: string) 
         expect((await store.listRuns({ offset: 100 })).items).toEqual([]);
       });
 
+      it('pages by cursor (afterSeq) in both orders, stable while new runs arrive', async () => {
+        const { store } = await openStore();
+        for (let i = 0; i < 10; i++) await insert(store, { runId: `c-${i}`, type: i % 2 === 0 ? 'doc-sync' : 'rss-sweep' });
+        const first = await store.listRuns({ limit: 3 });
+        expect(first.items.map((r) => r.runId)).toEqual(['c-9', 'c-8', 'c-7']);
+        // A run admitted between pages must not shift the next page.
+        await insert(store, { runId: 'c-new', type: 'rss-sweep' });
+        const second = await store.listRuns({ limit: 3, afterSeq: first.items[2]!.seq });
+        expect(second.items.map((r) => r.runId)).toEqual(['c-6', 'c-5', 'c-4']);
+        expect(second.total).toBe(11);
+        const oldest = await store.listRuns({ limit: 2, order: 'oldest', afterSeq: first.items[2]!.seq });
+        expect(oldest.items.map((r) => r.runId)).toEqual(['c-8', 'c-9']);
+        const filtered = await store.listRuns({ type: 'doc-sync', limit: 10, afterSeq: first.items[1]!.seq });
+        expect(filtered.items.map((r) => r.runId)).toEqual(['c-6', 'c-4', 'c-2', 'c-0']);
+        expect(filtered.total).toBe(5);
+      });
+
       it('counts by status, by type, ready and held', async () => {
         const { store } = await openStore();
         await seed(store);

@@ -16,10 +16,20 @@ const RunsQuery = Type.Object(
     includeInternal: Type.Optional(BooleanQuery),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
     offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    cursor: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'nextCursor of the previous page; stable while new runs arrive' }),
+    ),
   },
   { additionalProperties: false },
 );
-type RunsQueryValue = { type?: string; status?: RunStatus; includeInternal?: 'true' | 'false'; limit?: number; offset?: number };
+type RunsQueryValue = {
+  type?: string;
+  status?: RunStatus;
+  includeInternal?: 'true' | 'false';
+  limit?: number;
+  offset?: number;
+  cursor?: string;
+};
 
 const RunIdParams = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 400 }) });
 
@@ -110,7 +120,13 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
       schema: {
         querystring: RunsQuery,
         response: {
-          200: Type.Object({ items: Type.Array(RunObject), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }),
+          200: Type.Object({
+            items: Type.Array(RunObject),
+            total: Type.Integer(),
+            limit: Type.Integer(),
+            offset: Type.Integer(),
+            nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as cursor for the next page; null on the last' }),
+          }),
         },
       },
       handler: async (ctx: RouteContext<RunsQueryValue>) => {
@@ -122,6 +138,7 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
             includeInternal: q.includeInternal === 'true',
             limit: q.limit ?? 50,
             offset: q.offset ?? 0,
+            cursor: q.cursor,
           }),
         };
       },

@@ -11,6 +11,7 @@ import {
   blockedTypes,
   emptyRunCounts,
   matchesRunQuery,
+  pastCursor,
   normalizeRunQuery,
   storedRun,
 } from '../run-rules.js';
@@ -207,7 +208,8 @@ export class FileStateStore implements StateStore {
     const matching: RunRecord[] = [];
     for (const run of this.readable().model.allRuns()) if (matchesRunQuery(run, q)) matching.push(run);
     if (q.order === 'newest') matching.reverse();
-    return { items: matching.slice(q.offset, q.offset + q.limit).map((run) => structuredClone(run)), total: matching.length };
+    const page = q.afterSeq === undefined ? matching : matching.filter((run) => pastCursor(run, q));
+    return { items: page.slice(q.offset, q.offset + q.limit).map((run) => structuredClone(run)), total: matching.length };
   }
 
   async countRuns(includeInternal = false): Promise<RunCounts> {

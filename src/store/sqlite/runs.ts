@@ -61,8 +61,11 @@ export function listRuns(db: Database.Database, query: RunQuery): { items: RunRe
   const q = normalizeRunQuery(query);
   const { where, params } = runFilter(q);
   const order = q.order === 'newest' ? 'DESC' : 'ASC';
-  const rows = statement(db, `SELECT doc FROM runs ${where} ORDER BY seq ${order} LIMIT ? OFFSET ?`).all(
+  const cursorClause = q.afterSeq === undefined ? '' : `${where === '' ? 'WHERE' : ' AND'} seq ${q.order === 'newest' ? '<' : '>'} ?`;
+  const cursorParams = q.afterSeq === undefined ? [] : [q.afterSeq];
+  const rows = statement(db, `SELECT doc FROM runs ${where}${cursorClause} ORDER BY seq ${order} LIMIT ? OFFSET ?`).all(
     ...params,
+    ...cursorParams,
     q.limit,
     q.offset,
   ) as DocRow[];

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { slotRunId } from '../../src/scheduler/scheduler.js';
+import { tempDir } from '../support/config.js';
+import { apiClient, waitFor, waitForTerminal } from '../support/http.js';
+import { startService, type ServiceProcess } from '../support/service-process.js';
+
+describe('slotRunId', () => {
+  it('names one run per type and minute, whichever instance fires', () => {
+    const a = slotRunId('heartbeat', new Date('2026-11-22T10:05:01.200Z'));
+    const b = slotRunId('heartbeat', new Date('2026-11-22T10:05:59.900Z'));
+    expect(a).toBe('heartbeat:2026-11-22T10:05:00.000Z');
+    expect(b).toBe(a);
+    expect(slotRunId('heartbeat', new Date('2026-11-22T10:06:00.000Z'))).not.toBe(a);
+  });
+});
+
+describe('scheduled and internal tasks', () => {
+  let service: ServiceProcess;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    // Fire the heartbeat every second: the per-minute slot id still admits one run per minute.
+    service = await startService({ baseDir: tempDir(), config: { heartbeatCron: '* * * * * *' } });
+    api = apiClient(service.url);
+  });
+  afterAll(async () => {
+    await service?.kill();
+  });
+
+  it('runs the heartbeat on its schedule as an internal task visible only with includeInternal', async () => {
+    const heartbeat = await waitFor(async () => {
+      const res = await api.get('/api/tasks/runs?includeInternal=true&type=heartbeat');
+      return res.body.total >= 1 ? res.body.items[0] : undefined;
+    }, 5000, 'a heartbeat run');
+    expect(heartbeat.runId).toMatch(/^heartbeat:\d{4}-\d\d-\d\dT\d\d:\d\d:00\.000Z$/);
+    expect(heartbeat.internal).toBe(true);
+    expect(heartbeat.source).toBe('scheduler');
+    const done = await waitForTerminal(api, heartbeat.runId);
+    expect(done.status).toBe('success');
+    expect(done.result.result).toMatchObject({ healthStatus: expect.any(String), taskQueueDepth: expect.any(Number) });
+    expect(done.result.result.uptime).toBeGreaterThanOrEqual(0);
+    expect(done.result.result.memoryUsageMb).toBeGreaterThan(0);
+
+    await new Promise((r) => setTimeout(r, 1500));
+    const again = await api.get('/api/tasks/runs?includeInternal=true&type=heartbeat');
+    const minutes = new Set(again.body.items.map((r: { runId: string }) => r.runId));
+    expect(again.body.total).toBe(minutes.size);
+    const hidden = await api.get('/api/tasks/runs?type=heartbeat');
+    expect(hidden.body.total).toBe(0);
+  });
+
+  it('records the startup run with its result fields at every start', async () => {
+    const startup = await waitFor(async () => {
+      const res = await api.get('/api/tasks/runs?includeInternal=true&type=startup');
+      return res.body.items[0]?.status === 'success' ? res.body.items[0] : undefined;
+    });
+    expect(startup.result.result).toMatchObject({ configLoaded: true, stateInitialized: true, docsIndexed: expect.any(Number) });
+  });
+
+  it('fails a lane that has no worker in this build clearly, never with a fake success', async () => {
+    const res = await api.trigger('code-index', { scope: '.', idempotencyKey: 'unavailable-lane' });
+    expect(res.status).toBe(202);
+    const run = await waitForTerminal(api, 'unavailable-lane');
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatch(/lane not yet available/);
+    expect(run.failureReason).toBe('worker-no-entrypoint');
+  });
+});
