@@ -7,7 +7,7 @@ import { buildServiceRoutes } from '../../src/http/service-routes.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { createTaskRuntime } from '../../src/tasks/runtime.js';
-import { testConfig, tempDir } from '../support/config.js';
+import { testConfig } from '../support/config.js';
 
 type Expected =
   | { role: 'public'; bucket: string; cached: boolean }
