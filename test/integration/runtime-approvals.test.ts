@@ -1,30 +1,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../support/config.js';
-import { apiClient, waitFor, waitForTerminal } from '../support/http.js';
+import { waitFor, waitForTerminal } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
-import { startService, type ServiceProcess } from '../support/service-process.js';
-
-const FIXTURE_AGENTS = join(import.meta.dirname, '..', 'fixtures', 'runtime-agents');
-const RAISED = { max: 100000, windowSeconds: 60 };
+import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
+import type { ServiceProcess } from '../support/service-process.js';
 
 describe('approvals', () => {
   let service: ServiceProcess;
-  let api: ReturnType<typeof apiClient>;
+  let api: RuntimeService['api'];
   let base: string;
 
   beforeAll(async () => {
-    base = tempDir();
-    service = await startService({
-      baseDir: base,
-      config: {
-        agentsDir: FIXTURE_AGENTS,
-        schedulerEnabled: false,
-        rateLimits: { 'operator-write': RAISED, 'viewer-read': RAISED, 'abuse-guard': RAISED },
-      },
-    });
-    api = apiClient(service.url);
+    ({ service, api, base } = await startRuntimeService());
   });
   afterAll(async () => {
     await service?.kill();

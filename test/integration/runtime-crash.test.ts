@@ -4,10 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
 import { executionProblems, pidAlive, readExecutionLog } from '../support/execution-log.js';
 import { apiClient, waitFor, waitForTerminal } from '../support/http.js';
+import { FIXTURE_AGENTS, RAISED_RATE_LIMITS } from '../support/runtime-service.js';
 import { startService } from '../support/service-process.js';
 
-const FIXTURE_AGENTS = join(import.meta.dirname, '..', 'fixtures', 'runtime-agents');
-const RAISED = { max: 100000, windowSeconds: 60 };
 
 for (const target of ['./state/orchestrator-state.json', 'sql:./state/orchestrator.sqlite']) {
   describe(`kill -9 and restart on ${target.startsWith('sql:') ? 'SQLite' : 'the JSON file'}`, () => {
@@ -20,7 +19,7 @@ for (const target of ['./state/orchestrator-state.json', 'sql:./state/orchestrat
         agentsDir: FIXTURE_AGENTS,
         concurrency: 3,
         schedulerEnabled: false,
-        rateLimits: { 'operator-write': RAISED, 'viewer-read': RAISED, 'abuse-guard': RAISED },
+        rateLimits: RAISED_RATE_LIMITS,
       };
       const first = await startService({ baseDir: base, config });
       const api = apiClient(first.url);

@@ -1,31 +1,20 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../support/config.js';
-import { apiClient, waitFor, waitForTerminal } from '../support/http.js';
-import { startService, type ServiceProcess } from '../support/service-process.js';
-
-const FIXTURE_AGENTS = join(import.meta.dirname, '..', 'fixtures', 'runtime-agents');
-const RAISED = { max: 100000, windowSeconds: 60 };
+import { waitFor, waitForTerminal } from '../support/http.js';
+import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
+import type { ServiceProcess } from '../support/service-process.js';
 
 describe('worker runs, failures and retries', () => {
   let service: ServiceProcess;
-  let api: ReturnType<typeof apiClient>;
+  let api: RuntimeService['api'];
   let base: string;
 
   beforeAll(async () => {
-    base = tempDir();
-    service = await startService({
-      baseDir: base,
-      config: {
-        agentsDir: FIXTURE_AGENTS,
-        concurrency: 4,
-        schedulerEnabled: false,
-        retry: { maxAttempts: 2, baseDelayMs: 300, maxDelayMs: 1000 },
-        rateLimits: { 'operator-write': RAISED, 'viewer-read': RAISED, 'abuse-guard': RAISED },
-      },
-    });
-    api = apiClient(service.url);
+    ({ service, api, base } = await startRuntimeService({
+      concurrency: 4,
+      retry: { maxAttempts: 2, baseDelayMs: 300, maxDelayMs: 1000 },
+    }));
   });
   afterAll(async () => {
     await service?.kill();
@@ -81,17 +70,12 @@ describe('worker runs, failures and retries', () => {
 
 describe('retry admission through the trigger route', () => {
   let service: ServiceProcess;
-  let api: ReturnType<typeof apiClient>;
+  let api: RuntimeService['api'];
   let base: string;
 
   beforeAll(async () => {
-    base = tempDir();
     // A long backoff keeps the run `retrying`, so only the trigger can re-admit it.
-    service = await startService({
-      baseDir: base,
-      config: { agentsDir: FIXTURE_AGENTS, schedulerEnabled: false, retry: { maxAttempts: 3, baseDelayMs: 600_000, maxDelayMs: 600_000 } },
-    });
-    api = apiClient(service.url);
+    ({ service, api, base } = await startRuntimeService({ retry: { maxAttempts: 3, baseDelayMs: 600_000, maxDelayMs: 600_000 } }));
   });
   afterAll(async () => {
     await service?.kill();

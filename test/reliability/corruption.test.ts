@@ -5,9 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
 import { apiClient, waitForTerminal } from '../support/http.js';
 import { TEST_WEBHOOK_SECRET, testKeyRotation } from '../support/keys.js';
+import { FIXTURE_AGENTS } from '../support/runtime-service.js';
 import { SERVICE_ENTRY, startService } from '../support/service-process.js';
-
-const FIXTURE_AGENTS = join(import.meta.dirname, '..', 'fixtures', 'runtime-agents');
 
 async function seedState(base: string, stateFile: string, keys: string[]) {
   const service = await startService({ baseDir: base, config: { stateFile, agentsDir: FIXTURE_AGENTS, schedulerEnabled: false } });

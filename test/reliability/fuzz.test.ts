@@ -1,11 +1,9 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
 import { TEST_KEYS } from '../support/keys.js';
+import { FIXTURE_AGENTS, RAISED_RATE_LIMITS } from '../support/runtime-service.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 
-const FIXTURE_AGENTS = join(import.meta.dirname, '..', 'fixtures', 'runtime-agents');
-const RAISED = { max: 10_000_000, windowSeconds: 60 };
 const CASES = 2000;
 
 function rng(seed: number) {
@@ -78,7 +76,7 @@ describe('fuzzed trigger requests', () => {
         agentsDir: FIXTURE_AGENTS,
         schedulerEnabled: false,
         logLevel: 'warn',
-        rateLimits: { 'operator-write': RAISED, 'viewer-read': RAISED, 'abuse-guard': RAISED },
+        rateLimits: RAISED_RATE_LIMITS,
       },
     });
   });

@@ -4,10 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
 import { executionProblems, pidAlive, readExecutionLog } from '../support/execution-log.js';
 import { apiClient, waitFor, waitForTerminal } from '../support/http.js';
+import { FIXTURE_AGENTS, RAISED_RATE_LIMITS } from '../support/runtime-service.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 
-const FIXTURE_AGENTS = join(import.meta.dirname, '..', 'fixtures', 'runtime-agents');
-const RAISED = { max: 10_000_000, windowSeconds: 60 };
 const CYCLES = Number(process.env.RELIABILITY_CYCLES ?? 30);
 
 /** Deterministic pseudo-random numbers so a failing cycle can be replayed with the same seed. */
@@ -34,7 +33,7 @@ for (const target of ['./state/orchestrator-state.json', 'sql:./state/orchestrat
         concurrency: 3,
         schedulerEnabled: false,
         logLevel: 'warn',
-        rateLimits: { 'operator-write': RAISED, 'viewer-read': RAISED, 'abuse-guard': RAISED },
+        rateLimits: RAISED_RATE_LIMITS,
       };
       const acknowledged: string[] = [];
       const deathTimes = new Map<number, number>();
