@@ -1,0 +1,86 @@
+/**
+ * The exactly-once workload shared by the service and its queue peers: N unique keys, some
+ * duplicates interleaved while the originals are still queued or running, and some sent after
+ * every original has completed. Each system must execute each key exactly once.
+ */
+
+export interface ExactlyOncePlan {
+  tag: string;
+  unique: string[];
+  /** Submission order during the timed phase: every unique key plus interleaved duplicates. */
+  submissions: string[];
+  /** Duplicates sent after all unique keys are terminal (not timed). */
+  late: string[];
+  interleavedDuplicates: number;
+}
+
+/** Deterministic pseudo-random numbers so every system gets the same duplicate pattern. */
+function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+export function makePlan(prefix: string, unique: number, duplicates: number): ExactlyOncePlan {
+  const tag = `${prefix}-${process.pid}-${Date.now().toString(36)}`;
+  const keys = Array.from({ length: unique }, (_, i) => `${tag}-${i}`);
+  const random = prng(unique * 7919 + duplicates);
+  const interleaved = Math.ceil(duplicates / 2);
+  const late = duplicates - interleaved;
+  const submissions: string[] = [];
+  // Spread interleaved duplicates evenly: each repeats a key sent shortly before it.
+  const every = interleaved > 0 ? Math.max(1, Math.floor(unique / interleaved)) : Number.POSITIVE_INFINITY;
+  let sent = 0;
+  for (let i = 0; i < keys.length; i++) {
+    submissions.push(keys[i]!);
+    if ((i + 1) % every === 0 && sent < interleaved) {
+      const back = Math.min(i, Math.floor(random() * 20));
+      submissions.push(keys[i - back]!);
+      sent++;
+    }
+  }
+  while (sent < interleaved && keys.length > 0) {
+    submissions.push(keys[Math.floor(random() * keys.length)]!);
+    sent++;
+  }
+  const lateKeys = Array.from({ length: late }, () => keys[Math.floor(random() * keys.length)]!);
+  return { tag, unique: keys, submissions, late: lateKeys, interleavedDuplicates: interleaved };
+}
+
+export interface ExactlyOnceResult {
+  system: string;
+  unique: number;
+  duplicatesSubmitted: number;
+  /** Keys executed at least once. */
+  completed: number;
+  failed: number;
+  /** Unique keys never executed (or not terminal when the time cap hit). */
+  missing: number;
+  /** Executions beyond one per key, plus executions of keys never submitted. Must be 0. */
+  duplicatesExecuted: number;
+  /** From first submission to every unique key recorded terminal. */
+  durationMs: number;
+  submitMs: number;
+  tasksPerSec: number;
+  timedOut: boolean;
+  settings: Record<string, unknown>;
+  extra?: Record<string, unknown>;
+}
+
+/** Turns per-key execution counts into the exactly-once figures. */
+export function analyzeCounts(plan: ExactlyOncePlan, counts: Record<string, number>) {
+  const expected = new Set(plan.unique);
+  let completed = 0;
+  let duplicatesExecuted = 0;
+  for (const [key, n] of Object.entries(counts)) {
+    if (!expected.has(key)) {
+      duplicatesExecuted += n;
+      continue;
+    }
+    if (n >= 1) completed++;
+    if (n > 1) duplicatesExecuted += n - 1;
+  }
+  return { completed, duplicatesExecuted, missing: plan.unique.length - completed };
+}

@@ -1,0 +1,106 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ratio, round } from './stats.js';
+
+/** One line of the results table: an absolute figure and, where there is one, its baseline. */
+export interface Row {
+  scenario: string;
+  /** What was measured, e.g. `service (json)`, `bullmq`, `bare fastify`. */
+  subject: string;
+  metric: string;
+  unit: string;
+  value: number | null;
+  /** Whether a larger value is better (req/s) or a smaller one (ms, MB). */
+  better: 'higher' | 'lower' | 'none';
+  baseline?: { subject: string; value: number | null };
+  /** value / baseline.value. */
+  ratio?: number | null;
+  note?: string;
+}
+
+export interface ScenarioResult {
+  name: string;
+  title: string;
+  rows: Row[];
+  /** Raw figures behind the rows (autocannon summaries, samples, counts). */
+  details: Record<string, unknown>;
+  durationMs: number;
+  error?: string;
+}
+
+export interface RowInput {
+  subject: string;
+  metric: string;
+  unit: string;
+  value: number | null;
+  better?: Row['better'];
+  baseline?: { subject: string; value: number | null };
+  note?: string;
+}
+
+/** Collects the rows of one scenario and fills in ratios. */
+export class RowSink {
+  readonly rows: Row[] = [];
+  constructor(private readonly scenario: string) {}
+
+  add(input: RowInput): Row {
+    const row: Row = {
+      scenario: this.scenario,
+      subject: input.subject,
+      metric: input.metric,
+      unit: input.unit,
+      value: input.value === null || !Number.isFinite(input.value) ? null : round(input.value),
+      better: input.better ?? 'none',
+    };
+    if (input.baseline) {
+      row.baseline = {
+        subject: input.baseline.subject,
+        value:
+          input.baseline.value === null || !Number.isFinite(input.baseline.value) ? null : round(input.baseline.value),
+      };
+      const r = ratio(input.value, input.baseline.value);
+      row.ratio = r === null ? null : round(r);
+    }
+    const notes = [input.note ?? ''];
+    if (input.baseline && input.baseline.value === 0 && input.unit === 'ms') {
+      notes.push('no ratio: baseline under the 1 ms latency resolution');
+    }
+    const note = notes.filter(Boolean).join('; ');
+    if (note) row.note = note;
+    this.rows.push(row);
+    return row;
+  }
+
+  /** A row that could not be measured (service not built, dependency down, ...). */
+  skip(subject: string, metric: string, reason: string): Row {
+    return this.add({ subject, metric, unit: '', value: null, note: `skipped: ${reason}` });
+  }
+}
+
+export interface RunReport {
+  startedAt: string;
+  finishedAt: string;
+  mode: 'quick' | 'full';
+  only: string[] | null;
+  outDir: string;
+  machine: Record<string, unknown>;
+  scenarios: ScenarioResult[];
+}
+
+/** Writes results.json, one JSON file per scenario, and the text and Markdown tables. */
+export function writeReport(report: RunReport, textTable: string, markdownTable: string): string[] {
+  mkdirSync(report.outDir, { recursive: true });
+  const written: string[] = [];
+  const put = (name: string, content: string) => {
+    const path = join(report.outDir, name);
+    writeFileSync(path, content);
+    written.push(path);
+  };
+  put('results.json', `${JSON.stringify(report, null, 2)}\n`);
+  for (const scenario of report.scenarios) {
+    put(`${scenario.name}.json`, `${JSON.stringify(scenario, null, 2)}\n`);
+  }
+  put('table.txt', `${textTable}\n`);
+  put('table.md', `${markdownTable}\n`);
+  return written;
+}

@@ -1,0 +1,164 @@
+/**
+ * Benchmark suite entry: `npm run bench [-- --quick] [--only a,b] [--out <dir>]`.
+ *
+ * Runs every scenario against its baselines in one process on this machine, prints a table of
+ * absolute figures and ratios, and writes JSON to the output folder (default
+ * bench-results/<timestamp>/). Figures only compare within one run: the ratio is the result.
+ */
+import { join, resolve } from 'node:path';
+import { runCleanups } from './lib/cleanup.js';
+import { machineInfo } from './lib/machine.js';
+import { ROOT, serviceBuilt } from './lib/paths.js';
+import { RowSink, writeReport, type Row, type RunReport, type ScenarioResult } from './lib/results.js';
+import type { Scenario, ScenarioContext } from './lib/scenario.js';
+import { FULL, QUICK, type Settings } from './lib/settings.js';
+import { markdownTable, textTable } from './lib/table.js';
+import { errorMessage } from './lib/util.js';
+import { admission } from './scenarios/admission.js';
+import { e2e } from './scenarios/e2e.js';
+import { footprint } from './scenarios/footprint.js';
+import { reads } from './scenarios/reads.js';
+import { spawnOverhead } from './scenarios/spawn.js';
+import { startup } from './scenarios/startup.js';
+
+const SCENARIOS: Scenario[] = [admission, e2e, spawnOverhead, reads, footprint, startup];
+
+interface Args {
+  quick: boolean;
+  only: string[] | null;
+  out: string | null;
+  help: boolean;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { quick: false, only: null, out: null, help: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = () => {
+      const v = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
+      if (v === undefined || v === '') throw new Error(`${arg} needs a value`);
+      return v;
+    };
+    if (arg === '--quick') args.quick = true;
+    else if (arg === '--only' || arg.startsWith('--only=')) args.only = value().split(',').map((s) => s.trim()).filter(Boolean);
+    else if (arg === '--out' || arg.startsWith('--out=')) args.out = value();
+    else if (arg === '--help' || arg === '-h') args.help = true;
+    else throw new Error(`unknown argument: ${arg}`);
+  }
+  return args;
+}
+
+const USAGE = `usage: npm run bench -- [--quick] [--only <scenario>[,<scenario>]] [--out <dir>]
+scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}
+  --quick   every scenario, small (under 2 minutes)
+  --only    run just these scenarios
+  --out     output folder (default bench-results/<timestamp>/)`;
+
+function timestamp(): string {
+  return new Date().toISOString().replace(/[:.]/g, '-');
+}
+
+async function main(): Promise<number> {
+  let args: Args;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    console.error(`${errorMessage(err)}\n${USAGE}`);
+    return 2;
+  }
+  if (args.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const selected = args.only ? SCENARIOS.filter((s) => args.only!.includes(s.name)) : SCENARIOS;
+  const unknown = (args.only ?? []).filter((name) => !SCENARIOS.some((s) => s.name === name));
+  if (unknown.length) {
+    console.error(`unknown scenario(s): ${unknown.join(', ')}\n${USAGE}`);
+    return 2;
+  }
+
+  const mode = args.quick ? 'quick' : 'full';
+  const settings: Settings = args.quick ? QUICK : FULL;
+  const outDir = resolve(args.out ?? join(ROOT, 'bench-results', timestamp()));
+  const startedAt = new Date();
+  const runDeadline = Date.now() + settings.totalBudgetSec * 1000;
+  const log = (message: string) => console.log(`[bench ${((Date.now() - startedAt.getTime()) / 1000).toFixed(1).padStart(6)}s] ${message}`);
+
+  log(`mode ${mode}; scenarios ${selected.map((s) => s.name).join(', ')}; output ${outDir}`);
+  if (!serviceBuilt()) log('service entry dist/src/main.js not built: service rows are reported as skipped');
+
+  const results: ScenarioResult[] = [];
+  for (const scenario of selected) {
+    const budget = (settings[scenario.name as keyof Settings] as { budgetSec?: number } | undefined)?.budgetSec ?? 60;
+    const deadline = Math.min(runDeadline, Date.now() + budget * 1000);
+    const rows = new RowSink(scenario.name);
+    const ctx: ScenarioContext = {
+      mode,
+      settings,
+      rows,
+      details: {},
+      deadline,
+      remainingMs: () => Math.max(0, deadline - Date.now()),
+      log: (m) => log(`${scenario.name}: ${m}`),
+    };
+    const t0 = Date.now();
+    log(`${scenario.name}: ${scenario.title}`);
+    const result: ScenarioResult = { name: scenario.name, title: scenario.title, rows: rows.rows, details: ctx.details, durationMs: 0 };
+    if (Date.now() >= runDeadline) {
+      rows.skip('all', '-', 'run time budget spent');
+    } else {
+      try {
+        await scenario.run(ctx);
+      } catch (err) {
+        result.error = String(err instanceof Error ? (err.stack ?? err.message) : err);
+        rows.add({ subject: 'scenario', metric: '-', unit: '', value: null, note: `error: ${errorMessage(err)}` });
+        log(`${scenario.name}: failed: ${errorMessage(err)}`);
+      } finally {
+        // Whatever a scenario left registered (services, peers, queues, temp dirs) goes now.
+        await runCleanups();
+      }
+    }
+    result.durationMs = Date.now() - t0;
+    results.push(result);
+    log(`${scenario.name}: done in ${(result.durationMs / 1000).toFixed(1)} s`);
+  }
+
+  const allRows: Row[] = results.flatMap((r) => r.rows);
+  const text = textTable(allRows);
+  const md = markdownTable(allRows);
+  const report: RunReport = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    mode,
+    only: args.only,
+    outDir,
+    machine: { ...machineInfo(), serviceBuilt: serviceBuilt() },
+    scenarios: results,
+  };
+  const written = writeReport(report, text, md);
+  console.log(`\n${text}\n`);
+  log(`wrote ${written.length} files to ${outDir}`);
+  const failed = results.filter((r) => r.error || r.rows.some((row) => row.note?.startsWith('error:')));
+  if (failed.length) log(`errors in: ${failed.map((r) => r.name).join(', ')}`);
+  return failed.length ? 1 : 0;
+}
+
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    console.error(`\n${signal}: stopping spawned processes and removing temp data`);
+    void runCleanups().finally(() => process.exit(130));
+  });
+}
+main()
+  .then(async (code) => {
+    await runCleanups();
+    process.exit(code);
+  })
+  .catch(async (err) => {
+    console.error(err);
+    await runCleanups();
+    process.exit(1);
+  });
