@@ -12,6 +12,23 @@ export interface CachedResponse {
   body: string;
 }
 
+/**
+ * A stored entry is one line of JSON metadata, a newline, then the body exactly as sent. The
+ * body is never escaped into or parsed out of JSON, so a hit costs a lookup and a slice however
+ * large the response (the metadata line cannot contain a raw newline: JSON escapes it).
+ */
+export function encodeEntry(entry: CachedResponse): string {
+  const { body, ...meta } = entry;
+  return `${JSON.stringify(meta)}\n${body}`;
+}
+
+export function decodeEntry(raw: string): CachedResponse | null {
+  const split = raw.indexOf('\n');
+  if (split < 0) return null;
+  const meta = JSON.parse(raw.slice(0, split)) as Omit<CachedResponse, 'body'>;
+  return { ...meta, body: raw.slice(split + 1) };
+}
+
 /** Adds a field to Vary without dropping what is there (CORS adds Origin). */
 export function appendVary(reply: FastifyReply, field: string): void {
   const current = reply.getHeader('vary');
@@ -62,12 +79,12 @@ export class ResponseCache {
 
   async read(key: string): Promise<CachedResponse | null> {
     const raw = await this.coordination.cacheGet(key);
-    return raw === null ? null : (JSON.parse(raw) as CachedResponse);
+    return raw === null ? null : decodeEntry(raw);
   }
 
   async write(key: string, route: RouteSpec, entry: CachedResponse): Promise<void> {
     const ttl = cacheMaxAge(route, this.config);
-    if (ttl > 0) await this.coordination.cacheSet(key, JSON.stringify(entry), ttl);
+    if (ttl > 0) await this.coordination.cacheSet(key, encodeEntry(entry), ttl);
   }
 
   /** Cache-Control (and Vary for protected reads) of a cacheable 200. */

@@ -101,13 +101,23 @@ export function describeStoreConformance(name: string, makeStore: (dir: string) 
         expect((await store.getRun('x'))?.runId).toBe('x');
       });
 
-      it('hands out copies: changing a returned record does not change the stored one', async () => {
+      it('changing a returned record never changes the stored one (it is a copy or frozen)', async () => {
         const { store } = await openStore();
         const stored = await insert(store, { runId: 'r' });
-        stored.status = 'failed';
+        const attempt = (change: () => void) => {
+          try {
+            change();
+          } catch (err) {
+            expect(err).toBeInstanceOf(TypeError);
+          }
+        };
+        attempt(() => (stored.status = 'failed'));
         const read = await store.getRun('r');
-        read!.payload.mutated = true;
+        attempt(() => (read!.payload.mutated = true));
+        const listed = (await store.listRuns({})).items[0]!;
+        attempt(() => listed.events.push({ seq: 99, at: '', kind: 'queue', name: 'x' }));
         expect(await store.getRun('r')).toMatchObject({ status: 'pending', payload: {} });
+        expect((await store.getRun('r'))!.events).toHaveLength(stored.events.length);
       });
     });
 

@@ -199,8 +199,9 @@ export class FileStateStore implements StateStore {
     return claimed;
   }
 
+  /** Reads hand out the stored record itself: it is deep-frozen, so it cannot be changed through them. */
   async getRun(runId: string): Promise<RunRecord | null> {
-    return copyOf(this.readable().model.getRun(runId) ?? null);
+    return this.readable().model.getRun(runId) ?? null;
   }
 
   async listRuns(query: RunQuery): Promise<{ items: RunRecord[]; total: number }> {
@@ -209,7 +210,7 @@ export class FileStateStore implements StateStore {
     for (const run of this.readable().model.allRuns()) if (matchesRunQuery(run, q)) matching.push(run);
     if (q.order === 'newest') matching.reverse();
     const page = q.afterSeq === undefined ? matching : matching.filter((run) => pastCursor(run, q));
-    return { items: page.slice(q.offset, q.offset + q.limit).map((run) => structuredClone(run)), total: matching.length };
+    return { items: page.slice(q.offset, q.offset + q.limit), total: matching.length };
   }
 
   async countRuns(includeInternal = false): Promise<RunCounts> {

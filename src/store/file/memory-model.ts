@@ -3,6 +3,7 @@ import type { AppendCollection } from '../types.js';
 import type { JournalEntry } from './journal-entry.js';
 import { ReadyIndex } from './ready-index.js';
 import { SNAPSHOT_SCHEMA_VERSION, type SnapshotDocument } from './snapshot.js';
+import { deepFreeze } from '../deep-freeze.js';
 
 /**
  * Everything the file driver stores, held in memory: the snapshot plus every journal entry
@@ -134,7 +135,7 @@ export class MemoryModel {
   private putRun(run: RunRecord): void {
     const previous = this.runs.get(run.runId);
     if (previous !== undefined) this.unindex(previous);
-    this.runs.set(run.runId, run);
+    this.runs.set(run.runId, deepFreeze(run));
     if (run.queueState === 'ready') this.ready.add(run.seq, run.runId);
     if (run.status === 'running') this.runningByType.set(run.type, (this.runningByType.get(run.type) ?? 0) + 1);
   }

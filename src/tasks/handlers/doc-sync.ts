@@ -108,7 +108,9 @@ export const docSync: TaskHandler = async (_state, config, input) => {
     files: hashes,
     knowledgePackPath: docs.length > 0 ? knowledgePackPath : null,
   };
-  await writeDocIndex(config, index);
+  // An unchanged doc set leaves the index as it is: rewriting it would cost an fsync per run.
+  const indexUnchanged = previous !== null && !changeDetected && !generate && previous.knowledgePackPath === index.knowledgePackPath;
+  if (!indexUnchanged) await writeDocIndex(config, index);
 
   const paths = docs.map((d) => d.path);
   return {
