@@ -41,10 +41,11 @@ describe('scheduled and internal tasks', () => {
     expect(done.result.result.uptime).toBeGreaterThanOrEqual(0);
     expect(done.result.result.memoryUsageMb).toBeGreaterThan(0);
 
-    await new Promise((r) => setTimeout(r, 1500));
+    // Several more per-second firings: they all land in one or two minute slots.
+    await new Promise((r) => setTimeout(r, 2500));
     const again = await api.get('/api/tasks/runs?includeInternal=true&type=heartbeat');
-    const minutes = new Set(again.body.items.map((r: { runId: string }) => r.runId));
-    expect(again.body.total).toBe(minutes.size);
+    expect(again.body.total).toBeGreaterThanOrEqual(1);
+    expect(again.body.total).toBeLessThanOrEqual(2);
     const hidden = await api.get('/api/tasks/runs?type=heartbeat');
     expect(hidden.body.total).toBe(0);
   });
