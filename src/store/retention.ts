@@ -1,4 +1,4 @@
-import { STATE_BOUNDS, type OrchestratorState } from '../tasks/types.js';
+import { STATE_BOUNDS, type OrchestratorState, type TaskRecord } from '../tasks/types.js';
 
 /**
  * Applies the spec's retention to the OrchestratorState document (taskHistory 50,
@@ -23,4 +23,13 @@ function keepNewest<T>(items: T[], bound: number): T[] {
 export function retentionCount(keep: number): number {
   if (!Number.isFinite(keep)) throw new Error(`keep must be a finite number, got ${keep}`);
   return Math.max(0, Math.floor(keep));
+}
+
+/** One finished task added to the state: tasksProcessed + 1 and the bounded taskHistory. */
+export function withTaskRecord(state: OrchestratorState, record: TaskRecord): OrchestratorState {
+  return {
+    ...state,
+    tasksProcessed: state.tasksProcessed + 1,
+    taskHistory: keepNewest([...state.taskHistory, record], STATE_BOUNDS.taskHistory),
+  };
 }

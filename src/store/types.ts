@@ -1,4 +1,4 @@
-import type { OrchestratorState, QueueState, RunRecord, RunStatus } from '../tasks/types.js';
+import type { OrchestratorState, QueueState, RunRecord, RunStatus, TaskRecord } from '../tasks/types.js';
 
 /**
  * A pure, synchronous transition of one run record. Receives the current record (null when the
@@ -89,6 +89,13 @@ export interface StateStore {
   getState(): Promise<OrchestratorState>;
   /** Atomic read-modify-write of the OrchestratorState document; null from `mutate` leaves it unchanged. */
   mutateState(mutate: (current: OrchestratorState) => OrchestratorState | null): Promise<OrchestratorState>;
+
+  /**
+   * Adds one finished task to the OrchestratorState (tasksProcessed + 1, taskHistory keeping the
+   * newest 50) without rewriting the rest of the document: the per-run path stays small however
+   * full rssDrafts or communityResponses are.
+   */
+  recordTask(record: TaskRecord): Promise<void>;
 
   /** Appends a record to a bounded collection, keeping the newest `keep`. */
   append(collection: AppendCollection, record: Record<string, unknown>, keep: number): Promise<void>;

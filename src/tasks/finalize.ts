@@ -8,8 +8,8 @@ import { accountingFor } from './accounting.js';
 import type { ExecutionOutcome } from './executor.js';
 import { retryPlanFor } from './retry-policy.js';
 import { markFailed, markSucceeded, withEvent } from './run-transitions.js';
-import { withTaskRecord } from './task-history.js';
-import type { RunRecord } from './types.js';
+import { withTaskRecord } from '../store/retention.js';
+import type { RunRecord, TaskRecord } from './types.js';
 
 export interface FinalizeDeps {
   config: AppConfig;
@@ -39,16 +39,20 @@ export async function finalizeAttempt(
 ): Promise<RunRecord | null> {
   const { store, clock } = deps;
   const now = clock.now();
-  await store.mutateState((state) => {
-    const updated = outcome.ok && outcome.stateUpdate ? outcome.stateUpdate(state) : state;
-    return withTaskRecord(updated, {
-      type: run.type,
-      status: outcome.ok ? 'completed' : 'error',
-      timestamp: now.toISOString(),
-      durationMs: outcome.durationMs,
-      ...(outcome.ok ? {} : { error: outcome.error ?? 'failed' }),
-    });
-  });
+  const taskRecord: TaskRecord = {
+    type: run.type,
+    status: outcome.ok ? 'completed' : 'error',
+    timestamp: now.toISOString(),
+    durationMs: outcome.durationMs,
+    ...(outcome.ok ? {} : { error: outcome.error ?? 'failed' }),
+  };
+  const stateUpdate = outcome.ok ? outcome.stateUpdate : undefined;
+  if (stateUpdate) {
+    // A handler's own state change and the task record land in one atomic write.
+    await store.mutateState((state) => withTaskRecord(stateUpdate(state), taskRecord));
+  } else {
+    await store.recordTask(taskRecord);
+  }
   for (const followUp of outcome.followUps ?? []) {
     await deps.admit({ type: followUp.type, payload: followUp.payload, source: 'system', requestedBy: `task:${run.type}` });
   }

@@ -322,6 +322,28 @@ export function describeStoreConformance(name: string, makeStore: (dir: string) 
         expect(unchanged.tasksProcessed).toBe(50);
       });
 
+      it('records finished tasks without touching the rest of the document, bounded to 50, across reopen', async () => {
+        const { store, dir } = await openStore();
+        await store.mutateState((s) => ({ ...s, docsIndexed: ['a.md'], notes: 'kept' }));
+        for (let i = 0; i < 55; i++) {
+          await store.recordTask({ type: 'doc-sync', status: i % 5 === 0 ? 'error' : 'completed', timestamp: `2026-01-01T00:00:${String(i).padStart(2, '0')}Z`, durationMs: i, ...(i % 5 === 0 ? { error: `e${i}` } : {}) });
+        }
+        const check = (state: Awaited<ReturnType<StateStore['getState']>>) => {
+          expect(state.tasksProcessed).toBe(55);
+          expect(state.taskHistory).toHaveLength(50);
+          expect(state.taskHistory[0]!.durationMs).toBe(5);
+          expect(state.taskHistory[49]).toMatchObject({ durationMs: 54, status: 'completed' });
+          expect(state.taskHistory[0]).toMatchObject({ status: 'error', error: 'e5' });
+          expect(state.docsIndexed).toEqual(['a.md']);
+          expect(state.notes).toBe('kept');
+        };
+        check(await store.getState());
+        const reopened = await reopen(store, dir);
+        check(await reopened.getState());
+        await reopened.recordTask({ type: 'heartbeat', status: 'completed', timestamp: '2026-01-02T00:00:00Z', durationMs: 1 });
+        expect((await reopened.getState()).tasksProcessed).toBe(56);
+      });
+
       it('keeps only the newest entries of the bounded arrays', async () => {
         const { store } = await openStore();
         const task = (i: number): TaskRecord => ({

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { OrchestratorState, RunRecord } from '../../tasks/types.js';
+import type { OrchestratorState, RunRecord, TaskRecord } from '../../tasks/types.js';
 import { FlushScheduler } from '../flush-scheduler.js';
 import { DEFAULT_FLUSH_INTERVAL_MS, silentLogger, type StoreLogger, type StoreOptions } from '../options.js';
 import { acquirePidLock, type PidLock } from '../pid-lock.js';
@@ -254,6 +254,11 @@ export class FileStateStore implements StateStore {
     const after = structuredClone(session.model.state);
     await durable;
     return after;
+  }
+
+  async recordTask(record: TaskRecord): Promise<void> {
+    const session = this.writable();
+    await this.commit(session, { seq: session.model.lastSeq + 1, op: 'task', record });
   }
 
   async append(collection: AppendCollection, record: Record<string, unknown>, keep: number): Promise<void> {

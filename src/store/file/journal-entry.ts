@@ -1,4 +1,4 @@
-import type { OrchestratorState, RunRecord } from '../../tasks/types.js';
+import type { OrchestratorState, RunRecord, TaskRecord } from '../../tasks/types.js';
 import type { AppendCollection } from '../types.js';
 import { isPlainObject, runProblem, stateProblem } from '../record-checks.js';
 
@@ -11,6 +11,7 @@ export type JournalEntry =
   | { seq: number; op: 'run'; record: RunRecord }
   | { seq: number; op: 'run-delete'; runId: string }
   | { seq: number; op: 'state'; state: OrchestratorState }
+  | { seq: number; op: 'task'; record: TaskRecord }
   | { seq: number; op: 'append'; collection: AppendCollection; record: Record<string, unknown>; keep: number }
   | { seq: number; op: 'doc'; collection: string; id: string; doc: Record<string, unknown> };
 
@@ -39,6 +40,11 @@ export function journalEntryProblem(value: unknown): string | null {
       return typeof value.runId === 'string' ? null : 'runId is not a string';
     case 'state':
       return isPlainObject(value.state) ? stateProblem(value.state, 'state.', true) : 'state is not an object';
+    case 'task':
+      if (!isPlainObject(value.record)) return 'record is not an object';
+      return typeof value.record.type === 'string' && typeof value.record.timestamp === 'string'
+        ? null
+        : 'record is not a task record';
     case 'append':
       if (!(APPEND_COLLECTIONS as unknown[]).includes(value.collection)) return 'collection is not an append collection';
       if (!Number.isSafeInteger(value.keep)) return 'keep is not an integer';

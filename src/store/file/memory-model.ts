@@ -4,6 +4,7 @@ import type { JournalEntry } from './journal-entry.js';
 import { ReadyIndex } from './ready-index.js';
 import { SNAPSHOT_SCHEMA_VERSION, type SnapshotDocument } from './snapshot.js';
 import { deepFreeze } from '../deep-freeze.js';
+import { withTaskRecord } from '../retention.js';
 
 /**
  * Everything the file driver stores, held in memory: the snapshot plus every journal entry
@@ -47,6 +48,9 @@ export class MemoryModel {
         break;
       case 'state':
         this.state = entry.state;
+        break;
+      case 'task':
+        this.state = withTaskRecord(this.state, entry.record);
         break;
       case 'append':
         this.appendRecord(entry.collection, entry.record, entry.keep);

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import type { OrchestratorState, RunRecord } from '../../tasks/types.js';
+import type { OrchestratorState, RunRecord, TaskRecord } from '../../tasks/types.js';
 import { DEFAULT_FLUSH_INTERVAL_MS, type StoreOptions } from '../options.js';
 import { acquirePidLock, type PidLock } from '../pid-lock.js';
 import { retentionCount } from '../retention.js';
@@ -31,7 +31,7 @@ import {
 } from './item-tables.js';
 import * as runs from './runs.js';
 import { SCHEMA_VERSION, migrate } from './schema.js';
-import { mutateState, readState } from './state.js';
+import { mutateState, readState, recordTask } from './state.js';
 
 interface Session {
   db: Database.Database;
@@ -164,6 +164,10 @@ export class SqliteStateStore implements StateStore {
 
   mutateState(mutate: (current: OrchestratorState) => OrchestratorState | null): Promise<OrchestratorState> {
     return this.write((db) => mutateState(db, mutate));
+  }
+
+  recordTask(record: TaskRecord): Promise<void> {
+    return this.write((db) => recordTask(db, record));
   }
 
   async append(collection: AppendCollection, record: Record<string, unknown>, keep: number): Promise<void> {

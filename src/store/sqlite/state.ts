@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { emptyOrchestratorState, type OrchestratorState } from '../../tasks/types.js';
+import { STATE_BOUNDS, emptyOrchestratorState, type OrchestratorState, type TaskRecord } from '../../tasks/types.js';
 import { stateProblem } from '../record-checks.js';
 import { boundState } from '../retention.js';
 import {
@@ -86,4 +86,22 @@ function replaceListIfChanged<T>(db: Database.Database, table: ItemTable<T>, bef
   if (JSON.stringify(before) === JSON.stringify(after)) return;
   deleteAllItems(db, table);
   insertItems(db, table, after);
+}
+
+/**
+ * One finished task: tasksProcessed + 1, one task_history row, and the oldest rows beyond the
+ * bound deleted. Call inside the batch transaction.
+ */
+export function recordTask(db: Database.Database, record: TaskRecord): void {
+  const row = statement(db, "SELECT value FROM state_sections WHERE key = 'tasksProcessed'").get() as { value: string } | undefined;
+  const processed = row === undefined ? 0 : (JSON.parse(row.value) as number);
+  statement(db, 'INSERT INTO state_sections (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(
+    'tasksProcessed',
+    JSON.stringify(processed + 1),
+  );
+  insertItems(db, LIST_TABLES.taskHistory, [record]);
+  statement(
+    db,
+    `DELETE FROM ${LIST_TABLES.taskHistory.name} WHERE id NOT IN (SELECT id FROM ${LIST_TABLES.taskHistory.name} ORDER BY id DESC LIMIT ?)`,
+  ).run(STATE_BOUNDS.taskHistory);
 }

@@ -49,7 +49,7 @@ function stamp(date: Date): string {
  * (logsDir/doc-index.json) and, when anything changed (or the last pack is gone), writes a new
  * knowledge pack to config.knowledgePackDir. An absent docs folder is a normal, empty result.
  */
-export const docSync: TaskHandler = async (_state, config, input) => {
+export const docSync: TaskHandler = async (state, config, input) => {
   const walk = await walkDocs(config.docsPath);
   if (!walk.exists) {
     return {
@@ -126,6 +126,11 @@ export const docSync: TaskHandler = async (_state, config, input) => {
       oversizedSkipped: walk.oversized,
       truncated: walk.truncated,
     },
-    stateUpdate: (state) => ({ ...state, docsIndexed: paths }),
+    // Only a changed doc list is written back; an unchanged one would rewrite the state for nothing.
+    ...(sameList(state.docsIndexed, paths) ? {} : { stateUpdate: (s) => ({ ...s, docsIndexed: paths }) }),
   };
 };
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, i) => value === b[i]);
+}

@@ -48,6 +48,11 @@ describe('doc-sync handler', () => {
     const second = await docSync(freshState(), config, handlerInput('doc-sync', {}, { clock }));
     expect(second.result).toMatchObject({ filesIndexed: 3, changeDetected: false, knowledgePackGenerated: false });
     expect((second.result as SyncResult).knowledgePackPath).toBeUndefined();
+
+    // With the doc list already in state, an unchanged sync asks for no state write at all.
+    const indexed = applyOutcome(freshState(), first);
+    const third = await docSync(indexed, config, handlerInput('doc-sync', {}, { clock }));
+    expect(third.stateUpdate).toBeUndefined();
   });
 
   it('detects modified, added and removed docs and writes a new pack', async () => {
