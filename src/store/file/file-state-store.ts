@@ -30,6 +30,7 @@ import { readJournal, truncateJournal } from './journal-replay.js';
 import { Journal } from './journal.js';
 import { MemoryModel } from './memory-model.js';
 import { fileStorePaths, readSnapshot, removeLeftoverTmp, writeSnapshot, type FileStorePaths } from './snapshot.js';
+import { StoreLifecycle } from '../store-lifecycle.js';
 
 export interface FileStoreOptions extends StoreOptions {
   /** Compact (rewrite the snapshot, empty the journal) once the journal is this large. Default 16 MiB. */
@@ -66,9 +67,7 @@ export class FileStateStore implements StateStore {
   private readonly flushIntervalMs: number;
   private readonly compactAfterBytes: number;
   private readonly compactAfterEntries: number;
-  private session: Session | null = null;
-  private state: 'closed' | 'opening' | 'open' | 'closing' = 'closed';
-  private closing: Promise<void> | null = null;
+  private readonly lifecycle: StoreLifecycle<Session>;
   private compactionError: Error | null = null;
   /** Journal size when compaction last failed: the next try waits for another threshold's worth. */
   private compactionFloor = { bytes: 0, entries: 0 };
@@ -76,6 +75,7 @@ export class FileStateStore implements StateStore {
   constructor(path: string, options: FileStoreOptions = {}) {
     this.target = resolve(path);
     this.paths = fileStorePaths(this.target);
+    this.lifecycle = new StoreLifecycle(this.target);
     this.logger = options.logger ?? silentLogger;
     this.flushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
     this.compactAfterBytes = options.compactAfterBytes ?? DEFAULT_COMPACT_AFTER_BYTES;
@@ -83,16 +83,10 @@ export class FileStateStore implements StateStore {
   }
 
   async open(): Promise<void> {
-    if (this.state !== 'closed') throw new Error(`state store ${this.target} is already open`);
-    this.state = 'opening';
-    try {
+    await this.lifecycle.open(async () => {
       await mkdir(dirname(this.target), { recursive: true });
-      this.session = await this.load(await acquirePidLock(this.paths.lock, this.target));
-      this.state = 'open';
-    } catch (err) {
-      this.state = 'closed';
-      throw err;
-    }
+      return this.load(await acquirePidLock(this.paths.lock, this.target));
+    });
   }
 
   /** Snapshot + journal replay; on any failure the lock is released and no state file was changed. */
@@ -133,27 +127,19 @@ export class FileStateStore implements StateStore {
 
   /** Makes every queued write durable, folds the journal into the snapshot and releases the lock. */
   close(): Promise<void> {
-    const session = this.session;
-    if (this.closing !== null) return this.closing;
-    if (session === null || this.state !== 'open') return Promise.resolve();
-    this.state = 'closing';
-    this.closing = (async () => {
+    return this.lifecycle.close(async (session) => {
       try {
         await session.scheduler.drain();
         if (session.journal.broken === null) await this.compactOrLog(session);
       } finally {
         await session.journal.close();
         await session.lock.release();
-        this.session = null;
-        this.state = 'closed';
-        this.closing = null;
       }
-    })();
-    return this.closing;
+    });
   }
 
   async health(): Promise<StoreHealth> {
-    const session = this.session;
+    const session = this.lifecycle.session;
     if (session === null) return { status: 'down', target: this.target, detail: 'store is not open', collections: {} };
     const collections = session.model.sizes();
     const { journal } = session;
@@ -351,14 +337,13 @@ export class FileStateStore implements StateStore {
   }
 
   private readable(): Session {
-    if (this.session === null) throw new Error(`state store ${this.target} is not open`);
-    return this.session;
+    return this.lifecycle.readable();
   }
 
   private writable(): Session {
-    if (this.session === null || this.state !== 'open') throw new Error(`state store ${this.target} is not open`);
-    if (this.session.journal.broken !== null) throw this.session.journal.broken;
-    return this.session;
+    const session = this.lifecycle.writable();
+    if (session.journal.broken !== null) throw session.journal.broken;
+    return session;
   }
 }
 

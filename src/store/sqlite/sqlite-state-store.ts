@@ -32,6 +32,7 @@ import {
 import * as runs from './runs.js';
 import { SCHEMA_VERSION, migrate } from './schema.js';
 import { mutateState, readState, recordTask } from './state.js';
+import { StoreLifecycle } from '../store-lifecycle.js';
 
 interface Session {
   db: Database.Database;
@@ -53,20 +54,17 @@ export class SqliteStateStore implements StateStore {
   readonly target: string;
   readonly path: string;
   private readonly flushIntervalMs: number;
-  private session: Session | null = null;
-  private state: 'closed' | 'opening' | 'open' | 'closing' = 'closed';
-  private closing: Promise<void> | null = null;
+  private readonly lifecycle: StoreLifecycle<Session>;
 
   constructor(path: string, options: StoreOptions = {}) {
     this.path = resolve(path);
     this.target = `sql:${this.path}`;
+    this.lifecycle = new StoreLifecycle(this.target);
     this.flushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
   }
 
   async open(): Promise<void> {
-    if (this.state !== 'closed') throw new Error(`state store ${this.target} is already open`);
-    this.state = 'opening';
-    try {
+    await this.lifecycle.open(async () => {
       await mkdir(dirname(this.path), { recursive: true });
       const lock = await acquirePidLock(`${this.path}.lock`, this.path);
       let db: Database.Database | null = null;
@@ -78,36 +76,24 @@ export class SqliteStateStore implements StateStore {
         await lock.release();
         throw asStateCorruptError(err, this.path);
       }
-      this.session = { db, lock, batcher: new TransactionBatcher(db, this.flushIntervalMs) };
-      this.state = 'open';
-    } catch (err) {
-      this.state = 'closed';
-      throw err;
-    }
+      return { db, lock, batcher: new TransactionBatcher(db, this.flushIntervalMs) };
+    });
   }
 
   /** Commits every queued write, closes the database and releases the lock. */
   close(): Promise<void> {
-    const session = this.session;
-    if (this.closing !== null) return this.closing;
-    if (session === null || this.state !== 'open') return Promise.resolve();
-    this.state = 'closing';
-    this.closing = (async () => {
+    return this.lifecycle.close(async (session) => {
       try {
         await session.batcher.drain();
       } finally {
         session.db.close();
         await session.lock.release();
-        this.session = null;
-        this.state = 'closed';
-        this.closing = null;
       }
-    })();
-    return this.closing;
+    });
   }
 
   async health(): Promise<StoreHealth> {
-    const session = this.session;
+    const session = this.lifecycle.session;
     if (session === null) return { status: 'down', target: this.target, detail: 'store is not open', collections: {} };
     try {
       const { db } = session;
@@ -195,14 +181,16 @@ export class SqliteStateStore implements StateStore {
   }
 
   private write<T>(work: (db: Database.Database) => T): Promise<T> {
-    if (this.session === null || this.state !== 'open') {
-      return Promise.reject(new Error(`state store ${this.target} is not open`));
+    let session: Session;
+    try {
+      session = this.lifecycle.writable();
+    } catch (err) {
+      return Promise.reject(err as Error);
     }
-    return this.session.batcher.run(work);
+    return session.batcher.run(work);
   }
 
   private db(): Database.Database {
-    if (this.session === null) throw new Error(`state store ${this.target} is not open`);
-    return this.session.db;
+    return this.lifecycle.readable().db;
   }
 }
