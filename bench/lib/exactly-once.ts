@@ -3,6 +3,8 @@
  * duplicates interleaved while the originals are still queued or running, and some sent after
  * every original has completed. Each system must execute each key exactly once.
  */
+import type { PeerProcess } from './peer-process.js';
+import { runPool, sleep, waitFor } from './util.js';
 
 export interface ExactlyOncePlan {
   tag: string;
@@ -83,4 +85,56 @@ export function analyzeCounts(plan: ExactlyOncePlan, counts: Record<string, numb
     if (n > 1) duplicatesExecuted += n - 1;
   }
   return { completed, duplicatesExecuted, missing: plan.unique.length - completed };
+}
+
+/** What the exactly-once protocol needs from a queue under test. */
+export interface QueueUnderTest {
+  /** Enqueues one job for `key`, with the queue's own deduplication. */
+  submit(key: string): Promise<unknown>;
+  /** Jobs in a terminal state so far. */
+  finishedCounts(): Promise<{ completed: number; failed: number }>;
+}
+
+/**
+ * The protocol every queue peer runs: submit the plan's keys (unique ones with early duplicates
+ * mixed in), wait until every unique key is terminal, submit the late duplicates, let them
+ * settle, then ask the worker process how often it executed each key.
+ */
+export async function measureExactlyOnce(
+  plan: ExactlyOncePlan,
+  queue: QueueUnderTest,
+  worker: PeerProcess,
+  options: { submitConcurrency: number; timeoutMs: number; settleMs: number },
+): Promise<Omit<ExactlyOnceResult, 'system' | 'settings' | 'extra'> & { finalCounts: { completed: number; failed: number } }> {
+  const n = plan.unique.length;
+  const t0 = performance.now();
+  await runPool(plan.submissions, options.submitConcurrency, queue.submit);
+  const submitMs = performance.now() - t0;
+  const counts = await waitFor(
+    async () => {
+      const c = await queue.finishedCounts();
+      return c.completed + c.failed >= n ? c : null;
+    },
+    { timeoutMs: options.timeoutMs, intervalMs: 20 },
+  );
+  const durationMs = performance.now() - t0;
+  await runPool(plan.late, options.submitConcurrency, queue.submit);
+  await sleep(options.settleMs);
+  const finalCounts = await queue.finishedCounts();
+  worker.send({ type: 'report' });
+  const report = await worker.next<{ type: string; counts: Record<string, number> }>('report');
+  const analysis = analyzeCounts(plan, report.counts);
+  return {
+    unique: n,
+    duplicatesSubmitted: plan.submissions.length - n + plan.late.length,
+    completed: analysis.completed,
+    failed: finalCounts.failed,
+    missing: analysis.missing,
+    duplicatesExecuted: analysis.duplicatesExecuted,
+    durationMs,
+    submitMs,
+    tasksPerSec: counts ? n / (durationMs / 1000) : Number.NaN,
+    timedOut: counts === null,
+    finalCounts,
+  };
 }

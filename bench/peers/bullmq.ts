@@ -6,11 +6,11 @@
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { onCleanup } from '../lib/cleanup.js';
-import { analyzeCounts, type ExactlyOncePlan, type ExactlyOnceResult } from '../lib/exactly-once.js';
+import { measureExactlyOnce, type ExactlyOncePlan, type ExactlyOnceResult } from '../lib/exactly-once.js';
 import { assertLoopback } from '../lib/loopback.js';
 import { PEERS_DIR } from '../lib/paths.js';
 import { spawnPeer } from '../lib/peer-process.js';
-import { runPool, sleep, tcpReachable, waitFor } from '../lib/util.js';
+import { tcpReachable } from '../lib/util.js';
 
 export const REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -47,38 +47,23 @@ export async function runBullmq(plan: ExactlyOncePlan, options: QueuePeerOptions
     });
     try {
       await worker.next('ready');
-      const n = plan.unique.length;
-      const t0 = performance.now();
-      await runPool(plan.submissions, options.submitConcurrency, (key) => queue.add('noop', { key }, { jobId: key }));
-      const submitMs = performance.now() - t0;
-      const counts = await waitFor(
-        async () => {
-          const c = await queue.getJobCounts('completed', 'failed');
-          return (c.completed ?? 0) + (c.failed ?? 0) >= n ? c : null;
+      const { finalCounts, ...figures } = await measureExactlyOnce(
+        plan,
+        {
+          submit: (key) => queue.add('noop', { key }, { jobId: key }),
+          finishedCounts: async () => {
+            const c = await queue.getJobCounts('completed', 'failed');
+            return { completed: c.completed ?? 0, failed: c.failed ?? 0 };
+          },
         },
-        { timeoutMs: options.timeoutMs, intervalMs: 20 },
+        worker,
+        options,
       );
-      const durationMs = performance.now() - t0;
-      await runPool(plan.late, options.submitConcurrency, (key) => queue.add('noop', { key }, { jobId: key }));
-      await sleep(options.settleMs);
-      const final = await queue.getJobCounts('completed', 'failed');
-      worker.send({ type: 'report' });
-      const report = await worker.next<{ type: string; counts: Record<string, number> }>('report');
-      const analysis = analyzeCounts(plan, report.counts);
       return {
         system: 'bullmq',
-        unique: n,
-        duplicatesSubmitted: plan.submissions.length - n + plan.late.length,
-        completed: analysis.completed,
-        failed: final.failed ?? 0,
-        missing: analysis.missing,
-        duplicatesExecuted: analysis.duplicatesExecuted,
-        durationMs,
-        submitMs,
-        tasksPerSec: counts ? n / (durationMs / 1000) : Number.NaN,
-        timedOut: counts === null,
+        ...figures,
         settings: { workerConcurrency: options.concurrency, submitConcurrency: options.submitConcurrency, dedupe: 'jobId' },
-        extra: { jobCounts: final },
+        extra: { jobCounts: finalCounts },
       };
     } finally {
       await worker.kill();

@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { onCleanup } from '../lib/cleanup.js';
-import { analyzeCounts, type ExactlyOncePlan, type ExactlyOnceResult } from '../lib/exactly-once.js';
+import { measureExactlyOnce, type ExactlyOncePlan, type ExactlyOnceResult } from '../lib/exactly-once.js';
 import { assertLoopback } from '../lib/loopback.js';
 import { PEERS_DIR } from '../lib/paths.js';
 import { spawnPeer } from '../lib/peer-process.js';
-import { runPool, sleep, tcpReachable, waitFor } from '../lib/util.js';
+import { tcpReachable } from '../lib/util.js';
 import type { QueuePeerOptions } from './bullmq.js';
 
 export const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -76,7 +76,6 @@ export async function runPgBoss(plan: ExactlyOncePlan, options: PgBossOptions): 
     });
     try {
       await worker.next('ready');
-      const n = plan.unique.length;
       const send = (key: string) =>
         boss.send(queueName, { key }, { singletonKey: key, singletonSeconds: SINGLETON_SECONDS, id: keyUuid(key) });
       const countStates = async () => {
@@ -88,35 +87,15 @@ export async function runPgBoss(plan: ExactlyOncePlan, options: PgBossOptions): 
         );
         return res.rows[0] ?? { completed: 0, failed: 0 };
       };
-      const t0 = performance.now();
-      await runPool(plan.submissions, options.submitConcurrency, send);
-      const submitMs = performance.now() - t0;
-      const counts = await waitFor(
-        async () => {
-          const c = await countStates();
-          return c.completed + c.failed >= n ? c : null;
-        },
-        { timeoutMs: options.timeoutMs, intervalMs: 20 },
+      const { finalCounts, ...figures } = await measureExactlyOnce(
+        plan,
+        { submit: send, finishedCounts: countStates },
+        worker,
+        options,
       );
-      const durationMs = performance.now() - t0;
-      await runPool(plan.late, options.submitConcurrency, send);
-      await sleep(options.settleMs);
-      const final = await countStates();
-      worker.send({ type: 'report' });
-      const report = await worker.next<{ type: string; counts: Record<string, number> }>('report');
-      const analysis = analyzeCounts(plan, report.counts);
       return {
         system: 'pg-boss',
-        unique: n,
-        duplicatesSubmitted: plan.submissions.length - n + plan.late.length,
-        completed: analysis.completed,
-        failed: final.failed,
-        missing: analysis.missing,
-        duplicatesExecuted: analysis.duplicatesExecuted,
-        durationMs,
-        submitMs,
-        tasksPerSec: counts ? n / (durationMs / 1000) : Number.NaN,
-        timedOut: counts === null,
+        ...figures,
         settings: {
           workers: options.concurrency,
           batchSize: options.batchSize,
@@ -124,7 +103,7 @@ export async function runPgBoss(plan: ExactlyOncePlan, options: PgBossOptions): 
           submitConcurrency: options.submitConcurrency,
           dedupe: `singletonKey + singletonSeconds=${SINGLETON_SECONDS} + key-derived job id`,
         },
-        extra: { jobStates: final },
+        extra: { jobStates: finalCounts },
       };
     } finally {
       await worker.kill();

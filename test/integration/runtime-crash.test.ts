@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
 import { executionProblems, pidAlive, readExecutionLog } from '../support/execution-log.js';
-import { apiClient, waitFor, waitForTerminal } from '../support/http.js';
-import { FIXTURE_AGENTS, RAISED_RATE_LIMITS } from '../support/runtime-service.js';
-import { startService } from '../support/service-process.js';
+import { waitFor, waitForTerminal } from '../support/http.js';
+import { startRuntimeService } from '../support/runtime-service.js';
 
 
 for (const target of ['./state/orchestrator-state.json', 'sql:./state/orchestrator.sqlite']) {
@@ -14,15 +13,8 @@ for (const target of ['./state/orchestrator-state.json', 'sql:./state/orchestrat
       const base = tempDir();
       const log = join(base, 'executions.jsonl');
       writeFileSync(log, '');
-      const config = {
-        stateFile: target,
-        agentsDir: FIXTURE_AGENTS,
-        concurrency: 3,
-        schedulerEnabled: false,
-        rateLimits: RAISED_RATE_LIMITS,
-      };
-      const first = await startService({ baseDir: base, config });
-      const api = apiClient(first.url);
+      const config = { stateFile: target, concurrency: 3 };
+      const { service: first, api } = await startRuntimeService(config, base);
       const admitted: string[] = [];
       for (let i = 0; i < 20; i += 1) {
         const res = await api.trigger('summarize-content', { content: `item ${i}`, log, sleepMs: 250, idempotencyKey: `crash-${i}` });
@@ -41,9 +33,8 @@ for (const target of ['./state/orchestrator-state.json', 'sql:./state/orchestrat
         return orphanPids.every((pid) => !pidAlive(pid)) ? true : undefined;
       }, 5000, 'orphaned workers to exit');
 
-      const second = await startService({ baseDir: base, config });
+      const { service: second, api: api2 } = await startRuntimeService(config, base);
       try {
-        const api2 = apiClient(second.url);
         for (const runId of admitted) {
           const run = await waitForTerminal(api2, runId, 30_000);
           expect(run.status).toBe('success');

@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
 import { executionProblems, pidAlive, readExecutionLog } from '../support/execution-log.js';
-import { apiClient, waitFor, waitForTerminal } from '../support/http.js';
-import { FIXTURE_AGENTS, RAISED_RATE_LIMITS } from '../support/runtime-service.js';
-import { startService, type ServiceProcess } from '../support/service-process.js';
+import { waitFor, waitForTerminal } from '../support/http.js';
+import { startRuntimeService } from '../support/runtime-service.js';
 
 const CYCLES = Number(process.env.RELIABILITY_CYCLES ?? 30);
 
@@ -27,21 +26,13 @@ for (const target of ['./state/orchestrator-state.json', 'sql:./state/orchestrat
       const base = tempDir('orch-reliability-');
       const log = join(base, 'executions.jsonl');
       writeFileSync(log, '');
-      const config = {
-        stateFile: target,
-        agentsDir: FIXTURE_AGENTS,
-        concurrency: 3,
-        schedulerEnabled: false,
-        logLevel: 'warn',
-        rateLimits: RAISED_RATE_LIMITS,
-      };
+      const config = { stateFile: target, concurrency: 3, logLevel: 'warn' };
       const acknowledged: string[] = [];
       const deathTimes = new Map<number, number>();
       let keyCounter = 0;
 
       for (let cycle = 0; cycle < CYCLES; cycle += 1) {
-        const service: ServiceProcess = await startService({ baseDir: base, config });
-        const api = apiClient(service.url);
+        const { service, api } = await startRuntimeService(config, base);
         // Everything acknowledged by an earlier incarnation is still there.
         for (const runId of acknowledged.slice(-40)) {
           const res = await api.run(runId);
@@ -78,9 +69,8 @@ for (const target of ['./state/orchestrator-state.json', 'sql:./state/orchestrat
         );
       }
 
-      const final = await startService({ baseDir: base, config });
+      const { service: final, api } = await startRuntimeService(config, base);
       try {
-        const api = apiClient(final.url);
         for (const runId of acknowledged) {
           const run = await waitForTerminal(api, runId, 60_000);
           expect(['success', 'failed'], `${runId} seed ${seed}`).toContain(run.status);
