@@ -15,6 +15,25 @@ export default tseslint.config(
     },
   },
   {
+    // Layers: src/http adapts HTTP to the domain; nothing outside it (and the composition root
+    // that wires both) may import it. A domain error carries a code; src/http maps it to a status.
+    files: ['src/**/*.ts', 'agents/**/*.ts'],
+    ignores: ['src/http/**', 'src/app.ts', 'src/main.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)http/',
+              message: 'Domain code must not import src/http: throw a DomainError (src/domain/errors.ts) and take ports from src/domain.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read JSON bodies of many shapes; `any` there is the honest type of a parsed response.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

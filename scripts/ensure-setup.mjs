@@ -14,6 +14,8 @@ const installedMarker = join(root, 'node_modules', '.package-lock.json');
 const needsInstall =
   !existsSync(installedMarker) || statSync(lockfile).mtimeMs > statSync(installedMarker).mtimeMs;
 if (needsInstall) {
-  run('npm install --no-audit --no-fund --no-save');
+  // `npm ci` installs exactly the lockfile (and fails loudly when package.json drifted from it);
+  // a checkout without a lockfile falls back to a plain install.
+  run(existsSync(lockfile) ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund');
 }
 run('npx tsc -p tsconfig.build.json');

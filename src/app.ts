@@ -5,12 +5,13 @@ import { loadAgentRegistry } from './agents/registry.js';
 import { systemClock, type Clock } from './clock.js';
 import type { AppConfig } from './config/types.js';
 import { createCoordination } from './coordination/create.js';
-import { createCacheInvalidator } from './http/cache-invalidator.js';
+import { createCacheInvalidator } from './coordination/cache-invalidator.js';
 import { buildServer } from './http/server.js';
 import { buildServiceRoutes } from './http/service-routes.js';
 import { createMetrics, startMetricsServer } from './metrics.js';
 import { startScheduler } from './scheduler/scheduler.js';
 import { openStateStore } from './store/open.js';
+import { createControlPlaneSnapshot } from './tasks/control-plane-snapshot.js';
 import { IN_PROCESS_HANDLERS } from './tasks/handlers/index.js';
 import { createTaskRuntime } from './tasks/runtime.js';
 import { createWorkerSpawner } from './workers/spawn-worker.js';
@@ -57,6 +58,15 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     spawner,
     ownerId,
     serviceStartedAt,
+    controlPlaneSnapshot: createControlPlaneSnapshot({
+      store,
+      clock,
+      config,
+      agents: registry,
+      serviceStartedAt,
+      stateStoreKind: store.kind === 'sql' ? 'sqlite' : 'file',
+      coordinationKind: coordination.kind === 'kvstore' ? 'redis' : 'memory',
+    }),
   });
   metrics.setQueueDepthSource(async () => {
     const counts = await store.countRuns(true);

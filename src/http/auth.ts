@@ -3,8 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import { roleAtLeast } from '../config/keys.js';
 import type { ApiKeyEntry, Role } from '../config/types.js';
-import { AppError } from './errors.js';
-import type { Identity } from './route-spec.js';
+import type { Identity } from '../domain/identity.js';
+import { HttpError } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,7 +18,7 @@ const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
 const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
 const unauthorized = (message: string, challenge: string) =>
-  new AppError(401, 'unauthorized', message, undefined, { 'WWW-Authenticate': challenge });
+  new HttpError('unauthorized', message, { headers: { 'WWW-Authenticate': challenge } });
 
 export function identityOf(entry: ApiKeyEntry): Identity {
   return {
@@ -67,7 +67,7 @@ export function authenticateHook(verify: ReturnType<typeof createKeyVerifier>, r
     request.identity = identity;
     if (identity.apiKeyExpiresAt !== null) reply.header('X-API-Key-Expires', identity.apiKeyExpiresAt);
     if (!roleAtLeast(identity.role, required)) {
-      throw new AppError(403, 'forbidden', `This route needs the ${required} role; the key has ${identity.role}`);
+      throw new HttpError('forbidden', `This route needs the ${required} role; the key has ${identity.role}`);
     }
   };
 }

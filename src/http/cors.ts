@@ -1,7 +1,7 @@
 import fastifyCors from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CorsConfig } from '../config/types.js';
-import { AppError } from './errors.js';
+import { HttpError } from './errors.js';
 
 const normalizeOrigin = (origin: string) => origin.trim().replace(/\/+$/, '').toLowerCase();
 
@@ -29,7 +29,7 @@ export async function registerCors(app: FastifyInstance, cors: CorsConfig): Prom
       }
       const normalized = normalizeOrigin(origin);
       if (normalized !== ownOrigin(request) && !allowed.has(normalized)) {
-        callback(new AppError(403, 'origin_not_allowed', `Origin ${origin} is not allowed to call this service`));
+        callback(new HttpError('origin_not_allowed', `Origin ${origin} is not allowed to call this service`));
         return;
       }
       callback(null, {

@@ -1,26 +1,5 @@
 import Type from 'typebox';
-import type { ErrorCode } from './errors.js';
-
-/** Every error code the service answers with, for documentation. */
-export const ERROR_CODES = [
-  'invalid_request',
-  'task_type_internal',
-  'reserved_field',
-  'scope_outside_workspace',
-  'unauthorized',
-  'forbidden',
-  'origin_not_allowed',
-  'not_found',
-  'conflict',
-  'payload_too_large',
-  'rate_limited',
-  'invalid_signature',
-  'internal_error',
-] as const satisfies readonly ErrorCode[];
-
-// Fails to compile when ErrorCode gains a code this list does not document.
-const everyCodeListed: Exclude<ErrorCode, (typeof ERROR_CODES)[number]> extends never ? true : false = true;
-void everyCodeListed;
+import { ERROR_CODES } from '../domain/errors.js';
 
 /** The one error body: `{"error":{"code","message","requestId","details"?}}`. */
 export const ErrorBodySchema = Type.Object(

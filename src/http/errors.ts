@@ -1,48 +1,54 @@
-/** Error codes of the documented error body `{"error":{"code","message","requestId","details"?}}`. */
-export type ErrorCode =
-  | 'invalid_request'
-  | 'task_type_internal'
-  | 'reserved_field'
-  | 'scope_outside_workspace'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'origin_not_allowed'
-  | 'not_found'
-  | 'conflict'
-  | 'payload_too_large'
-  | 'rate_limited'
-  | 'invalid_signature'
-  | 'internal_error';
+import { DomainError, type ErrorCode } from '../domain/errors.js';
 
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
+export { DomainError, type ErrorCode, type ErrorDetail } from '../domain/errors.js';
 
-/** An error that maps to one documented HTTP response. Anything else becomes 500 internal_error. */
-export class AppError extends Error {
+/** The one mapping from an error code to its HTTP status. */
+export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
+  invalid_request: 400,
+  task_type_internal: 400,
+  reserved_field: 400,
+  scope_outside_workspace: 400,
+  unauthorized: 401,
+  invalid_signature: 401,
+  forbidden: 403,
+  origin_not_allowed: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+};
+
+/**
+ * An error only the HTTP edge raises (authentication, limits, CORS, request parsing). It may
+ * carry response headers (`WWW-Authenticate`, `Retry-After`); its status still comes from
+ * HTTP_STATUS, except for a framework client error whose status fastify already decided.
+ */
+export class HttpError extends DomainError {
   constructor(
-    readonly statusCode: number,
-    readonly code: ErrorCode,
+    code: ErrorCode,
     message: string,
-    readonly details?: unknown,
-    readonly headers?: Record<string, string>,
+    options: { details?: unknown; headers?: Record<string, string>; statusCode?: number } = {},
   ) {
-    super(message);
-    this.name = 'AppError';
+    super(code, message, options.details);
+    this.name = 'HttpError';
+    this.headers = options.headers;
+    this.statusOverride = options.statusCode;
   }
+  readonly headers?: Record<string, string>;
+  readonly statusOverride?: number;
 }
 
-export const badRequest = (message: string, details?: ErrorDetail[]) =>
-  new AppError(400, 'invalid_request', message, details);
-export const notFound = (what: string) => new AppError(404, 'not_found', `${what} was not found`);
-export const conflict = (message: string, details?: unknown) => new AppError(409, 'conflict', message, details);
+export function statusOf(err: DomainError): number {
+  return (err instanceof HttpError ? err.statusOverride : undefined) ?? HTTP_STATUS[err.code];
+}
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; requestId: string; details?: unknown };
 }
 
-export function errorBody(err: AppError, requestId: string): ErrorBody {
+export function errorBody(err: DomainError, requestId: string): ErrorBody {
   const body: ErrorBody = { error: { code: err.code, message: err.message, requestId } };
   if (err.details !== undefined) body.error.details = err.details;
   return body;

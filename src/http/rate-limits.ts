@@ -4,7 +4,7 @@ import { RATE_LIMIT_BUCKETS, type RateLimitBucket } from '../config/schema.js';
 import type { AppConfig } from '../config/types.js';
 import { redisClientOf } from '../coordination/redis.js';
 import type { Coordination } from '../coordination/types.js';
-import { AppError } from './errors.js';
+import { HttpError } from './errors.js';
 import type { ProtectedBucket } from './route-spec.js';
 
 const IDENTITY_BUCKETS: readonly RateLimitBucket[] = ['viewer-read', 'operator-write', 'admin-export'] satisfies ProtectedBucket[];
@@ -66,12 +66,13 @@ export async function registerRateLimits(
       reply.header('ratelimit-remaining', result.remaining);
       reply.header('ratelimit-reset', resetSeconds);
       if (result.isExceeded) {
-        throw new AppError(
-          429,
+        throw new HttpError(
           'rate_limited',
           `Rate limit exceeded: ${max} requests per ${windowSeconds} s (${bucket}); retry after ${resetSeconds} s`,
-          { bucket, limit: max, windowSeconds, retryAfterSeconds: resetSeconds },
-          { 'Retry-After': String(resetSeconds) },
+          {
+            details: { bucket, limit: max, windowSeconds, retryAfterSeconds: resetSeconds },
+            headers: { 'Retry-After': String(resetSeconds) },
+          },
         );
       }
     });

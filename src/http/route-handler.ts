@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CachedResponse, ResponseCache } from './response-cache.js';
-import type { RouteContext, RouteReply, RouteSpec } from './route-spec.js';
+import { isProtectedRoute, type RouteContext, type RouteReply, type RouteSpec } from './route-spec.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -13,6 +13,18 @@ function contextOf(request: FastifyRequest): RouteContext {
     body: request.body,
     request,
   };
+}
+
+/**
+ * Calls the handler with the context its access kind promises. Authentication is an onRequest
+ * hook of every protected route, so a protected handler reached without an identity means the
+ * route was wired wrongly: fail closed rather than run the work anonymously.
+ */
+function invoke(route: RouteSpec, ctx: RouteContext): Promise<RouteReply> {
+  if (!isProtectedRoute(route)) return route.handler({ ...ctx, identity: null });
+  const { identity } = ctx;
+  if (identity === null) throw new Error(`protected route ${route.method} ${route.path} reached without an identity`);
+  return route.handler({ ...ctx, identity });
 }
 
 /** Serializes a handler's reply once; the same text is sent and, for cached reads, stored. */
@@ -45,7 +57,7 @@ export function createRouteHandler(route: RouteSpec, cache: ResponseCache) {
     const ctx = contextOf(request);
     if (!route.cache) {
       reply.header('Cache-Control', 'no-store');
-      return send(reply, render(await route.handler(ctx)));
+      return send(reply, render(await invoke(route, ctx)));
     }
 
     let key: string | null = null;
@@ -62,7 +74,7 @@ export function createRouteHandler(route: RouteSpec, cache: ResponseCache) {
       key = null;
     }
 
-    const response = render(await route.handler(ctx));
+    const response = render(await invoke(route, ctx));
     reply.header('X-Svc-Cache', 'miss').header('X-Svc-Cache-Store', cache.storeLabel);
     if (response.statusCode === 200) {
       cache.applyFreshnessHeaders(reply, route);

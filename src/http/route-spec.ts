@@ -2,26 +2,27 @@ import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { RateLimitBucket } from '../config/schema.js';
 import type { Role } from '../config/types.js';
+import type { Identity } from '../domain/identity.js';
 
-/** Who made a protected request; always derived from the bearer key, never from a body. */
-export interface Identity {
-  actor: string;
-  role: Role;
-  apiKeyLabel: string;
-  apiKeyExpiresAt: string | null;
-}
+export type { Identity } from '../domain/identity.js';
 
 export type PublicBucket = Extract<RateLimitBucket, 'health-public' | 'docs-public' | 'proof-public'>;
 export type ProtectedBucket = Extract<RateLimitBucket, 'viewer-read' | 'operator-write' | 'admin-export'>;
 
-export type RouteAccess =
+export type ProtectedAccess = { kind: 'protected'; role: Role; bucket: ProtectedBucket; companionView?: boolean };
+export type OpenAccess =
   | { kind: 'public'; bucket: PublicBucket }
-  | { kind: 'protected'; role: Role; bucket: ProtectedBucket; companionView?: boolean }
   /** HMAC-signed ingest (the alert webhook): no bearer key, the per-IP abuse guard applies. */
   | { kind: 'signed' };
+export type RouteAccess = ProtectedAccess | OpenAccess;
 
-export interface RouteContext<Q = unknown, P = unknown, B = unknown> {
-  identity: Identity | null;
+/**
+ * What a handler receives. `identity` is the caller's on protected routes (authentication ran
+ * before the handler) and null on public and signed ones; the route's access kind decides which
+ * by type, so a protected handler never checks for null.
+ */
+export interface RouteContext<Q = unknown, P = unknown, B = unknown, I extends Identity | null = Identity | null> {
+  identity: I;
   requestId: string;
   query: Q;
   params: P;
@@ -43,11 +44,15 @@ export interface RouteSchemas {
   response: Record<number, TSchema>;
 }
 
-/**
- * One entry of the declarative route table. Auth, role check, limiter bucket, cache, validation
- * and the OpenAPI operation (with `x-svc-access`) are all derived from this one record.
- */
-export interface RouteSpec {
+/** A protected route's handler context: validated input plus a non-null identity. */
+export type ProtectedContext<Q = unknown, P = unknown, B = unknown> = RouteContext<Q, P, B, Identity>;
+
+// Handlers receive validated input; `any` keeps the table homogeneous while each handler
+// declares its own typed context.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Handler<I extends Identity | null> = (ctx: RouteContext<any, any, any, I>) => Promise<RouteReply>;
+
+interface RouteSpecBase {
   method: 'GET' | 'POST';
   /** Fastify path syntax, e.g. `/api/tasks/runs/:runId`. */
   path: string;
@@ -55,12 +60,17 @@ export interface RouteSpec {
   summary: string;
   description?: string;
   tags: string[];
-  access: RouteAccess;
   /** Cached read: entries carry these tags; a state write bumping any tag invalidates them. */
   cache?: { tags: string[] | ((ctx: RouteContext) => string[]); maxAgeSeconds?: number };
   schema: RouteSchemas;
-  // Handlers receive validated input; `any` keeps the table homogeneous while each handler
-  // declares its own typed context.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  handler: (ctx: RouteContext<any, any, any>) => Promise<RouteReply>;
 }
+
+/**
+ * One entry of the declarative route table. Auth, role check, limiter bucket, cache, validation
+ * and the OpenAPI operation (with `x-svc-access`) are all derived from this one record.
+ */
+export type ProtectedRoute = RouteSpecBase & { access: ProtectedAccess; handler: Handler<Identity> };
+export type OpenRoute = RouteSpecBase & { access: OpenAccess; handler: Handler<null> };
+export type RouteSpec = ProtectedRoute | OpenRoute;
+
+export const isProtectedRoute = (route: RouteSpec): route is ProtectedRoute => route.access.kind === 'protected';

@@ -2,7 +2,7 @@ import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastif
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
-import type { ErrorDetail } from './errors.js';
+import { pointer, type ErrorDetail } from '../domain/errors.js';
 
 /** TypeBox reports errors in the same shape fastify expects from a validator. */
 type SchemaError = FastifySchemaValidationError;
@@ -59,18 +59,17 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
   };
 };
 
-function dotted(context: string, instancePath: string, extra?: string): string {
-  const segments = instancePath
-    .split('/')
-    .slice(1)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (extra !== undefined) segments.push(extra);
-  return [context, ...segments].join('.');
+/**
+ * A detail's JSON Pointer: the request part first (`body`, `querystring`, `params`), then the
+ * schema error's own pointer, then the named property of a `required`/`additionalProperties` error.
+ */
+function detailPath(context: string, instancePath: string, extra?: string): string {
+  return pointer(context) + instancePath + (extra === undefined ? '' : pointer(extra));
 }
 
 /**
  * Turns schema errors into `{path, message}` details: one per problem, paths like
- * `body.payload.type` or `querystring.limit`. A failed union reports once, listing the allowed
+ * `/body/payload/type` or `/querystring/limit`. A failed union reports once, listing the allowed
  * values when they are constants, instead of once per alternative.
  */
 export function validationDetails(context: string, errors: SchemaError[]): ErrorDetail[] {
@@ -84,24 +83,24 @@ export function validationDetails(context: string, errors: SchemaError[]): Error
     const params = error.params ?? {};
     if (error.keyword === 'required') {
       for (const name of (params.requiredProperties as string[] | undefined) ?? []) {
-        add(dotted(context, error.instancePath, name), 'is required');
+        add(detailPath(context, error.instancePath, name), 'is required');
       }
     } else if (error.keyword === 'additionalProperties') {
       for (const name of (params.additionalProperties as string[] | undefined) ?? []) {
-        add(dotted(context, error.instancePath, name), 'is not an allowed property');
+        add(detailPath(context, error.instancePath, name), 'is not an allowed property');
       }
     } else if (error.keyword === 'boolean' && error.schemaPath.endsWith('/additionalProperties')) {
-      add(dotted(context, error.instancePath), 'is not an allowed property');
+      add(detailPath(context, error.instancePath), 'is not an allowed property');
     } else if (error.keyword === 'anyOf') {
       const allowed = errors
         .filter((e) => e.keyword === 'const' && e.schemaPath.startsWith(`${error.schemaPath}/anyOf/`))
         .map((e) => JSON.stringify(e.params.allowedValue));
       add(
-        dotted(context, error.instancePath),
+        detailPath(context, error.instancePath),
         allowed.length > 0 ? `must be one of ${allowed.join(', ')}` : (error.message ?? 'matches none of the allowed shapes'),
       );
     } else {
-      add(dotted(context, error.instancePath), error.message ?? `fails ${error.keyword}`);
+      add(detailPath(context, error.instancePath), error.message ?? `fails ${error.keyword}`);
     }
   }
   return [...details.values()];

@@ -20,7 +20,7 @@ export function runProblem(value: unknown, where: string): string | null {
   if (!Number.isSafeInteger(value.seq) || (value.seq as number) < 1) return `${where}.seq is not a positive integer`;
   if (typeof value.type !== 'string') return `${where}.type is not a string`;
   if (typeof value.internal !== 'boolean') return `${where}.internal is not a boolean`;
-  if (!(RUN_STATUSES as unknown[]).includes(value.status)) return `${where}.status is not a run status`;
+  if (!(RUN_STATUSES as readonly unknown[]).includes(value.status)) return `${where}.status is not a run status`;
   if (value.queueState !== null && value.queueState !== 'ready' && value.queueState !== 'held') {
     return `${where}.queueState is not ready, held or null`;
   }

@@ -1,35 +1,5 @@
-import { STATE_BOUNDS, type OrchestratorState, type TaskRecord } from '../tasks/types.js';
-
-/**
- * Applies the spec's retention to the OrchestratorState document (taskHistory 50,
- * communityResponses 100, rssDrafts 200). Arrays grow at the end, so the newest are the last
- * entries and those are the ones kept. Every driver calls this on write, so a reader never
- * sees an over-long array whatever the caller handed in.
- */
-export function boundState(state: OrchestratorState): OrchestratorState {
-  return {
-    ...state,
-    taskHistory: keepNewest(state.taskHistory, STATE_BOUNDS.taskHistory),
-    communityResponses: keepNewest(state.communityResponses, STATE_BOUNDS.communityResponses),
-    rssDrafts: keepNewest(state.rssDrafts, STATE_BOUNDS.rssDrafts),
-  };
-}
-
-function keepNewest<T>(items: T[], bound: number): T[] {
-  return items.length > bound ? items.slice(items.length - bound) : items;
-}
-
 /** The `keep` of an append as a whole number of records; a non-finite value is a caller bug. */
 export function retentionCount(keep: number): number {
   if (!Number.isFinite(keep)) throw new Error(`keep must be a finite number, got ${keep}`);
   return Math.max(0, Math.floor(keep));
-}
-
-/** One finished task added to the state: tasksProcessed + 1 and the bounded taskHistory. */
-export function withTaskRecord(state: OrchestratorState, record: TaskRecord): OrchestratorState {
-  return {
-    ...state,
-    tasksProcessed: state.tasksProcessed + 1,
-    taskHistory: keepNewest([...state.taskHistory, record], STATE_BOUNDS.taskHistory),
-  };
 }

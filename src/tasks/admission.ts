@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import { CacheTags, type CacheInvalidator } from '../http/cache-tags.js';
+import { CacheTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
 import type { StateStore } from '../store/types.js';
 import { indexHeldRun } from './approval-index.js';
 import { getCatalogEntry } from './catalog.js';

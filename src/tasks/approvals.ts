@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
-import type { CacheInvalidator } from '../http/cache-tags.js';
-import { AppError, conflict, notFound } from '../http/errors.js';
-import type { Identity } from '../http/route-spec.js';
+import type { CacheInvalidator } from '../domain/cache-invalidation.js';
+import { conflict, notFound } from '../domain/errors.js';
+import type { Identity } from '../domain/identity.js';
 import type { StateStore } from '../store/types.js';
 import { runWriteTags, type Admit } from './admission.js';
 import { approvalImpact, payloadPreview } from './approval-impact.js';
@@ -10,9 +10,12 @@ import { getCatalogEntry } from './catalog.js';
 import { withAttemptState, withEvent } from './run-transitions.js';
 import type { RunApproval, RunRecord } from './types.js';
 
-export const replayRunIdFor = (taskId: string) => `approval-replay:${taskId}`;
+/** The run-id namespace of approval replays; only this module mints keys in it. */
+export const APPROVAL_REPLAY_PREFIX = 'approval-replay:';
+export const replayRunIdFor = (taskId: string) => `${APPROVAL_REPLAY_PREFIX}${taskId}`;
 
-export type Decision = 'approved' | 'rejected';
+export const DECISIONS = ['approved', 'rejected'] as const;
+export type Decision = (typeof DECISIONS)[number];
 
 export interface DecisionResult {
   status: 'ok';
@@ -141,8 +144,3 @@ export function createApprovals(deps: ApprovalsDeps) {
 }
 
 export type Approvals = ReturnType<typeof createApprovals>;
-
-export function assertDecision(value: unknown): Decision {
-  if (value === 'approved' || value === 'rejected') return value;
-  throw new AppError(400, 'invalid_request', 'decision must be "approved" or "rejected"');
-}

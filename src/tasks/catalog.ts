@@ -36,14 +36,25 @@ export interface CatalogEntry {
    * admission. `a.b` selects a nested field, `a[].b` a field of every element of array `a`.
    */
   scopeFields: string[];
+  /** The executor hands the lane a bounded snapshot of the control plane (src/worker-sdk/control-plane.ts). */
+  readsControlPlane: boolean;
 }
 
 export const INTERNAL_TASK_TYPES = ['startup', 'doc-change', 'heartbeat'] as const;
 export const APPROVAL_GATED_BY_DEFAULT = ['build-refactor', 'agent-deploy'] as const;
+/** Lanes that judge the orchestrator itself and so need its state, which a worker cannot open. */
+export const CONTROL_PLANE_LANES = [
+  'system-monitor',
+  'incident-triage',
+  'control-plane-brief',
+  'deployment-ops',
+  'release-readiness',
+  'skill-audit',
+] as const;
 
 const LANE_NOT_AVAILABLE = 'The worker lane for this task type is not yet available in this build, so runs of this type cannot complete.';
 
-type EntryInput = Omit<CatalogEntry, 'internalOnly' | 'publicTriggerable' | 'approvalGated'>;
+type EntryInput = Omit<CatalogEntry, 'internalOnly' | 'publicTriggerable' | 'approvalGated' | 'readsControlPlane'>;
 
 function entry(input: EntryInput): CatalogEntry {
   const internalOnly = (INTERNAL_TASK_TYPES as readonly string[]).includes(input.type);
@@ -52,6 +63,7 @@ function entry(input: EntryInput): CatalogEntry {
     internalOnly,
     publicTriggerable: !internalOnly,
     approvalGated: (APPROVAL_GATED_BY_DEFAULT as readonly string[]).includes(input.type),
+    readsControlPlane: (CONTROL_PLANE_LANES as readonly string[]).includes(input.type),
     dependencyRequirements: [...input.dependencyRequirements],
     caveats: [...input.caveats],
     scopeFields: [...input.scopeFields],

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { StateStore } from '../store/types.js';
+import { CONTROL_PLANE_PAYLOAD_KEY, type ControlPlaneSnapshot } from '../worker-sdk/control-plane.js';
 import { removeWorkerDirectory, type WorkerSpawner } from '../workers/spawn-worker.js';
 import { isOwnedAttempt } from './run-transitions.js';
 import type { CatalogEntry } from './catalog.js';
@@ -37,6 +38,17 @@ export interface ExecutorDeps {
   queueDepth: () => Promise<number>;
   /** This runner's claim identity: a worker's directory is recorded only while it owns the attempt. */
   ownerId: string;
+  /** Builds the snapshot handed to lanes whose catalog entry reads the control plane. */
+  controlPlaneSnapshot?: () => Promise<ControlPlaneSnapshot>;
+}
+
+/**
+ * The payload a worker receives: the run's own, plus the control-plane snapshot for lanes that
+ * judge the orchestrator. The snapshot rides under a `__` key, which clients can never send.
+ */
+async function workerPayload(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord): Promise<Record<string, unknown>> {
+  if (!entry.readsControlPlane || !deps.controlPlaneSnapshot) return run.payload;
+  return { ...run.payload, [CONTROL_PLANE_PAYLOAD_KEY]: await deps.controlPlaneSnapshot() };
 }
 
 function agentFields(result: unknown): Pick<ExecutionOutcome, 'operatorSummary' | 'recommendedNextActions' | 'specialistContract'> {
@@ -108,7 +120,7 @@ async function runWorker(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord
     agentId: entry.agentId,
     runId: run.runId,
     taskType: run.type,
-    payload: run.payload,
+    payload: await workerPayload(deps, entry, run),
     signal,
     retainDirectory: true,
     onPrepared: async (directory) => {

@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
-import type { CacheInvalidator } from '../http/cache-tags.js';
+import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 import type { StateStore } from '../store/types.js';
 import { runWriteTags, type Admit } from './admission.js';
 import { accountingFor } from './accounting.js';
 import type { ExecutionOutcome } from './executor.js';
 import { retryPlanFor } from './retry-policy.js';
 import { markFailed, markSucceeded, withEvent } from './run-transitions.js';
-import { withTaskRecord } from '../store/retention.js';
+import { withTaskRecord } from './state-document.js';
 import type { RunRecord, TaskRecord } from './types.js';
 
 export interface FinalizeDeps {

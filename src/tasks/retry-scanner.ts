@@ -25,13 +25,3 @@ export async function admitDueRetries(deps: { store: StateStore; clock: Clock; a
   if (admitted > 0) deps.logger.info({ admitted }, 'admitted due retries');
   return admitted;
 }
-
-/** The dashboard's governance.taskRetryRecoveries figures. */
-export async function retryRecoveriesSummary(store: StateStore): Promise<{ count: number; nextRetryAt: string | null }> {
-  const { items, total } = await store.listRuns({ status: 'retrying', includeInternal: true, limit: 200 });
-  const next = items
-    .map((r) => r.retry?.nextRetryAt)
-    .filter((t): t is string => typeof t === 'string')
-    .sort()[0];
-  return { count: total, nextRetryAt: next ?? null };
-}

@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors.js';
+import { invalidRequest, pointer } from '../domain/errors.js';
 
 /**
  * Opaque continuation token of the runs list. It carries the admission seq of the last run on a
@@ -12,6 +12,6 @@ export function encodeRunCursor(seq: number): string {
 export function decodeRunCursor(cursor: string): number {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const match = /^seq:(\d{1,15})$/.exec(text);
-  if (!match) throw badRequest('cursor is not a token returned by this list', [{ path: '/cursor', message: 'invalid cursor' }]);
+  if (!match) throw invalidRequest('cursor is not a token returned by this list', [{ path: pointer('querystring', 'cursor'), message: 'invalid cursor' }]);
   return Number(match[1]);
 }

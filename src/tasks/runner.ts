@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
-import type { CacheInvalidator } from '../http/cache-tags.js';
+import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 import type { StateStore } from '../store/types.js';
 import { runWriteTags, type Admit } from './admission.js';
 import { getCatalogEntry } from './catalog.js';

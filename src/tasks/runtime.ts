@@ -1,16 +1,17 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
-import type { CacheInvalidator } from '../http/cache-tags.js';
-import { AppError } from '../http/errors.js';
-import type { Identity } from '../http/route-spec.js';
+import type { CacheInvalidator } from '../domain/cache-invalidation.js';
+import { DomainError } from '../domain/errors.js';
+import type { Identity } from '../domain/identity.js';
 import type { RunQuery, StateStore } from '../store/types.js';
 import { checkPayloadScopes } from '../workspace/boundary.js';
 import type { WorkerSpawner } from '../workers/spawn-worker.js';
 import { createAdmission, type AdmissionOutcome } from './admission.js';
 import { createApprovals } from './approvals.js';
+import type { ExecutorDeps } from './executor.js';
 import type { TaskHandler } from './handler-types.js';
-import { validateTrigger } from './payload-validation.js';
+import { checkTaskRequest, type TaskRequest } from './payload-validation.js';
 import { recoverInterruptedRuns } from './recovery.js';
 import { admitDueRetries } from './retry-scanner.js';
 import { Runner } from './runner.js';
@@ -28,37 +29,11 @@ export interface RuntimeDeps {
   spawner: WorkerSpawner;
   ownerId: string;
   serviceStartedAt: Date;
+  controlPlaneSnapshot?: ExecutorDeps['controlPlaneSnapshot'];
 }
 
 const TELEMETRY_RETENTION = 5000;
 const MILESTONE_RETENTION = 500;
-
-export type TriggerReply =
-  | { statusCode: 202; body: { status: 'queued'; taskId: string; runId: string; type: string; createdAt: string } }
-  | {
-      statusCode: 200;
-      body: { status: 'duplicate-suppressed'; taskId: string; runId: string; type: string; existingStatus: string; reason: string };
-    };
-
-/** Turns an admission outcome into the trigger route's documented reply. */
-export function triggerReply(outcome: AdmissionOutcome): TriggerReply {
-  const { run } = outcome;
-  if (outcome.kind === 'duplicate') {
-    return {
-      statusCode: 200,
-      body: {
-        status: 'duplicate-suppressed',
-        taskId: run.taskId,
-        runId: run.runId,
-        type: run.type,
-        existingStatus: run.status,
-        reason: outcome.reason,
-      },
-    };
-  }
-  const createdAt = outcome.kind === 'admitted' ? run.createdAt : run.updatedAt;
-  return { statusCode: 202, body: { status: 'queued', taskId: run.taskId, runId: run.runId, type: run.type, createdAt } };
-}
 
 /**
  * The task runtime: one admission path, the runner, approvals, retries and restart recovery,
@@ -112,18 +87,17 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     spawner: deps.spawner,
     serviceStartedAt: deps.serviceStartedAt,
     queueDepth,
+    controlPlaneSnapshot: deps.controlPlaneSnapshot,
   });
 
-  /** Validates, confines scopes to the workspace, and admits a client's trigger. */
-  async function trigger(body: unknown, identity: Identity): Promise<TriggerReply> {
-    const checked = validateTrigger(body);
-    if (!checked.ok) throw new AppError(checked.statusCode, checked.code, checked.message, checked.details);
+  /** Checks a client's task request, confines its scopes to the workspace, and admits it. */
+  async function trigger(request: TaskRequest, identity: Identity): Promise<AdmissionOutcome> {
+    const checked = checkTaskRequest(request);
     const scopeProblems = checkPayloadScopes(checked.entry, checked.payload, config.workspaceRoot);
     if (scopeProblems.length > 0) {
-      throw new AppError(400, 'scope_outside_workspace', 'task scope is outside the workspace', scopeProblems);
+      throw new DomainError('scope_outside_workspace', 'task scope is outside the workspace', scopeProblems);
     }
-    const outcome = await admit({ type: checked.type, payload: checked.payload, source: 'api', requestedBy: identity.actor });
-    return triggerReply(outcome);
+    return admit({ type: checked.type, payload: checked.payload, source: 'api', requestedBy: identity.actor });
   }
 
   async function listRuns(query: RunQuery & { cursor?: string }) {

@@ -1,6 +1,6 @@
 /** Run status as named in responses (the spec's run/admission vocabulary, minus admission-only words). */
-export type RunStatus = 'pending' | 'running' | 'success' | 'failed' | 'retrying';
-export const RUN_STATUSES: RunStatus[] = ['pending', 'running', 'success', 'failed', 'retrying'];
+export const RUN_STATUSES = ['pending', 'running', 'success', 'failed', 'retrying'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** The spec's queueAttempts[] entry states. */
 export type QueueAttemptState =

@@ -1,6 +1,6 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative as relativePath, resolve, sep, win32 } from 'node:path';
-import type { ErrorDetail } from '../http/errors.js';
+import type { ErrorDetail } from '../domain/errors.js';
 import type { CatalogEntry } from '../tasks/catalog.js';
 
 /**
@@ -83,7 +83,7 @@ export function resolveWorkspacePath(workspaceRoot: string, relative: string): s
  * array at the end of a selector yields each element.
  */
 export function collectScopeValues(selector: string, payload: Record<string, unknown>): Array<{ path: string; value: string }> {
-  let nodes: Array<{ path: string; value: unknown }> = [{ path: '/payload', value: payload }];
+  let nodes: Array<{ path: string; value: unknown }> = [{ path: '/body/payload', value: payload }];
   for (const segment of selector.split('.')) {
     const each = segment.endsWith('[]');
     const key = each ? segment.slice(0, -2) : segment;

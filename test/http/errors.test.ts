@@ -61,10 +61,10 @@ describe('error shapes', () => {
     expect((await errorOf(res)).code).toBe('invalid_request');
   });
 
-  it('answers a non-JSON content type with 415 invalid_request', async () => {
+  it('answers a non-JSON content type with 415 unsupported_media_type', async () => {
     const res = await postNote('text=hello', 'application/x-www-form-urlencoded');
     expect(res.status).toBe(415);
-    expect((await errorOf(res)).code).toBe('invalid_request');
+    expect((await errorOf(res)).code).toBe('unsupported_media_type');
   });
 
   it('lists every body validation problem with its path', async () => {
@@ -74,9 +74,9 @@ describe('error shapes', () => {
     expect(error.code).toBe('invalid_request');
     expect(error.details).toEqual(
       expect.arrayContaining([
-        { path: 'body.text', message: 'is required' },
-        { path: 'body.extra', message: 'is not an allowed property' },
-        { path: 'body.priority', message: expect.stringContaining('5') },
+        { path: '/body/text', message: 'is required' },
+        { path: '/body/extra', message: 'is not an allowed property' },
+        { path: '/body/priority', message: expect.stringContaining('5') },
       ]),
     );
     expect(error.details).toHaveLength(3);
@@ -85,7 +85,7 @@ describe('error shapes', () => {
   it('does not convert body types: a number sent as text is refused', async () => {
     const res = await postNote(JSON.stringify({ text: 'a', priority: '2' }));
     expect(res.status).toBe(400);
-    expect((await errorOf(res)).details).toEqual([{ path: 'body.priority', message: 'must be integer' }]);
+    expect((await errorOf(res)).details).toEqual([{ path: '/body/priority', message: 'must be integer' }]);
   });
 
   it('answers an unexpected failure with 500 internal_error that reveals nothing, and logs the stack under the request id', async () => {
@@ -118,10 +118,10 @@ describe('query and path validation', () => {
 
   it('refuses loose spellings instead of guessing', async () => {
     for (const [query, path] of [
-      ['limit=2.5', 'querystring.limit'],
-      ['limit=ten', 'querystring.limit'],
-      ['verbose=1', 'querystring.verbose'],
-      ['verbose=yes', 'querystring.verbose'],
+      ['limit=2.5', '/querystring/limit'],
+      ['limit=ten', '/querystring/limit'],
+      ['verbose=1', '/querystring/verbose'],
+      ['verbose=yes', '/querystring/verbose'],
     ]) {
       const res = await item(`/test/items/abc?${query}`);
       expect(res.status, query).toBe(400);
@@ -132,13 +132,13 @@ describe('query and path validation', () => {
 
   it('reports a failed union once, naming the allowed values', async () => {
     const error = await errorOf(await item('/test/items/abc?mode=medium'));
-    expect(error.details).toEqual([{ path: 'querystring.mode', message: 'must be one of "short", "long"' }]);
+    expect(error.details).toEqual([{ path: '/querystring/mode', message: 'must be one of "short", "long"' }]);
   });
 
   it('validates path parameters and unknown query parameters', async () => {
-    expect((await errorOf(await item('/test/items/NOT_VALID'))).details![0]!.path).toBe('params.itemId');
+    expect((await errorOf(await item('/test/items/NOT_VALID'))).details![0]!.path).toBe('/params/itemId');
     expect((await errorOf(await item('/test/items/abc?unknown=1'))).details).toEqual([
-      { path: 'querystring.unknown', message: 'is not an allowed property' },
+      { path: '/querystring/unknown', message: 'is not an allowed property' },
     ]);
   });
 });

@@ -6,7 +6,7 @@ import { systemClock } from '../../src/clock.js';
 import type { AppConfig } from '../../src/config/types.js';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
 import type { Coordination } from '../../src/coordination/types.js';
-import { createCacheInvalidator } from '../../src/http/cache-invalidator.js';
+import { createCacheInvalidator } from '../../src/coordination/cache-invalidator.js';
 import { buildRouteTable } from '../../src/http/route-table.js';
 import type { RouteSpec } from '../../src/http/route-spec.js';
 import { authRoutes } from '../../src/http/routes/auth.js';

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { CacheInvalidator } from '../../src/http/cache-tags.js';
+import type { CacheInvalidator } from '../../src/domain/cache-invalidation.js';
 import type { RouteContext, RouteSpec } from '../../src/http/route-spec.js';
 
 /** The cache tag the synthetic note writer bumps and the synthetic note reader carries. */

@@ -92,11 +92,15 @@ describe('agent registry: the shipped agents', () => {
     expect(registry.get('no-such-agent')).toBeUndefined();
   });
 
-  it('has only the summarization entrypoint so far; the others say why they cannot run', () => {
-    for (const agent of registry.list().filter((a) => a.id !== 'summarization-agent')) {
-      expect(agent.entrypoint).toBeNull();
-      expect(agent.entrypointPath).toBeNull();
-      expect(agent.entrypointMissingReason).toBe('no worker entrypoint declared in agent.config.json');
+  it('resolves every declared entrypoint to a built file; an agent without one says why it cannot run', () => {
+    for (const agent of registry.list()) {
+      if (agent.entrypoint === null) {
+        expect(agent.entrypointPath).toBeNull();
+        expect(agent.entrypointMissingReason).toBe('no worker entrypoint declared in agent.config.json');
+      } else {
+        expect(agent.entrypointPath, agent.id).toMatch(/index\.js$/);
+        expect(agent.entrypointMissingReason).toBeNull();
+      }
     }
     expect(registry.get('summarization-agent')?.entrypoint).toBe('index.js');
   });

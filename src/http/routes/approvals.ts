@@ -1,15 +1,18 @@
-import Type from 'typebox';
-import { CacheTags } from '../cache-tags.js';
-import type { RouteContext, RouteSpec } from '../route-spec.js';
+import Type, { type Static } from 'typebox';
+import { CacheTags } from '../../domain/cache-invalidation.js';
+import { DECISIONS } from '../../tasks/approvals.js';
+import type { ProtectedContext, RouteSpec } from '../route-spec.js';
 import type { TaskRuntime } from '../../tasks/runtime.js';
 
 const DecisionBody = Type.Object(
   {
-    decision: Type.Union([Type.Literal('approved'), Type.Literal('rejected')]),
+    decision: Type.Union(DECISIONS.map((d) => Type.Literal(d))),
     note: Type.Optional(Type.String({ maxLength: 2000 })),
   },
   { additionalProperties: false },
 );
+
+const DecisionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 
 const ApprovalObject = Type.Object({}, { additionalProperties: true });
 
@@ -53,7 +56,7 @@ export function approvalRoutes(deps: { runtime: TaskRuntime }): RouteSpec[] {
       tags: ['approvals'],
       access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: {
-        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
+        params: DecisionParams,
         body: DecisionBody,
         response: {
           200: Type.Object(
@@ -67,8 +70,8 @@ export function approvalRoutes(deps: { runtime: TaskRuntime }): RouteSpec[] {
           ),
         },
       },
-      handler: async (ctx: RouteContext<unknown, { id: string }, { decision: 'approved' | 'rejected'; note?: string }>) => ({
-        body: await approvals.decide(ctx.params.id, ctx.body.decision, ctx.body.note ?? null, ctx.identity!),
+      handler: async (ctx: ProtectedContext<unknown, Static<typeof DecisionParams>, Static<typeof DecisionBody>>) => ({
+        body: await approvals.decide(ctx.params.id, ctx.body.decision, ctx.body.note ?? null, ctx.identity),
       }),
     },
   ];

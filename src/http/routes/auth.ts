@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { RouteSpec } from '../route-spec.js';
+import type { ProtectedContext, RouteSpec } from '../route-spec.js';
 
 const Identity = Type.Object({
   actor: Type.String({ description: 'the key label without its :version suffix' }),
@@ -19,12 +19,12 @@ export function authRoutes(): RouteSpec[] {
       tags: ['auth'],
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       schema: { response: { 200: Identity } },
-      handler: async ({ identity }) => ({
+      handler: async ({ identity }: ProtectedContext) => ({
         body: {
-          actor: identity!.actor,
-          role: identity!.role,
-          apiKeyLabel: identity!.apiKeyLabel,
-          apiKeyExpiresAt: identity!.apiKeyExpiresAt,
+          actor: identity.actor,
+          role: identity.role,
+          apiKeyLabel: identity.apiKeyLabel,
+          apiKeyExpiresAt: identity.apiKeyExpiresAt,
         },
       }),
     },

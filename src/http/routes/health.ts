@@ -2,7 +2,7 @@ import Type from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import type { AppConfig } from '../../config/types.js';
-import type { RouteSpec } from '../route-spec.js';
+import type { RouteContext, RouteSpec } from '../route-spec.js';
 
 const NullableUrl = Type.Union([Type.String({ format: 'uri' }), Type.Null()]);
 
@@ -47,7 +47,7 @@ export function healthRoutes(deps: { config: AppConfig; clock: Clock; metricsPor
       tags: ['health'],
       access: { kind: 'public', bucket: 'health-public' },
       schema: { response: { 200: HealthBody } },
-      handler: async ({ request }) => {
+      handler: async ({ request }: RouteContext) => {
         const now = deps.clock.now();
         const base = callerBase(request);
         const metricsPort = deps.config.metricsEnabled ? deps.metricsPort() : null;

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { CacheTags } from '../cache-tags.js';
+import { CacheTags } from '../../domain/cache-invalidation.js';
 import { buildOpenApiDocument, type OpenApiInfo } from '../openapi.js';
 import type { RouteSpec } from '../route-spec.js';
 

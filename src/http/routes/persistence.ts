@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import type { Coordination } from '../../coordination/types.js';
 import type { StoreHealth } from '../../store/types.js';
-import { CacheTags } from '../cache-tags.js';
+import { CacheTags } from '../../domain/cache-invalidation.js';
 import type { RouteSpec } from '../route-spec.js';
 
 const PersistenceHealth = Type.Object({

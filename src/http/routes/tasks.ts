@@ -1,9 +1,10 @@
-import Type from 'typebox';
-import { CacheTags } from '../cache-tags.js';
-import { notFound } from '../errors.js';
-import type { RouteContext, RouteSpec } from '../route-spec.js';
+import Type, { type Static } from 'typebox';
+import { CacheTags } from '../../domain/cache-invalidation.js';
+import { notFound } from '../../domain/errors.js';
+import type { ProtectedContext, RouteReply, RouteSpec } from '../route-spec.js';
+import type { AdmissionOutcome } from '../../tasks/admission.js';
 import type { TaskRuntime } from '../../tasks/runtime.js';
-import { RUN_STATUSES, type RunStatus } from '../../tasks/types.js';
+import { RUN_STATUSES } from '../../tasks/types.js';
 import type { CatalogView } from '../../tasks/catalog-view.js';
 
 const BooleanQuery = Type.Union([Type.Literal('true'), Type.Literal('false')], {
@@ -22,14 +23,6 @@ const RunsQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-type RunsQueryValue = {
-  type?: string;
-  status?: RunStatus;
-  includeInternal?: 'true' | 'false';
-  limit?: number;
-  offset?: number;
-  cursor?: string;
-};
 
 const RunIdParams = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 400 }) });
 
@@ -53,7 +46,7 @@ const RunObject = Type.Object(
 const TriggerBody = Type.Object(
   {
     type: Type.String({ minLength: 1, description: 'a public-triggerable task type' }),
-    payload: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'task-specific fields' })),
+    payload: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'task-specific fields' })),
   },
   { additionalProperties: false },
 );
@@ -73,6 +66,26 @@ const Duplicate = Type.Object({
   existingStatus: Type.String(),
   reason: Type.String(),
 });
+
+/** A new key is 202 queued; a key some run already owns is 200 duplicate-suppressed. */
+function triggerReply(outcome: AdmissionOutcome): RouteReply {
+  const { run } = outcome;
+  if (outcome.kind === 'duplicate') {
+    const body: Static<typeof Duplicate> = {
+      status: 'duplicate-suppressed',
+      taskId: run.taskId,
+      runId: run.runId,
+      type: run.type,
+      existingStatus: run.status,
+      reason: outcome.reason,
+    };
+    return { statusCode: 200, body };
+  }
+  // A re-admitted retry is queued anew: its queueing time is the re-admission, not the first one.
+  const createdAt = outcome.kind === 'admitted' ? run.createdAt : run.updatedAt;
+  const body: Static<typeof Queued> = { status: 'queued', taskId: run.taskId, runId: run.runId, type: run.type, createdAt };
+  return { statusCode: 202, body };
+}
 
 export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView }): RouteSpec[] {
   const { runtime } = deps;
@@ -104,10 +117,8 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
       tags: ['tasks'],
       access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { body: TriggerBody, response: { 202: Queued, 200: Duplicate } },
-      handler: async (ctx: RouteContext<unknown, unknown, unknown>) => {
-        const reply = await runtime.trigger(ctx.body, ctx.identity!);
-        return { statusCode: reply.statusCode, body: reply.body };
-      },
+      handler: async (ctx: ProtectedContext<unknown, unknown, Static<typeof TriggerBody>>) =>
+        triggerReply(await runtime.trigger(ctx.body, ctx.identity)),
     },
     {
       method: 'GET',
@@ -129,7 +140,7 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
           }),
         },
       },
-      handler: async (ctx: RouteContext<RunsQueryValue>) => {
+      handler: async (ctx: ProtectedContext<Static<typeof RunsQuery>>) => {
         const q = ctx.query;
         return {
           body: await runtime.listRuns({
@@ -152,7 +163,7 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       cache: { tags: (ctx) => [CacheTags.run((ctx.params as { runId: string }).runId)] },
       schema: { params: RunIdParams, response: { 200: RunObject } },
-      handler: async (ctx: RouteContext<unknown, { runId: string }>) => {
+      handler: async (ctx: ProtectedContext<unknown, Static<typeof RunIdParams>>) => {
         const run = await runtime.getRun(ctx.params.runId);
         if (!run) throw notFound(`run ${ctx.params.runId}`);
         return { body: run };

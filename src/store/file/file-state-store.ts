@@ -4,7 +4,8 @@ import type { OrchestratorState, RunRecord, TaskRecord } from '../../tasks/types
 import { FlushScheduler } from '../flush-scheduler.js';
 import { DEFAULT_FLUSH_INTERVAL_MS, silentLogger, type StoreLogger, type StoreOptions } from '../options.js';
 import { acquirePidLock, type PidLock } from '../pid-lock.js';
-import { boundState, retentionCount } from '../retention.js';
+import { boundState } from '../../tasks/state-document.js';
+import { retentionCount } from '../retention.js';
 import {
   PRUNABLE_STATUSES,
   addToRunCounts,

@@ -4,7 +4,7 @@ import type { JournalEntry } from './journal-entry.js';
 import { ReadyIndex } from './ready-index.js';
 import { SNAPSHOT_SCHEMA_VERSION, type SnapshotDocument } from './snapshot.js';
 import { deepFreeze } from '../deep-freeze.js';
-import { withTaskRecord } from '../retention.js';
+import { withTaskRecord } from '../../tasks/state-document.js';
 
 /**
  * Everything the file driver stores, held in memory: the snapshot plus every journal entry

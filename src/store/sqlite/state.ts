@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { STATE_BOUNDS, emptyOrchestratorState, type OrchestratorState, type TaskRecord } from '../../tasks/types.js';
 import { stateProblem } from '../record-checks.js';
-import { boundState } from '../retention.js';
+import { boundState } from '../../tasks/state-document.js';
 import {
   COMMUNITY_RESPONSES,
   DEPLOYED_AGENTS,

@@ -1,16 +1,17 @@
-/** Cache tags shared by readers (route table `cache.tags`) and writers (invalidation after state writes). */
+/**
+ * Tags of cached reads. Readers (the route table's `cache.tags`) and writers (invalidation after
+ * a state write) name the same tags, so the names live in the domain beside the writers.
+ */
 export const CacheTags = {
   runs: 'runs',
   run: (runId: string) => `run:${runId}`,
   approvals: 'approvals',
   catalog: 'catalog',
   persistence: 'persistence',
-  state: 'state',
-  knowledge: 'knowledge',
   openapi: 'openapi',
 } as const;
 
-/** Something that can drop cached reads by tag; writers call it before acknowledging a write. */
+/** Drops cached reads by tag; a writer awaits it before acknowledging the write. */
 export interface CacheInvalidator {
   invalidate(tags: string[]): Promise<void>;
 }

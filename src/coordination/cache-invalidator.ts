@@ -1,5 +1,5 @@
-import type { Coordination } from '../coordination/types.js';
-import type { CacheInvalidator } from './cache-tags.js';
+import type { Coordination } from './types.js';
+import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 
 /**
  * Invalidation for writers: bumping a tag's generation changes the key of every cached read that

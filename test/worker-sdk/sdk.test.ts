@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { payloadPathFromArgv, refuseLane, runAgentMain, specialistContract, type AgentMainIo, type Lane } from '../../src/workers/sdk.js';
+import { payloadPathFromArgv, refuseLane, runAgentMain, specialistContract, type AgentMainIo, type Lane } from '../../src/worker-sdk/index.js';
 
 /** Runs runAgentMain against in-memory process edges and returns what the worker would print. */
 async function runMain<P>(lane: Lane<P>, options: { files?: Record<string, string>; argv?: string[]; env?: NodeJS.ProcessEnv } = {}) {

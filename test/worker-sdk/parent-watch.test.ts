@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { pidAlive } from '../support/execution-log.js';
 import { waitFor } from '../support/http.js';
 
-const WATCH_MODULE = join(import.meta.dirname, '..', '..', 'dist', 'src', 'workers', 'parent-watch.js');
+const WATCH_MODULE = join(import.meta.dirname, '..', '..', 'dist', 'src', 'worker-sdk', 'parent-watch.js');
 
 describe('exitWhenOrphaned', () => {
   it('ends a worker once the process that spawned it is gone', async () => {

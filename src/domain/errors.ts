@@ -1,0 +1,58 @@
+/**
+ * The one catalogue of error codes. The domain throws a `DomainError` carrying a code and a
+ * human message; only `src/http/` turns a code into a status (src/http/errors.ts), so a module
+ * that admits or approves work never decides what a client's reply looks like.
+ */
+export const ERROR_CODES = [
+  'invalid_request',
+  'unsupported_media_type',
+  'task_type_internal',
+  'reserved_field',
+  'scope_outside_workspace',
+  'unauthorized',
+  'forbidden',
+  'origin_not_allowed',
+  'not_found',
+  'conflict',
+  'payload_too_large',
+  'rate_limited',
+  'invalid_signature',
+  'internal_error',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * One problem of a rejected input. `path` is a JSON Pointer (RFC 6901) into the part of the
+ * request named by its first segment: `/body/payload/content`, `/querystring/limit`,
+ * `/params/runId`. One format everywhere, so a client can point at the field.
+ */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const invalidRequest = (message: string, details?: ErrorDetail[]) => new DomainError('invalid_request', message, details);
+export const notFound = (what: string) => new DomainError('not_found', `${what} was not found`);
+export const conflict = (message: string, details?: unknown) => new DomainError('conflict', message, details);
+
+/** JSON Pointer escaping of one path segment (RFC 6901). */
+export function pointerSegment(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** A JSON Pointer from segments: `pointer('body', 'payload', 'a/b')` is `/body/payload/a~1b`. */
+export function pointer(...segments: string[]): string {
+  return segments.map((s) => `/${pointerSegment(s)}`).join('');
+}

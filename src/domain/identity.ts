@@ -1,0 +1,9 @@
+import type { Role } from '../config/types.js';
+
+/** Who asked for a piece of work; the HTTP layer derives it from the bearer key, never from a body. */
+export interface Identity {
+  actor: string;
+  role: Role;
+  apiKeyLabel: string;
+  apiKeyExpiresAt: string | null;
+}

@@ -1,0 +1,91 @@
+/**
+ * The bounded view of the orchestrator's own state that the executor hands to lanes which judge
+ * the control plane (system-monitor, incident-triage, control-plane-brief, deployment-ops,
+ * release-readiness, skill-audit). It travels in the payload under the service-reserved key
+ * `__controlPlane`, so a worker never opens the state store itself: the same lane works on every
+ * store driver, and a worker cannot see more than this snapshot carries (no payloads, no keys).
+ * Every list is bounded; counts are exact.
+ */
+export const CONTROL_PLANE_PAYLOAD_KEY = '__controlPlane';
+
+export interface ControlPlaneSnapshot {
+  generatedAt: string;
+  service: {
+    startedAt: string;
+    uptimeSeconds: number;
+    pid: number;
+    /** Kind of the active state store: `file`, `sqlite` or `postgres`. */
+    stateStore: string;
+    /** Coordination driver: `memory` or `redis`. */
+    coordination: string;
+    concurrency: number;
+    /** Absolute folder holding the state target, for disk figures; null for a database store. */
+    stateDirectory: string | null;
+  };
+  queue: {
+    /** Admitted and waiting for a slot. */
+    queued: number;
+    /** Claimed by a runner and executing. */
+    processing: number;
+    /** Held for an operator decision. */
+    held: number;
+    /** Failed and waiting for an automatic retry. */
+    retrying: number;
+  };
+  approvals: {
+    pendingCount: number;
+    oldestRequestedAt: string | null;
+    /** Newest first, at most 20. */
+    items: Array<{ taskId: string; runId: string; type: string; requestedAt: string }>;
+  };
+  runs: {
+    /** Number of most recent finished or running runs the figures below are computed over. */
+    window: number;
+    byType: Array<{ type: string; total: number; success: number; failed: number; running: number; failureRate: number }>;
+    /** Newest first, at most 50; internal runs included. */
+    recent: Array<{
+      runId: string;
+      type: string;
+      status: string;
+      createdAt: string;
+      finishedAt: string | null;
+      durationMs: number | null;
+      error: string | null;
+      attempt: number;
+      /** Top-level keys of the result, never its values. */
+      resultKeys: string[];
+    }>;
+  };
+  agents: Array<{
+    id: string;
+    lanes: string[];
+    lifecycleMode: string;
+    serviceExpected: boolean;
+    serviceUnitName: string | null;
+    entrypointAvailable: boolean;
+    allowedSkills: string[];
+    /** Runs of the agent's lanes inside the window. */
+    runCount: number;
+    lastRunAt: string | null;
+  }>;
+  /** Open incidents, most severe first, at most 50 (empty while the service keeps no ledger). */
+  incidents: Array<{
+    id: string;
+    classification: string;
+    severity: 'critical' | 'warning' | 'info';
+    status: string;
+    title: string;
+    firstSeenAt: string;
+    lastSeenAt: string;
+    acknowledged: boolean;
+    owner: string | null;
+  }>;
+  /** Latest milestones, newest first, at most 20. */
+  milestones: Array<{ milestoneId: string; kind: string; status: string; at: string; summary: string }>;
+}
+
+/** The snapshot carried by a payload, or null when the executor sent none. */
+export function controlPlaneOf(payload: Readonly<Record<string, unknown>>): ControlPlaneSnapshot | null {
+  const value = payload[CONTROL_PLANE_PAYLOAD_KEY];
+  return typeof value === 'object' && value !== null ? (value as ControlPlaneSnapshot) : null;
+}
