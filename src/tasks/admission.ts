@@ -5,7 +5,7 @@ import type { StateStore } from '../store/types.js';
 import { indexHeldRun } from './approval-index.js';
 import { getCatalogEntry } from './catalog.js';
 import { admitRetry, newRunRecord, retryRecordMatches } from './run-transitions.js';
-import type { RunRecord, RunStatus } from './types.js';
+import type { RunRecord, RunStatus, WorkflowParent } from './types.js';
 
 export interface AdmissionRequest {
   type: string;
@@ -15,6 +15,8 @@ export interface AdmissionRequest {
   /** Run id chosen by the service itself (approval replays, scheduler slots); clients use payload.idempotencyKey. */
   forceRunId?: string;
   approvedFromTaskId?: string;
+  /** Links a child run to the integration workflow that started it. */
+  workflowParent?: WorkflowParent;
 }
 
 export type DuplicateReason = `duplicate-${Exclude<RunStatus, 'retrying'>}` | 'duplicate-type-mismatch' | 'duplicate-retrying';
@@ -90,6 +92,7 @@ export function createAdmission(deps: AdmissionDeps) {
           approvalRequired: approvalReason !== null,
           approvalReason,
           approvedFromTaskId: request.approvedFromTaskId ?? null,
+          workflowParent: request.workflowParent ?? null,
         });
       }
       if (retryRecordMatches(current, request.type)) return admitRetry(current, now, request.source);

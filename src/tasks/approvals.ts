@@ -29,6 +29,8 @@ export interface ApprovalsDeps {
   clock: Clock;
   invalidator: CacheInvalidator;
   admit: Admit;
+  /** Told of a held run a decision settled (rejected, or closed after its replay was admitted). */
+  onDecided?: (run: RunRecord) => Promise<void>;
 }
 
 export function createApprovals(deps: ApprovalsDeps) {
@@ -66,10 +68,12 @@ export function createApprovals(deps: ApprovalsDeps) {
       requestedBy: held.approval.decidedBy ?? 'approval',
       forceRunId: replayRunId,
       approvedFromTaskId: held.taskId,
+      // An approved workflow step's work is the replay: it reports back to the same workflow.
+      workflowParent: held.workflowParent ?? undefined,
     });
     const replayTaskId = outcome.run.taskId;
     const now = clock.now();
-    await store.mutateRun(held.runId, (current) => {
+    const closed = await store.mutateRun(held.runId, (current) => {
       if (!current || current.status !== 'pending' || current.approval.status !== 'approved') return null;
       let next: RunRecord = {
         ...current,
@@ -81,6 +85,7 @@ export function createApprovals(deps: ApprovalsDeps) {
       return withEvent(next, now, { kind: 'approval', name: 'replay-admitted', data: { replayRunId, replayTaskId } });
     });
     await deps.invalidator.invalidate(runWriteTags(held.runId));
+    if (closed.after) await deps.onDecided?.(closed.after);
     return { replayTaskId, replayRunId };
   }
 
@@ -118,7 +123,10 @@ export function createApprovals(deps: ApprovalsDeps) {
     }
     await deps.invalidator.invalidate(runWriteTags(written.after.runId));
     const approval = { ...written.after.approval, taskId, runId: written.after.runId };
-    if (decision === 'rejected') return { status: 'ok', approval };
+    if (decision === 'rejected') {
+      await deps.onDecided?.(written.after);
+      return { status: 'ok', approval };
+    }
     const replay = await completeApproval(written.after);
     return { status: 'ok', approval: { ...approval, replayTaskId: replay.replayTaskId }, ...replay };
   }

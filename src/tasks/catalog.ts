@@ -83,6 +83,31 @@ interface LaneInput {
   extraCaveats?: string[];
 }
 
+/**
+ * A worker lane whose agent entrypoint ships in this build and does its deterministic work
+ * locally; `externally-dependent` lanes name what they need beyond this machine in their caveats.
+ */
+function workerLane(input: LaneInput & { operationalStatus?: OperationalStatus }): CatalogEntry {
+  return entry({
+    type: input.type,
+    label: input.label,
+    purpose: input.purpose,
+    agentId: input.agentId,
+    toolGatePreflight: input.toolGatePreflight,
+    executor: 'worker',
+    operationalStatus: input.operationalStatus ?? 'confirmed-working',
+    dependencyClass: input.dependencyClass ?? 'worker',
+    baselineConfidence: 'medium',
+    dependencyRequirements: [`${input.agentId} worker entrypoint (agents/${input.agentId})`, ...(input.extraRequirements ?? [])],
+    caveats: [
+      'Runs as a spawned worker process; it fails the run when the worker reports no logical success.',
+      ...(input.extraCaveats ?? []),
+    ],
+    retryable: input.retryable,
+    scopeFields: input.scopeFields ?? [],
+  });
+}
+
 /** A worker lane whose agent entrypoint does not ship in this build. */
 function pendingLane(input: LaneInput): CatalogEntry {
   return entry({
@@ -387,13 +412,16 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     toolGatePreflight: true,
     retryable: true,
   }),
-  pendingLane({
+  workerLane({
     type: 'integration-workflow',
     label: 'Integration workflow',
     purpose: 'Runs a short workflow of task steps (shorthand `<task-type>: <description>` or objects) as child runs.',
     agentId: 'integration-agent',
     toolGatePreflight: true,
     retryable: true,
+    extraCaveats: [
+      'Steps run one after another as child runs admitted by the service; a failed step is rerouted (default incident-triage) and the steps after it are skipped.',
+    ],
   }),
   pendingLane({
     type: 'compliance-review',

@@ -76,6 +76,9 @@ const INTEGRATION_STEP = Type.Union(
         type: Type.String({ minLength: 1, description: 'Task type of the step.' }),
         payload: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Payload of the step.' })),
         description: Type.Optional(Type.String({ maxLength: 500, description: 'What the step is for.' })),
+        reroute: Type.Optional(
+          Type.String({ minLength: 1, description: 'Task type run when this step fails (default incident-triage).' }),
+        ),
       },
       { additionalProperties: false, description: 'Explicit step.' },
     ),
@@ -155,7 +158,11 @@ export const PAYLOAD_SCHEMAS = {
       ],
       { description: 'Either {content} or {path}.' },
     ),
-    format: Type.Enum(['csv', 'json', 'jsonl', 'html', 'markdown', 'text'], { description: 'Format of the source.' }),
+    format: Type.Optional(
+      Type.Enum(['csv', 'json', 'jsonl', 'html', 'markdown', 'text'], {
+        description: 'Format of the source; when absent, inferred from the extension of source.path.',
+      }),
+    ),
     fields: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 100, description: 'Fields to keep.' }),
     ),

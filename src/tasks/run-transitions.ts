@@ -5,6 +5,7 @@ import type {
   RunEvent,
   RunRecord,
   SpecialistContract,
+  WorkflowParent,
 } from './types.js';
 
 /** Bounds from DECISIONS.md: at most 200 events per run; queue attempts are bounded evidence too. */
@@ -25,6 +26,7 @@ export interface NewRunInput {
   approvalRequired: boolean;
   approvalReason: string | null;
   approvedFromTaskId: string | null;
+  workflowParent?: WorkflowParent | null;
 }
 
 /** Appends an event, keeping the newest MAX_RUN_EVENTS; `seq` keeps counting so gaps show truncation. */
@@ -80,6 +82,7 @@ export function newRunRecord(input: NewRunInput): RunRecord {
       replayTaskId: null,
     },
     approvedFromTaskId: input.approvedFromTaskId,
+    ...(input.workflowParent ? { workflowParent: input.workflowParent } : {}),
     retry: null,
     result: null,
     error: null,

@@ -111,6 +111,46 @@ function visiblePayload(payload: Record<string, unknown>): Record<string, unknow
   return Object.fromEntries(Object.entries(payload).filter(([k]) => !k.startsWith('__')));
 }
 
+/**
+ * Links between runs of an integration workflow: on the workflow, one causal link per child run
+ * (step or reroute) and a dependency summary; on a child, the cross-run link back to its
+ * workflow. Absent on runs that are neither.
+ */
+function workflowLinksOf(run: RunRecord) {
+  const children = run.workflowChildren ?? [];
+  const parent = run.workflowParent ?? null;
+  if (children.length === 0 && !parent) return {};
+  const count = (...states: string[]) => children.filter((c) => states.includes(c.state)).length;
+  const steps = children.filter((c) => c.role === 'step');
+  return {
+    causalLinks: children.map((c) => ({
+      from: run.runId,
+      to: c.runId,
+      relation: c.role === 'step' ? 'runs-step' : 'reroutes-failed-step',
+      stepIndex: c.stepIndex,
+      type: c.type,
+      state: c.state,
+      detail: c.detail,
+    })),
+    crossRunLinks: parent
+      ? [{ from: run.runId, to: parent.runId, relation: parent.role === 'step' ? 'step-of' : 'reroute-of', stepIndex: parent.stepIndex }]
+      : [],
+    relatedRuns: [...(parent ? [parent.runId] : []), ...children.map((c) => c.runId)],
+    dependencySummary:
+      children.length === 0
+        ? null
+        : {
+            steps: steps.length,
+            succeeded: steps.filter((c) => c.state === 'success').length,
+            failed: count('failed', 'refused'),
+            inProgress: count('queued', 'running', 'retrying', 'awaiting-approval'),
+            waiting: count('waiting'),
+            skipped: count('skipped'),
+            rerouted: children.some((c) => c.role === 'reroute'),
+          },
+  };
+}
+
 /** The API shape of a run: the stored record plus the views derived from it. */
 export function toRunView(run: RunRecord) {
   const stage = currentStage(run);
@@ -178,6 +218,7 @@ export function toRunView(run: RunRecord) {
       proofLinks,
       stopClassification,
       timingBreakdown,
+      ...workflowLinksOf(run),
     },
     proofLinks,
     resultSummary: resultSummaryOf(run),

@@ -17,6 +17,7 @@ import { admitDueRetries } from './retry-scanner.js';
 import { Runner } from './runner.js';
 import { decodeRunCursor, encodeRunCursor } from './run-cursor.js';
 import { toRunView } from './run-view.js';
+import { createWorkflowDriver } from './workflow-driver.js';
 import type { RunRecord } from './types.js';
 
 export interface RuntimeDeps {
@@ -53,9 +54,18 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     const counts = await store.countRuns(true);
     return counts.ready + counts.held;
   };
-  const approvals = createApprovals({ store, clock, invalidator: deps.invalidator, admit });
+  const workflows = createWorkflowDriver({
+    store,
+    logger,
+    invalidator: deps.invalidator,
+    admit,
+    workspaceRoot: config.workspaceRoot,
+    now: () => clock.now(),
+  });
+  const approvals = createApprovals({ store, clock, invalidator: deps.invalidator, admit, onDecided: workflows.onRunFinished });
 
   async function onRunFinished(run: RunRecord): Promise<void> {
+    await workflows.onRunFinished(run);
     if (run.type === 'startup' && run.status === 'success') {
       await store.append(
         'milestones',
@@ -120,6 +130,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
   async function start(): Promise<void> {
     const recovered = await recoverInterruptedRuns({ config, store, clock, logger, invalidator: deps.invalidator, admit, onRunFinished });
     const approvalsRepaired = await approvals.recover();
+    await workflows.reconcile();
     if (recovered.requeued + recovered.failed + recovered.finished + approvalsRepaired > 0) {
       logger.warn({ ...recovered, approvalsRepaired }, 'restart recovery finished');
     }

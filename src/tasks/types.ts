@@ -76,7 +76,7 @@ export interface RunRecord {
   /** Admission order, assigned by the store on first insert (FIFO claims). */
   seq: number;
   payload: Record<string, unknown>;
-  source: 'api' | 'scheduler' | 'approval-replay' | 'retry' | 'startup' | 'system';
+  source: 'api' | 'scheduler' | 'approval-replay' | 'retry' | 'startup' | 'system' | 'workflow';
   requestedBy: string;
   createdAt: string;
   updatedAt: string;
@@ -100,6 +100,41 @@ export interface RunRecord {
   interruptions?: number;
   /** The running worker's payload directory; its `result.json` lets recovery finish the attempt. */
   workerDirectory?: string | null;
+  /** Set on a child run of an integration workflow: the workflow run and the step it serves. */
+  workflowParent?: WorkflowParent | null;
+  /** Set on an integration workflow run once its plan is recorded: the live state of each step. */
+  workflowChildren?: WorkflowChild[];
+}
+
+export interface WorkflowParent {
+  runId: string;
+  stepIndex: number;
+  role: 'step' | 'reroute';
+}
+
+export const WORKFLOW_STEP_STATES = [
+  'waiting',
+  'queued',
+  'awaiting-approval',
+  'running',
+  'retrying',
+  'success',
+  'failed',
+  'refused',
+  'skipped',
+] as const;
+export type WorkflowStepState = (typeof WORKFLOW_STEP_STATES)[number];
+
+export interface WorkflowChild {
+  stepIndex: number;
+  role: 'step' | 'reroute';
+  type: string;
+  description: string;
+  runId: string;
+  state: WorkflowStepState;
+  /** Why a step was refused before admission (invalid payload, scope outside the workspace). */
+  detail: string | null;
+  updatedAt: string;
 }
 
 export interface SpecialistContract {

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   classificationLabels,
@@ -6,6 +7,7 @@ import {
   publicCatalog,
   TASK_CATALOG,
 } from '../../src/tasks/catalog.js';
+import { loadAgentRegistry } from '../../src/agents/registry.js';
 import { IN_PROCESS_HANDLERS } from '../../src/tasks/handlers/index.js';
 import { PAYLOAD_SCHEMAS } from '../../src/tasks/payload-schemas.js';
 
@@ -94,10 +96,18 @@ describe('task catalog', () => {
     expect(Object.keys(IN_PROCESS_HANDLERS).sort()).toEqual([...HANDLER_TYPES].sort());
   });
 
-  it('marks worker lanes other than summarize-content unconfirmed, with a caveat saying so', () => {
-    for (const entry of TASK_CATALOG.filter((e) => e.executor === 'worker' && e.type !== 'summarize-content')) {
-      expect(entry.operationalStatus, entry.type).toBe('unconfirmed');
-      expect(entry.caveats.join(' '), entry.type).toMatch(/not yet available in this build/);
+  it('marks a worker lane working exactly when its agent ships an entrypoint; the others say why not', () => {
+    const registry = loadAgentRegistry(join(import.meta.dirname, '..', '..', 'agents'));
+    for (const entry of TASK_CATALOG.filter((e) => e.executor === 'worker' && e.agentId !== null)) {
+      const agent = registry.forLane(entry.type);
+      expect(agent?.id, entry.type).toBe(entry.agentId);
+      if (agent?.entrypoint) {
+        expect(entry.operationalStatus, entry.type).not.toBe('unconfirmed');
+        expect(entry.caveats.join(' '), entry.type).not.toMatch(/not yet available in this build/);
+      } else {
+        expect(entry.operationalStatus, entry.type).toBe('unconfirmed');
+        expect(entry.caveats.join(' '), entry.type).toMatch(/not yet available in this build/);
+      }
     }
     for (const type of ['business-value-cycle', 'autonomous-intake-cycle', 'autonomous-work-cycle']) {
       expect(getCatalogEntry(type)!.operationalStatus).toBe('unconfirmed');
