@@ -360,7 +360,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     toolGatePreflight: true,
     retryable: true,
   }),
-  pendingLane({
+  workerLane({
     type: 'code-index',
     label: 'Code index',
     purpose: 'Read-only index of a scoped repository with a ready/refresh/blocked posture.',
@@ -378,7 +378,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     retryable: true,
     scopeFields: ['scope', 'reports'],
   }),
-  pendingLane({
+  workerLane({
     type: 'security-audit',
     label: 'Security audit',
     purpose: 'Scans a scoped path for secrets, risky code and dependency findings, ranked by exploitability.',
@@ -423,7 +423,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
       'Steps run one after another as child runs admitted by the service; a failed step is rerouted (default incident-triage) and the steps after it are skipped.',
     ],
   }),
-  pendingLane({
+  workerLane({
     type: 'compliance-review',
     label: 'Compliance review',
     purpose: 'Read-only compliance review of a scoped path with a clear/watching/blocked posture.',
