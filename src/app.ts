@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { loadAgentRegistry } from './agents/registry.js';
+import { formatManifestSkillProblem, loadSkillRegistry, validateManifestSkills } from './agents/skills.js';
+import { preflightToolGate } from './agents/tool-gate.js';
 import { systemClock, type Clock } from './clock.js';
 import type { AppConfig } from './config/types.js';
 import { createCoordination } from './coordination/create.js';
@@ -46,6 +48,10 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   const metrics = createMetrics();
   const invalidator = createCacheInvalidator(coordination);
   const registry = loadAgentRegistry(config.agentsDir);
+  const skills = loadSkillRegistry();
+  // A grant of a skill the registry does not govern is a broken manifest: stop, naming file and field.
+  const [skillProblem] = validateManifestSkills(registry.list(), skills);
+  if (skillProblem) throw new Error(formatManifestSkillProblem(skillProblem));
   const spawner = createWorkerSpawner({ config, registry, logger });
 
   const runtime = createTaskRuntime({
@@ -67,6 +73,15 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       stateStoreKind: store.kind === 'sql' ? 'sqlite' : 'file',
       coordinationKind: coordination.kind === 'kvstore' ? 'redis' : 'memory',
     }),
+    preflightToolGate: (taskType, agentId) => {
+      const agent = registry.get(agentId);
+      return preflightToolGate({
+        taskType,
+        agent: { id: agentId, allowedSkills: agent?.allowedSkills ?? [] },
+        registry: skills,
+        now: clock.now().toISOString(),
+      });
+    },
   });
   metrics.setQueueDepthSource(async () => {
     const counts = await store.countRuns(true);
@@ -74,7 +89,16 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   });
 
   let metricsPort: number | null = null;
-  const routes = buildServiceRoutes({ config, clock, store, coordination, runtime, metricsPort: () => metricsPort });
+  const routes = buildServiceRoutes({
+    config,
+    clock,
+    store,
+    coordination,
+    runtime,
+    agents: registry,
+    skills,
+    metricsPort: () => metricsPort,
+  });
   const server = await buildServer({ config, coordination, logger, metrics }, routes);
 
   await runtime.start();

@@ -8,6 +8,7 @@ export const CacheTags = {
   approvals: 'approvals',
   catalog: 'catalog',
   persistence: 'persistence',
+  skills: 'skills',
   openapi: 'openapi',
 } as const;
 

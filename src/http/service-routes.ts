@@ -1,3 +1,5 @@
+import type { AgentRegistry } from '../agents/registry.js';
+import type { SkillRegistry } from '../agents/skills.js';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { Coordination } from '../coordination/types.js';
@@ -11,6 +13,7 @@ import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { persistenceHealthRoutes } from './routes/persistence.js';
+import { skillRoutes } from './routes/skills.js';
 import { taskRoutes } from './routes/tasks.js';
 
 export interface ServiceRouteDeps {
@@ -19,6 +22,8 @@ export interface ServiceRouteDeps {
   store: StateStore;
   coordination: Coordination;
   runtime: TaskRuntime;
+  agents: AgentRegistry;
+  skills: SkillRegistry;
   /** The metrics listener's port once it is known (null when disabled or not yet listening). */
   metricsPort: () => number | null;
 }
@@ -33,6 +38,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     persistenceHealthRoutes({ storeHealth: () => store.health(), storeKind: () => store.kind, coordination }),
     taskRoutes({ runtime, catalog: createCatalogView(store) }),
     approvalRoutes({ runtime }),
+    skillRoutes({ skills: deps.skills, agents: deps.agents, evidence: () => runtime.toolGateEvidence() }),
   ]);
   return routes;
 }

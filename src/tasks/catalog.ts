@@ -404,7 +404,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     retryable: true,
     scopeFields: ['target'],
   }),
-  pendingLane({
+  workerLane({
     type: 'skill-audit',
     label: 'Skill audit',
     purpose: 'Audits an agent’s allowed skills and governance depth.',

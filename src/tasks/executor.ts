@@ -1,13 +1,14 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
+import { executeEvidence, type ToolGatePreflight } from '../agents/tool-gate.js';
 import type { StateStore } from '../store/types.js';
 import { CONTROL_PLANE_PAYLOAD_KEY, type ControlPlaneSnapshot } from '../worker-sdk/control-plane.js';
 import { removeWorkerDirectory, type WorkerSpawner } from '../workers/spawn-worker.js';
 import { isOwnedAttempt } from './run-transitions.js';
 import type { CatalogEntry } from './catalog.js';
 import type { FollowUpTask, HandlerOutcome, TaskHandler } from './handler-types.js';
-import type { OrchestratorState, RunRecord, SpecialistContract } from './types.js';
+import type { OrchestratorState, RunRecord, RunToolGate, SpecialistContract } from './types.js';
 
 /** What executing one attempt produced, independent of how (handler or worker). */
 export interface ExecutionOutcome {
@@ -25,6 +26,8 @@ export interface ExecutionOutcome {
   operatorSummary: string | null;
   recommendedNextActions: string[] | null;
   specialistContract: SpecialistContract | null;
+  /** Tool-gated lanes: preflight and execute evidence, recorded on the run. */
+  toolGate?: RunToolGate;
 }
 
 export interface ExecutorDeps {
@@ -40,6 +43,8 @@ export interface ExecutorDeps {
   ownerId: string;
   /** Builds the snapshot handed to lanes whose catalog entry reads the control plane. */
   controlPlaneSnapshot?: () => Promise<ControlPlaneSnapshot>;
+  /** The tool-gate preflight of a lane's agent (src/agents/tool-gate.ts); absent, no lane is gated. */
+  preflightToolGate?: (taskType: string, agentId: string) => ToolGatePreflight;
 }
 
 /**
@@ -114,8 +119,27 @@ async function runHandler(deps: ExecutorDeps, handler: TaskHandler, run: RunReco
   };
 }
 
+/** A refused preflight fails the run with its reason and spawns nothing; it is not retried. */
+function refusedByToolGate(deps: ExecutorDeps, preflight: ToolGatePreflight): ExecutionOutcome {
+  const reason = preflight.reason ?? 'tool gate refused the lane';
+  return {
+    ok: false,
+    result: { success: false, error: reason, toolGate: { decision: 'refused', missingSkills: preflight.missingSkills } },
+    error: reason,
+    failureReason: 'tool-gate-refused',
+    transient: false,
+    durationMs: 0,
+    operatorSummary: `Refused before spawning: ${reason}`,
+    recommendedNextActions: ['Grant the missing skills in the agent manifest (allowedSkills) or fix the skill registry, then trigger again.'],
+    specialistContract: null,
+    toolGate: { preflight, execute: executeEvidence(preflight, { ok: false, durationMs: 0, failureReason: 'tool-gate-refused' }, deps.clock.now().toISOString()) },
+  };
+}
+
 async function runWorker(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord, signal: AbortSignal): Promise<ExecutionOutcome> {
   if (!entry.agentId) throw new Error(`task type ${entry.type} has no agent`);
+  const preflight = entry.toolGatePreflight && deps.preflightToolGate ? deps.preflightToolGate(entry.type, entry.agentId) : null;
+  if (preflight && preflight.decision === 'refused') return refusedByToolGate(deps, preflight);
   const outcome = await deps.spawner.run({
     agentId: entry.agentId,
     runId: run.runId,
@@ -140,6 +164,18 @@ async function runWorker(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord
     durationMs: outcome.durationMs,
     release: directory ? () => removeWorkerDirectory(directory) : undefined,
     ...agentFields(outcome.result),
+    ...(preflight
+      ? {
+          toolGate: {
+            preflight,
+            execute: executeEvidence(
+              preflight,
+              { ok: outcome.ok, durationMs: outcome.durationMs, failureReason: outcome.ok ? null : `worker-${outcome.failure ?? 'failure'}` },
+              deps.clock.now().toISOString(),
+            ),
+          },
+        }
+      : {}),
   };
 }
 

@@ -66,6 +66,7 @@ export async function finalizeAttempt(
       operatorSummary: outcome.operatorSummary,
       recommendedNextActions: outcome.recommendedNextActions,
       specialistContract: outcome.specialistContract,
+      ...(outcome.toolGate ? { toolGate: outcome.toolGate } : {}),
     };
     if (outcome.ok) return { ...markSucceeded(current, now, fields), workerDirectory: null };
     const error = outcome.error ?? 'failed';

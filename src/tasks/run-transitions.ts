@@ -4,6 +4,7 @@ import type {
   RunAccounting,
   RunEvent,
   RunRecord,
+  RunToolGate,
   SpecialistContract,
   WorkflowParent,
 } from './types.js';
@@ -150,6 +151,7 @@ export interface CompletionFields {
   operatorSummary: string | null;
   recommendedNextActions: string[] | null;
   specialistContract: SpecialistContract | null;
+  toolGate?: RunToolGate;
 }
 
 export function markSucceeded(run: RunRecord, now: Date, fields: CompletionFields): RunRecord {

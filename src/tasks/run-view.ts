@@ -234,6 +234,7 @@ export function toRunView(run: RunRecord) {
     operatorSummary: run.operatorSummary,
     recommendedNextActions: run.recommendedNextActions,
     specialistContract: run.specialistContract,
+    toolGate: run.toolGate ?? null,
   };
 }
 

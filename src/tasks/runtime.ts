@@ -31,6 +31,7 @@ export interface RuntimeDeps {
   ownerId: string;
   serviceStartedAt: Date;
   controlPlaneSnapshot?: ExecutorDeps['controlPlaneSnapshot'];
+  preflightToolGate?: ExecutorDeps['preflightToolGate'];
 }
 
 const TELEMETRY_RETENTION = 5000;
@@ -98,6 +99,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     serviceStartedAt: deps.serviceStartedAt,
     queueDepth,
     controlPlaneSnapshot: deps.controlPlaneSnapshot,
+    preflightToolGate: deps.preflightToolGate,
   });
 
   /** Checks a client's task request, confines its scopes to the workspace, and admits it. */
@@ -119,6 +121,16 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     const last = items[items.length - 1];
     const nextCursor = items.length === limit && last ? encodeRunCursor(last.seq) : null;
     return { items: items.map(toRunView), total, limit, offset, nextCursor };
+  }
+
+  /** Tool-gate evidence of the newest runs that carry it (the skills telemetry and audit read it). */
+  async function toolGateEvidence(window = 500) {
+    const { items } = await store.listRuns({ includeInternal: true, limit: window });
+    return items.flatMap((run) =>
+      run.toolGate
+        ? [{ runId: run.runId, taskType: run.type, agentId: run.toolGate.preflight.agentId, preflight: run.toolGate.preflight, execute: run.toolGate.execute }]
+        : [],
+    );
   }
 
   async function getRun(runId: string) {
@@ -146,6 +158,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     trigger,
     listRuns,
     getRun,
+    toolGateEvidence,
     approvals,
     queueDepth,
     start,

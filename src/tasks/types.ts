@@ -1,3 +1,5 @@
+import type { ExecuteEvidence, ToolGatePreflight } from '../agents/tool-gate.js';
+
 /** Run status as named in responses (the spec's run/admission vocabulary, minus admission-only words). */
 export const RUN_STATUSES = ['pending', 'running', 'success', 'failed', 'retrying'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -104,6 +106,13 @@ export interface RunRecord {
   workflowParent?: WorkflowParent | null;
   /** Set on an integration workflow run once its plan is recorded: the live state of each step. */
   workflowChildren?: WorkflowChild[];
+  /** Tool-gated lanes: the preflight that allowed or refused the attempt, and what it then exercised. */
+  toolGate?: RunToolGate | null;
+}
+
+export interface RunToolGate {
+  preflight: ToolGatePreflight;
+  execute: ExecuteEvidence | null;
 }
 
 export interface WorkflowParent {

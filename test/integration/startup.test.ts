@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
 import { apiClient, waitFor } from '../support/http.js';
 import { TEST_WEBHOOK_SECRET, testKeyRotation } from '../support/keys.js';
+import { FIXTURE_AGENTS } from '../support/runtime-service.js';
 import { SERVICE_ENTRY, startService } from '../support/service-process.js';
 
 function runToExit(args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number | null; stderr: string }> {
@@ -36,6 +37,24 @@ describe('start-up', () => {
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^fatal: .*no-role.*role/);
     expect(res.stderr).not.toContain('super-secret-key-value');
+  });
+
+  it('refuses an agent manifest granting a skill the registry does not govern, naming the file and the field', async () => {
+    const base = tempDir();
+    const agentsDir = join(base, 'agents');
+    cpSync(FIXTURE_AGENTS, agentsDir, { recursive: true });
+    const manifestPath = join(agentsDir, 'summarization-agent', 'agent.config.json');
+    writeFileSync(manifestPath, JSON.stringify({ ...JSON.parse(readFileSync(manifestPath, 'utf8')), allowedSkills: ['teleport'] }));
+    writeFileSync(join(base, 'orchestrator.config.json'), JSON.stringify({ agentsDir }));
+    const res = await runToExit(
+      ['start'],
+      { API_KEY_ROTATION: testKeyRotation(), WEBHOOK_SECRET: TEST_WEBHOOK_SECRET, PORT: '0', METRICS_PORT: '0' },
+      base,
+    );
+    expect(res.code).toBe(1);
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr).toContain(`invalid agent manifest ${manifestPath}: allowedSkills:`);
+    expect(res.stderr).toContain('"teleport"');
   });
 
   it('refuses a corrupt state file with a clear error and leaves it untouched', async () => {
