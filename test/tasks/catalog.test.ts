@@ -149,7 +149,7 @@ describe('task catalog', () => {
       'confirmed working',
     ]);
     expect(classificationLabels(getCatalogEntry('heartbeat')!)).toEqual(['internal-only', 'confirmed working']);
-    expect(classificationLabels(getCatalogEntry('code-index')!)).toContain('unconfirmed in latest sweep');
+    expect(classificationLabels(getCatalogEntry('autonomous-work-cycle')!)).toContain('unconfirmed in latest sweep');
   });
 
   it('returns undefined for an unknown type', () => {
