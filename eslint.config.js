@@ -3,7 +3,8 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'console/dist/**', 'coverage/**', 'bench-results/**', '.tmp/**'] },
+  // workspace/ is the demo's sample workspace (seeded by npm run demo), not project code.
+  { ignores: ['dist/**', 'node_modules/**', 'console/dist/**', 'coverage/**', 'bench-results/**', '.tmp/**', 'workspace/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -3,6 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { startApp } from './app.js';
 import { ConfigError } from './config/errors.js';
 import { loadConfig } from './config/load.js';
+import type { AppConfig } from './config/types.js';
+import { seedDemoWorkspace } from './demo/seed-workspace.js';
+import { demoCommands } from './demo/try-it.js';
 import { createLogger } from './logging.js';
 import { StateCorruptError } from './store/types.js';
 
@@ -12,7 +15,7 @@ function fatal(message: string): never {
 }
 
 /** Three demo-local keys, one per role, and a webhook secret; printed once, never stored. */
-function demoSecrets(): { rotation: string; webhookSecret: string; keys: Record<string, string> } {
+function demoSecrets(): { rotation: string; webhookSecret: string; keys: Record<'viewer' | 'operator' | 'admin', string> } {
   const key = () => randomBytes(24).toString('base64url');
   const keys = { viewer: `demo-viewer-${key()}`, operator: `demo-operator-${key()}`, admin: `demo-admin-${key()}` };
   const rotation = JSON.stringify(
@@ -21,7 +24,13 @@ function demoSecrets(): { rotation: string; webhookSecret: string; keys: Record<
   return { rotation, webhookSecret: randomBytes(24).toString('base64url'), keys };
 }
 
-async function start(env: NodeJS.ProcessEnv): Promise<void> {
+/** What a command adds around start-up: work before the service starts, output after it listens. */
+interface StartHooks {
+  beforeStart?(config: AppConfig): void;
+  afterListening?(url: string): void;
+}
+
+async function start(env: NodeJS.ProcessEnv, hooks: StartHooks = {}): Promise<void> {
   let config;
   try {
     config = loadConfig(env);
@@ -32,16 +41,19 @@ async function start(env: NodeJS.ProcessEnv): Promise<void> {
   const logger = createLogger(config.logLevel);
   let app;
   try {
+    hooks.beforeStart?.(config);
     app = await startApp(config, logger);
   } catch (err) {
     if (err instanceof StateCorruptError || err instanceof ConfigError) fatal(err.message);
     logger.fatal({ err }, 'start-up failed');
     fatal(`start-up failed: ${err instanceof Error ? err.message : String(err)}`);
   }
-  // The readiness line is printed whatever the log level: launchers wait for it.
-  process.stdout.write(
-    `${JSON.stringify({ level: 30, time: Date.now(), msg: 'service listening', url: app.url, metricsUrl: app.metricsUrl })}\n`,
-  );
+  // The readiness line is printed whatever the log level (launchers wait for it), through a
+  // child of the service logger so it has the same level and time encoding as every other line.
+  logger.child({}, { level: 'info' }).info({ url: app.url, metricsUrl: app.metricsUrl }, 'service listening');
+  // The logger writes asynchronously; flushing first keeps a command's output after that line.
+  const { url } = app;
+  logger.flush(() => hooks.afterListening?.(url));
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -59,23 +71,43 @@ async function start(env: NodeJS.ProcessEnv): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
+/**
+ * The demo: demo-local keys printed once, a sample workspace (runbooks and a small project)
+ * unless one exists, and commands to try once it listens.
+ */
+function demo(env: NodeJS.ProcessEnv): Promise<void> {
+  const secrets = demoSecrets();
+  process.stdout.write(
+    [
+      'Demo-local keys (shown once; replace before any shared deployment):',
+      `  viewer:   ${secrets.keys.viewer}`,
+      `  operator: ${secrets.keys.operator}`,
+      `  admin:    ${secrets.keys.admin}`,
+      'Use them as: Authorization: Bearer <key>',
+      '',
+    ].join('\n'),
+  );
+  return start(
+    { ...env, API_KEY_ROTATION: secrets.rotation, API_KEY: '', WEBHOOK_SECRET: secrets.webhookSecret },
+    {
+      beforeStart(config) {
+        const seeded = seedDemoWorkspace(config);
+        const say = (outcome: string, path: string) => (outcome === 'seeded' ? `seeded ${path}` : `kept the existing ${path}`);
+        process.stdout.write(
+          `Sample workspace: ${say(seeded.docs, config.docsPath)}; ${say(seeded.sampleProject, seeded.sampleProjectPath)}\n\n`,
+        );
+      },
+      afterListening(url) {
+        process.stdout.write(`${demoCommands({ url, operatorKey: secrets.keys.operator }).join('\n')}\n`);
+      },
+    },
+  );
+}
+
 async function main(): Promise<void> {
   const command = process.argv[2] ?? 'start';
   if (command === 'start') return start(process.env);
-  if (command === 'demo') {
-    const demo = demoSecrets();
-    process.stdout.write(
-      [
-        'Demo-local keys (shown once; replace before any shared deployment):',
-        `  viewer:   ${demo.keys.viewer}`,
-        `  operator: ${demo.keys.operator}`,
-        `  admin:    ${demo.keys.admin}`,
-        'Use them as: Authorization: Bearer <key>',
-        '',
-      ].join('\n'),
-    );
-    return start({ ...process.env, API_KEY_ROTATION: demo.rotation, API_KEY: '', WEBHOOK_SECRET: demo.webhookSecret });
-  }
+  if (command === 'demo') return demo(process.env);
   fatal(`unknown command "${command}" (expected start or demo)`);
 }
 

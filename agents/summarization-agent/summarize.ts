@@ -1,4 +1,4 @@
-import { refuseLane, specialistContract, type LaneRefusal, type LaneResult } from '../../src/workers/lane-result.js';
+import { refuseLane, specialistContract, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { rankKeywords, termWeights, topicOf } from './keywords.js';
 import {
   defaultSentenceCount,
@@ -7,8 +7,8 @@ import {
   selectSentences,
   type Candidate,
 } from './select-sentences.js';
-import { splitSentences } from './sentences.js';
-import { tokenize } from './terms.js';
+import { splitSentences, type SourceSentence } from './sentences.js';
+import { tokenize, type Token } from './terms.js';
 
 export const SUMMARY_FORMATS = ['executive_summary', 'bullets'] as const;
 export type SummaryFormat = (typeof SUMMARY_FORMATS)[number];
@@ -34,14 +34,20 @@ export type SummarizeSuccess = LaneResult<{
   selectedSentenceCount: number;
   wordCount: number;
   compressionRatio: number;
+  /** Present when the summary is the content itself; says why. */
+  note?: string;
 }>;
 
 export type SummarizeOutcome = SummarizeSuccess | LaneRefusal;
 
-/** Below this there is nothing to condense: the reader is better served by the text itself. */
+/**
+ * Below this there is nothing to condense: the text is its own summary, returned as written
+ * with a note saying so.
+ */
 export const MIN_SENTENCES = 3;
 export const MIN_WORDS = 30;
 export const MAX_SENTENCES_LIMIT = 50;
+export const SHORT_CONTENT_NOTE = 'content is shorter than a summary; returned as written';
 
 const IDENTITY = { role: 'summarization-agent', workflowStage: 'summarize', deliverable: 'extractive summary' };
 
@@ -107,9 +113,44 @@ function nextActions(input: SummarizeInput, selected: number, sentenceCount: num
 }
 
 /**
+ * The summary of a text shorter than a summary would be: the text itself. Bullets are its
+ * sentences, one each; the executive summary is the trimmed text, with no topic sentence
+ * prepended, because a lead-in longer than the text helps nobody. maxSentences does not apply:
+ * dropping sentences from a text this short would leave out what it says rather than condense it.
+ */
+function asWritten(input: SummarizeInput, units: Array<SourceSentence & { tokens: Token[] }>, wordCount: number): SummarizeSuccess {
+  const sentences = units.filter((unit) => !unit.heading);
+  // A text of headings only still gets its lines as bullets; one with no words at all, itself.
+  const lines = (sentences.length > 0 ? sentences : units).map((unit) => unit.text);
+  const bullets = lines.length > 0 ? lines : [input.content.trim()];
+  const keywords = rankKeywords(units);
+  const label = sourceLabel(input.sourceType);
+  return {
+    success: true,
+    format: input.format,
+    sourceType: input.sourceType,
+    topic: topicOf(keywords),
+    keywords: keywords.map((k) => k.phrase),
+    summary: input.format === 'bullets' ? bullets.map((b) => `- ${b}`).join('\n') : input.content.trim(),
+    ...(input.format === 'bullets' ? { bullets } : {}),
+    sentenceCount: sentences.length,
+    selectedSentenceCount: sentences.length,
+    wordCount,
+    compressionRatio: 1,
+    note: SHORT_CONTENT_NOTE,
+    operatorSummary: `Returned the ${wordCount}-word ${label} (${plural(sentences.length, 'sentence')}) as written: it is shorter than a summary.`,
+    recommendedNextActions: [
+      `Send at least ${MIN_WORDS} words in ${MIN_SENTENCES} or more sentences of ${MIN_WORDS_PER_SENTENCE}+ words for a condensed summary.`,
+    ],
+    specialistContract: specialistContract({ ...IDENTITY, status: 'completed' }),
+  };
+}
+
+/**
  * The summarize-content lane: an extractive summary of `payload.content`. Sentences are scored
  * by how much of the text's vocabulary they carry, the best ones are kept in source order,
- * and the summary says what the text is about. Pure and deterministic: no clock, no
+ * and the summary says what the text is about. A text shorter than a summary is returned as
+ * written; only empty content is refused. Pure and deterministic: no clock, no
  * randomness, no I/O, so the same payload always gives the same result.
  */
 export function summarizeContent(payload: Readonly<Record<string, unknown>>): SummarizeOutcome {
@@ -132,11 +173,7 @@ export function summarizeContent(payload: Readonly<Record<string, unknown>>): Su
       stems: new Set(unit.tokens.flatMap((token) => (token.stem === null ? [] : [token.stem]))),
     }));
   if (candidates.length < MIN_SENTENCES || wordCount < MIN_WORDS) {
-    return refuseLane(
-      IDENTITY,
-      `content is too short to summarize: ${plural(wordCount, 'word')} in ${plural(sentences.length, 'sentence')} (a summary needs at least ${MIN_WORDS} words and ${MIN_SENTENCES} sentences of ${MIN_WORDS_PER_SENTENCE} or more words)`,
-      ['Read the content directly, or resend it together with more of the source text.'],
-    );
+    return asWritten(input, units, wordCount);
   }
   const keywords = rankKeywords(units);
   if (keywords.length === 0) {

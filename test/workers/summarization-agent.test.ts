@@ -38,6 +38,19 @@ describe('summarization-agent worker (compiled)', () => {
     expect(outcome.result!.summary).toMatch(/^This incident review concerns payment gateway and certificate: /);
   });
 
+  it('answers content shorter than a summary with the text itself', async () => {
+    const { logger } = captureLogger();
+    const spawner = createWorkerSpawner({ config: testConfig(), registry, logger });
+    const payload = { content: 'Text to summarize. It has two sentences.', format: 'bullets' };
+    const outcome = await spawner.run({ agentId: 'summarization-agent', runId: 'summarize-short', taskType: 'summarize-content', payload });
+
+    expect(outcome).toMatchObject({ ok: true, failure: null, exitCode: 0 });
+    expect(outcome.result).toMatchObject({
+      bullets: ['Text to summarize.', 'It has two sentences.'],
+      note: 'content is shorter than a summary; returned as written',
+    });
+  });
+
   it('reports a refusal as a logical failure with the refusal reason', async () => {
     const { logger, lines } = captureLogger();
     const spawner = createWorkerSpawner({ config: testConfig(), registry, logger });

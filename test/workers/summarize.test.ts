@@ -89,7 +89,7 @@ describe('summarizeContent: formats', () => {
   });
 });
 
-describe('summarizeContent: refusals', () => {
+describe('summarizeContent: refusals (only missing or empty content, and bad options)', () => {
   it.each([
     ['missing content', {}, 'payload.content must be a non-empty string'],
     ['empty content', { content: '   \n ' }, 'payload.content must be a non-empty string'],
@@ -113,12 +113,44 @@ describe('summarizeContent: refusals', () => {
       },
     });
   });
+});
 
-  it('refuses content too short to summarize, saying how short', () => {
-    const result = summarizeContent({ content: 'The deploy finished. Nothing broke.' });
-    expect(result.success).toBe(false);
-    expect(result.specialistContract.status).toBe('refused');
-    expect(result.specialistContract.refusalReason).toBe('content is too short to summarize: 5 words in 2 sentences (a summary needs at least 30 words and 3 sentences of 4 or more words)');
+describe('summarizeContent: content shorter than a summary', () => {
+  const SHORT = 'Text to summarize. It has two sentences.';
+
+  it('returns the text itself as the executive summary, with a note saying so', () => {
+    const result = succeed({ content: `  ${SHORT}\n` });
+    expect(result).toMatchObject({
+      format: 'executive_summary',
+      summary: SHORT,
+      note: 'content is shorter than a summary; returned as written',
+      sentenceCount: 2,
+      selectedSentenceCount: 2,
+      wordCount: 7,
+      compressionRatio: 1,
+    });
+    expect(result).not.toHaveProperty('bullets');
+    expect(result.specialistContract.status).toBe('completed');
+    expect(result.operatorSummary).toBe('Returned the 7-word text (2 sentences) as written: it is shorter than a summary.');
+  });
+
+  it('gives one bullet per sentence in bullets format (the README example)', () => {
+    const result = succeed({ content: SHORT, format: 'bullets' });
+    expect(result.bullets).toEqual(['Text to summarize.', 'It has two sentences.']);
+    expect(result.summary).toBe('- Text to summarize.\n- It has two sentences.');
+    expect(result.note).toBe('content is shorter than a summary; returned as written');
+  });
+
+  it('ignores maxSentences, because dropping sentences from a short text loses what it says', () => {
+    expect(succeed({ content: 'The deploy finished. Nothing broke.', format: 'bullets', maxSentences: 1 }).bullets).toEqual([
+      'The deploy finished.',
+      'Nothing broke.',
+    ]);
+  });
+
+  it('answers even content with no distinctive terms, and never adds a note to a real summary', () => {
+    expect(succeed({ content: '42', format: 'bullets' })).toMatchObject({ bullets: ['42'], summary: '- 42', keywords: [] });
+    expect(succeed({ content: OUTAGE_REVIEW })).not.toHaveProperty('note');
   });
 });
 
