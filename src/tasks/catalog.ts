@@ -369,7 +369,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     retryable: true,
     scopeFields: ['scope'],
   }),
-  pendingLane({
+  workerLane({
     type: 'test-intelligence',
     label: 'Test intelligence',
     purpose: 'Reads test reports of a scoped repository for a ready/watching/blocked posture; never runs tests or CI.',
@@ -395,7 +395,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     toolGatePreflight: true,
     retryable: true,
   }),
-  pendingLane({
+  workerLane({
     type: 'qa-verification',
     label: 'QA verification',
     purpose: 'Plans (dry-run) or executes a verification suite against a workspace target.',

@@ -1,0 +1,53 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/workspace/boundary.js';
+
+/** The target project as the plan needs it. */
+export interface TargetProject {
+  /** Absolute folder of the project. */
+  dir: string;
+  /** The project's name from package.json, when it has one. */
+  name: string | null;
+  scripts: Record<string, string>;
+}
+
+/** A package.json larger than this is not a project manifest. */
+const MAX_MANIFEST_BYTES = 1024 * 1024;
+
+/**
+ * Resolves `target` inside the workspace and reads its package.json scripts. Answers the
+ * problem in words when the target escapes the workspace, is not a folder, or has no readable
+ * package.json.
+ */
+export async function readTargetProject(workspaceRoot: string, target: string): Promise<TargetProject | { problem: string }> {
+  let dir: string;
+  try {
+    dir = resolveWorkspacePath(workspaceRoot, target);
+  } catch (err) {
+    if (err instanceof WorkspaceBoundaryError) return { problem: `target ${err.message}` };
+    throw err;
+  }
+  const info = await stat(dir).catch(() => null);
+  if (!info) return { problem: `target ${JSON.stringify(target)} does not exist in the workspace` };
+  if (!info.isDirectory()) return { problem: `target ${JSON.stringify(target)} is not a folder; name the project folder that holds package.json` };
+
+  const manifestPath = join(dir, 'package.json');
+  const manifestInfo = await stat(manifestPath).catch(() => null);
+  if (!manifestInfo?.isFile()) return { problem: `target ${JSON.stringify(target)} has no package.json` };
+  if (manifestInfo.size > MAX_MANIFEST_BYTES) return { problem: `${target}/package.json is larger than ${MAX_MANIFEST_BYTES} bytes` };
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
+  } catch (err) {
+    return { problem: `${target}/package.json is not valid JSON (${(err as Error).message})` };
+  }
+  if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) {
+    return { problem: `${target}/package.json does not hold a JSON object` };
+  }
+  const { name, scripts } = manifest as { name?: unknown; scripts?: unknown };
+  const scriptTable: Record<string, string> = {};
+  if (typeof scripts === 'object' && scripts !== null && !Array.isArray(scripts)) {
+    for (const [key, value] of Object.entries(scripts)) if (typeof value === 'string') scriptTable[key] = value;
+  }
+  return { dir, name: typeof name === 'string' ? name : null, scripts: scriptTable };
+}

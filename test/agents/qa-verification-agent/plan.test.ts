@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { buildPlan, scriptForSuite } from '../../../agents/qa-verification-agent/plan.js';
+import { readQaInput } from '../../../agents/qa-verification-agent/read-input.js';
+
+const scripts = { test: 'node --test', 'test:smoke': 'node --test test/smoke', build: 'tsc' };
+
+describe('suite to script', () => {
+  it('runs test:<suite> when the project defines it', () => {
+    expect(scriptForSuite(scripts, 'smoke')).toBe('test:smoke');
+  });
+
+  it('falls back to test for unit, full and any suite without its own script', () => {
+    for (const suite of ['unit', 'full', 'integration']) expect(scriptForSuite(scripts, suite)).toBe('test');
+  });
+
+  it('finds no script when the project has neither test:<suite> nor test', () => {
+    expect(scriptForSuite({ build: 'tsc', 'test:smoke': '' }, 'smoke')).toBeNull();
+  });
+
+  it('plans one npm run in the target folder', () => {
+    expect(buildPlan('apps/shop', scripts, 'smoke')).toEqual([
+      { command: 'npm', args: ['run', 'test:smoke'], cwd: 'apps/shop', script: 'test:smoke' },
+    ]);
+    expect(buildPlan('apps/shop', { build: 'tsc' }, 'smoke')).toBeNull();
+  });
+});
+
+describe('payload', () => {
+  it('defaults to suite full, dry-run and a 120 s timeout', () => {
+    expect(readQaInput({ target: 'apps/shop' })).toEqual({ target: 'apps/shop', suite: 'full', mode: 'dry-run', timeoutMs: 120_000 });
+  });
+
+  it('refuses suite names that are not plain words, unknown modes and unbounded timeouts', () => {
+    expect(readQaInput({ target: 'a', suite: 'smoke; rm -rf /' })).toMatchObject({ problem: expect.stringContaining('not a suite name') });
+    expect(readQaInput({ target: 'a', mode: 'run' })).toMatchObject({ problem: expect.stringContaining('unknown mode') });
+    expect(readQaInput({ target: 'a', timeoutMs: 10_000_000 })).toMatchObject({ problem: expect.stringContaining('timeoutMs') });
+    expect(readQaInput({ suite: 'smoke' })).toMatchObject({ problem: expect.stringContaining('payload.target') });
+  });
+});
