@@ -3,6 +3,8 @@ import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { loadAgentRegistry } from './agents/registry.js';
 import { formatManifestSkillProblem, loadSkillRegistry, validateManifestSkills } from './agents/skills.js';
+import { createHeartbeatReader } from './agents/memory-recall.js';
+import { createServiceProbe, startServiceProbeTimer, systemctlRunShow } from './agents/service-probe.js';
 import { preflightToolGate } from './agents/tool-gate.js';
 import { systemClock, type Clock } from './clock.js';
 import type { AppConfig } from './config/types.js';
@@ -88,6 +90,12 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     return { ready: counts.ready, held: counts.held, running: counts.byStatus.running };
   });
 
+  // Host truth about resident service units, probed off the request path; the overview reads
+  // the cached reading (stale after 3 minutes, when it reports the probe as unavailable).
+  const probe = createServiceProbe({ runShow: systemctlRunShow, ttlMs: 180_000 });
+  const serviceUnits = registry.list().flatMap((a) => (a.serviceExpected && a.serviceUnitName ? [a.serviceUnitName] : []));
+  const stopProbe = startServiceProbeTimer(probe, serviceUnits, 60_000);
+
   let metricsPort: number | null = null;
   const routes = buildServiceRoutes({
     config,
@@ -97,6 +105,8 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     runtime,
     agents: registry,
     skills,
+    probe,
+    serviceHeartbeat: createHeartbeatReader(config.logsDir),
     metricsPort: () => metricsPort,
   });
   const server = await buildServer({ config, coordination, logger, metrics }, routes);
@@ -136,6 +146,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       if (stopped) return;
       stopped = true;
       scheduler.stop();
+      stopProbe();
       await server.close();
       await runtime.stop(SHUTDOWN_GRACE_MS);
       await metricsServer?.close();

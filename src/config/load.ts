@@ -179,6 +179,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     schedulerEnabled: cfg.schedulerEnabled ?? true,
     storeFlushIntervalMs: cfg.storeFlushIntervalMs ?? 0,
     digestTargetUrl: cfg.digestTargetUrl ?? null,
-    marketResearch: { allowPrivateHosts: cfg.marketResearch?.allowPrivateHosts ?? false },
+    marketResearch: {
+      allowPrivateHosts: cfg.marketResearch?.allowPrivateHosts ?? false,
+      allowedDomains: cfg.marketResearch?.allowedDomains ?? null,
+    },
   };
 }

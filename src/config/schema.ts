@@ -90,7 +90,13 @@ export const ConfigFileSchema = Type.Object(
     storeFlushIntervalMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
     digestTargetUrl: Type.Optional(Type.String()),
     marketResearch: Type.Optional(
-      Type.Object({ allowPrivateHosts: Type.Optional(Type.Boolean()) }, { additionalProperties: true }),
+      Type.Object(
+        {
+          allowPrivateHosts: Type.Optional(Type.Boolean()),
+          allowedDomains: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 500 })),
+        },
+        { additionalProperties: false },
+      ),
     ),
   },
   { additionalProperties: false },

@@ -78,5 +78,6 @@ export interface AppConfig {
   schedulerEnabled: boolean;
   storeFlushIntervalMs: number;
   digestTargetUrl: string | null;
-  marketResearch: { allowPrivateHosts: boolean };
+  /** allowedDomains null: the lane's built-in allowlist (agents/market-research-agent/allowlist.ts). */
+  marketResearch: { allowPrivateHosts: boolean; allowedDomains: string[] | null };
 }

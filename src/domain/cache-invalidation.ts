@@ -9,6 +9,7 @@ export const CacheTags = {
   catalog: 'catalog',
   persistence: 'persistence',
   skills: 'skills',
+  agents: 'agents',
   openapi: 'openapi',
 } as const;
 

@@ -8,6 +8,8 @@ import { createCatalogView } from '../tasks/catalog-view.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
 import type { RouteSpec } from './route-spec.js';
 import { buildRouteTable } from './route-table.js';
+import type { AgentsOverviewDeps } from '../agents/overview.js';
+import { agentRoutes } from './routes/agents.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
@@ -24,6 +26,9 @@ export interface ServiceRouteDeps {
   runtime: TaskRuntime;
   agents: AgentRegistry;
   skills: SkillRegistry;
+  /** The cached host service probe and the resident services' heartbeat reader. */
+  probe: AgentsOverviewDeps['probe'];
+  serviceHeartbeat: AgentsOverviewDeps['serviceHeartbeat'];
   /** The metrics listener's port once it is known (null when disabled or not yet listening). */
   metricsPort: () => number | null;
 }
@@ -39,6 +44,14 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     taskRoutes({ runtime, catalog: createCatalogView(store) }),
     approvalRoutes({ runtime }),
     skillRoutes({ skills: deps.skills, agents: deps.agents, evidence: () => runtime.toolGateEvidence() }),
+    agentRoutes({
+      registry: deps.agents,
+      store,
+      probe: deps.probe,
+      skills: deps.skills,
+      serviceHeartbeat: deps.serviceHeartbeat,
+      now: () => clock.now(),
+    }),
   ]);
   return routes;
 }

@@ -277,7 +277,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     toolGatePreflight: false,
     retryable: true,
   }),
-  pendingLane({
+  workerLane({
     type: 'content-generate',
     label: 'Content generation',
     purpose: 'Writes operator notices, readmes and similar text from a named source.',
@@ -285,7 +285,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     toolGatePreflight: true,
     retryable: true,
   }),
-  pendingLane({
+  workerLane({
     type: 'market-research',
     label: 'Market research',
     purpose: 'Reads explicit URLs or a source plan from allowlisted domains and extracts titles, headings, prices and dates.',
@@ -293,9 +293,14 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     toolGatePreflight: true,
     retryable: true,
     dependencyClass: 'external',
+    operationalStatus: 'externally-dependent',
     extraRequirements: ['outbound network access to allowlisted domains'],
+    extraCaveats: [
+      'Private and loopback addresses and domains outside the allowlist are refused before any request (config marketResearch).',
+      'Without network access the run fails as externally dependent; a plan from query or scope fetches nothing.',
+    ],
   }),
-  pendingLane({
+  workerLane({
     type: 'data-extraction',
     label: 'Data extraction',
     purpose: 'Extracts records from inline content or a workspace file (csv, json, jsonl, html, markdown, text).',
@@ -304,7 +309,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     retryable: true,
     scopeFields: ['source.path'],
   }),
-  pendingLane({
+  workerLane({
     type: 'normalize-data',
     label: 'Normalize data',
     purpose: 'Coerces records to a field schema, rejects invalid ones with reasons and de-duplicates.',
@@ -327,7 +332,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     retryable: true,
     scopeFields: [],
   }),
-  pendingLane({
+  workerLane({
     type: 'control-plane-brief',
     label: 'Control-plane brief',
     purpose: 'Fuses queue, approval, incident, service and proof truth into an operator brief.',
@@ -335,7 +340,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     toolGatePreflight: true,
     retryable: true,
   }),
-  pendingLane({
+  workerLane({
     type: 'incident-triage',
     label: 'Incident triage',
     purpose: 'Ranks the open incident queue.',
@@ -343,7 +348,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     toolGatePreflight: true,
     retryable: true,
   }),
-  pendingLane({
+  workerLane({
     type: 'release-readiness',
     label: 'Release readiness',
     purpose: 'Gives a go/hold/block posture for a release; never deploys.',
@@ -352,7 +357,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     retryable: true,
     scopeFields: ['scope'],
   }),
-  pendingLane({
+  workerLane({
     type: 'deployment-ops',
     label: 'Deployment ops',
     purpose: 'Gives a ready/watch/blocked deployment posture; never deploys or restarts.',
@@ -387,7 +392,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     retryable: true,
     scopeFields: ['scope'],
   }),
-  pendingLane({
+  workerLane({
     type: 'system-monitor',
     label: 'System monitor',
     purpose: 'Checks service health and reports a posture with its evidence.',
@@ -432,7 +437,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     retryable: true,
     scopeFields: ['scope'],
   }),
-  pendingLane({
+  workerLane({
     type: 'build-refactor',
     label: 'Build refactor',
     purpose: 'Makes real, scoped code changes in a workspace repository with optional test verification.',

@@ -52,6 +52,11 @@ export interface ExecutorDeps {
  * judge the orchestrator. The snapshot rides under a `__` key, which clients can never send.
  */
 async function workerPayload(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord): Promise<Record<string, unknown>> {
+  if (entry.type === 'market-research') {
+    // The operator's reach policy: the lane refuses every host outside it, before any request.
+    const { allowPrivateHosts, allowedDomains } = deps.config.marketResearch;
+    return { ...run.payload, __marketResearch: { allowPrivateHosts, ...(allowedDomains ? { allowedDomains } : {}) } };
+  }
   if (!entry.readsControlPlane || !deps.controlPlaneSnapshot) return run.payload;
   return { ...run.payload, [CONTROL_PLANE_PAYLOAD_KEY]: await deps.controlPlaneSnapshot() };
 }

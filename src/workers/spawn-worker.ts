@@ -101,7 +101,7 @@ export function createWorkerSpawner(deps: WorkerSpawnerDeps): WorkerSpawner {
         args: [agent.entrypointPath, '--payload', payloadFile.path],
         cwd: deps.config.workspaceRoot,
         env: {
-          ...buildWorkerEnv(deps.parentEnv ?? process.env, deps.config, request.runId),
+          ...buildWorkerEnv(deps.parentEnv ?? process.env, deps.config, request.runId, request.taskType),
           ORCHESTRATOR_RESULT_FILE: join(payloadFile.directory, RESULT_FILE_NAME),
         },
         timeoutMs,

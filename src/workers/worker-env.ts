@@ -16,6 +16,8 @@ export function buildWorkerEnv(
   parentEnv: NodeJS.ProcessEnv,
   config: Pick<AppConfig, 'stateOverridden' | 'stateTarget' | 'configFile' | 'workspaceRoot'>,
   runId: string,
+  /** The lane being run: an agent serving several lanes (system-monitor-agent) dispatches on it. */
+  taskType?: string,
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of WORKER_ENV_ALLOWLIST) {
@@ -26,5 +28,6 @@ export function buildWorkerEnv(
   if (config.configFile !== null) env.ORCHESTRATOR_CONFIG = config.configFile;
   env.ORCHESTRATOR_WORKSPACE_ROOT = config.workspaceRoot;
   env.ORCHESTRATOR_RUN_ID = runId;
+  if (taskType !== undefined) env.ORCHESTRATOR_TASK_TYPE = taskType;
   return env;
 }

@@ -1,5 +1,8 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadAgentRegistry } from '../../src/agents/registry.js';
+import { unavailableReading } from '../../src/agents/service-probe.js';
+import { loadSkillRegistry } from '../../src/agents/skills.js';
 import { systemClock } from '../../src/clock.js';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
 import type { RouteSpec } from '../../src/http/route-spec.js';
@@ -125,7 +128,19 @@ describe('the service route table against the spec', () => {
       ownerId: 'route-table-test',
       serviceStartedAt: new Date(),
     });
-    routes = buildServiceRoutes({ config, clock: systemClock, store, coordination, runtime, metricsPort: () => null });
+    const agents = loadAgentRegistry(config.agentsDir);
+    routes = buildServiceRoutes({
+      config,
+      clock: systemClock,
+      store,
+      coordination,
+      runtime,
+      agents,
+      skills: loadSkillRegistry(),
+      probe: { current: (unit) => unavailableReading(unit, 'not probed in this test', null, 'not-probed') },
+      serviceHeartbeat: async () => null,
+      metricsPort: () => null,
+    });
   });
   afterAll(async () => {
     await store?.close();

@@ -59,7 +59,7 @@ describe('scheduled and internal tasks', () => {
   });
 
   it('fails a lane that has no worker in this build clearly, never with a fake success', async () => {
-    const res = await api.trigger('code-index', { scope: '.', idempotencyKey: 'unavailable-lane' });
+    const res = await api.trigger('drift-repair', { idempotencyKey: 'unavailable-lane' });
     expect(res.status).toBe(202);
     const run = await waitForTerminal(api, 'unavailable-lane');
     expect(run.status).toBe('failed');

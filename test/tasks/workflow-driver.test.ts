@@ -3,6 +3,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
+import { accountingFor } from '../../src/tasks/accounting.js';
 import { createAdmission } from '../../src/tasks/admission.js';
 import { markFailed, markRunning, markSucceeded } from '../../src/tasks/run-transitions.js';
 import { toRunView } from '../../src/tasks/run-view.js';
@@ -51,7 +52,7 @@ describe('workflow driver: steps as child runs, one after another, reroute on fa
       const written = await s.mutateRun(runId, (run) => {
         if (!run) return null;
         const running = markRunning(run, 'owner', new Date(NOW.getTime() + 60_000), NOW);
-        const fields = { result, accounting: null, operatorSummary: null, recommendedNextActions: null, specialistContract: null };
+        const fields = { result, accounting: accountingFor(result, 0), operatorSummary: null, recommendedNextActions: null, specialistContract: null };
         return ok
           ? markSucceeded(running, NOW, fields)
           : markFailed(running, NOW, { ...fields, error: 'boom', failureReason: 'worker-logical-failure', retry: null });

@@ -99,15 +99,15 @@ describe('resolveWorkspacePath', () => {
 describe('collectScopeValues', () => {
   it('walks plain, nested and per-element selectors', () => {
     const payload = { scope: 'a', paths: ['b', 7, 'c'], source: { path: 'd' }, changes: [{ path: 'e' }, { content: 'x' }, { path: 'f' }] };
-    expect(collectScopeValues('scope', payload)).toEqual([{ path: '/payload/scope', value: 'a' }]);
+    expect(collectScopeValues('scope', payload)).toEqual([{ path: '/body/payload/scope', value: 'a' }]);
     expect(collectScopeValues('paths', payload)).toEqual([
-      { path: '/payload/paths/0', value: 'b' },
-      { path: '/payload/paths/2', value: 'c' },
+      { path: '/body/payload/paths/0', value: 'b' },
+      { path: '/body/payload/paths/2', value: 'c' },
     ]);
-    expect(collectScopeValues('source.path', payload)).toEqual([{ path: '/payload/source/path', value: 'd' }]);
+    expect(collectScopeValues('source.path', payload)).toEqual([{ path: '/body/payload/source/path', value: 'd' }]);
     expect(collectScopeValues('changes[].path', payload)).toEqual([
-      { path: '/payload/changes/0/path', value: 'e' },
-      { path: '/payload/changes/2/path', value: 'f' },
+      { path: '/body/payload/changes/0/path', value: 'e' },
+      { path: '/body/payload/changes/2/path', value: 'f' },
     ]);
     expect(collectScopeValues('missing.field', payload)).toEqual([]);
   });
@@ -116,7 +116,7 @@ describe('collectScopeValues', () => {
 describe('checkPayloadScopes', () => {
   it('reports every scope value outside the workspace with its payload path', () => {
     const details = checkPayloadScopes(getCatalogEntry('drift-repair')!, { paths: ['docs/a.md', '../x.md', '/etc/hosts'] }, root);
-    expect(details.map((d) => d.path)).toEqual(['/payload/paths/1', '/payload/paths/2']);
+    expect(details.map((d) => d.path)).toEqual(['/body/payload/paths/1', '/body/payload/paths/2']);
     expect(details[0]!.message).toContain('"../x.md"');
   });
 
@@ -124,7 +124,7 @@ describe('checkPayloadScopes', () => {
     const entry = getCatalogEntry('build-refactor')!;
     expect(checkPayloadScopes(entry, { scope: 'projects/app', changes: [{ path: 'projects/app/src/main.ts', content: '' }] }, root)).toEqual([]);
     const details = checkPayloadScopes(entry, { scope: 'projects/app', changes: [{ path: '../../etc/passwd', delete: true }] }, root);
-    expect(details).toEqual([{ path: '/payload/changes/0/path', message: expect.stringMatching(/escapes/) }]);
+    expect(details).toEqual([{ path: '/body/payload/changes/0/path', message: expect.stringMatching(/escapes/) }]);
   });
 
   it('checks security-audit scope and qa-verification target, ignoring types without scope fields', () => {

@@ -1,0 +1,103 @@
+import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/workspace/boundary.js';
+
+/** The approved scope of a change set: a folder (or a single file) of the workspace. */
+export interface ChangeScope {
+  /** Workspace-relative, with forward slashes; "." for the workspace root. */
+  relative: string;
+  absolute: string;
+  /** The scope with its symbolic links resolved: a link inside it may not lead out of it. */
+  real: string;
+  isFile: boolean;
+}
+
+/** A change path that passed every check, ready to be read and written. */
+export interface ScopedPath {
+  relative: string;
+  absolute: string;
+}
+
+/** Folders no refactor writes into: version-control internals and installed dependencies. */
+const PROTECTED_SEGMENTS = new Set(['.git', 'node_modules']);
+
+export function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw err;
+  }
+}
+
+export function isInside(root: string, candidate: string): boolean {
+  const rel = relative(root, candidate);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/** Workspace-relative form of an absolute path, with forward slashes, for evidence. */
+export function workspaceRelative(workspaceRoot: string, absolute: string): string {
+  const rel = relative(workspaceRoot, absolute);
+  return rel === '' ? '.' : rel.split(sep).join('/');
+}
+
+/** Where a path really is: its deepest existing ancestor resolved through links, plus the rest. */
+function realLocation(absolute: string): string {
+  const missing: string[] = [];
+  let existing = absolute;
+  while (lstatOrNull(existing) === null) {
+    const parent = dirname(existing);
+    if (parent === existing) break;
+    missing.unshift(basename(existing));
+    existing = parent;
+  }
+  return join(realpathSync(existing), ...missing);
+}
+
+function boundaryProblem(err: unknown): string {
+  if (err instanceof WorkspaceBoundaryError) return err.message;
+  throw err;
+}
+
+/** Resolves the payload's scope, which must exist inside the workspace. */
+export function resolveScope(workspaceRoot: string, scope: string): ChangeScope | { problem: string } {
+  let absolute: string;
+  try {
+    absolute = resolveWorkspacePath(workspaceRoot, scope);
+  } catch (err) {
+    return { problem: `scope ${boundaryProblem(err)}` };
+  }
+  const stats = lstatOrNull(absolute);
+  if (stats === null) return { problem: `scope ${JSON.stringify(scope)} does not exist in the workspace` };
+  const real = realpathSync(absolute);
+  return { relative: workspaceRelative(workspaceRoot, absolute), absolute, real, isFile: !statSync(absolute).isDirectory() };
+}
+
+/**
+ * Checks one change path: inside the workspace, inside the scope both as written and through
+ * its symbolic links, outside `.git` and `node_modules`, and not itself a link or a folder
+ * (replacing a link by a file would silently change what the link pointed at).
+ */
+export function resolveChangePath(workspaceRoot: string, scope: ChangeScope, path: string): ScopedPath | { problem: string } {
+  let absolute: string;
+  try {
+    absolute = resolveWorkspacePath(workspaceRoot, path);
+  } catch (err) {
+    return { problem: boundaryProblem(err) };
+  }
+  const rel = workspaceRelative(workspaceRoot, absolute);
+  const outside = `path ${JSON.stringify(path)} is outside the scope ${JSON.stringify(scope.relative)}`;
+  if (scope.isFile ? absolute !== scope.absolute : !isInside(scope.absolute, absolute)) return { problem: outside };
+  if (!isInside(scope.real, realLocation(absolute))) {
+    return { problem: `${outside} once its symbolic links are resolved` };
+  }
+  if (rel.split('/').some((segment) => PROTECTED_SEGMENTS.has(segment))) {
+    return { problem: `path ${JSON.stringify(path)} is inside .git or node_modules, which a refactor never changes` };
+  }
+  const stats = lstatOrNull(absolute);
+  if (stats?.isSymbolicLink()) return { problem: `path ${JSON.stringify(path)} is a symbolic link; change the file it points at instead` };
+  if (stats?.isDirectory()) return { problem: `path ${JSON.stringify(path)} is a folder, not a file` };
+  if (stats !== null && !stats.isFile()) return { problem: `path ${JSON.stringify(path)} is not a regular file` };
+  return { relative: rel, absolute };
+}

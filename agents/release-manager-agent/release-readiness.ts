@@ -1,0 +1,105 @@
+import { stat } from 'node:fs/promises';
+import { WorkspaceBoundaryError, resolveWorkspacePath } from '../../src/workspace/boundary.js';
+import { controlPlaneOf } from '../../src/worker-sdk/control-plane.js';
+import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
+import { postureOf, type ReleaseGate, type ReleasePosture } from './gate.js';
+import { projectGates, type ProjectEvidence } from './project-gates.js';
+import { snapshotGates } from './snapshot-gates.js';
+
+export type ReleaseReadinessSuccess = LaneResult<{
+  success: true;
+  posture: ReleasePosture;
+  scope: string | null;
+  gates: ReleaseGate[];
+  project: ProjectEvidence | null;
+  snapshotAt: string;
+}>;
+
+const IDENTITY = { role: 'release-manager-agent', workflowStage: 'release-gate', deliverable: 'go/hold/block release posture' };
+
+async function scopeDirectory(workspaceRoot: string, scope: string): Promise<string | { problem: string }> {
+  let dir: string;
+  try {
+    dir = resolveWorkspacePath(workspaceRoot, scope);
+  } catch (err) {
+    if (err instanceof WorkspaceBoundaryError) return { problem: `scope ${err.message}` };
+    throw err;
+  }
+  const info = await stat(dir).catch(() => null);
+  if (!info) return { problem: `scope ${JSON.stringify(scope)} does not exist in the workspace` };
+  if (!info.isDirectory()) return { problem: `scope ${JSON.stringify(scope)} is not a directory` };
+  return dir;
+}
+
+function actionFor(g: ReleaseGate): string {
+  switch (g.gate) {
+    case 'recent-failures':
+      return 'Fix or explain the failing runs before releasing (GET /api/tasks/runs?status=failed).';
+    case 'pending-approvals':
+      return 'Decide the pending approvals so the release carries no undecided change.';
+    case 'open-incidents':
+      return 'Resolve or accept the open incidents before releasing.';
+    case 'package-version':
+      return 'Give package.json a semantic version for the release.';
+    case 'changelog':
+      return 'Add a CHANGELOG entry for the release version.';
+    case 'test-script':
+      return 'Add a real npm test script.';
+    case 'lockfile':
+      return 'Commit a lockfile so the release installs reproducibly.';
+    default:
+      return 'Fix the failing test cases named in the test-reports gate, then re-run the tests.';
+  }
+}
+
+/**
+ * The release-readiness lane: gates from the control plane (recent failures, pending approvals,
+ * open incidents) and, with a scope, from the project (version, changelog, test script,
+ * lockfile, JUnit reports); any fail blocks, any warning holds. It advises; it never tags,
+ * publishes or deploys.
+ */
+export async function releaseReadiness(
+  payload: Readonly<Record<string, unknown>>,
+  context: LaneContext,
+): Promise<ReleaseReadinessSuccess | LaneRefusal> {
+  const snapshot = controlPlaneOf(payload);
+  if (!snapshot) {
+    return refuseLane(
+      IDENTITY,
+      'the payload carries no control-plane snapshot (__controlPlane): failures, approvals and incidents come from the snapshot the service sends',
+      ['Trigger release-readiness through the service, which attaches the snapshot.'],
+    );
+  }
+  const { scope } = payload;
+  if (scope !== undefined && (typeof scope !== 'string' || scope.trim() === '')) {
+    return refuseLane(IDENTITY, 'payload.scope must be a non-empty workspace-relative path', ['Resend with scope naming the project folder, or without scope.']);
+  }
+  const gates = snapshotGates(snapshot);
+  let project: ProjectEvidence | null = null;
+  if (typeof scope === 'string') {
+    const dir = await scopeDirectory(context.workspaceRoot, scope);
+    if (typeof dir !== 'string') return refuseLane(IDENTITY, dir.problem, ['Resend with scope naming a project folder inside the workspace.']);
+    const scoped = await projectGates(dir, scope, context.workspaceRoot);
+    gates.push(...scoped.gates);
+    project = scoped.evidence;
+  }
+  const posture = postureOf(gates);
+  const open = gates.filter((g) => g.status !== 'pass');
+  const subject = project ? `${project.name ?? scope} ${project.version ?? '(no version)'}` : 'the control plane';
+  return {
+    success: true,
+    posture,
+    scope: typeof scope === 'string' ? scope : null,
+    gates,
+    project,
+    snapshotAt: snapshot.generatedAt,
+    operatorSummary:
+      `Release ${posture} for ${subject}: ${gates.length - open.length} of ${gates.length} gates pass` +
+      (open.length ? `; ${open.map((g) => `${g.gate} ${g.status} (${g.evidence.slice(0, 120)})`).join('; ')}.` : '.') +
+      (project ? '' : ' No scope given: the project itself was not checked.'),
+    recommendedNextActions: open.length
+      ? [...new Set([...open.filter((g) => g.status === 'fail'), ...open.filter((g) => g.status === 'warn')].map(actionFor))]
+      : ['Release through the approval path; this lane does not tag, publish or deploy.'],
+    specialistContract: specialistContract({ ...IDENTITY, status: 'completed' }),
+  };
+}

@@ -1,0 +1,21 @@
+import type { LaneContext } from '../../src/worker-sdk/lane-result.js';
+import { incidentTriage } from './incident-triage.js';
+import { systemMonitor } from './system-monitor.js';
+
+export const AGENT_LANES = ['system-monitor', 'incident-triage'] as const;
+export type AgentLane = (typeof AGENT_LANES)[number];
+
+/**
+ * This agent serves two lanes from one entrypoint. The lane is taken from the service when it
+ * names it (env ORCHESTRATOR_TASK_TYPE, or payload `__taskType`); otherwise from the payload's
+ * documented shape: system-monitor is `{type}`, incident-triage is `{}`.
+ */
+export function laneOf(payload: Readonly<Record<string, unknown>>, env: NodeJS.ProcessEnv): AgentLane {
+  const named = env.ORCHESTRATOR_TASK_TYPE ?? payload.__taskType;
+  if (typeof named === 'string' && (AGENT_LANES as readonly string[]).includes(named)) return named as AgentLane;
+  return typeof payload.type === 'string' ? 'system-monitor' : 'incident-triage';
+}
+
+export async function systemMonitorAgent(payload: Readonly<Record<string, unknown>>, context: LaneContext): Promise<Record<string, unknown>> {
+  return laneOf(payload, process.env) === 'system-monitor' ? systemMonitor(payload, context) : incidentTriage(payload);
+}
