@@ -6,7 +6,7 @@ import type { ServiceHeartbeat } from '../worker-sdk/resident-service.js';
 import { assessReadiness, capabilityProfile, RUNTIME_SIGNAL_NAMES, type Readiness } from './capability.js';
 import type { AgentRegistry, RegisteredAgent } from './registry.js';
 import { buildRelationshipHistory, RELATIONSHIP_RUN_WINDOW, type RelationshipHistory } from './relationship-history.js';
-import type { HostServiceStatus, ServiceUnitReading } from './service-probe.js';
+import { serviceGapSignals, type HostServiceStatus, type ServiceGapSignal, type ServiceUnitReading } from './service-probe.js';
 import { assessAgentGovernance, LANE_SKILL_REQUIREMENTS, type SkillRegistry } from './skills.js';
 import { buildTopology, type Topology } from './topology.js';
 
@@ -89,6 +89,8 @@ export interface AgentsOverview {
   agents: AgentOverviewEntry[];
   topology: Topology;
   relationshipHistory: RelationshipHistory;
+  /** Service-expected agents whose unit the host shows missing, stopped or failed (incident pressure). */
+  serviceGaps: ServiceGapSignal[];
 }
 
 const defaultServiceEntrypointExists = (agent: RegisteredAgent): boolean =>
@@ -269,5 +271,6 @@ export async function buildAgentsOverview(deps: AgentsOverviewDeps): Promise<Age
     agents: entries,
     topology: buildTopology(agents),
     relationshipHistory: buildRelationshipHistory(window.items, agents, now),
+    serviceGaps: serviceGapSignals(agents, (unit) => deps.probe.current(unit)),
   };
 }

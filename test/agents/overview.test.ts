@@ -186,6 +186,10 @@ describe('buildAgentsOverview', () => {
     expect(doc.capability.currentReadiness).toBe('advanced');
     const helper = seen.agents.find((a) => a.id === 'community-helper')!;
     expect(helper).toMatchObject({ hostServiceStatus: 'not-installed', serviceInstalled: false, serviceRunning: false, serviceUnitFileState: null });
+    // The missing unit is a service gap (incident pressure); the running one is not.
+    expect(seen.serviceGaps).toEqual([
+      expect.objectContaining({ agentId: 'community-helper', unit: 'orchestrator-community-helper.service', reason: 'unit-missing' }),
+    ]);
 
     const blind = await overview(RUNS(), {});
     expect(blind.agents.find((a) => a.id === 'doc-specialist')).toMatchObject({
@@ -194,6 +198,8 @@ describe('buildAgentsOverview', () => {
       serviceRunning: null,
       hostServiceReason: expect.stringContaining('ENOENT'),
     });
+    // An unavailable probe knows nothing, so it raises no gap.
+    expect(blind.serviceGaps).toEqual([]);
   });
 
   it('builds the topology and the relationship history', async () => {

@@ -52,6 +52,10 @@ const OverviewResponse = Type.Object(
     ),
     topology: Open('orchestrator → task → agent → skill graph with agent-to-agent relationships'),
     relationshipHistory: Open('hourly aggregation of observed delegation, tool-use, verification and monitoring'),
+    serviceGaps: Type.Array(
+      Type.Object({ agentId: Type.String(), unit: Type.String(), reason: Type.String(), detail: Type.String() }),
+      { description: 'service-expected agents whose unit the host probe shows missing, stopped or failed' },
+    ),
   },
   { additionalProperties: true },
 );
