@@ -39,6 +39,9 @@ export function createAggregateReaders(deps: AggregateDeps) {
   };
 
   return {
+    /** Changes whenever the code-host reading does: extended health's cache keys carry it. */
+    codeHostCheckedAt: () => deps.codeHost.current().checkedAt ?? 'never',
+
     async extendedHealth() {
       const [counts, agents, persistence, knowledge, repairs, incidents] = await Promise.all([
         store.countRuns(true),

@@ -133,7 +133,8 @@ export function aggregateRoutes(deps: { readers: AggregateReaders }): RouteSpec[
         'Computed from run counts, the agents overview, the store and coordination health, the incident read port and the cached code-host reading. Figures of parts not wired yet are null with `unavailableReason`.',
       tags: ['health'],
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
-      cache: { tags: AGGREGATE_TAGS },
+      // The code-host reading changes without a state write: its probe time is part of the key.
+      cache: { tags: () => [...AGGREGATE_TAGS, `code-host:${deps.readers.codeHostCheckedAt()}`] },
       schema: { response: { 200: ExtendedHealthBody } },
       handler: async () => ({ body: await deps.readers.extendedHealth() }),
     },
