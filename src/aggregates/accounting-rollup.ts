@@ -1,7 +1,7 @@
 import type { RunRecord } from '../tasks/types.js';
 
 /** Finished runs the dashboard's accounting covers: the newest ones, so a read stays bounded. */
-export const ACCOUNTING_WINDOW = 500;
+export const ACCOUNTING_WINDOW = 200;
 
 export interface ModelRollup {
   model: string;

@@ -1,4 +1,5 @@
-import type { AgentsOverview } from '../agents/overview.js';
+import type { AgentLifecycle } from '../agents/overview.js';
+import type { ServiceGapSignal } from '../agents/service-probe.js';
 import type { AppConfig } from '../config/types.js';
 import type { IncidentRollup } from '../incidents/read-port.js';
 import type { RunCounts } from '../store/types.js';
@@ -27,7 +28,7 @@ export interface ExtendedHealthInput {
   now: Date;
   config: Pick<AppConfig, 'fastStart' | 'schedulerEnabled' | 'concurrency' | 'kvStoreUrl' | 'codeHostMonitor'>;
   counts: RunCounts;
-  agents: Pick<AgentsOverview, 'agents' | 'serviceGaps'>;
+  agents: { agents: AgentLifecycle[]; serviceGaps: ServiceGapSignal[] };
   persistence: PersistenceView;
   knowledge: Maybe<{ indexedEntries: number; conceptCount: number }>;
   repairs: Maybe<{ activeCount: number; verifiedCount: number; failedCount: number }>;
@@ -37,7 +38,7 @@ export interface ExtendedHealthInput {
 
 /** Agent lifecycle counts, straight from the agents overview entries. */
 export function workerCounts(agents: ExtendedHealthInput['agents']): WorkerCounts {
-  const count = (pick: (a: AgentsOverview['agents'][number]) => boolean) => agents.agents.filter(pick).length;
+  const count = (pick: (a: AgentLifecycle) => boolean) => agents.agents.filter(pick).length;
   const running = count((a) => a.serviceExpected && a.serviceRunning === true);
   return {
     declaredAgents: agents.agents.length,

@@ -1,4 +1,4 @@
-import { buildAgentsOverview, type AgentsOverviewDeps } from '../agents/overview.js';
+import { agentsLifecycle, type AgentsOverviewDeps } from '../agents/overview.js';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { Coordination } from '../coordination/types.js';
@@ -16,7 +16,7 @@ export interface AggregateDeps {
   clock: Clock;
   store: StateStore;
   coordination: Coordination;
-  /** The agents overview's own dependencies: worker and service counts come from that overview. */
+  /** The agents overview's dependencies: worker and service counts use its lifecycle computation. */
   agents: AgentsOverviewDeps;
   codeHost: CodeHostMonitor;
   ports: AggregateReadPorts;
@@ -43,9 +43,9 @@ export function createAggregateReaders(deps: AggregateDeps) {
     codeHostCheckedAt: () => deps.codeHost.current().checkedAt ?? 'never',
 
     async extendedHealth() {
-      const [counts, agents, persistence, knowledge, repairs, incidents] = await Promise.all([
+      const agents = agentsLifecycle(deps.agents);
+      const [counts, persistence, knowledge, repairs, incidents] = await Promise.all([
         store.countRuns(true),
-        buildAgentsOverview(deps.agents),
         readPersistence(),
         readPort(KNOWLEDGE_KEYS, 'knowledge index', ports.knowledge && (() => ports.knowledge!.stats())),
         readRepairs(),

@@ -143,7 +143,7 @@ export function aggregateRoutes(deps: { readers: AggregateReaders }): RouteSpec[
       path: '/api/dashboard/overview',
       operationId: 'getDashboardOverview',
       summary: 'Lean console aggregate (not authoritative health)',
-      description: 'Accounting covers the newest finished runs (`accounting.windowRuns`, at most 500).',
+      description: 'Accounting covers the newest finished runs (`accounting.windowRuns`, at most 200).',
       tags: ['dashboard'],
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       cache: { tags: AGGREGATE_TAGS },
