@@ -49,6 +49,8 @@ export async function readPort<T extends Record<string, unknown>>(
   try {
     return { ...(await read()), unavailableReason: null };
   } catch (err) {
-    return empty(`${what} could not be read: ${err instanceof Error ? err.message : String(err)}`);
+    // The port's own message says what failed; clipped so a verbose driver error stays short.
+    const message = (err instanceof Error ? err.message : String(err)).slice(0, 200);
+    return empty(`${what} could not be read: ${message}`);
   }
 }
