@@ -15,13 +15,14 @@ import { FULL, QUICK, type Settings } from './lib/settings.js';
 import { markdownTable, textTable } from './lib/table.js';
 import { errorMessage } from './lib/util.js';
 import { admission } from './scenarios/admission.js';
+import { aggregateReads } from './scenarios/aggregate-reads.js';
 import { e2e } from './scenarios/e2e.js';
 import { footprint } from './scenarios/footprint.js';
 import { reads } from './scenarios/reads.js';
 import { spawnOverhead } from './scenarios/spawn.js';
 import { startup } from './scenarios/startup.js';
 
-const SCENARIOS: Scenario[] = [admission, e2e, spawnOverhead, reads, footprint, startup];
+const SCENARIOS: Scenario[] = [admission, e2e, spawnOverhead, reads, aggregateReads, footprint, startup];
 
 interface Args {
   quick: boolean;

@@ -10,6 +10,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { AppConfig } from './config/types.js';
 import { createCoordination } from './coordination/create.js';
 import { createCacheInvalidator } from './coordination/cache-invalidator.js';
+import { createCodeHostMonitor } from './aggregates/code-host-monitor.js';
 import { buildServer } from './http/server.js';
 import { buildServiceRoutes } from './http/service-routes.js';
 import { createMetrics, startMetricsServer } from './metrics.js';
@@ -56,6 +57,15 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   if (skillProblem) throw new Error(formatManifestSkillProblem(skillProblem));
   const spawner = createWorkerSpawner({ config, registry, logger });
 
+  const controlPlaneSnapshot = createControlPlaneSnapshot({
+    store,
+    clock,
+    config,
+    agents: registry,
+    serviceStartedAt,
+    stateStoreKind: store.kind === 'sql' ? 'sqlite' : 'file',
+    coordinationKind: coordination.kind === 'kvstore' ? 'redis' : 'memory',
+  });
   const runtime = createTaskRuntime({
     config,
     store,
@@ -66,15 +76,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     spawner,
     ownerId,
     serviceStartedAt,
-    controlPlaneSnapshot: createControlPlaneSnapshot({
-      store,
-      clock,
-      config,
-      agents: registry,
-      serviceStartedAt,
-      stateStoreKind: store.kind === 'sql' ? 'sqlite' : 'file',
-      coordinationKind: coordination.kind === 'kvstore' ? 'redis' : 'memory',
-    }),
+    controlPlaneSnapshot,
     preflightToolGate: (taskType, agentId) => {
       const agent = registry.get(agentId);
       return preflightToolGate({
@@ -96,6 +98,10 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   const serviceUnits = registry.list().flatMap((a) => (a.serviceExpected && a.serviceUnitName ? [a.serviceUnitName] : []));
   const stopProbe = startServiceProbeTimer(probe, serviceUnits, 60_000);
 
+  // CI status of the code host, probed off the request path (`disabled` unless configured).
+  const codeHost = createCodeHostMonitor(config.codeHostMonitor, { now: () => clock.now() });
+  const stopCodeHost = codeHost.start();
+
   let metricsPort: number | null = null;
   const routes = buildServiceRoutes({
     config,
@@ -108,6 +114,12 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     probe,
     serviceHeartbeat: createHeartbeatReader(config.logsDir),
     metricsPort: () => metricsPort,
+    codeHost,
+    controlPlaneSnapshot,
+    serviceStartedAt,
+    // Read ports of the aggregates; incidents, knowledge, repairs, proof and business are wired
+    // here as their modules land (unset: shown as unavailable, incidents as an empty ledger).
+    aggregatePorts: {},
   });
   const server = await buildServer({ config, coordination, logger, metrics }, routes);
 
@@ -147,6 +159,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       stopped = true;
       scheduler.stop();
       stopProbe();
+      stopCodeHost();
       await server.close();
       await runtime.stop(SHUTDOWN_GRACE_MS);
       await metricsServer?.close();

@@ -108,6 +108,48 @@ function heartbeatView(hb: ServiceHeartbeat | null, now: Date): AgentOverviewEnt
   return { status: hb.status, heartbeatAt: hb.heartbeatAt, pid: hb.pid, stale: hb.status !== 'running' || !(age <= 3 * hb.intervalMs) };
 }
 
+/** What can run the agent here: its worker entrypoint, its service entrypoint and the host's cached unit reading. */
+function lifecycleOf(agent: RegisteredAgent, deps: Pick<AgentsOverviewDeps, 'probe' | 'serviceEntrypointExists'>) {
+  return {
+    spawnedWorkerCapable: agent.entrypointPath !== null,
+    serviceAvailable: (deps.serviceEntrypointExists ?? defaultServiceEntrypointExists)(agent),
+    reading: agent.serviceExpected && agent.serviceUnitName ? deps.probe.current(agent.serviceUnitName) : null,
+  };
+}
+
+/** The lifecycle fields of an overview entry, which need no run. */
+export type AgentLifecycle = Pick<
+  AgentOverviewEntry,
+  'id' | 'lanes' | 'spawnedWorkerCapable' | 'serviceAvailable' | 'serviceExpected' | 'serviceUnitName' | 'serviceInstalled' | 'serviceRunning'
+>;
+
+/**
+ * The overview's lifecycle truth for every agent, without reading any run: what aggregates
+ * (extended health) count, computed exactly as the overview entries compute it.
+ */
+export function agentsLifecycle(deps: Pick<AgentsOverviewDeps, 'registry' | 'probe' | 'serviceEntrypointExists'>): {
+  agents: AgentLifecycle[];
+  serviceGaps: ServiceGapSignal[];
+} {
+  const agents = deps.registry.list();
+  return {
+    agents: agents.map((agent) => {
+      const { spawnedWorkerCapable, serviceAvailable, reading } = lifecycleOf(agent, deps);
+      return {
+        id: agent.id,
+        lanes: [...agent.lanes],
+        spawnedWorkerCapable,
+        serviceAvailable,
+        serviceExpected: agent.serviceExpected,
+        serviceUnitName: agent.serviceUnitName,
+        serviceInstalled: reading?.serviceInstalled ?? null,
+        serviceRunning: reading?.serviceRunning ?? null,
+      };
+    }),
+    serviceGaps: serviceGapSignals(agents, (unit) => deps.probe.current(unit)),
+  };
+}
+
 async function laneRuns(store: StateStore, lane: string) {
   const [latest, successes] = await Promise.all([
     store.listRuns({ type: lane, limit: 1, includeInternal: true }),
@@ -139,12 +181,10 @@ async function overviewEntry(
   const successKeys = new Set(successes.flatMap(resultKeys));
   const lanesWithSuccess = new Set(lanes.filter((l) => l.successes.length > 0).map((l) => l.lane));
 
-  const serviceAvailable = (deps.serviceEntrypointExists ?? defaultServiceEntrypointExists)(agent);
-  const spawnable = agent.entrypointPath !== null;
+  const { spawnedWorkerCapable: spawnable, serviceAvailable, reading } = lifecycleOf(agent, deps);
   const profile = capabilityProfile(agent);
   const assessment = assessReadiness(profile, { runnable: spawnable || serviceAvailable, lanes: agent.lanes, lanesWithSuccess, successKeys });
 
-  const reading = agent.serviceExpected && agent.serviceUnitName ? deps.probe.current(agent.serviceUnitName) : null;
   const heartbeat = agent.serviceExpected ? heartbeatView(await deps.serviceHeartbeat(agent), now) : null;
 
   const evidence: EvidenceItem[] = [{ kind: 'manifest', detail: `${agent.id}/agent.config.json declares ${agent.lanes.join(', ')}` }];

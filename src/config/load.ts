@@ -62,6 +62,14 @@ const ENV_OVERRIDES: Array<[string, keyof ConfigFile, (name: string, v: string) 
   ['ORCHESTRATOR_SCHEDULER_ENABLED', 'schedulerEnabled', bool],
 ];
 
+/** Env overrides of `codeHostMonitor.*` (the token has no config-file key: env only). */
+const CODE_HOST_ENV: Array<[string, string, (name: string, v: string) => unknown]> = [
+  ['CODE_HOST_MONITOR_ENABLED', 'enabled', bool],
+  ['CODE_HOST_API_URL', 'apiBaseUrl', (_n, v) => v],
+  ['CODE_HOST_REPOSITORY', 'repository', (_n, v) => v],
+  ['CODE_HOST_BRANCH', 'branch', (_n, v) => v],
+];
+
 function readConfigFile(env: Env, cwd: string): { path: string | null; data: ConfigFile } {
   const explicit = env.ORCHESTRATOR_CONFIG;
   const path = explicit ? resolve(cwd, explicit) : resolve(cwd, 'orchestrator.config.json');
@@ -99,7 +107,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     const value = env[name];
     if (value !== undefined && value !== '') merged[key] = parse(name, value);
   }
+  const codeHost: Record<string, unknown> = { ...((merged.codeHostMonitor as Record<string, unknown> | undefined) ?? {}) };
+  for (const [name, key, parse] of CODE_HOST_ENV) {
+    const value = env[name];
+    if (value !== undefined && value !== '') codeHost[key] = parse(name, value);
+  }
+  if (Object.keys(codeHost).length > 0) merged.codeHostMonitor = codeHost;
   const cfg = validate(merged, file.path ?? 'defaults and environment');
+  const codeHostMonitor = resolveCodeHostMonitor(cfg, env);
 
   const apiKeys = parseApiKeys(env.API_KEY_ROTATION, env.API_KEY);
   if (apiKeys.length === 0) throw new MissingSecretError('API_KEY');
@@ -179,9 +194,31 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     schedulerEnabled: cfg.schedulerEnabled ?? true,
     storeFlushIntervalMs: cfg.storeFlushIntervalMs ?? 0,
     digestTargetUrl: cfg.digestTargetUrl ?? null,
+    codeHostMonitor,
     marketResearch: {
       allowPrivateHosts: cfg.marketResearch?.allowPrivateHosts ?? false,
       allowedDomains: cfg.marketResearch?.allowedDomains ?? null,
     },
+  };
+}
+
+/** The code-host monitor settings; enabled without a base URL or repository is a start-up error. */
+function resolveCodeHostMonitor(cfg: ConfigFile, env: Env): AppConfig['codeHostMonitor'] {
+  const c = cfg.codeHostMonitor ?? {};
+  const enabled = c.enabled ?? false;
+  if (enabled && (!c.apiBaseUrl || !c.repository)) {
+    throw new ConfigError('codeHostMonitor.enabled needs apiBaseUrl and repository (CODE_HOST_API_URL, CODE_HOST_REPOSITORY)');
+  }
+  if (c.apiBaseUrl !== undefined && !/^https?:\/\//.test(c.apiBaseUrl)) {
+    throw new ConfigError('codeHostMonitor.apiBaseUrl must be an http(s) URL');
+  }
+  return {
+    enabled,
+    apiBaseUrl: c.apiBaseUrl ?? null,
+    repository: c.repository ?? null,
+    branch: c.branch ?? 'main',
+    token: env.CODE_HOST_TOKEN ? env.CODE_HOST_TOKEN : null,
+    refreshSeconds: c.refreshSeconds ?? 60,
+    timeoutMs: c.timeoutMs ?? 5000,
   };
 }

@@ -89,6 +89,20 @@ export const ConfigFileSchema = Type.Object(
     schedulerEnabled: Type.Optional(Type.Boolean()),
     storeFlushIntervalMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
     digestTargetUrl: Type.Optional(Type.String()),
+    /** CI status of the code host, shown in extended health; off by default. The token comes from env only. */
+    codeHostMonitor: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean()),
+          apiBaseUrl: Type.Optional(Type.String({ minLength: 1 })),
+          repository: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$' })),
+          branch: Type.Optional(Type.String({ minLength: 1 })),
+          refreshSeconds: Type.Optional(Type.Integer({ minimum: 5 })),
+          timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 60_000 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     marketResearch: Type.Optional(
       Type.Object(
         {

@@ -36,6 +36,20 @@ export interface RetryConfig {
   maxDelayMs: number;
 }
 
+/** The code host's CI runs API, read by the monitor behind `dependencies.codeHost` of extended health. */
+export interface CodeHostMonitorConfig {
+  enabled: boolean;
+  /** Base URL of the CI runs API; required when enabled. */
+  apiBaseUrl: string | null;
+  /** `owner/name`; required when enabled. */
+  repository: string | null;
+  branch: string;
+  /** From env CODE_HOST_TOKEN only; never logged or returned. */
+  token: string | null;
+  refreshSeconds: number;
+  timeoutMs: number;
+}
+
 /** The validated, fully resolved configuration (absolute paths, defaults applied). */
 export interface AppConfig {
   configFile: string | null;
@@ -79,5 +93,6 @@ export interface AppConfig {
   storeFlushIntervalMs: number;
   digestTargetUrl: string | null;
   /** allowedDomains null: the lane's built-in allowlist (agents/market-research-agent/allowlist.ts). */
+  codeHostMonitor: CodeHostMonitorConfig;
   marketResearch: { allowPrivateHosts: boolean; allowedDomains: string[] | null };
 }

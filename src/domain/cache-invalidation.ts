@@ -11,6 +11,8 @@ export const CacheTags = {
   skills: 'skills',
   agents: 'agents',
   openapi: 'openapi',
+  /** Incident ledger writes; aggregates that show incident rollups carry it. */
+  incidents: 'incidents',
 } as const;
 
 /** Drops cached reads by tag; a writer awaits it before acknowledging the write. */

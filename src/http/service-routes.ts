@@ -9,6 +9,15 @@ import type { TaskRuntime } from '../tasks/runtime.js';
 import type { RouteSpec } from './route-spec.js';
 import { buildRouteTable } from './route-table.js';
 import type { AgentsOverviewDeps } from '../agents/overview.js';
+import { createAggregateReaders } from '../aggregates/readers.js';
+import { createCodeHostMonitor, type CodeHostMonitor } from '../aggregates/code-host-monitor.js';
+import { createCompanionBriefs } from '../aggregates/companion.js';
+import type { AggregateReadPorts } from '../aggregates/read-ports.js';
+import { emptyIncidentReadPort } from '../incidents/read-port.js';
+import { createControlPlaneSnapshot } from '../tasks/control-plane-snapshot.js';
+import type { ControlPlaneSnapshot } from '../worker-sdk/control-plane.js';
+import { aggregateRoutes } from './routes/aggregates.js';
+import { companionRoutes } from './routes/companion.js';
 import { agentRoutes } from './routes/agents.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { authRoutes } from './routes/auth.js';
@@ -31,26 +40,74 @@ export interface ServiceRouteDeps {
   serviceHeartbeat: AgentsOverviewDeps['serviceHeartbeat'];
   /** The metrics listener's port once it is known (null when disabled or not yet listening). */
   metricsPort: () => number | null;
+  /**
+   * Read ports of the aggregates (extended health, dashboard, companion briefs). Unset ports read
+   * as unavailable; unset `incidents` is the empty ledger.
+   */
+  aggregatePorts?: Partial<AggregateReadPorts>;
+  /** The code-host CI monitor (started by the composition root); defaults to one built from config, not started. */
+  codeHost?: CodeHostMonitor;
+  controlPlaneSnapshot?: () => Promise<ControlPlaneSnapshot>;
+  serviceStartedAt?: Date;
 }
 
 /** The service's whole route table: every route family, in one place. */
 export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
   const { config, clock, store, coordination, runtime } = deps;
+  const agentsDeps = {
+    registry: deps.agents,
+    store,
+    probe: deps.probe,
+    skills: deps.skills,
+    serviceHeartbeat: deps.serviceHeartbeat,
+    now: () => clock.now(),
+  };
+  const serviceStartedAt = deps.serviceStartedAt ?? clock.now();
+  const ports: AggregateReadPorts = { ...deps.aggregatePorts, incidents: deps.aggregatePorts?.incidents ?? emptyIncidentReadPort };
+  const catalog = createCatalogView(store);
+  const controlPlaneSnapshot =
+    deps.controlPlaneSnapshot ??
+    createControlPlaneSnapshot({
+      store,
+      clock,
+      config,
+      agents: deps.agents,
+      serviceStartedAt,
+      stateStoreKind: store.kind === 'sql' ? 'sqlite' : store.kind,
+      coordinationKind: coordination.kind === 'kvstore' ? 'redis' : 'memory',
+    });
   const routes: RouteSpec[] = buildRouteTable([
     healthRoutes({ config, clock, metricsPort: deps.metricsPort }),
     authRoutes(),
     openapiRoutes(() => routes, { title: 'Task orchestration service', version: '1.0.0' }),
     persistenceHealthRoutes({ storeHealth: () => store.health(), storeKind: () => store.kind, coordination }),
-    taskRoutes({ runtime, catalog: createCatalogView(store) }),
+    taskRoutes({ runtime, catalog }),
     approvalRoutes({ runtime }),
     skillRoutes({ skills: deps.skills, agents: deps.agents, evidence: () => runtime.toolGateEvidence() }),
-    agentRoutes({
-      registry: deps.agents,
-      store,
-      probe: deps.probe,
-      skills: deps.skills,
-      serviceHeartbeat: deps.serviceHeartbeat,
-      now: () => clock.now(),
+    agentRoutes(agentsDeps),
+    aggregateRoutes({
+      readers: createAggregateReaders({
+        config,
+        clock,
+        store,
+        coordination,
+        agents: agentsDeps,
+        codeHost: deps.codeHost ?? createCodeHostMonitor(config.codeHostMonitor),
+        ports,
+        serviceStartedAt,
+      }),
+    }),
+    companionRoutes({
+      briefs: createCompanionBriefs({
+        store,
+        incidents: ports.incidents,
+        proof: ports.proof,
+        business: ports.business,
+        controlPlaneSnapshot,
+        catalog,
+        pendingApprovals: () => runtime.approvals.listPending(),
+        now: () => clock.now(),
+      }),
     }),
   ]);
   return routes;

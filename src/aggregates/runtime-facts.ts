@@ -1,0 +1,97 @@
+import type { RegisteredAgent } from '../agents/registry.js';
+import type { ServiceUnitReading } from '../agents/service-probe.js';
+import type { AppConfig } from '../config/types.js';
+import { APPROVAL_GATED_BY_DEFAULT, CONTROL_PLANE_LANES, INTERNAL_TASK_TYPES, TASK_CATALOG } from '../tasks/catalog.js';
+import type { RunRecord } from '../tasks/types.js';
+import { persistenceMode } from './persistence-view.js';
+
+/** A state target as shown: URL credentials (user:password@) are replaced, never echoed. */
+export function safeTarget(target: string): string {
+  return target.replace(/(\w+:\/\/)[^/@\s]*@/, '$1[redacted]@');
+}
+
+export interface RuntimeFactsInput {
+  now: Date;
+  config: Pick<
+    AppConfig,
+    | 'stateTarget'
+    | 'stateOverridden'
+    | 'kvStoreUrl'
+    | 'heartbeatCron'
+    | 'nightlyBatchCron'
+    | 'schedulerEnabled'
+    | 'fastStart'
+    | 'concurrency'
+    | 'runRetention'
+    | 'retry'
+    | 'workerTimeoutMs'
+  >;
+  storeKind: string;
+  coordinationStore: 'memory' | 'kvstore';
+  lastHeartbeat: RunRecord | null;
+  agents: readonly RegisteredAgent[];
+  probe: (unit: string) => ServiceUnitReading;
+}
+
+/**
+ * What this process actually runs with: the effective persistence mode (not the one asked for
+ * when they differ), the heartbeat schedule and its last run, how task types are classified, and
+ * which agents the runtime contract expects as resident services with what the host shows of them.
+ */
+export function composeRuntimeFacts(input: RuntimeFactsInput) {
+  const { config } = input;
+  const expected = input.agents.filter((a) => a.serviceExpected);
+  return {
+    generatedAt: input.now.toISOString(),
+    persistence: {
+      mode: persistenceMode(input.storeKind, config.stateTarget),
+      target: safeTarget(config.stateTarget),
+      stateOverridden: config.stateOverridden,
+      inheritedByWorkers: config.stateOverridden,
+      coordination: input.coordinationStore === 'kvstore' ? 'redis' : 'memory',
+      coordinationConfigured: config.kvStoreUrl !== null ? 'redis' : 'memory',
+    },
+    heartbeat: {
+      cron: config.heartbeatCron,
+      schedulerEnabled: config.schedulerEnabled,
+      taskType: 'heartbeat',
+      visibleWith: 'GET /api/tasks/runs?includeInternal=true',
+      lastRunId: input.lastHeartbeat?.runId ?? null,
+      lastRunAt: input.lastHeartbeat ? (input.lastHeartbeat.finishedAt ?? input.lastHeartbeat.createdAt) : null,
+      lastStatus: input.lastHeartbeat?.status ?? null,
+    },
+    schedules: { nightlyBatchCron: config.nightlyBatchCron },
+    taskClassification: {
+      internalOnly: [...INTERNAL_TASK_TYPES],
+      publicTriggerable: TASK_CATALOG.filter((e) => e.publicTriggerable).map((e) => e.type),
+      approvalGatedByDefault: [...APPROVAL_GATED_BY_DEFAULT],
+      controlPlaneLanes: [...CONTROL_PLANE_LANES],
+      inProcessHandlers: TASK_CATALOG.filter((e) => e.executor === 'handler').map((e) => e.type),
+      workerLanes: TASK_CATALOG.filter((e) => e.executor === 'worker').map((e) => e.type),
+    },
+    residentServices: {
+      expectedCount: expected.length,
+      workerFirstCount: input.agents.length - expected.length,
+      expected: expected.map((a) => {
+        const reading = a.serviceUnitName ? input.probe(a.serviceUnitName) : null;
+        return {
+          agentId: a.id,
+          lifecycleMode: a.lifecycleMode,
+          serviceUnitName: a.serviceUnitName,
+          hostServiceStatus: reading?.hostServiceStatus ?? 'no-unit-declared',
+          serviceInstalled: reading?.serviceInstalled ?? null,
+          serviceRunning: reading?.serviceRunning ?? null,
+        };
+      }),
+    },
+    execution: {
+      fastStart: config.fastStart,
+      concurrency: config.concurrency,
+      runRetention: config.runRetention,
+      workerTimeoutMs: config.workerTimeoutMs,
+      retry: { ...config.retry },
+    },
+  };
+}
+
+export type RuntimeFacts = ReturnType<typeof composeRuntimeFacts>;

@@ -1,0 +1,165 @@
+import Type, { type TSchema } from 'typebox';
+import type { AggregateReaders } from '../../aggregates/readers.js';
+import { CacheTags } from '../../domain/cache-invalidation.js';
+import type { RouteSpec } from '../route-spec.js';
+
+const Str = Type.String();
+const NStr = Type.Union([Type.String(), Type.Null()]);
+const Int = Type.Integer({ minimum: 0 });
+const NInt = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]);
+const NNum = Type.Union([Type.Number(), Type.Null()]);
+const Obj = (props: Record<string, TSchema>, description?: string) =>
+  Type.Object(props, { additionalProperties: true, ...(description ? { description } : {}) });
+const Unavailable = { unavailableReason: Type.Union([Type.String(), Type.Null()], { description: 'null when the figures are real; else why they are null' }) };
+
+const BySeverity = Obj({ critical: Int, warning: Int, info: Int });
+
+const Persistence = Obj({
+  status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded'), Type.Literal('down')]),
+  database: Obj({ mode: Str, target: Str, status: Str, detail: Str }),
+  collections: Type.Record(Type.String(), Type.Integer({ minimum: 0 })),
+  coordination: Obj({ status: Str, store: Str, redisConfigured: Type.Boolean(), redisReachable: Type.Boolean(), detail: Str }),
+});
+
+const CodeHost = Obj(
+  {
+    status: Type.Union(['disabled', 'pending', 'passing', 'failing', 'running', 'no-runs', 'unavailable'].map((s) => Type.Literal(s))),
+    summary: Str,
+    repository: NStr,
+    branch: NStr,
+    latestRun: Obj({ workflowName: NStr, conclusion: NStr, url: NStr }),
+    checkedAt: NStr,
+  },
+  'CI status of the configured repository and branch; `disabled` unless the code-host monitor is on',
+);
+
+const ExtendedHealthBody = Obj({
+  status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded'), Type.Literal('critical')]),
+  statusReasons: Type.Array(Str),
+  checkedAt: Str,
+  controlPlane: Obj({
+    routing: Obj({ status: Str, lanesWithoutSpawnableAgent: Type.Array(Str) }),
+    queue: Obj({ queued: Int, processing: Int, held: Int, retrying: Int }),
+  }),
+  workers: Obj({
+    declaredAgents: Int,
+    spawnedWorkerCapableCount: Int,
+    serviceExpectedCount: Int,
+    serviceAvailableCount: Int,
+    serviceInstalledCount: Int,
+    serviceRunningCount: Int,
+    serviceExpectedGapCount: Int,
+    serviceOperationalCount: Int,
+  }),
+  repairs: Obj({ activeCount: NInt, verifiedCount: NInt, failedCount: NInt, ...Unavailable }),
+  dependencies: Obj({
+    persistence: Persistence,
+    knowledge: Obj({ indexedEntries: NInt, conceptCount: NInt, ...Unavailable }),
+    codeHost: CodeHost,
+  }),
+  truthLayers: Obj({
+    configured: Obj({ status: Str, summary: Str }),
+    observed: Obj({ status: Str, summary: Str, serviceMode: Str }),
+  }),
+  incidents: Obj({ overallStatus: Str, openCount: Int, activeCount: Int, bySeverity: BySeverity }),
+});
+
+const DashboardBody = Obj({
+  generatedAt: Str,
+  health: Obj({ fastStartMode: Type.Boolean() }),
+  queue: Obj({
+    queued: Int,
+    processing: Int,
+    pressure: Type.Array(Obj({ type: Str, label: Str, source: Str, queuedCount: Int, processingCount: Int, totalCount: Int })),
+  }),
+  approvals: Obj({ pendingCount: Int }),
+  selfHealing: Obj({ summary: Obj({ totalCount: NInt, activeCount: NInt, verifiedCount: NInt, ...Unavailable }) }),
+  governance: Obj({ taskRetryRecoveries: Obj({ count: Int, nextRetryAt: NStr }) }),
+  accounting: Obj({
+    windowRuns: Int,
+    totalCostUsd: Type.Number(),
+    currentBudget: Obj({ limitUsd: NNum, remainingUsd: NNum }),
+    meteredRuns: Int,
+    unmeteredRuns: Int,
+    tokens: Obj({ inputTokens: Int, outputTokens: Int, totalTokens: Int }),
+    averageLatencyMs: NNum,
+    byModel: Type.Array(Obj({ model: Str, runs: Int, costUsd: Type.Number(), totalTokens: Int, averageLatencyMs: NNum })),
+    communityHelperBudget: Type.Union([Obj({ runId: Str, at: Str }), Type.Null()]),
+  }),
+  incidents: Obj({
+    overallStatus: Str,
+    openCount: Int,
+    activeCount: Int,
+    watchingCount: Int,
+    bySeverity: BySeverity,
+    topClassifications: Type.Array(
+      Obj({ classification: Str, label: Str, count: Int, activeCount: Int, watchingCount: Int, highestSeverity: Str }),
+    ),
+  }),
+  recentTasks: Type.Array(Obj({ handledAt: Str, type: Str, result: Str, message: Str })),
+  persistence: Obj({ status: Str, mode: Str, coordination: Str }),
+});
+
+const RuntimeFactsBody = Obj({
+  generatedAt: Str,
+  persistence: Obj({ mode: Str, target: Str, stateOverridden: Type.Boolean(), coordination: Str }),
+  heartbeat: Obj({ cron: Str, schedulerEnabled: Type.Boolean(), lastRunAt: NStr }),
+  taskClassification: Obj({
+    internalOnly: Type.Array(Str),
+    publicTriggerable: Type.Array(Str),
+    approvalGatedByDefault: Type.Array(Str),
+    controlPlaneLanes: Type.Array(Str),
+  }),
+  residentServices: Obj({
+    expectedCount: Int,
+    workerFirstCount: Int,
+    expected: Type.Array(Obj({ agentId: Str, serviceUnitName: NStr, hostServiceStatus: Str })),
+  }),
+  execution: Obj({ fastStart: Type.Boolean(), concurrency: Int }),
+});
+
+/** Everything whose change an aggregate shows: run writes, approvals, incidents, agents, persistence. */
+const AGGREGATE_TAGS = [CacheTags.runs, CacheTags.approvals, CacheTags.incidents, CacheTags.agents, CacheTags.persistence];
+
+/** GET /api/health/extended, /api/dashboard/overview and /api/runtime/facts. */
+export function aggregateRoutes(deps: { readers: AggregateReaders }): RouteSpec[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/health/extended',
+      operationId: 'getExtendedHealth',
+      summary: 'Authoritative health: control plane, workers, repairs, dependencies, truth layers, incidents',
+      description:
+        'Computed from run counts, the agents overview, the store and coordination health, the incident read port and the cached code-host reading. Figures of parts not wired yet are null with `unavailableReason`.',
+      tags: ['health'],
+      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
+      // The code-host reading changes without a state write: its probe time is part of the key.
+      cache: { tags: () => [...AGGREGATE_TAGS, `code-host:${deps.readers.codeHostCheckedAt()}`] },
+      schema: { response: { 200: ExtendedHealthBody } },
+      handler: async () => ({ body: await deps.readers.extendedHealth() }),
+    },
+    {
+      method: 'GET',
+      path: '/api/dashboard/overview',
+      operationId: 'getDashboardOverview',
+      summary: 'Lean console aggregate (not authoritative health)',
+      description: 'Accounting covers the newest finished runs (`accounting.windowRuns`, at most 200).',
+      tags: ['dashboard'],
+      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
+      cache: { tags: AGGREGATE_TAGS },
+      schema: { response: { 200: DashboardBody } },
+      handler: async () => ({ body: await deps.readers.dashboard() }),
+    },
+    {
+      method: 'GET',
+      path: '/api/runtime/facts',
+      operationId: 'getRuntimeFacts',
+      summary: 'Effective persistence mode, heartbeat schedule, task classification, resident-service expectations',
+      tags: ['health'],
+      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
+      cache: { tags: [CacheTags.runs, CacheTags.agents, CacheTags.persistence] },
+      schema: { response: { 200: RuntimeFactsBody } },
+      handler: async () => ({ body: await deps.readers.runtimeFacts() }),
+    },
+  ];
+}
