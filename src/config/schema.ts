@@ -89,6 +89,16 @@ export const ConfigFileSchema = Type.Object(
     schedulerEnabled: Type.Optional(Type.Boolean()),
     storeFlushIntervalMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
     digestTargetUrl: Type.Optional(Type.String()),
+    digestTargetFile: Type.Optional(Type.String({ minLength: 1 })),
+    communityResponse: Type.Optional(
+      Type.Object(
+        {
+          dailyLlmBudget: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
+          dedupeWindowHours: Type.Optional(Type.Integer({ minimum: 1, maximum: 24 * 90 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     marketResearch: Type.Optional(
       Type.Object(
         {

@@ -32,6 +32,7 @@ export interface RuntimeDeps {
   serviceStartedAt: Date;
   controlPlaneSnapshot?: ExecutorDeps['controlPlaneSnapshot'];
   preflightToolGate?: ExecutorDeps['preflightToolGate'];
+  communityResponseGate?: ExecutorDeps['communityResponseGate'];
 }
 
 const TELEMETRY_RETENTION = 5000;
@@ -100,6 +101,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     queueDepth,
     controlPlaneSnapshot: deps.controlPlaneSnapshot,
     preflightToolGate: deps.preflightToolGate,
+    communityResponseGate: deps.communityResponseGate,
   });
 
   /** Checks a client's task request, confines its scopes to the workspace, and admits it. */

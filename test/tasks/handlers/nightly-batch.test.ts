@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { followUpKey, nightlyBatch } from '../../../src/tasks/handlers/nightly-batch.js';
 import type { RSSRecord } from '../../../src/tasks/types.js';
 import { validatePayload } from '../../../src/tasks/payload-validation.js';
-import { freshState, handlerConfig, handlerInput } from './fixtures.js';
+import { applyOutcome, freshState, handlerConfig, handlerInput } from './fixtures.js';
 
 function draft(n: number, relevanceScore: number, extra: Partial<RSSRecord> = {}): RSSRecord {
   return {
@@ -56,6 +56,22 @@ describe('nightly-batch handler', () => {
 
     // every follow-up passes the community-response schema the admission path applies
     for (const f of followUps) expect(validatePayload(f.type, f.payload)).toEqual([]);
+
+    // the queue in state records the selection: selectedForDraft only on the priority leads
+    const after = applyOutcome(state, outcome).rssDrafts;
+    expect(after.filter((d) => d.selectedForDraft).map((d) => d.itemUrl)).toEqual([
+      'https://news.example.test/1',
+      'https://news.example.test/2',
+    ]);
+    expect(after.find((d) => d.itemUrl === 'https://news.example.test/5')).toMatchObject({
+      selectedForDraft: false,
+      draftDecision: 'manual-review',
+    });
+    expect(after.filter((d) => d.draftDecision === 'promotion')).toHaveLength(10);
+    expect(after.filter((d) => d.draftDecision === 'none').map((d) => d.itemUrl)).toEqual([
+      'https://news.example.test/100',
+      'https://news.example.test/101',
+    ]);
   });
 
   it('produces the same idempotency keys on a rerun, so reruns are suppressed as duplicates', async () => {
