@@ -11,6 +11,8 @@ export const CacheTags = {
   skills: 'skills',
   agents: 'agents',
   openapi: 'openapi',
+  /** Public proof feeds (milestones, command center); runs writes reach them through `runs`. */
+  proof: 'proof',
 } as const;
 
 /** Drops cached reads by tag; a writer awaits it before acknowledging the write. */
