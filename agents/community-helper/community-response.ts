@@ -2,6 +2,7 @@ import { appendFile, mkdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import {
   COMMUNITY_RESPONSE_PAYLOAD_KEY,
+  isSelected,
   queueItemsOf,
   type CommunityResponseGate,
 } from '../../src/worker-sdk/community-response.js';
@@ -72,7 +73,7 @@ export async function communityResponse(
     ]);
   }
   const items = queueItemsOf(payload);
-  if (!items.some((i) => i.selectedForDraft)) {
+  if (!items.some((i) => isSelected(i, gate.selectedByApproval ?? []))) {
     return refuseLane(IDENTITY, 'no queue items with selectedForDraft=true', [
       'Let nightly-batch select priority leads, or approve a review lead so its replay drafts it.',
     ]);

@@ -1,5 +1,5 @@
 import type { CommunityRecord } from '../../src/tasks/types.js';
-import type { CommunityResponseGate, QueueItem } from '../../src/worker-sdk/community-response.js';
+import { isSelected, type CommunityResponseGate, type QueueItem } from '../../src/worker-sdk/community-response.js';
 import { composeDraft } from './compose-draft.js';
 import { docWarning, packWarnings, type DocState } from './freshness.js';
 import type { KnowledgePack } from './knowledge-pack.js';
@@ -66,7 +66,7 @@ export function draftResponses(input: DraftInput): DraftOutcome {
 
   for (const item of items) {
     const skip = (reason: SkipReason) => outcome.skipped.push({ itemKey: item.itemKey, title: item.title, reason });
-    if (!item.selectedForDraft) {
+    if (!isSelected(item, gate.selectedByApproval ?? [])) {
       skip('not-selected');
       continue;
     }

@@ -2,11 +2,7 @@ import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { Coordination } from '../coordination/types.js';
-import {
-  queueItemsOf,
-  type CommunityResponseGate,
-  type ItemGate,
-} from '../worker-sdk/community-response.js';
+import { isSelected, queueItemsOf, type CommunityResponseGate, type ItemGate } from '../worker-sdk/community-response.js';
 import type { RunRecord } from './types.js';
 
 const HOUR_MS = 3_600_000;
@@ -43,7 +39,8 @@ function blockedReason(gated: Array<{ gate: ItemGate }>, limit: number): string 
 
 /**
  * The pre-spawn step of the community-response lane, on the service side because a worker
- * cannot reach the coordination port. For each item with selectedForDraft=true, in order:
+ * cannot reach the coordination port. For each selected item (selectedForDraft=true, or a
+ * review lead of a run replayed after its approval), in order:
  * 1. dedupe: a claim on the item held by this run for the dedupe window (a lease in the
  *    coordination store, so every instance sees it; a retry of the same run re-takes its own
  *    claim, another run finds the item a duplicate);
@@ -54,7 +51,10 @@ function blockedReason(gated: Array<{ gate: ItemGate }>, limit: number): string 
 export function createCommunityResponseGate(deps: CommunityGateDeps) {
   const { coordination, clock, config } = deps;
   return async function prepare(run: RunRecord): Promise<PreparedCommunityRun> {
-    const selected = queueItemsOf(run.payload).filter((item) => item.selectedForDraft);
+    const queued = queueItemsOf(run.payload);
+    // The replay of an approved review lead: the approval is what selects it.
+    const selectedByApproval = run.approvedFromTaskId ? queued.filter((i) => i.reviewReason !== null).map((i) => i.itemKey) : [];
+    const selected = queued.filter((item) => isSelected(item, selectedByApproval));
     const day = clock.now().toISOString().slice(0, 10);
     const limit = config.communityResponse.dailyLlmBudget;
     const dedupeMs = config.communityResponse.dedupeWindowHours * HOUR_MS;
@@ -86,6 +86,7 @@ export function createCommunityResponseGate(deps: CommunityGateDeps) {
         docsPath: config.docsPath,
         draftsLogPath: config.communityDraftsPath,
         queueLogPath: join(config.logsDir, 'queue-submissions.jsonl'),
+        selectedByApproval,
         items,
         budget: { day, limit, used, remaining: Math.max(0, limit - used) },
         provider: null,

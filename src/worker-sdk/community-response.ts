@@ -39,6 +39,11 @@ export interface CommunityResponseGate {
   docsPath: string;
   draftsLogPath: string;
   queueLogPath: string;
+  /**
+   * Review leads (reviewReason set) of an approved run: the operator's approval selected them,
+   * so they are drafted as if selectedForDraft were true.
+   */
+  selectedByApproval: string[];
   /** Per selected item: claimed for this run, already drafted by another run, or over the daily budget. */
   items: Array<{ itemKey: string; gate: ItemGate; claimedBy?: string }>;
   budget: CommunityBudgetSnapshot;
@@ -92,4 +97,9 @@ export function queueItemsOf(payload: Record<string, unknown>): QueueItem[] {
     items.push(item);
   }
   return items;
+}
+
+/** An item is drafted when the queue selected it, or when an approval of its review selected it. */
+export function isSelected(item: QueueItem, selectedByApproval: readonly string[]): boolean {
+  return item.selectedForDraft || selectedByApproval.includes(item.itemKey);
 }

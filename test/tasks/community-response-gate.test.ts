@@ -6,7 +6,7 @@ import { newRunRecord } from '../../src/tasks/run-transitions.js';
 import { fixedClock } from './handlers/fixtures.js';
 import { testConfig } from '../support/config.js';
 
-function runWith(runId: string, payload: Record<string, unknown>): RunRecord {
+function runWith(runId: string, payload: Record<string, unknown>, approvedFromTaskId: string | null = null): RunRecord {
   return newRunRecord({
     runId,
     taskId: `task-${runId}`,
@@ -18,7 +18,7 @@ function runWith(runId: string, payload: Record<string, unknown>): RunRecord {
     now: new Date('2024-05-02T09:00:00.000Z'),
     approvalRequired: false,
     approvalReason: null,
-    approvedFromTaskId: null,
+    approvedFromTaskId,
   });
 }
 
@@ -93,5 +93,17 @@ describe('community-response pre-spawn gate', () => {
     const prepared = await prepare(runWith('r1', { items: [{ postId: 'c', title: 'Not chosen', selectedForDraft: false }] }));
     expect(prepared.gate.items).toEqual([]);
     expect(prepared.blocked).toBeNull();
+  });
+
+  it('selects a review lead only in the replay of its approval', async () => {
+    const { prepare } = setup();
+    const lead = { itemUrl: 'https://forum.example.test/t/1', itemTitle: 'Backups', selectedForDraft: false, reviewReason: 'manual-review' };
+    const held = await prepare(runWith('held', lead));
+    expect(held.gate.items).toEqual([]);
+    expect(held.gate.selectedByApproval).toEqual([]);
+
+    const replay = await prepare(runWith('approval-replay:t1', lead, 't1'));
+    expect(replay.gate.selectedByApproval).toEqual([expect.stringMatching(/^url:/)]);
+    expect(replay.gate.items).toEqual([{ itemKey: replay.gate.selectedByApproval[0], gate: 'claimed' }]);
   });
 });

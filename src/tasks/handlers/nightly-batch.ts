@@ -55,8 +55,9 @@ function followUp(draft: RSSRecord, decision: Exclude<DraftDecision, 'none'>): F
     source: 'nightly-batch',
     itemUrl: draft.itemUrl,
     itemTitle: draft.itemTitle,
-    // Cleared for drafting once it runs; for the review kinds the approval is what lets it run.
-    selectedForDraft: true,
+    // Only priority leads are selected by the batch; for a review lead the approval is the
+    // selection (its replay is drafted, see community-response-gate.ts).
+    selectedForDraft: decision === 'selected',
     idempotencyKey: followUpKey(draft),
   };
   if (decision !== 'selected') {

@@ -51,6 +51,7 @@ beforeEach(() => {
     docsPath,
     draftsLogPath: join(base, 'logs', 'community-drafts.jsonl'),
     queueLogPath: join(base, 'logs', 'queue-submissions.jsonl'),
+    selectedByApproval: [],
     items: [],
     budget: { day: '2024-05-02', limit: 50, used: 2, remaining: 48 },
     provider: null,
@@ -146,6 +147,19 @@ describe('community-response lane', () => {
   it('throws when the drafts log cannot be written, so the worker exits non-zero and the run fails', async () => {
     mkdirSync(gate.draftsLogPath, { recursive: true });
     await expect(run([KEYS_QUESTION])).rejects.toThrow(/EISDIR/);
+  });
+
+  it('drafts a review lead the approval selected, though the queue did not', async () => {
+    const lead = { source: 'nightly-batch', itemUrl: 'https://forum.example.test/t/9', itemTitle: 'Restore a backup snapshot', selectedForDraft: false, reviewReason: 'promotion' };
+    const [item] = queueItemsOf(lead);
+    const approvedGate = { ...gate, selectedByApproval: [item!.itemKey], items: [{ itemKey: item!.itemKey, gate: 'claimed' as const }] };
+    const result = await communityResponse({ ...lead, [COMMUNITY_RESPONSE_PAYLOAD_KEY]: approvedGate }, { workspaceRoot: base, runId: 'approval-replay:t9' }, () => NOW);
+    expect(drafted(result).drafts).toEqual([
+      { itemKey: item!.itemKey, postTitle: 'Restore a backup snapshot', confidence: expect.any(Number), citations: ['runbooks/backup-restore.md'] },
+    ]);
+    // without the approval the same lead is not selected
+    const unapproved = await communityResponse({ ...lead, [COMMUNITY_RESPONSE_PAYLOAD_KEY]: { ...approvedGate, selectedByApproval: [] } }, { workspaceRoot: base, runId: 'r' }, () => NOW);
+    expect(unapproved).toMatchObject({ success: false, error: 'no queue items with selectedForDraft=true' });
   });
 
   it('reads the single-item form nightly-batch queues', () => {

@@ -45,14 +45,17 @@ describe('nightly-batch handler', () => {
       idempotencyKey: expect.stringMatching(/^nightly-batch:2024-04-30:[0-9a-f]{16}$/),
     });
     for (const n of [3, 4, 5]) {
-      expect(byUrl.get(`https://news.example.test/${n}`)).toMatchObject({ requiresApproval: true, reviewReason: 'manual-review' });
+      // not selected by the batch: the mandatory approval is what selects it
+      expect(byUrl.get(`https://news.example.test/${n}`)).toMatchObject({ requiresApproval: true, reviewReason: 'manual-review', selectedForDraft: false });
     }
     // promotions: the ten most relevant of the twelve low drafts (scores 16 down to 7)
     const promoted = followUps.filter((f) => f.payload.reviewReason === 'promotion').map((f) => f.payload.itemUrl);
     expect(promoted).toHaveLength(10);
     expect(promoted).not.toContain('https://news.example.test/100');
     expect(promoted).not.toContain('https://news.example.test/101');
-    expect(followUps.filter((f) => f.payload.reviewReason === 'promotion').every((f) => f.payload.requiresApproval === true)).toBe(true);
+    expect(
+      followUps.filter((f) => f.payload.reviewReason === 'promotion').every((f) => f.payload.requiresApproval === true && f.payload.selectedForDraft === false),
+    ).toBe(true);
 
     // every follow-up passes the community-response schema the admission path applies
     for (const f of followUps) expect(validatePayload(f.type, f.payload)).toEqual([]);
