@@ -17,6 +17,7 @@ import { createMetrics, startMetricsServer } from './metrics.js';
 import { startScheduler } from './scheduler/scheduler.js';
 import { openStateStore } from './store/open.js';
 import { createControlPlaneSnapshot } from './tasks/control-plane-snapshot.js';
+import { createCommunityResponseGate } from './tasks/community-response-gate.js';
 import { IN_PROCESS_HANDLERS } from './tasks/handlers/index.js';
 import { createTaskRuntime } from './tasks/runtime.js';
 import { createWorkerSpawner } from './workers/spawn-worker.js';
@@ -86,6 +87,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
         now: clock.now().toISOString(),
       });
     },
+    communityResponseGate: createCommunityResponseGate({ coordination, clock, config }),
   });
   metrics.setQueueDepthSource(async () => {
     const counts = await store.countRuns(true);
@@ -132,7 +134,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     admit: runtime.admit,
     admitDueRetries: runtime.admitDueRetries,
   });
-  // Every start records a `startup` run (internal) with its milestone.
+  // Every start records a `startup` run (internal); its milestone is appended when it finishes.
   await runtime.admit({
     type: 'startup',
     payload: {},

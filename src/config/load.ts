@@ -195,6 +195,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     storeFlushIntervalMs: cfg.storeFlushIntervalMs ?? 0,
     digestTargetUrl: cfg.digestTargetUrl ?? null,
     codeHostMonitor,
+    digestTargetFile: cfg.digestTargetFile ? abs(cfg.digestTargetFile) : null,
+    communityResponse: {
+      dailyLlmBudget: cfg.communityResponse?.dailyLlmBudget ?? 50,
+      dedupeWindowHours: cfg.communityResponse?.dedupeWindowHours ?? 168,
+    },
     marketResearch: {
       allowPrivateHosts: cfg.marketResearch?.allowPrivateHosts ?? false,
       allowedDomains: cfg.marketResearch?.allowedDomains ?? null,

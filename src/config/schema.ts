@@ -103,6 +103,16 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    digestTargetFile: Type.Optional(Type.String({ minLength: 1 })),
+    communityResponse: Type.Optional(
+      Type.Object(
+        {
+          dailyLlmBudget: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
+          dedupeWindowHours: Type.Optional(Type.Integer({ minimum: 1, maximum: 24 * 90 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     marketResearch: Type.Optional(
       Type.Object(
         {

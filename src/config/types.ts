@@ -92,6 +92,10 @@ export interface AppConfig {
   schedulerEnabled: boolean;
   storeFlushIntervalMs: number;
   digestTargetUrl: string | null;
+  /** Absolute JSONL file each digest is appended to (a second, local notification target). */
+  digestTargetFile: string | null;
+  /** community-response: drafts per UTC day (the helper's daily LLM budget) and the per-item dedupe window. */
+  communityResponse: { dailyLlmBudget: number; dedupeWindowHours: number };
   /** allowedDomains null: the lane's built-in allowlist (agents/market-research-agent/allowlist.ts). */
   codeHostMonitor: CodeHostMonitorConfig;
   marketResearch: { allowPrivateHosts: boolean; allowedDomains: string[] | null };

@@ -13,6 +13,8 @@ export const CacheTags = {
   openapi: 'openapi',
   /** Incident ledger writes; aggregates that show incident rollups carry it. */
   incidents: 'incidents',
+  /** Public proof feeds (milestones, command center); runs writes reach them through `runs`. */
+  proof: 'proof',
 } as const;
 
 /** Drops cached reads by tag; a writer awaits it before acknowledging the write. */

@@ -24,6 +24,8 @@ import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { persistenceHealthRoutes } from './routes/persistence.js';
+import { proofRoutes } from './routes/proof.js';
+import { createProofFeed } from '../proof/proof-feed.js';
 import { skillRoutes } from './routes/skills.js';
 import { taskRoutes } from './routes/tasks.js';
 
@@ -83,6 +85,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     persistenceHealthRoutes({ storeHealth: () => store.health(), storeKind: () => store.kind, coordination }),
     taskRoutes({ runtime, catalog }),
     approvalRoutes({ runtime }),
+    proofRoutes({ feed: createProofFeed({ store, now: () => clock.now() }) }),
     skillRoutes({ skills: deps.skills, agents: deps.agents, evidence: () => runtime.toolGateEvidence() }),
     agentRoutes(agentsDeps),
     aggregateRoutes({

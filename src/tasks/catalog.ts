@@ -247,7 +247,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     dependencyRequirements: ['rssDrafts in state (written by rss-sweep)'],
     caveats: [
       'Also runs from cron (nightlyBatchCron).',
-      'Follow-up community-response runs can only complete once that worker lane is available.',
+      'Review leads are held as community-response approvals; only an approved one is drafted, through its replay.',
     ],
     retryable: true,
     scopeFields: [],
@@ -262,20 +262,28 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     operationalStatus: 'externally-dependent',
     dependencyClass: 'external',
     baselineConfidence: 'medium',
-    dependencyRequirements: ['digestTargetUrl (HTTP or HTTPS endpoint accepting a JSON POST)', 'outbound network access to it'],
-    caveats: ['Without digestTargetUrl, or when the target refuses or is unreachable, the run fails with the cause.'],
+    dependencyRequirements: [
+      'digestTargetUrl (HTTP or HTTPS endpoint accepting a JSON POST) and/or digestTargetFile (JSONL outbox)',
+      'outbound network access to the webhook target',
+    ],
+    caveats: ['Without a target, or when a target refuses, is unreachable or cannot be written, the run fails with the cause.'],
     retryable: true,
     scopeFields: [],
   }),
 
   // Public worker lanes.
-  pendingLane({
+  workerLane({
     type: 'community-response',
     label: 'Community response',
     purpose: 'Drafts replies from the latest knowledge pack for queue items selected for drafting.',
     agentId: 'community-helper',
     toolGatePreflight: false,
     retryable: true,
+    extraRequirements: ['a knowledge pack (<knowledgePackDir>/latest.json, written by drift-repair)'],
+    extraCaveats: [
+      'Drafts only items with selectedForDraft=true; each item is drafted once per dedupe window and within the daily LLM budget, both claimed through shared coordination before the spawn.',
+      'Drafts are deterministic and unmetered (no provider); nothing is posted, drafts wait for a human.',
+    ],
   }),
   workerLane({
     type: 'content-generate',

@@ -3,10 +3,12 @@ import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import { executeEvidence, type ToolGatePreflight } from '../agents/tool-gate.js';
 import type { StateStore } from '../store/types.js';
+import { COMMUNITY_RESPONSE_PAYLOAD_KEY } from '../worker-sdk/community-response.js';
 import { CONTROL_PLANE_PAYLOAD_KEY, type ControlPlaneSnapshot } from '../worker-sdk/control-plane.js';
 import { removeWorkerDirectory, type WorkerSpawner } from '../workers/spawn-worker.js';
 import { isOwnedAttempt } from './run-transitions.js';
 import type { CatalogEntry } from './catalog.js';
+import type { CommunityResponseGateFn, PreparedCommunityRun } from './community-response-gate.js';
 import type { FollowUpTask, HandlerOutcome, TaskHandler } from './handler-types.js';
 import type { OrchestratorState, RunRecord, RunToolGate, SpecialistContract } from './types.js';
 
@@ -28,6 +30,8 @@ export interface ExecutionOutcome {
   specialistContract: SpecialistContract | null;
   /** Tool-gated lanes: preflight and execute evidence, recorded on the run. */
   toolGate?: RunToolGate;
+  /** Shared coordination refused the attempt before it started (dedupe, budget): why. */
+  coordinationBlocked?: string;
 }
 
 export interface ExecutorDeps {
@@ -45,6 +49,8 @@ export interface ExecutorDeps {
   controlPlaneSnapshot?: () => Promise<ControlPlaneSnapshot>;
   /** The tool-gate preflight of a lane's agent (src/agents/tool-gate.ts); absent, no lane is gated. */
   preflightToolGate?: (taskType: string, agentId: string) => ToolGatePreflight;
+  /** community-response only: dedupe and daily budget through the coordination port, before the spawn. */
+  communityResponseGate?: CommunityResponseGateFn;
 }
 
 /**
@@ -141,15 +147,44 @@ function refusedByToolGate(deps: ExecutorDeps, preflight: ToolGatePreflight): Ex
   };
 }
 
+/** Every selected item was refused by shared coordination: nothing is spawned, the attempt is blocked. */
+function blockedByCoordination(prepared: PreparedCommunityRun, reason: string): ExecutionOutcome {
+  return {
+    ok: false,
+    result: { success: false, error: reason, coordination: { items: prepared.gate.items, budget: prepared.gate.budget } },
+    error: reason,
+    failureReason: 'coordination-blocked',
+    transient: false,
+    durationMs: 0,
+    operatorSummary: `Not spawned: ${reason}`,
+    recommendedNextActions: [
+      'Read the existing drafts in the community drafts log before asking for another one.',
+      'Raise communityResponse.dailyLlmBudget or trigger again after the UTC day rolls over when the budget is spent.',
+    ],
+    specialistContract: {
+      role: 'community-helper',
+      workflowStage: 'draft',
+      deliverable: 'community reply drafts',
+      status: 'refused',
+      refusalReason: reason,
+      escalationReason: null,
+    },
+    coordinationBlocked: reason,
+  };
+}
+
 async function runWorker(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord, signal: AbortSignal): Promise<ExecutionOutcome> {
   if (!entry.agentId) throw new Error(`task type ${entry.type} has no agent`);
   const preflight = entry.toolGatePreflight && deps.preflightToolGate ? deps.preflightToolGate(entry.type, entry.agentId) : null;
   if (preflight && preflight.decision === 'refused') return refusedByToolGate(deps, preflight);
+  const community = entry.type === 'community-response' && deps.communityResponseGate ? await deps.communityResponseGate(run) : null;
+  if (community?.blocked) return blockedByCoordination(community, community.blocked);
+  const payload = await workerPayload(deps, entry, run);
   const outcome = await deps.spawner.run({
     agentId: entry.agentId,
     runId: run.runId,
     taskType: run.type,
-    payload: await workerPayload(deps, entry, run),
+    payload: community ? { ...payload, [COMMUNITY_RESPONSE_PAYLOAD_KEY]: community.gate } : payload,
     signal,
     retainDirectory: true,
     onPrepared: async (directory) => {
@@ -158,6 +193,8 @@ async function runWorker(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord
       );
     },
   });
+  // A failed attempt gives its item claims back, so the items are not stuck as "already drafted".
+  if (!outcome.ok) await community?.release();
   const directory = outcome.directory ?? null;
   const transient = outcome.failure === 'timeout' || outcome.failure === 'crash' || outcome.failure === 'spawn-error' || outcome.failure === 'non-json';
   return {

@@ -7,7 +7,7 @@ import { runWriteTags, type Admit } from './admission.js';
 import { accountingFor } from './accounting.js';
 import type { ExecutionOutcome } from './executor.js';
 import { retryPlanFor } from './retry-policy.js';
-import { markFailed, markSucceeded, withEvent } from './run-transitions.js';
+import { markFailed, markSucceeded, withAttemptState, withEvent } from './run-transitions.js';
 import { withTaskRecord } from './state-document.js';
 import type { RunRecord, TaskRecord } from './types.js';
 
@@ -59,7 +59,9 @@ export async function finalizeAttempt(
   const accounting = accountingFor(outcome.result, outcome.durationMs);
   const written = await store.mutateRun(run.runId, (owned) => {
     if (!stillOwned(owned)) return null;
-    const current = provenance ? withEvent(owned, now, { kind: 'queue', ...provenance }) : owned;
+    let current = provenance ? withEvent(owned, now, { kind: 'queue', ...provenance }) : owned;
+    // The spec's coordination-blocked attempt entry: shared coordination refused the attempt.
+    if (outcome.coordinationBlocked) current = withAttemptState(current, now, 'coordination-blocked', outcome.coordinationBlocked);
     const fields = {
       result: outcome.result,
       accounting,

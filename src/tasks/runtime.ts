@@ -1,14 +1,16 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
-import type { CacheInvalidator } from '../domain/cache-invalidation.js';
+import { CacheTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
 import { DomainError } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
 import type { RunQuery, StateStore } from '../store/types.js';
 import { checkPayloadScopes } from '../workspace/boundary.js';
 import type { WorkerSpawner } from '../workers/spawn-worker.js';
 import { createAdmission, type AdmissionOutcome } from './admission.js';
+import { MILESTONE_RETENTION, milestoneForRun } from '../proof/milestones.js';
 import { createApprovals } from './approvals.js';
+import { communityRecordsOf } from './community-records.js';
 import type { ExecutorDeps } from './executor.js';
 import type { TaskHandler } from './handler-types.js';
 import { checkTaskRequest, type TaskRequest } from './payload-validation.js';
@@ -32,10 +34,10 @@ export interface RuntimeDeps {
   serviceStartedAt: Date;
   controlPlaneSnapshot?: ExecutorDeps['controlPlaneSnapshot'];
   preflightToolGate?: ExecutorDeps['preflightToolGate'];
+  communityResponseGate?: ExecutorDeps['communityResponseGate'];
 }
 
 const TELEMETRY_RETENTION = 5000;
-const MILESTONE_RETENTION = 500;
 
 /**
  * The task runtime: one admission path, the runner, approvals, retries and restart recovery,
@@ -67,20 +69,13 @@ export function createTaskRuntime(deps: RuntimeDeps) {
 
   async function onRunFinished(run: RunRecord): Promise<void> {
     await workflows.onRunFinished(run);
-    if (run.type === 'startup' && run.status === 'success') {
-      await store.append(
-        'milestones',
-        {
-          milestoneId: `startup:${run.runId}`,
-          kind: 'startup',
-          status: 'completed',
-          at: run.finishedAt ?? clock.now().toISOString(),
-          runId: run.runId,
-          summary: 'service started; configuration loaded and state initialized',
-        },
-        MILESTONE_RETENTION,
-      );
+    const milestone = milestoneForRun(run, clock.now());
+    if (milestone) await store.append('milestones', milestone, MILESTONE_RETENTION);
+    const records = communityRecordsOf(run);
+    if (records.length > 0) {
+      await store.mutateState((state) => ({ ...state, communityResponses: [...state.communityResponses, ...records] }));
     }
+    if (milestone || records.length > 0) await deps.invalidator.invalidate([CacheTags.proof]);
   }
 
   runner = new Runner({
@@ -100,6 +95,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     queueDepth,
     controlPlaneSnapshot: deps.controlPlaneSnapshot,
     preflightToolGate: deps.preflightToolGate,
+    communityResponseGate: deps.communityResponseGate,
   });
 
   /** Checks a client's task request, confines its scopes to the workspace, and admits it. */

@@ -192,6 +192,10 @@ export interface RSSRecord {
   relevanceScore: number;
   urgency: 'high' | 'medium' | 'low';
   notes?: string;
+  /** Set by nightly-batch: true on priority leads cleared for community-response without a person. */
+  selectedForDraft?: boolean;
+  /** Set by nightly-batch: how the lead was routed (selected, manual-review, promotion, none). */
+  draftDecision?: 'selected' | 'manual-review' | 'promotion' | 'none';
 }
 
 export interface DeploymentRecord {

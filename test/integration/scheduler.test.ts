@@ -20,7 +20,7 @@ describe('scheduled and internal tasks', () => {
 
   beforeAll(async () => {
     // Fire the heartbeat every second: the per-minute slot id still admits one run per minute.
-    service = await startService({ baseDir: tempDir(), config: { heartbeatCron: '* * * * * *' } });
+    service = await startService({ baseDir: tempDir(), config: { heartbeatCron: '* * * * * *', nightlyBatchCron: '* * * * * *' } });
     api = apiClient(service.url);
   });
   afterAll(async () => {
@@ -48,6 +48,16 @@ describe('scheduled and internal tasks', () => {
     expect(again.body.total).toBeLessThanOrEqual(2);
     const hidden = await api.get('/api/tasks/runs?type=heartbeat');
     expect(hidden.body.total).toBe(0);
+  });
+
+  it('runs nightly-batch from cron through the same admission path', async () => {
+    const batch = await waitFor(async () => {
+      const res = await api.get('/api/tasks/runs?type=nightly-batch');
+      return res.body.items[0]?.status === 'success' ? res.body.items[0] : undefined;
+    }, 5000, 'a scheduled nightly-batch run');
+    expect(batch.runId).toMatch(/^nightly-batch:\d{4}-\d\d-\d\dT\d\d:\d\d:00\.000Z$/);
+    expect(batch.source).toBe('scheduler');
+    expect(batch.result.result).toEqual({ itemsConsidered: 0, selectedForDraft: 0, manualReviewApprovals: 0, promotionApprovals: 0 });
   });
 
   it('records the startup run with its result fields at every start', async () => {

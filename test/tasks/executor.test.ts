@@ -2,6 +2,9 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
+import { MemoryCoordination } from '../../src/coordination/memory.js';
+import { createCommunityResponseGate } from '../../src/tasks/community-response-gate.js';
+import { COMMUNITY_RESPONSE_PAYLOAD_KEY } from '../../src/worker-sdk/community-response.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { getCatalogEntry } from '../../src/tasks/catalog.js';
@@ -73,5 +76,74 @@ describe('executeRun with in-process handlers', () => {
     const outcome = await run(async () => ({ status: 'error', error: 'feed unreachable', stateUpdate: (s) => s }));
     expect(outcome).toMatchObject({ ok: false, failureReason: 'handler-error', error: 'feed unreachable' });
     expect(outcome.stateUpdate).toBeUndefined();
+  });
+});
+
+describe('executeRun of community-response: the pre-spawn coordination step', () => {
+  function setup(spawnOk: boolean) {
+    const base = tempDir();
+    const coordination = new MemoryCoordination({ cacheMaxEntries: 10, cacheMaxBytes: 100_000 });
+    const config = testConfig({}, base);
+    const spawned: Array<Record<string, unknown>> = [];
+    const deps: ExecutorDeps = {
+      config,
+      store: openStateStore(join(base, 'state.json')),
+      clock: systemClock,
+      logger: pino({ level: 'silent' }),
+      handlers: {},
+      spawner: {
+        run: async (request) => {
+          spawned.push(request.payload);
+          return spawnOk
+            ? { ok: true, result: { success: true }, durationMs: 1, exitCode: 0, signal: null, pid: 1 }
+            : { ok: false, failure: 'crash', error: 'helper threw', result: { success: false, error: 'helper threw' }, durationMs: 1, exitCode: 1, signal: null, pid: 1 };
+        },
+      } as ExecutorDeps['spawner'],
+      serviceStartedAt: new Date(),
+      queueDepth: async () => 0,
+      ownerId: 'executor-test',
+      communityResponseGate: createCommunityResponseGate({ coordination, clock: systemClock, config }),
+    };
+    const runOf = (runId: string) =>
+      newRunRecord({
+        runId,
+        taskId: `t-${runId}`,
+        type: 'community-response',
+        internal: false,
+        payload: { items: [{ postId: 'p1', title: 'Rotate keys', selectedForDraft: true }] },
+        source: 'api',
+        requestedBy: 'ops',
+        now: new Date(),
+        approvalRequired: false,
+        approvalReason: null,
+        approvedFromTaskId: null,
+      });
+    const exec = (runId: string) => executeRun(deps, getCatalogEntry('community-response')!, runOf(runId), new AbortController().signal);
+    return { exec, spawned };
+  }
+
+  it('hands the claim outcome to the worker and blocks another run of the same item without spawning', async () => {
+    const { exec, spawned } = setup(true);
+    expect((await exec('r1')).ok).toBe(true);
+    expect(spawned[0]![COMMUNITY_RESPONSE_PAYLOAD_KEY]).toMatchObject({ items: [{ itemKey: 'post:p1', gate: 'claimed' }], provider: null });
+
+    const blocked = await exec('r2');
+    expect(spawned).toHaveLength(1);
+    expect(blocked).toMatchObject({
+      ok: false,
+      failureReason: 'coordination-blocked',
+      transient: false,
+      coordinationBlocked: expect.stringContaining('already drafted by another run'),
+      specialistContract: { status: 'refused' },
+    });
+  });
+
+  it('gives the claims back when the worker fails (a helper exception fails the run), so the item can be drafted later', async () => {
+    const failing = setup(false);
+    const outcome = await failing.exec('r1');
+    expect(outcome).toMatchObject({ ok: false, failureReason: 'worker-crash', error: 'helper threw' });
+    const again = await failing.exec('r2');
+    expect(again.failureReason).toBe('worker-crash');
+    expect(failing.spawned).toHaveLength(2);
   });
 });

@@ -6,7 +6,7 @@ import { URGENCY_HIGH, URGENCY_MEDIUM } from './relevance.js';
 /** The spec's "top 10 draft items" offered as optional promotions. */
 export const PROMOTION_LIMIT = 10;
 
-export type DraftDecision = 'selected' | 'manual-review' | 'promotion' | 'none';
+export type DraftDecision = NonNullable<RSSRecord['draftDecision']>;
 
 function needsManualReview(draft: RSSRecord): boolean {
   return (
@@ -55,8 +55,9 @@ function followUp(draft: RSSRecord, decision: Exclude<DraftDecision, 'none'>): F
     source: 'nightly-batch',
     itemUrl: draft.itemUrl,
     itemTitle: draft.itemTitle,
-    // Cleared for drafting once it runs; for the review kinds the approval is what lets it run.
-    selectedForDraft: true,
+    // Only priority leads are selected by the batch; for a review lead the approval is the
+    // selection (its replay is drafted, see community-response-gate.ts).
+    selectedForDraft: decision === 'selected',
     idempotencyKey: followUpKey(draft),
   };
   if (decision !== 'selected') {
@@ -75,8 +76,10 @@ export const nightlyBatch: TaskHandler = async (state) => {
   const decisions = classifyDrafts(state.rssDrafts);
   const followUps: FollowUpTask[] = [];
   const counts = { selected: 0, 'manual-review': 0, promotion: 0, none: 0 };
+  const byUrl = new Map<string, DraftDecision>();
   for (const [draft, decision] of decisions) {
     counts[decision] += 1;
+    byUrl.set(draft.itemUrl, decision);
     if (decision !== 'none') followUps.push(followUp(draft, decision));
   }
   return {
@@ -88,5 +91,14 @@ export const nightlyBatch: TaskHandler = async (state) => {
       promotionApprovals: counts.promotion,
     },
     followUps,
+    // The queue itself records the selection: only priority leads carry selectedForDraft=true;
+    // review leads wait for their approval, whose replay is what drafts them.
+    stateUpdate: (s) => ({
+      ...s,
+      rssDrafts: s.rssDrafts.map((d) => {
+        const decision = byUrl.get(d.itemUrl);
+        return decision ? { ...d, selectedForDraft: decision === 'selected', draftDecision: decision } : d;
+      }),
+    }),
   };
 };

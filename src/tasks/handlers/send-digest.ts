@@ -1,3 +1,5 @@
+import { appendFile, mkdir } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import type { TaskHandler } from '../handler-types.js';
 import type { OrchestratorState } from '../types.js';
 import { failure } from './outcome.js';
@@ -40,50 +42,77 @@ export function buildDigest(state: OrchestratorState, now: Date, historyLimit: n
   };
 }
 
-/**
- * send-digest: POSTs the digest as JSON to config.digestTargetUrl (10 s timeout). Only the
- * target's host is ever reported: webhook URLs often carry a secret in their path or query.
- * No target, a refusal (non-2xx) or an unreachable target fails the run with the cause.
- */
-export const sendDigest: TaskHandler = async (state, config, input) => {
-  if (!config.digestTargetUrl) return failure('no notification target configured (digestTargetUrl)');
+type Delivery = { target: string; ok: true; statusCode?: number } | { target: string; ok: false; error: string };
+
+/** POSTs the digest as JSON; only the target's host is named (webhook URLs often carry a secret). */
+async function postDigest(rawUrl: string, digest: Digest, signal: AbortSignal): Promise<Delivery> {
   let target: URL;
   try {
-    target = new URL(config.digestTargetUrl);
+    target = new URL(rawUrl);
   } catch {
-    return failure('digestTargetUrl is not a valid URL');
+    return { target: 'webhook', ok: false, error: 'digestTargetUrl is not a valid URL' };
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-    return failure(`digestTargetUrl must be http or https, not ${target.protocol.replace(':', '')}`);
+    return { target: 'webhook', ok: false, error: `digestTargetUrl must be http or https, not ${target.protocol.replace(':', '')}` };
   }
-  const requested = input.payload.historyLimit;
-  const historyLimit =
-    typeof requested === 'number' && Number.isInteger(requested) && requested >= 1 ? Math.min(requested, 50) : DEFAULT_HISTORY_LIMIT;
-  const digest = buildDigest(state, input.clock.now(), historyLimit);
-
+  const name = `webhook ${target.host}`;
   let response: Response;
   try {
     response = await fetch(target, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'task-orchestrator-send-digest' },
       body: JSON.stringify(digest),
-      signal: outboundSignal(input.signal),
+      signal: outboundSignal(signal),
     });
   } catch (err) {
-    return failure(`digest not delivered to ${target.host}: ${describeFetchError(err)}`);
+    return { target: name, ok: false, error: `digest not delivered to ${target.host}: ${describeFetchError(err)}` };
   }
   // The answer's body is not needed; cancelling it releases the connection.
   await response.body?.cancel();
-  if (!response.ok) {
-    return failure(`digest not delivered: ${target.host} answered HTTP ${response.status}`);
+  if (!response.ok) return { target: name, ok: false, error: `digest not delivered: ${target.host} answered HTTP ${response.status}` };
+  return { target: name, ok: true, statusCode: response.status };
+}
+
+/** Appends the digest as one JSON line to the configured file (a local outbox another tool can ship). */
+async function appendDigest(path: string, digest: Digest): Promise<Delivery> {
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    await appendFile(path, `${JSON.stringify(digest)}\n`, 'utf8');
+    return { target: `file ${basename(path)}`, ok: true };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return { target: `file ${basename(path)}`, ok: false, error: `digest not written to ${basename(path)} (${code ?? (err as Error).message})` };
   }
+}
+
+/**
+ * send-digest: delivers the digest to every configured notification target: POSTed as JSON to
+ * config.digestTargetUrl (10 s timeout) and/or appended as a JSON line to config.digestTargetFile.
+ * No target, a refusal (non-2xx), an unreachable target or an unwritable file fails the run with
+ * the cause; with two targets the run fails when either does (the other is still attempted).
+ */
+export const sendDigest: TaskHandler = async (state, config, input) => {
+  if (!config.digestTargetUrl && !config.digestTargetFile) {
+    return failure('no notification target configured (set digestTargetUrl or digestTargetFile)');
+  }
+  const requested = input.payload.historyLimit;
+  const historyLimit =
+    typeof requested === 'number' && Number.isInteger(requested) && requested >= 1 ? Math.min(requested, 50) : DEFAULT_HISTORY_LIMIT;
+  const digest = buildDigest(state, input.clock.now(), historyLimit);
+
+  const deliveries: Delivery[] = [];
+  if (config.digestTargetUrl) deliveries.push(await postDigest(config.digestTargetUrl, digest, input.signal));
+  if (config.digestTargetFile) deliveries.push(await appendDigest(config.digestTargetFile, digest));
+  const failed = deliveries.filter((d): d is Extract<Delivery, { ok: false }> => !d.ok);
+  if (failed.length > 0) return failure(failed.map((d) => d.error).join('; '));
+  const webhook = deliveries.find((d) => d.ok && d.statusCode !== undefined);
   return {
     status: 'completed',
     result: {
       delivered: true,
-      targetHost: target.host,
+      targets: deliveries.map((d) => d.target),
+      ...(webhook?.ok && config.digestTargetUrl ? { targetHost: new URL(config.digestTargetUrl).host, statusCode: webhook.statusCode } : {}),
       itemCount: digest.recentTasks.length + digest.highUrgencyDrafts.length,
-      statusCode: response.status,
     },
   };
 };

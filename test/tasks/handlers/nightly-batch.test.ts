@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { followUpKey, nightlyBatch } from '../../../src/tasks/handlers/nightly-batch.js';
 import type { RSSRecord } from '../../../src/tasks/types.js';
 import { validatePayload } from '../../../src/tasks/payload-validation.js';
-import { freshState, handlerConfig, handlerInput } from './fixtures.js';
+import { applyOutcome, freshState, handlerConfig, handlerInput } from './fixtures.js';
 
 function draft(n: number, relevanceScore: number, extra: Partial<RSSRecord> = {}): RSSRecord {
   return {
@@ -45,17 +45,36 @@ describe('nightly-batch handler', () => {
       idempotencyKey: expect.stringMatching(/^nightly-batch:2024-04-30:[0-9a-f]{16}$/),
     });
     for (const n of [3, 4, 5]) {
-      expect(byUrl.get(`https://news.example.test/${n}`)).toMatchObject({ requiresApproval: true, reviewReason: 'manual-review' });
+      // not selected by the batch: the mandatory approval is what selects it
+      expect(byUrl.get(`https://news.example.test/${n}`)).toMatchObject({ requiresApproval: true, reviewReason: 'manual-review', selectedForDraft: false });
     }
     // promotions: the ten most relevant of the twelve low drafts (scores 16 down to 7)
     const promoted = followUps.filter((f) => f.payload.reviewReason === 'promotion').map((f) => f.payload.itemUrl);
     expect(promoted).toHaveLength(10);
     expect(promoted).not.toContain('https://news.example.test/100');
     expect(promoted).not.toContain('https://news.example.test/101');
-    expect(followUps.filter((f) => f.payload.reviewReason === 'promotion').every((f) => f.payload.requiresApproval === true)).toBe(true);
+    expect(
+      followUps.filter((f) => f.payload.reviewReason === 'promotion').every((f) => f.payload.requiresApproval === true && f.payload.selectedForDraft === false),
+    ).toBe(true);
 
     // every follow-up passes the community-response schema the admission path applies
     for (const f of followUps) expect(validatePayload(f.type, f.payload)).toEqual([]);
+
+    // the queue in state records the selection: selectedForDraft only on the priority leads
+    const after = applyOutcome(state, outcome).rssDrafts;
+    expect(after.filter((d) => d.selectedForDraft).map((d) => d.itemUrl)).toEqual([
+      'https://news.example.test/1',
+      'https://news.example.test/2',
+    ]);
+    expect(after.find((d) => d.itemUrl === 'https://news.example.test/5')).toMatchObject({
+      selectedForDraft: false,
+      draftDecision: 'manual-review',
+    });
+    expect(after.filter((d) => d.draftDecision === 'promotion')).toHaveLength(10);
+    expect(after.filter((d) => d.draftDecision === 'none').map((d) => d.itemUrl)).toEqual([
+      'https://news.example.test/100',
+      'https://news.example.test/101',
+    ]);
   });
 
   it('produces the same idempotency keys on a rerun, so reruns are suppressed as duplicates', async () => {

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendDigest, type Digest } from '../../../src/tasks/handlers/send-digest.js';
 import type { OrchestratorState } from '../../../src/tasks/types.js';
@@ -40,7 +41,13 @@ describe('send-digest handler', () => {
     const outcome = await sendDigest(stateWithHistory(), config, handlerInput('send-digest'));
 
     expect(outcome.status).toBe('completed');
-    expect(outcome.result).toEqual({ delivered: true, targetHost: new URL(server.url).host, itemCount: 4, statusCode: 204 });
+    expect(outcome.result).toEqual({
+      delivered: true,
+      targets: [`webhook ${new URL(server.url).host}`],
+      targetHost: new URL(server.url).host,
+      itemCount: 4,
+      statusCode: 204,
+    });
     const request = server.received.find((r) => r.url === '/hooks/digest?token=s3cret')!;
     expect(request.method).toBe('POST');
     expect(request.headers['content-type']).toBe('application/json');
@@ -65,7 +72,7 @@ describe('send-digest handler', () => {
   it('fails without a notification target', async () => {
     expect(await sendDigest(stateWithHistory(), handlerConfig(), handlerInput('send-digest'))).toEqual({
       status: 'error',
-      error: 'no notification target configured (digestTargetUrl)',
+      error: 'no notification target configured (set digestTargetUrl or digestTargetFile)',
     });
   });
 
@@ -86,5 +93,34 @@ describe('send-digest handler', () => {
   it('refuses a target that is not http(s)', async () => {
     const outcome = await sendDigest(stateWithHistory(), handlerConfig({ digestTargetUrl: 'file:///etc/passwd' }), handlerInput('send-digest'));
     expect(outcome).toEqual({ status: 'error', error: expect.stringContaining('http or https') });
+  });
+
+  it('appends the digest as one JSON line to the configured file target', async () => {
+    const config = handlerConfig({ digestTargetFile: 'outbox/digests.jsonl' });
+    const first = await sendDigest(stateWithHistory(), config, handlerInput('send-digest'));
+    const second = await sendDigest(stateWithHistory(), config, handlerInput('send-digest', { historyLimit: 1 }));
+
+    expect(first).toMatchObject({ status: 'completed', result: { delivered: true, targets: ['file digests.jsonl'], itemCount: 4 } });
+    expect(second.status).toBe('completed');
+    const lines = readFileSync(config.digestTargetFile!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Digest);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]!.statusCounts).toEqual({ completed: 2, error: 1, pending: 0 });
+    expect(lines[0]!.highUrgencyDrafts.map((d) => d.itemUrl)).toEqual(['https://x.test/hot']);
+    expect(lines[1]!.recentTasks.map((t) => t.type)).toEqual(['heartbeat']);
+    // the result names the file, never its absolute location
+    expect(JSON.stringify(first)).not.toContain(config.baseDir);
+  });
+
+  it('delivers to both targets when both are configured, and fails naming the one that failed', async () => {
+    const both = handlerConfig({ digestTargetUrl: `${server.url}/hooks/digest?token=s3cret`, digestTargetFile: 'digests.jsonl' });
+    const ok = await sendDigest(stateWithHistory(), both, handlerInput('send-digest'));
+    expect(ok).toMatchObject({ status: 'completed', result: { targets: [`webhook ${new URL(server.url).host}`, 'file digests.jsonl'] } });
+    expect(existsSync(both.digestTargetFile!)).toBe(true);
+
+    const refused = handlerConfig({ digestTargetUrl: `${server.url}/hooks/refuse`, digestTargetFile: 'digests.jsonl' });
+    const outcome = await sendDigest(stateWithHistory(), refused, handlerInput('send-digest'));
+    expect(outcome).toEqual({ status: 'error', error: expect.stringContaining('answered HTTP 503') });
+    // the file target was still written
+    expect(readFileSync(refused.digestTargetFile!, 'utf8').trim().split('\n')).toHaveLength(1);
   });
 });

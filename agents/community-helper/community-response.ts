@@ -1,0 +1,129 @@
+import { appendFile, mkdir } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import {
+  COMMUNITY_RESPONSE_PAYLOAD_KEY,
+  isSelected,
+  queueItemsOf,
+  type CommunityResponseGate,
+} from '../../src/worker-sdk/community-response.js';
+import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
+import type { CommunityRecord } from '../../src/tasks/types.js';
+import { draftResponses, type DraftOutcome } from './draft-responses.js';
+import { docStates, packAgeHours } from './freshness.js';
+import { readKnowledgePack } from './knowledge-pack.js';
+
+const IDENTITY = { role: 'community-helper', workflowStage: 'draft', deliverable: 'community reply drafts' };
+const UNMETERED = 'unmetered: deterministic drafts from the knowledge pack, no provider call was made';
+
+export type CommunityResponseSuccess = LaneResult<{
+  success: true;
+  postsEvaluated: number;
+  draftedResponses: number;
+  draftsLogPath: string;
+  queueLogPath: string;
+  drafts: Array<{ itemKey: string; postTitle: string; confidence: number; citations: string[] }>;
+  skipped: DraftOutcome['skipped'];
+  knowledgePack: { version: number; generatedAt: string; packHash: string; ageHours: number; docCount: number };
+  freshnessWarnings: string[];
+  budget: CommunityResponseGate['budget'];
+  polish: 'unmetered';
+  accountingNote: string;
+  /** The CommunityRecords the service keeps in state (last 100). */
+  communityRecords: CommunityRecord[];
+}>;
+
+export type CommunityResponseRefusal = LaneRefusal & { skipped?: DraftOutcome['skipped']; freshnessWarnings?: string[] };
+
+function gateOf(payload: Record<string, unknown>): CommunityResponseGate | null {
+  const gate = payload[COMMUNITY_RESPONSE_PAYLOAD_KEY];
+  if (typeof gate !== 'object' || gate === null) return null;
+  const g = gate as CommunityResponseGate;
+  return typeof g.knowledgePackPath === 'string' && typeof g.draftsLogPath === 'string' && Array.isArray(g.items) ? g : null;
+}
+
+async function appendLines(path: string, records: unknown[]): Promise<void> {
+  if (records.length === 0) return;
+  await mkdir(dirname(path), { recursive: true });
+  await appendFile(path, records.map((r) => `${JSON.stringify(r)}\n`).join(''), 'utf8');
+}
+
+function actionsFor(outcome: DraftOutcome): string[] {
+  const actions = ['Review the drafts in the community drafts log; nothing is posted until a person approves it.'];
+  if (outcome.freshnessWarnings.length > 0) actions.push('Run drift-repair to refresh the knowledge pack, then redraft the warned items.');
+  if (outcome.skipped.some((s) => s.reason === 'no-match')) actions.push('Answer the unmatched items by hand or document their subject, then redraft.');
+  if (outcome.skipped.some((s) => s.reason === 'over-budget')) actions.push('Trigger the over-budget items after the UTC day rolls over, or raise communityResponse.dailyLlmBudget.');
+  return actions;
+}
+
+/**
+ * The community-response lane: drafts replies from the newest knowledge pack for the queue
+ * items with selectedForDraft=true that the service claimed for this run, appends each draft to
+ * the community drafts log and its queue payload to the queue submissions log. An exception
+ * (an unwritable log, say) propagates: the worker exits non-zero and the run fails.
+ */
+export async function communityResponse(
+  payload: Record<string, unknown>,
+  context: LaneContext,
+  now: () => Date = () => new Date(),
+): Promise<CommunityResponseSuccess | CommunityResponseRefusal> {
+  const gate = gateOf(payload);
+  if (!gate) {
+    return refuseLane(IDENTITY, 'coordination outcome missing: community-response runs only when the service spawns it', [
+      'Trigger community-response through POST /api/tasks/trigger.',
+    ]);
+  }
+  const items = queueItemsOf(payload);
+  if (!items.some((i) => isSelected(i, gate.selectedByApproval ?? []))) {
+    return refuseLane(IDENTITY, 'no queue items with selectedForDraft=true', [
+      'Let nightly-batch select priority leads, or approve a review lead so its replay drafts it.',
+    ]);
+  }
+  const read = await readKnowledgePack(gate.knowledgePackPath);
+  if (!read.ok) {
+    return refuseLane(IDENTITY, read.reason, ['Run drift-repair to generate a knowledge pack, then trigger community-response again.']);
+  }
+  const { pack } = read;
+  const at = now();
+  const outcome = draftResponses({ items, gate, pack, docStates: await docStates(pack, gate.docsPath), now: at, runId: context.runId });
+  if (outcome.drafts.length === 0) {
+    const reasons = [...new Set(outcome.skipped.map((s) => s.reason))].join(', ');
+    const reason =
+      outcome.skipped.every((s) => s.reason === 'no-match' || s.reason === 'not-selected')
+        ? `no knowledge-pack document matches any selected item (pack v${pack.version})`
+        : `no selected item could be drafted (${reasons})`;
+    return { ...refuseLane(IDENTITY, reason, actionsFor(outcome)), skipped: outcome.skipped, freshnessWarnings: outcome.freshnessWarnings };
+  }
+  await appendLines(gate.draftsLogPath, outcome.drafts);
+  await appendLines(gate.queueLogPath, outcome.submissions);
+
+  const partial = outcome.skipped.some((s) => s.reason !== 'not-selected');
+  const warned = outcome.freshnessWarnings.length > 0 ? ` ${outcome.freshnessWarnings.length} knowledge-freshness warning(s).` : '';
+  return {
+    success: true,
+    postsEvaluated: outcome.postsEvaluated,
+    draftedResponses: outcome.drafts.length,
+    draftsLogPath: gate.draftsLogPath,
+    queueLogPath: gate.queueLogPath,
+    drafts: outcome.drafts.map((d) => ({ itemKey: d.itemKey, postTitle: d.postTitle, confidence: d.confidence, citations: d.citations.map((c) => c.path) })),
+    skipped: outcome.skipped,
+    knowledgePack: { version: pack.version, generatedAt: pack.generatedAt, packHash: pack.packHash, ageHours: packAgeHours(pack, at), docCount: pack.docs.length },
+    freshnessWarnings: outcome.freshnessWarnings,
+    budget: gate.budget,
+    polish: 'unmetered',
+    accountingNote: UNMETERED,
+    communityRecords: outcome.drafts.map((d) => ({
+      timestamp: d.timestamp,
+      postId: d.postId,
+      postTitle: d.postTitle,
+      subcommunity: d.subcommunity,
+      draftResponse: d.draftResponse,
+      confidence: d.confidence,
+      approved: false,
+    })),
+    operatorSummary:
+      `Drafted ${outcome.drafts.length} of ${outcome.postsEvaluated} item(s) from knowledge pack v${pack.version} into ${basename(gate.draftsLogPath)}` +
+      `${outcome.skipped.length > 0 ? `; skipped ${outcome.skipped.length}` : ''}; ${UNMETERED}.${warned}`,
+    recommendedNextActions: actionsFor(outcome),
+    specialistContract: specialistContract({ ...IDENTITY, status: partial ? 'partial' : 'completed' }),
+  };
+}
