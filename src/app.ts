@@ -119,7 +119,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     codeHost,
     controlPlaneSnapshot,
     serviceStartedAt,
-    // Read ports of the aggregates; incidents, knowledge, repairs, proof and business are wired
+    // Read ports of the aggregates (proof is built beside its routes); incidents, knowledge, repairs and business are wired
     // here as their modules land (unset: shown as unavailable, incidents as an empty ledger).
     aggregatePorts: {},
   });

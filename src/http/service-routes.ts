@@ -65,7 +65,12 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     now: () => clock.now(),
   };
   const serviceStartedAt = deps.serviceStartedAt ?? clock.now();
-  const ports: AggregateReadPorts = { ...deps.aggregatePorts, incidents: deps.aggregatePorts?.incidents ?? emptyIncidentReadPort };
+  const proofFeed = createProofFeed({ store, now: () => clock.now() });
+  const ports: AggregateReadPorts = {
+    proof: proofFeed,
+    ...deps.aggregatePorts,
+    incidents: deps.aggregatePorts?.incidents ?? emptyIncidentReadPort,
+  };
   const catalog = createCatalogView(store);
   const controlPlaneSnapshot =
     deps.controlPlaneSnapshot ??
@@ -85,7 +90,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     persistenceHealthRoutes({ storeHealth: () => store.health(), storeKind: () => store.kind, coordination }),
     taskRoutes({ runtime, catalog }),
     approvalRoutes({ runtime }),
-    proofRoutes({ feed: createProofFeed({ store, now: () => clock.now() }) }),
+    proofRoutes({ feed: proofFeed }),
     skillRoutes({ skills: deps.skills, agents: deps.agents, evidence: () => runtime.toolGateEvidence() }),
     agentRoutes(agentsDeps),
     aggregateRoutes({

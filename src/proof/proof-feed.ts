@@ -247,7 +247,23 @@ export function createProofFeed(deps: ProofFeedDeps) {
     };
   }
 
-  return { overview, control, demand, demandLive, milestonesLatest, deadLetter };
+  /** The proof read port of the aggregates (extended health, companion briefs): counts only. */
+  async function summary() {
+    const [latest, window] = await Promise.all([
+      store.listAppended('milestones', { limit: 1 }),
+      store.listAppended('milestones', { limit: DEAD_LETTER_WINDOW }),
+    ]);
+    const blocked = window.items.filter((m) => isStatus(m.status) && DEAD_LETTER_STATUSES.includes(m.status));
+    const at = latest.items[0]?.at;
+    return {
+      itemCount: latest.total,
+      atRiskCount: blocked.filter((m) => m.status === 'at-risk').length,
+      deadLetterCount: blocked.length,
+      latestAt: typeof at === 'string' ? at : null,
+    };
+  }
+
+  return { overview, control, demand, demandLive, milestonesLatest, deadLetter, summary };
 }
 
 export type ProofFeed = ReturnType<typeof createProofFeed>;

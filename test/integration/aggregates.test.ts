@@ -159,7 +159,8 @@ describe('aggregates and companion briefs through the running service', () => {
       .filter((a: { serviceExpected: boolean; spawnedWorkerCapable: boolean }) => a.serviceExpected && !a.spawnedWorkerCapable)
       .map((a: { id: string }) => a.id);
     expect(o.services).toEqual({ declaredAgents: 19, serviceExpectedCount: 2, serviceExpectedWithoutEntrypoint: withoutEntrypoint });
-    expect(o.proof).toMatchObject({ itemCount: null, unavailableReason: 'proof surface is not wired into this build yet', latestMilestone: { kind: 'startup', status: 'completed' } });
+    // The startup milestone is the one proof item; nothing is at risk.
+    expect(o.proof).toMatchObject({ itemCount: 1, atRiskCount: 0, deadLetterCount: 0, unavailableReason: null, latestMilestone: { kind: 'startup', status: 'completed' } });
     expect(o.business).toMatchObject({ schedulerMode: null, unavailableReason: 'business planner is not wired into this build yet' });
     expect(o.latestBrief).toMatchObject({ runId: runIds.brief, posture: expect.stringMatching(/^(steady|attention|critical)$/), headline: expect.stringContaining('Control plane') });
     expect(o.briefSections.map((s: { name: string }) => s.name)).toEqual(['queue', 'approvals', 'incidents', 'services', 'proof', 'runs']);
