@@ -12,6 +12,7 @@ import { createCoordination } from './coordination/create.js';
 import { createCacheInvalidator } from './coordination/cache-invalidator.js';
 import { buildServer } from './http/server.js';
 import { buildServiceRoutes } from './http/service-routes.js';
+import { composeKnowledge } from './knowledge/compose.js';
 import { createMetrics, startMetricsServer } from './metrics.js';
 import { startScheduler } from './scheduler/scheduler.js';
 import { openStateStore } from './store/open.js';
@@ -56,13 +57,25 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   if (skillProblem) throw new Error(formatManifestSkillProblem(skillProblem));
   const spawner = createWorkerSpawner({ config, registry, logger });
 
+  // The knowledge index, its repair loop and doc watcher; they admit work through the runtime below.
+  const knowledge = composeKnowledge({
+    config,
+    store,
+    coordination,
+    clock,
+    logger,
+    invalidator,
+    ownerId,
+    admit: (request) => runtime.admit(request),
+  });
   const runtime = createTaskRuntime({
     config,
     store,
     clock,
     logger,
     invalidator,
-    handlers: IN_PROCESS_HANDLERS,
+    handlers: { ...IN_PROCESS_HANDLERS, ...knowledge.handlers },
+    onRunFinished: knowledge.onRunFinished,
     spawner,
     ownerId,
     serviceStartedAt,
@@ -108,10 +121,12 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     probe,
     serviceHeartbeat: createHeartbeatReader(config.logsDir),
     metricsPort: () => metricsPort,
+    knowledge: knowledge.service,
   });
   const server = await buildServer({ config, coordination, logger, metrics }, routes);
 
   await runtime.start();
+  await knowledge.start();
   const scheduler = startScheduler({
     config,
     clock,
@@ -147,6 +162,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       stopped = true;
       scheduler.stop();
       stopProbe();
+      await knowledge.stop();
       await server.close();
       await runtime.stop(SHUTDOWN_GRACE_MS);
       await metricsServer?.close();

@@ -60,6 +60,7 @@ const ENV_OVERRIDES: Array<[string, keyof ConfigFile, (name: string, v: string) 
   ['ORCHESTRATOR_CORS_MAX_AGE_SECONDS', 'corsMaxAgeSeconds', int],
   ['ORCHESTRATOR_CONCURRENCY', 'concurrency', int],
   ['ORCHESTRATOR_SCHEDULER_ENABLED', 'schedulerEnabled', bool],
+  ['ORCHESTRATOR_DOC_WATCHER', 'docWatcher', bool],
 ];
 
 function readConfigFile(env: Env, cwd: string): { path: string | null; data: ConfigFile } {
@@ -179,6 +180,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     schedulerEnabled: cfg.schedulerEnabled ?? true,
     storeFlushIntervalMs: cfg.storeFlushIntervalMs ?? 0,
     digestTargetUrl: cfg.digestTargetUrl ?? null,
+    docWatcher: cfg.docWatcher ?? true,
+    docRepairCooldownMs: cfg.docRepairCooldownMs ?? 10 * 60_000,
     marketResearch: {
       allowPrivateHosts: cfg.marketResearch?.allowPrivateHosts ?? false,
       allowedDomains: cfg.marketResearch?.allowedDomains ?? null,

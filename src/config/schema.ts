@@ -89,6 +89,8 @@ export const ConfigFileSchema = Type.Object(
     schedulerEnabled: Type.Optional(Type.Boolean()),
     storeFlushIntervalMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
     digestTargetUrl: Type.Optional(Type.String()),
+    docWatcher: Type.Optional(Type.Boolean()),
+    docRepairCooldownMs: Type.Optional(Type.Integer({ minimum: 0 })),
     marketResearch: Type.Optional(
       Type.Object(
         {

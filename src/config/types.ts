@@ -78,6 +78,10 @@ export interface AppConfig {
   schedulerEnabled: boolean;
   storeFlushIntervalMs: number;
   digestTargetUrl: string | null;
+  /** Watch docsPath and feed doc-change tasks (off in tests unless a test turns it on). */
+  docWatcher: boolean;
+  /** A doc set that was repaired is not repaired again before this much time has passed. */
+  docRepairCooldownMs: number;
   /** allowedDomains null: the lane's built-in allowlist (agents/market-research-agent/allowlist.ts). */
   marketResearch: { allowPrivateHosts: boolean; allowedDomains: string[] | null };
 }

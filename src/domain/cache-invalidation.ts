@@ -11,6 +11,8 @@ export const CacheTags = {
   skills: 'skills',
   agents: 'agents',
   openapi: 'openapi',
+  /** The knowledge summary and query: bumped whenever the knowledge index changes. */
+  knowledge: 'knowledge',
 } as const;
 
 /** Drops cached reads by tag; a writer awaits it before acknowledging the write. */

@@ -3,6 +3,7 @@ import type { SkillRegistry } from '../agents/skills.js';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { Coordination } from '../coordination/types.js';
+import type { KnowledgeService } from '../knowledge/service.js';
 import type { StateStore } from '../store/types.js';
 import { createCatalogView } from '../tasks/catalog-view.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
@@ -13,6 +14,7 @@ import { agentRoutes } from './routes/agents.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
+import { knowledgeRoutes } from './routes/knowledge.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { persistenceHealthRoutes } from './routes/persistence.js';
 import { skillRoutes } from './routes/skills.js';
@@ -31,6 +33,7 @@ export interface ServiceRouteDeps {
   serviceHeartbeat: AgentsOverviewDeps['serviceHeartbeat'];
   /** The metrics listener's port once it is known (null when disabled or not yet listening). */
   metricsPort: () => number | null;
+  knowledge: KnowledgeService;
 }
 
 /** The service's whole route table: every route family, in one place. */
@@ -43,6 +46,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     persistenceHealthRoutes({ storeHealth: () => store.health(), storeKind: () => store.kind, coordination }),
     taskRoutes({ runtime, catalog: createCatalogView(store) }),
     approvalRoutes({ runtime }),
+    knowledgeRoutes({ knowledge: deps.knowledge }),
     skillRoutes({ skills: deps.skills, agents: deps.agents, evidence: () => runtime.toolGateEvidence() }),
     agentRoutes({
       registry: deps.agents,

@@ -32,6 +32,8 @@ export interface RuntimeDeps {
   serviceStartedAt: Date;
   controlPlaneSnapshot?: ExecutorDeps['controlPlaneSnapshot'];
   preflightToolGate?: ExecutorDeps['preflightToolGate'];
+  /** Called after every finalized attempt (the knowledge repair loop records drift-repair outcomes). */
+  onRunFinished?: (run: RunRecord) => Promise<void>;
 }
 
 const TELEMETRY_RETENTION = 5000;
@@ -67,6 +69,10 @@ export function createTaskRuntime(deps: RuntimeDeps) {
 
   async function onRunFinished(run: RunRecord): Promise<void> {
     await workflows.onRunFinished(run);
+    if (deps.onRunFinished) {
+      // A listener's failure must not undo the run's own finalization.
+      await deps.onRunFinished(run).catch((err: unknown) => logger.error({ err, runId: run.runId }, 'run-finished listener failed'));
+    }
     if (run.type === 'startup' && run.status === 'success') {
       await store.append(
         'milestones',
