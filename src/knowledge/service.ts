@@ -151,12 +151,16 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     return { indexedEntries: facts.indexedEntries, conceptCount: facts.conceptCount, generation: facts.generation, lastRefreshAt: facts.lastRefreshAt };
   }
 
-  /** The public summary: deterministic diagnostics and runtime facts, doc paths relative to docsPath. */
+  /**
+   * The public summary: deterministic diagnostics and runtime facts, doc paths relative to
+   * docsPath. Statements quoted from docs pass through `scrub`, so a configured secret pasted
+   * into a doc never reaches the public body.
+   */
   async function summary() {
     const idx = await current();
     const d = diagnosticsFor(idx, idx.docs);
     const repairLoop = await repairPosture();
-    return {
+    return scrub({
       status: !idx.docsFolderExists ? 'empty' : d.freshness.stale > 0 || d.contradictionSignals.length > 0 ? 'attention' : 'ok',
       generatedAt: clock.now().toISOString(),
       diagnostics: {
@@ -181,7 +185,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
         },
         repairLoop,
       },
-    };
+    });
   }
 
   /** Ranked search plus diagnostics scoped to the matching docs (`meta`) and the whole index (`runtime`). */
@@ -195,7 +199,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     // A contradiction touching a matched doc is relevant even when the other doc did not match.
     const touching = contradictionsOf(idx.docs).filter((s) => s.values.some((v) => v.statements.some((st) => matched.has(st.path))));
     const repairLoop = await repairPosture();
-    return {
+    return scrub({
       query: request.query,
       total,
       results: hits,
@@ -215,7 +219,13 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
         },
         repairLoop,
       },
-    };
+    });
+  }
+
+  /** A copy of `value` with every configured secret replaced (a JSON round trip; bodies are JSON anyway). */
+  function scrub<T>(value: T): T {
+    if (!(deps.secrets ?? []).some((secret) => secret.length >= 4)) return value;
+    return JSON.parse(redact(JSON.stringify(value))) as T;
   }
 
   function redact(text: string): string {
@@ -250,10 +260,11 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
         modifiedAt: new Date(doc.mtimeMs).toISOString(),
         indexedAt: doc.indexedAt,
         concepts: doc.concepts,
-        content: redact(content),
+        content,
       });
     }
-    return {
+    // Concepts and titles come from the text too: the whole body is scrubbed, not only content.
+    return scrub({
       exportedAt: clock.now().toISOString(),
       indexerVersion: idx.indexerVersion,
       generation: idx.generation,
@@ -261,7 +272,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       docCount: docs.length,
       truncated,
       docs,
-    };
+    });
   }
 
   return {

@@ -15,7 +15,8 @@ describe('knowledge routes and the doc-change repair loop through the real servi
   beforeAll(async () => {
     fx = knowledgeFixture();
     // A configured secret pasted into a doc must never leave through the export.
-    fx.write('runbooks/leak.md', `# Leak\n\nThe webhook secret is ${TEST_WEBHOOK_SECRET}.\n`);
+    fx.write('runbooks/leak.md', `# Leak\n\nThe webhook secret is ${TEST_WEBHOOK_SECRET}.\n\n\`signingValue\` is \`${TEST_WEBHOOK_SECRET}\`.\n`);
+    fx.write('runbooks/signing.md', '# Signing\n\n`signingValue` is `rotated-elsewhere`.\n');
     running = await startRuntimeService({ agentsDir: AGENTS_DIR, docWatcher: true }, fx.base);
   });
   afterAll(async () => {
@@ -25,8 +26,12 @@ describe('knowledge routes and the doc-change repair loop through the real servi
   it('serves the public summary without a key, cached, with the planted contradiction', async () => {
     const first = await running.api.get('/api/knowledge/summary', null);
     expect(first.status).toBe(200);
-    expect(first.body.runtime.index).toMatchObject({ indexedEntries: 6 });
-    expect(first.body.diagnostics.contradictionSignals.map((s: { key: string }) => s.key)).toContain('port');
+    expect(first.body.runtime.index).toMatchObject({ indexedEntries: 7 });
+    const keys = first.body.diagnostics.contradictionSignals.map((s: { key: string }) => s.key);
+    expect(keys).toEqual(expect.arrayContaining(['port', 'signingvalue']));
+    // The contradiction quoting a configured secret is public, the secret is not.
+    expect(JSON.stringify(first.body)).toContain('[redacted]');
+    expect(JSON.stringify(first.body)).not.toContain(TEST_WEBHOOK_SECRET);
     expect(first.headers.get('cache-control')).toMatch(/public/);
     const second = await running.api.get('/api/knowledge/summary', null);
     expect(second.headers.get('x-svc-cache')).toBe('hit');
@@ -45,6 +50,9 @@ describe('knowledge routes and the doc-change repair loop through the real servi
     expect(res.body.results[0]).toMatchObject({ path: 'runbooks/rotate-keys.md', snippet: expect.any(String), score: expect.any(Number) });
     expect(res.body.meta.repairLoop).toMatchObject({ threshold: 25 });
     expect(res.body.runtime.repairLoop).toMatchObject({ threshold: 25 });
+    const leak = await running.api.post('/api/knowledge/query', { query: 'webhook secret' });
+    expect(leak.body.results.map((r: { path: string }) => r.path)).toContain('runbooks/leak.md');
+    expect(JSON.stringify(leak.body)).not.toContain(TEST_WEBHOOK_SECRET);
   });
 
   it('exports for admins only, without configured secrets', async () => {
@@ -87,7 +95,7 @@ describe('knowledge routes and the doc-change repair loop through the real servi
     expect(docChanges.body.total).toBeGreaterThanOrEqual(1);
     expect(docChanges.body.total).toBeLessThanOrEqual(25);
     const summary = await running.api.get('/api/knowledge/summary', null);
-    expect(summary.body.runtime.index.indexedEntries).toBe(31);
+    expect(summary.body.runtime.index.indexedEntries).toBe(32);
     expect(summary.body.runtime.repairLoop.lastRepair).toMatchObject({ repairId: repair.runId, status: 'verified' });
   });
 
@@ -95,7 +103,7 @@ describe('knowledge routes and the doc-change repair loop through the real servi
     await running.service.kill();
     running = await startRuntimeService({ agentsDir: AGENTS_DIR }, fx.base);
     const res = await running.api.get('/api/knowledge/summary', null);
-    expect(res.body.runtime.index).toMatchObject({ indexedEntries: 31, lastRefresh: { reindexed: 0, reused: 31 } });
+    expect(res.body.runtime.index).toMatchObject({ indexedEntries: 32, lastRefresh: { reindexed: 0, reused: 32 } });
   });
 
   it('runs an operator-triggered drift-repair through the doc-specialist worker', async () => {
