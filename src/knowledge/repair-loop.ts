@@ -10,9 +10,14 @@ import type { RunRecord, RunRepair } from '../tasks/types.js';
 import { appendDocChanges, drainDocChanges, readDocChangeBuffer, DOC_CHANGE_THRESHOLD, type DocChangeBuffer } from './doc-change-buffer.js';
 import type { KnowledgeService, RepairPosture } from './service.js';
 
-/** Store collections of the repair loop (keyed documents). */
-export const REPAIR_COLLECTION = 'knowledge-repairs';
-export const COOLDOWN_COLLECTION = 'knowledge-repair-cooldowns';
+/**
+ * The repair loop's state: one store document (`knowledge-repair-loop/state`) holding the newest
+ * repairs and the live cooldowns, bounded, and written only under the doc-repair lock.
+ */
+export const REPAIR_STATE_COLLECTION = 'knowledge-repair-loop';
+const REPAIR_STATE_ID = 'state';
+/** Repair records kept (newest first); older ones are dropped. */
+export const MAX_REPAIR_RECORDS = 200;
 export const DOC_REPAIR_LOCK = 'knowledge:doc-repair';
 const BUFFER_LOCK = 'knowledge:doc-change-buffer';
 const LOCK_TTL_MS = 30_000;
@@ -69,8 +74,16 @@ export function repairRunId(docSet: string, now: Date, cooldownMs: number): stri
   return `drift-repair:${docSet}:${Math.floor(now.getTime() / Math.max(1, cooldownMs))}`;
 }
 
-function asRepair(doc: Record<string, unknown> | null): RepairRecord | null {
-  return doc && typeof doc.repairId === 'string' ? (doc as RepairRecord) : null;
+interface RepairState {
+  repairs: RepairRecord[];
+  /** Doc set key → end of its cooldown (ISO). */
+  cooldowns: Record<string, string>;
+}
+
+function asRepairState(doc: Record<string, unknown> | null): RepairState {
+  const repairs = Array.isArray(doc?.repairs) ? (doc.repairs as RepairRecord[]).filter((r) => typeof r?.repairId === 'string') : [];
+  const cooldowns = typeof doc?.cooldowns === 'object' && doc.cooldowns !== null ? (doc.cooldowns as Record<string, string>) : {};
+  return { repairs, cooldowns };
 }
 
 function isActive(status: RunRepair['status']): boolean {
@@ -112,10 +125,27 @@ export function createRepairLoop(deps: RepairLoopDeps) {
     return next;
   }
 
-  async function activeRepair(): Promise<RepairRecord | null> {
-    for (const doc of await store.listDocs(REPAIR_COLLECTION)) {
-      const repair = asRepair(doc);
-      if (!repair || !isActive(repair.status)) continue;
+  async function readState(): Promise<RepairState> {
+    return asRepairState(await store.getDoc(REPAIR_STATE_COLLECTION, REPAIR_STATE_ID));
+  }
+
+  /** Call only while holding the doc-repair lock: the document is read, changed and written whole. */
+  async function writeState(change: (state: RepairState) => RepairState): Promise<RepairState> {
+    const now = clock.now().getTime();
+    const next = change(await readState());
+    const cooldowns = Object.fromEntries(Object.entries(next.cooldowns).filter(([, until]) => new Date(until).getTime() > now));
+    const bounded = { repairs: next.repairs.slice(0, MAX_REPAIR_RECORDS), cooldowns };
+    await store.putDoc(REPAIR_STATE_COLLECTION, REPAIR_STATE_ID, bounded as unknown as Record<string, unknown>);
+    return bounded;
+  }
+
+  function upsert(state: RepairState, repair: RepairRecord): RepairState {
+    return { ...state, repairs: [repair, ...state.repairs.filter((r) => r.repairId !== repair.repairId)] };
+  }
+
+  async function activeRepair(state: RepairState): Promise<RepairRecord | null> {
+    for (const repair of state.repairs) {
+      if (!isActive(repair.status)) continue;
       // A record whose run has ended (a crash between the two writes) is not active any more.
       const run = await store.getRun(repair.runId);
       if (run && (run.status === 'pending' || run.status === 'running' || run.status === 'retrying')) return repair;
@@ -154,15 +184,14 @@ export function createRepairLoop(deps: RepairLoopDeps) {
     const now = clock.now();
     const buffer = await readDocChangeBuffer(bufferConfig);
     if (buffer.pending.length < DOC_CHANGE_THRESHOLD) return { decision: 'below-threshold', pending: buffer.pending.length };
-    const active = await activeRepair();
+    const state = await readState();
+    const active = await activeRepair(state);
     if (active) return { decision: 'repair-active', repairId: active.repairId };
 
     const paths = buffer.pending.slice(0, MAX_REPAIR_PATHS).sort();
     const docSet = docSetKey(paths);
-    const cooldown = await store.getDoc(COOLDOWN_COLLECTION, docSet);
-    if (cooldown && typeof cooldown.until === 'string' && new Date(cooldown.until).getTime() > now.getTime()) {
-      return { decision: 'cooldown', docSet, until: cooldown.until };
-    }
+    const until = state.cooldowns[docSet];
+    if (until && new Date(until).getTime() > now.getTime()) return { decision: 'cooldown', docSet, until };
 
     const runId = repairRunId(docSet, now, deps.cooldownMs);
     const outcome = await deps.admit({
@@ -192,12 +221,8 @@ export function createRepairLoop(deps: RepairLoopDeps) {
       finishedAt: null,
       packVersion: null,
     };
-    await store.putDoc(REPAIR_COLLECTION, repair.repairId, repair);
-    await store.putDoc(COOLDOWN_COLLECTION, docSet, {
-      docSet,
-      repairId: repair.repairId,
-      until: new Date(now.getTime() + deps.cooldownMs).toISOString(),
-    });
+    const cooldownUntil = new Date(now.getTime() + deps.cooldownMs).toISOString();
+    await writeState((current) => ({ ...upsert(current, repair), cooldowns: { ...current.cooldowns, [docSet]: cooldownUntil } }));
     await recordOnRun(runId, runRepairOf(repair), 'repair-admitted', `doc set ${docSet}: ${paths.length} path(s)`);
     await drainDocChanges(bufferConfig, paths, now);
     await emitMilestone(repair, 'queued', `drift repair queued for ${paths.length} changed doc(s)`);
@@ -206,9 +231,13 @@ export function createRepairLoop(deps: RepairLoopDeps) {
     return { decision: 'admitted', repairId: repair.repairId, docSet, paths: paths.length };
   }
 
-  /** Takes the doc-repair lock and decides; a held lock means another caller is deciding now. */
+  /**
+   * Takes the doc-repair lock (waiting a little: the holder may be recording a finished repair)
+   * and decides. Still held after that: another caller is deciding, and the recheck inside the
+   * lock makes its decision cover these paths too.
+   */
   async function considerRepair(): Promise<RepairDecision> {
-    const decided = await withLock(DOC_REPAIR_LOCK, 1, decideLocked);
+    const decided = await withLock(DOC_REPAIR_LOCK, 50, decideLocked);
     return decided ?? { decision: 'locked' };
   }
 
@@ -234,27 +263,35 @@ export function createRepairLoop(deps: RepairLoopDeps) {
     const pack = (typeof result.knowledgePack === 'object' && result.knowledgePack !== null ? result.knowledgePack : {}) as Record<string, unknown>;
     const verified = run.status === 'success' && verification.verified === true;
     const status: RunRepair['status'] = run.status === 'retrying' ? 'retrying' : verified ? 'verified' : run.status === 'success' || run.status === 'failed' ? 'failed' : 'running';
-    const existing = asRepair(await store.getDoc(REPAIR_COLLECTION, run.runId));
     const paths = Array.isArray(run.payload.paths) ? (run.payload.paths as unknown[]).filter((p): p is string => typeof p === 'string') : [];
     const summary =
       typeof verification.summary === 'string' ? verification.summary : run.error ? `repair did not verify: ${run.error}` : 'repair finished without verification evidence';
-    const repair: RepairRecord = {
-      ...(existing ?? {
-        repairId: run.runId,
-        runId: run.runId,
-        classification: run.source === 'system' ? 'doc-drift' : 'operator-requested',
-        docSet: docSetKey(paths),
-        paths,
-        admittedAt: run.createdAt,
-        verificationMode: VERIFICATION_MODE,
-      }),
-      status,
-      verificationSummary: summary,
-      updatedAt: now.toISOString(),
-      finishedAt: isActive(status) ? null : now.toISOString(),
-      packVersion: typeof pack.version === 'number' ? pack.version : (existing?.packVersion ?? null),
-    } as RepairRecord;
-    await store.putDoc(REPAIR_COLLECTION, repair.repairId, repair);
+    const recorded = await withLock(DOC_REPAIR_LOCK, 500, async () => {
+      let repair: RepairRecord | null = null;
+      await writeState((state) => {
+        const existing = state.repairs.find((r) => r.repairId === run.runId) ?? null;
+        repair = {
+          ...(existing ?? {
+            repairId: run.runId,
+            runId: run.runId,
+            classification: run.source === 'system' ? 'doc-drift' : 'operator-requested',
+            docSet: docSetKey(paths),
+            paths,
+            admittedAt: run.createdAt,
+            verificationMode: VERIFICATION_MODE,
+          }),
+          status,
+          verificationSummary: summary,
+          updatedAt: now.toISOString(),
+          finishedAt: isActive(status) ? null : now.toISOString(),
+          packVersion: typeof pack.version === 'number' ? pack.version : (existing?.packVersion ?? null),
+        } as RepairRecord;
+        return upsert(state, repair);
+      });
+      return repair as RepairRecord | null;
+    });
+    if (!recorded) throw new Error(`doc-repair lock not obtained; repair ${run.runId} outcome not recorded`);
+    const repair = recorded;
     await recordOnRun(run.runId, runRepairOf(repair), `repair-${status}`, summary);
     if (!isActive(status)) {
       await emitMilestone(
@@ -266,10 +303,15 @@ export function createRepairLoop(deps: RepairLoopDeps) {
     // The repair regenerated the pack from the docs as they are now: the index follows them.
     await deps.knowledge.refresh();
     await deps.invalidator.invalidate([CacheTags.knowledge]);
+    // Drift that piled up while this repair ran (it got `repair-active`) is taken up now.
+    if (!isActive(status) && (await readDocChangeBuffer(bufferConfig)).pending.length >= DOC_CHANGE_THRESHOLD) {
+      const next = await considerRepair();
+      logger.info({ decision: next.decision }, 'buffered drift reconsidered after a repair finished');
+    }
   }
 
   async function repairs(): Promise<RepairRecord[]> {
-    return (await store.listDocs(REPAIR_COLLECTION)).map(asRepair).filter((r): r is RepairRecord => r !== null);
+    return (await readState()).repairs;
   }
 
   /** Counts for `repairs` of the extended health. Active ones come from the runs themselves. */
@@ -285,16 +327,10 @@ export function createRepairLoop(deps: RepairLoopDeps) {
 
   async function posture(): Promise<RepairPosture> {
     const now = clock.now();
-    const [buffer, stats, all, cooldowns] = await Promise.all([
-      readDocChangeBuffer(bufferConfig),
-      repairStats(),
-      repairs(),
-      store.listDocs(COOLDOWN_COLLECTION),
-    ]);
-    const last = [...all].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1))[0] ?? null;
-    const cooling = cooldowns
-      .map((c) => (typeof c.until === 'string' ? c.until : ''))
-      .filter((until) => until !== '' && new Date(until).getTime() > now.getTime())
+    const [buffer, stats, state] = await Promise.all([readDocChangeBuffer(bufferConfig), repairStats(), readState()]);
+    const last = state.repairs[0] ?? null;
+    const cooling = Object.values(state.cooldowns)
+      .filter((until) => new Date(until).getTime() > now.getTime())
       .sort()
       .pop();
     return {

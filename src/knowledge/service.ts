@@ -143,12 +143,26 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     };
   }
 
-  /** Counts for `dependencies.knowledge` of the extended health. */
-  async function knowledgeStats(): Promise<{ indexedEntries: number; conceptCount: number; generation: number; lastRefreshAt: string | null }> {
+  /** Counts for `dependencies.knowledge` of the extended health (and knowledge incident signals). */
+  async function knowledgeStats(): Promise<{
+    indexedEntries: number;
+    conceptCount: number;
+    staleDocs: number;
+    contradictionCount: number;
+    generation: number;
+    lastRefreshAt: string | null;
+  }> {
     const idx = await load();
-    if (!idx) return { indexedEntries: 0, conceptCount: 0, generation: 0, lastRefreshAt: null };
+    if (!idx) return { indexedEntries: 0, conceptCount: 0, staleDocs: 0, contradictionCount: 0, generation: 0, lastRefreshAt: null };
     const facts = indexFacts(idx);
-    return { indexedEntries: facts.indexedEntries, conceptCount: facts.conceptCount, generation: facts.generation, lastRefreshAt: facts.lastRefreshAt };
+    return {
+      indexedEntries: facts.indexedEntries,
+      conceptCount: facts.conceptCount,
+      staleDocs: freshnessOf(idx, idx.docs, clock.now(), config).stale,
+      contradictionCount: contradictionsOf(idx.docs).length,
+      generation: facts.generation,
+      lastRefreshAt: facts.lastRefreshAt,
+    };
   }
 
   /**

@@ -87,7 +87,7 @@ describe('knowledge service over a fixture docs folder', () => {
     });
     expect(summary.runtime.coverage).toMatchObject({ discoveredFiles: 5, indexedDocs: 5, brokenLinkCount: 0 });
     expect(summary.diagnostics.graphs.provenance.edges).toContainEqual({ from: 'doc:README.md', to: 'doc:guides/deployment.md', relation: 'links-to' });
-    expect(await service.knowledgeStats()).toMatchObject({ indexedEntries: 5, conceptCount: summary.runtime.index.conceptCount });
+    expect(await service.knowledgeStats()).toMatchObject({ indexedEntries: 5, conceptCount: summary.runtime.index.conceptCount, contradictionCount: 3, staleDocs: 0 });
   });
 
   it('finds the planted contradictions across docs and nothing else', async () => {

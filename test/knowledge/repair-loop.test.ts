@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
 import { readDocChangeBuffer } from '../../src/knowledge/doc-change-buffer.js';
-import { createRepairLoop, docSetKey, REPAIR_COLLECTION, repairRunId } from '../../src/knowledge/repair-loop.js';
+import { createRepairLoop, docSetKey, repairRunId } from '../../src/knowledge/repair-loop.js';
 import { createKnowledgeService } from '../../src/knowledge/service.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
@@ -80,7 +80,7 @@ describe('doc-change buffering and drift-repair admission', () => {
     expect(run.payload).toMatchObject({ requestedBy: 'doc-change', paths: paths(25) });
     expect(run.runId).toBe(repairRunId(docSetKey(paths(25)), new Date('2024-05-01T12:00:00.000Z'), COOLDOWN_MS));
     expect(run.repair).toMatchObject({ repairId: run.runId, classification: 'doc-drift', status: 'queued', verificationMode: 'pack-hash-and-source-hashes' });
-    expect(await store.listDocs(REPAIR_COLLECTION)).toHaveLength(1);
+    expect(await loop.repairs()).toHaveLength(1);
     expect((await readDocChangeBuffer({ logsDir: fx.logsDir })).pending).toEqual([]);
   });
 
@@ -93,6 +93,13 @@ describe('doc-change buffering and drift-repair admission', () => {
     expect(next.decision.decision).toBe('repair-active');
     expect(await driftRepairRuns(store)).toHaveLength(1);
     expect((await loop.posture()).status).toBe('repairing');
+
+    // When the repair finishes, the drift that piled up meanwhile gets its own repair.
+    const [first] = await driftRepairRuns(store);
+    await loop.onRunFinished(await finish(store, first!.runId, true));
+    const runs = await driftRepairRuns(store);
+    expect(runs).toHaveLength(2);
+    expect(runs.find((r) => r.runId !== first!.runId)!.payload.paths).toEqual(paths(30, 'runbooks'));
   });
 
   it('honours the cooldown of a repaired doc set, then repairs it again once the cooldown is over', async () => {
@@ -119,7 +126,7 @@ describe('doc-change buffering and drift-repair admission', () => {
     await admit({ type: 'drift-repair', payload: { paths: paths(25) }, source: 'system', requestedBy: 'elsewhere', forceRunId: runId });
     const outcome = await loop.recordChanges(paths(25));
     expect(outcome.decision).toMatchObject({ decision: 'duplicate-suppressed', runId, reason: 'duplicate-pending' });
-    expect(await store.listDocs(REPAIR_COLLECTION)).toEqual([]);
+    expect(await loop.repairs()).toEqual([]);
     expect(await driftRepairRuns(store)).toHaveLength(1);
     expect((await store.getRun(runId))!.repair).toBeUndefined();
   });
