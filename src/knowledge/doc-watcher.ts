@@ -16,7 +16,7 @@ export interface DocWatcherOptions {
 }
 
 export interface DocWatcher {
-  /** Admits whatever is collected now (tests, shutdown). */
+  /** Admits whatever is collected now. */
   flush(): Promise<void>;
   stop(): Promise<void>;
   /** Resolves once the initial scan is done and changes are being reported. */
@@ -132,8 +132,10 @@ export function startDocWatcher(options: DocWatcherOptions): DocWatcher {
     ready,
     flush: () => batcher.flush(),
     async stop() {
-      batcher.stop();
+      // Changes already seen are admitted (the runtime still runs), then nothing more is taken.
       await watcher.close();
+      await batcher.flush().catch(() => undefined);
+      batcher.stop();
     },
   };
 }
