@@ -13,6 +13,7 @@ import { createCacheInvalidator } from './coordination/cache-invalidator.js';
 import { createCodeHostMonitor } from './aggregates/code-host-monitor.js';
 import { buildServer } from './http/server.js';
 import { buildServiceRoutes } from './http/service-routes.js';
+import { composeKnowledge } from './knowledge/compose.js';
 import { createMetrics, startMetricsServer } from './metrics.js';
 import { startScheduler } from './scheduler/scheduler.js';
 import { openStateStore } from './store/open.js';
@@ -67,13 +68,25 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     stateStoreKind: store.kind === 'sql' ? 'sqlite' : 'file',
     coordinationKind: coordination.kind === 'kvstore' ? 'redis' : 'memory',
   });
+  // The knowledge index, its repair loop and doc watcher; they admit work through the runtime below.
+  const knowledge = composeKnowledge({
+    config,
+    store,
+    coordination,
+    clock,
+    logger,
+    invalidator,
+    ownerId,
+    admit: (request) => runtime.admit(request),
+  });
   const runtime = createTaskRuntime({
     config,
     store,
     clock,
     logger,
     invalidator,
-    handlers: IN_PROCESS_HANDLERS,
+    handlers: { ...IN_PROCESS_HANDLERS, ...knowledge.handlers },
+    onRunFinished: knowledge.onRunFinished,
     spawner,
     ownerId,
     serviceStartedAt,
@@ -119,13 +132,18 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     codeHost,
     controlPlaneSnapshot,
     serviceStartedAt,
-    // Read ports of the aggregates (proof is built beside its routes); incidents, knowledge, repairs and business are wired
+    // Read ports of the aggregates (proof is built beside its routes); incidents and business are wired
     // here as their modules land (unset: shown as unavailable, incidents as an empty ledger).
-    aggregatePorts: {},
+    aggregatePorts: {
+      knowledge: { stats: knowledge.knowledgeStats },
+      repairs: { counts: knowledge.repairStats },
+    },
+    knowledge: knowledge.service,
   });
   const server = await buildServer({ config, coordination, logger, metrics }, routes);
 
   await runtime.start();
+  await knowledge.start();
   const scheduler = startScheduler({
     config,
     clock,
@@ -162,6 +180,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       scheduler.stop();
       stopProbe();
       stopCodeHost();
+      await knowledge.stop();
       await server.close();
       await runtime.stop(SHUTDOWN_GRACE_MS);
       await metricsServer?.close();

@@ -60,6 +60,7 @@ const ENV_OVERRIDES: Array<[string, keyof ConfigFile, (name: string, v: string) 
   ['ORCHESTRATOR_CORS_MAX_AGE_SECONDS', 'corsMaxAgeSeconds', int],
   ['ORCHESTRATOR_CONCURRENCY', 'concurrency', int],
   ['ORCHESTRATOR_SCHEDULER_ENABLED', 'schedulerEnabled', bool],
+  ['ORCHESTRATOR_DOC_WATCHER', 'docWatcher', bool],
 ];
 
 /** Env overrides of `codeHostMonitor.*` (the token has no config-file key: env only). */
@@ -200,6 +201,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       dailyLlmBudget: cfg.communityResponse?.dailyLlmBudget ?? 50,
       dedupeWindowHours: cfg.communityResponse?.dedupeWindowHours ?? 168,
     },
+    docWatcher: cfg.docWatcher ?? true,
+    docRepairCooldownMs: cfg.docRepairCooldownMs ?? 10 * 60_000,
     marketResearch: {
       allowPrivateHosts: cfg.marketResearch?.allowPrivateHosts ?? false,
       allowedDomains: cfg.marketResearch?.allowedDomains ?? null,

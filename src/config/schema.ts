@@ -113,6 +113,8 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    docWatcher: Type.Optional(Type.Boolean()),
+    docRepairCooldownMs: Type.Optional(Type.Integer({ minimum: 0 })),
     marketResearch: Type.Optional(
       Type.Object(
         {

@@ -96,6 +96,10 @@ export interface AppConfig {
   digestTargetFile: string | null;
   /** community-response: drafts per UTC day (the helper's daily LLM budget) and the per-item dedupe window. */
   communityResponse: { dailyLlmBudget: number; dedupeWindowHours: number };
+  /** Watch docsPath and feed doc-change tasks (off in tests unless a test turns it on). */
+  docWatcher: boolean;
+  /** A doc set that was repaired is not repaired again before this much time has passed. */
+  docRepairCooldownMs: number;
   /** allowedDomains null: the lane's built-in allowlist (agents/market-research-agent/allowlist.ts). */
   codeHostMonitor: CodeHostMonitorConfig;
   marketResearch: { allowPrivateHosts: boolean; allowedDomains: string[] | null };

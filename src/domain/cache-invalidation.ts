@@ -15,6 +15,8 @@ export const CacheTags = {
   incidents: 'incidents',
   /** Public proof feeds (milestones, command center); runs writes reach them through `runs`. */
   proof: 'proof',
+  /** The knowledge summary and query: bumped whenever the knowledge index changes. */
+  knowledge: 'knowledge',
 } as const;
 
 /** Drops cached reads by tag; a writer awaits it before acknowledging the write. */

@@ -3,6 +3,7 @@ import type { SkillRegistry } from '../agents/skills.js';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { Coordination } from '../coordination/types.js';
+import type { KnowledgeService } from '../knowledge/service.js';
 import type { StateStore } from '../store/types.js';
 import { createCatalogView } from '../tasks/catalog-view.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
@@ -22,6 +23,7 @@ import { agentRoutes } from './routes/agents.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
+import { knowledgeRoutes } from './routes/knowledge.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { persistenceHealthRoutes } from './routes/persistence.js';
 import { proofRoutes } from './routes/proof.js';
@@ -51,6 +53,7 @@ export interface ServiceRouteDeps {
   codeHost?: CodeHostMonitor;
   controlPlaneSnapshot?: () => Promise<ControlPlaneSnapshot>;
   serviceStartedAt?: Date;
+  knowledge: KnowledgeService;
 }
 
 /** The service's whole route table: every route family, in one place. */
@@ -91,6 +94,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     taskRoutes({ runtime, catalog }),
     approvalRoutes({ runtime }),
     proofRoutes({ feed: proofFeed }),
+    knowledgeRoutes({ knowledge: deps.knowledge }),
     skillRoutes({ skills: deps.skills, agents: deps.agents, evidence: () => runtime.toolGateEvidence() }),
     agentRoutes(agentsDeps),
     aggregateRoutes({

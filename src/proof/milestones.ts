@@ -23,7 +23,7 @@ export interface MilestoneRecord {
   at: string;
   runId: string;
   summary: string;
-  /** drift-repair: the repair evidence the run recorded, when present. */
+  /** drift-repair (written by the repair loop): the repair evidence. */
   repairId?: string | null;
   classification?: string | null;
   verificationStatus?: string | null;
@@ -35,53 +35,10 @@ export interface MilestoneRecord {
   reason?: string;
 }
 
-function record(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-const str = (v: unknown) => (typeof v === 'string' ? v : null);
-const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-const bool = (v: unknown) => (typeof v === 'boolean' ? v : undefined);
-
-/** The repair evidence of a drift-repair run: on the run (`repair`) or in its result. */
-function repairOf(run: RunRecord): Record<string, unknown> {
-  const onRun = record((run as unknown as Record<string, unknown>).repair);
-  return Object.keys(onRun).length > 0 ? onRun : record(record(run.result).repair);
-}
-
-function driftRepairMilestone(run: RunRecord, at: string): MilestoneRecord {
-  const result = record(run.result);
-  const repair = repairOf(run);
-  const verification = str(repair.status) ?? str(record(result.verification).status);
-  const regenerated = bool(result.knowledgePackRegenerated);
-  const base = {
-    milestoneId: `drift-repair:${run.runId}#${run.attempt}`,
-    kind: 'drift-repair' as const,
-    at,
-    runId: run.runId,
-    repairId: str(repair.repairId),
-    classification: str(repair.classification),
-    verificationStatus: verification,
-    filesAudited: num(result.filesAudited),
-    driftDetected: bool(result.driftDetected),
-    knowledgePackRegenerated: regenerated,
-    knowledgePackVersion: num(record(result.knowledgePack).version) ?? null,
-  };
-  if (run.status === 'failed') {
-    return { ...base, status: 'failed', summary: 'drift repair failed', reason: run.error ?? run.failureReason ?? 'failed' };
-  }
-  // A repair whose pack was not regenerated or whose verification did not pass leaves the proof at risk.
-  const unverified = verification !== null && /fail|unverified|mismatch|blocked/i.test(verification);
-  if (regenerated === false || unverified) {
-    return { ...base, status: 'at-risk', summary: 'drift repair finished without a verified knowledge pack', reason: verification ?? 'knowledge pack not regenerated' };
-  }
-  return { ...base, status: 'completed', summary: 'drift repair regenerated and verified the knowledge pack' };
-}
-
 /**
- * The milestone a finished run records, or null. startup: every successful start. drift-repair:
- * every final outcome (a run waiting for its automatic retry is not final yet). send-digest: the
- * delivery of the digest, the service's outbound proof.
+ * The milestone a finished run records, or null. startup: every successful start. send-digest: the
+ * delivery of the digest, the service's outbound proof. drift-repair milestones are written by
+ * the knowledge repair loop (src/knowledge/repair-loop.ts), which knows the verified outcome.
  */
 export function milestoneForRun(run: RunRecord, now: Date): MilestoneRecord | null {
   if (run.status !== 'success' && run.status !== 'failed') return null;
@@ -96,7 +53,6 @@ export function milestoneForRun(run: RunRecord, now: Date): MilestoneRecord | nu
       summary: 'service started; configuration loaded and state initialized',
     };
   }
-  if (run.type === 'drift-repair') return driftRepairMilestone(run, at);
   if (run.type === 'send-digest') {
     const delivered = run.status === 'success';
     return {

@@ -150,7 +150,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
   entry({
     type: 'doc-change',
     label: 'Doc change',
-    purpose: 'Buffers changed doc paths until the drift threshold (25 pending paths) is reached.',
+    purpose: 'Buffers changed doc paths, refreshes the knowledge index and admits a drift-repair at the threshold (25 pending paths).',
     agentId: null,
     toolGatePreflight: false,
     executor: 'handler',
@@ -158,7 +158,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     dependencyClass: 'control-plane',
     baselineConfidence: 'high',
     dependencyRequirements: ['writable logsDir (the buffer file)'],
-    caveats: ['Only records paths and reports the threshold; admitting the drift-repair is the runtime’s job.'],
+    caveats: ['At 25 pending paths the repair loop admits at most one drift-repair per doc set, under the doc-repair lock and a cooldown.'],
     retryable: false,
     scopeFields: [],
   }),
@@ -191,7 +191,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     baselineConfidence: 'high',
     dependencyRequirements: ['readable docsPath (markdown and text files)', 'writable logsDir and knowledgePackDir'],
     caveats: [
-      'The knowledge pack is generated in-process; no doc-specialist worker is spawned in this build.',
+      'The knowledge pack is generated in-process; drift-repair is the doc-specialist lane that audits and repairs.',
       'Indexes at most 5,000 files of at most 1 MiB each; larger files are skipped and counted.',
     ],
     retryable: true,
@@ -207,7 +207,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     extraRequirements: ['business registry'],
     extraCaveats: ['Never authorizes outreach, publishing, deployment, secret access or commercial commitments.'],
   }),
-  pendingLane({
+  workerLane({
     type: 'drift-repair',
     label: 'Drift repair',
     purpose: 'Audits drifted docs and regenerates the knowledge pack with repair evidence, an operator summary and next actions.',
@@ -215,6 +215,8 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     toolGatePreflight: false,
     retryable: true,
     scopeFields: ['paths'],
+    extraRequirements: ['readable docsPath', 'writable knowledgePackDir'],
+    extraCaveats: ['Writes a new knowledge pack version whether or not drift was found; the run fails when the pack does not verify.'],
   }),
   entry({
     type: 'rss-sweep',

@@ -63,6 +63,11 @@ async function workerPayload(deps: ExecutorDeps, entry: CatalogEntry, run: RunRe
     const { allowPrivateHosts, allowedDomains } = deps.config.marketResearch;
     return { ...run.payload, __marketResearch: { allowPrivateHosts, ...(allowedDomains ? { allowedDomains } : {}) } };
   }
+  if (entry.type === 'drift-repair') {
+    // Where the docs, the knowledge packs and the index live: the worker cannot read the config.
+    const { docsPath, knowledgePackDir, logsDir } = deps.config;
+    return { ...run.payload, __knowledge: { docsPath, knowledgePackDir, logsDir } };
+  }
   if (!entry.readsControlPlane || !deps.controlPlaneSnapshot) return run.payload;
   return { ...run.payload, [CONTROL_PLANE_PAYLOAD_KEY]: await deps.controlPlaneSnapshot() };
 }

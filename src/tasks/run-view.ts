@@ -204,7 +204,7 @@ export function toRunView(run: RunRecord) {
       awaitingApproval: stage === 'awaiting-approval',
       retryScheduled: run.status === 'retrying',
       nextRetryAt: run.retry?.nextRetryAt ?? null,
-      repairStatus: null,
+      repairStatus: run.repair?.status ?? null,
       eventCount: run.events.length,
       stageDurations: durations,
       timingBreakdown,
@@ -235,6 +235,7 @@ export function toRunView(run: RunRecord) {
     recommendedNextActions: run.recommendedNextActions,
     specialistContract: run.specialistContract,
     toolGate: run.toolGate ?? null,
+    ...(run.repair ? { repair: run.repair } : {}),
   };
 }
 

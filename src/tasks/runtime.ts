@@ -35,6 +35,8 @@ export interface RuntimeDeps {
   controlPlaneSnapshot?: ExecutorDeps['controlPlaneSnapshot'];
   preflightToolGate?: ExecutorDeps['preflightToolGate'];
   communityResponseGate?: ExecutorDeps['communityResponseGate'];
+  /** Called after every finalized attempt (the knowledge repair loop records drift-repair outcomes). */
+  onRunFinished?: (run: RunRecord) => Promise<void>;
 }
 
 const TELEMETRY_RETENTION = 5000;
@@ -69,6 +71,10 @@ export function createTaskRuntime(deps: RuntimeDeps) {
 
   async function onRunFinished(run: RunRecord): Promise<void> {
     await workflows.onRunFinished(run);
+    if (deps.onRunFinished) {
+      // A listener's failure must not undo the run's own finalization.
+      await deps.onRunFinished(run).catch((err: unknown) => logger.error({ err, runId: run.runId }, 'run-finished listener failed'));
+    }
     const milestone = milestoneForRun(run, clock.now());
     if (milestone) await store.append('milestones', milestone, MILESTONE_RETENTION);
     const records = communityRecordsOf(run);

@@ -108,6 +108,16 @@ export interface RunRecord {
   workflowChildren?: WorkflowChild[];
   /** Tool-gated lanes: the preflight that allowed or refused the attempt, and what it then exercised. */
   toolGate?: RunToolGate | null;
+  /** Set when the run belongs to a tracked repair (drift-repair): src/knowledge/repair-loop.ts. */
+  repair?: RunRepair | null;
+}
+
+export interface RunRepair {
+  repairId: string;
+  classification: string;
+  status: 'queued' | 'running' | 'retrying' | 'verified' | 'failed';
+  verificationMode: string;
+  verificationSummary: string | null;
 }
 
 export interface RunToolGate {

@@ -7,6 +7,7 @@ import { systemClock } from '../../src/clock.js';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
 import type { RouteSpec } from '../../src/http/route-spec.js';
 import { buildServiceRoutes } from '../../src/http/service-routes.js';
+import { createKnowledgeService } from '../../src/knowledge/service.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { createTaskRuntime } from '../../src/tasks/runtime.js';
@@ -146,6 +147,7 @@ describe('the service route table against the spec', () => {
       probe: { current: (unit) => unavailableReading(unit, 'not probed in this test', null, 'not-probed') },
       serviceHeartbeat: async () => null,
       metricsPort: () => null,
+      knowledge: createKnowledgeService({ config, clock: systemClock, logger, invalidator: { invalidate: async () => undefined } }),
     });
   });
   afterAll(async () => {

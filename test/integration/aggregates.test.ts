@@ -76,7 +76,8 @@ describe('aggregates and companion briefs through the running service', () => {
       serviceExpectedGapCount: expect.any(Number),
       serviceOperationalCount: h.workers.serviceRunningCount,
     });
-    expect(h.repairs).toEqual({ activeCount: null, verifiedCount: null, failedCount: null, unavailableReason: 'repair loop is not wired into this build yet' });
+    // No doc drifted in this workspace: the repair loop is wired and has nothing on record.
+    expect(h.repairs).toEqual({ activeCount: 0, verifiedCount: 0, failedCount: 0, unavailableReason: null });
     expect(h.dependencies.persistence).toMatchObject({
       status: 'healthy',
       database: { mode: 'file', status: 'ok' },
@@ -84,7 +85,9 @@ describe('aggregates and companion briefs through the running service', () => {
     });
     expect(h.dependencies.persistence.collections).toBeTypeOf('object');
     expect(h.dependencies.persistence.coordination.detail).toBeTypeOf('string');
-    expect(h.dependencies.knowledge).toEqual({ indexedEntries: null, conceptCount: null, unavailableReason: 'knowledge index is not wired into this build yet' });
+    expect(h.dependencies.knowledge).toMatchObject({ indexedEntries: expect.any(Number), conceptCount: expect.any(Number), unavailableReason: null });
+    const summary = (await api.get('/api/knowledge/summary')).body;
+    expect(h.dependencies.knowledge).toMatchObject({ indexedEntries: summary.runtime.index.indexedEntries, conceptCount: summary.runtime.index.conceptCount });
     expect(h.dependencies.codeHost).toMatchObject({
       status: 'failing',
       summary: 'ci concluded failure on main',
@@ -109,7 +112,7 @@ describe('aggregates and companion briefs through the running service', () => {
     expect(d.health.fastStartMode).toBe(false);
     expect(d.queue).toEqual({ queued: 0, processing: 0, held: 1, pressure: [{ type: 'summarize-content', label: expect.any(String), source: 'worker', queuedCount: 1, processingCount: 0, totalCount: 1 }] });
     expect(d.approvals).toEqual({ pendingCount: 1 });
-    expect(d.selfHealing.summary).toEqual({ totalCount: null, activeCount: null, verifiedCount: null, failedCount: null, unavailableReason: 'repair loop is not wired into this build yet' });
+    expect(d.selfHealing.summary).toEqual({ totalCount: 0, activeCount: 0, verifiedCount: 0, failedCount: 0, unavailableReason: null });
     expect(d.governance.taskRetryRecoveries).toEqual({ count: 0, nextRetryAt: null });
     expect(d.accounting).toMatchObject({ totalCostUsd: 0, meteredRuns: 0, tokens: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, communityHelperBudget: null, currentBudget: { limitUsd: null, remainingUsd: null } });
     // startup, summary, brief and triage finished with accounting.

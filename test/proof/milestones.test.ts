@@ -35,23 +35,10 @@ describe('milestones of finished runs', () => {
     expect(milestoneForRun(finished('summarize-content', 'success'), AT)).toBeNull();
   });
 
-  it('records drift-repair outcomes: verified, at risk, failed; nothing while a retry is pending', () => {
-    const verified = finished('drift-repair', 'success', {
-      result: { filesAudited: 12, driftDetected: true, knowledgePackRegenerated: true, knowledgePack: { version: 7 }, repair: { repairId: 'rep-1', classification: 'drift', status: 'verified' } },
-    });
-    expect(milestoneForRun(verified, AT)).toMatchObject({
-      kind: 'drift-repair',
-      status: 'completed',
-      repairId: 'rep-1',
-      filesAudited: 12,
-      driftDetected: true,
-      knowledgePackVersion: 7,
-    });
-    const unverified = finished('drift-repair', 'success', { result: { filesAudited: 2, repair: { status: 'verification-failed' } } });
-    expect(milestoneForRun(unverified, AT)).toMatchObject({ status: 'at-risk', reason: 'verification-failed' });
-    const failed = finished('drift-repair', 'failed', { error: 'doc-specialist crashed' });
-    expect(milestoneForRun(failed, AT)).toMatchObject({ status: 'failed', reason: 'doc-specialist crashed', milestoneId: 'drift-repair:drift-repair-run#1' });
-    expect(milestoneForRun(finished('drift-repair', 'retrying'), AT)).toBeNull();
+  it('leaves drift-repair to the repair loop, which records the verified outcome', () => {
+    const verified = finished('drift-repair', 'success', { result: { filesAudited: 12, knowledgePack: { version: 7 } } });
+    expect(milestoneForRun(verified, AT)).toBeNull();
+    expect(milestoneForRun(finished('drift-repair', 'failed', { error: 'doc-specialist crashed' }), AT)).toBeNull();
   });
 
   it('records digest deliveries as proof-delivery milestones', () => {

@@ -22,6 +22,7 @@ export function testConfig(env: Record<string, string> = {}, baseDir: string = t
       PORT: '0',
       METRICS_PORT: '0',
       LOG_LEVEL: 'silent',
+      ORCHESTRATOR_DOC_WATCHER: 'false',
       ...env,
     },
     baseDir,

@@ -33,7 +33,7 @@ export interface StartOptions {
  */
 export async function startService(options: StartOptions): Promise<ServiceProcess> {
   const configPath = join(options.baseDir, 'orchestrator.config.json');
-  writeFileSync(configPath, JSON.stringify({ port: 0, metricsPort: 0, ...(options.config ?? {}) }, null, 2));
+  writeFileSync(configPath, JSON.stringify({ port: 0, metricsPort: 0, docWatcher: false, ...(options.config ?? {}) }, null, 2));
   const child = spawn(process.execPath, [SERVICE_ENTRY, 'start', ...(options.args ?? [])], {
     cwd: options.baseDir,
     detached: true,

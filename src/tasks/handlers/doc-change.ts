@@ -1,6 +1,7 @@
 import { isAbsolute, posix, win32 } from 'node:path';
+import { appendDocChanges, docChangeBufferPath, DOC_CHANGE_THRESHOLD } from '../../knowledge/doc-change-buffer.js';
+import { standaloneKnowledgePorts, type ResolveKnowledgePorts } from '../../knowledge/handler-ports.js';
 import type { TaskHandler } from '../handler-types.js';
-import { appendDocChanges, docChangeBufferPath, DOC_CHANGE_THRESHOLD } from './doc-change-buffer.js';
 import { failure } from './outcome.js';
 
 /** A doc path relative to docsPath in `/` form, or null when it is absolute or climbs out. */
@@ -12,33 +13,46 @@ export function normalizeDocPath(raw: string): string | null {
 }
 
 /**
- * doc-change (internal): records changed doc paths in the buffer file and reports whether the
- * drift threshold is reached. It does not admit the drift-repair itself: that needs the shared
- * coordination lock, active-repair and cooldown checks the runtime owns. `pendingPaths` is what
- * that repair would take over (then drained with drainDocChanges).
+ * doc-change (internal, fed by the doc watcher): records changed doc paths in the buffer and
+ * refreshes the knowledge index. In the running service the repair loop then decides, under the
+ * doc-repair lock, whether the 25-path threshold admits a drift-repair (`repairDecision`);
+ * outside it the paths are only buffered.
  */
-export const docChange: TaskHandler = async (_state, config, input) => {
-  const raw = input.payload.paths;
-  if (!Array.isArray(raw) || !raw.every((p) => typeof p === 'string')) {
-    return failure('doc-change payload.paths must be an array of strings');
-  }
-  const accepted: string[] = [];
-  const rejectedPaths: string[] = [];
-  for (const path of raw as string[]) {
-    const normalized = normalizeDocPath(path);
-    if (normalized === null) rejectedPaths.push(path);
-    else accepted.push(normalized);
-  }
-  const buffer = await appendDocChanges(config, accepted, input.clock.now());
-  return {
-    status: 'completed',
-    result: {
-      bufferedPaths: buffer.pending.length,
-      thresholdReached: buffer.pending.length >= DOC_CHANGE_THRESHOLD,
-      threshold: DOC_CHANGE_THRESHOLD,
-      pendingPaths: buffer.pending,
-      bufferPath: docChangeBufferPath(config),
-      ...(rejectedPaths.length > 0 ? { rejectedPaths } : {}),
-    },
+export function createDocChangeHandler(resolvePorts: ResolveKnowledgePorts): TaskHandler {
+  return async (_state, config, input) => {
+    const raw = input.payload.paths;
+    if (!Array.isArray(raw) || !raw.every((p) => typeof p === 'string')) {
+      return failure('doc-change payload.paths must be an array of strings');
+    }
+    const accepted: string[] = [];
+    const rejectedPaths: string[] = [];
+    for (const path of raw as string[]) {
+      const normalized = normalizeDocPath(path);
+      if (normalized === null) rejectedPaths.push(path);
+      else accepted.push(normalized);
+    }
+    const { knowledge, repairLoop } = resolvePorts(config, input);
+    let buffer;
+    let repairDecision = null;
+    if (repairLoop) {
+      ({ buffer, decision: repairDecision } = await repairLoop.recordChanges(accepted));
+    } else {
+      buffer = await appendDocChanges(config, accepted, input.clock.now());
+      await knowledge.refresh();
+    }
+    return {
+      status: 'completed',
+      result: {
+        bufferedPaths: buffer.pending.length,
+        thresholdReached: buffer.pending.length >= DOC_CHANGE_THRESHOLD,
+        threshold: DOC_CHANGE_THRESHOLD,
+        pendingPaths: buffer.pending,
+        bufferPath: docChangeBufferPath(config),
+        ...(repairDecision ? { repairDecision } : {}),
+        ...(rejectedPaths.length > 0 ? { rejectedPaths } : {}),
+      },
+    };
   };
-};
+}
+
+export const docChange: TaskHandler = createDocChangeHandler(standaloneKnowledgePorts);

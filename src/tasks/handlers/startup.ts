@@ -1,5 +1,5 @@
 import type { TaskHandler } from '../handler-types.js';
-import { walkDocs } from './docs-walk.js';
+import { walkDocs } from '../../knowledge/docs-walk.js';
 
 /**
  * startup: runs once per start. The configuration reaching the handler means it loaded and

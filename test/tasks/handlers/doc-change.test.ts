@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { docChangeBufferPath, drainDocChanges } from '../../../src/tasks/handlers/doc-change-buffer.js';
+import { docChangeBufferPath, drainDocChanges } from '../../../src/knowledge/doc-change-buffer.js';
 import { docChange, normalizeDocPath } from '../../../src/tasks/handlers/doc-change.js';
 import { freshState, handlerConfig, handlerInput } from './fixtures.js';
 

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { docSync } from '../../../src/tasks/handlers/doc-sync.js';
-import { outlineDoc } from '../../../src/tasks/handlers/doc-outline.js';
+import { outlineDoc } from '../../../src/knowledge/doc-outline.js';
 import { applyOutcome, fixedClock, freshState, handlerConfig, handlerInput } from './fixtures.js';
 
 interface SyncResult {
@@ -10,6 +10,7 @@ interface SyncResult {
   changeDetected: boolean;
   knowledgePackGenerated: boolean;
   knowledgePackPath?: string;
+  knowledgePackVersion?: number;
   added: number;
   modified: number;
   removed: number;
@@ -35,13 +36,16 @@ describe('doc-sync handler', () => {
     expect(r1).toMatchObject({ filesIndexed: 3, changeDetected: true, knowledgePackGenerated: true, added: 3 });
     expect(r1.knowledgePackPath!.startsWith(config.knowledgePackDir)).toBe(true);
 
+    expect(r1.knowledgePackPath).toBe(join(config.knowledgePackDir, 'knowledge-pack-v1.json'));
     const pack = JSON.parse(readFileSync(r1.knowledgePackPath!, 'utf8'));
-    expect(pack.docCount).toBe(3);
-    const readme = pack.docs.find((d: { path: string }) => d.path === 'README.md');
-    expect(readme).toMatchObject({ title: 'Orchestrator', headings: ['Orchestrator', 'Install'], hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    const runbook = pack.docs.find((d: { path: string }) => d.path === 'ops/runbook.md');
+    expect(pack).toMatchObject({ version: 1, generatedAt: '2024-05-01T12:00:00.000Z', indexerVersion: 'knowledge-indexer/1', docCount: 3 });
+    expect(pack.packHash).toMatch(/^[0-9a-f]{64}$/);
+    const readme = pack.docs.find((d: { docPath: string }) => d.docPath === 'README.md');
+    expect(readme).toMatchObject({ path: 'docs/README.md', title: 'Orchestrator', headings: ['Orchestrator', 'Install'], hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const runbook = pack.docs.find((d: { docPath: string }) => d.docPath === 'ops/runbook.md');
     expect(runbook.headings).toEqual(['Runbook', 'Restart']);
-    expect(existsSync(join(config.logsDir, 'doc-index.json'))).toBe(true);
+    expect(JSON.parse(readFileSync(join(config.knowledgePackDir, 'latest.json'), 'utf8'))).toEqual(pack);
+    expect(existsSync(join(config.logsDir, 'knowledge', 'index.json'))).toBe(true);
     expect(applyOutcome(freshState(), first).docsIndexed).toEqual(['README.md', 'notes.txt', 'ops/runbook.md']);
 
     clock.set('2024-05-01T13:00:00.000Z');
@@ -66,20 +70,18 @@ describe('doc-sync handler', () => {
     clock.set('2024-05-01T12:05:00.000Z');
     const outcome = await docSync(freshState(), config, handlerInput('doc-sync', {}, { clock }));
     const result = outcome.result as SyncResult;
-    expect(result).toMatchObject({ changeDetected: true, knowledgePackGenerated: true, added: 1, modified: 1, removed: 1 });
-    expect(JSON.parse(readFileSync(result.knowledgePackPath!, 'utf8')).changes).toEqual({
-      added: ['new.md'],
-      modified: ['README.md'],
-      removed: ['notes.txt'],
-    });
+    expect(result).toMatchObject({ changeDetected: true, knowledgePackGenerated: true, knowledgePackVersion: 2, added: 1, modified: 1, removed: 1 });
+    const pack = JSON.parse(readFileSync(result.knowledgePackPath!, 'utf8'));
+    expect(pack.docs.map((d: { docPath: string }) => d.docPath)).toEqual(['README.md', 'new.md', 'ops/runbook.md']);
+    expect(pack.docs[0].title).toBe('Orchestrator v2');
   });
 
-  it('regenerates a deleted knowledge pack even when the docs did not change', async () => {
+  it('regenerates a deleted latest pack even when the docs did not change', async () => {
     const config = setupDocs();
-    const first = await docSync(freshState(), config, handlerInput('doc-sync'));
-    rmSync((first.result as SyncResult).knowledgePackPath!);
+    await docSync(freshState(), config, handlerInput('doc-sync'));
+    rmSync(join(config.knowledgePackDir, 'latest.json'));
     const again = await docSync(freshState(), config, handlerInput('doc-sync', {}, { clock: fixedClock('2024-05-02T00:00:00Z') }));
-    expect(again.result).toMatchObject({ changeDetected: false, knowledgePackGenerated: true });
+    expect(again.result).toMatchObject({ changeDetected: true, knowledgePackGenerated: true, knowledgePackVersion: 2 });
     expect(existsSync((again.result as SyncResult).knowledgePackPath!)).toBe(true);
   });
 

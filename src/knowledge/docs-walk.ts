@@ -13,6 +13,7 @@ export interface DocFile {
   path: string;
   absolutePath: string;
   size: number;
+  mtimeMs: number;
 }
 
 export interface DocWalk {
@@ -58,12 +59,12 @@ export async function walkDocs(docsPath: string): Promise<DocWalk> {
           result.truncated = true;
           return;
         }
-        const { size } = await stat(absolutePath);
+        const { size, mtimeMs } = await stat(absolutePath);
         if (size > DOC_WALK_LIMITS.maxFileBytes) {
           result.oversized += 1;
           continue;
         }
-        result.files.push({ path: relative(docsPath, absolutePath).split(sep).join('/'), absolutePath, size });
+        result.files.push({ path: relative(docsPath, absolutePath).split(sep).join('/'), absolutePath, size, mtimeMs });
       }
       if (result.truncated) return;
     }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AppConfig } from '../../config/types.js';
-import { writeJsonAtomic } from './atomic-write.js';
+import type { AppConfig } from '../config/types.js';
+import { writeJsonAtomic } from '../tasks/handlers/atomic-write.js';
 
 /** Pending paths at which buffered drift is handed to a drift-repair (the spec's threshold). */
 export const DOC_CHANGE_THRESHOLD = 25;
@@ -14,11 +14,11 @@ export interface DocChangeBuffer {
   updatedAt: string | null;
 }
 
-export function docChangeBufferPath(config: AppConfig): string {
+export function docChangeBufferPath(config: Pick<AppConfig, 'logsDir'>): string {
   return join(config.logsDir, 'doc-change-buffer.json');
 }
 
-export async function readDocChangeBuffer(config: AppConfig): Promise<DocChangeBuffer> {
+export async function readDocChangeBuffer(config: Pick<AppConfig, 'logsDir'>): Promise<DocChangeBuffer> {
   let raw: string;
   try {
     raw = await readFile(docChangeBufferPath(config), 'utf8');
@@ -47,7 +47,7 @@ function serialized<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** Adds paths to the buffer (deduplicated, capped) and returns the buffer as written. */
-export function appendDocChanges(config: AppConfig, paths: string[], now: Date): Promise<DocChangeBuffer> {
+export function appendDocChanges(config: Pick<AppConfig, 'logsDir'>, paths: string[], now: Date): Promise<DocChangeBuffer> {
   return serialized(async () => {
     const buffer = await readDocChangeBuffer(config);
     const seen = new Set(buffer.pending);
@@ -65,7 +65,7 @@ export function appendDocChanges(config: AppConfig, paths: string[], now: Date):
 }
 
 /** Removes paths a drift-repair has taken over; paths that changed since stay pending. */
-export function drainDocChanges(config: AppConfig, taken: string[], now: Date): Promise<DocChangeBuffer> {
+export function drainDocChanges(config: Pick<AppConfig, 'logsDir'>, taken: string[], now: Date): Promise<DocChangeBuffer> {
   return serialized(async () => {
     const buffer = await readDocChangeBuffer(config);
     const drop = new Set(taken);
