@@ -4,13 +4,15 @@ import type { Logger } from 'pino';
 import { loadAgentRegistry } from './agents/registry.js';
 import { formatManifestSkillProblem, loadSkillRegistry, validateManifestSkills } from './agents/skills.js';
 import { createHeartbeatReader } from './agents/memory-recall.js';
-import { createServiceProbe, startServiceProbeTimer, systemctlRunShow } from './agents/service-probe.js';
+import { createServiceProbe, serviceGapSignals, startServiceProbeTimer, systemctlRunShow } from './agents/service-probe.js';
 import { preflightToolGate } from './agents/tool-gate.js';
 import { systemClock, type Clock } from './clock.js';
 import type { AppConfig } from './config/types.js';
 import { createCoordination } from './coordination/create.js';
 import { createCacheInvalidator } from './coordination/cache-invalidator.js';
 import { buildServer } from './http/server.js';
+import { createIncidentLedger } from './incidents/ledger.js';
+import { createIncidentService, type IncidentService } from './incidents/service.js';
 import { buildServiceRoutes } from './http/service-routes.js';
 import { createMetrics, startMetricsServer } from './metrics.js';
 import { startScheduler } from './scheduler/scheduler.js';
@@ -27,6 +29,8 @@ export interface RunningApp {
 }
 
 const SHUTDOWN_GRACE_MS = 5000;
+/** How often the incident sweep refreshes derived sources and lets the policies act. */
+const INCIDENT_SWEEP_INTERVAL_MS = 30_000;
 
 function urlFor(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -56,7 +60,10 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   if (skillProblem) throw new Error(formatManifestSkillProblem(skillProblem));
   const spawner = createWorkerSpawner({ config, registry, logger });
 
+  // The incident service needs the runtime's admission; the runtime tells it of settled runs.
+  let incidents: IncidentService | null = null;
   const runtime = createTaskRuntime({
+    onRunSettled: (run) => incidents?.onRunSettled(run),
     config,
     store,
     clock,
@@ -96,6 +103,18 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   const serviceUnits = registry.list().flatMap((a) => (a.serviceExpected && a.serviceUnitName ? [a.serviceUnitName] : []));
   const stopProbe = startServiceProbeTimer(probe, serviceUnits, 60_000);
 
+  incidents = createIncidentService({
+    ledger: createIncidentLedger({ store, coordination, clock, invalidator, logger }),
+    admit: runtime.admit,
+    checkTaskRequest: runtime.checkTrigger,
+    store,
+    coordination,
+    clock,
+    logger,
+    webhookSecret: config.webhookSecret,
+    serviceGaps: () => serviceGapSignals(registry.list(), (unit) => probe.current(unit)),
+  });
+
   let metricsPort: number | null = null;
   const routes = buildServiceRoutes({
     config,
@@ -107,6 +126,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     skills,
     probe,
     serviceHeartbeat: createHeartbeatReader(config.logsDir),
+    incidents,
     metricsPort: () => metricsPort,
   });
   const server = await buildServer({ config, coordination, logger, metrics }, routes);
@@ -120,6 +140,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     admit: runtime.admit,
     admitDueRetries: runtime.admitDueRetries,
   });
+  const stopIncidentSweeps = incidents.startSweeps(INCIDENT_SWEEP_INTERVAL_MS);
   // Every start records a `startup` run (internal) with its milestone.
   await runtime.admit({
     type: 'startup',
@@ -149,6 +170,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       stopProbe();
       await server.close();
       await runtime.stop(SHUTDOWN_GRACE_MS);
+      await stopIncidentSweeps();
       await metricsServer?.close();
       await coordination.close();
       await store.close();

@@ -11,6 +11,8 @@ export const CacheTags = {
   skills: 'skills',
   agents: 'agents',
   openapi: 'openapi',
+  incidents: 'incidents',
+  incident: (incidentId: string) => `incident:${incidentId}`,
 } as const;
 
 /** Drops cached reads by tag; a writer awaits it before acknowledging the write. */

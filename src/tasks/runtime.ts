@@ -11,7 +11,7 @@ import { createAdmission, type AdmissionOutcome } from './admission.js';
 import { createApprovals } from './approvals.js';
 import type { ExecutorDeps } from './executor.js';
 import type { TaskHandler } from './handler-types.js';
-import { checkTaskRequest, type TaskRequest } from './payload-validation.js';
+import { checkTaskRequest, type CheckedTaskRequest, type TaskRequest } from './payload-validation.js';
 import { recoverInterruptedRuns } from './recovery.js';
 import { admitDueRetries } from './retry-scanner.js';
 import { Runner } from './runner.js';
@@ -32,6 +32,8 @@ export interface RuntimeDeps {
   serviceStartedAt: Date;
   controlPlaneSnapshot?: ExecutorDeps['controlPlaneSnapshot'];
   preflightToolGate?: ExecutorDeps['preflightToolGate'];
+  /** Told of every finalized attempt (success, failed, or retrying); signal sources such as incidents listen here. */
+  onRunSettled?: (run: RunRecord) => void;
 }
 
 const TELEMETRY_RETENTION = 5000;
@@ -67,6 +69,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
 
   async function onRunFinished(run: RunRecord): Promise<void> {
     await workflows.onRunFinished(run);
+    deps.onRunSettled?.(run);
     if (run.type === 'startup' && run.status === 'success') {
       await store.append(
         'milestones',
@@ -102,13 +105,19 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     preflightToolGate: deps.preflightToolGate,
   });
 
-  /** Checks a client's task request, confines its scopes to the workspace, and admits it. */
-  async function trigger(request: TaskRequest, identity: Identity): Promise<AdmissionOutcome> {
+  /** Checks a client's task request against the catalog and schema and confines its scopes to the workspace. */
+  function checkTrigger(request: TaskRequest): CheckedTaskRequest {
     const checked = checkTaskRequest(request);
     const scopeProblems = checkPayloadScopes(checked.entry, checked.payload, config.workspaceRoot);
     if (scopeProblems.length > 0) {
       throw new DomainError('scope_outside_workspace', 'task scope is outside the workspace', scopeProblems);
     }
+    return checked;
+  }
+
+  /** Checks a client's task request (checkTrigger) and admits it. */
+  async function trigger(request: TaskRequest, identity: Identity): Promise<AdmissionOutcome> {
+    const checked = checkTrigger(request);
     return admit({ type: checked.type, payload: checked.payload, source: 'api', requestedBy: identity.actor });
   }
 
@@ -155,6 +164,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
 
   return {
     admit,
+    checkTrigger,
     trigger,
     listRuns,
     getRun,
