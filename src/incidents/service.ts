@@ -313,7 +313,7 @@ export function createIncidentService(deps: IncidentServiceDeps) {
     return { status: 'accepted' as const, received: results.length, incidents: results };
   }
 
-  return { ledger, runPolicies, onRunSettled, sweep: sweepOnce, startSweeps, remediate, checkAlertDelivery, ingestAlerts, reportSignal: reportAndAct };
+  return { ledger, runPolicies, onRunSettled, handleRunSettled, sweep: sweepOnce, startSweeps, remediate, checkAlertDelivery, ingestAlerts, reportSignal: reportAndAct };
 }
 
 export type IncidentService = ReturnType<typeof createIncidentService>;
