@@ -5,7 +5,7 @@ import { CacheTags, type CacheInvalidator } from '../domain/cache-invalidation.j
 import { notFound } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
 import type { StateStore } from '../store/types.js';
-import { incidentIdFor, normalizeFingerprint } from './fingerprint.js';
+import { Fingerprints, incidentIdFor, normalizeFingerprint } from './fingerprint.js';
 import { withCoordinationLock } from './lock.js';
 import { applySignal, keepNewest, normalize, resolveRecord, severityRank, withHistory } from './record.js';
 import { INCIDENT_BOUNDS, type IncidentRecord, type IncidentSeverity, type IncidentSignal, type IncidentStatus } from './types.js';
@@ -76,15 +76,28 @@ export function createIncidentLedger(deps: IncidentLedgerDeps) {
   async function mutate(
     incidentId: string,
     change: (current: IncidentRecord | null) => IncidentRecord | null | Promise<IncidentRecord | null>,
+    options: { evenIfCoordinationDown?: boolean } = {},
   ): Promise<IncidentRecord | null> {
-    return withCoordinationLock(coordination, `incident:${incidentId}`, async () => {
-      const current = await get(incidentId);
-      const next = await change(current);
-      if (!next) return current;
-      await store.putDoc(INCIDENT_COLLECTION, incidentId, next as unknown as Record<string, unknown>);
-      await invalidator.invalidate(incidentWriteTags(incidentId));
-      return next;
-    });
+    const onDown = options.evenIfCoordinationDown
+      ? (err: unknown) => deps.logger?.warn({ err, incidentId }, 'coordination store failing; recording the incident without its lock')
+      : undefined;
+    return withCoordinationLock(
+      coordination,
+      `incident:${incidentId}`,
+      async () => {
+        const current = await get(incidentId);
+        const next = await change(current);
+        if (!next) return current;
+        await store.putDoc(INCIDENT_COLLECTION, incidentId, next as unknown as Record<string, unknown>);
+        // A failing coordination store cannot drop cached reads; the write itself stands.
+        await invalidator.invalidate(incidentWriteTags(incidentId)).catch((err: unknown) => {
+          if (!onDown) throw err;
+          onDown(err);
+        });
+        return next;
+      },
+      onDown,
+    );
   }
 
   /**
@@ -95,7 +108,9 @@ export function createIncidentLedger(deps: IncidentLedgerDeps) {
     const fingerprint = normalizeFingerprint(signal.fingerprint);
     const incidentId = incidentIdFor(fingerprint);
     const now = clock.now();
-    const stored = await mutate(incidentId, (current) => applySignal(current, { ...signal, fingerprint }, now));
+    // A coordination fault is recorded even though the coordination store (and its locks) fail.
+    const options = { evenIfCoordinationDown: signal.source === 'coordination' };
+    const stored = await mutate(incidentId, (current) => applySignal(current, { ...signal, fingerprint }, now), options);
     return stored!;
   }
 
@@ -103,7 +118,8 @@ export function createIncidentLedger(deps: IncidentLedgerDeps) {
   async function resolveSignal(fingerprint: string, reason = 'signal cleared', actor = 'source'): Promise<IncidentRecord | null> {
     const incidentId = incidentIdFor(normalizeFingerprint(fingerprint));
     const now = clock.now();
-    return mutate(incidentId, (current) => (current ? resolveRecord(current, now, reason, actor) : null));
+    const options = { evenIfCoordinationDown: fingerprint === Fingerprints.coordination() };
+    return mutate(incidentId, (current) => (current ? resolveRecord(current, now, reason, actor) : null), options);
   }
 
   async function list(query: IncidentListQuery) {

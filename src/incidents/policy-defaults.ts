@@ -5,6 +5,11 @@ import type { IncidentPolicy, IncidentSeverity } from './types.js';
 export const TARGET_SLA_MINUTES: Record<IncidentSeverity, number> = { critical: 30, warning: 120, info: 480 };
 
 const KNOWLEDGE_CLASSES = new Set(['knowledge', 'repair']);
+/**
+ * Incidents no lane can remediate: an approval backlog needs decisions, and a run that failed
+ * without retrying failed on its input or its lane's verdict (a health check fixes neither).
+ */
+const OPERATOR_CLASSES = new Set(['approval-backlog', 'run-failure']);
 
 /** The owner an operator-facing queue gets when no lane owns the work. */
 export const OPERATOR_OWNER = 'operators';
@@ -12,13 +17,13 @@ export const OPERATOR_OWNER = 'operators';
 /**
  * The policy an incident gets when it opens (see docs/incidents.md for the table): knowledge and
  * repair incidents are remediated by drift-repair and verified by doc-sync; an approval backlog
- * is the operators' to decide; everything else is checked by system-monitor, and verified by
+ * and a run that failed without retries are the operators'; everything else is checked by system-monitor, and verified by
  * qa-verification when the incident names a workspace scope, else by a second system-monitor
  * reading. Every breach escalates to incident-triage.
  */
 export function defaultPolicyFor(classification: string, severity: IncidentSeverity, scope: string | null): IncidentPolicy {
   const knowledge = KNOWLEDGE_CLASSES.has(classification);
-  const operatorOnly = classification === 'approval-backlog';
+  const operatorOnly = OPERATOR_CLASSES.has(classification);
   return {
     policyId: `default:${classification}`,
     autoRetryBlockedRemediation: true,

@@ -161,6 +161,24 @@ export function createIncidentService(deps: IncidentServiceDeps) {
   }
 
   /**
+   * A run lineage's incident clears when the run itself succeeded after all, or when a later run
+   * of the same type succeeded (the lane works again).
+   */
+  async function resolveRecoveredRun(record: IncidentRecord): Promise<void> {
+    const runId = record.linkedRunIds[0];
+    const run = runId ? await store.getRun(runId) : null;
+    if (!run) return;
+    if (run.status === 'success') {
+      await ledger.resolveSignal(record.fingerprint, `run ${run.runId} succeeded on attempt ${run.attempt}`, 'incident-sweep');
+      return;
+    }
+    const newest = (await store.listRuns({ type: run.type, status: 'success', includeInternal: true, limit: 1 })).items[0];
+    if (newest && newest.createdAt > (run.finishedAt ?? run.updatedAt)) {
+      await ledger.resolveSignal(record.fingerprint, `a later ${run.type} run (${newest.runId}) succeeded`, 'incident-sweep');
+    }
+  }
+
+  /**
    * One sweep: reports the derived signals present now and resolves the swept incidents whose
    * signal is gone; re-reads recent failed and retrying runs; then lets the policies act on every
    * open incident (owner, remediation, retry, verifier, escalation on SLA breach).
@@ -169,10 +187,10 @@ export function createIncidentService(deps: IncidentServiceDeps) {
     const existing = new Map((await ledger.all()).map((r) => [r.fingerprint, r]));
     const present = await derivedSignals();
     const presentKeys = new Set(present.map((s) => s.fingerprint));
-    for (const signal of present) await ledger.reportSignal(signal);
+    for (const signal of present) await guarded(incidentIdFor(signal.fingerprint), () => ledger.reportSignal(signal));
     for (const record of existing.values()) {
       if (record.status !== 'resolved' && SWEPT_SOURCES.has(record.source) && !presentKeys.has(record.fingerprint)) {
-        await ledger.resolveSignal(record.fingerprint, 'signal cleared', 'incident-sweep');
+        await guarded(record.incidentId, () => ledger.resolveSignal(record.fingerprint, 'signal cleared', 'incident-sweep'));
       }
     }
     const [failed, retrying] = await Promise.all([
@@ -183,18 +201,26 @@ export function createIncidentService(deps: IncidentServiceDeps) {
       const known = existing.get(Fingerprints.run(run.runId));
       if (known && (run.status === 'failed' || known.status === 'watching')) continue;
       const change = runSignal(run);
-      if (change && 'signal' in change) await ledger.reportSignal(change.signal);
+      if (change && 'signal' in change) await guarded(incidentIdFor(change.signal.fingerprint), () => ledger.reportSignal(change.signal));
     }
     for (const record of existing.values()) {
-      if (record.source !== 'run' || record.status === 'resolved') continue;
-      const runId = record.linkedRunIds[0];
-      const run = runId ? await store.getRun(runId) : null;
-      if (run?.status === 'success') await ledger.resolveSignal(record.fingerprint, `run ${run.runId} succeeded on attempt ${run.attempt}`, 'incident-sweep');
+      if (record.source === 'run' && record.status !== 'resolved') await guarded(record.incidentId, () => resolveRecoveredRun(record));
     }
     for (const record of await ledger.all()) {
       if (record.status === 'resolved') continue;
-      await syncTasks(record.incidentId);
-      await runPolicies(record.incidentId);
+      await guarded(record.incidentId, async () => {
+        await syncTasks(record.incidentId);
+        await runPolicies(record.incidentId);
+      });
+    }
+  }
+
+  /** One incident's trouble (a busy lock, a failing admission) must not stop the sweep of the others. */
+  async function guarded(incidentId: string, work: () => Promise<unknown>): Promise<void> {
+    try {
+      await work();
+    } catch (err) {
+      logger.warn({ err, incidentId }, 'incident sweep step failed; retried next sweep');
     }
   }
 

@@ -202,3 +202,86 @@ describe('incident policies', () => {
     await expect(service.remediate('00000000-0000-5000-8000-000000000000', { taskType: 'system-monitor' }, operator('ops'))).rejects.toMatchObject({ code: 'not_found' });
   });
 });
+
+describe('the incident sweep', () => {
+  it('leaves a run that failed without retries to the operators and resolves it once a later run of its type succeeds', async () => {
+    const store = new SqliteStateStore(join(tempDir('sweep-'), 'state.sqlite'));
+    await store.open();
+    try {
+      const clock = manualClock();
+      const coordination = new MemoryCoordination({ cacheMaxEntries: 10, cacheMaxBytes: 100_000 });
+      const invalidator = { invalidate: async () => undefined };
+      const gaps = [{ agentId: 'community-helper', unit: 'orchestrator-community-helper.service', reason: 'unit-stopped' as const, detail: 'inactive/dead' }];
+      const service = createIncidentService({
+        ledger: createIncidentLedger({ store, coordination, clock, invalidator }),
+        admit: createAdmission({ store, clock, invalidator, onReady: () => undefined, telemetryRetention: 100 }),
+        checkTaskRequest,
+        store,
+        coordination,
+        clock,
+        logger: pino({ level: 'silent' }),
+        webhookSecret: 'unused',
+        serviceGaps: () => gaps,
+      });
+      const failed = makeRun({ runId: 'rr-1', type: 'release-readiness', status: 'failed', queueState: null, finishedAt: '2026-03-01T10:00:00.000Z', failureReason: 'worker-logical-failure', error: 'scope is not a directory' });
+      await store.mutateRun(failed.runId, () => failed);
+      // The sweep finds the failed run (no settle hook ran) and the service gap.
+      await service.sweep();
+      const open = (await service.ledger.list({})).incidents;
+      const runIncident = open.find((i) => i.fingerprint === 'run:rr-1')!;
+      expect(runIncident).toMatchObject({ classification: 'run-failure', owner: 'operators', remediationTasks: [], policy: { remediationTaskType: null } });
+      expect(runIncident.remediation.nextAction).toBe('operator: act on the signal');
+      expect(open.find((i) => i.fingerprint === 'service-gap:community-helper')).toMatchObject({ classification: 'service-runtime', owner: 'system-monitor-agent' });
+
+      const later = makeRun({ runId: 'rr-2', type: 'release-readiness', status: 'success', queueState: null, createdAt: '2026-03-01T10:05:00.000Z' });
+      await store.mutateRun(later.runId, () => later);
+      gaps.length = 0;
+      await service.sweep();
+      const resolved = (await service.ledger.list({ status: 'resolved' })).incidents;
+      expect(resolved.map((i) => [i.fingerprint, i.resolution])).toEqual(
+        expect.arrayContaining([
+          ['run:rr-1', 'a later release-readiness run (rr-2) succeeded'],
+          ['service-gap:community-helper', 'signal cleared'],
+        ]),
+      );
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('a failing coordination store', () => {
+  it('is still recorded as an incident, without the lock it cannot take', async () => {
+    const store = new SqliteStateStore(join(tempDir('coord-down-'), 'state.sqlite'));
+    await store.open();
+    try {
+      const memory = new MemoryCoordination({ cacheMaxEntries: 10, cacheMaxBytes: 100_000 });
+      const down = Object.assign(Object.create(memory) as MemoryCoordination, {
+        status: async () => ({ store: 'kvstore' as const, status: 'degraded' as const, redisConfigured: true, redisReachable: false, detail: 'redis unreachable: ECONNREFUSED' }),
+        acquireLock: async () => {
+          throw new Error('ECONNREFUSED');
+        },
+      });
+      const clock = manualClock();
+      const invalidator = { invalidate: async () => undefined };
+      const service = createIncidentService({
+        ledger: createIncidentLedger({ store, coordination: down, clock, invalidator }),
+        admit: createAdmission({ store, clock, invalidator, onReady: () => undefined, telemetryRetention: 100 }),
+        checkTaskRequest,
+        store,
+        coordination: down,
+        clock,
+        logger: pino({ level: 'silent' }),
+        webhookSecret: 'unused',
+        serviceGaps: () => [],
+      });
+      await service.sweep();
+      const [incident] = (await service.ledger.list({})).incidents;
+      expect(incident).toMatchObject({ fingerprint: 'persistence:coordination', classification: 'persistence', severity: 'warning', summary: 'redis unreachable: ECONNREFUSED' });
+      // Any other incident still needs the lock: no unlocked writes beyond the fault itself.
+      await expect(service.ledger.acknowledge(incident!.incidentId, operator('ops'), null)).rejects.toThrow('ECONNREFUSED');
+    } finally {
+      await store.close();
+    }
+  });
+});
