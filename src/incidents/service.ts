@@ -11,6 +11,7 @@ import { checkSignedDelivery, type SignedDelivery, type SignatureCheck } from '.
 import { alertChanges, type AlertmanagerBody } from './alertmanager.js';
 import { Fingerprints, incidentIdFor } from './fingerprint.js';
 import type { IncidentLedger } from './ledger.js';
+import { createIncidentReadPort } from './read-model.js';
 import { applyPolicyAction, planPolicyActions, type TaskAdmission } from './policy.js';
 import { keepNewest, normalize, withHistory } from './record.js';
 import {
@@ -36,6 +37,8 @@ export const MANUAL_CHANGE_MAX_FILES = 10;
 
 /** Sources whose incidents the sweep resolves when the signal is gone. */
 const SWEPT_SOURCES = new Set<IncidentSource>(['service-gap', 'approval-backlog', 'persistence', 'coordination']);
+/** Least time between two sweeps started by run settles (the timer sweeps regardless). */
+const SETTLE_SWEEP_GAP_MS = 5000;
 /** Failed and retrying runs the sweep re-reads (newest first): catches a settle the hook missed. */
 const RUN_SCAN_WINDOW = 50;
 
@@ -140,11 +143,16 @@ export function createIncidentService(deps: IncidentServiceDeps) {
   }
 
   let settleChain: Promise<void> = Promise.resolve();
-  /** Called by the runtime after every finalized attempt; handled in order, off the runner's path. */
+  let lastSweepAt = 0;
+  /**
+   * Called by the runtime after every finalized attempt; handled in order, off the runner's path.
+   * A settle also refreshes the derived sources, at most once per SETTLE_SWEEP_GAP_MS.
+   */
   function onRunSettled(run: RunRecord): void {
     settleChain = settleChain
       .then(() => handleRunSettled(run))
       .catch((err: unknown) => logger.error({ err, runId: run.runId }, 'incident signal from a settled run failed'));
+    if (Date.now() - lastSweepAt >= SETTLE_SWEEP_GAP_MS) void settleChain.then(sweepOnce);
   }
 
   async function derivedSignals(): Promise<IncidentSignal[]> {
@@ -226,7 +234,10 @@ export function createIncidentService(deps: IncidentServiceDeps) {
 
   let sweeping: Promise<void> | null = null;
   /** A sweep, or the one already running in this process. */
+  let stopped = false;
   function sweepOnce(): Promise<void> {
+    if (stopped) return Promise.resolve();
+    if (!sweeping) lastSweepAt = Date.now();
     sweeping ??= sweep()
       .catch((err: unknown) => logger.error({ err }, 'incident sweep failed'))
       .finally(() => {
@@ -241,9 +252,10 @@ export function createIncidentService(deps: IncidentServiceDeps) {
     timer.unref();
     void sweepOnce();
     return async () => {
+      stopped = true;
       clearInterval(timer);
-      await sweeping;
       await settleChain;
+      await sweeping;
     };
   }
 
@@ -339,7 +351,7 @@ export function createIncidentService(deps: IncidentServiceDeps) {
     return { status: 'accepted' as const, received: results.length, incidents: results };
   }
 
-  return { ledger, runPolicies, onRunSettled, handleRunSettled, sweep: sweepOnce, startSweeps, remediate, checkAlertDelivery, ingestAlerts, reportSignal: reportAndAct };
+  return { ledger, readPort: createIncidentReadPort(ledger), runPolicies, onRunSettled, handleRunSettled, sweep: sweepOnce, startSweeps, remediate, checkAlertDelivery, ingestAlerts, reportSignal: reportAndAct };
 }
 
 export type IncidentService = ReturnType<typeof createIncidentService>;
