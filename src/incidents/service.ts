@@ -173,8 +173,7 @@ export function createIncidentService(deps: IncidentServiceDeps) {
    * of the same type succeeded (the lane works again).
    */
   async function resolveRecoveredRun(record: IncidentRecord): Promise<void> {
-    const runId = record.linkedRunIds[0];
-    const run = runId ? await store.getRun(runId) : null;
+    const run = await store.getRun(record.fingerprint.slice(Fingerprints.run('').length));
     if (!run) return;
     if (run.status === 'success') {
       await ledger.resolveSignal(record.fingerprint, `run ${run.runId} succeeded on attempt ${run.attempt}`, 'incident-sweep');

@@ -98,6 +98,7 @@ describe('incident ledger through the service', () => {
     const acked = await api.post(`/api/incidents/${incidentId}/acknowledge`, { note: 'on it' });
     expect(acked.status).toBe(200);
     expect(acked.body).toMatchObject({ acknowledged: true, acknowledgedBy: 'ops' });
+    expect((await api.post(`/api/incidents/${incidentId}/owner`, { owner: '   ' })).status).toBe(400);
     const owned = await api.post(`/api/incidents/${incidentId}/owner`, { owner: 'dba-team', note: 'database side' });
     expect(owned.body.owner).toBe('dba-team');
     const detail = (await api.get(`/api/incidents/${incidentId}`)).body;

@@ -23,7 +23,7 @@ const ListQuery = Type.Object(
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 const Note = Type.String({ maxLength: 2000 });
 const AcknowledgeBody = Type.Object({ note: Type.Optional(Note) }, { additionalProperties: false });
-const OwnerBody = Type.Object({ owner: Type.String({ minLength: 1, maxLength: 200 }), note: Type.Optional(Note) }, { additionalProperties: false });
+const OwnerBody = Type.Object({ owner: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }), note: Type.Optional(Note) }, { additionalProperties: false });
 const RemediateBody = Type.Object(
   {
     taskType: literals(REMEDIATION_TASK_TYPES),
