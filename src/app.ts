@@ -12,6 +12,7 @@ import { createCoordination } from './coordination/create.js';
 import { createCacheInvalidator } from './coordination/cache-invalidator.js';
 import { buildServer } from './http/server.js';
 import { createIncidentLedger } from './incidents/ledger.js';
+import { createIncidentReadPort } from './incidents/read-model.js';
 import { createIncidentService, type IncidentService } from './incidents/service.js';
 import { buildServiceRoutes } from './http/service-routes.js';
 import { createMetrics, startMetricsServer } from './metrics.js';
@@ -60,6 +61,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   if (skillProblem) throw new Error(formatManifestSkillProblem(skillProblem));
   const spawner = createWorkerSpawner({ config, registry, logger });
 
+  const incidentLedger = createIncidentLedger({ store, coordination, clock, invalidator, logger });
   // The incident service needs the runtime's admission; the runtime tells it of settled runs.
   let incidents: IncidentService | null = null;
   const runtime = createTaskRuntime({
@@ -81,6 +83,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       serviceStartedAt,
       stateStoreKind: store.kind === 'sql' ? 'sqlite' : 'file',
       coordinationKind: coordination.kind === 'kvstore' ? 'redis' : 'memory',
+      incidents: createIncidentReadPort(incidentLedger),
     }),
     preflightToolGate: (taskType, agentId) => {
       const agent = registry.get(agentId);
@@ -104,7 +107,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   const stopProbe = startServiceProbeTimer(probe, serviceUnits, 60_000);
 
   incidents = createIncidentService({
-    ledger: createIncidentLedger({ store, coordination, clock, invalidator, logger }),
+    ledger: incidentLedger,
     admit: runtime.admit,
     checkTaskRequest: runtime.checkTrigger,
     store,
