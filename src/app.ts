@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { loadAgentRegistry } from './agents/registry.js';
 import { formatManifestSkillProblem, loadSkillRegistry, validateManifestSkills } from './agents/skills.js';
 import { createHeartbeatReader } from './agents/memory-recall.js';
-import { createServiceProbe, startServiceProbeTimer, systemctlRunShow } from './agents/service-probe.js';
+import { createServiceProbe, serviceGapSignals, startServiceProbeTimer, systemctlRunShow } from './agents/service-probe.js';
 import { preflightToolGate } from './agents/tool-gate.js';
 import { systemClock, type Clock } from './clock.js';
 import type { AppConfig } from './config/types.js';
@@ -12,6 +12,9 @@ import { createCoordination } from './coordination/create.js';
 import { createCacheInvalidator } from './coordination/cache-invalidator.js';
 import { createCodeHostMonitor } from './aggregates/code-host-monitor.js';
 import { buildServer } from './http/server.js';
+import { createIncidentLedger } from './incidents/ledger.js';
+import { createIncidentReadPort } from './incidents/read-model.js';
+import { createIncidentService, type IncidentService } from './incidents/service.js';
 import { buildServiceRoutes } from './http/service-routes.js';
 import { composeKnowledge } from './knowledge/compose.js';
 import { createMetrics, startMetricsServer } from './metrics.js';
@@ -30,6 +33,8 @@ export interface RunningApp {
 }
 
 const SHUTDOWN_GRACE_MS = 5000;
+/** How often the incident sweep refreshes derived sources and lets the policies act. */
+const INCIDENT_SWEEP_INTERVAL_MS = 30_000;
 
 function urlFor(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -59,6 +64,10 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   if (skillProblem) throw new Error(formatManifestSkillProblem(skillProblem));
   const spawner = createWorkerSpawner({ config, registry, logger });
 
+  const incidentLedger = createIncidentLedger({ store, coordination, clock, invalidator, logger });
+  // The incident service needs the runtime's admission; the runtime tells it of settled runs.
+  let incidents: IncidentService | null = null;
+  const incidentReadPort = createIncidentReadPort(incidentLedger);
   const controlPlaneSnapshot = createControlPlaneSnapshot({
     store,
     clock,
@@ -67,6 +76,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     serviceStartedAt,
     stateStoreKind: store.kind === 'sql' ? 'sqlite' : 'file',
     coordinationKind: coordination.kind === 'kvstore' ? 'redis' : 'memory',
+    incidents: incidentReadPort,
   });
   // The knowledge index, its repair loop and doc watcher; they admit work through the runtime below.
   const knowledge = composeKnowledge({
@@ -80,6 +90,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     admit: (request) => runtime.admit(request),
   });
   const runtime = createTaskRuntime({
+    onRunSettled: (run) => incidents?.onRunSettled(run),
     config,
     store,
     clock,
@@ -116,6 +127,17 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   // CI status of the code host, probed off the request path (`disabled` unless configured).
   const codeHost = createCodeHostMonitor(config.codeHostMonitor, { now: () => clock.now() });
   const stopCodeHost = codeHost.start();
+  incidents = createIncidentService({
+    ledger: incidentLedger,
+    admit: runtime.admit,
+    checkTaskRequest: runtime.checkTrigger,
+    store,
+    coordination,
+    clock,
+    logger,
+    webhookSecret: config.webhookSecret,
+    serviceGaps: () => serviceGapSignals(registry.list(), (unit) => probe.current(unit)),
+  });
 
   let metricsPort: number | null = null;
   const routes = buildServiceRoutes({
@@ -128,13 +150,15 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     skills,
     probe,
     serviceHeartbeat: createHeartbeatReader(config.logsDir),
+    incidents,
     metricsPort: () => metricsPort,
     codeHost,
     controlPlaneSnapshot,
     serviceStartedAt,
-    // Read ports of the aggregates (proof is built beside its routes); incidents and business are wired
+    // Read ports of the aggregates (proof is built beside its routes); business is wired
     // here as their modules land (unset: shown as unavailable, incidents as an empty ledger).
     aggregatePorts: {
+      incidents: incidentReadPort,
       knowledge: { stats: knowledge.knowledgeStats },
       repairs: { counts: knowledge.repairStats },
     },
@@ -152,6 +176,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     admit: runtime.admit,
     admitDueRetries: runtime.admitDueRetries,
   });
+  const stopIncidentSweeps = incidents.startSweeps(INCIDENT_SWEEP_INTERVAL_MS);
   // Every start records a `startup` run (internal); its milestone is appended when it finishes.
   await runtime.admit({
     type: 'startup',
@@ -183,6 +208,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       await knowledge.stop();
       await server.close();
       await runtime.stop(SHUTDOWN_GRACE_MS);
+      await stopIncidentSweeps();
       await metricsServer?.close();
       await coordination.close();
       await store.close();

@@ -17,6 +17,7 @@ export const CacheTags = {
   proof: 'proof',
   /** The knowledge summary and query: bumped whenever the knowledge index changes. */
   knowledge: 'knowledge',
+  incident: (incidentId: string) => `incident:${incidentId}`,
 } as const;
 
 /** Drops cached reads by tag; a writer awaits it before acknowledging the write. */

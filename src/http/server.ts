@@ -28,6 +28,21 @@ export interface ServerDeps {
 const UNMATCHED = 'unmatched';
 
 /**
+ * A signed route (the alert webhook) verifies an HMAC over the body exactly as sent, so its JSON
+ * body reaches the handler as the raw text, unparsed and unvalidated: an unsigned request learns
+ * nothing about the body it would need. Every other route keeps fastify's own JSON parser.
+ */
+function keepRawBodyOfSignedRoutes(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if ((request.routeOptions.config as { rawBody?: boolean }).rawBody) return done(null, text);
+    return parseJson(request, text, done);
+  });
+}
+
+/**
  * Builds the HTTP server from the route table; the caller calls listen(). Every rule of the
  * security envelope (request id, CORS, abuse guard, authentication, role, rate limit, validation,
  * response cache, error shape, metrics) is derived from the RouteSpec entries, so a route's access
@@ -51,6 +66,7 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest('identity', null);
   registerErrorHandling(app, config.maxBodyBytes);
+  keepRawBodyOfSignedRoutes(app);
 
   await registerCors(app, config.cors);
   const limit = await registerRateLimits(app, config, coordination);
@@ -76,8 +92,10 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
       schema: {
         ...(route.schema.querystring ? { querystring: route.schema.querystring } : {}),
         ...(route.schema.params ? { params: route.schema.params } : {}),
-        ...(route.schema.body ? { body: route.schema.body } : {}),
+        // A signed route checks its signature before anything else reads the body (see below).
+        ...(route.schema.body && route.access.kind !== 'signed' ? { body: route.schema.body } : {}),
       },
+      config: { rawBody: route.access.kind === 'signed' } as Record<string, unknown>,
       onRequest: accessHooks(route.access, limit, verify),
       handler: createRouteHandler(route, cache),
     });

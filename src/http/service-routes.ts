@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { Coordination } from '../coordination/types.js';
 import type { KnowledgeService } from '../knowledge/service.js';
+import type { IncidentService } from '../incidents/service.js';
 import type { StateStore } from '../store/types.js';
 import { createCatalogView } from '../tasks/catalog-view.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
@@ -24,12 +25,14 @@ import { approvalRoutes } from './routes/approvals.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
 import { knowledgeRoutes } from './routes/knowledge.js';
+import { incidentRoutes } from './routes/incidents.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { persistenceHealthRoutes } from './routes/persistence.js';
 import { proofRoutes } from './routes/proof.js';
 import { createProofFeed } from '../proof/proof-feed.js';
 import { skillRoutes } from './routes/skills.js';
 import { taskRoutes } from './routes/tasks.js';
+import { webhookRoutes } from './routes/webhook.js';
 
 export interface ServiceRouteDeps {
   config: AppConfig;
@@ -42,6 +45,8 @@ export interface ServiceRouteDeps {
   /** The cached host service probe and the resident services' heartbeat reader. */
   probe: AgentsOverviewDeps['probe'];
   serviceHeartbeat: AgentsOverviewDeps['serviceHeartbeat'];
+  /** The incident ledger with its sources, policies and alert ingest. */
+  incidents: IncidentService;
   /** The metrics listener's port once it is known (null when disabled or not yet listening). */
   metricsPort: () => number | null;
   /**
@@ -121,6 +126,8 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
         now: () => clock.now(),
       }),
     }),
+    incidentRoutes({ incidents: deps.incidents }),
+    webhookRoutes({ incidents: deps.incidents }),
   ]);
   return routes;
 }

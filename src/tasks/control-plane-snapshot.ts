@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import type { AgentRegistry } from '../agents/registry.js';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
+import type { IncidentReadPort } from '../incidents/read-port.js';
 import type { StateStore } from '../store/types.js';
 import type { ControlPlaneSnapshot } from '../worker-sdk/control-plane.js';
 import type { RunRecord } from './types.js';
@@ -27,6 +28,24 @@ export interface ControlPlaneSnapshotDeps {
   stateStoreKind: string;
   /** `memory` or `redis`. */
   coordinationKind: string;
+  /** The incident ledger's read port; without one the snapshot lists no incidents. */
+  incidents?: IncidentReadPort;
+}
+
+/** Open incidents as lanes see them: at most 50, most severe first, no history or notes. */
+async function openIncidents(port: IncidentReadPort | undefined): Promise<ControlPlaneSnapshot['incidents']> {
+  if (!port) return [];
+  return (await port.listOpen(50)).map((i) => ({
+    id: i.incidentId,
+    classification: i.classification,
+    severity: i.severity,
+    status: i.status,
+    title: clip(i.title, 200),
+    firstSeenAt: i.firstSeenAt,
+    lastSeenAt: i.lastSeenAt,
+    acknowledged: i.acknowledged,
+    owner: i.owner,
+  }));
 }
 
 type WindowRun = ControlPlaneSnapshot['runs']['recent'][number];
@@ -172,7 +191,7 @@ function stateDirectoryOf(stateTarget: string): string | null {
 /**
  * Builds the bounded control-plane view handed to lanes that judge the orchestrator itself
  * (see ControlPlaneSnapshot). It reads counts and bounded lists from the store and never copies
- * a payload or a result value. The ledger of incidents does not exist yet, so `incidents` is empty.
+ * a payload or a result value. Incidents come from the ledger's read port.
  */
 export function createControlPlaneSnapshot(deps: ControlPlaneSnapshotDeps): () => Promise<ControlPlaneSnapshot> {
   return async () => {
@@ -199,7 +218,7 @@ export function createControlPlaneSnapshot(deps: ControlPlaneSnapshotDeps): () =
       approvals: await approvals(deps.store),
       runs: { window: runs.length, byType: byType(runs), recent: runs.slice(0, SNAPSHOT_RECENT_RUNS) },
       agents: agentsOf(deps.agents, runs),
-      incidents: [],
+      incidents: await openIncidents(deps.incidents),
       milestones: await milestones(deps.store),
     };
   };

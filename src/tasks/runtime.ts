@@ -13,7 +13,7 @@ import { createApprovals } from './approvals.js';
 import { communityRecordsOf } from './community-records.js';
 import type { ExecutorDeps } from './executor.js';
 import type { TaskHandler } from './handler-types.js';
-import { checkTaskRequest, type TaskRequest } from './payload-validation.js';
+import { checkTaskRequest, type CheckedTaskRequest, type TaskRequest } from './payload-validation.js';
 import { recoverInterruptedRuns } from './recovery.js';
 import { admitDueRetries } from './retry-scanner.js';
 import { Runner } from './runner.js';
@@ -37,6 +37,8 @@ export interface RuntimeDeps {
   communityResponseGate?: ExecutorDeps['communityResponseGate'];
   /** Called after every finalized attempt (the knowledge repair loop records drift-repair outcomes). */
   onRunFinished?: (run: RunRecord) => Promise<void>;
+  /** Told of every finalized attempt (success, failed, or retrying); signal sources such as incidents listen here. */
+  onRunSettled?: (run: RunRecord) => void;
 }
 
 const TELEMETRY_RETENTION = 5000;
@@ -71,6 +73,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
 
   async function onRunFinished(run: RunRecord): Promise<void> {
     await workflows.onRunFinished(run);
+    deps.onRunSettled?.(run);
     if (deps.onRunFinished) {
       // A listener's failure must not undo the run's own finalization.
       await deps.onRunFinished(run).catch((err: unknown) => logger.error({ err, runId: run.runId }, 'run-finished listener failed'));
@@ -104,13 +107,19 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     communityResponseGate: deps.communityResponseGate,
   });
 
-  /** Checks a client's task request, confines its scopes to the workspace, and admits it. */
-  async function trigger(request: TaskRequest, identity: Identity): Promise<AdmissionOutcome> {
+  /** Checks a client's task request against the catalog and schema and confines its scopes to the workspace. */
+  function checkTrigger(request: TaskRequest): CheckedTaskRequest {
     const checked = checkTaskRequest(request);
     const scopeProblems = checkPayloadScopes(checked.entry, checked.payload, config.workspaceRoot);
     if (scopeProblems.length > 0) {
       throw new DomainError('scope_outside_workspace', 'task scope is outside the workspace', scopeProblems);
     }
+    return checked;
+  }
+
+  /** Checks a client's task request (checkTrigger) and admits it. */
+  async function trigger(request: TaskRequest, identity: Identity): Promise<AdmissionOutcome> {
+    const checked = checkTrigger(request);
     return admit({ type: checked.type, payload: checked.payload, source: 'api', requestedBy: identity.actor });
   }
 
@@ -157,6 +166,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
 
   return {
     admit,
+    checkTrigger,
     trigger,
     listRuns,
     getRun,

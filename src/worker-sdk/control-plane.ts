@@ -68,7 +68,7 @@ export interface ControlPlaneSnapshot {
     runCount: number;
     lastRunAt: string | null;
   }>;
-  /** Open incidents, most severe first, at most 50 (empty while the service keeps no ledger). */
+  /** Open incidents of the ledger, most severe first, at most 50. */
   incidents: Array<{
     id: string;
     classification: string;

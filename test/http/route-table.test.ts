@@ -11,6 +11,8 @@ import { createKnowledgeService } from '../../src/knowledge/service.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { createTaskRuntime } from '../../src/tasks/runtime.js';
+import { createIncidentLedger } from '../../src/incidents/ledger.js';
+import { createIncidentService } from '../../src/incidents/service.js';
 import { testConfig } from '../support/config.js';
 
 type Expected =
@@ -146,6 +148,17 @@ describe('the service route table against the spec', () => {
       skills: loadSkillRegistry(),
       probe: { current: (unit) => unavailableReading(unit, 'not probed in this test', null, 'not-probed') },
       serviceHeartbeat: async () => null,
+      incidents: createIncidentService({
+        ledger: createIncidentLedger({ store, coordination, clock: systemClock, invalidator: { invalidate: async () => undefined } }),
+        admit: runtime.admit,
+        checkTaskRequest: runtime.checkTrigger,
+        store,
+        coordination,
+        clock: systemClock,
+        logger,
+        webhookSecret: config.webhookSecret,
+        serviceGaps: () => [],
+      }),
       metricsPort: () => null,
       knowledge: createKnowledgeService({ config, clock: systemClock, logger, invalidator: { invalidate: async () => undefined } }),
     });

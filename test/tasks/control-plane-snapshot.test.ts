@@ -227,4 +227,54 @@ describe('createControlPlaneSnapshot', () => {
     });
     expect((await docdb()).service.stateDirectory).toBeNull();
   });
+
+  it('lists the open incidents of the ledger read port, at most 50, without notes', async () => {
+    const { store, dir } = await seededStore([]);
+    const asked: number[] = [];
+    const snapshot = await createControlPlaneSnapshot({
+      store,
+      clock: { now: () => NOW },
+      config: testConfig({}, dir),
+      agents: registryOf([]),
+      serviceStartedAt: STARTED,
+      stateStoreKind: 'file',
+      coordinationKind: 'memory',
+      incidents: {
+        rollup: async () => Promise.reject(new Error('not used')),
+        listOpen: async (limit) => {
+          asked.push(limit);
+          return [
+            {
+              incidentId: 'b9c1a0de-0000-5000-8000-000000000001',
+              title: 'x'.repeat(300),
+              classification: 'alert',
+              severity: 'critical',
+              status: 'active',
+              firstSeenAt: minute(1),
+              lastSeenAt: minute(2),
+              owner: 'system-monitor-agent',
+              acknowledged: true,
+              remediationStatus: 'in-progress',
+              linkedRunIds: ['r1'],
+            },
+          ];
+        },
+      },
+    })();
+    expect(asked).toEqual([50]);
+    expect(snapshot.incidents).toEqual([
+      {
+        id: 'b9c1a0de-0000-5000-8000-000000000001',
+        classification: 'alert',
+        severity: 'critical',
+        status: 'active',
+        title: expect.stringMatching(/^x+/),
+        firstSeenAt: minute(1),
+        lastSeenAt: minute(2),
+        acknowledged: true,
+        owner: 'system-monitor-agent',
+      },
+    ]);
+    expect(snapshot.incidents[0]!.title.length).toBeLessThanOrEqual(200);
+  });
 });

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../support/config.js';
-import { waitForTerminal } from '../../support/http.js';
+import { waitFor, waitForTerminal } from '../../support/http.js';
 import { startRuntimeService, type RuntimeService } from '../../support/runtime-service.js';
 
 const AGENTS = join(import.meta.dirname, '..', '..', '..', 'agents');
@@ -29,6 +29,12 @@ describe('incident-triage lane through the service', () => {
       expect(failed.status).toBe('failed');
     }
 
+    // Each failed run is also an incident of the ledger, which the lane ranks with the derived signals.
+    await waitFor(async () => {
+      const incidents = (await api.get('/api/incidents?classification=run-failure&limit=200')).body.incidents;
+      return incidents.length === 4 ? incidents : undefined;
+    });
+
     const res = await api.trigger('incident-triage', {});
     const run = await waitForTerminal(api, res.body.runId);
 
@@ -42,6 +48,9 @@ describe('incident-triage lane through the service', () => {
     });
     expect(run.result.queue[0].reasons[0]).toContain('4 of 4 finished release-readiness runs failed');
     expect(run.result.queue[0].reasons[1]).toContain('is not a directory');
-    expect(run.result.counts.fromLedger).toBe(0);
+    expect(run.result.counts.fromLedger).toBe(4);
+    expect(run.result.queue.filter((e: { source: string }) => e.source === 'incident-ledger').map((e: { title: string }) => e.title)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^release-readiness run .+ failed$/)]),
+    );
   });
 });

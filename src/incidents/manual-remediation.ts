@@ -1,0 +1,102 @@
+import type { Clock } from '../clock.js';
+import type { Identity } from '../domain/identity.js';
+import type { Admit } from '../tasks/admission.js';
+import type { CheckedTaskRequest, TaskRequest } from '../tasks/payload-validation.js';
+import type { IncidentLedger } from './ledger.js';
+import { keepNewest, normalize, withHistory } from './record.js';
+import { INCIDENT_LINK_KEY } from './sources.js';
+import { INCIDENT_BOUNDS, type IncidentRecord } from './types.js';
+
+/** Manual remediation lanes (the spec's allowlist). */
+export const REMEDIATION_TASK_TYPES = ['drift-repair', 'build-refactor', 'qa-verification', 'system-monitor'] as const;
+export type RemediationTaskType = (typeof REMEDIATION_TASK_TYPES)[number];
+
+/** Bounds a manual build-refactor remediation always carries, whatever the operator sent. */
+export const MANUAL_CHANGE_MAX_FILES = 10;
+
+export interface RemediationRequest {
+  taskType: RemediationTaskType;
+  payload?: Record<string, unknown>;
+  note?: string;
+}
+
+export interface RemediationDeps {
+  ledger: IncidentLedger;
+  admit: Admit;
+  /** The trigger route's request check (catalog, reserved fields, payload schema, workspace scopes). */
+  checkTaskRequest: (request: TaskRequest) => CheckedTaskRequest;
+  clock: Clock;
+}
+
+/**
+ * Starts an operator's remediation task for an incident through the trigger path's checks and
+ * the one admission function, and links it. A build-refactor is always held for approval and
+ * bounded: tests run after the change, at most MANUAL_CHANGE_MAX_FILES files, and its scope is
+ * verified by qa-verification once it succeeds.
+ */
+export async function remediateIncident(deps: RemediationDeps, incidentId: string, request: RemediationRequest, identity: Identity) {
+  const { ledger, clock } = deps;
+  await ledger.require(incidentId);
+  let payload = { ...(request.payload ?? {}) };
+  if (request.taskType === 'build-refactor') {
+    const constraints = typeof payload.constraints === 'object' && payload.constraints !== null ? (payload.constraints as Record<string, unknown>) : {};
+    const asked = typeof constraints.maxFilesChanged === 'number' ? constraints.maxFilesChanged : MANUAL_CHANGE_MAX_FILES;
+    payload = { ...payload, requiresApproval: true, constraints: { ...constraints, runTests: true, maxFilesChanged: Math.min(asked, MANUAL_CHANGE_MAX_FILES) } };
+  }
+  const checked = deps.checkTaskRequest({ type: request.taskType, payload });
+  const outcome = await deps.admit({
+    type: checked.type,
+    payload: { ...checked.payload, [INCIDENT_LINK_KEY]: incidentId },
+    source: 'api',
+    requestedBy: identity.actor,
+  });
+  const run = outcome.run;
+  const held = run.queueState === 'held';
+  const scope = request.taskType === 'build-refactor' && typeof checked.payload.scope === 'string' ? checked.payload.scope : null;
+  const now = clock.now();
+  const at = now.toISOString();
+  const stored = await ledger.mutate(incidentId, (current) => {
+    if (!current || current.remediationTasks.some((t) => t.runId === run.runId)) return null;
+    const task = {
+      taskId: run.taskId,
+      runId: run.runId,
+      taskType: request.taskType,
+      role: 'manual' as const,
+      episode: current.episode,
+      verifies: null,
+      attempt: 1,
+      status: held ? ('awaiting-approval' as const) : ('queued' as const),
+      requestedBy: identity.actor,
+      requestedAt: at,
+      updatedAt: at,
+      replayRunId: null,
+      note: request.note ?? null,
+    };
+    const next: IncidentRecord = {
+      ...current,
+      scope: scope ?? current.scope,
+      remediationTasks: keepNewest([...current.remediationTasks, task], INCIDENT_BOUNDS.remediationTasks),
+      linkedRunIds: current.linkedRunIds.includes(run.runId) ? current.linkedRunIds : keepNewest([...current.linkedRunIds, run.runId], INCIDENT_BOUNDS.linkedIds),
+      updatedAt: at,
+    };
+    return normalize(
+      withHistory(next, {
+        at,
+        kind: 'remediation-queued',
+        actor: identity.actor,
+        summary: `${identity.actor} started ${request.taskType} run ${run.runId}${held ? ' (held for approval)' : ''}${request.note ? `: ${request.note}` : ''}`,
+        data: { taskId: run.taskId, runId: run.runId, taskType: request.taskType, held },
+      }),
+    );
+  });
+  return {
+    status: outcome.kind === 'duplicate' ? ('duplicate-suppressed' as const) : held ? ('awaiting-approval' as const) : ('queued' as const),
+    incidentId,
+    taskType: request.taskType,
+    runId: run.runId,
+    taskId: run.taskId,
+    approvalRequired: run.approval.required,
+    remediation: stored?.remediation ?? null,
+    verification: stored?.verification ?? null,
+  };
+}

@@ -1,0 +1,52 @@
+import type { RunRecord } from '../tasks/types.js';
+import { normalize, resolveRecord, withHistory } from './record.js';
+import type { IncidentRecord, RemediationTask, RemediationTaskStatus } from './types.js';
+
+const SETTLED = new Set<RemediationTaskStatus>(['success', 'failed', 'rejected']);
+
+export const isSettledTask = (task: RemediationTask) => SETTLED.has(task.status);
+
+/** A run's state in the remediation task vocabulary. A held run closed by its approval follows its replay. */
+export function taskStatusOf(run: RunRecord): RemediationTaskStatus {
+  if (run.status === 'failed') return run.failureReason === 'approval_rejected' ? 'rejected' : 'failed';
+  if (run.status === 'pending') return run.queueState === 'held' ? 'awaiting-approval' : 'queued';
+  if (run.status === 'success' && run.approval.status === 'approved' && run.approval.replayRunId) return 'queued';
+  return run.status;
+}
+
+/** Whether `run` carries the work of `task` (the task's own run, or the approval replay of it). */
+export const runServesTask = (task: RemediationTask, run: RunRecord) =>
+  task.runId === run.runId || task.replayRunId === run.runId || (run.approvedFromTaskId !== null && run.approvedFromTaskId === task.taskId);
+
+/**
+ * Folds what a run now says into the incident's remediation task it serves: status changes are
+ * recorded in history, a verifier's success marks verification passed, and an incident raised by
+ * a run lineage (which has no source to clear it) resolves once its remediation is verified.
+ * Null when nothing changed.
+ */
+export function withRunOutcome(record: IncidentRecord, run: RunRecord, now: Date): IncidentRecord | null {
+  const index = record.remediationTasks.findIndex((t) => runServesTask(t, run));
+  if (index < 0) return null;
+  const task = record.remediationTasks[index]!;
+  const status = taskStatusOf(run);
+  const replayRunId = run.approval.replayRunId ?? (run.runId !== task.runId ? run.runId : task.replayRunId);
+  if (task.status === status && task.replayRunId === replayRunId) return null;
+  const at = now.toISOString();
+  const tasks = [...record.remediationTasks];
+  tasks[index] = { ...task, status, replayRunId, updatedAt: at };
+  let next = withHistory(
+    { ...record, remediationTasks: tasks, updatedAt: at },
+    {
+      at,
+      kind: task.role === 'verifier' ? 'verification-updated' : 'remediation-updated',
+      actor: `run:${run.runId}`,
+      summary: `${task.role} ${task.taskType} run ${run.runId}: ${task.status} -> ${status}`,
+      data: { taskId: task.taskId, role: task.role, status },
+    },
+  );
+  next = normalize(next);
+  if (task.role === 'verifier' && status === 'success' && next.source === 'run' && next.status !== 'resolved') {
+    return resolveRecord(next, now, `remediation verified by ${task.taskType} run ${run.runId}`, 'incident-policy');
+  }
+  return next;
+}
