@@ -6,6 +6,7 @@ import { formatManifestSkillProblem, loadSkillRegistry, validateManifestSkills }
 import { createHeartbeatReader } from './agents/memory-recall.js';
 import { createServiceProbe, startServiceProbeTimer, systemctlRunShow } from './agents/service-probe.js';
 import { preflightToolGate } from './agents/tool-gate.js';
+import { createBusinessModule } from './business/module.js';
 import { systemClock, type Clock } from './clock.js';
 import type { AppConfig } from './config/types.js';
 import { createCoordination } from './coordination/create.js';
@@ -17,7 +18,7 @@ import { startScheduler } from './scheduler/scheduler.js';
 import { openStateStore } from './store/open.js';
 import { createControlPlaneSnapshot } from './tasks/control-plane-snapshot.js';
 import { IN_PROCESS_HANDLERS } from './tasks/handlers/index.js';
-import { createTaskRuntime } from './tasks/runtime.js';
+import { createTaskRuntime, type TaskRuntime } from './tasks/runtime.js';
 import { createWorkerSpawner } from './workers/spawn-worker.js';
 
 export interface RunningApp {
@@ -56,13 +57,28 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   if (skillProblem) throw new Error(formatManifestSkillProblem(skillProblem));
   const spawner = createWorkerSpawner({ config, registry, logger });
 
+  // The business handlers admit work themselves; the runtime that owns admission needs them
+  // first, so admission reaches them through this late binding.
+  let admitBound: TaskRuntime['admit'] | null = null;
+  const business = createBusinessModule({
+    config,
+    store,
+    coordination,
+    clock,
+    logger,
+    admit: (request) => {
+      if (!admitBound) throw new Error('admission is not ready yet');
+      return admitBound(request);
+    },
+  });
+
   const runtime = createTaskRuntime({
     config,
     store,
     clock,
     logger,
     invalidator,
-    handlers: IN_PROCESS_HANDLERS,
+    handlers: { ...IN_PROCESS_HANDLERS, ...business.handlers },
     spawner,
     ownerId,
     serviceStartedAt,
@@ -85,6 +101,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       });
     },
   });
+  admitBound = runtime.admit;
   metrics.setQueueDepthSource(async () => {
     const counts = await store.countRuns(true);
     return { ready: counts.ready, held: counts.held, running: counts.byStatus.running };
@@ -108,6 +125,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     probe,
     serviceHeartbeat: createHeartbeatReader(config.logsDir),
     metricsPort: () => metricsPort,
+    business: business.service,
   });
   const server = await buildServer({ config, coordination, logger, metrics }, routes);
 
@@ -119,6 +137,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     store,
     admit: runtime.admit,
     admitDueRetries: runtime.admitDueRetries,
+    businessCycle: business.service.evaluateSchedule,
   });
   // Every start records a `startup` run (internal) with its milestone.
   await runtime.admit({

@@ -76,6 +76,10 @@ export interface AppConfig {
   heartbeatCron: string;
   nightlyBatchCron: string;
   schedulerEnabled: boolean;
+  /** The business registry file (schema 2.0.1) the business-value planner reads. */
+  businessRegistryPath: string;
+  /** Cadence of the automatic business cycle. */
+  businessCycleCron: string;
   storeFlushIntervalMs: number;
   digestTargetUrl: string | null;
   /** allowedDomains null: the lane's built-in allowlist (agents/market-research-agent/allowlist.ts). */

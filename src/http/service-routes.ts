@@ -1,4 +1,5 @@
 import type { AgentRegistry } from '../agents/registry.js';
+import type { BusinessService } from '../business/service.js';
 import type { SkillRegistry } from '../agents/skills.js';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
@@ -12,6 +13,7 @@ import type { AgentsOverviewDeps } from '../agents/overview.js';
 import { agentRoutes } from './routes/agents.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { authRoutes } from './routes/auth.js';
+import { businessRoutes } from './routes/business.js';
 import { healthRoutes } from './routes/health.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { persistenceHealthRoutes } from './routes/persistence.js';
@@ -31,6 +33,7 @@ export interface ServiceRouteDeps {
   serviceHeartbeat: AgentsOverviewDeps['serviceHeartbeat'];
   /** The metrics listener's port once it is known (null when disabled or not yet listening). */
   metricsPort: () => number | null;
+  business: BusinessService;
 }
 
 /** The service's whole route table: every route family, in one place. */
@@ -52,6 +55,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
       serviceHeartbeat: deps.serviceHeartbeat,
       now: () => clock.now(),
     }),
+    businessRoutes({ business: deps.business }),
   ]);
   return routes;
 }

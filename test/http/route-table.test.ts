@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAgentRegistry } from '../../src/agents/registry.js';
 import { unavailableReading } from '../../src/agents/service-probe.js';
 import { loadSkillRegistry } from '../../src/agents/skills.js';
+import { createBusinessService } from '../../src/business/service.js';
 import { systemClock } from '../../src/clock.js';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
 import type { RouteSpec } from '../../src/http/route-spec.js';
@@ -93,6 +94,14 @@ const REQUIRED_NOW = [
   'GET /api/tasks/runs/:runId',
   'GET /api/approvals/pending',
   'POST /api/approvals/:id/decision',
+  'GET /api/business/overview',
+  'GET /api/business/operations',
+  'GET /api/business/candidates',
+  'GET /api/business/cycles',
+  'GET /api/business/cycles/:cycleId',
+  'POST /api/business/cycle/trigger',
+  'POST /api/business/cycles/:cycleId/retry',
+  'POST /api/business/scheduler',
 ];
 
 function actual(route: RouteSpec): Expected {
@@ -140,6 +149,7 @@ describe('the service route table against the spec', () => {
       probe: { current: (unit) => unavailableReading(unit, 'not probed in this test', null, 'not-probed') },
       serviceHeartbeat: async () => null,
       metricsPort: () => null,
+      business: createBusinessService({ config, store, coordination, clock: systemClock, logger, admit: runtime.admit }),
     });
   });
   afterAll(async () => {
