@@ -34,6 +34,8 @@ export interface Harness {
   clock: TestClock;
   coordination: MemoryCoordination;
   business: BusinessModule;
+  /** The one admission path as the module sees it. */
+  admit: Admit;
   /** Every admission request, in order (the business module's only way to start work). */
   admitted: AdmissionRequest[];
   /** When set, admitting a task of this type throws (to make a cycle fail). */
@@ -68,6 +70,7 @@ export async function businessHarness(options: { config?: AppConfig; store?: Sta
     clock,
     coordination,
     business,
+    admit,
     admitted,
     failAdmissionOf,
     another: build,

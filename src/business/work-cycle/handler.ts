@@ -6,6 +6,7 @@ import { loadSkillRegistry } from '../../agents/skills.js';
 import { preflightToolGate } from '../../agents/tool-gate.js';
 import type { StateStore } from '../../store/types.js';
 import type { Admit } from '../../tasks/admission.js';
+import { APPROVAL_INDEX } from '../../tasks/approval-index.js';
 import type { HandlerOutcome, TaskHandler } from '../../tasks/handler-types.js';
 import { resolveWorkspacePath } from '../../workspace/boundary.js';
 import { inventory, manifest, search, type Inventory } from './coding-audit.js';
@@ -24,6 +25,13 @@ export interface WorkCycleDeps {
 
 function intIn(value: unknown, min: number, max: number, fallback: number): number {
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? value : fallback;
+}
+
+/** True when the approved held task is a continuation this handler admitted for `chainId`. */
+async function isOwnContinuation(store: StateStore, heldTaskId: string, chainId: string): Promise<boolean> {
+  const index = await store.getDoc(APPROVAL_INDEX, heldTaskId);
+  const held = typeof index?.runId === 'string' ? await store.getRun(index.runId) : null;
+  return held?.source === 'system' && held.type === WORK_CYCLE_TASK && held.payload.workChainId === chainId;
 }
 
 function fail(error: string): HandlerOutcome {
@@ -102,7 +110,11 @@ export function createWorkCycleHandler(deps: WorkCycleDeps): TaskHandler {
     const chainId = typeof payload.workChainId === 'string' ? payload.workChainId : runId;
     const resumeFrom = intIn(payload.resumeFromStep, 0, 25, 0);
     const dir = chainDirectory(config.logsDir, chainId);
-    const previous = await readCheckpoint(dir);
+    // Approvals recorded earlier in the chain count only for the service's own continuation of
+    // that chain (a held run it admitted), never for a payload that merely names the chain.
+    const continuesChain = approvedFromTaskId !== null && (await isOwnContinuation(deps.store, approvedFromTaskId, chainId));
+    const checkpoint = continuesChain ? await readCheckpoint(dir) : null;
+    const previous = checkpoint?.requestedOutcome === outcome ? checkpoint : null;
 
     const plan = planWorkCycle(outcome, maxSteps);
     const records: StepRecord[] = [];
@@ -149,7 +161,8 @@ export function createWorkCycleHandler(deps: WorkCycleDeps): TaskHandler {
         },
         source: 'system',
         requestedBy: `task:${WORK_CYCLE_TASK}`,
-        forceRunId: `${chainId}:approval-step-${step.index}`,
+        // One continuation per executing task and step: a re-execution of this run finds it again.
+        forceRunId: `work-approval:${input.taskId}:step-${step.index}`,
       });
       stoppedAt = { step: step.index, boundary: step.boundary, approvalRunId: held.run.runId, approvalTaskId: held.run.taskId };
       records.push({
