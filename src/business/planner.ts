@@ -50,7 +50,8 @@ function planningBrief(name: string, description: string): RegistryAction {
     kind: 'internal-task',
     summary: `Draft a planning brief for ${name}`,
     taskType: 'content-generate',
-    payload: { type: 'planning-brief', source: { name, description }, style: 'technical', length: 'medium' },
+    // An internal status update on the subject: the content lane's closest kind to a planning brief.
+    payload: { type: 'status-update', source: { name, description }, style: 'internal', length: 'medium' },
   };
 }
 

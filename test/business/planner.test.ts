@@ -57,7 +57,7 @@ describe('business planner scoring', () => {
     const chosen = selectCandidate(rankCandidates(registry(), context()))!;
     expect(chosen.candidateId).toBe('initiative:reorder-accuracy');
     expect(chosen.action).toEqual({ kind: 'internal-task', summary: 'Draft a planning brief for Reorder accuracy', taskType: 'content-generate' });
-    expect(chosen.payload).toMatchObject({ type: 'planning-brief', source: { name: 'Reorder accuracy' } });
+    expect(chosen.payload).toMatchObject({ type: 'status-update', style: 'internal', source: { name: 'Reorder accuracy' } });
   });
 
   it('passes over a candidate still in flight or whose payload would be refused, with the reason', () => {
