@@ -10,6 +10,7 @@ import type { Identity } from '../domain/identity.js';
 import type { StateStore } from '../store/types.js';
 import type { Admit } from '../tasks/admission.js';
 import type { HandlerOutcome, TaskHandler } from '../tasks/handler-types.js';
+import { getCatalogEntry } from '../tasks/catalog.js';
 import { checkTaskRequest } from '../tasks/payload-validation.js';
 import { checkPayloadScopes } from '../workspace/boundary.js';
 import { createCycleGate } from './cycle-gate.js';
@@ -479,7 +480,7 @@ export function createBusinessService(deps: BusinessDeps) {
       lastEvaluation: scheduler.lastEvaluation,
       activeWorker:
         worker && LIVE.has(worker.status)
-          ? { runId: worker.runId, type: worker.type, status: worker.status, agentId: null as string | null }
+          ? { runId: worker.runId, type: worker.type, status: worker.status, agentId: getCatalogEntry(worker.type)?.agentId ?? null }
           : null,
       // The planner ranks deterministically and calls no model: there is no model evidence to show.
       selectedModel: { value: null, reason: 'the planner is deterministic and calls no model; no model evidence is available' },

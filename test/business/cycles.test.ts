@@ -246,6 +246,19 @@ describe('business cycles', () => {
     expect(ops.lastTrigger).toMatchObject({ source: 'schedule', reason: 'scheduled cadence' });
   });
 
+  it('puts a business-value-cycle triggered as a plain task through the same gate', async () => {
+    h = await businessHarness();
+    writeRegistry(h.config);
+    await h.admit({ type: 'business-value-cycle', payload: { idempotencyKey: 'direct-1' }, source: 'api', requestedBy: 'ops' });
+    const done = await h.execute('direct-1');
+    expect(done.result).toMatchObject({ cycleId: 'cycle-run-direct-1', state: 'completed' });
+    expect((await h.business.service.cycleDetail('cycle-run-direct-1')).trigger).toMatchObject({ source: 'task' });
+
+    await h.admit({ type: 'business-value-cycle', payload: { idempotencyKey: 'direct-2' }, source: 'api', requestedBy: 'ops' });
+    await expect(h.execute('direct-2')).rejects.toThrow(/^business cycle refused \(cooldown\)/);
+    expect(tasks(h)).toHaveLength(1);
+  });
+
   it('starts one cycle when two instances evaluate the same slot at once', async () => {
     h = await businessHarness();
     writeRegistry(h.config);
