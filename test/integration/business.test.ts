@@ -82,6 +82,11 @@ describe('business-value planner and autonomous cycles through the service', () 
     const run = await waitForTerminal(api, 'awc-1');
     expect(run.status).toBe('success');
     expect(run.result.result.stoppedAt).toMatchObject({ boundary: 'mutation', step: 3 });
+    // The coding inspection is tool-gated like a worker lane, and its evidence is on the run.
+    expect(run.toolGate).toMatchObject({
+      preflight: { decision: 'allowed', agentId: 'autonomous-work-cycle', requiredSkills: ['workspace-read', 'coding-audit'] },
+      execute: { ok: true, skillsExercised: ['workspace-read', 'coding-audit'] },
+    });
     const pending = await waitFor(async () => {
       const list = await api.get('/api/approvals/pending', TEST_KEYS.operator);
       return list.body.pending.find((p: { runId: string }) => p.runId === run.result.result.stoppedAt.approvalRunId);

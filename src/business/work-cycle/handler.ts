@@ -3,7 +3,7 @@ import { relative } from 'node:path';
 import type { Clock } from '../../clock.js';
 import type { AppConfig } from '../../config/types.js';
 import { loadSkillRegistry } from '../../agents/skills.js';
-import { preflightToolGate } from '../../agents/tool-gate.js';
+import { executeEvidence, preflightToolGate } from '../../agents/tool-gate.js';
 import type { StateStore } from '../../store/types.js';
 import type { Admit } from '../../tasks/admission.js';
 import { APPROVAL_INDEX } from '../../tasks/approval-index.js';
@@ -84,6 +84,7 @@ export function createWorkCycleHandler(deps: WorkCycleDeps): TaskHandler {
   return async (_state, config, input): Promise<HandlerOutcome> => {
     const { payload, runId } = input;
     const now = () => deps.clock.now().toISOString();
+    const startedAt = Date.now();
     const outcome = typeof payload.requestedOutcome === 'string' ? payload.requestedOutcome.trim() : '';
     if (!outcome) return fail('requestedOutcome is required: a concise statement of what the cycle should achieve');
     const maxSteps = intIn(payload.maxSteps, 1, 25, DEFAULT_MAX_STEPS);
@@ -178,6 +179,7 @@ export function createWorkCycleHandler(deps: WorkCycleDeps): TaskHandler {
     }
 
     await writeCheckpoint(dir, { chainId, requestedOutcome: outcome, projectRoot, lastRunId: runId, updatedAt: now(), steps: records, stoppedAt });
+    const toolGate = { preflight, execute: executeEvidence(preflight, { ok: true, durationMs: Date.now() - startedAt, failureReason: null }, now()) };
     const rel = (name: string) => relative(config.logsDir, `${dir}/${name}`);
     const recommendedNextActions = stoppedAt
       ? [`Decide approval ${stoppedAt.approvalTaskId} (POST /api/approvals/${stoppedAt.approvalTaskId}/decision): approving lets the cycle pass the ${stoppedAt.boundary} boundary.`]
@@ -186,6 +188,7 @@ export function createWorkCycleHandler(deps: WorkCycleDeps): TaskHandler {
         : [];
     return {
       status: 'completed',
+      toolGate,
       result: {
         requestedOutcome: outcome,
         projectRoot,
