@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { SCHEDULER_ACTIONS, type BusinessService } from '../../business/service.js';
+import { ErrorBodySchema } from '../error-schema.js';
 import type { ProtectedContext, RouteSpec } from '../route-spec.js';
 
 const Open = (description: string) => Type.Object({}, { additionalProperties: true, description });
@@ -78,7 +79,7 @@ export function businessRoutes(deps: { business: BusinessService }): RouteSpec[]
       description: CONFLICT_NOTE,
       tags: ['business'],
       access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
-      schema: { body: TriggerBody, response: { 202: Queued } },
+      schema: { body: TriggerBody, response: { 202: Queued, 409: ErrorBodySchema } },
       handler: async (ctx: ProtectedContext<unknown, unknown, Static<typeof TriggerBody>>) => ({
         statusCode: 202,
         body: await business.trigger(ctx.body?.reason, ctx.identity),
@@ -92,7 +93,7 @@ export function businessRoutes(deps: { business: BusinessService }): RouteSpec[]
       description: `409 \`conflict\` when the cycle did not fail (\`details.decision: not-failed\`), was already retried (\`already-retried\`), or a cycle is active, paused or disabled. A retry skips cooldown and backoff.`,
       tags: ['business'],
       access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
-      schema: { params: CycleParams, response: { 202: Queued } },
+      schema: { params: CycleParams, response: { 202: Queued, 409: ErrorBodySchema } },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof CycleParams>>) => ({
         statusCode: 202,
         body: await business.retry(ctx.params.cycleId, ctx.identity),
@@ -107,7 +108,10 @@ export function businessRoutes(deps: { business: BusinessService }): RouteSpec[]
       access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: {
         body: SchedulerBody,
-        response: { 200: Type.Object({ status: Type.Literal('updated'), scheduler: Open('The persisted scheduler state') }, { additionalProperties: false }) },
+        response: {
+          200: Type.Object({ status: Type.Literal('updated'), scheduler: Open('The persisted scheduler state') }, { additionalProperties: false }),
+          409: ErrorBodySchema,
+        },
       },
       handler: async (ctx: ProtectedContext<unknown, unknown, Static<typeof SchedulerBody>>) => ({
         body: await business.setScheduler(ctx.body.action, ctx.identity),
