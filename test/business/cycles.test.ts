@@ -1,4 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { RedisCoordination } from '../../src/coordination/redis.js';
+import { deleteKeysWithPrefix } from '../coordination/redis-cleanup.js';
 import { SAMPLE_BUSINESS_REGISTRY } from '../../src/demo/sample-business-registry.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { markFailed, markSucceeded } from '../../src/tasks/run-transitions.js';
@@ -266,5 +270,23 @@ describe('business cycles', () => {
     const outcomes = await Promise.all([h.business.service.evaluateSchedule(), other.service.evaluateSchedule()]);
     expect(outcomes.map((o) => o.outcome).sort()).toEqual(['skipped', 'started']);
     expect(h.admitted.filter((r) => r.type === 'business-value-cycle')).toHaveLength(1);
+  });
+
+  it.skipIf(!process.env.TEST_REDIS_URL)('starts one cycle when two instances with their own Redis connections race (needs TEST_REDIS_URL)', async () => {
+    const url = process.env.TEST_REDIS_URL!;
+    const keyPrefix = `orch-test-business-${randomUUID()}:`;
+    const connect = () => RedisCoordination.connect(url, pino({ level: 'silent' }), { keyPrefix, connectTimeoutMs: 1500 });
+    const [a, b] = await Promise.all([connect(), connect()]);
+    try {
+      h = await businessHarness({ coordination: a });
+      writeRegistry(h.config);
+      const other = h.another(b);
+      const outcomes = await Promise.all([h.business.service.evaluateSchedule(), other.service.evaluateSchedule()]);
+      expect(outcomes.map((o) => o.outcome).sort()).toEqual(['skipped', 'started']);
+      expect(h.admitted.filter((r) => r.type === 'business-value-cycle')).toHaveLength(1);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await deleteKeysWithPrefix(url, keyPrefix);
+    }
   });
 });

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { createBusinessModule, type BusinessModule } from '../../src/business/module.js';
 import type { AppConfig } from '../../src/config/types.js';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
+import type { Coordination } from '../../src/coordination/types.js';
 import { SAMPLE_BUSINESS_REGISTRY } from '../../src/demo/sample-business-registry.js';
 import type { Identity } from '../../src/domain/identity.js';
 import { openStateStore } from '../../src/store/open.js';
@@ -32,7 +33,7 @@ export interface Harness {
   config: AppConfig;
   store: StateStore;
   clock: TestClock;
-  coordination: MemoryCoordination;
+  coordination: Coordination;
   business: BusinessModule;
   /** The one admission path as the module sees it. */
   admit: Admit;
@@ -42,17 +43,17 @@ export interface Harness {
   failAdmissionOf: { type: string | null };
   /** Runs a module handler on an admitted run the way the executor would. */
   execute(runId: string): Promise<Awaited<ReturnType<BusinessModule['handlers']['business-value-cycle']>>>;
-  /** A second module on the same store and coordination: another instance. */
-  another(): BusinessModule;
+  /** A second module on the same store (and the same coordination unless given): another instance. */
+  another(coordination?: Coordination): BusinessModule;
   close(): Promise<void>;
 }
 
-export async function businessHarness(options: { config?: AppConfig; store?: StateStore; clock?: TestClock; coordination?: MemoryCoordination } = {}): Promise<Harness> {
+export async function businessHarness(options: { config?: AppConfig; store?: StateStore; clock?: TestClock; coordination?: Coordination } = {}): Promise<Harness> {
   const config = options.config ?? testConfig();
   const clock = options.clock ?? new TestClock(new Date('2026-11-23T10:00:00.000Z'));
   const store = options.store ?? openStateStore(config.stateTarget);
   if (!options.store) await store.open();
-  const coordination = options.coordination ?? new MemoryCoordination({ cacheMaxEntries: 100, cacheMaxBytes: 1_000_000 });
+  const coordination: Coordination = options.coordination ?? new MemoryCoordination({ cacheMaxEntries: 100, cacheMaxBytes: 1_000_000 });
   const logger = pino({ level: 'silent' });
   const realAdmit = createAdmission({ store, clock, invalidator: { invalidate: async () => undefined }, onReady: () => undefined, telemetryRetention: 100 });
   const admitted: AdmissionRequest[] = [];
@@ -62,7 +63,7 @@ export async function businessHarness(options: { config?: AppConfig; store?: Sta
     admitted.push(request);
     return realAdmit(request);
   };
-  const build = () => createBusinessModule({ config, store, coordination, clock, logger, admit });
+  const build = (shared: Coordination = coordination) => createBusinessModule({ config, store, coordination: shared, clock, logger, admit });
   const business = build();
   return {
     config,
