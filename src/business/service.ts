@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { Coordination } from '../coordination/types.js';
-import { conflict, notFound } from '../domain/errors.js';
+import { conflict, DomainError, notFound } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
 import type { StateStore } from '../store/types.js';
 import type { Admit } from '../tasks/admission.js';
@@ -255,6 +255,18 @@ export function createBusinessService(deps: BusinessDeps) {
 
   /** One automatic slot: reconcile orphans first, then skip or start (deterministic cycle id per slot). */
   async function evaluateSchedule(): Promise<{ outcome: 'started' | 'skipped'; reason: string; cycleId?: string }> {
+    try {
+      const evaluated = await evaluateLocked();
+      logger.info(evaluated, 'business slot evaluated');
+      return evaluated;
+    } catch (err) {
+      // Another instance holds the gate for this very slot: that one decides.
+      if (err instanceof DomainError && err.code === 'conflict') return { outcome: 'skipped', reason: 'active' };
+      throw err;
+    }
+  }
+
+  function evaluateLocked(): Promise<{ outcome: 'started' | 'skipped'; reason: string; cycleId?: string }> {
     return withGate(GATE_WAIT_MS, async () => {
       const now = clock.now();
       const state = await reconcileLocked(await cycles.scheduler());
