@@ -114,3 +114,37 @@ describe('business-value planner and autonomous cycles through the service', () 
     expect((await api.post('/api/business/scheduler', { action: 'resume' })).body.scheduler.mode).toBe('enabled');
   });
 });
+
+describe('the automatic business scheduler in the service', () => {
+  let service: ServiceProcess;
+  let api: RuntimeService['api'];
+
+  beforeAll(async () => {
+    const base = tempDir('business-cron-');
+    const workspaceRoot = join(base, 'workspace');
+    seedDemoWorkspace({ workspaceRoot, docsPath: join(workspaceRoot, 'docs') });
+    mkdirSync(join(workspaceRoot, 'business'), { recursive: true });
+    writeFileSync(join(workspaceRoot, 'business', 'registry.json'), JSON.stringify(SAMPLE_BUSINESS_REGISTRY));
+    // Every second, so the test sees a slot start a cycle and the following slots skip it.
+    ({ service, api } = await startRuntimeService({ agentsDir: AGENTS_DIR, schedulerEnabled: true, businessCycleCron: '* * * * * *' }, base));
+  });
+  afterAll(async () => {
+    await service?.kill();
+  });
+
+  it('starts a scheduled cycle on its cron, then skips the slots that follow', async () => {
+    const cycle = await waitFor(async () => {
+      const res = await api.get('/api/business/cycles');
+      const first = res.body.cycles?.[0];
+      return first?.state === 'completed' ? first : undefined;
+    });
+    expect(cycle.cycleId).toMatch(/^scheduled-/);
+    expect(cycle.trigger).toEqual({ source: 'schedule', reason: 'scheduled cadence', requestedBy: 'scheduler' });
+    const skipped = await waitFor(async () => {
+      const ops = await api.get('/api/business/operations');
+      return ops.body.lastEvaluation?.outcome === 'skipped' ? ops.body.lastEvaluation : undefined;
+    });
+    expect(['cooldown', 'not-due', 'active']).toContain(skipped.reason);
+    expect((await api.get('/api/business/cycles')).body.total).toBe(1);
+  });
+});
