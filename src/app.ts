@@ -6,6 +6,7 @@ import { formatManifestSkillProblem, loadSkillRegistry, validateManifestSkills }
 import { createHeartbeatReader } from './agents/memory-recall.js';
 import { createServiceProbe, serviceGapSignals, startServiceProbeTimer, systemctlRunShow } from './agents/service-probe.js';
 import { preflightToolGate } from './agents/tool-gate.js';
+import { createBusinessModule } from './business/module.js';
 import { systemClock, type Clock } from './clock.js';
 import type { AppConfig } from './config/types.js';
 import { createCoordination } from './coordination/create.js';
@@ -89,6 +90,16 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     ownerId,
     admit: (request) => runtime.admit(request),
   });
+  // The business handlers admit work themselves, through the runtime below (bound at call time).
+  const business = createBusinessModule({
+    config,
+    store,
+    coordination,
+    clock,
+    logger,
+    admit: (request) => runtime.admit(request),
+  });
+
   const runtime = createTaskRuntime({
     onRunSettled: (run) => incidents?.onRunSettled(run),
     config,
@@ -96,7 +107,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     clock,
     logger,
     invalidator,
-    handlers: { ...IN_PROCESS_HANDLERS, ...knowledge.handlers },
+    handlers: { ...IN_PROCESS_HANDLERS, ...knowledge.handlers, ...business.handlers },
     onRunFinished: knowledge.onRunFinished,
     spawner,
     ownerId,
@@ -155,14 +166,15 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     codeHost,
     controlPlaneSnapshot,
     serviceStartedAt,
-    // Read ports of the aggregates (proof is built beside its routes); business is wired
-    // here as their modules land (unset: shown as unavailable, incidents as an empty ledger).
+    // Read ports of the aggregates (proof is built beside its routes).
     aggregatePorts: {
       incidents: incidentReadPort,
       knowledge: { stats: knowledge.knowledgeStats },
       repairs: { counts: knowledge.repairStats },
+      business: { summary: business.service.summary },
     },
     knowledge: knowledge.service,
+    business: business.service,
   });
   const server = await buildServer({ config, coordination, logger, metrics }, routes);
 
@@ -175,6 +187,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     store,
     admit: runtime.admit,
     admitDueRetries: runtime.admitDueRetries,
+    businessCycle: business.service.evaluateSchedule,
   });
   const stopIncidentSweeps = incidents.startSweeps(INCIDENT_SWEEP_INTERVAL_MS);
   // Every start records a `startup` run (internal); its milestone is appended when it finishes.

@@ -94,7 +94,8 @@ function demo(env: NodeJS.ProcessEnv): Promise<void> {
         const seeded = seedDemoWorkspace(config);
         const say = (outcome: string, path: string) => (outcome === 'seeded' ? `seeded ${path}` : `kept the existing ${path}`);
         process.stdout.write(
-          `Sample workspace: ${say(seeded.docs, config.docsPath)}; ${say(seeded.sampleProject, seeded.sampleProjectPath)}\n\n`,
+          `Sample workspace: ${say(seeded.docs, config.docsPath)}; ${say(seeded.sampleProject, seeded.sampleProjectPath)}; ` +
+            `${say(seeded.businessRegistry ?? 'kept', config.businessRegistryPath)}\n\n`,
         );
       },
       afterListening(url) {

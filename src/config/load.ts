@@ -193,6 +193,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     heartbeatCron: cfg.heartbeatCron ?? '*/5 * * * *',
     nightlyBatchCron: cfg.nightlyBatchCron ?? '0 2 * * *',
     schedulerEnabled: cfg.schedulerEnabled ?? true,
+    businessRegistryPath: abs(cfg.businessRegistryPath ?? join(workspaceRoot, 'business', 'registry.json')),
+    businessCycleCron: cfg.businessCycleCron ?? '17 */6 * * *',
     storeFlushIntervalMs: cfg.storeFlushIntervalMs ?? 0,
     digestTargetUrl: cfg.digestTargetUrl ?? null,
     codeHostMonitor,

@@ -87,6 +87,8 @@ export const ConfigFileSchema = Type.Object(
     heartbeatCron: Type.Optional(Type.String()),
     nightlyBatchCron: Type.Optional(Type.String()),
     schedulerEnabled: Type.Optional(Type.Boolean()),
+    businessRegistryPath: Type.Optional(Type.String({ minLength: 1 })),
+    businessCycleCron: Type.Optional(Type.String()),
     storeFlushIntervalMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
     digestTargetUrl: Type.Optional(Type.String()),
     /** CI status of the code host, shown in extended health; off by default. The token comes from env only. */

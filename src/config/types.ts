@@ -90,6 +90,10 @@ export interface AppConfig {
   heartbeatCron: string;
   nightlyBatchCron: string;
   schedulerEnabled: boolean;
+  /** The business registry file (schema 2.0.1) the business-value planner reads. */
+  businessRegistryPath: string;
+  /** Cadence of the automatic business cycle. */
+  businessCycleCron: string;
   storeFlushIntervalMs: number;
   digestTargetUrl: string | null;
   /** Absolute JSONL file each digest is appended to (a second, local notification target). */

@@ -1,11 +1,14 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { SAMPLE_BUSINESS_REGISTRY } from './sample-business-registry.js';
 import { SAMPLE_DOCS } from './sample-docs.js';
 import { SAMPLE_PROJECT_DIR, SAMPLE_PROJECT_FILES } from './sample-project.js';
 
 export interface SeedTargets {
   workspaceRoot: string;
   docsPath: string;
+  /** Where the business registry goes (config businessRegistryPath); not seeded when absent. */
+  businessRegistryPath?: string;
 }
 
 /** What the seeding did with each part: wrote it, or left an existing folder alone. */
@@ -16,6 +19,7 @@ export interface SeedReport {
   sampleProject: SeedOutcome;
   /** Absolute path of the sample project folder. */
   sampleProjectPath: string;
+  businessRegistry?: SeedOutcome;
 }
 
 /** A folder with anything in it belongs to someone; only an absent or empty one is seeded. */
@@ -45,8 +49,9 @@ function seedFolder(dir: string, files: Readonly<Record<string, string>>): SeedO
 /**
  * Gives the demo something to work on: operator runbooks in the docs folder (for doc-sync and
  * knowledge queries) and a sample Node.js project under `projects/sample-app` (for scoped
- * lanes). Each part is written only when its folder is absent or empty: an operator's own
- * workspace or docs are never touched.
+ * lanes), and a sample business registry for the business-value planner. Each part is written
+ * only when its folder (or, for the registry, its file) is absent or empty: an operator's own
+ * workspace, docs or registry are never touched.
  */
 export function seedDemoWorkspace(targets: SeedTargets): SeedReport {
   const sampleProjectPath = join(targets.workspaceRoot, SAMPLE_PROJECT_DIR);
@@ -54,5 +59,18 @@ export function seedDemoWorkspace(targets: SeedTargets): SeedReport {
     docs: seedFolder(targets.docsPath, SAMPLE_DOCS),
     sampleProject: seedFolder(sampleProjectPath, SAMPLE_PROJECT_FILES),
     sampleProjectPath,
+    ...(targets.businessRegistryPath ? { businessRegistry: seedFile(targets.businessRegistryPath, SAMPLE_BUSINESS_REGISTRY) } : {}),
   };
+}
+
+/** Writes one JSON file unless a file is already there (an operator's registry is never replaced). */
+function seedFile(path: string, value: unknown): SeedOutcome {
+  mkdirSync(dirname(path), { recursive: true });
+  try {
+    writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`, { flag: 'wx' });
+    return 'seeded';
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return 'kept';
+    throw err;
+  }
 }

@@ -1,4 +1,5 @@
 import type { AgentRegistry } from '../agents/registry.js';
+import type { BusinessService } from '../business/service.js';
 import type { SkillRegistry } from '../agents/skills.js';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
@@ -23,6 +24,7 @@ import { companionRoutes } from './routes/companion.js';
 import { agentRoutes } from './routes/agents.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { authRoutes } from './routes/auth.js';
+import { businessRoutes } from './routes/business.js';
 import { healthRoutes } from './routes/health.js';
 import { knowledgeRoutes } from './routes/knowledge.js';
 import { incidentRoutes } from './routes/incidents.js';
@@ -59,6 +61,7 @@ export interface ServiceRouteDeps {
   controlPlaneSnapshot?: () => Promise<ControlPlaneSnapshot>;
   serviceStartedAt?: Date;
   knowledge: KnowledgeService;
+  business: BusinessService;
 }
 
 /** The service's whole route table: every route family, in one place. */
@@ -128,6 +131,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     }),
     incidentRoutes({ incidents: deps.incidents }),
     webhookRoutes({ incidents: deps.incidents }),
+    businessRoutes({ business: deps.business }),
   ]);
   return routes;
 }

@@ -12,6 +12,8 @@ export interface SchedulerDeps {
   store: StateStore;
   admit: Admit;
   admitDueRetries: () => Promise<number>;
+  /** One automatic business slot (src/business/service.ts evaluateSchedule); it decides skip or start itself. */
+  businessCycle?: () => Promise<unknown>;
 }
 
 const RETRY_SCAN_INTERVAL_MS = 1000;
@@ -52,6 +54,9 @@ export function startScheduler(deps: SchedulerDeps): { stop(): void } {
     ? [
         new Cron(config.heartbeatCron, { name: 'heartbeat', protect: true }, () => admitSlot('heartbeat')),
         new Cron(config.nightlyBatchCron, { name: 'nightly-batch', protect: true }, () => admitSlot('nightly-batch')),
+        ...(deps.businessCycle
+          ? [new Cron(config.businessCycleCron, { name: 'business-cycle', protect: true }, guarded('business cycle slot', deps.businessCycle))]
+          : []),
       ]
     : [];
   const pruneRuns = guarded('run retention', async () => {

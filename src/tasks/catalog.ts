@@ -52,7 +52,6 @@ export const CONTROL_PLANE_LANES = [
   'skill-audit',
 ] as const;
 
-const LANE_NOT_AVAILABLE = 'The worker lane for this task type is not yet available in this build, so runs of this type cannot complete.';
 
 type EntryInput = Omit<CatalogEntry, 'internalOnly' | 'publicTriggerable' | 'approvalGated' | 'readsControlPlane'>;
 
@@ -103,28 +102,6 @@ function workerLane(input: LaneInput & { operationalStatus?: OperationalStatus }
       'Runs as a spawned worker process; it fails the run when the worker reports no logical success.',
       ...(input.extraCaveats ?? []),
     ],
-    retryable: input.retryable,
-    scopeFields: input.scopeFields ?? [],
-  });
-}
-
-/** A worker lane whose agent entrypoint does not ship in this build. */
-function pendingLane(input: LaneInput): CatalogEntry {
-  return entry({
-    type: input.type,
-    label: input.label,
-    purpose: input.purpose,
-    agentId: input.agentId,
-    toolGatePreflight: input.toolGatePreflight,
-    executor: 'worker',
-    operationalStatus: 'unconfirmed',
-    dependencyClass: input.dependencyClass ?? 'worker',
-    baselineConfidence: 'low',
-    dependencyRequirements: [
-      input.agentId ? `${input.agentId} worker entrypoint (agents/${input.agentId})` : 'planner and allowlisted worker lanes',
-      ...(input.extraRequirements ?? []),
-    ],
-    caveats: [LANE_NOT_AVAILABLE, ...(input.extraCaveats ?? [])],
     retryable: input.retryable,
     scopeFields: input.scopeFields ?? [],
   });
@@ -197,15 +174,23 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     retryable: true,
     scopeFields: [],
   }),
-  pendingLane({
+  entry({
     type: 'business-value-cycle',
     label: 'Business value cycle',
     purpose: 'Ranks bounded candidates from the business registry and enqueues at most one safe internal worker task.',
     agentId: null,
     toolGatePreflight: false,
+    executor: 'handler',
+    operationalStatus: 'confirmed-working',
+    dependencyClass: 'control-plane',
+    baselineConfidence: 'high',
+    dependencyRequirements: ['business registry file (businessRegistryPath, schema 2.0.1)', 'the allowlisted worker lane of the selected candidate'],
+    caveats: [
+      'Never authorizes outreach, publishing, deployment, secret access or commercial commitments: such candidates are only listed as approval-gated.',
+      'A direct trigger passes the same gate as POST /api/business/cycle/trigger (active, cooldown, paused, disabled, backoff); a refused one fails its run with the decision.',
+    ],
     retryable: false,
-    extraRequirements: ['business registry'],
-    extraCaveats: ['Never authorizes outreach, publishing, deployment, secret access or commercial commitments.'],
+    scopeFields: [],
   }),
   workerLane({
     type: 'drift-repair',
@@ -477,24 +462,37 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     retryable: false,
     scopeFields: ['templatePath'],
   }),
-  pendingLane({
+  entry({
     type: 'autonomous-intake-cycle',
     label: 'Autonomous intake cycle',
     purpose: 'Applies priority, staleness, batch, provenance and idempotency controls to approved sources, then enqueues autonomous-work-cycle.',
     agentId: null,
     toolGatePreflight: false,
+    executor: 'handler',
+    operationalStatus: 'confirmed-working',
+    dependencyClass: 'control-plane',
+    baselineConfidence: 'high',
+    dependencyRequirements: ['intake items in the payload, each from an approved source'],
+    caveats: ['Unknown or unapproved sources are never run: each refused item is named with its reason.'],
     retryable: false,
-    extraCaveats: ['Unknown or unapproved sources are never run.'],
+    scopeFields: [],
   }),
-  pendingLane({
+  entry({
     type: 'autonomous-work-cycle',
     label: 'Autonomous work cycle',
     purpose: 'Pursues a requested outcome through tool-gated coding inspection, stopping for approval at every mutation boundary.',
     agentId: null,
     toolGatePreflight: true,
+    executor: 'handler',
+    operationalStatus: 'confirmed-working',
+    dependencyClass: 'control-plane',
+    baselineConfidence: 'medium',
+    dependencyRequirements: ['coding-audit (read-only) and workspace-read in the skill registry', 'writable logsDir (checkpoints and invocation evidence)'],
+    caveats: [
+      'Mutation, secret, install, restart, deployment, migration, commit, push and merge steps stop for approval; an approved step is handed to its owner, never performed by the cycle.',
+    ],
     retryable: false,
     scopeFields: ['projectRoot'],
-    extraCaveats: ['Mutation, secret, install, restart, deployment, migration, commit, push and merge steps stop for approval.'],
   }),
 ]);
 

@@ -131,6 +131,7 @@ async function runHandler(deps: ExecutorDeps, handler: TaskHandler, run: RunReco
     durationMs,
     stateUpdate: ok ? outcome.stateUpdate : undefined,
     followUps: ok ? outcome.followUps : undefined,
+    ...(outcome.toolGate ? { toolGate: outcome.toolGate } : {}),
     ...agentFields(outcome.result),
   };
 }

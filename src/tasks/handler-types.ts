@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
-import type { OrchestratorState, TaskResult } from './types.js';
+import type { OrchestratorState, RunToolGate, TaskResult } from './types.js';
 
 /** What the runner hands an in-process handler besides (state, config). */
 export interface HandlerInput {
@@ -29,6 +29,8 @@ export interface HandlerOutcome extends TaskResult {
   /** Applied atomically to the OrchestratorState after the handler returns (bounded arrays are enforced there). */
   stateUpdate?: (state: OrchestratorState) => OrchestratorState;
   followUps?: FollowUpTask[];
+  /** A tool-gated handler's own preflight and execute evidence, recorded on the run like a worker lane's. */
+  toolGate?: RunToolGate;
 }
 
 /**

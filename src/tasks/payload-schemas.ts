@@ -278,6 +278,20 @@ export const PAYLOAD_SCHEMAS = {
       Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 20, description: 'Source kinds to consider.' }),
     ),
     batchSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 25, description: 'Most work cycles to enqueue.' })),
+    maxAgeHours: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 8760, description: 'Items older than this are refused as stale (default 72).' })),
+    items: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            source: text('Where the item came from; only approved sources are taken in (others are refused with a reason).', { maxLength: 100 }),
+            id: text('The item’s id within its source; with the source it makes the idempotency key.', { maxLength: 100 }),
+            requestedOutcome: text('What the work cycle should achieve.', { maxLength: 500 }),
+          },
+          { additionalProperties: true, description: 'One intake item (priority, createdAt, projectRoot, maxSteps and provenance are optional).' },
+        ),
+        { maxItems: 200, description: 'Items to take in.' },
+      ),
+    ),
   }),
   'autonomous-work-cycle': payload('Tool-gated pursuit of one requested outcome.', {
     requestedOutcome: text('What the cycle should achieve, concisely.', { minLength: 1, maxLength: 500 }),

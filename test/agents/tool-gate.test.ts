@@ -35,7 +35,16 @@ describe('tool-gate preflight', () => {
   });
 
   it('refuses when a required skill is declared only (nothing executes it)', () => {
-    const p = preflightToolGate({ taskType: 'autonomous-work-cycle', agent: { id: 'w', allowedSkills: ['workspace-read', 'coding-audit'] }, registry, now: NOW });
+    // A registry in which nothing performs coding-audit (as before the work cycle shipped).
+    const declaredOnly = loadSkillRegistry(
+      SKILL_DEFINITIONS.map((d) => (d.id === 'coding-audit' ? { ...d, executability: 'declared' as const, executorBinding: null } : d)),
+    );
+    const p = preflightToolGate({
+      taskType: 'autonomous-work-cycle',
+      agent: { id: 'w', allowedSkills: ['workspace-read', 'coding-audit'] },
+      registry: declaredOnly,
+      now: NOW,
+    });
     expect(p.decision).toBe('refused');
     expect(p.missingSkills).toEqual([]);
     expect(p.nonExecutableSkills).toEqual(['coding-audit']);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAgentRegistry } from '../../src/agents/registry.js';
 import { unavailableReading } from '../../src/agents/service-probe.js';
 import { loadSkillRegistry } from '../../src/agents/skills.js';
+import { createBusinessService } from '../../src/business/service.js';
 import { systemClock } from '../../src/clock.js';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
 import type { RouteSpec } from '../../src/http/route-spec.js';
@@ -102,6 +103,14 @@ const REQUIRED_NOW = [
   'GET /api/command-center/demand-live',
   'GET /api/milestones/latest',
   'GET /api/milestones/dead-letter',
+  'GET /api/business/overview',
+  'GET /api/business/operations',
+  'GET /api/business/candidates',
+  'GET /api/business/cycles',
+  'GET /api/business/cycles/:cycleId',
+  'POST /api/business/cycle/trigger',
+  'POST /api/business/cycles/:cycleId/retry',
+  'POST /api/business/scheduler',
 ];
 
 function actual(route: RouteSpec): Expected {
@@ -161,6 +170,7 @@ describe('the service route table against the spec', () => {
       }),
       metricsPort: () => null,
       knowledge: createKnowledgeService({ config, clock: systemClock, logger, invalidator: { invalidate: async () => undefined } }),
+      business: createBusinessService({ config, store, coordination, clock: systemClock, logger, admit: runtime.admit }),
     });
   });
   afterAll(async () => {

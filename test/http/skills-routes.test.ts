@@ -115,7 +115,8 @@ describe('skills routes', () => {
     expect(body.uncoveredLanes).toContainEqual({ lane: 'qa-verification', agentId: 'qa-verification-agent', missingSkills: ['test-runner'], nonExecutableSkills: [] });
     // No agent serves skill-audit here: every required skill counts as missing.
     expect(body.uncoveredLanes).toContainEqual({ lane: 'skill-audit', agentId: null, missingSkills: ['agent-registry-read', 'skill-registry-read'], nonExecutableSkills: [] });
-    expect(body.uncoveredLanes).toContainEqual(expect.objectContaining({ lane: 'autonomous-work-cycle', nonExecutableSkills: ['coding-audit'] }));
+    // The work cycle runs in-process (no agent owns it); its coding-audit tool is executable now.
+    expect(body.uncoveredLanes).toContainEqual(expect.objectContaining({ lane: 'autonomous-work-cycle', agentId: null, nonExecutableSkills: [] }));
     expect(body.uncoveredLanes.map((l: { lane: string }) => l.lane)).not.toContain('market-research');
     expect(body.unusedGrants).toEqual([{ agentId: 'system-monitor-agent', skills: ['metrics-read'] }]);
     expect(body.declaredOnlyGrants).toEqual([{ agentId: 'system-monitor-agent', skills: ['metrics-read'] }]);

@@ -164,7 +164,7 @@ describe('aggregates and companion briefs through the running service', () => {
     expect(o.services).toEqual({ declaredAgents: 19, serviceExpectedCount: 2, serviceExpectedWithoutEntrypoint: withoutEntrypoint });
     // The startup milestone is the one proof item; nothing is at risk.
     expect(o.proof).toMatchObject({ itemCount: 1, atRiskCount: 0, deadLetterCount: 0, unavailableReason: null, latestMilestone: { kind: 'startup', status: 'completed' } });
-    expect(o.business).toMatchObject({ schedulerMode: null, unavailableReason: 'business planner is not wired into this build yet' });
+    expect(o.business).toMatchObject({ schedulerMode: 'enabled', activeCycleId: null, lastCycleStatus: null, unavailableReason: null });
     expect(o.latestBrief).toMatchObject({ runId: runIds.brief, posture: expect.stringMatching(/^(steady|attention|critical)$/), headline: expect.stringContaining('Control plane') });
     expect(o.briefSections.map((s: { name: string }) => s.name)).toEqual(['queue', 'approvals', 'incidents', 'services', 'proof', 'runs']);
     expect(o.nextActions.length).toBeGreaterThan(0);

@@ -172,8 +172,11 @@ describe('README examples, run as written against the demo', () => {
     expect(printed.length).toBeGreaterThanOrEqual(3);
     for (const request of printed) {
       expect(request.headers.authorization).toBe(`Bearer ${operatorKey}`);
-      expect(request.url.startsWith(`${demo.url}/api/tasks/`)).toBe(true);
+      expect(request.url.startsWith(`${demo.url}/api/tasks/`) || request.url.startsWith(`${demo.url}/api/business/`), request.url).toBe(true);
     }
+    // The business commands work on the registry the demo seeds.
+    expect(existsSync(join(demo.workspace, 'workspace', 'business', 'registry.json'))).toBe(true);
+    expect(printed.some((request) => request.url === `${demo.url}/api/business/cycle/trigger`)).toBe(true);
     const scoped = printed.filter((request) => request.body?.includes('"scope":"projects/sample-app"'));
     expect(scoped.length).toBeGreaterThanOrEqual(1);
   });

@@ -8,6 +8,7 @@ import {
   TASK_CATALOG,
 } from '../../src/tasks/catalog.js';
 import { loadAgentRegistry } from '../../src/agents/registry.js';
+import { BUSINESS_HANDLER_TYPES } from '../../src/business/module.js';
 import { IN_PROCESS_HANDLERS } from '../../src/tasks/handlers/index.js';
 import { PAYLOAD_SCHEMAS } from '../../src/tasks/payload-schemas.js';
 
@@ -47,6 +48,8 @@ const SPEC_AGENTS: Record<string, string> = {
 };
 
 const HANDLER_TYPES = ['startup', 'heartbeat', 'doc-sync', 'doc-change', 'agent-deploy', 'nightly-batch', 'send-digest', 'rss-sweep'];
+// Served in-process by the business module (src/business/module.ts), wired in the composition root.
+const BUSINESS_TYPES = ['business-value-cycle', 'autonomous-intake-cycle', 'autonomous-work-cycle'];
 
 describe('task catalog', () => {
   it('holds every task type of the spec exactly once', () => {
@@ -92,25 +95,21 @@ describe('task catalog', () => {
 
   it('runs exactly the in-process types as handlers, each with a registered handler', () => {
     const handlers = TASK_CATALOG.filter((e) => e.executor === 'handler').map((e) => e.type);
-    expect(handlers.sort()).toEqual([...HANDLER_TYPES].sort());
+    expect(handlers.sort()).toEqual([...HANDLER_TYPES, ...BUSINESS_TYPES].sort());
     expect(Object.keys(IN_PROCESS_HANDLERS).sort()).toEqual([...HANDLER_TYPES].sort());
+    expect([...BUSINESS_HANDLER_TYPES].sort()).toEqual([...BUSINESS_TYPES].sort());
   });
 
-  it('marks a worker lane working exactly when its agent ships an entrypoint; the others say why not', () => {
+  it('ships an entrypoint for every worker lane, so each is marked working', () => {
     const registry = loadAgentRegistry(join(import.meta.dirname, '..', '..', 'agents'));
     for (const entry of TASK_CATALOG.filter((e) => e.executor === 'worker' && e.agentId !== null)) {
       const agent = registry.forLane(entry.type);
       expect(agent?.id, entry.type).toBe(entry.agentId);
-      if (agent?.entrypoint) {
-        expect(entry.operationalStatus, entry.type).not.toBe('unconfirmed');
-        expect(entry.caveats.join(' '), entry.type).not.toMatch(/not yet available in this build/);
-      } else {
-        expect(entry.operationalStatus, entry.type).toBe('unconfirmed');
-        expect(entry.caveats.join(' '), entry.type).toMatch(/not yet available in this build/);
-      }
+      expect(agent?.entrypoint, entry.type).toBeTruthy();
+      expect(entry.operationalStatus, entry.type).not.toBe('unconfirmed');
     }
-    for (const type of ['business-value-cycle', 'autonomous-intake-cycle', 'autonomous-work-cycle']) {
-      expect(getCatalogEntry(type)!.operationalStatus).toBe('unconfirmed');
+    for (const type of BUSINESS_TYPES) {
+      expect(getCatalogEntry(type)!.operationalStatus).toBe('confirmed-working');
     }
   });
 
@@ -149,7 +148,7 @@ describe('task catalog', () => {
       'confirmed working',
     ]);
     expect(classificationLabels(getCatalogEntry('heartbeat')!)).toEqual(['internal-only', 'confirmed working']);
-    expect(classificationLabels(getCatalogEntry('autonomous-work-cycle')!)).toContain('unconfirmed in latest sweep');
+    expect(classificationLabels(getCatalogEntry('autonomous-work-cycle')!)).toEqual(['public-triggerable', 'confirmed working']);
   });
 
   it('returns undefined for an unknown type', () => {

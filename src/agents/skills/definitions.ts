@@ -78,5 +78,5 @@ export const SKILL_DEFINITIONS: readonly SkillDefinition[] = [
   skill('community-draft-write', null, 'writes-logs', 'medium', 'Appends reply drafts to logs/community-drafts.jsonl.'),
   skill('metrics-read', null, 'read-only', 'low', 'Reads the service’s own Prometheus metrics.'),
   skill('service-probe-read', null, 'read-only', 'low', 'Probes host service units (installed, running, unit state).'),
-  skill('coding-audit', null, 'read-only', 'medium', 'Narrowest approved coding tool of the autonomous work cycle: inspects a project without changing it.'),
+  skill('coding-audit', 'service:work-cycle-inspection', 'read-only', 'medium', 'Narrowest approved coding tool of the autonomous work cycle: inspects a project without changing it.'),
 ];

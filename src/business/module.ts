@@ -1,0 +1,24 @@
+import type { TaskHandler } from '../tasks/handler-types.js';
+import { createIntakeHandler } from './intake.js';
+import { BUSINESS_CYCLE_TASK, createBusinessService, type BusinessDeps } from './service.js';
+import { createWorkCycleHandler, WORK_CYCLE_TASK } from './work-cycle/handler.js';
+
+/** The task types the business module serves in-process (the catalog marks them `handler`). */
+export const BUSINESS_HANDLER_TYPES = [BUSINESS_CYCLE_TASK, 'autonomous-intake-cycle', WORK_CYCLE_TASK] as const;
+
+/**
+ * The business module as the composition root wires it: the service behind the business routes
+ * and the scheduler, and the in-process handlers of its three task types. The handlers need the
+ * admission path and the store, which plain handlers do not get, so they are built here.
+ */
+export function createBusinessModule(deps: BusinessDeps) {
+  const service = createBusinessService(deps);
+  const handlers: Record<(typeof BUSINESS_HANDLER_TYPES)[number], TaskHandler> = {
+    [BUSINESS_CYCLE_TASK]: service.handler,
+    'autonomous-intake-cycle': createIntakeHandler(deps),
+    [WORK_CYCLE_TASK]: createWorkCycleHandler(deps),
+  };
+  return { service, handlers };
+}
+
+export type BusinessModule = ReturnType<typeof createBusinessModule>;

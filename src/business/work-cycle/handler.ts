@@ -1,0 +1,220 @@
+import { stat } from 'node:fs/promises';
+import { relative } from 'node:path';
+import type { Clock } from '../../clock.js';
+import type { AppConfig } from '../../config/types.js';
+import { loadSkillRegistry } from '../../agents/skills.js';
+import { executeEvidence, preflightToolGate } from '../../agents/tool-gate.js';
+import type { StateStore } from '../../store/types.js';
+import type { Admit } from '../../tasks/admission.js';
+import { APPROVAL_INDEX } from '../../tasks/approval-index.js';
+import type { HandlerOutcome, TaskHandler } from '../../tasks/handler-types.js';
+import { resolveWorkspacePath } from '../../workspace/boundary.js';
+import { inventory, manifest, search, type Inventory } from './coding-audit.js';
+import { appendInvocation, chainDirectory, readCheckpoint, writeCheckpoint, type StepRecord } from './evidence.js';
+import { BOUNDARY_OWNER, DEFAULT_MAX_STEPS, planWorkCycle, searchTerms, type PlanStep } from './plan.js';
+
+export const WORK_CYCLE_TASK = 'autonomous-work-cycle';
+/** The work cycle's approved tools: reading the workspace and the read-only coding audit, nothing else. */
+export const WORK_CYCLE_GRANTS = ['workspace-read', 'coding-audit'] as const;
+
+export interface WorkCycleDeps {
+  store: StateStore;
+  clock: Clock;
+  admit: Admit;
+}
+
+function intIn(value: unknown, min: number, max: number, fallback: number): number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? value : fallback;
+}
+
+/** True when the approved held task is a continuation this handler admitted for `chainId`. */
+async function isOwnContinuation(store: StateStore, heldTaskId: string, chainId: string): Promise<boolean> {
+  const index = await store.getDoc(APPROVAL_INDEX, heldTaskId);
+  const held = typeof index?.runId === 'string' ? await store.getRun(index.runId) : null;
+  return held?.source === 'system' && held.type === WORK_CYCLE_TASK && held.payload.workChainId === chainId;
+}
+
+function fail(error: string): HandlerOutcome {
+  return { status: 'error', error };
+}
+
+/**
+ * The in-process handler of autonomous-work-cycle: plans from `requestedOutcome`, runs the
+ * read-only inspection steps through coding-audit, and stops at the first boundary step that is
+ * not approved by admitting a held continuation (the approvals surface shows it; an approval
+ * replays it, and the replay passes that one boundary). Checkpoint and invocations go to
+ * `<logsDir>/autonomous-work/<chain>/`.
+ */
+export function createWorkCycleHandler(deps: WorkCycleDeps): TaskHandler {
+  const skills = loadSkillRegistry();
+
+  async function inspect(step: Extract<PlanStep, { kind: 'inspect' }>, ctx: { root: string; config: AppConfig; outcome: string; files: Inventory | null }) {
+    const ws = ctx.config.workspaceRoot;
+    if (step.name === 'inventory') {
+      const inv = await inventory(ctx.root, ws);
+      return {
+        inv,
+        args: { root: relative(ws, ctx.root) || '.' },
+        outcome: { files: inv.files.length, skippedSecretFiles: inv.skippedSecretFiles, truncated: inv.truncated },
+        evidence: { fileCount: inv.files.length, sample: inv.files.slice(0, 20).map((f) => f.path), skippedSecretFiles: inv.skippedSecretFiles, truncated: inv.truncated },
+        summary: `${inv.files.length} file(s) listed; ${inv.skippedSecretFiles} secret-bearing file(s) left unread`,
+      };
+    }
+    if (step.name === 'search') {
+      const terms = searchTerms(ctx.outcome);
+      const found = await search(ctx.files?.files ?? [], ws, terms);
+      return {
+        inv: null,
+        args: { terms },
+        outcome: { filesRead: found.filesRead, matches: found.matches.length },
+        evidence: { terms, matches: found.matches },
+        summary: `${found.matches.length} match(es) of ${terms.length} term(s) in ${found.filesRead} file(s)`,
+      };
+    }
+    const m = await manifest(ctx.root, ws);
+    return {
+      inv: null,
+      args: { file: 'package.json' },
+      outcome: { found: m.path !== null },
+      evidence: { ...m },
+      summary: m.path ? `manifest ${m.path}: ${m.scripts.length} script(s), ${m.dependencies.length} dependenc(ies)` : 'no package.json in the project root',
+    };
+  }
+
+  return async (_state, config, input): Promise<HandlerOutcome> => {
+    const { payload, runId } = input;
+    const now = () => deps.clock.now().toISOString();
+    const startedAt = Date.now();
+    const outcome = typeof payload.requestedOutcome === 'string' ? payload.requestedOutcome.trim() : '';
+    if (!outcome) return fail('requestedOutcome is required: a concise statement of what the cycle should achieve');
+    const maxSteps = intIn(payload.maxSteps, 1, 25, DEFAULT_MAX_STEPS);
+    const projectRoot = typeof payload.projectRoot === 'string' ? payload.projectRoot : '.';
+    let root: string;
+    try {
+      root = resolveWorkspacePath(config.workspaceRoot, projectRoot);
+    } catch (err) {
+      return fail(`projectRoot ${(err as Error).message}`);
+    }
+    if (!(await stat(root).catch(() => null))?.isDirectory()) return fail(`projectRoot ${projectRoot} is not a directory of the workspace`);
+
+    const preflight = preflightToolGate({
+      taskType: WORK_CYCLE_TASK,
+      agent: { id: WORK_CYCLE_TASK, allowedSkills: [...WORK_CYCLE_GRANTS] },
+      registry: skills,
+      now: now(),
+    });
+    if (preflight.decision === 'refused') return fail(preflight.reason ?? 'tool gate refused coding inspection');
+
+    // Approval comes from the run record the service wrote, never from the payload.
+    const run = await deps.store.getRun(runId);
+    const approvedFromTaskId = run?.source === 'approval-replay' ? run.approvedFromTaskId : null;
+    const chainId = typeof payload.workChainId === 'string' ? payload.workChainId : runId;
+    const resumeFrom = intIn(payload.resumeFromStep, 0, 25, 0);
+    const dir = chainDirectory(config.logsDir, chainId);
+    // Approvals recorded earlier in the chain count only for the service's own continuation of
+    // that chain (a held run it admitted), never for a payload that merely names the chain.
+    const continuesChain = approvedFromTaskId !== null && (await isOwnContinuation(deps.store, approvedFromTaskId, chainId));
+    const checkpoint = continuesChain ? await readCheckpoint(dir) : null;
+    const previous = checkpoint?.requestedOutcome === outcome ? checkpoint : null;
+
+    const plan = planWorkCycle(outcome, maxSteps);
+    const records: StepRecord[] = [];
+    let files: Inventory | null = null;
+    let stoppedAt: { step: number; boundary: string; approvalRunId: string; approvalTaskId: string } | null = null;
+
+    for (const step of plan.steps) {
+      if (step.kind === 'inspect') {
+        const started = Date.now();
+        const done = await inspect(step, { root, config, outcome, files });
+        if (done.inv) files = done.inv;
+        await appendInvocation(dir, { at: now(), runId, step: step.index, tool: 'coding-audit', args: done.args, outcome: done.outcome, durationMs: Date.now() - started });
+        records.push({ index: step.index, kind: 'inspect', name: step.name, status: 'done', runId, at: now(), summary: done.summary, evidence: done.evidence });
+        continue;
+      }
+      const approvedEarlier = previous?.steps.find((s) => s.index === step.index && s.status === 'approved');
+      if (approvedEarlier) {
+        records.push(approvedEarlier);
+        continue;
+      }
+      if (approvedFromTaskId && step.index === resumeFrom) {
+        records.push({
+          index: step.index,
+          kind: 'boundary',
+          name: step.boundary,
+          status: 'approved',
+          runId,
+          at: now(),
+          summary: `approved (held task ${approvedFromTaskId}); handed to ${BOUNDARY_OWNER[step.boundary]}; the cycle itself does not perform it`,
+          evidence: { approvedFromTaskId, owner: BOUNDARY_OWNER[step.boundary] },
+        });
+        continue;
+      }
+      const held = await deps.admit({
+        type: WORK_CYCLE_TASK,
+        payload: {
+          requestedOutcome: outcome,
+          projectRoot,
+          maxSteps,
+          workChainId: chainId,
+          resumeFromStep: step.index,
+          requiresApproval: true,
+          ...(payload.intake && typeof payload.intake === 'object' ? { intake: payload.intake } : {}),
+        },
+        source: 'system',
+        requestedBy: `task:${WORK_CYCLE_TASK}`,
+        // One continuation per executing task and step: a re-execution of this run finds it again.
+        forceRunId: `work-approval:${input.taskId}:step-${step.index}`,
+      });
+      stoppedAt = { step: step.index, boundary: step.boundary, approvalRunId: held.run.runId, approvalTaskId: held.run.taskId };
+      records.push({
+        index: step.index,
+        kind: 'boundary',
+        name: step.boundary,
+        status: 'awaiting-approval',
+        runId,
+        at: now(),
+        summary: `stopped at the ${step.boundary} boundary; approval ${held.run.taskId} is pending`,
+      });
+      break;
+    }
+
+    await writeCheckpoint(dir, { chainId, requestedOutcome: outcome, projectRoot, lastRunId: runId, updatedAt: now(), steps: records, stoppedAt });
+    const toolGate = { preflight, execute: executeEvidence(preflight, { ok: true, durationMs: Date.now() - startedAt, failureReason: null }, now()) };
+    const rel = (name: string) => relative(config.logsDir, `${dir}/${name}`);
+    const recommendedNextActions = stoppedAt
+      ? [`Decide approval ${stoppedAt.approvalTaskId} (POST /api/approvals/${stoppedAt.approvalTaskId}/decision): approving lets the cycle pass the ${stoppedAt.boundary} boundary.`]
+      : plan.omitted.length > 0
+        ? [`Raise maxSteps above ${maxSteps} to plan the ${plan.omitted.length} remaining step(s).`]
+        : [];
+    return {
+      status: 'completed',
+      toolGate,
+      result: {
+        requestedOutcome: outcome,
+        projectRoot,
+        chainId,
+        maxSteps,
+        plan: plan.steps,
+        omittedSteps: plan.omitted.map((s) => ({ index: s.index, reason: 'beyond maxSteps' })),
+        steps: records,
+        stoppedAt,
+        completed: stoppedAt === null,
+        toolGate: { tool: 'coding-audit', mode: 'read-only', preflight },
+        checkpointPath: rel('checkpoint.json'),
+        invocationsPath: rel('invocations.jsonl'),
+        operatorSummary: stoppedAt
+          ? `Inspected ${projectRoot} read-only; stopped at the ${stoppedAt.boundary} boundary for approval.`
+          : `Inspected ${projectRoot} read-only in ${records.length} step(s); no boundary left to cross.`,
+        recommendedNextActions,
+        specialistContract: {
+          role: 'autonomous-work-cycle',
+          workflowStage: stoppedAt ? 'awaiting-approval' : 'inspected',
+          deliverable: 'inspection evidence and a checkpoint',
+          status: stoppedAt ? 'blocked' : 'completed',
+          refusalReason: null,
+          escalationReason: stoppedAt ? `${stoppedAt.boundary} boundary needs an operator` : null,
+        },
+      },
+    };
+  };
+}
