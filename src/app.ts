@@ -148,6 +148,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     logger,
     webhookSecret: config.webhookSecret,
     serviceGaps: () => serviceGapSignals(registry.list(), (unit) => probe.current(unit)),
+    knowledgeHealth: knowledge.knowledgeStats,
   });
 
   let metricsPort: number | null = null;

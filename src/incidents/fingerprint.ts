@@ -11,6 +11,8 @@ export const Fingerprints = {
   approvalBacklog: () => 'approval-backlog',
   stateStore: () => 'persistence:state-store',
   coordination: () => 'persistence:coordination',
+  knowledgeStaleness: () => 'knowledge:staleness',
+  knowledgeContradictions: () => 'knowledge:contradictions',
   /** Alertmanager's own fingerprint when it sends one, else a hash of the sorted labels (as it computes it). */
   alert: (alertFingerprint: string | undefined, labels: Record<string, string>) =>
     `alert:${alertFingerprint && alertFingerprint.trim() !== '' ? alertFingerprint.trim() : labelHash(labels)}`,

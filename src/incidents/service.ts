@@ -14,7 +14,7 @@ import type { IncidentLedger } from './ledger.js';
 import { remediateIncident, type RemediationRequest } from './manual-remediation.js';
 import { createIncidentReadPort } from './read-model.js';
 import { applyPolicyAction, planPolicyActions, type TaskAdmission } from './policy.js';
-import { incidentLinkOf, runSignal, type ApprovalBacklogThresholds } from './sources.js';
+import { incidentLinkOf, runSignal, type ApprovalBacklogThresholds, type KnowledgeHealth } from './sources.js';
 import { createIncidentSweep } from './sweep.js';
 import { isSettledTask, withRunOutcome } from './task-sync.js';
 import type { IncidentRecord, IncidentSignal } from './types.js';
@@ -34,6 +34,8 @@ export interface IncidentServiceDeps {
   webhookSecret: string;
   serviceGaps: () => ServiceGapSignal[];
   approvalBacklog?: ApprovalBacklogThresholds;
+  /** Staleness and contradictions of the knowledge index, swept like the other derived sources. */
+  knowledgeHealth?: () => Promise<KnowledgeHealth>;
 }
 
 export { REMEDIATION_TASK_TYPES, type RemediationRequest, type RemediationTaskType } from './manual-remediation.js';

@@ -130,3 +130,37 @@ export function coordinationSignal(status: CoordinationStatus): IncidentSignal |
     recommendedSteps: ['check GET /api/persistence/health', 'check the key-value store at KV_STORE_URL'],
   };
 }
+
+/** What the knowledge index reports about itself (see src/knowledge/service.ts `knowledgeStats`). */
+export interface KnowledgeHealth {
+  staleDocs: number;
+  contradictionCount: number;
+}
+
+/** Stale docs and contradicting statements across docs, each one incident while it lasts. */
+export function knowledgeSignals(health: KnowledgeHealth): IncidentSignal[] {
+  const signals: IncidentSignal[] = [];
+  if (health.staleDocs > 0) {
+    signals.push({
+      fingerprint: Fingerprints.knowledgeStaleness(),
+      source: 'knowledge',
+      classification: 'knowledge',
+      severity: 'info',
+      title: 'Knowledge is stale',
+      summary: `${health.staleDocs} doc(s) are older than the files they describe`,
+      recommendedSteps: ['read GET /api/knowledge/summary (diagnostics.freshness)', 'update the stale docs; drift-repair regenerates the pack'],
+    });
+  }
+  if (health.contradictionCount > 0) {
+    signals.push({
+      fingerprint: Fingerprints.knowledgeContradictions(),
+      source: 'knowledge',
+      classification: 'knowledge',
+      severity: 'warning',
+      title: 'Docs contradict each other',
+      summary: `${health.contradictionCount} fact(s) are stated with different values across docs`,
+      recommendedSteps: ['read GET /api/knowledge/summary (diagnostics.contradictionSignals)', 'make the docs agree; the incident resolves on the next sweep'],
+    });
+  }
+  return signals;
+}

@@ -9,15 +9,17 @@ import {
   approvalBacklogSignal,
   coordinationSignal,
   DEFAULT_APPROVAL_BACKLOG,
+  knowledgeSignals,
   runSignal,
   serviceGapSignalOf,
   stateStoreSignal,
   type ApprovalBacklogThresholds,
+  type KnowledgeHealth,
 } from './sources.js';
 import type { IncidentRecord, IncidentSignal, IncidentSource } from './types.js';
 
 /** Sources whose incidents the sweep resolves when the signal is gone. */
-const SWEPT_SOURCES = new Set<IncidentSource>(['service-gap', 'approval-backlog', 'persistence', 'coordination']);
+const SWEPT_SOURCES = new Set<IncidentSource>(['service-gap', 'approval-backlog', 'persistence', 'coordination', 'knowledge']);
 /** Failed and retrying runs the sweep re-reads (newest first): catches a settle the hook missed. */
 const RUN_SCAN_WINDOW = 50;
 
@@ -29,6 +31,8 @@ export interface IncidentSweepDeps {
   logger: Logger;
   serviceGaps: () => ServiceGapSignal[];
   approvalBacklog?: ApprovalBacklogThresholds;
+  /** Staleness and contradictions of the knowledge index (unset: no knowledge source). */
+  knowledgeHealth?: () => Promise<KnowledgeHealth>;
   /** Re-reads the runs of an incident's unsettled remediation tasks. */
   syncTasks: (incidentId: string) => Promise<void>;
   /** Lets the policies act on one incident. */
@@ -49,6 +53,7 @@ export function createIncidentSweep(deps: IncidentSweepDeps): () => Promise<void
     if (storeSignal) signals.push(storeSignal);
     const coordination = coordinationSignal(await deps.coordination.status());
     if (coordination) signals.push(coordination);
+    if (deps.knowledgeHealth) signals.push(...knowledgeSignals(await deps.knowledgeHealth()));
     return signals;
   }
 

@@ -3,7 +3,7 @@ import type { IncidentSeverity, IncidentStatus } from './read-port.js';
 export type { IncidentSeverity, IncidentStatus } from './read-port.js';
 
 /** Where a signal came from; sources the sweep derives are resolved by the sweep when they clear. */
-export const INCIDENT_SOURCES = ['run', 'service-gap', 'approval-backlog', 'persistence', 'coordination', 'alert', 'signal'] as const;
+export const INCIDENT_SOURCES = ['run', 'service-gap', 'approval-backlog', 'persistence', 'coordination', 'knowledge', 'alert', 'signal'] as const;
 export type IncidentSource = (typeof INCIDENT_SOURCES)[number];
 
 export const REMEDIATION_STATUSES = ['ready', 'in-progress', 'blocked', 'watching', 'resolved'] as const;

@@ -204,6 +204,46 @@ describe('incident policies', () => {
 });
 
 describe('the incident sweep', () => {
+  it('opens knowledge incidents for stale docs and contradictions, queues drift-repair, and resolves them when the index is clean', async () => {
+    const store = new SqliteStateStore(join(tempDir('sweep-knowledge-'), 'state.sqlite'));
+    await store.open();
+    try {
+      const clock = manualClock();
+      const coordination = new MemoryCoordination({ cacheMaxEntries: 10, cacheMaxBytes: 100_000 });
+      const invalidator = { invalidate: async () => undefined };
+      const health = { staleDocs: 2, contradictionCount: 1 };
+      const service = createIncidentService({
+        ledger: createIncidentLedger({ store, coordination, clock, invalidator }),
+        admit: createAdmission({ store, clock, invalidator, onReady: () => undefined, telemetryRetention: 100 }),
+        checkTaskRequest,
+        store,
+        coordination,
+        clock,
+        logger: pino({ level: 'silent' }),
+        webhookSecret: 'unused',
+        serviceGaps: () => [],
+        knowledgeHealth: async () => ({ ...health }),
+      });
+      await service.sweep();
+      const open = (await service.ledger.list({})).incidents;
+      const contradiction = open.find((i) => i.fingerprint === 'knowledge:contradictions')!;
+      expect(contradiction).toMatchObject({ classification: 'knowledge', severity: 'warning', status: 'active', policy: { remediationTaskType: 'drift-repair', verifierTaskType: 'doc-sync' } });
+      expect(open.find((i) => i.fingerprint === 'knowledge:staleness')).toMatchObject({ severity: 'info', summary: '2 doc(s) are older than the files they describe' });
+      // The remediation policy queued one drift-repair through admission.
+      const repairs = await store.listRuns({ type: 'drift-repair' });
+      expect(repairs.total).toBeGreaterThanOrEqual(1);
+      expect(contradiction.remediationTasks.map((t) => t.taskType)).toContain('drift-repair');
+
+      health.staleDocs = 0;
+      health.contradictionCount = 0;
+      await service.sweep();
+      const resolved = (await service.ledger.list({ status: 'resolved' })).incidents.map((i) => i.fingerprint);
+      expect(resolved).toEqual(expect.arrayContaining(['knowledge:contradictions', 'knowledge:staleness']));
+    } finally {
+      await store.close();
+    }
+  });
+
   it('leaves a run that failed without retries to the operators and resolves it once a later run of its type succeeds', async () => {
     const store = new SqliteStateStore(join(tempDir('sweep-'), 'state.sqlite'));
     await store.open();
