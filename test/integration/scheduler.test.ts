@@ -68,12 +68,11 @@ describe('scheduled and internal tasks', () => {
     expect(startup.result.result).toMatchObject({ configLoaded: true, stateInitialized: true, docsIndexed: expect.any(Number) });
   });
 
-  it('fails a lane that has no worker in this build clearly, never with a fake success', async () => {
-    const res = await api.trigger('drift-repair', { idempotencyKey: 'unavailable-lane' });
+  it('runs drift-repair through its worker and refuses clearly when there is no docs folder, never with a fake success', async () => {
+    const res = await api.trigger('drift-repair', { idempotencyKey: 'repair-without-docs' });
     expect(res.status).toBe(202);
-    const run = await waitForTerminal(api, 'unavailable-lane');
+    const run = await waitForTerminal(api, 'repair-without-docs');
     expect(run.status).toBe('failed');
-    expect(run.error).toMatch(/lane not yet available/);
-    expect(run.failureReason).toBe('worker-no-entrypoint');
+    expect(run.error).toMatch(/the docs folder does not exist/);
   });
 });
