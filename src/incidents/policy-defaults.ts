@@ -1,5 +1,5 @@
 import { getCatalogEntry } from '../tasks/catalog.js';
-import type { IncidentPolicy, IncidentSeverity } from './types.js';
+import type { IncidentPolicy, IncidentSeverity, IncidentSource } from './types.js';
 
 /** Minutes from opening to the SLA breach, by severity. */
 export const TARGET_SLA_MINUTES: Record<IncidentSeverity, number> = { critical: 30, warning: 120, info: 480 };
@@ -17,13 +17,16 @@ export const OPERATOR_OWNER = 'operators';
 /**
  * The policy an incident gets when it opens (see docs/incidents.md for the table): knowledge and
  * repair incidents are remediated by drift-repair and verified by doc-sync; an approval backlog
- * and a run that failed without retries are the operators'; everything else is checked by system-monitor, and verified by
+ * and a run that failed without retries are the operators', and so are stale or contradicting docs
+ * the knowledge index reports; everything else is checked by system-monitor, and verified by
  * qa-verification when the incident names a workspace scope, else by a second system-monitor
  * reading. Every breach escalates to incident-triage.
  */
-export function defaultPolicyFor(classification: string, severity: IncidentSeverity, scope: string | null): IncidentPolicy {
+export function defaultPolicyFor(classification: string, severity: IncidentSeverity, scope: string | null, source?: IncidentSource): IncidentPolicy {
   const knowledge = KNOWLEDGE_CLASSES.has(classification);
-  const operatorOnly = OPERATOR_CLASSES.has(classification);
+  // Stale or contradicting docs (the knowledge index's own signals) need a writer: regenerating
+  // the pack would not change what the docs say, so no lane is queued for them.
+  const operatorOnly = OPERATOR_CLASSES.has(classification) || source === 'knowledge';
   return {
     policyId: `default:${classification}`,
     autoRetryBlockedRemediation: true,

@@ -37,7 +37,7 @@ export const episodeTasks = (record: IncidentRecord): RemediationTask[] =>
 
 function newIncident(signal: IncidentSignal, now: Date): IncidentRecord {
   const at = now.toISOString();
-  const policy = defaultPolicyFor(signal.classification, signal.severity, signal.scope ?? null);
+  const policy = defaultPolicyFor(signal.classification, signal.severity, signal.scope ?? null, signal.source);
   const record: IncidentRecord = {
     incidentId: incidentIdFor(signal.fingerprint),
     fingerprint: signal.fingerprint,
@@ -113,7 +113,7 @@ export function applySignal(current: IncidentRecord | null, signal: IncidentSign
   let material = false;
   if (current.status === 'resolved') {
     material = true;
-    const policy = defaultPolicyFor(signal.classification, signal.severity, next.scope);
+    const policy = defaultPolicyFor(signal.classification, signal.severity, next.scope, signal.source);
     next = withHistory(
       {
         ...next,
