@@ -5,6 +5,7 @@ import { ConfigError, MissingSecretError } from './errors.js';
 import { parseApiKeys } from './keys.js';
 import { packageRoot } from './package-root.js';
 import { ConfigFileSchema, DEFAULT_RATE_LIMITS, RATE_LIMIT_BUCKETS, type ConfigFile, type RateLimitBucket } from './schema.js';
+import { POSTGRES_TARGET, isPostgresUrl } from '../store/targets.js';
 import type { AppConfig } from './types.js';
 
 const configFileValidator = Compile(ConfigFileSchema);
@@ -108,10 +109,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   const baseDir = file.path ? dirname(file.path) : cwd;
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
-  const stateRaw = cfg.stateFile ?? './orchestrator/data/orchestrator-state.json';
+  // DATABASE_URL=postgres://… selects the shared PostgreSQL store unless STATE_FILE names another target.
+  const stateRaw = cfg.stateFile ?? (isPostgresUrl(cfg.databaseUrl) ? POSTGRES_TARGET : './orchestrator/data/orchestrator-state.json');
   let stateTarget: string;
   if (stateRaw.startsWith('sql:')) stateTarget = `sql:${abs(stateRaw.slice(4))}`;
-  else if (stateRaw.startsWith('docdb:')) stateTarget = stateRaw;
+  else if (stateRaw.startsWith('docdb:') || stateRaw === POSTGRES_TARGET) stateTarget = stateRaw;
   else stateTarget = abs(stateRaw);
 
   const workspaceRoot = abs(cfg.workspaceRoot ?? './workspace');
@@ -168,6 +170,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     typeConcurrency: cfg.typeConcurrency ?? {},
     runRetention: cfg.runRetention ?? 5000,
     workerTimeoutMs: cfg.workerTimeoutMs ?? 120_000,
+    runLeaseMs: cfg.runLeaseMs ?? 60_000,
     laneTimeoutsMs: cfg.laneTimeoutsMs ?? {},
     retry: {
       maxAttempts: cfg.retry?.maxAttempts ?? 3,

@@ -73,6 +73,7 @@ export const ConfigFileSchema = Type.Object(
     typeConcurrency: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 1 }))),
     runRetention: Type.Optional(Type.Integer({ minimum: 10 })),
     workerTimeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),
+    runLeaseMs: Type.Optional(Type.Integer({ minimum: 1000 })),
     laneTimeoutsMs: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 100 }))),
     retry: Type.Optional(
       Type.Object(

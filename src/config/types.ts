@@ -46,7 +46,7 @@ export interface AppConfig {
   metricsEnabled: boolean;
   logLevel: string;
   fastStart: boolean;
-  /** Raw state target: an absolute JSON file path, `sql:<absolute path>` or `docdb:<key>`. */
+  /** Raw state target: an absolute JSON file path, `sql:<absolute path>`, `docdb:<key>` or `postgres` (DATABASE_URL). */
   stateTarget: string;
   /** True when STATE_FILE / stateFile was set explicitly (spawned agents then inherit it). */
   stateOverridden: boolean;
@@ -71,6 +71,8 @@ export interface AppConfig {
   typeConcurrency: Record<string, number>;
   runRetention: number;
   workerTimeoutMs: number;
+  /** Claim lease of a running attempt on a shared store; an instance silent this long loses its runs to another. */
+  runLeaseMs: number;
   laneTimeoutsMs: Record<string, number>;
   retry: RetryConfig;
   heartbeatCron: string;

@@ -49,7 +49,7 @@ export interface RunCounts {
 
 export interface StoreHealth {
   status: 'ok' | 'degraded' | 'down';
-  /** Human-readable target, never a credential (file path, `sql:<path>`). */
+  /** Human-readable target, never a credential (file path, `sql:<path>`, `postgres:<host>/<db>`, `docdb:<key>`). */
   target: string;
   detail: string;
   /** Collections (or tables) with their row counts, when cheap to know. */
@@ -64,7 +64,7 @@ export type AppendCollection = 'telemetry' | 'milestones';
  * committed transaction); a 202 or any other acknowledgement is sent after that.
  */
 export interface StateStore {
-  readonly kind: 'file' | 'sql';
+  readonly kind: 'file' | 'sql' | 'postgres';
   /** True when one process owns the store at a time, so restart recovery may reclaim every running run. */
   readonly exclusive: boolean;
   readonly target: string;

@@ -9,7 +9,13 @@ import { insertIfAbsent, makeRun, markRunning } from './fixtures/runs.js';
  * factory that builds an unopened store rooted in a fresh directory; calling the factory again
  * with the same directory must reach the same data (that is how reopening is tested).
  */
-export function describeStoreConformance(name: string, makeStore: (dir: string) => StateStore): void {
+export function describeStoreConformance(
+  name: string,
+  makeStore: (dir: string) => StateStore,
+  options: { shared?: boolean } = {},
+): void {
+  /** A shared store (PostgreSQL) is opened by many instances at once; the others are single-owner. */
+  const shared = options.shared === true;
   describe(`${name}: StateStore conformance`, () => {
     const open: StateStore[] = [];
 
@@ -469,13 +475,32 @@ export function describeStoreConformance(name: string, makeStore: (dir: string) 
         expect(health.status).toBe('ok');
         expect(health.target).toBe(store.target);
         expect(health.collections).toMatchObject({ runs: 1, milestones: 1, telemetry: 0, 'docs:incidents': 1 });
-        expect(store.exclusive).toBe(true);
+        expect(store.exclusive).toBe(!shared);
       });
 
-      it('refuses a second open of the same target while the first is open', async () => {
+      it.skipIf(shared)('refuses a second open of the same target while the first is open', async () => {
         const { dir } = await openStore();
         const second = makeStore(dir);
         await expect(second.open()).rejects.toThrow(/already open|in use/);
+      });
+
+      it.runIf(shared)('lets a second instance open the same target and share its runs, claims and state', async () => {
+        const { store: first, dir } = await openStore();
+        const { store: second } = await openStore(dir);
+        await insert(first, { runId: 'from-first' });
+        const results = await Promise.all([
+          first.mutateRun('both', insertIfAbsent(makeRun({ runId: 'both', requestedBy: 'first' }))),
+          second.mutateRun('both', insertIfAbsent(makeRun({ runId: 'both', requestedBy: 'second' }))),
+        ]);
+        expect(results.filter((r) => r.changed)).toHaveLength(1);
+        const claims = await Promise.all([
+          first.claimNextRun({ typeLimits: {} }, (r) => markRunning(r, 'first')),
+          second.claimNextRun({ typeLimits: {} }, (r) => markRunning(r, 'second')),
+          second.claimNextRun({ typeLimits: {} }, (r) => markRunning(r, 'second')),
+        ]);
+        expect(claims.filter((c) => c !== null).map((c) => c!.runId).sort()).toEqual(['both', 'from-first']);
+        await first.recordTask({ type: 'doc-sync', status: 'completed', timestamp: '2026-01-01T00:00:00Z', durationMs: 1 });
+        expect((await second.getState()).tasksProcessed).toBe(1);
       });
 
       it('refuses writes once closed, and flushes writes still in flight at close', async () => {

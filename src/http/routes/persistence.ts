@@ -1,14 +1,14 @@
 import Type from 'typebox';
 import type { Coordination } from '../../coordination/types.js';
-import type { StoreHealth } from '../../store/types.js';
+import type { StateStore, StoreHealth } from '../../store/types.js';
 import { CacheTags } from '../../domain/cache-invalidation.js';
 import type { RouteSpec } from '../route-spec.js';
 
 const PersistenceHealth = Type.Object({
   status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded')]),
-  activeStore: Type.Union([Type.Literal('file'), Type.Literal('sql'), Type.Literal('docdb')]),
+  activeStore: Type.Union([Type.Literal('file'), Type.Literal('sql'), Type.Literal('docdb'), Type.Literal('postgres')]),
   store: Type.Object({
-    target: Type.String({ description: 'file path or `sql:<path>` / `docdb:<key>`; never a credential' }),
+    target: Type.String({ description: 'file path, `sql:<path>`, `postgres:<host>/<db>` or `docdb:<key>`; never a credential' }),
     status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('down')]),
     detail: Type.String(),
     collections: Type.Record(Type.String(), Type.Integer({ minimum: 0 })),
@@ -23,15 +23,15 @@ const PersistenceHealth = Type.Object({
   checkedAt: Type.String({ format: 'date-time' }),
 });
 
-/** The document target (`docdb:<key>`) is served by the SQL-family driver but reported as its own kind. */
-function activeStoreOf(kind: 'file' | 'sql', health: StoreHealth): 'file' | 'sql' | 'docdb' {
+/** The document target (`docdb:<key>`) is served by the PostgreSQL driver but reported as its own kind. */
+function activeStoreOf(kind: StateStore['kind'], health: StoreHealth): StateStore['kind'] | 'docdb' {
   return health.target.startsWith('docdb:') ? 'docdb' : kind;
 }
 
 /** GET /api/persistence/health: public persistence truth (active store, its health, coordination). */
 export function persistenceHealthRoutes(deps: {
   storeHealth: () => Promise<StoreHealth>;
-  storeKind: () => 'file' | 'sql';
+  storeKind: () => StateStore['kind'];
   coordination: Coordination;
 }): RouteSpec[] {
   return [
