@@ -14,7 +14,7 @@ import { approvalRoutes } from './routes/approvals.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
 import { openapiRoutes } from './routes/openapi.js';
-import { persistenceHealthRoutes } from './routes/persistence.js';
+import { persistenceHealthRoutes, persistenceRoutes } from './routes/persistence.js';
 import { skillRoutes } from './routes/skills.js';
 import { taskRoutes } from './routes/tasks.js';
 
@@ -41,6 +41,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     authRoutes(),
     openapiRoutes(() => routes, { title: 'Task orchestration service', version: '1.0.0' }),
     persistenceHealthRoutes({ storeHealth: () => store.health(), storeKind: () => store.kind, coordination }),
+    persistenceRoutes({ store, coordination, now: () => clock.now() }),
     taskRoutes({ runtime, catalog: createCatalogView(store) }),
     approvalRoutes({ runtime }),
     skillRoutes({ skills: deps.skills, agents: deps.agents, evidence: () => runtime.toolGateEvidence() }),

@@ -109,6 +109,8 @@ export interface StateStore {
   putDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<void>;
   getDoc(collection: string, id: string): Promise<Record<string, unknown> | null>;
   listDocs(collection: string): Promise<Record<string, unknown>[]>;
+  /** The same documents with their ids (ordered by id): what an export or a migration must carry over. */
+  listDocEntries(collection: string): Promise<Array<{ id: string; doc: Record<string, unknown> }>>;
 }
 
 /** Raised by a driver when the state on disk cannot be read; start-up stops with this message. */

@@ -437,6 +437,11 @@ export function describeStoreConformance(
           { id: 'b', severity: 'critical' },
         ]);
         expect(await store.listDocs('nothing-here')).toEqual([]);
+        expect(await store.listDocEntries('incidents')).toEqual([
+          { id: 'a', doc: { id: 'a', severity: 'info' } },
+          { id: 'b', doc: { id: 'b', severity: 'critical' } },
+        ]);
+        expect(await store.listDocEntries('nothing-here')).toEqual([]);
       });
     });
 

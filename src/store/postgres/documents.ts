@@ -18,6 +18,14 @@ export async function getDoc(pool: pg.Pool, collection: string, id: string): Pro
   return rows[0]?.doc ?? null;
 }
 
+export async function listDocEntries(pool: pg.Pool, collection: string): Promise<Array<{ id: string; doc: Record<string, unknown> }>> {
+  const { rows } = await pool.query<{ id: string; doc: Record<string, unknown> }>(
+    'SELECT id, doc FROM documents WHERE collection = $1 ORDER BY id COLLATE "C"',
+    [collection],
+  );
+  return rows;
+}
+
 /** Every document of a collection, ordered by id (byte order, as the other drivers). */
 export async function listDocs(pool: pg.Pool, collection: string): Promise<Record<string, unknown>[]> {
   const { rows } = await pool.query<{ doc: Record<string, unknown> }>(

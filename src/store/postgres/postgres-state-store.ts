@@ -16,7 +16,7 @@ import type {
 import { appendRecord, listAppended } from './append.js';
 import { claimNextRun } from './claim-next-run.js';
 import { createPool, parsePostgresUrl, type PostgresTarget } from './connection.js';
-import { getDoc, listDocs, putDoc } from './documents.js';
+import { getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
 import { collectionCounts, serverVersion } from './health.js';
 import { applyMigrations } from './migrate.js';
 import { mutateRun } from './mutate-run.js';
@@ -170,6 +170,10 @@ export class PostgresStateStore implements StateStore {
 
   listDocs(collection: string): Promise<Record<string, unknown>[]> {
     return this.read((pool) => listDocs(pool, collection));
+  }
+
+  listDocEntries(collection: string): Promise<Array<{ id: string; doc: Record<string, unknown> }>> {
+    return this.read((pool) => listDocEntries(pool, collection));
   }
 
   /** The pool for work outside the port (the persistence export streams rows through it). */
