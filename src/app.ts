@@ -48,6 +48,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   });
   await store.open();
   const coordination = await createCoordination(config.kvStoreUrl, logger, {
+    keyPrefix: config.kvKeyPrefix,
     cacheMaxEntries: config.cache.maxEntries,
     cacheMaxBytes: config.cache.maxBytes,
   });

@@ -53,6 +53,8 @@ const ENV_OVERRIDES: Array<[string, keyof ConfigFile, (name: string, v: string) 
   ['WORKSPACE_ROOT', 'workspaceRoot', (_n, v) => v],
   ['DATABASE_URL', 'databaseUrl', (_n, v) => v],
   ['KV_STORE_URL', 'kvStoreUrl', (_n, v) => v],
+  ['KV_KEY_PREFIX', 'kvKeyPrefix', (_n, v) => v],
+  ['TRUST_PROXY', 'trustProxy', bool],
   ['ORCHESTRATOR_CORS_ALLOWED_ORIGINS', 'corsAllowedOrigins', (_n, v) => list(v)],
   ['ORCHESTRATOR_CORS_ALLOWED_METHODS', 'corsAllowedMethods', (_n, v) => list(v)],
   ['ORCHESTRATOR_CORS_ALLOWED_HEADERS', 'corsAllowedHeaders', (_n, v) => list(v)],
@@ -148,6 +150,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     notes: cfg.notes ?? null,
     databaseUrl: cfg.databaseUrl ?? null,
     kvStoreUrl: cfg.kvStoreUrl ?? null,
+    kvKeyPrefix: cfg.kvKeyPrefix ?? 'orch:',
+    trustProxy: cfg.trustProxy ?? false,
     apiKeys,
     webhookSecret,
     cors: {

@@ -50,6 +50,8 @@ export const ConfigFileSchema = Type.Object(
     notes: Type.Optional(Type.String()),
     databaseUrl: Type.Optional(Type.String()),
     kvStoreUrl: Type.Optional(Type.String()),
+    kvKeyPrefix: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    trustProxy: Type.Optional(Type.Boolean()),
     corsAllowedOrigins: Type.Optional(Type.Array(Type.String())),
     corsAllowedMethods: Type.Optional(Type.Array(Type.String())),
     corsAllowedHeaders: Type.Optional(Type.Array(Type.String())),

@@ -61,6 +61,10 @@ export interface AppConfig {
   notes: string | null;
   databaseUrl: string | null;
   kvStoreUrl: string | null;
+  /** Prefix of every key in the KV store, so deployments (or test runs) can share one Redis. */
+  kvKeyPrefix: string;
+  /** Take the client address from X-Forwarded-For (behind the stack's reverse proxy); off: the socket address. */
+  trustProxy: boolean;
   apiKeys: ApiKeyEntry[];
   webhookSecret: string;
   cors: CorsConfig;
