@@ -47,6 +47,8 @@ return #KEYS`;
 
 /** How long status() waits for a PING before calling the store unreachable. */
 const PING_TIMEOUT_MS = 1000;
+/** How long any one command may take before it counts as failed. */
+const COMMAND_TIMEOUT_MS = 1000;
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -83,6 +85,8 @@ export class RedisCoordination implements Coordination {
       connectTimeout: options.connectTimeoutMs,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
+      // A Redis that accepts the connection but stops answering fails the call, not the request.
+      commandTimeout: COMMAND_TIMEOUT_MS,
       retryStrategy: () => null,
     });
     const target = describeRedisUrl(url);
@@ -104,6 +108,37 @@ export class RedisCoordination implements Coordination {
     });
     client.options.retryStrategy = (attempt: number) => Math.min(attempt * 200, 2000);
     return new RedisCoordination(client, options.keyPrefix, url);
+  }
+
+  /**
+   * A driver whose first connection is still to come: the client keeps trying in the
+   * background (capped backoff) and the caller uses another store until `isReady()`.
+   */
+  static connectInBackground(url: string, logger: Logger, options: RedisCoordinationOptions): RedisCoordination {
+    const client = new Redis(url, {
+      connectTimeout: options.connectTimeoutMs,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      retryStrategy: (attempt: number) => Math.min(attempt * 200, 2000),
+    });
+    const target = describeRedisUrl(url);
+    let lastLoggedError: string | null = null;
+    client.on('error', (err: Error) => {
+      if (err.message === lastLoggedError) return;
+      lastLoggedError = err.message;
+      logger.warn({ kvStore: target, cause: err.message }, 'kv store connection error');
+    });
+    client.on('ready', () => {
+      logger.info({ kvStore: target }, 'kv store connection ready');
+      lastLoggedError = null;
+    });
+    return new RedisCoordination(client, options.keyPrefix, url);
+  }
+
+  /** True while commands can be sent (connected and ready). */
+  isReady(): boolean {
+    return this.client.status === 'ready';
   }
 
   /** The connected client, shared with the rate limiter so its counters live in the same store. */
@@ -194,11 +229,4 @@ export class RedisCoordination implements Coordination {
       return false;
     }
   }
-}
-
-/** The Redis client behind a coordination, when it is the shared KV store. */
-export function redisClientOf(coordination: Coordination): { client: Redis; keyPrefix: string } | null {
-  return coordination instanceof RedisCoordination
-    ? { client: coordination.redisClient(), keyPrefix: coordination.keyPrefix }
-    : null;
 }
