@@ -139,8 +139,8 @@ describe('migrate command', () => {
 
     const resumed = await migrateStore(source, target, options);
     expect(resumed).toMatchObject({ status: 'verified', resumed: true, mismatches: [] });
-    expect(resumed.collections.runs.target?.count).toBe(450);
-    expect(resumed.collections.runs.written).toBeLessThan(450);
+    expect(resumed.collections.runs?.target?.count).toBe(450);
+    expect(resumed.collections.runs?.written).toBeLessThan(450);
     // A finished migration is no longer resumable: a new one into this target needs --force.
     await expect(migrateStore(source, target, options)).rejects.toBeInstanceOf(MigrationRefused);
     await source.close();
