@@ -60,6 +60,14 @@ export class FailoverCoordination implements Coordination {
     return this.call((c) => c.releaseLock(name, ownerId));
   }
 
+  acquireFencedLock(name: string, ownerId: string, ttlMs: number): Promise<number | null> {
+    return this.call((c) => c.acquireFencedLock(name, ownerId, ttlMs));
+  }
+
+  spendDailyBudget(budget: string, day: string, amount: number, limit: number): Promise<{ admitted: boolean; spent: number }> {
+    return this.call((c) => c.spendDailyBudget(budget, day, amount, limit));
+  }
+
   incrementWindow(key: string, windowMs: number): Promise<{ count: number; resetAt: number }> {
     return this.call((c) => c.incrementWindow(key, windowMs));
   }

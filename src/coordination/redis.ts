@@ -25,6 +25,33 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`;
 
+/**
+ * Takes the lock (free, expired, or already ours) and returns its fencing token: kept when we
+ * already held it, else max(last token + 1, now ms), so tokens only grow, across outages too.
+ * -1 when another owner holds the lock.
+ */
+const ACQUIRE_FENCED_LOCK = `
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return -1 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+if holder == ARGV[1] and last > 0 then return last end
+local token = math.max(last + 1, tonumber(ARGV[3]))
+redis.call('SET', KEYS[2], string.format('%d', token), 'PX', ARGV[4])
+return token`;
+
+/** Adds ARGV[1] to the day's spend when it stays within ARGV[2]; returns {admitted, spend as text}. */
+const SPEND_DAILY_BUDGET = `
+local spent = tonumber(redis.call('GET', KEYS[1]) or '0')
+if spent + tonumber(ARGV[1]) > tonumber(ARGV[2]) then return {0, tostring(spent)} end
+local total = redis.call('INCRBYFLOAT', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return {1, total}`;
+
+/** How long a lock's last fencing token and a day's budget spend are kept. */
+const FENCE_RETENTION_MS = 7 * 24 * 3600_000;
+const BUDGET_RETENTION_MS = 2 * 24 * 3600_000;
+
 /** Fixed window: INCR, and start the window's expiry on its first hit (or if it somehow has none). */
 const INCREMENT_WINDOW = `
 local count = redis.call('INCR', KEYS[1])
@@ -174,6 +201,32 @@ export class RedisCoordination implements Coordination {
     await this.client.eval(RELEASE_LOCK, 1, this.key('lock', name), ownerId);
   }
 
+  async acquireFencedLock(name: string, ownerId: string, ttlMs: number): Promise<number | null> {
+    const token = (await this.client.eval(
+      ACQUIRE_FENCED_LOCK,
+      2,
+      this.key('lock', name),
+      this.key('fence', name),
+      ownerId,
+      ttlMs,
+      Date.now(),
+      FENCE_RETENTION_MS,
+    )) as number;
+    return token < 0 ? null : token;
+  }
+
+  async spendDailyBudget(budget: string, day: string, amount: number, limit: number): Promise<{ admitted: boolean; spent: number }> {
+    const [admitted, spent] = (await this.client.eval(
+      SPEND_DAILY_BUDGET,
+      1,
+      this.key('budget', `${budget}:${day}`),
+      amount,
+      limit,
+      BUDGET_RETENTION_MS,
+    )) as [number, string];
+    return { admitted: admitted === 1, spent: Number(spent) };
+  }
+
   async incrementWindow(key: string, windowMs: number): Promise<{ count: number; resetAt: number }> {
     const [count, ttl] = (await this.client.eval(INCREMENT_WINDOW, 1, this.key('window', key), windowMs)) as [
       number,
@@ -217,7 +270,7 @@ export class RedisCoordination implements Coordination {
     }
   }
 
-  private key(space: 'lock' | 'window' | 'dedupe' | 'cache' | 'tag', name: string): string {
+  private key(space: 'lock' | 'fence' | 'budget' | 'window' | 'dedupe' | 'cache' | 'tag', name: string): string {
     return `${this.keyPrefix}${space}:${name}`;
   }
 
