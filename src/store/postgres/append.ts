@@ -8,9 +8,24 @@ function checkCollection(collection: AppendCollection): void {
   if (!APPEND_COLLECTIONS.includes(collection)) throw new Error(`unknown append collection ${String(collection)}`);
 }
 
-/** Appends one record and drops all but the newest `keep` of its collection. */
-export function appendRecord(pool: pg.Pool, collection: AppendCollection, record: Record<string, unknown>, keep: number): Promise<void> {
+/**
+ * Appends one record and drops all but the newest `keep` of its collection. One statement (one
+ * round trip, committed on its own): the trim runs on the snapshot taken before the insert, so
+ * it keeps `keep - 1` older records. Appends racing on other connections may leave a few more
+ * than `keep` until the next append trims them.
+ */
+export async function appendRecord(pool: pg.Pool, collection: AppendCollection, record: Record<string, unknown>, keep: number): Promise<void> {
   checkCollection(collection);
+  if (keep >= 1) {
+    await pool.query(
+      `WITH added AS (INSERT INTO appended (collection, record) VALUES ($1, $2::jsonb) RETURNING id)
+       DELETE FROM appended WHERE collection = $1 AND id <= (
+         SELECT id FROM appended WHERE collection = $1 ORDER BY id DESC LIMIT 1 OFFSET $3
+       )`,
+      [collection, JSON.stringify(record), keep - 1],
+    );
+    return;
+  }
   return withTransaction(pool, async (client) => {
     await client.query('INSERT INTO appended (collection, record) VALUES ($1, $2::jsonb)', [collection, JSON.stringify(record)]);
     // Rows older than the keep-th newest; with fewer rows the subquery is NULL and nothing goes.
