@@ -7,12 +7,7 @@ export function runFromRow(row: { doc: RunRecord }): RunRecord {
   return row.doc;
 }
 
-/** The next admission number; sequences never hand a number out twice, pruned or not. */
-export async function nextRunSeq(db: Queryable): Promise<number> {
-  const { rows } = await db.query<{ seq: string }>("SELECT nextval('run_seq') AS seq");
-  return Number(rows[0]!.seq);
-}
-
+/** The record as it will be stored (a JSON round trip), refused when a restart could not read it back. */
 function checked(run: RunRecord): { stored: RunRecord; doc: string } {
   const doc = JSON.stringify(run);
   const stored = JSON.parse(doc) as RunRecord;
@@ -21,10 +16,9 @@ function checked(run: RunRecord): { stored: RunRecord; doc: string } {
   return { stored, doc };
 }
 
+/** Column values after run_id and seq, in the order of the statements below. */
 function columns(run: RunRecord, doc: string): unknown[] {
   return [
-    run.runId,
-    run.seq,
     run.type,
     run.status,
     run.queueState,
@@ -39,18 +33,24 @@ function columns(run: RunRecord, doc: string): unknown[] {
 }
 
 /**
- * Inserts a new run; the unique run id decides between concurrent admissions of one key
- * (`ON CONFLICT DO NOTHING`). Null when another transaction inserted it first.
+ * Inserts a new run, numbered from the `run_seq` sequence in the same statement; the unique run
+ * id decides between concurrent admissions of one key (`ON CONFLICT DO NOTHING`). Returns the
+ * stored run, or null when another transaction inserted that id first. One statement: on the
+ * pool it is one round trip, committed on its own.
  */
 export async function insertRun(db: Queryable, run: RunRecord): Promise<RunRecord | null> {
-  const { stored, doc } = checked(run);
-  const result = await db.query(
+  // Checked with a placeholder number: the real one comes from the sequence.
+  const { stored, doc } = checked({ ...run, seq: 1 });
+  const result = await db.query<{ seq: string }>(
     `INSERT INTO runs (run_id, seq, type, status, queue_state, internal, attempt, lease_owner, lease_until, created_at, updated_at, doc)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb)
-     ON CONFLICT (run_id) DO NOTHING`,
-    columns(stored, doc),
+     SELECT $1, n.seq, $2, $3, $4, $5, $6, $7, $8, $9, $10, jsonb_set($11::jsonb, '{seq}', to_jsonb(n.seq))
+     FROM (SELECT nextval('run_seq') AS seq) AS n
+     ON CONFLICT (run_id) DO NOTHING
+     RETURNING seq`,
+    [stored.runId, ...columns(stored, doc)],
   );
-  return result.rowCount === 1 ? stored : null;
+  const row = result.rows[0];
+  return row === undefined ? null : { ...stored, seq: Number(row.seq) };
 }
 
 /** Replaces an existing run (locked by the caller); `seq` is never changed. */
@@ -60,7 +60,7 @@ export async function updateRun(db: Queryable, run: RunRecord): Promise<RunRecor
     `UPDATE runs SET type = $3, status = $4, queue_state = $5, internal = $6, attempt = $7, lease_owner = $8,
        lease_until = $9, created_at = $10, updated_at = $11, doc = $12::jsonb
      WHERE run_id = $1 AND seq = $2`,
-    columns(stored, doc),
+    [stored.runId, stored.seq, ...columns(stored, doc)],
   );
   return stored;
 }
