@@ -50,9 +50,14 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   const ownerId = `instance-${randomUUID()}`;
   mkdirSync(config.workspaceRoot, { recursive: true });
 
-  const store = openStateStore(config.stateTarget, { flushIntervalMs: config.storeFlushIntervalMs, logger });
+  const store = openStateStore(config.stateTarget, {
+    flushIntervalMs: config.storeFlushIntervalMs,
+    logger,
+    databaseUrl: config.databaseUrl,
+  });
   await store.open();
   const coordination = await createCoordination(config.kvStoreUrl, logger, {
+    keyPrefix: config.kvKeyPrefix,
     cacheMaxEntries: config.cache.maxEntries,
     cacheMaxBytes: config.cache.maxBytes,
   });
@@ -75,7 +80,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     config,
     agents: registry,
     serviceStartedAt,
-    stateStoreKind: store.kind === 'sql' ? 'sqlite' : 'file',
+    stateStoreKind: ({ sql: 'sqlite', file: 'file', postgres: 'postgres' } as const)[store.kind],
     coordinationKind: coordination.kind === 'kvstore' ? 'redis' : 'memory',
     incidents: incidentReadPort,
   });

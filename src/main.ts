@@ -7,6 +7,7 @@ import type { AppConfig } from './config/types.js';
 import { seedDemoWorkspace } from './demo/seed-workspace.js';
 import { demoCommands } from './demo/try-it.js';
 import { createLogger } from './logging.js';
+import { runMigrateCommand } from './migrate/command.js';
 import { StateCorruptError } from './store/types.js';
 
 function fatal(message: string): never {
@@ -109,7 +110,15 @@ async function main(): Promise<void> {
   const command = process.argv[2] ?? 'start';
   if (command === 'start') return start(process.env);
   if (command === 'demo') return demo(process.env);
-  fatal(`unknown command "${command}" (expected start or demo)`);
+  if (command === 'migrate') {
+    const code = await runMigrateCommand(process.argv.slice(3), process.env, {
+      cwd: process.cwd(),
+      out: (line) => process.stdout.write(`${line}\n`),
+      err: (line) => process.stderr.write(`${line}\n`),
+    });
+    process.exit(code);
+  }
+  fatal(`unknown command "${command}" (expected start, demo or migrate)`);
 }
 
 void main();

@@ -5,6 +5,7 @@ import { ConfigError, MissingSecretError } from './errors.js';
 import { parseApiKeys } from './keys.js';
 import { packageRoot } from './package-root.js';
 import { ConfigFileSchema, DEFAULT_RATE_LIMITS, RATE_LIMIT_BUCKETS, type ConfigFile, type RateLimitBucket } from './schema.js';
+import { POSTGRES_TARGET, isPostgresUrl } from '../store/targets.js';
 import type { AppConfig } from './types.js';
 
 const configFileValidator = Compile(ConfigFileSchema);
@@ -52,6 +53,8 @@ const ENV_OVERRIDES: Array<[string, keyof ConfigFile, (name: string, v: string) 
   ['WORKSPACE_ROOT', 'workspaceRoot', (_n, v) => v],
   ['DATABASE_URL', 'databaseUrl', (_n, v) => v],
   ['KV_STORE_URL', 'kvStoreUrl', (_n, v) => v],
+  ['KV_KEY_PREFIX', 'kvKeyPrefix', (_n, v) => v],
+  ['TRUST_PROXY', 'trustProxy', bool],
   ['ORCHESTRATOR_CORS_ALLOWED_ORIGINS', 'corsAllowedOrigins', (_n, v) => list(v)],
   ['ORCHESTRATOR_CORS_ALLOWED_METHODS', 'corsAllowedMethods', (_n, v) => list(v)],
   ['ORCHESTRATOR_CORS_ALLOWED_HEADERS', 'corsAllowedHeaders', (_n, v) => list(v)],
@@ -124,10 +127,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   const baseDir = file.path ? dirname(file.path) : cwd;
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
-  const stateRaw = cfg.stateFile ?? './orchestrator/data/orchestrator-state.json';
+  // DATABASE_URL=postgres://… selects the shared PostgreSQL store unless STATE_FILE names another target.
+  const stateRaw = cfg.stateFile ?? (isPostgresUrl(cfg.databaseUrl) ? POSTGRES_TARGET : './orchestrator/data/orchestrator-state.json');
   let stateTarget: string;
   if (stateRaw.startsWith('sql:')) stateTarget = `sql:${abs(stateRaw.slice(4))}`;
-  else if (stateRaw.startsWith('docdb:')) stateTarget = stateRaw;
+  else if (stateRaw.startsWith('docdb:') || stateRaw === POSTGRES_TARGET) stateTarget = stateRaw;
   else stateTarget = abs(stateRaw);
 
   const workspaceRoot = abs(cfg.workspaceRoot ?? './workspace');
@@ -162,6 +166,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     notes: cfg.notes ?? null,
     databaseUrl: cfg.databaseUrl ?? null,
     kvStoreUrl: cfg.kvStoreUrl ?? null,
+    kvKeyPrefix: cfg.kvKeyPrefix ?? 'orch:',
+    trustProxy: cfg.trustProxy ?? false,
     apiKeys,
     webhookSecret,
     cors: {
@@ -184,6 +190,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     typeConcurrency: cfg.typeConcurrency ?? {},
     runRetention: cfg.runRetention ?? 5000,
     workerTimeoutMs: cfg.workerTimeoutMs ?? 120_000,
+    runLeaseMs: cfg.runLeaseMs ?? 60_000,
     laneTimeoutsMs: cfg.laneTimeoutsMs ?? {},
     retry: {
       maxAttempts: cfg.retry?.maxAttempts ?? 3,

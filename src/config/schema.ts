@@ -50,6 +50,8 @@ export const ConfigFileSchema = Type.Object(
     notes: Type.Optional(Type.String()),
     databaseUrl: Type.Optional(Type.String()),
     kvStoreUrl: Type.Optional(Type.String()),
+    kvKeyPrefix: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    trustProxy: Type.Optional(Type.Boolean()),
     corsAllowedOrigins: Type.Optional(Type.Array(Type.String())),
     corsAllowedMethods: Type.Optional(Type.Array(Type.String())),
     corsAllowedHeaders: Type.Optional(Type.Array(Type.String())),
@@ -73,6 +75,7 @@ export const ConfigFileSchema = Type.Object(
     typeConcurrency: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 1 }))),
     runRetention: Type.Optional(Type.Integer({ minimum: 10 })),
     workerTimeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),
+    runLeaseMs: Type.Optional(Type.Integer({ minimum: 1000 })),
     laneTimeoutsMs: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 100 }))),
     retry: Type.Optional(
       Type.Object(

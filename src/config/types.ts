@@ -60,7 +60,7 @@ export interface AppConfig {
   metricsEnabled: boolean;
   logLevel: string;
   fastStart: boolean;
-  /** Raw state target: an absolute JSON file path, `sql:<absolute path>` or `docdb:<key>`. */
+  /** Raw state target: an absolute JSON file path, `sql:<absolute path>`, `docdb:<key>` or `postgres` (DATABASE_URL). */
   stateTarget: string;
   /** True when STATE_FILE / stateFile was set explicitly (spawned agents then inherit it). */
   stateOverridden: boolean;
@@ -75,6 +75,10 @@ export interface AppConfig {
   notes: string | null;
   databaseUrl: string | null;
   kvStoreUrl: string | null;
+  /** Prefix of every key in the KV store, so deployments (or test runs) can share one Redis. */
+  kvKeyPrefix: string;
+  /** Take the client address from X-Forwarded-For (behind the stack's reverse proxy); off: the socket address. */
+  trustProxy: boolean;
   apiKeys: ApiKeyEntry[];
   webhookSecret: string;
   cors: CorsConfig;
@@ -85,6 +89,8 @@ export interface AppConfig {
   typeConcurrency: Record<string, number>;
   runRetention: number;
   workerTimeoutMs: number;
+  /** Claim lease of a running attempt on a shared store; an instance silent this long loses its runs to another. */
+  runLeaseMs: number;
   laneTimeoutsMs: Record<string, number>;
   retry: RetryConfig;
   heartbeatCron: string;

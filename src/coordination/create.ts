@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { FailoverCoordination } from './failover.js';
 import { MemoryCoordination } from './memory.js';
 import { RedisCoordination } from './redis.js';
 import { describeRedisUrl } from './redis-url.js';
@@ -18,9 +19,10 @@ export const DEFAULT_KEY_PREFIX = 'orch:';
 const DEFAULT_CONNECT_TIMEOUT_MS = 1500;
 
 /**
- * Picks the coordination driver. No KV_STORE_URL: in-process memory. A URL: Redis, unless it cannot
- * be reached within the connect timeout, in which case the service still starts on memory and
- * reports itself degraded: start-up never fails for lack of the store.
+ * Picks the coordination driver. No KV_STORE_URL: in-process memory. A URL: Redis behind the
+ * failover (see failover.ts): whenever Redis cannot be reached (at start-up or later) calls are
+ * served from memory and status() reports the degradation; start-up never fails for lack of the
+ * store, and Redis is used again as soon as it answers.
  */
 export async function createCoordination(
   kvStoreUrl: string | null,
@@ -34,25 +36,18 @@ export async function createCoordination(
   if (!kvStoreUrl) return new MemoryCoordination(cache);
 
   const target = describeRedisUrl(kvStoreUrl);
+  const redisOptions = {
+    keyPrefix: options.keyPrefix ?? DEFAULT_KEY_PREFIX,
+    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+  };
+  const memory = () => new MemoryCoordination(cache);
   try {
-    const redis = await RedisCoordination.connect(kvStoreUrl, logger, {
-      keyPrefix: options.keyPrefix ?? DEFAULT_KEY_PREFIX,
-      connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-    });
+    const redis = await RedisCoordination.connect(kvStoreUrl, logger, redisOptions);
     logger.info({ kvStore: target }, 'coordination uses the kv store');
-    return redis;
+    return new FailoverCoordination(redis, memory, target, logger);
   } catch (err) {
     const cause = err instanceof Error ? err.message : String(err);
-    logger.warn({ kvStore: target, cause }, 'kv store unreachable at start-up; falling back to in-memory coordination');
-    return new MemoryCoordination({
-      ...cache,
-      status: {
-        store: 'memory',
-        status: 'degraded',
-        redisConfigured: true,
-        redisReachable: false,
-        detail: `${target} was unreachable at start-up (${cause}); using in-process memory coordination`,
-      },
-    });
+    logger.warn({ kvStore: target, cause }, 'kv store unreachable at start-up; falling back to in-memory coordination until it answers');
+    return new FailoverCoordination(RedisCoordination.connectInBackground(kvStoreUrl, logger, redisOptions), memory, target, logger);
   }
 }

@@ -11,6 +11,11 @@ export interface MemoryCoordinationOptions {
   status?: CoordinationStatus;
 }
 
+/** How long a lock's last fencing token is remembered after its grant (tokens are time-based beyond it). */
+const FENCE_RETENTION_MS = 7 * 24 * 3600_000;
+/** A day's budget spend is kept two days, so a day boundary in any time zone finds it. */
+const BUDGET_RETENTION_MS = 2 * 24 * 3600_000;
+
 /** How often expired locks, windows, dedupe members and forgotten tags are dropped. */
 const SWEEP_INTERVAL_MS = 30_000;
 
@@ -33,6 +38,8 @@ export class MemoryCoordination implements Coordination {
   private readonly windows = new ExpiringMap<number>();
   private readonly dedupe = new ExpiringMap<true>();
   private readonly tags = new ExpiringMap<number>();
+  private readonly fences = new ExpiringMap<number>();
+  private readonly budgets = new ExpiringMap<number>();
   private readonly cache: LRUCache<string, string>;
   private readonly reportedStatus: CoordinationStatus;
   private readonly sweeper: NodeJS.Timeout;
@@ -70,6 +77,27 @@ export class MemoryCoordination implements Coordination {
 
   async releaseLock(name: string, ownerId: string): Promise<void> {
     if (this.locks.get(name, Date.now()) === ownerId) this.locks.delete(name);
+  }
+
+  async acquireFencedLock(name: string, ownerId: string, ttlMs: number): Promise<number | null> {
+    const now = Date.now();
+    const holder = this.locks.get(name, now);
+    if (holder !== undefined && holder !== ownerId) return null;
+    this.locks.set(name, ownerId, now + ttlMs);
+    const current = this.fences.get(name, now);
+    if (holder === ownerId && current !== undefined) return current;
+    const token = Math.max((current ?? 0) + 1, now);
+    this.fences.set(name, token, now + FENCE_RETENTION_MS);
+    return token;
+  }
+
+  async spendDailyBudget(budget: string, day: string, amount: number, limit: number): Promise<{ admitted: boolean; spent: number }> {
+    const now = Date.now();
+    const key = `${budget}\u0000${day}`;
+    const spent = this.budgets.get(key, now) ?? 0;
+    if (spent + amount > limit) return { admitted: false, spent };
+    this.budgets.set(key, spent + amount, now + BUDGET_RETENTION_MS);
+    return { admitted: true, spent: spent + amount };
   }
 
   async incrementWindow(key: string, windowMs: number): Promise<{ count: number; resetAt: number }> {
@@ -122,5 +150,7 @@ export class MemoryCoordination implements Coordination {
     this.windows.sweep(now);
     this.dedupe.sweep(now);
     this.tags.sweep(now);
+    this.fences.sweep(now);
+    this.budgets.sweep(now);
   }
 }

@@ -25,6 +25,33 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`;
 
+/**
+ * Takes the lock (free, expired, or already ours) and returns its fencing token: kept when we
+ * already held it, else max(last token + 1, now ms), so tokens only grow, across outages too.
+ * -1 when another owner holds the lock.
+ */
+const ACQUIRE_FENCED_LOCK = `
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return -1 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+if holder == ARGV[1] and last > 0 then return last end
+local token = math.max(last + 1, tonumber(ARGV[3]))
+redis.call('SET', KEYS[2], string.format('%d', token), 'PX', ARGV[4])
+return token`;
+
+/** Adds ARGV[1] to the day's spend when it stays within ARGV[2]; returns {admitted, spend as text}. */
+const SPEND_DAILY_BUDGET = `
+local spent = tonumber(redis.call('GET', KEYS[1]) or '0')
+if spent + tonumber(ARGV[1]) > tonumber(ARGV[2]) then return {0, tostring(spent)} end
+local total = redis.call('INCRBYFLOAT', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return {1, total}`;
+
+/** How long a lock's last fencing token and a day's budget spend are kept. */
+const FENCE_RETENTION_MS = 7 * 24 * 3600_000;
+const BUDGET_RETENTION_MS = 2 * 24 * 3600_000;
+
 /** Fixed window: INCR, and start the window's expiry on its first hit (or if it somehow has none). */
 const INCREMENT_WINDOW = `
 local count = redis.call('INCR', KEYS[1])
@@ -47,6 +74,8 @@ return #KEYS`;
 
 /** How long status() waits for a PING before calling the store unreachable. */
 const PING_TIMEOUT_MS = 1000;
+/** How long any one command may take before it counts as failed. */
+const COMMAND_TIMEOUT_MS = 1000;
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -83,6 +112,8 @@ export class RedisCoordination implements Coordination {
       connectTimeout: options.connectTimeoutMs,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
+      // A Redis that accepts the connection but stops answering fails the call, not the request.
+      commandTimeout: COMMAND_TIMEOUT_MS,
       retryStrategy: () => null,
     });
     const target = describeRedisUrl(url);
@@ -104,6 +135,37 @@ export class RedisCoordination implements Coordination {
     });
     client.options.retryStrategy = (attempt: number) => Math.min(attempt * 200, 2000);
     return new RedisCoordination(client, options.keyPrefix, url);
+  }
+
+  /**
+   * A driver whose first connection is still to come: the client keeps trying in the
+   * background (capped backoff) and the caller uses another store until `isReady()`.
+   */
+  static connectInBackground(url: string, logger: Logger, options: RedisCoordinationOptions): RedisCoordination {
+    const client = new Redis(url, {
+      connectTimeout: options.connectTimeoutMs,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      retryStrategy: (attempt: number) => Math.min(attempt * 200, 2000),
+    });
+    const target = describeRedisUrl(url);
+    let lastLoggedError: string | null = null;
+    client.on('error', (err: Error) => {
+      if (err.message === lastLoggedError) return;
+      lastLoggedError = err.message;
+      logger.warn({ kvStore: target, cause: err.message }, 'kv store connection error');
+    });
+    client.on('ready', () => {
+      logger.info({ kvStore: target }, 'kv store connection ready');
+      lastLoggedError = null;
+    });
+    return new RedisCoordination(client, options.keyPrefix, url);
+  }
+
+  /** True while commands can be sent (connected and ready). */
+  isReady(): boolean {
+    return this.client.status === 'ready';
   }
 
   /** The connected client, shared with the rate limiter so its counters live in the same store. */
@@ -137,6 +199,32 @@ export class RedisCoordination implements Coordination {
 
   async releaseLock(name: string, ownerId: string): Promise<void> {
     await this.client.eval(RELEASE_LOCK, 1, this.key('lock', name), ownerId);
+  }
+
+  async acquireFencedLock(name: string, ownerId: string, ttlMs: number): Promise<number | null> {
+    const token = (await this.client.eval(
+      ACQUIRE_FENCED_LOCK,
+      2,
+      this.key('lock', name),
+      this.key('fence', name),
+      ownerId,
+      ttlMs,
+      Date.now(),
+      FENCE_RETENTION_MS,
+    )) as number;
+    return token < 0 ? null : token;
+  }
+
+  async spendDailyBudget(budget: string, day: string, amount: number, limit: number): Promise<{ admitted: boolean; spent: number }> {
+    const [admitted, spent] = (await this.client.eval(
+      SPEND_DAILY_BUDGET,
+      1,
+      this.key('budget', `${budget}:${day}`),
+      amount,
+      limit,
+      BUDGET_RETENTION_MS,
+    )) as [number, string];
+    return { admitted: admitted === 1, spent: Number(spent) };
   }
 
   async incrementWindow(key: string, windowMs: number): Promise<{ count: number; resetAt: number }> {
@@ -182,7 +270,7 @@ export class RedisCoordination implements Coordination {
     }
   }
 
-  private key(space: 'lock' | 'window' | 'dedupe' | 'cache' | 'tag', name: string): string {
+  private key(space: 'lock' | 'fence' | 'budget' | 'window' | 'dedupe' | 'cache' | 'tag', name: string): string {
     return `${this.keyPrefix}${space}:${name}`;
   }
 
@@ -194,11 +282,4 @@ export class RedisCoordination implements Coordination {
       return false;
     }
   }
-}
-
-/** The Redis client behind a coordination, when it is the shared KV store. */
-export function redisClientOf(coordination: Coordination): { client: Redis; keyPrefix: string } | null {
-  return coordination instanceof RedisCoordination
-    ? { client: coordination.redisClient(), keyPrefix: coordination.keyPrefix }
-    : null;
 }

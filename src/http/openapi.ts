@@ -122,7 +122,7 @@ function responsesFor(route: RouteSpec): Json {
     responses[code] = {
       description: STATUS_TEXT[status] ?? `HTTP ${status}`,
       headers: successHeaders(route),
-      ...(status === 204 ? {} : { content: { 'application/json': { schema: toJsonSchema(schema) } } }),
+      ...(status === 204 ? {} : { content: { [route.produces ?? 'application/json']: { schema: toJsonSchema(schema) } } }),
     };
   }
   for (const [status, name] of automatic) {

@@ -2,9 +2,10 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RATE_LIMIT_BUCKETS, type RateLimitBucket } from '../config/schema.js';
 import type { AppConfig } from '../config/types.js';
-import { redisClientOf } from '../coordination/redis.js';
+import { MemoryCoordination } from '../coordination/memory.js';
 import type { Coordination } from '../coordination/types.js';
 import { HttpError } from './errors.js';
+import { coordinationRateLimitStore } from './rate-limit-store.js';
 import type { ProtectedBucket } from './route-spec.js';
 
 const IDENTITY_BUCKETS: readonly RateLimitBucket[] = ['viewer-read', 'operator-write', 'admin-export'] satisfies ProtectedBucket[];
@@ -27,26 +28,26 @@ export type RateLimitHook = (request: FastifyRequest, reply: FastifyReply) => Pr
  * Each bucket has exactly one limiter shared by all its routes, so a bucket is one counter per
  * subject however many routes use it; the bucket name is part of every counter key, so buckets
  * never share counts. With the KV store the counters live in Redis (the coordination's client)
- * and every instance sees the same numbers. The limiter's result is turned into headers and the
+ * (through the coordination, see rate-limit-store.ts) and every instance sees the same numbers;
+ * during a KV store outage they fall back to this process's memory. The limiter's result is turned into headers and the
  * 429 here rather than by the plugin's own hook, because a protected route passes two limiters
  * (abuse guard, then its bucket) and the plugin's hook runs only once per request.
- * If Redis fails mid-request the limiter lets the request through (skipOnError): an outage of the
- * coordination store degrades limits, not the API.
- * (Redis keys read `<prefix>ratelimit:undefinedundefined-<bucket>|<subject>`: the plugin names
- * limiter children after a route it is not given here; the bucket part is what separates them.)
+ * If a counter call still fails the limiter lets the request through (skipOnError): an outage of
+ * the coordination store degrades limits, not the API.
  */
 export async function registerRateLimits(
   app: FastifyInstance,
   config: AppConfig,
   coordination: Coordination,
 ): Promise<(bucket: RateLimitBucket) => RateLimitHook> {
-  const shared = redisClientOf(coordination);
+  // With a KV store configured the counters go through the coordination (Redis, or memory during an outage).
+  const shared = !(coordination instanceof MemoryCoordination);
   await app.register(fastifyRateLimit, {
     global: false,
     enableDraftSpec: true,
     skipOnError: true,
     cache: 10_000,
-    ...(shared ? { redis: shared.client, nameSpace: `${shared.keyPrefix}ratelimit:` } : {}),
+    ...(shared ? { store: coordinationRateLimitStore(coordination) } : {}),
   });
 
   const hooks = new Map<RateLimitBucket, RateLimitHook>();

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CachedResponse, ResponseCache } from './response-cache.js';
 import { isProtectedRoute, type RouteContext, type RouteReply, type RouteSpec } from './route-spec.js';
@@ -46,6 +47,12 @@ function send(reply: FastifyReply, response: CachedResponse): FastifyReply {
   return reply.type(response.contentType).send(response.body);
 }
 
+function sendStream(reply: FastifyReply, result: RouteReply, stream: NonNullable<RouteReply['stream']>): FastifyReply {
+  reply.code(result.statusCode ?? 200);
+  for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
+  return reply.type(stream.contentType).send(Readable.from(stream.chunks));
+}
+
 /**
  * The fastify handler of one route: builds the RouteContext (validated input plus the identity
  * from authentication) and calls the table's handler. For cached routes it looks the response up
@@ -57,7 +64,9 @@ export function createRouteHandler(route: RouteSpec, cache: ResponseCache) {
     const ctx = contextOf(request);
     if (!route.cache) {
       reply.header('Cache-Control', 'no-store');
-      return send(reply, render(await invoke(route, ctx)));
+      const result = await invoke(route, ctx);
+      if (result.stream) return sendStream(reply, result, result.stream);
+      return send(reply, render(result));
     }
 
     let key: string | null = null;

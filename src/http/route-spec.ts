@@ -34,6 +34,8 @@ export interface RouteReply {
   statusCode?: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** A body sent as it is produced (never cached, never held whole): used instead of `body`. */
+  stream?: { contentType: string; chunks: AsyncIterable<string> };
 }
 
 export interface RouteSchemas {
@@ -63,6 +65,8 @@ interface RouteSpecBase {
   /** Cached read: entries carry these tags; a state write bumping any tag invalidates them. */
   cache?: { tags: string[] | ((ctx: RouteContext) => string[]); maxAgeSeconds?: number };
   schema: RouteSchemas;
+  /** Media type of the success body when it is not JSON (a streamed export). */
+  produces?: string;
 }
 
 /**

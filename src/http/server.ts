@@ -55,6 +55,8 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
     genReqId: requestIdFor,
     requestIdHeader: false,
     bodyLimit: config.maxBodyBytes,
+    // Off by default: X-Forwarded-For is ignored unless the operator says a proxy sets it.
+    trustProxy: config.trustProxy,
     // The served surface is exactly the route table (no implicit HEAD twins).
     exposeHeadRoutes: false,
     return503OnClosing: true,

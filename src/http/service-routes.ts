@@ -29,7 +29,7 @@ import { healthRoutes } from './routes/health.js';
 import { knowledgeRoutes } from './routes/knowledge.js';
 import { incidentRoutes } from './routes/incidents.js';
 import { openapiRoutes } from './routes/openapi.js';
-import { persistenceHealthRoutes } from './routes/persistence.js';
+import { persistenceHealthRoutes, persistenceRoutes } from './routes/persistence.js';
 import { proofRoutes } from './routes/proof.js';
 import { createProofFeed } from '../proof/proof-feed.js';
 import { skillRoutes } from './routes/skills.js';
@@ -99,6 +99,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     authRoutes(),
     openapiRoutes(() => routes, { title: 'Task orchestration service', version: '1.0.0' }),
     persistenceHealthRoutes({ storeHealth: () => store.health(), storeKind: () => store.kind, coordination }),
+    persistenceRoutes({ store, coordination, now: () => clock.now() }),
     taskRoutes({ runtime, catalog }),
     approvalRoutes({ runtime }),
     proofRoutes({ feed: proofFeed }),

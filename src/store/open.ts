@@ -1,28 +1,35 @@
 import { isAbsolute } from 'node:path';
 import { FileStateStore } from './file/file-state-store.js';
 import type { StoreOptions } from './options.js';
+import { PostgresStateStore } from './postgres/postgres-state-store.js';
 import { SqliteStateStore } from './sqlite/sqlite-state-store.js';
+import { POSTGRES_TARGET, isPostgresUrl } from './targets.js';
 import type { StateStore } from './types.js';
 
 /**
- * Picks the driver for a configured state target (not yet opened):
- * an absolute path is the JSON file store, `sql:<absolute path>` the SQLite store.
- * `docdb:<key>` names the document store, which lives in PostgreSQL and is not part of this build.
+ * Picks the driver for a configured state target (not yet opened): an absolute path is the
+ * JSON file store, `sql:<absolute path>` the SQLite store, `postgres` the PostgreSQL store at
+ * DATABASE_URL, and `docdb:<key>` the same PostgreSQL store keeping its OrchestratorState
+ * document under `<key>`.
  */
-export function openStateStore(target: string, options: StoreOptions = {}): StateStore {
-  if (target.startsWith('docdb:')) {
-    throw new Error(
-      `state target ${target} needs the PostgreSQL document store (DATABASE_URL), which this build does not ` +
-        'provide yet; use a JSON file path or sql:<path> as STATE_FILE',
-    );
+export function openStateStore(target: string, options: StoreOptions & { databaseUrl?: string | null } = {}): StateStore {
+  const { databaseUrl, ...storeOptions } = options;
+  if (target === POSTGRES_TARGET || target.startsWith('docdb:')) {
+    if (!isPostgresUrl(databaseUrl)) {
+      throw new Error(`state target ${target} needs DATABASE_URL=postgres://… (the document store lives in PostgreSQL)`);
+    }
+    if (target === POSTGRES_TARGET) return new PostgresStateStore(databaseUrl, storeOptions);
+    const stateKey = target.slice('docdb:'.length);
+    if (stateKey === '') throw new Error('state target docdb: needs a key (docdb:<key>)');
+    return new PostgresStateStore(databaseUrl, { ...storeOptions, stateKey });
   }
   if (target.startsWith('sql:')) {
     const path = target.slice('sql:'.length);
     if (!isAbsolute(path)) throw new Error(`state target ${target}: the SQLite path must be absolute`);
-    return new SqliteStateStore(path, options);
+    return new SqliteStateStore(path, storeOptions);
   }
   if (!isAbsolute(target)) {
-    throw new Error(`state target ${target} is neither an absolute file path, sql:<path> nor docdb:<key>`);
+    throw new Error(`state target ${target} is neither an absolute file path, sql:<path>, docdb:<key> nor postgres`);
   }
-  return new FileStateStore(target, options);
+  return new FileStateStore(target, storeOptions);
 }

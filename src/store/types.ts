@@ -49,7 +49,7 @@ export interface RunCounts {
 
 export interface StoreHealth {
   status: 'ok' | 'degraded' | 'down';
-  /** Human-readable target, never a credential (file path, `sql:<path>`). */
+  /** Human-readable target, never a credential (file path, `sql:<path>`, `postgres:<host>/<db>`, `docdb:<key>`). */
   target: string;
   detail: string;
   /** Collections (or tables) with their row counts, when cheap to know. */
@@ -64,7 +64,7 @@ export type AppendCollection = 'telemetry' | 'milestones';
  * committed transaction); a 202 or any other acknowledgement is sent after that.
  */
 export interface StateStore {
-  readonly kind: 'file' | 'sql';
+  readonly kind: 'file' | 'sql' | 'postgres';
   /** True when one process owns the store at a time, so restart recovery may reclaim every running run. */
   readonly exclusive: boolean;
   readonly target: string;
@@ -109,6 +109,8 @@ export interface StateStore {
   putDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<void>;
   getDoc(collection: string, id: string): Promise<Record<string, unknown> | null>;
   listDocs(collection: string): Promise<Record<string, unknown>[]>;
+  /** The same documents with their ids (ordered by id): what an export or a migration must carry over. */
+  listDocEntries(collection: string): Promise<Array<{ id: string; doc: Record<string, unknown> }>>;
 }
 
 /** Raised by a driver when the state on disk cannot be read; start-up stops with this message. */

@@ -184,7 +184,7 @@ function agentsOf(registry: AgentRegistry, runs: WindowRun[]): ControlPlaneSnaps
  */
 function stateDirectoryOf(stateTarget: string): string | null {
   if (stateTarget.startsWith('sql:')) return dirname(stateTarget.slice('sql:'.length));
-  if (stateTarget.startsWith('docdb:')) return null;
+  if (stateTarget.startsWith('docdb:') || stateTarget === 'postgres') return null;
   return dirname(stateTarget);
 }
 

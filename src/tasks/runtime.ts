@@ -95,7 +95,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     invalidator: deps.invalidator,
     admit,
     ownerId: deps.ownerId,
-    leaseMs: 60_000,
+    leaseMs: config.runLeaseMs,
     pollIntervalMs: 1000,
     onRunFinished,
     handlers: deps.handlers,
@@ -149,18 +149,48 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     return run ? toRunView(run) : null;
   }
 
+  const recoveryDeps = { config, store, clock, logger, invalidator: deps.invalidator, admit, onRunFinished };
+  let leaseSweep: NodeJS.Timeout | null = null;
+  let sweeping = false;
+
+  /**
+   * On a shared store an instance can die at any time, not only before this one starts: the
+   * runs it held are taken over once their lease expires, checked twice per lease period.
+   */
+  function startLeaseSweep(): void {
+    if (store.exclusive) return;
+    leaseSweep = setInterval(() => {
+      if (sweeping) return;
+      sweeping = true;
+      recoverInterruptedRuns(recoveryDeps)
+        .then((recovered) => {
+          if (recovered.requeued + recovered.failed + recovered.finished > 0) {
+            logger.warn(recovered, 'took over runs whose lease expired');
+            runner?.wake();
+          }
+        })
+        .catch((err: unknown) => logger.error({ err }, 'expired lease recovery failed'))
+        .finally(() => {
+          sweeping = false;
+        });
+    }, Math.max(500, Math.floor(config.runLeaseMs / 2)));
+    leaseSweep.unref();
+  }
+
   /** Restart recovery, then start claiming work. */
   async function start(): Promise<void> {
-    const recovered = await recoverInterruptedRuns({ config, store, clock, logger, invalidator: deps.invalidator, admit, onRunFinished });
+    const recovered = await recoverInterruptedRuns(recoveryDeps);
     const approvalsRepaired = await approvals.recover();
     await workflows.reconcile();
     if (recovered.requeued + recovered.failed + recovered.finished + approvalsRepaired > 0) {
       logger.warn({ ...recovered, approvalsRepaired }, 'restart recovery finished');
     }
     runner!.start();
+    startLeaseSweep();
   }
 
   async function stop(graceMs = 5000): Promise<void> {
+    if (leaseSweep) clearInterval(leaseSweep);
     await runner!.stop(graceMs);
   }
 

@@ -44,6 +44,22 @@ export function coordinationConformance(title: string, target: ConformanceTarget
         expect(await coordination.acquireLock(lock, 'a', 5_000)).toBe(true);
       });
 
+      it('hands out growing fencing tokens: kept on re-acquire, larger for every new grant, none while held elsewhere', async () => {
+        const lock = unique('fenced');
+        const first = await coordination.acquireFencedLock(lock, 'a', 5_000);
+        expect(first).toEqual(expect.any(Number));
+        expect(await coordination.acquireFencedLock(lock, 'b', 5_000)).toBeNull();
+        expect(await coordination.acquireFencedLock(lock, 'a', 5_000)).toBe(first);
+        await coordination.releaseLock(lock, 'a');
+        const second = await coordination.acquireFencedLock(lock, 'b', 5_000);
+        expect(second).toBeGreaterThan(first!);
+        // A lease that lapsed: the next owner's token is larger still, so the lapsed owner's writes can be refused.
+        const lapsing = unique('fenced');
+        const old = await coordination.acquireFencedLock(lapsing, 'a', 100);
+        await sleep(250);
+        expect(await coordination.acquireFencedLock(lapsing, 'b', 5_000)).toBeGreaterThan(old!);
+      });
+
       it('releases only for the holder', async () => {
         const lock = unique('lock');
         await coordination.acquireLock(lock, 'a', 5_000);
@@ -98,6 +114,20 @@ export function coordinationConformance(title: string, target: ConformanceTarget
         await coordination.incrementWindow(key, 100);
         await sleep(200);
         expect((await coordination.incrementWindow(key, 100)).count).toBe(1);
+      });
+    });
+
+    describe('daily budgets', () => {
+      it('admits spend up to the limit, refuses what would exceed it, keeps days apart and concurrent spend exact', async () => {
+        const budget = unique('llm-usd');
+        expect(await coordination.spendDailyBudget(budget, '2026-05-01', 0.75, 2)).toEqual({ admitted: true, spent: 0.75 });
+        expect(await coordination.spendDailyBudget(budget, '2026-05-01', 1.5, 2)).toEqual({ admitted: false, spent: 0.75 });
+        expect(await coordination.spendDailyBudget(budget, '2026-05-01', 1.25, 2)).toEqual({ admitted: true, spent: 2 });
+        expect(await coordination.spendDailyBudget(budget, '2026-05-02', 1, 2)).toEqual({ admitted: true, spent: 1 });
+        const racing = unique('drafts');
+        const results = await Promise.all(Array.from({ length: 30 }, () => coordination.spendDailyBudget(racing, '2026-05-01', 1, 10)));
+        expect(results.filter((r) => r.admitted)).toHaveLength(10);
+        expect(Math.max(...results.map((r) => r.spent))).toBe(10);
       });
     });
 

@@ -9,7 +9,13 @@ import { insertIfAbsent, makeRun, markRunning } from './fixtures/runs.js';
  * factory that builds an unopened store rooted in a fresh directory; calling the factory again
  * with the same directory must reach the same data (that is how reopening is tested).
  */
-export function describeStoreConformance(name: string, makeStore: (dir: string) => StateStore): void {
+export function describeStoreConformance(
+  name: string,
+  makeStore: (dir: string) => StateStore,
+  options: { shared?: boolean } = {},
+): void {
+  /** A shared store (PostgreSQL) is opened by many instances at once; the others are single-owner. */
+  const shared = options.shared === true;
   describe(`${name}: StateStore conformance`, () => {
     const open: StateStore[] = [];
 
@@ -413,7 +419,11 @@ export function describeStoreConformance(name: string, makeStore: (dir: string) 
         await Promise.all(Array.from({ length: 20 }, (_, n) => store.append('telemetry', { ...record, n }, 100)));
         const { items, total } = await store.listAppended('telemetry', { limit: 1 });
         expect(total).toBe(20);
-        expect(items).toEqual([{ ...record, n: 19 }]);
+        // Concurrent appends to a shared store land in commit order, not call order.
+        if (!shared) expect(items).toEqual([{ ...record, n: 19 }]);
+        const all = (await store.listAppended('telemetry', { limit: 20 })).items;
+        expect(all.map((r) => r.n).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 20 }, (_, n) => n));
+        expect(all.map(({ n: _n, ...rest }) => rest)).toEqual(Array.from({ length: 20 }, () => record));
       });
     });
 
@@ -431,6 +441,11 @@ export function describeStoreConformance(name: string, makeStore: (dir: string) 
           { id: 'b', severity: 'critical' },
         ]);
         expect(await store.listDocs('nothing-here')).toEqual([]);
+        expect(await store.listDocEntries('incidents')).toEqual([
+          { id: 'a', doc: { id: 'a', severity: 'info' } },
+          { id: 'b', doc: { id: 'b', severity: 'critical' } },
+        ]);
+        expect(await store.listDocEntries('nothing-here')).toEqual([]);
       });
     });
 
@@ -453,9 +468,12 @@ export function describeStoreConformance(name: string, makeStore: (dir: string) 
         expect((await reopened.listAppended('telemetry', { limit: 10 })).items).toEqual([{ event: 'accepted' }]);
         expect(await reopened.getDoc('incidents', 'i1')).toEqual({ id: 'i1' });
 
-        // The queue continues in admission order, and new runs come after the old ones.
+        // The queue continues in admission order (seq: concurrent admissions to a shared store are
+        // numbered in the order they commit, not the order they were called), and new runs come after the old ones.
+        const oldestReady = runsBefore.items.filter((r) => r.queueState === 'ready').sort((a, b) => a.seq - b.seq)[0]!;
+        if (!shared) expect(oldestReady.runId).toBe('run-1');
         const next = await reopened.claimNextRun({ typeLimits: {} }, (r) => markRunning(r));
-        expect(next?.runId).toBe('run-1');
+        expect(next?.runId).toBe(oldestReady.runId);
         const later = await insert(reopened, { runId: 'later' });
         expect(later.seq).toBeGreaterThan(Math.max(...runsBefore.items.map((r) => r.seq)));
       });
@@ -469,13 +487,32 @@ export function describeStoreConformance(name: string, makeStore: (dir: string) 
         expect(health.status).toBe('ok');
         expect(health.target).toBe(store.target);
         expect(health.collections).toMatchObject({ runs: 1, milestones: 1, telemetry: 0, 'docs:incidents': 1 });
-        expect(store.exclusive).toBe(true);
+        expect(store.exclusive).toBe(!shared);
       });
 
-      it('refuses a second open of the same target while the first is open', async () => {
+      it.skipIf(shared)('refuses a second open of the same target while the first is open', async () => {
         const { dir } = await openStore();
         const second = makeStore(dir);
         await expect(second.open()).rejects.toThrow(/already open|in use/);
+      });
+
+      it.runIf(shared)('lets a second instance open the same target and share its runs, claims and state', async () => {
+        const { store: first, dir } = await openStore();
+        const { store: second } = await openStore(dir);
+        await insert(first, { runId: 'from-first' });
+        const results = await Promise.all([
+          first.mutateRun('both', insertIfAbsent(makeRun({ runId: 'both', requestedBy: 'first' }))),
+          second.mutateRun('both', insertIfAbsent(makeRun({ runId: 'both', requestedBy: 'second' }))),
+        ]);
+        expect(results.filter((r) => r.changed)).toHaveLength(1);
+        const claims = await Promise.all([
+          first.claimNextRun({ typeLimits: {} }, (r) => markRunning(r, 'first')),
+          second.claimNextRun({ typeLimits: {} }, (r) => markRunning(r, 'second')),
+          second.claimNextRun({ typeLimits: {} }, (r) => markRunning(r, 'second')),
+        ]);
+        expect(claims.filter((c) => c !== null).map((c) => c!.runId).sort()).toEqual(['both', 'from-first']);
+        await first.recordTask({ type: 'doc-sync', status: 'completed', timestamp: '2026-01-01T00:00:00Z', durationMs: 1 });
+        expect((await second.getState()).tasksProcessed).toBe(1);
       });
 
       it('refuses writes once closed, and flushes writes still in flight at close', async () => {

@@ -1,14 +1,18 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import type { Coordination } from '../../coordination/types.js';
-import type { StoreHealth } from '../../store/types.js';
+import type { StateStore, StoreHealth } from '../../store/types.js';
 import { CacheTags } from '../../domain/cache-invalidation.js';
-import type { RouteSpec } from '../route-spec.js';
+import { HISTORICAL_COLLECTIONS } from '../../persistence/collections.js';
+import { exportNdjson } from '../../persistence/export.js';
+import { historicalPage } from '../../persistence/historical.js';
+import { activeStoreOf, persistenceSummary } from '../../persistence/summary.js';
+import type { ProtectedContext, RouteSpec } from '../route-spec.js';
 
 const PersistenceHealth = Type.Object({
   status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded')]),
-  activeStore: Type.Union([Type.Literal('file'), Type.Literal('sql'), Type.Literal('docdb')]),
+  activeStore: Type.Union([Type.Literal('file'), Type.Literal('sql'), Type.Literal('docdb'), Type.Literal('postgres')]),
   store: Type.Object({
-    target: Type.String({ description: 'file path or `sql:<path>` / `docdb:<key>`; never a credential' }),
+    target: Type.String({ description: 'file path, `sql:<path>`, `postgres:<host>/<db>` or `docdb:<key>`; never a credential' }),
     status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('down')]),
     detail: Type.String(),
     collections: Type.Record(Type.String(), Type.Integer({ minimum: 0 })),
@@ -23,15 +27,10 @@ const PersistenceHealth = Type.Object({
   checkedAt: Type.String({ format: 'date-time' }),
 });
 
-/** The document target (`docdb:<key>`) is served by the SQL-family driver but reported as its own kind. */
-function activeStoreOf(kind: 'file' | 'sql', health: StoreHealth): 'file' | 'sql' | 'docdb' {
-  return health.target.startsWith('docdb:') ? 'docdb' : kind;
-}
-
 /** GET /api/persistence/health: public persistence truth (active store, its health, coordination). */
 export function persistenceHealthRoutes(deps: {
   storeHealth: () => Promise<StoreHealth>;
-  storeKind: () => 'file' | 'sql';
+  storeKind: () => StateStore['kind'];
   coordination: Coordination;
 }): RouteSpec[] {
   return [
@@ -50,7 +49,7 @@ export function persistenceHealthRoutes(deps: {
         return {
           body: {
             status: health.status === 'ok' ? 'healthy' : 'degraded',
-            activeStore: activeStoreOf(deps.storeKind(), health),
+            activeStore: activeStoreOf(deps.storeKind(), health.target),
             store: { target: health.target, status: health.status, detail: health.detail, collections: health.collections },
             coordination: {
               status: coordination.status,
@@ -61,6 +60,115 @@ export function persistenceHealthRoutes(deps: {
             },
             checkedAt: new Date().toISOString(),
           },
+        };
+      },
+    },
+  ];
+}
+
+const CoordinationObject = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+  store: Type.Union([Type.Literal('kvstore'), Type.Literal('memory')]),
+  redisConfigured: Type.Boolean(),
+  redisReachable: Type.Boolean(),
+  detail: Type.String(),
+});
+
+const PersistenceSummarySchema = Type.Object({
+  status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded')]),
+  activeStore: Type.Union([Type.Literal('file'), Type.Literal('sql'), Type.Literal('docdb'), Type.Literal('postgres')]),
+  store: Type.Object({
+    target: Type.String(),
+    status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('down')]),
+    detail: Type.String(),
+    shared: Type.Boolean({ description: 'true when several instances share the store (PostgreSQL)' }),
+  }),
+  collections: Type.Record(Type.String(), Type.Integer({ minimum: 0 })),
+  runs: Type.Object({
+    total: Type.Integer(),
+    byStatus: Type.Record(Type.String(), Type.Integer()),
+    ready: Type.Integer(),
+    held: Type.Integer(),
+    internal: Type.Integer(),
+  }),
+  state: Type.Object({
+    lastStartedAt: Type.Union([Type.String(), Type.Null()]),
+    tasksProcessed: Type.Integer(),
+    lists: Type.Record(Type.String(), Type.Integer()),
+    hasNotes: Type.Boolean(),
+  }),
+  coordination: CoordinationObject,
+  checkedAt: Type.String({ format: 'date-time' }),
+});
+
+const HistoricalQuery = Type.Object(
+  {
+    collection: Type.Optional(Type.Union(HISTORICAL_COLLECTIONS.map((c) => Type.Literal(c)), { default: 'runs' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  },
+  { additionalProperties: false },
+);
+type HistoricalQueryT = Static<typeof HistoricalQuery>;
+
+const HistoricalPageSchema = Type.Object({
+  collection: Type.String(),
+  total: Type.Integer({ minimum: 0 }),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+  items: Type.Array(Type.Unknown(), { description: 'newest first; runs in their short history form (no payload or result)' }),
+});
+
+const ExportLineSchema = Type.String({
+  description:
+    'NDJSON: a `header` line (format, version, exportedAt, store), one `record` line per record ' +
+    '(collection, id for runs and documents, record), and an `end` line with the count per collection',
+});
+
+/** Summary, paged history and the streamed export of what the state store holds. */
+export function persistenceRoutes(deps: { store: StateStore; coordination: Coordination; now: () => Date }): RouteSpec[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/persistence/summary',
+      operationId: 'getPersistenceSummary',
+      summary: 'What the state store holds: collections, runs by status, state document, coordination',
+      tags: ['persistence'],
+      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
+      cache: { tags: [CacheTags.persistence, CacheTags.runs] },
+      schema: { response: { 200: PersistenceSummarySchema } },
+      handler: async () => ({ body: await persistenceSummary(deps.store, () => deps.coordination.status(), deps.now()) }),
+    },
+    {
+      method: 'GET',
+      path: '/api/persistence/historical',
+      operationId: 'getPersistenceHistorical',
+      summary: 'One page of a historical collection, newest first',
+      description: `collection: ${HISTORICAL_COLLECTIONS.join(', ')} (default runs).`,
+      tags: ['persistence'],
+      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
+      schema: { querystring: HistoricalQuery, response: { 200: HistoricalPageSchema } },
+      handler: async (ctx: ProtectedContext<HistoricalQueryT>) => {
+        const { collection = 'runs', limit = 50, offset = 0 } = ctx.query;
+        return { body: await historicalPage(deps.store, collection, limit, offset) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/persistence/export',
+      operationId: 'exportPersistence',
+      summary: 'Every record of the state store, streamed as NDJSON',
+      description: 'Streamed page by page: the service never holds the whole state in memory to answer.',
+      tags: ['persistence'],
+      access: { kind: 'protected', role: 'admin', bucket: 'admin-export' },
+      produces: 'application/x-ndjson',
+      schema: { response: { 200: ExportLineSchema } },
+      handler: async () => {
+        const exportedAt = deps.now();
+        return {
+          body: undefined,
+          headers: { 'Content-Disposition': `attachment; filename="state-export-${exportedAt.toISOString().replace(/[:.]/g, '-')}.ndjson"` },
+          stream: { contentType: 'application/x-ndjson; charset=utf-8', chunks: exportNdjson(deps.store, exportedAt) },
         };
       },
     },

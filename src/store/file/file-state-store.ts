@@ -281,6 +281,10 @@ export class FileStateStore implements StateStore {
     return this.readable().model.docsIn(collection).map((doc) => structuredClone(doc));
   }
 
+  async listDocEntries(collection: string): Promise<Array<{ id: string; doc: Record<string, unknown> }>> {
+    return this.readable().model.docEntriesIn(collection).map(([id, doc]) => ({ id, doc: structuredClone(doc) }));
+  }
+
   /**
    * Applies one change to the model and queues its journal line; the promise resolves when the
    * line is durable. The model receives the parsed line, not the caller's object, so memory

@@ -101,12 +101,14 @@ export class MemoryModel {
   }
 
   docsIn(collection: string): Record<string, unknown>[] {
+    return this.docEntriesIn(collection).map(([, doc]) => doc);
+  }
+
+  docEntriesIn(collection: string): Array<[string, Record<string, unknown>]> {
     const byId = this.docs.get(collection);
     if (byId === undefined) return [];
     // Byte order of the UTF-8 ids, the order SQLite's default collation gives, so drivers agree.
-    return [...byId.entries()]
-      .sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
-      .map(([, doc]) => doc);
+    return [...byId.entries()].sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   }
 
   /** Row counts for health(). */

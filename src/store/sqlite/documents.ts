@@ -26,6 +26,14 @@ export function listDocs(db: Database.Database, collection: string): Record<stri
   return rows.map((row) => JSON.parse(row.doc) as Record<string, unknown>);
 }
 
+export function listDocEntries(db: Database.Database, collection: string): Array<{ id: string; doc: Record<string, unknown> }> {
+  const rows = statement(db, 'SELECT id, doc FROM documents WHERE collection = ? ORDER BY id').all(collection) as Array<{
+    id: string;
+    doc: string;
+  }>;
+  return rows.map((row) => ({ id: row.id, doc: JSON.parse(row.doc) as Record<string, unknown> }));
+}
+
 export function countDocsByCollection(db: Database.Database): Map<string, number> {
   const rows = statement(db, 'SELECT collection, COUNT(*) AS n FROM documents GROUP BY collection').all() as Array<{
     collection: string;

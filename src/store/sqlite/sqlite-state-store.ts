@@ -18,7 +18,7 @@ import type {
 import { TransactionBatcher } from './batcher.js';
 import { appendRecord, listAppended } from './collections.js';
 import { asStateCorruptError, openDatabase } from './connection.js';
-import { countDocsByCollection, getDoc, listDocs, putDoc } from './documents.js';
+import { countDocsByCollection, getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
 import {
   COMMUNITY_RESPONSES,
   DEPLOYED_AGENTS,
@@ -178,6 +178,10 @@ export class SqliteStateStore implements StateStore {
 
   async listDocs(collection: string): Promise<Record<string, unknown>[]> {
     return listDocs(this.db(), collection);
+  }
+
+  async listDocEntries(collection: string): Promise<Array<{ id: string; doc: Record<string, unknown> }>> {
+    return listDocEntries(this.db(), collection);
   }
 
   private write<T>(work: (db: Database.Database) => T): Promise<T> {

@@ -1,0 +1,13 @@
+import { initialLayout } from './0001-initial-layout.js';
+
+/** One schema change: applied once, in version order, inside its own transaction. */
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+/** Every migration this build knows, oldest first. A new layout change is a new file appended here. */
+export const MIGRATIONS: readonly Migration[] = [initialLayout];
+
+export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

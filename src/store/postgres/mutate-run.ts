@@ -1,0 +1,41 @@
+import type pg from 'pg';
+import type { RunRecord } from '../../tasks/types.js';
+import { storedRun } from '../run-rules.js';
+import type { MutateResult, RunMutator } from '../types.js';
+import { insertRun, runFromRow, updateRun } from './save-run.js';
+import { withTransaction } from './transaction.js';
+
+/**
+ * Atomic read-modify-write of one run.
+ *
+ * A run not there yet (the admission of a new key) takes the short path: the mutator sees null
+ * and its record is inserted by one `INSERT … ON CONFLICT DO NOTHING` - admission is decided by
+ * the unique key, never by the read before it. An existing run is locked (`FOR UPDATE`) for a
+ * transaction, so the mutator sees the latest committed record and no other instance changes
+ * it meanwhile. When another instance inserted the same id first, the mutator runs again on
+ * that record (mutators are pure, so this is safe).
+ */
+export async function mutateRun(pool: pg.Pool, runId: string, mutate: RunMutator): Promise<MutateResult> {
+  const seen = await pool.query('SELECT 1 FROM runs WHERE run_id = $1', [runId]);
+  if (seen.rowCount === 0) {
+    const next = mutate(null);
+    if (next === null) return { before: null, after: null, changed: false };
+    const inserted = await insertRun(pool, storedRun(runId, null, next, () => 0));
+    if (inserted !== null) return { before: null, after: inserted, changed: true };
+  }
+  for (;;) {
+    const outcome = await withTransaction(pool, async (client): Promise<MutateResult | 'lost-insert'> => {
+      const { rows } = await client.query<{ doc: RunRecord }>('SELECT doc FROM runs WHERE run_id = $1 FOR UPDATE', [runId]);
+      const before = rows[0] ? runFromRow(rows[0]) : null;
+      const next = mutate(before === null ? null : structuredClone(before));
+      if (next === null) return { before, after: before === null ? null : structuredClone(before), changed: false };
+      if (before !== null) {
+        const after = await updateRun(client, storedRun(runId, before, next, () => before.seq));
+        return { before, after, changed: true };
+      }
+      const inserted = await insertRun(client, storedRun(runId, null, next, () => 0));
+      return inserted === null ? 'lost-insert' : { before: null, after: inserted, changed: true };
+    });
+    if (outcome !== 'lost-insert') return outcome;
+  }
+}

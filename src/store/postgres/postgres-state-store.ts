@@ -1,0 +1,205 @@
+import type pg from 'pg';
+import type { OrchestratorState, RunRecord, TaskRecord } from '../../tasks/types.js';
+import { silentLogger, type StoreOptions } from '../options.js';
+import { retentionCount } from '../retention.js';
+import { StoreLifecycle } from '../store-lifecycle.js';
+import type {
+  AppendCollection,
+  ClaimOptions,
+  MutateResult,
+  RunCounts,
+  RunMutator,
+  RunQuery,
+  StateStore,
+  StoreHealth,
+} from '../types.js';
+import { appendRecord, listAppended } from './append.js';
+import { claimNextRun } from './claim-next-run.js';
+import { createPool, parsePostgresUrl, type PostgresTarget } from './connection.js';
+import { getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
+import { collectionCounts, serverVersion } from './health.js';
+import { applyMigrations } from './migrate.js';
+import { mutateRun } from './mutate-run.js';
+import { pruneRuns } from './prune-runs.js';
+import { countRuns, getRun, listRuns } from './read-runs.js';
+import { ensureStateDocument, getState, mutateState, recordTask } from './state.js';
+
+export const DEFAULT_STATE_KEY = 'default';
+
+export interface PostgresStoreOptions extends StoreOptions {
+  /** Which OrchestratorState document this instance works on (`docdb:<key>`); runs and documents are shared. */
+  stateKey?: string;
+  /** Connections per instance. */
+  poolSize?: number;
+}
+
+interface Session {
+  pool: pg.Pool;
+  version: number;
+  /** Writes under way, so close() can let them commit before the pool ends. */
+  inFlight: Set<Promise<unknown>>;
+}
+
+/**
+ * The scale-out store: PostgreSQL through a connection pool, shared by every instance that
+ * points at the same database and schema. Nothing it relies on lives in process memory:
+ * admission is the runs table's unique key, claims are `FOR UPDATE SKIP LOCKED` under a
+ * lease, every read-modify-write holds the row lock. It is therefore not `exclusive`: restart
+ * recovery takes over only runs whose lease has expired.
+ */
+export class PostgresStateStore implements StateStore {
+  readonly kind = 'postgres' as const;
+  readonly exclusive = false;
+  readonly target: string;
+  readonly stateKey: string;
+  private readonly connection: PostgresTarget;
+  private readonly poolSize: number;
+  private readonly logger;
+  private readonly lifecycle: StoreLifecycle<Session>;
+
+  constructor(databaseUrl: string, options: PostgresStoreOptions = {}) {
+    this.connection = parsePostgresUrl(databaseUrl);
+    this.stateKey = options.stateKey ?? DEFAULT_STATE_KEY;
+    this.target =
+      options.stateKey === undefined ? `postgres:${this.connection.display}` : `docdb:${this.stateKey}`;
+    this.poolSize = options.poolSize ?? 10;
+    this.logger = options.logger ?? silentLogger;
+    this.lifecycle = new StoreLifecycle(this.target);
+  }
+
+  /** The schema the tables live in (the URL's `schema` parameter, default public). */
+  get schema(): string {
+    return this.connection.schema;
+  }
+
+  async open(): Promise<void> {
+    await this.lifecycle.open(async () => {
+      const pool = createPool(this.connection, this.poolSize, (err) =>
+        this.logger.warn({ store: this.connection.display, cause: err.message }, 'idle PostgreSQL connection failed'),
+      );
+      try {
+        const version = await applyMigrations(pool, this.connection.schema);
+        await ensureStateDocument(pool, this.stateKey);
+        return { pool, version, inFlight: new Set() };
+      } catch (err) {
+        await pool.end().catch(() => undefined);
+        throw new Error(`state database ${this.connection.display} cannot be opened: ${(err as Error).message}`, { cause: err });
+      }
+    });
+  }
+
+  close(): Promise<void> {
+    return this.lifecycle.close(async (session) => {
+      await Promise.allSettled([...session.inFlight]);
+      await session.pool.end();
+    });
+  }
+
+  async health(): Promise<StoreHealth> {
+    const session = this.lifecycle.session;
+    if (session === null) return { status: 'down', target: this.target, detail: 'store is not open', collections: {} };
+    try {
+      const [version, collections] = await Promise.all([serverVersion(session.pool), collectionCounts(session.pool, this.stateKey)]);
+      return {
+        status: 'ok',
+        target: this.target,
+        detail: `PostgreSQL ${version}, schema ${this.connection.schema}, layout version ${session.version}, shared by instances`,
+        collections,
+      };
+    } catch (err) {
+      return { status: 'down', target: this.target, detail: (err as Error).message, collections: {} };
+    }
+  }
+
+  mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult> {
+    return this.write((pool) => mutateRun(pool, runId, mutate));
+  }
+
+  claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
+    return this.write((pool) => claimNextRun(pool, options, mutate));
+  }
+
+  getRun(runId: string): Promise<RunRecord | null> {
+    return this.read((pool) => getRun(pool, runId));
+  }
+
+  listRuns(query: RunQuery): Promise<{ items: RunRecord[]; total: number }> {
+    return this.read((pool) => listRuns(pool, query));
+  }
+
+  countRuns(includeInternal = false): Promise<RunCounts> {
+    return this.read((pool) => countRuns(pool, includeInternal));
+  }
+
+  pruneRuns(keep: number): Promise<number> {
+    const count = retentionCount(keep);
+    return this.write((pool) => pruneRuns(pool, count));
+  }
+
+  getState(): Promise<OrchestratorState> {
+    return this.read((pool) => getState(pool, this.stateKey));
+  }
+
+  mutateState(mutate: (current: OrchestratorState) => OrchestratorState | null): Promise<OrchestratorState> {
+    return this.write((pool) => mutateState(pool, this.stateKey, mutate));
+  }
+
+  recordTask(record: TaskRecord): Promise<void> {
+    return this.write((pool) => recordTask(pool, this.stateKey, record));
+  }
+
+  append(collection: AppendCollection, record: Record<string, unknown>, keep: number): Promise<void> {
+    const count = retentionCount(keep);
+    return this.write((pool) => appendRecord(pool, collection, record, count));
+  }
+
+  listAppended(
+    collection: AppendCollection,
+    query: { limit: number; offset?: number },
+  ): Promise<{ items: Record<string, unknown>[]; total: number }> {
+    return this.read((pool) => listAppended(pool, collection, query));
+  }
+
+  putDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<void> {
+    return this.write((pool) => putDoc(pool, collection, id, doc));
+  }
+
+  getDoc(collection: string, id: string): Promise<Record<string, unknown> | null> {
+    return this.read((pool) => getDoc(pool, collection, id));
+  }
+
+  listDocs(collection: string): Promise<Record<string, unknown>[]> {
+    return this.read((pool) => listDocs(pool, collection));
+  }
+
+  listDocEntries(collection: string): Promise<Array<{ id: string; doc: Record<string, unknown> }>> {
+    return this.read((pool) => listDocEntries(pool, collection));
+  }
+
+  /** The pool for work outside the port (the persistence export streams rows through it). */
+  pool(): pg.Pool {
+    return this.lifecycle.readable().pool;
+  }
+
+  private write<T>(work: (pool: pg.Pool) => Promise<T>): Promise<T> {
+    let session: Session;
+    try {
+      session = this.lifecycle.writable();
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    const pending = work(session.pool);
+    session.inFlight.add(pending);
+    const forget = () => session.inFlight.delete(pending);
+    pending.then(forget, forget);
+    return pending;
+  }
+
+  private read<T>(work: (pool: pg.Pool) => Promise<T>): Promise<T> {
+    try {
+      return work(this.lifecycle.readable().pool);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+}

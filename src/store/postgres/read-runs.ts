@@ -1,0 +1,58 @@
+import type pg from 'pg';
+import type { RunRecord } from '../../tasks/types.js';
+import { addToRunCounts, emptyRunCounts, normalizeRunQuery, type NormalizedRunQuery } from '../run-rules.js';
+import type { RunCounts, RunQuery } from '../types.js';
+import { runFromRow } from './save-run.js';
+
+export async function getRun(pool: pg.Pool, runId: string): Promise<RunRecord | null> {
+  const { rows } = await pool.query<{ doc: RunRecord }>('SELECT doc FROM runs WHERE run_id = $1', [runId]);
+  return rows[0] ? runFromRow(rows[0]) : null;
+}
+
+export async function listRuns(pool: pg.Pool, query: RunQuery): Promise<{ items: RunRecord[]; total: number }> {
+  const q = normalizeRunQuery(query);
+  const { clauses, params } = runFilter(q);
+  const total = await pool.query<{ n: string }>(`SELECT COUNT(*) AS n FROM runs ${where(clauses)}`, params);
+  const pageClauses = [...clauses];
+  const pageParams = [...params];
+  if (q.afterSeq !== undefined) {
+    pageParams.push(q.afterSeq);
+    pageClauses.push(`seq ${q.order === 'newest' ? '<' : '>'} $${pageParams.length}`);
+  }
+  pageParams.push(q.limit, q.offset);
+  const { rows } = await pool.query<{ doc: RunRecord }>(
+    `SELECT doc FROM runs ${where(pageClauses)} ORDER BY seq ${q.order === 'newest' ? 'DESC' : 'ASC'}
+     LIMIT $${pageParams.length - 1} OFFSET $${pageParams.length}`,
+    pageParams,
+  );
+  return { items: rows.map(runFromRow), total: Number(total.rows[0]!.n) };
+}
+
+export async function countRuns(pool: pg.Pool, includeInternal: boolean): Promise<RunCounts> {
+  const { rows } = await pool.query<Pick<RunRecord, 'type' | 'status' | 'queueState'> & { n: string }>(
+    `SELECT type, status, queue_state AS "queueState", COUNT(*) AS n FROM runs
+     ${includeInternal ? '' : 'WHERE NOT internal'}
+     GROUP BY type, status, queue_state`,
+  );
+  const counts = emptyRunCounts();
+  for (const row of rows) addToRunCounts(counts, row, Number(row.n));
+  return counts;
+}
+
+function where(clauses: string[]): string {
+  return clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`;
+}
+
+function runFilter(q: NormalizedRunQuery): { clauses: string[]; params: unknown[] } {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  if (!q.includeInternal) clauses.push('NOT internal');
+  const equal = (column: string, value: unknown) => {
+    params.push(value);
+    clauses.push(`${column} = $${params.length}`);
+  };
+  if (q.type !== undefined) equal('type', q.type);
+  if (q.status !== undefined) equal('status', q.status);
+  if (q.queueState !== undefined) equal('queue_state', q.queueState);
+  return { clauses, params };
+}

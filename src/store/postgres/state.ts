@@ -1,0 +1,87 @@
+import type pg from 'pg';
+import { boundState } from '../../tasks/state-document.js';
+import { STATE_BOUNDS, emptyOrchestratorState, type OrchestratorState, type TaskRecord } from '../../tasks/types.js';
+import { pickState, stateProblem } from '../record-checks.js';
+import { withTransaction, type Queryable } from './transaction.js';
+
+/**
+ * The OrchestratorState document of one state key: the row of `state_documents` (the
+ * document without its task history, plus tasksProcessed in a column of its own) and the
+ * key's rows of `task_history`. The row lock on the document serializes every writer of the
+ * key across instances.
+ */
+
+type StoredDoc = Omit<OrchestratorState, 'tasksProcessed' | 'taskHistory'>;
+
+function storedDoc(state: OrchestratorState): StoredDoc {
+  const { tasksProcessed: _processed, taskHistory: _history, ...rest } = state;
+  return rest;
+}
+
+/** Creates the key's document when absent (at open, by whichever instance comes first). */
+export async function ensureStateDocument(db: Queryable, stateKey: string): Promise<void> {
+  await db.query('INSERT INTO state_documents (state_key, doc) VALUES ($1, $2::jsonb) ON CONFLICT (state_key) DO NOTHING', [
+    stateKey,
+    JSON.stringify(storedDoc(emptyOrchestratorState())),
+  ]);
+}
+
+async function readState(db: Queryable, stateKey: string, lock: boolean): Promise<OrchestratorState> {
+  const { rows } = await db.query<{ tasks_processed: string; doc: Record<string, unknown> }>(
+    `SELECT tasks_processed, doc FROM state_documents WHERE state_key = $1${lock ? ' FOR UPDATE' : ''}`,
+    [stateKey],
+  );
+  const row = rows[0];
+  if (!row) return emptyOrchestratorState();
+  const history = await db.query<{ record: TaskRecord }>('SELECT record FROM task_history WHERE state_key = $1 ORDER BY id', [stateKey]);
+  return pickState({ ...row.doc, tasksProcessed: Number(row.tasks_processed), taskHistory: history.rows.map((r) => r.record) });
+}
+
+export function getState(pool: pg.Pool, stateKey: string): Promise<OrchestratorState> {
+  // One snapshot for the document and its history, so a concurrent recordTask is seen whole or not at all.
+  return withTransaction(pool, async (client) => {
+    await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    return readState(client, stateKey, false);
+  });
+}
+
+export function mutateState(
+  pool: pg.Pool,
+  stateKey: string,
+  mutate: (current: OrchestratorState) => OrchestratorState | null,
+): Promise<OrchestratorState> {
+  return withTransaction(pool, async (client) => {
+    const before = await readState(client, stateKey, true);
+    const next = mutate(structuredClone(before));
+    if (next === null) return before;
+    const after = JSON.parse(JSON.stringify(boundState(next))) as OrchestratorState;
+    const problem = stateProblem(after as unknown as Record<string, unknown>, 'state.', true);
+    if (problem !== null) throw new Error(`refusing to store the orchestrator state: ${problem}`);
+    await client.query('UPDATE state_documents SET tasks_processed = $2, doc = $3::jsonb WHERE state_key = $1', [
+      stateKey,
+      after.tasksProcessed,
+      JSON.stringify(storedDoc(after)),
+    ]);
+    if (JSON.stringify(before.taskHistory) !== JSON.stringify(after.taskHistory)) {
+      await client.query('DELETE FROM task_history WHERE state_key = $1', [stateKey]);
+      for (const record of after.taskHistory) {
+        await client.query('INSERT INTO task_history (state_key, record) VALUES ($1, $2::jsonb)', [stateKey, JSON.stringify(record)]);
+      }
+    }
+    return after;
+  });
+}
+
+/** tasksProcessed + 1 and one history row, the oldest beyond the bound deleted; the document itself is not rewritten. */
+export function recordTask(pool: pg.Pool, stateKey: string, record: TaskRecord): Promise<void> {
+  return withTransaction(pool, async (client) => {
+    await client.query('UPDATE state_documents SET tasks_processed = tasks_processed + 1 WHERE state_key = $1', [stateKey]);
+    await client.query('INSERT INTO task_history (state_key, record) VALUES ($1, $2::jsonb)', [stateKey, JSON.stringify(record)]);
+    await client.query(
+      `DELETE FROM task_history WHERE state_key = $1 AND id < (
+         SELECT MIN(id) FROM (SELECT id FROM task_history WHERE state_key = $1 ORDER BY id DESC LIMIT $2) AS kept
+       )`,
+      [stateKey, STATE_BOUNDS.taskHistory],
+    );
+  });
+}

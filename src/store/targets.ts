@@ -1,0 +1,11 @@
+/**
+ * State target names shared by configuration and the driver picker (no driver code here, so
+ * the config loader can use them without loading a database client).
+ */
+
+/** The state target of the shared PostgreSQL store: DATABASE_URL set, STATE_FILE naming nothing else. */
+export const POSTGRES_TARGET = 'postgres';
+
+export function isPostgresUrl(url: string | null | undefined): url is string {
+  return typeof url === 'string' && /^postgres(ql)?:\/\//i.test(url);
+}
