@@ -1,7 +1,7 @@
 import type { StoreKind } from './service.js';
 
 /**
- * Sizes of every scenario per mode. Quick runs everything small enough to finish in under two
+ * Sizes of every scenario per mode. Quick runs everything small enough to finish in under three
  * minutes; full in under ten. Every load is bounded by a count and by its scenario's time budget.
  */
 export interface Settings {
@@ -10,7 +10,7 @@ export interface Settings {
   /** Service run concurrency (config `concurrency`) and the queue peers' worker concurrency. */
   concurrency: number;
   admission: { budgetSec: number; connections: number; durationSec: number; warmupSec: number };
-  e2e: { budgetSec: number; unique: number; duplicates: number; submitConcurrency: number; settleMs: number; pgBossBatchSize: number };
+  e2e: { budgetSec: number; unique: number; duplicates: number; submitConcurrency: number; settleMs: number; pgBossBatchSize: number; pgBossWorkers: number };
   spawn: { budgetSec: number; runs: number; warmup: number };
   reads: {
     budgetSec: number;
@@ -27,10 +27,10 @@ export interface Settings {
 }
 
 export const QUICK: Settings = {
-  totalBudgetSec: 115,
+  totalBudgetSec: 150,
   concurrency: 4,
   admission: { budgetSec: 25, connections: 50, durationSec: 3, warmupSec: 1 },
-  e2e: { budgetSec: 25, unique: 300, duplicates: 30, submitConcurrency: 50, settleMs: 1200, pgBossBatchSize: 100 },
+  e2e: { budgetSec: 40, unique: 300, duplicates: 30, submitConcurrency: 50, settleMs: 1200, pgBossBatchSize: 200, pgBossWorkers: 8 },
   spawn: { budgetSec: 10, runs: 3, warmup: 1 },
   reads: { budgetSec: 25, runs: 1000, serviceConcurrency: 16, stores: ['json'], connections: 10, durationSec: 1.5, detailAmount: 1000 },
   footprint: { budgetSec: 30, checkpoints: [1000, 5000], retention: 1000, stores: ['json'], connections: 50 },
@@ -41,7 +41,7 @@ export const FULL: Settings = {
   totalBudgetSec: 570,
   concurrency: 4,
   admission: { budgetSec: 60, connections: 50, durationSec: 10, warmupSec: 2 },
-  e2e: { budgetSec: 90, unique: 2000, duplicates: 200, submitConcurrency: 50, settleMs: 1500, pgBossBatchSize: 100 },
+  e2e: { budgetSec: 90, unique: 2000, duplicates: 200, submitConcurrency: 50, settleMs: 1500, pgBossBatchSize: 200, pgBossWorkers: 8 },
   spawn: { budgetSec: 30, runs: 15, warmup: 2 },
   reads: { budgetSec: 200, runs: 10_000, serviceConcurrency: 16, stores: ['json', 'sql'], connections: 10, durationSec: 4, detailAmount: 4000 },
   footprint: { budgetSec: 240, checkpoints: [10_000, 100_000], retention: 5000, stores: ['json', 'sql'], connections: 50 },
