@@ -41,7 +41,11 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   const ownerId = `instance-${randomUUID()}`;
   mkdirSync(config.workspaceRoot, { recursive: true });
 
-  const store = openStateStore(config.stateTarget, { flushIntervalMs: config.storeFlushIntervalMs, logger });
+  const store = openStateStore(config.stateTarget, {
+    flushIntervalMs: config.storeFlushIntervalMs,
+    logger,
+    ...(config.storeCompactAfterEntries !== null ? { compactAfterEntries: config.storeCompactAfterEntries } : {}),
+  });
   await store.open();
   const coordination = await createCoordination(config.kvStoreUrl, logger, {
     cacheMaxEntries: config.cache.maxEntries,

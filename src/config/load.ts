@@ -178,6 +178,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     nightlyBatchCron: cfg.nightlyBatchCron ?? '0 2 * * *',
     schedulerEnabled: cfg.schedulerEnabled ?? true,
     storeFlushIntervalMs: cfg.storeFlushIntervalMs ?? 0,
+    storeCompactAfterEntries: cfg.storeCompactAfterEntries ?? null,
     digestTargetUrl: cfg.digestTargetUrl ?? null,
     marketResearch: {
       allowPrivateHosts: cfg.marketResearch?.allowPrivateHosts ?? false,

@@ -88,6 +88,7 @@ export const ConfigFileSchema = Type.Object(
     nightlyBatchCron: Type.Optional(Type.String()),
     schedulerEnabled: Type.Optional(Type.Boolean()),
     storeFlushIntervalMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+    storeCompactAfterEntries: Type.Optional(Type.Integer({ minimum: 10 })),
     digestTargetUrl: Type.Optional(Type.String()),
     marketResearch: Type.Optional(
       Type.Object(

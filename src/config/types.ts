@@ -77,6 +77,8 @@ export interface AppConfig {
   nightlyBatchCron: string;
   schedulerEnabled: boolean;
   storeFlushIntervalMs: number;
+  /** JSON file store: compact once the journal holds this many entries (null: the store's default). */
+  storeCompactAfterEntries: number | null;
   digestTargetUrl: string | null;
   /** allowedDomains null: the lane's built-in allowlist (agents/market-research-agent/allowlist.ts). */
   marketResearch: { allowPrivateHosts: boolean; allowedDomains: string[] | null };
