@@ -27,7 +27,7 @@ export function openStateStore(target: string, options: FileStoreOptions = {}): 
   return new FileStateStore(target, options);
 }
 
-/** The options every driver takes; the file store's compaction thresholds mean nothing to SQLite. */
-function storeOptions({ compactAfterBytes: _bytes, compactAfterEntries: _entries, ...common }: FileStoreOptions): StoreOptions {
-  return common;
+/** The options every driver takes; the file store's own (compaction, file system, lock) mean nothing to SQLite. */
+function storeOptions(options: FileStoreOptions): StoreOptions {
+  return { flushIntervalMs: options.flushIntervalMs, logger: options.logger };
 }

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { nodeStoreFs, type StoreFs } from '../store-fs.js';
 import { dirname, resolve } from 'node:path';
 import type { OrchestratorState, RunRecord, TaskRecord } from '../../tasks/types.js';
 import { FlushScheduler } from '../flush-scheduler.js';
@@ -38,6 +38,10 @@ export interface FileStoreOptions extends StoreOptions {
   compactAfterBytes?: number;
   /** ... or holds this many entries. Default 20,000. */
   compactAfterEntries?: number;
+  /** The file system under the store (tests put a power-loss double here). Default: Node's. */
+  fs?: StoreFs;
+  /** Takes the store's ownership lock. Default: the pid lock file beside the state file. */
+  acquireLock?: (lockPath: string, statePath: string) => Promise<PidLock>;
 }
 
 export const DEFAULT_COMPACT_AFTER_BYTES = 16 * 1024 * 1024;
@@ -72,6 +76,8 @@ export class FileStateStore implements StateStore {
   private compactionError: Error | null = null;
   /** Journal size when compaction last failed: the next try waits for another threshold's worth. */
   private compactionFloor = { bytes: 0, entries: 0 };
+  private readonly fs: StoreFs;
+  private readonly acquireLock: (lockPath: string, statePath: string) => Promise<PidLock>;
 
   constructor(path: string, options: FileStoreOptions = {}) {
     this.target = resolve(path);
@@ -81,12 +87,14 @@ export class FileStateStore implements StateStore {
     this.flushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
     this.compactAfterBytes = options.compactAfterBytes ?? DEFAULT_COMPACT_AFTER_BYTES;
     this.compactAfterEntries = options.compactAfterEntries ?? DEFAULT_COMPACT_AFTER_ENTRIES;
+    this.fs = options.fs ?? nodeStoreFs;
+    this.acquireLock = options.acquireLock ?? acquirePidLock;
   }
 
   async open(): Promise<void> {
     await this.lifecycle.open(async () => {
-      await mkdir(dirname(this.target), { recursive: true });
-      return this.load(await acquirePidLock(this.paths.lock, this.target));
+      await this.fs.mkdirp(dirname(this.target));
+      return this.load(await this.acquireLock(this.paths.lock, this.target));
     });
   }
 
@@ -94,22 +102,24 @@ export class FileStateStore implements StateStore {
   private async load(lock: PidLock): Promise<Session> {
     let journal: Journal | null = null;
     try {
-      const snapshot = await readSnapshot(this.paths);
-      const replay = await readJournal(this.paths.journal, snapshot?.document.meta.lastSeq ?? 0);
+      const snapshot = await readSnapshot(this.paths, this.fs);
+      const replay = await readJournal(this.paths.journal, snapshot?.document.meta.lastSeq ?? 0, this.fs);
       const model = new MemoryModel(snapshot?.document ?? null);
       for (const entry of replay.entries) model.apply(entry);
       if (replay.tornBytes > 0) {
-        await truncateJournal(this.paths.journal, replay.validBytes);
+        await truncateJournal(this.paths.journal, replay.validBytes, this.fs);
         this.logger.warn(
           { journal: this.paths.journal, tornBytes: replay.tornBytes, keptEntries: replay.lineCount },
           'state journal ended in a torn write (never acknowledged); cut it off',
         );
       }
-      await removeLeftoverTmp(this.paths);
-      journal = await Journal.open(this.paths.journal, model.lastSeq, {
-        bytes: replay.validBytes,
-        entries: replay.lineCount,
-      });
+      await removeLeftoverTmp(this.paths, this.fs);
+      journal = await Journal.open(
+        this.paths.journal,
+        model.lastSeq,
+        { bytes: replay.validBytes, entries: replay.lineCount },
+        this.fs,
+      );
       const session: Session = {
         model,
         journal,
@@ -319,7 +329,7 @@ export class FileStateStore implements StateStore {
   private async compact(session: Session): Promise<void> {
     const snapshot = session.model.toSnapshot();
     const text = JSON.stringify(snapshot);
-    await writeSnapshot(this.paths, text);
+    await writeSnapshot(this.paths, text, this.fs);
     session.journal.coveredBySnapshot(snapshot.meta.lastSeq);
     await session.journal.restart();
   }
