@@ -18,6 +18,7 @@ import {
 } from '../run-rules.js';
 import type {
   AppendCollection,
+  AppendsFor,
   ClaimOptions,
   MutateResult,
   RunCounts,
@@ -167,7 +168,11 @@ export class FileStateStore implements StateStore {
     return { status: 'ok', target: this.target, detail: `JSON snapshot with append-only journal (${size})`, collections };
   }
 
-  async mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult> {
+  mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult> {
+    return this.mutateRunAndAppend(runId, mutate, () => []);
+  }
+
+  async mutateRunAndAppend(runId: string, mutate: RunMutator, appendsFor: AppendsFor): Promise<MutateResult> {
     const session = this.writable();
     const current = session.model.getRun(runId) ?? null;
     const next = mutate(current === null ? null : structuredClone(current));
@@ -177,11 +182,16 @@ export class FileStateStore implements StateStore {
       return { before: copyOf(current), after: copyOf(current), changed: false };
     }
     const seq = session.model.lastSeq + 1;
-    const durable = this.commit(session, { seq, op: 'run', record: storedRun(runId, current, next, () => seq) });
+    let durable = this.commit(session, { seq, op: 'run', record: storedRun(runId, current, next, () => seq) });
     const after = copyOf(session.model.getRun(runId) ?? null);
-    await durable;
     // `current` left the model when it was replaced, so it can be handed out without a copy.
-    return { before: current, after, changed: true };
+    const result = { before: current, after, changed: true };
+    // Later lines of the same batch: the last one durable means all of them are.
+    for (const { collection, record, keep } of appendsFor(result)) {
+      durable = this.commit(session, { seq: session.model.lastSeq + 1, op: 'append', collection, record, keep: retentionCount(keep) });
+    }
+    await durable;
+    return result;
   }
 
   async claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {

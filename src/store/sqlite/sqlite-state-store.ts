@@ -7,6 +7,7 @@ import { acquirePidLock, type PidLock } from '../pid-lock.js';
 import { retentionCount } from '../retention.js';
 import type {
   AppendCollection,
+  AppendsFor,
   ClaimOptions,
   MutateResult,
   RunCounts,
@@ -121,6 +122,17 @@ export class SqliteStateStore implements StateStore {
 
   mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult> {
     return this.write((db) => runs.mutateRun(db, runId, mutate));
+  }
+
+  /** The run and its appends share one savepoint of the batch's transaction, so one COMMIT. */
+  mutateRunAndAppend(runId: string, mutate: RunMutator, appendsFor: AppendsFor): Promise<MutateResult> {
+    return this.write((db) => {
+      const result = runs.mutateRun(db, runId, mutate);
+      if (result.changed) {
+        for (const { collection, record, keep } of appendsFor(result)) appendRecord(db, collection, record, retentionCount(keep));
+      }
+      return result;
+    });
   }
 
   claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
