@@ -8,7 +8,10 @@ import { startRuntimeService } from '../support/runtime-service.js';
 import { listAllRunIds } from './run-ids.js';
 
 const CYCLES = Number(process.env.RELIABILITY_CYCLES ?? 30);
-/** Every third cycle of the JSON store waits for a compaction to begin and kills it there. */
+/**
+ * Of every three cycles, one waits until a worker is mid-run and kills then, and (JSON store) one
+ * waits for a compaction to begin and kills it there; the others kill at a random moment.
+ */
 const COMPACTION_EVERY = 3;
 
 /** Deterministic pseudo-random numbers so a failing cycle can be replayed with the same seed. */
@@ -33,6 +36,12 @@ function whenCreated(dir: string, file: string, timeoutMs: number): Promise<bool
       resolve(seen);
     }
   });
+}
+
+/** Resolves once some worker is mid-run (or after `timeoutMs`). */
+async function whenWorkerRunning(log: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && runningWorkers(log).length === 0) await new Promise((r) => setTimeout(r, 2));
 }
 
 /** Workers that had started a run and not ended it, and are still alive: the kill caught them mid-run. */
@@ -106,7 +115,9 @@ for (const target of ['./state/orchestrator-state.json', 'sql:./state/orchestrat
         });
 
         const aimAtCompaction = json && cycle % COMPACTION_EVERY === COMPACTION_EVERY - 1;
+        const aimAtWorker = cycle % COMPACTION_EVERY === 1;
         if (aimAtCompaction) await whenCreated(stateDir, 'orchestrator-state.json.tmp', 5000);
+        else if (aimAtWorker) await whenWorkerRunning(log, 5000);
         else await new Promise((r) => setTimeout(r, 50 + random() * 700));
         process.kill(service.child.pid!, 'SIGKILL');
         killed = true;

@@ -179,11 +179,13 @@ export class FileStateStore implements StateStore {
     if (next === null) {
       // The current record may still sit in an unflushed batch: answer only once it is durable.
       await session.journal.barrier();
-      return { before: copyOf(current), after: copyOf(current), changed: false };
+      return { before: current, after: current, changed: false };
     }
     const seq = session.model.lastSeq + 1;
     let durable = this.commit(session, { seq, op: 'run', record: storedRun(runId, current, next, () => seq) });
-    const after = copyOf(session.model.getRun(runId) ?? null);
+    // The stored record is deep-frozen and parsed from the journal line (nothing else holds it):
+    // it is handed out as is, like reads do, instead of cloned once more.
+    const after = session.model.getRun(runId) ?? null;
     // `current` left the model when it was replaced, so it can be handed out without a copy.
     const result = { before: current, after, changed: true };
     // Later lines of the same batch: the last one durable means all of them are.
@@ -201,7 +203,7 @@ export class FileStateStore implements StateStore {
     const seq = session.model.lastSeq + 1;
     const record = storedRun(candidate.runId, candidate, mutate(structuredClone(candidate)), () => seq);
     const durable = this.commit(session, { seq, op: 'run', record });
-    const claimed = copyOf(session.model.getRun(candidate.runId) ?? null);
+    const claimed = session.model.getRun(candidate.runId) ?? null;
     await durable;
     return claimed;
   }
@@ -366,8 +368,4 @@ export class FileStateStore implements StateStore {
     if (session.journal.broken !== null) throw session.journal.broken;
     return session;
   }
-}
-
-function copyOf(run: RunRecord | null): RunRecord | null {
-  return run === null ? null : structuredClone(run);
 }
