@@ -23,27 +23,28 @@ export interface Settings {
     detailAmount: number;
   };
   footprint: { budgetSec: number; checkpoints: number[]; retention: number; stores: StoreKind[]; connections: number };
-  startup: { budgetSec: number; reps: number };
+  /** `largeState`: runs written before the restart-time rows. */
+  startup: { budgetSec: number; reps: number; largeState: number };
 }
 
 export const QUICK: Settings = {
-  totalBudgetSec: 150,
+  totalBudgetSec: 180,
   concurrency: 4,
   admission: { budgetSec: 25, connections: 50, durationSec: 3, warmupSec: 1 },
   e2e: { budgetSec: 40, unique: 300, duplicates: 30, submitConcurrency: 50, settleMs: 1200, pgBossBatchSize: 200, pgBossWorkers: 8 },
   spawn: { budgetSec: 10, runs: 3, warmup: 1 },
   reads: { budgetSec: 25, runs: 1000, serviceConcurrency: 16, stores: ['json'], connections: 10, durationSec: 1.5, detailAmount: 1000 },
   footprint: { budgetSec: 30, checkpoints: [1000, 5000], retention: 1000, stores: ['json'], connections: 50 },
-  startup: { budgetSec: 12, reps: 2 },
+  startup: { budgetSec: 45, reps: 2, largeState: 20_000 },
 };
 
 export const FULL: Settings = {
-  totalBudgetSec: 570,
+  totalBudgetSec: 600,
   concurrency: 4,
   admission: { budgetSec: 60, connections: 50, durationSec: 10, warmupSec: 2 },
   e2e: { budgetSec: 90, unique: 2000, duplicates: 200, submitConcurrency: 50, settleMs: 1500, pgBossBatchSize: 200, pgBossWorkers: 8 },
   spawn: { budgetSec: 30, runs: 15, warmup: 2 },
   reads: { budgetSec: 200, runs: 10_000, serviceConcurrency: 16, stores: ['json', 'sql'], connections: 10, durationSec: 4, detailAmount: 4000 },
   footprint: { budgetSec: 240, checkpoints: [10_000, 100_000], retention: 5000, stores: ['json', 'sql'], connections: 50 },
-  startup: { budgetSec: 25, reps: 5 },
+  startup: { budgetSec: 90, reps: 5, largeState: 100_000 },
 };
