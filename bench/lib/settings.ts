@@ -9,7 +9,8 @@ export interface Settings {
   totalBudgetSec: number;
   /** Service run concurrency (config `concurrency`) and the queue peers' worker concurrency. */
   concurrency: number;
-  admission: { budgetSec: number; connections: number; durationSec: number; warmupSec: number };
+  /** `openLoopRate` arrivals/s for `openLoopSec`: the open-loop latency rows. */
+  admission: { budgetSec: number; connections: number; durationSec: number; warmupSec: number; openLoopRate: number; openLoopSec: number };
   e2e: { budgetSec: number; unique: number; duplicates: number; submitConcurrency: number; settleMs: number; pgBossBatchSize: number; pgBossWorkers: number };
   spawn: { budgetSec: number; runs: number; warmup: number };
   reads: {
@@ -30,7 +31,7 @@ export interface Settings {
 export const QUICK: Settings = {
   totalBudgetSec: 180,
   concurrency: 4,
-  admission: { budgetSec: 25, connections: 50, durationSec: 3, warmupSec: 1 },
+  admission: { budgetSec: 40, connections: 50, durationSec: 3, warmupSec: 1, openLoopRate: 300, openLoopSec: 3 },
   e2e: { budgetSec: 40, unique: 300, duplicates: 30, submitConcurrency: 50, settleMs: 1200, pgBossBatchSize: 200, pgBossWorkers: 8 },
   spawn: { budgetSec: 10, runs: 3, warmup: 1 },
   reads: { budgetSec: 25, runs: 1000, serviceConcurrency: 16, stores: ['json'], connections: 10, durationSec: 1.5, detailAmount: 1000 },
@@ -41,7 +42,7 @@ export const QUICK: Settings = {
 export const FULL: Settings = {
   totalBudgetSec: 600,
   concurrency: 4,
-  admission: { budgetSec: 60, connections: 50, durationSec: 10, warmupSec: 2 },
+  admission: { budgetSec: 90, connections: 50, durationSec: 10, warmupSec: 2, openLoopRate: 1000, openLoopSec: 10 },
   e2e: { budgetSec: 90, unique: 2000, duplicates: 200, submitConcurrency: 50, settleMs: 1500, pgBossBatchSize: 200, pgBossWorkers: 8 },
   spawn: { budgetSec: 30, runs: 15, warmup: 2 },
   reads: { budgetSec: 200, runs: 10_000, serviceConcurrency: 16, stores: ['json', 'sql'], connections: 10, durationSec: 4, detailAmount: 4000 },

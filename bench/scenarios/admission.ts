@@ -8,6 +8,7 @@
  * many runs as it answered 202 (warm-up included), or the scenario fails.
  */
 import { runLoad, type LoadSummary } from '../lib/load.js';
+import { runOpenLoop, type OpenLoopResult } from '../lib/open-loop.js';
 import type { Scenario, ScenarioContext } from '../lib/scenario.js';
 import {
   launchService,
@@ -40,10 +41,13 @@ function describe(summary: LoadSummary): string {
   return parts.join('; ');
 }
 
-/** The measured load plus every 202 answered, warm-up included (each one must be stored). */
+/** The measured loads plus every 202 answered, warm-up included (each one must be stored). */
 interface Measured {
   summary: LoadSummary;
+  openLoop: OpenLoopResult;
   accepted: number;
+  /** Requests that may have been stored without their answer being seen. */
+  unanswered: number;
 }
 
 async function measure(ctx: ScenarioContext, url: string, title: string, headers: Record<string, string>): Promise<Measured> {
@@ -65,15 +69,57 @@ async function measure(ctx: ScenarioContext, url: string, title: string, headers
   const durationSec = Math.max(1, Math.min(s.durationSec, Math.floor(ctx.remainingMs() / 1000) - 3));
   ctx.log(`${title}: ${durationSec} s at ${s.connections} connections`);
   const summary = await runLoad({ ...base, title, durationSec, maxMs: durationSec * 1000 + 10_000 });
-  return { summary, accepted: (warm.statusCodes['202'] ?? 0) + (summary.statusCodes['202'] ?? 0) };
+  ctx.log(`${title}: open loop, ${s.openLoopRate} arrivals/s for ${s.openLoopSec} s`);
+  const openLoop = await runOpenLoop({
+    url,
+    path: '/api/tasks/trigger',
+    method: 'POST',
+    headers,
+    body,
+    ratePerSec: s.openLoopRate,
+    durationSec: s.openLoopSec,
+  });
+  return {
+    summary,
+    openLoop,
+    accepted: (warm.statusCodes['202'] ?? 0) + (summary.statusCodes['202'] ?? 0) + (openLoop.statusCodes['202'] ?? 0),
+    // A timed load stops with up to one request per connection in flight (warm-up and measured
+    // load); an open-loop request that errored or never answered may be stored as well.
+    unanswered: 2 * s.connections + openLoop.errors + openLoop.timedOut,
+  };
 }
 
-async function measureCeiling(ctx: ScenarioContext, title: string, durableFile?: string): Promise<LoadSummary> {
+function openLoopNote(r: OpenLoopResult): string {
+  const parts = [`${r.ratePerSec}/s open loop, ${r.sent} sent, ${r.ok2xx} 2xx`];
+  if (r.errors) parts.push(`${r.errors} errors`);
+  if (r.timedOut) parts.push(`${r.timedOut} unanswered: saturated`);
+  return parts.join(', ');
+}
+
+async function measureCeiling(ctx: ScenarioContext, title: string, durableFile?: string): Promise<Measured> {
   const bare = await startBareFastify(durableFile ? { durableFile } : {});
   try {
-    return (await measure(ctx, bare.url, title, {})).summary;
+    return await measure(ctx, bare.url, title, {});
   } finally {
     await bare.stop();
+  }
+}
+
+function addOpenLoopRows(rows: ScenarioContext['rows'], subject: string, r: OpenLoopResult, base: OpenLoopResult | null): void {
+  for (const [metric, key] of [
+    ['open-loop p50', 'p50'],
+    ['open-loop p99', 'p99'],
+    ['open-loop p999', 'p999'],
+  ] as const) {
+    rows.add({
+      subject,
+      metric,
+      unit: 'ms',
+      value: r.latencyMs[key],
+      better: 'lower',
+      baseline: base ? { subject: DURABLE_CEILING, value: base.latencyMs[key] } : undefined,
+      note: key === 'p50' ? openLoopNote(r) : undefined,
+    });
   }
 }
 
@@ -82,22 +128,26 @@ export const admission: Scenario = {
   title: 'Trigger admission over HTTP (unique keys, 50 concurrent clients)',
   async run(ctx) {
     const { rows, details } = ctx;
-    const ceiling = await measureCeiling(ctx, CEILING);
+    const ceilingRun = await measureCeiling(ctx, CEILING);
     const scratch = makeBaseDir('orch-bench-durable-');
-    let durable: LoadSummary;
+    let durableRun: Measured;
     try {
-      durable = await measureCeiling(ctx, DURABLE_CEILING, join(scratch.dir, 'journal'));
+      durableRun = await measureCeiling(ctx, DURABLE_CEILING, join(scratch.dir, 'journal'));
     } finally {
       await scratch.remove();
     }
-    for (const [subject, summary, note] of [
-      [CEILING, ceiling, 'no-op ceiling'],
-      [DURABLE_CEILING, durable, 'durable ceiling'],
+    const ceiling = ceilingRun.summary;
+    const durable = durableRun.summary;
+    for (const [subject, run, note] of [
+      [CEILING, ceilingRun, 'no-op ceiling'],
+      [DURABLE_CEILING, durableRun, 'durable ceiling'],
     ] as const) {
-      details[subject] = summary;
+      const summary = run.summary;
+      details[subject] = { ...summary, openLoop: run.openLoop };
       rows.add({ subject, metric: 'req/s', unit: '', value: summary.okRps, better: 'higher', durability: DURABILITY[subject], note });
       rows.add({ subject, metric: 'p50', unit: 'ms', value: summary.latencyMs.p50, better: 'lower' });
       rows.add({ subject, metric: 'p99', unit: 'ms', value: summary.latencyMs.p99, better: 'lower' });
+      addOpenLoopRows(rows, subject, run.openLoop, null);
     }
 
     for (const store of STORES) {
@@ -122,7 +172,7 @@ export const admission: Scenario = {
           await service.stop();
         }
         const summary = measured.summary;
-        details[subject] = { ...summary, accepted202: measured.accepted, storedRuns: stored };
+        details[subject] = { ...summary, openLoop: measured.openLoop, accepted202: measured.accepted, storedRuns: stored };
         for (const base of [
           { subject: CEILING, load: ceiling },
           { subject: DURABLE_CEILING, load: durable },
@@ -143,9 +193,10 @@ export const admission: Scenario = {
         rows.add({ subject, metric: 'p50', unit: 'ms', value: summary.latencyMs.p50, better: 'lower', baseline: { subject: CEILING, value: ceiling.latencyMs.p50 } });
         const fiveXx = Object.entries(summary.statusCodes).filter(([code]) => code.startsWith('5')).reduce((n, [, c]) => n + c, 0);
         rows.check(subject, 'no 5xx, no socket errors', fiveXx === 0 && summary.errors === 0, `${fiveXx} 5xx, ${summary.errors} errors`);
-        // A timed load stops with up to one request per connection in flight: the service may
-        // have stored those without the answer being counted. Fewer stored than 202s is a loss.
-        const inFlightAtStop = 2 * ctx.settings.admission.connections;
+        addOpenLoopRows(rows, subject, measured.openLoop, durableRun.openLoop);
+        // Requests in flight when a load stopped may be stored without their answer being
+        // counted. Fewer stored than 202s is a loss.
+        const inFlightAtStop = measured.unanswered;
         const extra = stored - measured.accepted;
         rows.check(
           subject,
