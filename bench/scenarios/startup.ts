@@ -23,7 +23,7 @@ import {
   waitHealthy,
   type StoreKind,
 } from '../lib/service.js';
-import { storeModuleAvailable, writeTerminalRuns } from '../lib/store-seed.js';
+import { measureWritePauses, storeModuleAvailable, writeTerminalRuns, type WritePauses } from '../lib/store-seed.js';
 import type { ScenarioContext } from '../lib/scenario.js';
 import { PEERS_DIR } from '../lib/paths.js';
 import { spawnPeer } from '../lib/peer-process.js';
@@ -109,6 +109,24 @@ async function restartLarge(ctx: ScenarioContext, store: StoreKind, count: numbe
     ctx.details[`${subject} ${metric}`] = { restartMs, seedMs, stored };
     ctx.rows.add({ subject, metric, unit: 'ms', value: restartMs, better: 'lower', note: `spawn to first healthy /health; ${count} runs written in ${Math.round(seedMs)} ms` });
     ctx.rows.check(subject, `every run there after the restart`, stored === count + 1, `${stored} of ${count + 1} runs listed`);
+    if (store !== 'json') return;
+    // The compaction pause on that state: writes while the journal threshold forces compactions.
+    let pauses: WritePauses | null = null;
+    service = await service.restart(async () => {
+      pauses = await measureWritePauses(store, service.stateDir, { writes: 3000, concurrency: 16, compactAfterEntries: 1000 });
+    });
+    const p = pauses as WritePauses | null;
+    if (p === null) return;
+    ctx.details[`${subject} compaction pause`] = p;
+    ctx.rows.add({
+      subject,
+      metric: `compaction pause @ ${count.toLocaleString('en-US')} runs`,
+      unit: 'ms',
+      value: p.max,
+      better: 'lower',
+      baseline: { subject: 'write p50', value: p.p50 },
+      note: `longest of ${p.writes} writes (16 at a time) across ${p.compactions} compactions; p99 ${Math.round(p.p99)} ms`,
+    });
   } finally {
     await service.stop();
   }
