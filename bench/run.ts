@@ -52,7 +52,7 @@ function parseArgs(argv: string[]): Args {
 
 const USAGE = `usage: npm run bench -- [--quick] [--only <scenario>[,<scenario>]] [--out <dir>]
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}
-  --quick   every scenario, small (under 2 minutes)
+  --quick   every scenario, small (under 3 minutes)
   --only    run just these scenarios
   --out     output folder (default bench-results/<timestamp>/)`;
 
@@ -140,8 +140,12 @@ async function main(): Promise<number> {
   const written = writeReport(report, text, md);
   console.log(`\n${text}\n`);
   log(`wrote ${written.length} files to ${outDir}`);
-  const failed = results.filter((r) => r.error || r.rows.some((row) => row.note?.startsWith('error:')));
-  if (failed.length) log(`errors in: ${failed.map((r) => r.name).join(', ')}`);
+  const failed = results.filter((r) => r.error || r.rows.some((row) => row.failed || row.note?.startsWith('error:')));
+  if (failed.length) {
+    const checks = allRows.filter((row) => row.failed).map((row) => `${row.scenario}/${row.subject}: ${row.metric} ${row.note ?? ''}`);
+    log(`errors in: ${failed.map((r) => r.name).join(', ')}`);
+    for (const line of checks) log(`  ${line}`);
+  }
   return failed.length ? 1 : 0;
 }
 

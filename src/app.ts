@@ -54,6 +54,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     flushIntervalMs: config.storeFlushIntervalMs,
     logger,
     databaseUrl: config.databaseUrl,
+    ...(config.storeCompactAfterEntries !== null ? { compactAfterEntries: config.storeCompactAfterEntries } : {}),
   });
   await store.open();
   const coordination = await createCoordination(config.kvStoreUrl, logger, {

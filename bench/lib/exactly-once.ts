@@ -55,13 +55,14 @@ export interface ExactlyOnceResult {
   system: string;
   unique: number;
   duplicatesSubmitted: number;
-  /** Keys executed at least once. */
+  /** Keys executed at least once and not failed: the only ones counted as throughput. */
   completed: number;
   failed: number;
   /** Unique keys never executed (or not terminal when the time cap hit). */
   missing: number;
   /** Executions beyond one per key, plus executions of keys never submitted. Must be 0. */
   duplicatesExecuted: number;
+  /** Completed keys per second of `durationMs`; failed runs do not count. */
   /** From first submission to every unique key recorded terminal. */
   durationMs: number;
   submitMs: number;
@@ -124,17 +125,31 @@ export async function measureExactlyOnce(
   worker.send({ type: 'report' });
   const report = await worker.next<{ type: string; counts: Record<string, number> }>('report');
   const analysis = analyzeCounts(plan, report.counts);
+  // A failed job is no throughput: only keys executed and not failed count.
+  const completed = Math.max(0, analysis.completed - finalCounts.failed);
   return {
     unique: n,
     duplicatesSubmitted: plan.submissions.length - n + plan.late.length,
-    completed: analysis.completed,
+    completed,
     failed: finalCounts.failed,
     missing: analysis.missing,
     duplicatesExecuted: analysis.duplicatesExecuted,
     durationMs,
     submitMs,
-    tasksPerSec: counts ? n / (durationMs / 1000) : Number.NaN,
+    tasksPerSec: counts ? completed / (durationMs / 1000) : Number.NaN,
     timedOut: counts === null,
     finalCounts,
   };
+}
+
+/** The checks every system's exactly-once result must pass for the scenario to succeed. */
+export function exactlyOnceChecks(r: ExactlyOnceResult): { what: string; ok: boolean; detail: string }[] {
+  return [
+    { what: 'duplicatesExecuted = 0', ok: r.duplicatesExecuted === 0, detail: `${r.duplicatesExecuted} duplicate executions` },
+    {
+      what: 'completed = N',
+      ok: r.completed === r.unique && !r.timedOut,
+      detail: `${r.completed}/${r.unique} completed${r.failed ? `, ${r.failed} failed` : ''}${r.missing ? `, ${r.missing} missing` : ''}${r.timedOut ? ', timed out' : ''}`,
+    },
+  ];
 }

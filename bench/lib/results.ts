@@ -15,6 +15,10 @@ export interface Row {
   baseline?: { subject: string; value: number | null };
   /** value / baseline.value. */
   ratio?: number | null;
+  /** What an acknowledgement of this subject survives (peer rows and the service say it). */
+  durability?: string;
+  /** Set when the bench found the subject's work wrong: the run exits non-zero. */
+  failed?: boolean;
   note?: string;
 }
 
@@ -35,6 +39,7 @@ export interface RowInput {
   value: number | null;
   better?: Row['better'];
   baseline?: { subject: string; value: number | null };
+  durability?: string;
   note?: string;
 }
 
@@ -61,6 +66,7 @@ export class RowSink {
       const r = ratio(input.value, input.baseline.value);
       row.ratio = r === null ? null : round(r);
     }
+    if (input.durability) row.durability = input.durability;
     const notes = [input.note ?? ''];
     if (input.baseline && input.baseline.value === 0 && input.unit === 'ms') {
       notes.push('no ratio: baseline under the 1 ms latency resolution');
@@ -69,6 +75,17 @@ export class RowSink {
     if (note) row.note = note;
     this.rows.push(row);
     return row;
+  }
+
+  /**
+   * A correctness check of the subject's own work (stored runs equal 202s, exactly once, every
+   * key completed, every sample succeeded). A failed check is a row marked `failed`: the run
+   * then exits non-zero, whatever the throughput figures say.
+   */
+  check(subject: string, what: string, ok: boolean, detail: string): boolean {
+    const row = this.add({ subject, metric: `check: ${what}`, unit: '', value: null, note: `${ok ? 'ok' : 'FAIL'}: ${detail}` });
+    if (!ok) row.failed = true;
+    return ok;
   }
 
   /** A row that could not be measured (service not built, dependency down, ...). */

@@ -179,6 +179,8 @@ export async function runsTotal(url: string, query: Record<string, string>): Pro
 export interface RunRecordView {
   runId: string;
   status: string;
+  createdAt?: string;
+  startedAt?: string | null;
   queueAttempts?: { state: string; attempt?: number }[];
 }
 

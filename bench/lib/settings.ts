@@ -1,7 +1,7 @@
 import type { StoreKind } from './service.js';
 
 /**
- * Sizes of every scenario per mode. Quick runs everything small enough to finish in under two
+ * Sizes of every scenario per mode. Quick runs everything small enough to finish in under three
  * minutes; full in under ten. Every load is bounded by a count and by its scenario's time budget.
  */
 export interface Settings {
@@ -9,9 +9,11 @@ export interface Settings {
   totalBudgetSec: number;
   /** Service run concurrency (config `concurrency`) and the queue peers' worker concurrency. */
   concurrency: number;
-  admission: { budgetSec: number; connections: number; durationSec: number; warmupSec: number };
-  e2e: { budgetSec: number; unique: number; duplicates: number; submitConcurrency: number; settleMs: number; pgBossBatchSize: number };
-  spawn: { budgetSec: number; runs: number; warmup: number };
+  /** `openLoopRate` arrivals/s for `openLoopSec`: the open-loop latency rows. */
+  admission: { budgetSec: number; connections: number; durationSec: number; warmupSec: number; openLoopRate: number; openLoopSec: number };
+  e2e: { budgetSec: number; unique: number; duplicates: number; submitConcurrency: number; settleMs: number; pgBossBatchSize: number; pgBossWorkers: number };
+  /** `throughputRuns`: runs for the throughput rows, `concurrency` at a time. */
+  spawn: { budgetSec: number; runs: number; warmup: number; throughputRuns: number };
   reads: {
     budgetSec: number;
     runs: number;
@@ -23,27 +25,28 @@ export interface Settings {
     detailAmount: number;
   };
   footprint: { budgetSec: number; checkpoints: number[]; retention: number; stores: StoreKind[]; connections: number };
-  startup: { budgetSec: number; reps: number };
+  /** `largeState`: runs written before the restart-time rows. */
+  startup: { budgetSec: number; reps: number; largeState: number };
 }
 
 export const QUICK: Settings = {
-  totalBudgetSec: 115,
+  totalBudgetSec: 180,
   concurrency: 4,
-  admission: { budgetSec: 25, connections: 50, durationSec: 3, warmupSec: 1 },
-  e2e: { budgetSec: 25, unique: 300, duplicates: 30, submitConcurrency: 50, settleMs: 1200, pgBossBatchSize: 100 },
-  spawn: { budgetSec: 10, runs: 3, warmup: 1 },
+  admission: { budgetSec: 40, connections: 50, durationSec: 3, warmupSec: 1, openLoopRate: 300, openLoopSec: 3 },
+  e2e: { budgetSec: 40, unique: 300, duplicates: 30, submitConcurrency: 50, settleMs: 1200, pgBossBatchSize: 200, pgBossWorkers: 8 },
+  spawn: { budgetSec: 25, runs: 3, warmup: 1, throughputRuns: 12 },
   reads: { budgetSec: 25, runs: 1000, serviceConcurrency: 16, stores: ['json'], connections: 10, durationSec: 1.5, detailAmount: 1000 },
   footprint: { budgetSec: 30, checkpoints: [1000, 5000], retention: 1000, stores: ['json'], connections: 50 },
-  startup: { budgetSec: 12, reps: 2 },
+  startup: { budgetSec: 45, reps: 2, largeState: 20_000 },
 };
 
 export const FULL: Settings = {
-  totalBudgetSec: 570,
+  totalBudgetSec: 600,
   concurrency: 4,
-  admission: { budgetSec: 60, connections: 50, durationSec: 10, warmupSec: 2 },
-  e2e: { budgetSec: 90, unique: 2000, duplicates: 200, submitConcurrency: 50, settleMs: 1500, pgBossBatchSize: 100 },
-  spawn: { budgetSec: 30, runs: 15, warmup: 2 },
+  admission: { budgetSec: 90, connections: 50, durationSec: 10, warmupSec: 2, openLoopRate: 1000, openLoopSec: 10 },
+  e2e: { budgetSec: 90, unique: 2000, duplicates: 200, submitConcurrency: 50, settleMs: 1500, pgBossBatchSize: 200, pgBossWorkers: 8 },
+  spawn: { budgetSec: 60, runs: 15, warmup: 2, throughputRuns: 60 },
   reads: { budgetSec: 200, runs: 10_000, serviceConcurrency: 16, stores: ['json', 'sql'], connections: 10, durationSec: 4, detailAmount: 4000 },
   footprint: { budgetSec: 240, checkpoints: [10_000, 100_000], retention: 5000, stores: ['json', 'sql'], connections: 50 },
-  startup: { budgetSec: 25, reps: 5 },
+  startup: { budgetSec: 90, reps: 5, largeState: 100_000 },
 };

@@ -19,7 +19,7 @@ function cells(row: Row): Record<(typeof COLUMNS)[number], string> {
     value: row.value === null ? '-' : `${formatNumber(row.value)}${unit}`,
     baseline: row.baseline ? `${row.baseline.subject}: ${formatNumber(row.baseline.value)}${unit}` : '',
     ratio: row.ratio === undefined ? '' : row.ratio === null ? '-' : `${formatNumber(row.ratio)}x`,
-    note: [row.note ?? '', row.ratio !== undefined && row.ratio !== null ? hint.trim() : ''].filter(Boolean).join('; '),
+    note: [row.durability ? `durability: ${row.durability}` : '', row.note ?? '', row.ratio !== undefined && row.ratio !== null ? hint.trim() : ''].filter(Boolean).join('; '),
   };
 }
 

@@ -6,15 +6,22 @@
  *   POST /api/tasks/trigger  -> 202 with the trigger response shape, nothing stored
  *   GET  /health             -> 200 {status: 'healthy'}
  *   GET  /fixture/:name      -> bytes loaded at start from <fixtureDir>/<name>.json (a perfect cache)
+ *
+ * With `durableFile` set it is the durable ceiling instead: each trigger appends its record as a
+ * line to that file and answers only once an fdatasync covering the line returned. Syncs are
+ * group-committed (one in flight; the lines that arrive meanwhile share the next one), the least
+ * any store must do for a 202 to survive power loss.
  */
 import Fastify from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { fdatasync, openSync, readFileSync, readdirSync, write } from 'node:fs';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 
 interface Args {
   port?: number;
   fixtureDir?: string;
+  durableFile?: string;
 }
 
 const args = JSON.parse(process.argv[2] ?? '{}') as Args;
@@ -28,19 +35,51 @@ if (args.fixtureDir) {
 
 const app = Fastify({ logger: false });
 
+/** Group commit: one write + fdatasync in flight; lines queued meanwhile go in the next batch. */
+function groupCommitter(path: string): (line: string) => Promise<void> {
+  const fd = openSync(path, 'a');
+  const writeAsync = promisify(write);
+  const syncAsync = promisify(fdatasync);
+  let queued: { line: string; done: () => void; fail: (err: Error) => void }[] = [];
+  let flushing = false;
+  const flush = async () => {
+    flushing = true;
+    while (queued.length > 0) {
+      const batch = queued;
+      queued = [];
+      try {
+        await writeAsync(fd, batch.map((b) => `${b.line}\n`).join(''));
+        await syncAsync(fd);
+        for (const b of batch) b.done();
+      } catch (err) {
+        for (const b of batch) b.fail(err as Error);
+      }
+    }
+    flushing = false;
+  };
+  return (line) =>
+    new Promise<void>((done, fail) => {
+      queued.push({ line, done, fail });
+      if (!flushing) void flush();
+    });
+}
+const commit = args.durableFile ? groupCommitter(args.durableFile) : null;
+
 app.get('/health', async () => ({ status: 'healthy' }));
 
 app.post('/api/tasks/trigger', async (request, reply) => {
   const body = (request.body ?? {}) as { type?: string; payload?: { idempotencyKey?: string } };
   const taskId = randomUUID();
-  reply.code(202);
-  return {
+  const answer = {
     status: 'queued',
     taskId,
     runId: body.payload?.idempotencyKey ?? taskId,
     type: body.type ?? null,
     createdAt: new Date().toISOString(),
   };
+  if (commit) await commit(JSON.stringify(answer));
+  reply.code(202);
+  return answer;
 });
 
 app.get('/fixture/:name', async (request, reply) => {

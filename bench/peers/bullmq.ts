@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { onCleanup } from '../lib/cleanup.js';
 import { measureExactlyOnce, type ExactlyOncePlan, type ExactlyOnceResult } from '../lib/exactly-once.js';
 import { assertLoopback } from '../lib/loopback.js';
@@ -21,13 +22,30 @@ export interface QueuePeerOptions {
   settleMs: number;
 }
 
-export async function bullmqAvailable(): Promise<boolean> {
-  const url = new URL(assertLoopback(REDIS_URL));
+export async function bullmqAvailable(redisUrl = REDIS_URL): Promise<boolean> {
+  const url = new URL(assertLoopback(redisUrl));
   return tcpReachable(url.hostname, Number(url.port));
 }
 
-export async function runBullmq(plan: ExactlyOncePlan, options: QueuePeerOptions): Promise<ExactlyOnceResult> {
-  const url = new URL(assertLoopback(REDIS_URL));
+/** What an acknowledged write to this Redis survives, read from its own configuration. */
+export async function redisDurability(redisUrl = REDIS_URL): Promise<string> {
+  const client = new Redis(assertLoopback(redisUrl), { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await client.connect();
+    const [, appendonly] = (await client.config('GET', 'appendonly')) as string[];
+    const [, appendfsync] = (await client.config('GET', 'appendfsync')) as string[];
+    if (appendonly !== 'yes') return 'memory only until a snapshot (appendonly no): a crash loses recent jobs';
+    if (appendfsync === 'always') return 'AOF fsynced before each reply (appendfsync always)';
+    return `AOF fsynced ${appendfsync === 'everysec' ? 'once a second: up to 1 s lost on power loss' : `per ${appendfsync}`}`;
+  } catch {
+    return 'unknown (CONFIG GET refused)';
+  } finally {
+    client.disconnect();
+  }
+}
+
+export async function runBullmq(plan: ExactlyOncePlan, options: QueuePeerOptions & { redisUrl?: string }): Promise<ExactlyOnceResult> {
+  const url = new URL(assertLoopback(options.redisUrl ?? REDIS_URL));
   const host = url.hostname;
   const port = Number(url.port);
   const connection = { host, port, maxRetriesPerRequest: null };

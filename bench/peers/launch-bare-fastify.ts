@@ -13,7 +13,7 @@ export interface BareFastify {
 }
 
 /** Starts bench/peers/bare-fastify.ts as plain node on loopback; resolves once it listens. */
-export async function startBareFastify(options: { port?: number; fixtureDir?: string } = {}): Promise<BareFastify> {
+export async function startBareFastify(options: { port?: number; fixtureDir?: string; durableFile?: string } = {}): Promise<BareFastify> {
   const peer = spawnPeer(join(PEERS_DIR, 'bare-fastify.ts'), options);
   try {
     const ready = await peer.next<{ type: string; url: string }>('ready', 20_000);

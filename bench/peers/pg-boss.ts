@@ -43,6 +43,22 @@ export async function pgBossAvailable(): Promise<boolean> {
   }
 }
 
+/** What a committed job survives, read from the server's settings. */
+export async function postgresDurability(): Promise<string> {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    const sync = (await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]?.synchronous_commit;
+    const fsync = (await client.query<{ fsync: string }>('SHOW fsync')).rows[0]?.fsync;
+    if (fsync !== 'on') return 'fsync off: a crash can lose committed jobs';
+    return sync === 'off' ? 'WAL fsynced in the background (synchronous_commit off)' : `WAL fsynced at COMMIT (synchronous_commit ${sync})`;
+  } catch {
+    return 'unknown';
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 /** A stable UUID-shaped id for a key (SHA-1 based, version nibble 5). */
 function keyUuid(key: string): string {
   const h = createHash('sha1').update(key).digest('hex');

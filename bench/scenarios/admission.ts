@@ -1,10 +1,14 @@
 /**
  * 1. Trigger admission over HTTP: POST /api/tasks/trigger with a unique idempotency key per
  * request from 50 concurrent connections (autocannon), for the JSON file store and the SQLite
- * store, against a bare Fastify route that does nothing (the ceiling). Each 202 is a durable,
- * idempotent admission; the doc-sync runs it admits drain in the background meanwhile.
+ * store, against two ceilings: a bare Fastify route that does nothing (the no-op ceiling) and
+ * the same route appending each record with a group-committed fdatasync (the durable ceiling).
+ * Each 202 is a durable, idempotent admission; the doc-sync runs it admits drain in the
+ * background meanwhile. The bench then checks its own work: the service must hold exactly as
+ * many runs as it answered 202 (warm-up included), or the scenario fails.
  */
 import { runLoad, type LoadSummary } from '../lib/load.js';
+import { runOpenLoop, type OpenLoopResult } from '../lib/open-loop.js';
 import type { Scenario, ScenarioContext } from '../lib/scenario.js';
 import {
   launchService,
@@ -14,10 +18,19 @@ import {
   storeLabel,
   STORES,
 } from '../lib/service.js';
+import { join } from 'node:path';
+import { makeBaseDir, runsTotal } from '../lib/service.js';
 import { errorMessage } from '../lib/util.js';
 import { startBareFastify } from '../peers/launch-bare-fastify.js';
 
 const CEILING = 'bare fastify';
+const DURABLE_CEILING = 'bare fastify + fdatasync';
+const DURABILITY: Record<string, string> = {
+  [CEILING]: 'none (nothing stored)',
+  [DURABLE_CEILING]: 'fdatasync before 202 (group commit)',
+  json: 'fdatasync of the journal before 202 (group commit)',
+  sql: 'SQLite WAL COMMIT, synchronous=FULL, before 202',
+};
 
 function describe(summary: LoadSummary): string {
   const parts = [`${summary.ok2xx} admitted in ${summary.durationSec.toFixed(1)} s`];
@@ -28,7 +41,16 @@ function describe(summary: LoadSummary): string {
   return parts.join('; ');
 }
 
-async function measure(ctx: ScenarioContext, url: string, title: string, headers: Record<string, string>): Promise<LoadSummary> {
+/** The measured loads plus every 202 answered, warm-up included (each one must be stored). */
+interface Measured {
+  summary: LoadSummary;
+  openLoop: OpenLoopResult;
+  accepted: number;
+  /** Requests that may have been stored without their answer being seen. */
+  unanswered: number;
+}
+
+async function measure(ctx: ScenarioContext, url: string, title: string, headers: Record<string, string>): Promise<Measured> {
   const s = ctx.settings.admission;
   const tag = `adm-${process.pid}-${Date.now().toString(36)}-${title.replace(/\W+/g, '')}`;
   let counter = 0;
@@ -43,10 +65,62 @@ async function measure(ctx: ScenarioContext, url: string, title: string, headers
     setup: () => ({ body: body() }),
   };
   ctx.log(`${title}: warm-up ${s.warmupSec} s`);
-  await runLoad({ ...base, title: `${title} warm-up`, durationSec: s.warmupSec, maxMs: s.warmupSec * 1000 + 5000 });
+  const warm = await runLoad({ ...base, title: `${title} warm-up`, durationSec: s.warmupSec, maxMs: s.warmupSec * 1000 + 5000 });
   const durationSec = Math.max(1, Math.min(s.durationSec, Math.floor(ctx.remainingMs() / 1000) - 3));
   ctx.log(`${title}: ${durationSec} s at ${s.connections} connections`);
-  return runLoad({ ...base, title, durationSec, maxMs: durationSec * 1000 + 10_000 });
+  const summary = await runLoad({ ...base, title, durationSec, maxMs: durationSec * 1000 + 10_000 });
+  ctx.log(`${title}: open loop, ${s.openLoopRate} arrivals/s for ${s.openLoopSec} s`);
+  const openLoop = await runOpenLoop({
+    url,
+    path: '/api/tasks/trigger',
+    method: 'POST',
+    headers,
+    body,
+    ratePerSec: s.openLoopRate,
+    durationSec: s.openLoopSec,
+  });
+  return {
+    summary,
+    openLoop,
+    accepted: (warm.statusCodes['202'] ?? 0) + (summary.statusCodes['202'] ?? 0) + (openLoop.statusCodes['202'] ?? 0),
+    // A timed load stops with up to one request per connection in flight (warm-up and measured
+    // load); an open-loop request that errored or never answered may be stored as well.
+    unanswered: 2 * s.connections + openLoop.errors + openLoop.timedOut,
+  };
+}
+
+function openLoopNote(r: OpenLoopResult): string {
+  const parts = [`${r.ratePerSec}/s open loop, ${r.sent} sent, ${r.ok2xx} 2xx`];
+  if (r.errors) parts.push(`${r.errors} errors`);
+  if (r.timedOut) parts.push(`${r.timedOut} unanswered: saturated`);
+  return parts.join(', ');
+}
+
+async function measureCeiling(ctx: ScenarioContext, title: string, durableFile?: string): Promise<Measured> {
+  const bare = await startBareFastify(durableFile ? { durableFile } : {});
+  try {
+    return await measure(ctx, bare.url, title, {});
+  } finally {
+    await bare.stop();
+  }
+}
+
+function addOpenLoopRows(rows: ScenarioContext['rows'], subject: string, r: OpenLoopResult, base: OpenLoopResult | null): void {
+  for (const [metric, key] of [
+    ['open-loop p50', 'p50'],
+    ['open-loop p99', 'p99'],
+    ['open-loop p999', 'p999'],
+  ] as const) {
+    rows.add({
+      subject,
+      metric,
+      unit: 'ms',
+      value: r.latencyMs[key],
+      better: 'lower',
+      baseline: base ? { subject: DURABLE_CEILING, value: base.latencyMs[key] } : undefined,
+      note: key === 'p50' ? openLoopNote(r) : undefined,
+    });
+  }
 }
 
 export const admission: Scenario = {
@@ -54,17 +128,27 @@ export const admission: Scenario = {
   title: 'Trigger admission over HTTP (unique keys, 50 concurrent clients)',
   async run(ctx) {
     const { rows, details } = ctx;
-    const bare = await startBareFastify();
-    let ceiling: LoadSummary;
+    const ceilingRun = await measureCeiling(ctx, CEILING);
+    const scratch = makeBaseDir('orch-bench-durable-');
+    let durableRun: Measured;
     try {
-      ceiling = await measure(ctx, bare.url, CEILING, {});
+      durableRun = await measureCeiling(ctx, DURABLE_CEILING, join(scratch.dir, 'journal'));
     } finally {
-      await bare.stop();
+      await scratch.remove();
     }
-    details[CEILING] = ceiling;
-    rows.add({ subject: CEILING, metric: 'req/s', unit: '', value: ceiling.okRps, better: 'higher', note: 'ceiling' });
-    rows.add({ subject: CEILING, metric: 'p50', unit: 'ms', value: ceiling.latencyMs.p50, better: 'lower' });
-    rows.add({ subject: CEILING, metric: 'p99', unit: 'ms', value: ceiling.latencyMs.p99, better: 'lower' });
+    const ceiling = ceilingRun.summary;
+    const durable = durableRun.summary;
+    for (const [subject, run, note] of [
+      [CEILING, ceilingRun, 'no-op ceiling'],
+      [DURABLE_CEILING, durableRun, 'durable ceiling'],
+    ] as const) {
+      const summary = run.summary;
+      details[subject] = { ...summary, openLoop: run.openLoop };
+      rows.add({ subject, metric: 'req/s', unit: '', value: summary.okRps, better: 'higher', durability: DURABILITY[subject], note });
+      rows.add({ subject, metric: 'p50', unit: 'ms', value: summary.latencyMs.p50, better: 'lower' });
+      rows.add({ subject, metric: 'p99', unit: 'ms', value: summary.latencyMs.p99, better: 'lower' });
+      addOpenLoopRows(rows, subject, run.openLoop, null);
+    }
 
     for (const store of STORES) {
       const subject = storeLabel(store);
@@ -77,26 +161,50 @@ export const admission: Scenario = {
         continue;
       }
       try {
-        const service = await launchService({ store, config: { concurrency: ctx.settings.concurrency } });
-        let summary: LoadSummary;
+        // Retention far above the load, so every admitted run is still there to be counted.
+        const service = await launchService({ store, config: { concurrency: ctx.settings.concurrency, runRetention: 10_000_000 } });
+        let measured: Measured;
+        let stored: number;
         try {
-          summary = await measure(ctx, service.url, subject, { authorization: `Bearer ${OPERATOR_KEY}` });
+          measured = await measure(ctx, service.url, subject, { authorization: `Bearer ${OPERATOR_KEY}` });
+          stored = await runsTotal(service.url, { type: 'doc-sync' });
         } finally {
           await service.stop();
         }
-        details[subject] = summary;
-        const base = { subject: CEILING };
-        rows.add({
+        const summary = measured.summary;
+        details[subject] = { ...summary, openLoop: measured.openLoop, accepted202: measured.accepted, storedRuns: stored };
+        for (const base of [
+          { subject: CEILING, load: ceiling },
+          { subject: DURABLE_CEILING, load: durable },
+        ]) {
+          const vs = `vs ${base.subject === CEILING ? 'no-op' : 'durable'}`;
+          rows.add({
+            subject,
+            metric: `req/s ${vs}`,
+            unit: '',
+            value: summary.okRps,
+            better: 'higher',
+            baseline: { subject: base.subject, value: base.load.okRps },
+            durability: base.subject === CEILING ? DURABILITY[store] : undefined,
+            note: base.subject === CEILING ? describe(summary) : undefined,
+          });
+          rows.add({ subject, metric: `p99 ${vs}`, unit: 'ms', value: summary.latencyMs.p99, better: 'lower', baseline: { subject: base.subject, value: base.load.latencyMs.p99 } });
+        }
+        rows.add({ subject, metric: 'p50', unit: 'ms', value: summary.latencyMs.p50, better: 'lower', baseline: { subject: CEILING, value: ceiling.latencyMs.p50 } });
+        const fiveXx = Object.entries(summary.statusCodes).filter(([code]) => code.startsWith('5')).reduce((n, [, c]) => n + c, 0);
+        rows.check(subject, 'no 5xx, no socket errors', fiveXx === 0 && summary.errors === 0, `${fiveXx} 5xx, ${summary.errors} errors`);
+        addOpenLoopRows(rows, subject, measured.openLoop, durableRun.openLoop);
+        // Requests in flight when a load stopped may be stored without their answer being
+        // counted. Fewer stored than 202s is a loss.
+        const inFlightAtStop = measured.unanswered;
+        const extra = stored - measured.accepted;
+        rows.check(
           subject,
-          metric: 'req/s',
-          unit: '',
-          value: summary.okRps,
-          better: 'higher',
-          baseline: { ...base, value: ceiling.okRps },
-          note: describe(summary),
-        });
-        rows.add({ subject, metric: 'p50', unit: 'ms', value: summary.latencyMs.p50, better: 'lower', baseline: { ...base, value: ceiling.latencyMs.p50 } });
-        rows.add({ subject, metric: 'p99', unit: 'ms', value: summary.latencyMs.p99, better: 'lower', baseline: { ...base, value: ceiling.latencyMs.p99 } });
+          'stored runs = 202s',
+          extra >= 0 && extra <= inFlightAtStop,
+          `${measured.accepted} answered 202, ${stored} runs stored` +
+            (extra > 0 ? ` (${extra} in flight when the load stopped, at most ${inFlightAtStop})` : ''),
+        );
       } catch (err) {
         rows.add({ subject, metric: 'req/s, p50, p99', unit: '', value: null, note: `error: ${errorMessage(err)}` });
         details[`${subject} error`] = String(err);

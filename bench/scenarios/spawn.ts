@@ -2,12 +2,24 @@
  * 3. Spawned-worker overhead per run: `summarize-content` through the service (trigger, then
  * poll the run until terminal), one run at a time, against a bare `node` spawn of the same agent
  * entrypoint with a payload file (`node dist/agents/summarization-agent/index.js --payload <file>`).
+ * Then throughput at the bench's concurrency (4): N runs triggered at once through the service
+ * (run concurrency 4) against N bare spawns 4 at a time; only successful runs count.
  */
 import type { Scenario, ScenarioContext } from '../lib/scenario.js';
 import { SUMMARIZATION_AGENT_ENTRY, summarizationAgentBuilt } from '../lib/paths.js';
-import { getRun, launchService, makeBaseDir, serviceAvailable, SKIP_SERVICE_REASON, storeLabel, TERMINAL, trigger } from '../lib/service.js';
+import {
+  getRun,
+  launchService,
+  makeBaseDir,
+  runsTotal,
+  serviceAvailable,
+  SKIP_SERVICE_REASON,
+  storeLabel,
+  TERMINAL,
+  trigger,
+} from '../lib/service.js';
 import { summarize } from '../lib/stats.js';
-import { errorMessage, waitFor } from '../lib/util.js';
+import { errorMessage, runPool, waitFor } from '../lib/util.js';
 import { spawnAgentOnce } from '../peers/bare-spawn.js';
 
 const BARE = 'bare node spawn';
@@ -45,9 +57,54 @@ async function serviceRuns(ctx: ScenarioContext, count: number, warmup: number):
       if (i < warmup) continue;
       const status = run?.status ?? 'timeout';
       statuses[status] = (statuses[status] ?? 0) + 1;
-      samples.push(ms);
+      // A failed run did not do the work: its time is no sample of what the work costs.
+      if (status === 'success') samples.push(ms);
     }
     return { samples, statuses };
+  } finally {
+    await service.stop();
+  }
+}
+
+const TYPE = 'summarize-content';
+
+/** Successful runs per second for `count` bare spawns, `concurrency` at a time. */
+async function bareThroughput(count: number, concurrency: number): Promise<{ perSec: number; ok: number }> {
+  const workspace = makeBaseDir('orch-bench-ws-');
+  try {
+    const t0 = performance.now();
+    const outcomes = await runPool(Array.from({ length: count }, (_, i) => i), concurrency, () =>
+      spawnAgentOnce(SUMMARIZATION_AGENT_ENTRY, PAYLOAD, workspace.dir),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    const ok = outcomes.filter((o) => o.success && o.exitCode === 0).length;
+    return { perSec: ok / seconds, ok };
+  } finally {
+    await workspace.remove();
+  }
+}
+
+/** Successful runs per second for `count` runs triggered at once, the service running `concurrency` at a time. */
+async function serviceThroughput(count: number, concurrency: number): Promise<{ perSec: number; ok: number; failed: number }> {
+  const service = await launchService({ store: 'json', config: { concurrency } });
+  try {
+    const tag = `spawn-tp-${process.pid}-${Date.now().toString(36)}`;
+    const t0 = performance.now();
+    await runPool(Array.from({ length: count }, (_, i) => `${tag}-${i}`), count, async (key) => {
+      const res = await trigger(service.url, TYPE, { ...PAYLOAD, idempotencyKey: key });
+      if (res.code !== 202) throw new Error(`trigger answered ${res.code}`);
+    });
+    const done = await waitFor(
+      async () => {
+        const ok = await runsTotal(service.url, { type: TYPE, status: 'success' });
+        const failed = await runsTotal(service.url, { type: TYPE, status: 'failed' });
+        return ok + failed >= count ? { ok, failed } : null;
+      },
+      { timeoutMs: 120_000, intervalMs: 20 },
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    if (!done) throw new Error(`runs not terminal within 120 s`);
+    return { perSec: done.ok / seconds, ok: done.ok, failed: done.failed };
   } finally {
     await service.stop();
   }
@@ -68,21 +125,25 @@ export const spawnOverhead: Scenario = {
     const workspace = makeBaseDir('orch-bench-ws-');
     const bareSamples: number[] = [];
     let bareSuccess = 0;
+    let bareAttempts = 0;
     try {
       for (let i = 0; i < s.warmup + s.runs; i++) {
         const outcome = await spawnAgentOnce(SUMMARIZATION_AGENT_ENTRY, PAYLOAD, workspace.dir);
         if (i < s.warmup) continue;
+        bareAttempts++;
+        if (!outcome.success || outcome.exitCode !== 0) continue;
+        bareSuccess++;
         bareSamples.push(outcome.ms);
-        if (outcome.success && outcome.exitCode === 0) bareSuccess++;
       }
     } finally {
       await workspace.remove();
     }
     const bare = summarize(bareSamples);
     details[BARE] = { ...bare, samples: bareSamples, success: bareSuccess };
-    const bareNote = `${bareSuccess}/${bareSamples.length} printed success:true`;
+    const bareNote = `${bareSuccess}/${bareAttempts} printed success:true; only those are timed`;
     rows.add({ subject: BARE, metric: 'per-run p50', unit: 'ms', value: bare.p50, better: 'lower', note: bareNote });
     rows.add({ subject: BARE, metric: 'per-run p90', unit: 'ms', value: bare.p90, better: 'lower' });
+    rows.check(BARE, 'every spawn succeeded', bareSuccess === bareAttempts && bareAttempts > 0, `${bareSuccess}/${bareAttempts} succeeded`);
 
     if (!serviceAvailable()) {
       rows.skip(subject, 'per-run ms', SKIP_SERVICE_REASON);
@@ -97,6 +158,24 @@ export const spawnOverhead: Scenario = {
         .join(', ');
       rows.add({ subject, metric: 'per-run p50', unit: 'ms', value: svc.p50, better: 'lower', baseline: { subject: BARE, value: bare.p50 }, note: statusNote });
       rows.add({ subject, metric: 'per-run p90', unit: 'ms', value: svc.p90, better: 'lower', baseline: { subject: BARE, value: bare.p90 } });
+      const attempts = Object.values(statuses).reduce((a, b) => a + b, 0);
+      rows.check(subject, 'every run succeeded', samples.length === attempts && attempts > 0, `${samples.length}/${attempts} succeeded (${statusNote})`);
+      const n = s.throughputRuns;
+      const c = ctx.settings.concurrency;
+      const bareTp = await bareThroughput(n, c);
+      const svcTp = await serviceThroughput(n, c);
+      details.throughput = { bare: bareTp, service: svcTp, runs: n, concurrency: c };
+      rows.add({ subject: BARE, metric: `runs/s at concurrency ${c}`, unit: '', value: bareTp.perSec, better: 'higher', note: `${bareTp.ok}/${n} succeeded` });
+      rows.add({
+        subject,
+        metric: `runs/s at concurrency ${c}`,
+        unit: '',
+        value: svcTp.perSec,
+        better: 'higher',
+        baseline: { subject: BARE, value: bareTp.perSec },
+        note: `${n} triggered at once; ${svcTp.ok} succeeded`,
+      });
+      rows.check(subject, 'every concurrent run succeeded', svcTp.ok === n && bareTp.ok === n, `service ${svcTp.ok}/${n}, bare ${bareTp.ok}/${n}`);
       rows.add({ subject, metric: 'overhead p50', unit: 'ms', value: svc.p50 - bare.p50, better: 'lower', note: 'service p50 minus bare p50' });
     } catch (err) {
       rows.add({ subject, metric: 'per-run ms', unit: '', value: null, note: `error: ${errorMessage(err)}` });

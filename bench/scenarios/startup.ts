@@ -2,14 +2,33 @@
  * 6. Start-up time: from spawning the process to the first 200 from GET /health, polled every
  * 5 ms on a port chosen up front. The service starts from an empty state (both stores); the
  * baseline is the bare Fastify peer started the same way (plain node, same polling).
+ *
+ * Restart with a large state: a service records one doc-sync run, stops, gets `largeState`
+ * copies of it written through its own store module, and starts again on that state; the row is
+ * the time from the new process's spawn to its first healthy /health, and the bench checks that
+ * every written run is there after the restart.
  */
 import { join } from 'node:path';
 import type { Scenario } from '../lib/scenario.js';
-import { launchService, serviceAvailable, SKIP_SERVICE_REASON, storeLabel, STORES, type StoreKind } from '../lib/service.js';
+import {
+  getRun,
+  launchService,
+  runsTotal,
+  serviceAvailable,
+  SKIP_SERVICE_REASON,
+  storeLabel,
+  STORES,
+  TERMINAL,
+  trigger,
+  waitHealthy,
+  type StoreKind,
+} from '../lib/service.js';
+import { measureWritePauses, storeModuleAvailable, writeTerminalRuns, type WritePauses } from '../lib/store-seed.js';
+import type { ScenarioContext } from '../lib/scenario.js';
 import { PEERS_DIR } from '../lib/paths.js';
 import { spawnPeer } from '../lib/peer-process.js';
 import { summarize } from '../lib/stats.js';
-import { errorMessage, freePort, sleep } from '../lib/util.js';
+import { errorMessage, freePort, sleep, waitFor } from '../lib/util.js';
 import { assertLoopback } from '../lib/loopback.js';
 
 const BARE = 'bare fastify';
@@ -64,6 +83,55 @@ async function timeService(store: StoreKind): Promise<number> {
   }
 }
 
+/** Restart time on `count` stored runs; checks they are all there afterwards. */
+async function restartLarge(ctx: ScenarioContext, store: StoreKind, count: number): Promise<void> {
+  const subject = storeLabel(store);
+  const metric = `restart @ ${count.toLocaleString('en-US')} runs`;
+  let service = await launchService({ store, config: { runRetention: count * 2 } });
+  try {
+    const key = `restart-template-${process.pid}`;
+    const res = await trigger(service.url, 'doc-sync', { idempotencyKey: key });
+    if (res.code !== 202) throw new Error(`template trigger answered ${res.code}`);
+    const done = await waitFor(async () => {
+      const run = await getRun(service.url, key);
+      return run && TERMINAL.has(run.status) ? run : null;
+    }, { timeoutMs: 20_000, intervalMs: 20 });
+    if (done?.status !== 'success') throw new Error('the template run did not succeed');
+    let spawnedAt = 0;
+    let seedMs = 0;
+    service = await service.restart(async () => {
+      seedMs = (await writeTerminalRuns(store, service.stateDir, `restart-${process.pid}`, count, count + 1)).ms;
+      spawnedAt = performance.now();
+    });
+    if (!(await waitHealthy(service.url, 60_000))) throw new Error('no healthy /health after the restart');
+    const restartMs = performance.now() - spawnedAt;
+    const stored = await runsTotal(service.url, { type: 'doc-sync' });
+    ctx.details[`${subject} ${metric}`] = { restartMs, seedMs, stored };
+    ctx.rows.add({ subject, metric, unit: 'ms', value: restartMs, better: 'lower', note: `spawn to first healthy /health; ${count} runs written in ${Math.round(seedMs)} ms` });
+    ctx.rows.check(subject, `every run there after the restart`, stored === count + 1, `${stored} of ${count + 1} runs listed`);
+    if (store !== 'json') return;
+    // The compaction pause on that state: writes while the journal threshold forces compactions.
+    let pauses: WritePauses | null = null;
+    service = await service.restart(async () => {
+      pauses = await measureWritePauses(store, service.stateDir, { writes: 3000, concurrency: 16, compactAfterEntries: 1000 });
+    });
+    const p = pauses as WritePauses | null;
+    if (p === null) return;
+    ctx.details[`${subject} compaction pause`] = p;
+    ctx.rows.add({
+      subject,
+      metric: `compaction pause @ ${count.toLocaleString('en-US')} runs`,
+      unit: 'ms',
+      value: p.max,
+      better: 'lower',
+      baseline: { subject: 'write p50', value: p.p50 },
+      note: `longest of ${p.writes} writes (16 at a time) across ${p.compactions} compactions; p99 ${Math.round(p.p99)} ms`,
+    });
+  } finally {
+    await service.stop();
+  }
+}
+
 export const startup: Scenario = {
   name: 'startup',
   title: 'Start-up time to a healthy /health (spawn to first 200)',
@@ -111,6 +179,23 @@ export const startup: Scenario = {
         baseline: { subject: BARE, value: bare.p50 },
         note: `${svc.count} starts, min ${Math.round(svc.min)} ms, empty state`,
       });
+    }
+    const large = ctx.settings.startup.largeState;
+    for (const store of STORES) {
+      const subject = storeLabel(store);
+      if (!serviceAvailable() || !storeModuleAvailable()) {
+        rows.skip(subject, 'restart with a large state', SKIP_SERVICE_REASON);
+        continue;
+      }
+      if (ctx.remainingMs() < 10_000) {
+        rows.skip(subject, 'restart with a large state', 'time budget spent');
+        continue;
+      }
+      try {
+        await restartLarge(ctx, store, large);
+      } catch (err) {
+        rows.add({ subject, metric: 'restart with a large state', unit: '', value: null, note: `error: ${errorMessage(err)}` });
+      }
     }
   },
 };

@@ -203,6 +203,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     businessRegistryPath: abs(cfg.businessRegistryPath ?? join(workspaceRoot, 'business', 'registry.json')),
     businessCycleCron: cfg.businessCycleCron ?? '17 */6 * * *',
     storeFlushIntervalMs: cfg.storeFlushIntervalMs ?? 0,
+    storeCompactAfterEntries: cfg.storeCompactAfterEntries ?? null,
     digestTargetUrl: cfg.digestTargetUrl ?? null,
     codeHostMonitor,
     digestTargetFile: cfg.digestTargetFile ? abs(cfg.digestTargetFile) : null,

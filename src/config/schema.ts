@@ -93,6 +93,7 @@ export const ConfigFileSchema = Type.Object(
     businessRegistryPath: Type.Optional(Type.String({ minLength: 1 })),
     businessCycleCron: Type.Optional(Type.String()),
     storeFlushIntervalMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+    storeCompactAfterEntries: Type.Optional(Type.Integer({ minimum: 10 })),
     digestTargetUrl: Type.Optional(Type.String()),
     /** CI status of the code host, shown in extended health; off by default. The token comes from env only. */
     codeHostMonitor: Type.Optional(

@@ -101,6 +101,8 @@ export interface AppConfig {
   /** Cadence of the automatic business cycle. */
   businessCycleCron: string;
   storeFlushIntervalMs: number;
+  /** JSON file store: compact once the journal holds this many entries (null: the store's default). */
+  storeCompactAfterEntries: number | null;
   digestTargetUrl: string | null;
   /** Absolute JSONL file each digest is appended to (a second, local notification target). */
   digestTargetFile: string | null;

@@ -59,6 +59,9 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
     trustProxy: config.trustProxy,
     // The served surface is exactly the route table (no implicit HEAD twins).
     exposeHeadRoutes: false,
+    // Path parameters are bounded by each route's schema (a run id may be 400 characters): the
+    // router's own 100-character cut answered longer ones with a bare error, no X-Request-Id.
+    routerOptions: { maxParamLength: 2000 },
     return503OnClosing: true,
     // Typed as the default instance: callers need listen/close/server, not pino's logger generics.
   }) as unknown as FastifyInstance;

@@ -59,6 +59,16 @@ export interface StoreHealth {
 /** Append-only collections with bounded retention (newest kept). */
 export type AppendCollection = 'telemetry' | 'milestones';
 
+/** One record for a bounded append collection, keeping the newest `keep`. */
+export interface AppendRecord {
+  collection: AppendCollection;
+  record: Record<string, unknown>;
+  keep: number;
+}
+
+/** Records to append in the same commit as a run write, chosen from its outcome. */
+export type AppendsFor = (result: MutateResult) => AppendRecord[];
+
 /**
  * The persistence port. Every write resolves only once it is durable (fsynced journal or
  * committed transaction); a 202 or any other acknowledgement is sent after that.
@@ -75,6 +85,13 @@ export interface StateStore {
 
   /** Atomic read-modify-write of one run. Durable before the promise resolves (also when unchanged). */
   mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult>;
+  /**
+   * Optional: `mutateRun`, plus the records `appendsFor` picks from its outcome (called only when
+   * the run was stored), in the
+   * same atomic commit and made durable by the same fsync (one durability round instead of two,
+   * for a run and its telemetry). A driver without it: callers run `mutateRun`, then `append`.
+   */
+  mutateRunAndAppend?(runId: string, mutate: RunMutator, appendsFor: AppendsFor): Promise<MutateResult>;
   /**
    * Atomically picks the oldest run with queueState `ready` whose type is within its limit and
    * not excluded, applies `mutate` (which marks it running) and stores it. Null when none.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { CacheTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
-import type { StateStore } from '../store/types.js';
+import type { AppendRecord, MutateResult, RunMutator, StateStore } from '../store/types.js';
 import { indexHeldRun } from './approval-index.js';
 import { getCatalogEntry } from './catalog.js';
 import { admitRetry, newRunRecord, retryRecordMatches } from './run-transitions.js';
@@ -58,13 +58,30 @@ export function runWriteTags(runId: string): string[] {
  * resolves only once the outcome is durable.
  */
 export function createAdmission(deps: AdmissionDeps) {
-  async function emitTelemetry(run: RunRecord): Promise<void> {
+  /** `accepted` and `queued` telemetry of a newly admitted key (never of a suppressed duplicate). */
+  function telemetryOf(run: RunRecord): AppendRecord[] {
     const at = deps.clock.now().toISOString();
     const base = { runId: run.runId, taskId: run.taskId, type: run.type, attemptId: `${run.runId}#${run.attempt}`, at };
-    await Promise.all([
-      deps.store.append('telemetry', { event: 'accepted', ...base }, deps.telemetryRetention),
-      deps.store.append('telemetry', { event: 'queued', ...base }, deps.telemetryRetention),
-    ]);
+    return (['accepted', 'queued'] as const).map((event) => ({
+      collection: 'telemetry' as const,
+      record: { event, ...base },
+      keep: deps.telemetryRetention,
+    }));
+  }
+  const telemetryFor = (result: MutateResult): AppendRecord[] =>
+    result.before === null && result.after !== null ? telemetryOf(result.after) : [];
+
+  /**
+   * The run write, with its telemetry in the same commit where the store can (one durability
+   * round per admission instead of two in a row); otherwise the telemetry follows it.
+   */
+  async function storeRun(runId: string, mutate: RunMutator): Promise<MutateResult> {
+    if (deps.store.mutateRunAndAppend) return deps.store.mutateRunAndAppend(runId, mutate, telemetryFor);
+    const outcome = await deps.store.mutateRun(runId, mutate);
+    if (outcome.changed) {
+      await Promise.all(telemetryFor(outcome).map((a) => deps.store.append(a.collection, a.record, a.keep)));
+    }
+    return outcome;
   }
 
   return async function admit(request: AdmissionRequest): Promise<AdmissionOutcome> {
@@ -78,7 +95,7 @@ export function createAdmission(deps: AdmissionDeps) {
     const approvalReason =
       request.source === 'approval-replay' ? null : approvalReasonFor(request.type, entry.approvalGated, request.payload);
 
-    const outcome = await deps.store.mutateRun(runId, (current) => {
+    const outcome = await storeRun(runId, (current) => {
       if (!current) {
         return newRunRecord({
           runId,
@@ -107,10 +124,6 @@ export function createAdmission(deps: AdmissionDeps) {
     const run = outcome.after;
     await deps.invalidator.invalidate(runWriteTags(run.runId));
     if (run.queueState === 'held') await indexHeldRun(deps.store, run);
-    if (outcome.before === null) {
-      // Telemetry is emitted for a newly admitted key only, never for a suppressed duplicate.
-      await emitTelemetry(run);
-    }
     if (run.queueState === 'ready') deps.onReady();
     return { kind: outcome.before === null ? 'admitted' : 'retry-admitted', run };
   };

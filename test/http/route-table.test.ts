@@ -1,20 +1,9 @@
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadAgentRegistry } from '../../src/agents/registry.js';
-import { unavailableReading } from '../../src/agents/service-probe.js';
-import { loadSkillRegistry } from '../../src/agents/skills.js';
-import { createBusinessService } from '../../src/business/service.js';
-import { systemClock } from '../../src/clock.js';
-import { MemoryCoordination } from '../../src/coordination/memory.js';
 import type { RouteSpec } from '../../src/http/route-spec.js';
-import { buildServiceRoutes } from '../../src/http/service-routes.js';
-import { createKnowledgeService } from '../../src/knowledge/service.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
-import { createTaskRuntime } from '../../src/tasks/runtime.js';
-import { createIncidentLedger } from '../../src/incidents/ledger.js';
-import { createIncidentService } from '../../src/incidents/service.js';
 import { testConfig } from '../support/config.js';
+import { buildTestServiceRoutes } from '../support/route-list.js';
 
 type Expected =
   | { role: 'public'; bucket: string; cached: boolean }
@@ -133,45 +122,7 @@ describe('the service route table against the spec', () => {
     const config = testConfig();
     store = openStateStore(config.stateTarget);
     await store.open();
-    const logger = pino({ level: 'silent' });
-    const coordination = new MemoryCoordination({ cacheMaxEntries: 100, cacheMaxBytes: 1_000_000 });
-    const runtime = createTaskRuntime({
-      config,
-      store,
-      clock: systemClock,
-      logger,
-      invalidator: { invalidate: async () => undefined },
-      handlers: {},
-      spawner: { run: async () => Promise.reject(new Error('not used')) },
-      ownerId: 'route-table-test',
-      serviceStartedAt: new Date(),
-    });
-    const agents = loadAgentRegistry(config.agentsDir);
-    routes = buildServiceRoutes({
-      config,
-      clock: systemClock,
-      store,
-      coordination,
-      runtime,
-      agents,
-      skills: loadSkillRegistry(),
-      probe: { current: (unit) => unavailableReading(unit, 'not probed in this test', null, 'not-probed') },
-      serviceHeartbeat: async () => null,
-      incidents: createIncidentService({
-        ledger: createIncidentLedger({ store, coordination, clock: systemClock, invalidator: { invalidate: async () => undefined } }),
-        admit: runtime.admit,
-        checkTaskRequest: runtime.checkTrigger,
-        store,
-        coordination,
-        clock: systemClock,
-        logger,
-        webhookSecret: config.webhookSecret,
-        serviceGaps: () => [],
-      }),
-      metricsPort: () => null,
-      knowledge: createKnowledgeService({ config, clock: systemClock, logger, invalidator: { invalidate: async () => undefined } }),
-      business: createBusinessService({ config, store, coordination, clock: systemClock, logger, admit: runtime.admit }),
-    });
+    routes = buildTestServiceRoutes(store, config);
   });
   afterAll(async () => {
     await store?.close();

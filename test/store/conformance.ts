@@ -413,6 +413,30 @@ export function describeStoreConformance(
         expect((await store.listAppended('milestones', { limit: 10 })).items).toEqual([{ type: 'startup' }]);
       });
 
+      it('mutateRunAndAppend (when the driver has it) stores the run and its appends together, and none for an unchanged run', async () => {
+        const { store, dir } = await openStore();
+        if (!store.mutateRunAndAppend) return;
+        const seen: { before: unknown; after: string | undefined }[] = [];
+        const appendsFor = (r: { before: RunRecord | null; after: RunRecord | null }) => {
+          seen.push({ before: r.before, after: r.after?.runId });
+          return [
+            { collection: 'telemetry' as const, record: { event: 'accepted', runId: r.after!.runId }, keep: 10 },
+            { collection: 'telemetry' as const, record: { event: 'queued', runId: r.after!.runId }, keep: 10 },
+          ];
+        };
+        const first = await store.mutateRunAndAppend('with-telemetry', insertIfAbsent(makeRun({ runId: 'with-telemetry' })), appendsFor);
+        expect(first.changed).toBe(true);
+        const again = await store.mutateRunAndAppend('with-telemetry', insertIfAbsent(makeRun({ runId: 'with-telemetry' })), appendsFor);
+        expect(again.changed).toBe(false);
+        expect(seen).toEqual([{ before: null, after: 'with-telemetry' }]);
+        const reopened = await reopen(store, dir);
+        expect((await reopened.getRun('with-telemetry'))?.runId).toBe('with-telemetry');
+        expect((await reopened.listAppended('telemetry', { limit: 10 })).items).toEqual([
+          { event: 'queued', runId: 'with-telemetry' },
+          { event: 'accepted', runId: 'with-telemetry' },
+        ]);
+      });
+
       it('keeps each record exactly as appended', async () => {
         const { store } = await openStore();
         const record = { event: 'accepted', runId: 'r', nested: { list: [1, 'two', null] }, flag: false };

@@ -134,6 +134,29 @@ describe('SqliteStateStore on disk', () => {
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
 
+  it('reports a page damaged after opening as StateCorruptError naming the file, when a query reads it', async () => {
+    const dir = tempDir();
+    const path = join(dir, DB);
+    const seeded = await openStore(dir);
+    for (let i = 0; i < 40; i++) await seeded.mutateRun(`r${i}`, insertIfAbsent(makeRun({ runId: `r${i}`, payload: { text: 'x'.repeat(3000) } })));
+    await open.pop()!.close();
+    const leaves = inspect(dir, (db) => db.prepare(`SELECT pageno FROM dbstat WHERE name = 'runs' AND pagetype = 'leaf'`).pluck().all() as number[]);
+    expect(leaves.length).toBeGreaterThan(2);
+    const store = await openStore(dir);
+    const pageSize = 4096;
+    const bytes = readFileSync(path);
+    const victim = leaves[Math.floor(leaves.length / 2)]!;
+    bytes.fill(0x5a, (victim - 1) * pageSize + 8, victim * pageSize);
+    writeFileSync(path, bytes);
+    const error = await store.listRuns({ limit: 1000 }).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(StateCorruptError);
+    expect((error as Error).message).toContain(`state database ${path} cannot be read`);
+    expect(readFileSync(path)).toEqual(bytes);
+  });
+
   it('refuses a database written with a newer layout', async () => {
     const dir = tempDir();
     await (await openStore(dir)).close();

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { nodeStoreFs, type StoreFs } from '../store-fs.js';
 import { dirname, resolve } from 'node:path';
 import type { OrchestratorState, RunRecord, TaskRecord } from '../../tasks/types.js';
 import { FlushScheduler } from '../flush-scheduler.js';
@@ -18,6 +18,7 @@ import {
 } from '../run-rules.js';
 import type {
   AppendCollection,
+  AppendsFor,
   ClaimOptions,
   MutateResult,
   RunCounts,
@@ -38,6 +39,10 @@ export interface FileStoreOptions extends StoreOptions {
   compactAfterBytes?: number;
   /** ... or holds this many entries. Default 20,000. */
   compactAfterEntries?: number;
+  /** The file system under the store (tests put a power-loss double here). Default: Node's. */
+  fs?: StoreFs;
+  /** Takes the store's ownership lock. Default: the pid lock file beside the state file. */
+  acquireLock?: (lockPath: string, statePath: string) => Promise<PidLock>;
 }
 
 export const DEFAULT_COMPACT_AFTER_BYTES = 16 * 1024 * 1024;
@@ -72,6 +77,8 @@ export class FileStateStore implements StateStore {
   private compactionError: Error | null = null;
   /** Journal size when compaction last failed: the next try waits for another threshold's worth. */
   private compactionFloor = { bytes: 0, entries: 0 };
+  private readonly fs: StoreFs;
+  private readonly acquireLock: (lockPath: string, statePath: string) => Promise<PidLock>;
 
   constructor(path: string, options: FileStoreOptions = {}) {
     this.target = resolve(path);
@@ -81,12 +88,14 @@ export class FileStateStore implements StateStore {
     this.flushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
     this.compactAfterBytes = options.compactAfterBytes ?? DEFAULT_COMPACT_AFTER_BYTES;
     this.compactAfterEntries = options.compactAfterEntries ?? DEFAULT_COMPACT_AFTER_ENTRIES;
+    this.fs = options.fs ?? nodeStoreFs;
+    this.acquireLock = options.acquireLock ?? acquirePidLock;
   }
 
   async open(): Promise<void> {
     await this.lifecycle.open(async () => {
-      await mkdir(dirname(this.target), { recursive: true });
-      return this.load(await acquirePidLock(this.paths.lock, this.target));
+      await this.fs.mkdirp(dirname(this.target));
+      return this.load(await this.acquireLock(this.paths.lock, this.target));
     });
   }
 
@@ -94,22 +103,24 @@ export class FileStateStore implements StateStore {
   private async load(lock: PidLock): Promise<Session> {
     let journal: Journal | null = null;
     try {
-      const snapshot = await readSnapshot(this.paths);
-      const replay = await readJournal(this.paths.journal, snapshot?.document.meta.lastSeq ?? 0);
+      const snapshot = await readSnapshot(this.paths, this.fs);
+      const replay = await readJournal(this.paths.journal, snapshot?.document.meta.lastSeq ?? 0, this.fs);
       const model = new MemoryModel(snapshot?.document ?? null);
       for (const entry of replay.entries) model.apply(entry);
       if (replay.tornBytes > 0) {
-        await truncateJournal(this.paths.journal, replay.validBytes);
+        await truncateJournal(this.paths.journal, replay.validBytes, this.fs);
         this.logger.warn(
           { journal: this.paths.journal, tornBytes: replay.tornBytes, keptEntries: replay.lineCount },
           'state journal ended in a torn write (never acknowledged); cut it off',
         );
       }
-      await removeLeftoverTmp(this.paths);
-      journal = await Journal.open(this.paths.journal, model.lastSeq, {
-        bytes: replay.validBytes,
-        entries: replay.lineCount,
-      });
+      await removeLeftoverTmp(this.paths, this.fs);
+      journal = await Journal.open(
+        this.paths.journal,
+        model.lastSeq,
+        { bytes: replay.validBytes, entries: replay.lineCount },
+        this.fs,
+      );
       const session: Session = {
         model,
         journal,
@@ -157,21 +168,32 @@ export class FileStateStore implements StateStore {
     return { status: 'ok', target: this.target, detail: `JSON snapshot with append-only journal (${size})`, collections };
   }
 
-  async mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult> {
+  mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult> {
+    return this.mutateRunAndAppend(runId, mutate, () => []);
+  }
+
+  async mutateRunAndAppend(runId: string, mutate: RunMutator, appendsFor: AppendsFor): Promise<MutateResult> {
     const session = this.writable();
     const current = session.model.getRun(runId) ?? null;
     const next = mutate(current === null ? null : structuredClone(current));
     if (next === null) {
       // The current record may still sit in an unflushed batch: answer only once it is durable.
       await session.journal.barrier();
-      return { before: copyOf(current), after: copyOf(current), changed: false };
+      return { before: current, after: current, changed: false };
     }
     const seq = session.model.lastSeq + 1;
-    const durable = this.commit(session, { seq, op: 'run', record: storedRun(runId, current, next, () => seq) });
-    const after = copyOf(session.model.getRun(runId) ?? null);
-    await durable;
+    let durable = this.commit(session, { seq, op: 'run', record: storedRun(runId, current, next, () => seq) });
+    // The stored record is deep-frozen and parsed from the journal line (nothing else holds it):
+    // it is handed out as is, like reads do, instead of cloned once more.
+    const after = session.model.getRun(runId) ?? null;
     // `current` left the model when it was replaced, so it can be handed out without a copy.
-    return { before: current, after, changed: true };
+    const result = { before: current, after, changed: true };
+    // Later lines of the same batch: the last one durable means all of them are.
+    for (const { collection, record, keep } of appendsFor(result)) {
+      durable = this.commit(session, { seq: session.model.lastSeq + 1, op: 'append', collection, record, keep: retentionCount(keep) });
+    }
+    await durable;
+    return result;
   }
 
   async claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
@@ -181,7 +203,7 @@ export class FileStateStore implements StateStore {
     const seq = session.model.lastSeq + 1;
     const record = storedRun(candidate.runId, candidate, mutate(structuredClone(candidate)), () => seq);
     const durable = this.commit(session, { seq, op: 'run', record });
-    const claimed = copyOf(session.model.getRun(candidate.runId) ?? null);
+    const claimed = session.model.getRun(candidate.runId) ?? null;
     await durable;
     return claimed;
   }
@@ -323,7 +345,7 @@ export class FileStateStore implements StateStore {
   private async compact(session: Session): Promise<void> {
     const snapshot = session.model.toSnapshot();
     const text = JSON.stringify(snapshot);
-    await writeSnapshot(this.paths, text);
+    await writeSnapshot(this.paths, text, this.fs);
     session.journal.coveredBySnapshot(snapshot.meta.lastSeq);
     await session.journal.restart();
   }
@@ -350,8 +372,4 @@ export class FileStateStore implements StateStore {
     if (session.journal.broken !== null) throw session.journal.broken;
     return session;
   }
-}
-
-function copyOf(run: RunRecord | null): RunRecord | null {
-  return run === null ? null : structuredClone(run);
 }

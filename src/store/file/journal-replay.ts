@@ -1,5 +1,5 @@
-import { open, readFile } from 'node:fs/promises';
 import { isErrnoCode } from '../durable-fs.js';
+import { nodeStoreFs, type StoreFs } from '../store-fs.js';
 import { StateCorruptError } from '../types.js';
 import { parseJournalLine, type JournalEntry } from './journal-entry.js';
 
@@ -24,10 +24,10 @@ const NEWLINE = 0x0a;
  * by good ones is not a torn write but damage to acknowledged data, and so is a gap in seq:
  * both raise StateCorruptError.
  */
-export async function readJournal(path: string, afterSeq: number): Promise<JournalReplay> {
+export async function readJournal(path: string, afterSeq: number, fs: StoreFs = nodeStoreFs): Promise<JournalReplay> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = await fs.readFile(path);
   } catch (err) {
     if (isErrnoCode(err, 'ENOENT')) return { entries: [], lineCount: 0, validBytes: 0, tornBytes: 0 };
     throw err;
@@ -97,8 +97,8 @@ function entriesAfter(path: string, parsed: JournalEntry[], afterSeq: number): J
 }
 
 /** Cuts a torn tail off the journal so new appends start on a clean line. */
-export async function truncateJournal(path: string, length: number): Promise<void> {
-  const handle = await open(path, 'r+');
+export async function truncateJournal(path: string, length: number, fs: StoreFs = nodeStoreFs): Promise<void> {
+  const handle = await fs.open(path, 'r+');
   try {
     await handle.truncate(length);
     await handle.datasync();

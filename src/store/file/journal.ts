@@ -1,4 +1,4 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { nodeStoreFs, type StoreFileHandle, type StoreFs } from '../store-fs.js';
 
 interface Waiter {
   seq: number;
@@ -33,7 +33,7 @@ export class Journal {
 
   private constructor(
     readonly path: string,
-    private readonly handle: FileHandle,
+    private readonly handle: StoreFileHandle,
     lastSeq: number,
     size: { bytes: number; entries: number },
   ) {
@@ -44,8 +44,8 @@ export class Journal {
   }
 
   /** Opens the journal for appending; `lastSeq` is the newest seq already durable (snapshot + replay). */
-  static async open(path: string, lastSeq: number, size: { bytes: number; entries: number }): Promise<Journal> {
-    return new Journal(path, await open(path, 'a'), lastSeq, size);
+  static async open(path: string, lastSeq: number, size: { bytes: number; entries: number }, fs: StoreFs = nodeStoreFs): Promise<Journal> {
+    return new Journal(path, await fs.open(path, 'a'), lastSeq, size);
   }
 
   get broken(): Error | null {
@@ -77,7 +77,7 @@ export class Journal {
     this.pending = [];
     const text = batch.map((p) => `${p.line}\n`).join('');
     try {
-      await this.handle.appendFile(text, 'utf8');
+      await this.handle.append(text);
       await this.handle.datasync();
     } catch (err) {
       this.fail(err as Error);

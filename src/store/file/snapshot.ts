@@ -1,7 +1,7 @@
-import { copyFile, link, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { OrchestratorState, RunRecord } from '../../tasks/types.js';
-import { fsyncDirectory, isErrnoCode, writeFileSynced } from '../durable-fs.js';
+import { isErrnoCode } from '../durable-fs.js';
+import { nodeStoreFs, writeFileSyncedOn, type StoreFs } from '../store-fs.js';
 import { StateCorruptError, type AppendCollection } from '../types.js';
 import { APPEND_COLLECTIONS } from './journal-entry.js';
 import { isPlainObject, pickState, runProblem, stateProblem } from '../record-checks.js';
@@ -50,15 +50,15 @@ export interface SnapshotRead {
  * Reads and checks the snapshot. Null when there is none yet (fresh state). Anything unreadable
  * throws StateCorruptError without touching a file: resetting silently would drop admitted runs.
  */
-export async function readSnapshot(paths: FileStorePaths): Promise<SnapshotRead | null> {
+export async function readSnapshot(paths: FileStorePaths, fs: StoreFs = nodeStoreFs): Promise<SnapshotRead | null> {
   let text: string;
   try {
-    text = await readFile(paths.snapshot, 'utf8');
+    text = (await fs.readFile(paths.snapshot)).toString('utf8');
   } catch (err) {
     if (!isErrnoCode(err, 'ENOENT')) throw err;
-    if (await exists(paths.prev)) {
+    if (await fs.exists(paths.prev)) {
       // A previous copy without a current one never results from our own writes: someone removed it.
-      throw await corruptSnapshot(paths, 'is missing although an older copy exists');
+      throw await corruptSnapshot(fs, paths, 'is missing although an older copy exists');
     }
     return null;
   }
@@ -66,11 +66,11 @@ export async function readSnapshot(paths: FileStorePaths): Promise<SnapshotRead 
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw await corruptSnapshot(paths, `is not valid JSON (${(err as Error).message})`);
+    throw await corruptSnapshot(fs, paths, `is not valid JSON (${(err as Error).message})`);
   }
   const legacy = isPlainObject(value) && value.meta === undefined && value.runs === undefined;
   const checked = legacy ? fromLegacyDocument(value as Record<string, unknown>) : toSnapshotDocument(value);
-  if (typeof checked === 'string') throw await corruptSnapshot(paths, `is not a state document: ${checked}`);
+  if (typeof checked === 'string') throw await corruptSnapshot(fs, paths, `is not a state document: ${checked}`);
   return { document: checked, legacy };
 }
 
@@ -160,8 +160,8 @@ function docsOf(value: unknown): SnapshotDocument['docs'] | string {
   return value as SnapshotDocument['docs'];
 }
 
-async function corruptSnapshot(paths: FileStorePaths, reason: string): Promise<StateCorruptError> {
-  const prev = (await exists(paths.prev))
+async function corruptSnapshot(fs: StoreFs, paths: FileStorePaths, reason: string): Promise<StateCorruptError> {
+  const prev = (await fs.exists(paths.prev))
     ? `The previous good copy is ${paths.prev}.`
     : `There is no previous copy (${paths.prev}).`;
   return new StateCorruptError(
@@ -171,38 +171,28 @@ async function corruptSnapshot(paths: FileStorePaths, reason: string): Promise<S
   );
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch (err) {
-    if (isErrnoCode(err, 'ENOENT')) return false;
-    throw err;
-  }
-}
-
 /**
  * Replaces the snapshot atomically: the new text goes to `.tmp` and is fsynced, the current
  * snapshot is kept as `.prev` (a hard link, so there is never a moment without a state file),
  * `.tmp` is renamed over the state path and the directory is fsynced. A crash at any step
  * leaves either the old or the new snapshot in place, each consistent with the journal.
  */
-export async function writeSnapshot(paths: FileStorePaths, text: string): Promise<void> {
-  await writeFileSynced(paths.tmp, text);
-  await keepPreviousSnapshot(paths);
-  await rename(paths.tmp, paths.snapshot);
-  await fsyncDirectory(dirname(paths.snapshot));
+export async function writeSnapshot(paths: FileStorePaths, text: string, fs: StoreFs = nodeStoreFs): Promise<void> {
+  await writeFileSyncedOn(fs, paths.tmp, text);
+  await keepPreviousSnapshot(paths, fs);
+  await fs.rename(paths.tmp, paths.snapshot);
+  await fs.syncDirectory(dirname(paths.snapshot));
 }
 
-async function keepPreviousSnapshot(paths: FileStorePaths): Promise<void> {
-  await rm(paths.prev, { force: true });
+async function keepPreviousSnapshot(paths: FileStorePaths, fs: StoreFs): Promise<void> {
+  await fs.remove(paths.prev);
   try {
-    await link(paths.snapshot, paths.prev);
+    await fs.link(paths.snapshot, paths.prev);
   } catch (err) {
     if (isErrnoCode(err, 'ENOENT')) return; // first snapshot: nothing to keep
     // File systems without hard links get a copy instead.
     if (isErrnoCode(err, 'EPERM', 'EXDEV', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK')) {
-      await copyFile(paths.snapshot, paths.prev);
+      await fs.copyFile(paths.snapshot, paths.prev);
       return;
     }
     throw err;
@@ -210,6 +200,6 @@ async function keepPreviousSnapshot(paths: FileStorePaths): Promise<void> {
 }
 
 /** Removes a `.tmp` left by a compaction that crashed before its rename. */
-export async function removeLeftoverTmp(paths: FileStorePaths): Promise<void> {
-  await rm(paths.tmp, { force: true });
+export async function removeLeftoverTmp(paths: FileStorePaths, fs: StoreFs = nodeStoreFs): Promise<void> {
+  await fs.remove(paths.tmp);
 }

@@ -7,6 +7,7 @@ import { acquirePidLock, type PidLock } from '../pid-lock.js';
 import { retentionCount } from '../retention.js';
 import type {
   AppendCollection,
+  AppendsFor,
   ClaimOptions,
   MutateResult,
   RunCounts,
@@ -123,20 +124,31 @@ export class SqliteStateStore implements StateStore {
     return this.write((db) => runs.mutateRun(db, runId, mutate));
   }
 
+  /** The run and its appends share one savepoint of the batch's transaction, so one COMMIT. */
+  mutateRunAndAppend(runId: string, mutate: RunMutator, appendsFor: AppendsFor): Promise<MutateResult> {
+    return this.write((db) => {
+      const result = runs.mutateRun(db, runId, mutate);
+      if (result.changed) {
+        for (const { collection, record, keep } of appendsFor(result)) appendRecord(db, collection, record, retentionCount(keep));
+      }
+      return result;
+    });
+  }
+
   claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
     return this.write((db) => runs.claimNextRun(db, options, mutate));
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
-    return runs.getRun(this.db(), runId);
+    return this.read((db) => runs.getRun(db, runId));
   }
 
   async listRuns(query: RunQuery): Promise<{ items: RunRecord[]; total: number }> {
-    return runs.listRuns(this.db(), query);
+    return this.read((db) => runs.listRuns(db, query));
   }
 
   async countRuns(includeInternal = false): Promise<RunCounts> {
-    return runs.countRuns(this.db(), includeInternal);
+    return this.read((db) => runs.countRuns(db, includeInternal));
   }
 
   async pruneRuns(keep: number): Promise<number> {
@@ -145,7 +157,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async getState(): Promise<OrchestratorState> {
-    return readState(this.db());
+    return this.read((db) => readState(db));
   }
 
   mutateState(mutate: (current: OrchestratorState) => OrchestratorState | null): Promise<OrchestratorState> {
@@ -165,7 +177,7 @@ export class SqliteStateStore implements StateStore {
     collection: AppendCollection,
     query: { limit: number; offset?: number },
   ): Promise<{ items: Record<string, unknown>[]; total: number }> {
-    return listAppended(this.db(), collection, query);
+    return this.read((db) => listAppended(db, collection, query));
   }
 
   putDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<void> {
@@ -173,15 +185,15 @@ export class SqliteStateStore implements StateStore {
   }
 
   async getDoc(collection: string, id: string): Promise<Record<string, unknown> | null> {
-    return getDoc(this.db(), collection, id);
+    return this.read((db) => getDoc(db, collection, id));
   }
 
   async listDocs(collection: string): Promise<Record<string, unknown>[]> {
-    return listDocs(this.db(), collection);
+    return this.read((db) => listDocs(db, collection));
   }
 
   async listDocEntries(collection: string): Promise<Array<{ id: string; doc: Record<string, unknown> }>> {
-    return listDocEntries(this.db(), collection);
+    return this.read((db) => listDocEntries(db, collection));
   }
 
   private write<T>(work: (db: Database.Database) => T): Promise<T> {
@@ -191,10 +203,22 @@ export class SqliteStateStore implements StateStore {
     } catch (err) {
       return Promise.reject(err as Error);
     }
-    return session.batcher.run(work);
+    return session.batcher.run(work).catch((err: unknown) => {
+      throw asStateCorruptError(err, this.path);
+    });
   }
 
-  private db(): Database.Database {
-    return this.lifecycle.readable().db;
+  /**
+   * Runs a query on the open database. A damaged page is often met only when a query reads it,
+   * long after the file opened cleanly: it surfaces as StateCorruptError naming the file, like
+   * damage found at open, instead of a bare "database disk image is malformed".
+   */
+  private read<T>(query: (db: Database.Database) => T): T {
+    const { db } = this.lifecycle.readable();
+    try {
+      return query(db);
+    } catch (err) {
+      throw asStateCorruptError(err, this.path);
+    }
   }
 }

@@ -1,0 +1,109 @@
+import pino from 'pino';
+import { loadAgentRegistry } from '../../src/agents/registry.js';
+import { unavailableReading } from '../../src/agents/service-probe.js';
+import { loadSkillRegistry } from '../../src/agents/skills.js';
+import { systemClock } from '../../src/clock.js';
+import { RATE_LIMIT_BUCKETS } from '../../src/config/schema.js';
+import type { AppConfig, Role } from '../../src/config/types.js';
+import { MemoryCoordination } from '../../src/coordination/memory.js';
+import type { RouteSpec } from '../../src/http/route-spec.js';
+import { buildServiceRoutes } from '../../src/http/service-routes.js';
+import { createBusinessService } from '../../src/business/service.js';
+import { createIncidentLedger } from '../../src/incidents/ledger.js';
+import { createIncidentService } from '../../src/incidents/service.js';
+import { createKnowledgeService } from '../../src/knowledge/service.js';
+import { openStateStore } from '../../src/store/open.js';
+import type { StateStore } from '../../src/store/types.js';
+import { createTaskRuntime } from '../../src/tasks/runtime.js';
+import { testConfig } from './config.js';
+
+/** What a test needs of a route of the table to call it: method, path and who may call it. */
+export interface RouteEntry {
+  method: 'GET' | 'POST';
+  path: string;
+  /** `public`, `signed` (HMAC webhook) or the least role that may call it. */
+  access: 'public' | 'signed' | Role;
+  /** Names of the path parameters (`:runId` -> `runId`). */
+  params: string[];
+  /** Property names of the querystring schema, if it has one. */
+  query: string[];
+}
+
+/** The alert webhook: signed, never a bearer route. Added when the table does not have it (yet). */
+export const WEBHOOK: RouteEntry = { method: 'POST', path: '/webhook/alerts', access: 'signed', params: [], query: [] };
+
+function entry(route: RouteSpec): RouteEntry {
+  const access = route.access.kind === 'protected' ? route.access.role : route.access.kind;
+  const params = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+  const properties = (route.schema.querystring as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+  return { method: route.method, path: route.path, access, params, query: Object.keys(properties) };
+}
+
+/**
+ * The service's whole route table built over `store` with in-memory coordination, an idle
+ * runtime and every route family's real module: what test/http/route-table.test.ts checks and
+ * what the route walkers below call.
+ */
+export function buildTestServiceRoutes(store: StateStore, config: AppConfig = testConfig()): RouteSpec[] {
+  const logger = pino({ level: 'silent' });
+  const invalidator = { invalidate: async () => undefined };
+  const coordination = new MemoryCoordination({ cacheMaxEntries: 100, cacheMaxBytes: 1_000_000 });
+  const runtime = createTaskRuntime({
+    config,
+    store,
+    clock: systemClock,
+    logger,
+    invalidator,
+    handlers: {},
+    spawner: { run: async () => Promise.reject(new Error('not used')) },
+    ownerId: 'route-list',
+    serviceStartedAt: new Date(),
+  });
+  return buildServiceRoutes({
+    config,
+    clock: systemClock,
+    store,
+    coordination,
+    runtime,
+    agents: loadAgentRegistry(config.agentsDir),
+    skills: loadSkillRegistry(),
+    probe: { current: (unit) => unavailableReading(unit, 'not probed in this test', null, 'not-probed') },
+    serviceHeartbeat: async () => null,
+    incidents: createIncidentService({
+      ledger: createIncidentLedger({ store, coordination, clock: systemClock, invalidator }),
+      admit: runtime.admit,
+      checkTaskRequest: runtime.checkTrigger,
+      store,
+      coordination,
+      clock: systemClock,
+      logger,
+      webhookSecret: config.webhookSecret,
+      serviceGaps: () => [],
+    }),
+    metricsPort: () => null,
+    knowledge: createKnowledgeService({ config, clock: systemClock, logger, invalidator }),
+    business: createBusinessService({ config, store, coordination, clock: systemClock, logger, admit: runtime.admit }),
+  });
+}
+
+/**
+ * Every route of the service's table, so a route added to the table later is covered by every
+ * test that walks this list. The webhook is always included.
+ */
+export async function serviceRouteList(): Promise<RouteEntry[]> {
+  const config = testConfig();
+  const store = openStateStore(config.stateTarget);
+  await store.open();
+  try {
+    const routes = buildTestServiceRoutes(store, config).map(entry);
+    if (!routes.some((r) => r.method === WEBHOOK.method && r.path === WEBHOOK.path)) routes.push(WEBHOOK);
+    return routes;
+  } finally {
+    await store.close();
+  }
+}
+
+/** Every limiter bucket raised far above a test's load, so no answer is a 429. */
+export function raisedLimitsForEveryBucket(): Record<string, { max: number; windowSeconds: number }> {
+  return Object.fromEntries(RATE_LIMIT_BUCKETS.map((bucket) => [bucket, { max: 10_000_000, windowSeconds: 60 }]));
+}
