@@ -203,27 +203,31 @@ describe('incident policies', () => {
   });
 });
 
+/** An incident service over `store` with a manual clock and in-memory coordination, for sweep tests. */
+function sweepingService(store: SqliteStateStore, sources: Pick<Parameters<typeof createIncidentService>[0], 'serviceGaps' | 'knowledgeHealth'>) {
+  const clock = manualClock();
+  const coordination = new MemoryCoordination({ cacheMaxEntries: 10, cacheMaxBytes: 100_000 });
+  const invalidator = { invalidate: async () => undefined };
+  return createIncidentService({
+    ledger: createIncidentLedger({ store, coordination, clock, invalidator }),
+    admit: createAdmission({ store, clock, invalidator, onReady: () => undefined, telemetryRetention: 100 }),
+    checkTaskRequest,
+    store,
+    coordination,
+    clock,
+    logger: pino({ level: 'silent' }),
+    webhookSecret: 'unused',
+    ...sources,
+  });
+}
+
 describe('the incident sweep', () => {
   it('opens knowledge incidents for stale docs and contradictions for the operators, and resolves them when the index is clean', async () => {
     const store = new SqliteStateStore(join(tempDir('sweep-knowledge-'), 'state.sqlite'));
     await store.open();
     try {
-      const clock = manualClock();
-      const coordination = new MemoryCoordination({ cacheMaxEntries: 10, cacheMaxBytes: 100_000 });
-      const invalidator = { invalidate: async () => undefined };
       const health = { staleDocs: 2, contradictionCount: 1 };
-      const service = createIncidentService({
-        ledger: createIncidentLedger({ store, coordination, clock, invalidator }),
-        admit: createAdmission({ store, clock, invalidator, onReady: () => undefined, telemetryRetention: 100 }),
-        checkTaskRequest,
-        store,
-        coordination,
-        clock,
-        logger: pino({ level: 'silent' }),
-        webhookSecret: 'unused',
-        serviceGaps: () => [],
-        knowledgeHealth: async () => ({ ...health }),
-      });
+      const service = sweepingService(store, { serviceGaps: () => [], knowledgeHealth: async () => ({ ...health }) });
       await service.sweep();
       const open = (await service.ledger.list({})).incidents;
       const contradiction = open.find((i) => i.fingerprint === 'knowledge:contradictions')!;
@@ -246,21 +250,8 @@ describe('the incident sweep', () => {
     const store = new SqliteStateStore(join(tempDir('sweep-'), 'state.sqlite'));
     await store.open();
     try {
-      const clock = manualClock();
-      const coordination = new MemoryCoordination({ cacheMaxEntries: 10, cacheMaxBytes: 100_000 });
-      const invalidator = { invalidate: async () => undefined };
       const gaps = [{ agentId: 'community-helper', unit: 'orchestrator-community-helper.service', reason: 'unit-stopped' as const, detail: 'inactive/dead' }];
-      const service = createIncidentService({
-        ledger: createIncidentLedger({ store, coordination, clock, invalidator }),
-        admit: createAdmission({ store, clock, invalidator, onReady: () => undefined, telemetryRetention: 100 }),
-        checkTaskRequest,
-        store,
-        coordination,
-        clock,
-        logger: pino({ level: 'silent' }),
-        webhookSecret: 'unused',
-        serviceGaps: () => gaps,
-      });
+      const service = sweepingService(store, { serviceGaps: () => gaps });
       const failed = makeRun({ runId: 'rr-1', type: 'release-readiness', status: 'failed', queueState: null, finishedAt: '2026-03-01T10:00:00.000Z', failureReason: 'worker-logical-failure', error: 'scope is not a directory' });
       await store.mutateRun(failed.runId, () => failed);
       // The sweep finds the failed run (no settle hook ran) and the service gap.
