@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SKILL_DEFINITIONS, type SkillDefinition } from './skills/definitions.js';
+import { canonicalJson } from '../domain/canonical-json.js';
 
 export {
   SKILL_DEFINITIONS,
@@ -36,17 +37,6 @@ export interface SkillRegistry {
   digest: string;
 }
 
-/** JSON with object keys sorted at every depth, so equal content always hashes equally. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 

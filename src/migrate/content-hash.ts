@@ -1,16 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
+import { canonicalJson } from '../domain/canonical-json.js';
 
-/** JSON with object keys sorted at every level: equal content gives equal text whatever the key order a store returns. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /** Count and SHA-256 of a collection, fed one record at a time in the collection's order. */
 export class CollectionDigest {

@@ -1,7 +1,7 @@
 import { emptyOrchestratorState } from '../tasks/types.js';
 import { eachAppended, eachRun } from '../persistence/collections.js';
 import type { StateStore } from '../store/types.js';
-import { canonicalJson } from './content-hash.js';
+import { canonicalJson } from '../domain/canonical-json.js';
 import { MIGRATION_COLLECTION_PREFIX, copiedDocumentCollections, digestStore, runContent, type Digests } from './read-collections.js';
 
 export interface MigrationEvidence {

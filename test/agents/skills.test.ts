@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAgentRegistry } from '../../src/agents/registry.js';
+import { canonicalJson } from '../../src/domain/canonical-json.js';
 import {
-  canonicalJson,
   formatManifestSkillProblem,
   LANE_SKILL_REQUIREMENTS,
   loadSkillRegistry,
