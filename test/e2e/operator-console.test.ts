@@ -103,7 +103,7 @@ describe.skipIf(NO_BROWSER)(`operator console in a real browser${NO_BROWSER ? ` 
     });
     try {
       await signIn(page, base, TEST_KEYS.operator, 'ops (operator)');
-      expect(await page.evaluate(() => Object.values(sessionStorage))).toContain(TEST_KEYS.operator);
+      expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).toContain(TEST_KEYS.operator);
       await page.reload();
       await page.getByLabel('Signed in as').getByText('ops (operator)').waitFor();
       await page.getByRole('heading', { name: 'Agent readiness' }).waitFor();
@@ -158,7 +158,7 @@ describe.skipIf(NO_BROWSER)(`operator console in a real browser${NO_BROWSER ? ` 
 
       await page.getByRole('button', { name: 'Log out' }).click();
       await page.getByLabel('Bearer token').waitFor();
-      expect(await page.evaluate(() => Object.values(sessionStorage))).not.toContain(TEST_KEYS.operator);
+      expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).not.toContain(TEST_KEYS.operator);
       expect(consoleErrors.filter((e) => e.includes(TEST_KEYS.operator))).toEqual([]);
     } finally {
       await context.close();
