@@ -1,6 +1,6 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { BrowserRouter, Link, Route, Routes } from 'react-router';
-import { ApiError } from './api/errors.js';
+import { retryDelayMs, shouldRetry } from './api/retry.js';
 import { SessionProvider } from './auth/session.js';
 import { ProtectedLayout } from './components/Layout.js';
 import { ApprovalsPage } from './pages/Approvals.js';
@@ -11,11 +11,12 @@ import { RunDetailPage, RunsPage } from './pages/Runs.js';
 import { SystemHealthPage } from './pages/SystemHealth.js';
 import { TasksPage } from './pages/Tasks.js';
 
-/** Client errors (4xx) are answers, not blips: only network failures and 5xx are retried, once. */
+/** Client errors (4xx) are answers, not blips; 429 waits for Retry-After (src/api/retry.ts). */
 const queryClient = new QueryClient({
   defaultOptions: {
     queries: {
-      retry: (failures, error) => failures < 1 && !(error instanceof ApiError && error.status < 500),
+      retry: shouldRetry,
+      retryDelay: retryDelayMs,
       refetchOnWindowFocus: true,
     },
   },

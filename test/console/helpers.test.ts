@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, apiErrorFrom, describeError, isSessionExpired } from '../../console/src/api/errors.js';
+import { jittered, retryDelayMs, shouldRetry } from '../../console/src/api/retry.js';
 import { can, hasRole, isRole } from '../../console/src/auth/roles.js';
 import { flattenLeaves } from '../../console/src/lib/leaves.js';
 import { segment, toQueryString } from '../../console/src/lib/query-string.js';
@@ -149,5 +150,32 @@ describe('trigger form', () => {
     expect(buildTriggerBody({ ...base, payloadText: '[1,2]' })).toEqual({ ok: false, error: 'Payload must be a JSON object.' });
     expect(buildTriggerBody({ ...base, payloadText: '{}', idempotencyKey: 'two words' })).toMatchObject({ ok: false });
     expect(buildTriggerBody({ ...base, type: ' ', payloadText: '{}' })).toEqual({ ok: false, error: 'Choose a task type.' });
+  });
+});
+
+describe('retry policy', () => {
+  const limited = apiErrorFrom(429, { error: { code: 'rate_limited', message: 'slow down', requestId: 'r' } }, '7');
+  const refused = apiErrorFrom(403, { error: { code: 'forbidden', message: 'role', requestId: 'r' } });
+  const broken = apiErrorFrom(502, null);
+
+  it('treats 429 as flow control, retries a 5xx or network failure once, never another 4xx', () => {
+    expect([0, 1, 2, 3].map((n) => shouldRetry(n, limited))).toEqual([true, true, true, false]);
+    expect([0, 1].map((n) => shouldRetry(n, broken))).toEqual([true, false]);
+    expect(shouldRetry(0, new TypeError('Failed to fetch'))).toBe(true);
+    expect(shouldRetry(0, refused)).toBe(false);
+  });
+
+  it('waits for Retry-After before trying a 429 again, with jitter on top', () => {
+    expect(retryDelayMs(1, limited, () => 0)).toBe(7000);
+    expect(retryDelayMs(1, limited, () => 0.999)).toBe(7499);
+    const noHeader = apiErrorFrom(429, null);
+    expect(retryDelayMs(0, noHeader, () => 0)).toBe(1000);
+    expect(retryDelayMs(0, broken, () => 0)).toBe(1000);
+    expect(retryDelayMs(5, broken, () => 0)).toBe(8000);
+  });
+
+  it('spreads polling by up to a fifth of the interval', () => {
+    expect(jittered(10_000, () => 0)).toBe(10_000);
+    expect(jittered(10_000, () => 0.5)).toBe(11_000);
   });
 });

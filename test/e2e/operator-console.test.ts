@@ -120,6 +120,14 @@ describe.skipIf(NO_BROWSER)(`operator console in a real browser${NO_BROWSER ? ` 
       expect((await waitForTerminal(running.api, 'e2e-summary-1')).status).toBe('success');
       await page.locator('.badge', { hasText: 'success' }).first().waitFor({ timeout: 15_000 });
 
+      // The status filter narrows the list (and lives in the URL).
+      await nav(page, 'Runs');
+      await page.getByLabel('Status').selectOption('failed');
+      await page.waitForURL(/status=failed/);
+      await page.locator('caption', { hasText: /^Runs 0–0 of 0$/ }).waitFor();
+      await page.getByLabel('Status').selectOption('success');
+      await page.getByRole('link', { name: 'e2e-summary-1' }).waitFor();
+
       // An invalid payload shows the service's field details.
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tasks' }).click();
       await page.getByLabel('Task type').selectOption('summarize-content');

@@ -1,15 +1,17 @@
 import { useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { useSession } from '../auth/session.js';
 import { apiRequest, type ApiResponse } from './client.js';
+import { jittered } from './retry.js';
 
 /** A protected read with the session's token; the key is the path, so one route is one cache entry. */
 export function useApiQuery<T>(path: string, options: { enabled?: boolean; refetchInterval?: number } = {}) {
   const { token } = useSession();
+  const interval = options.refetchInterval;
   return useQuery({
     queryKey: ['api', path] as QueryKey,
     queryFn: async ({ signal }) => (await apiRequest<T>(path, { token, signal })).body,
     enabled: token !== null && (options.enabled ?? true),
-    refetchInterval: options.refetchInterval,
+    refetchInterval: interval === undefined ? undefined : () => jittered(interval),
   });
 }
 
@@ -18,7 +20,7 @@ export function usePublicQuery<T>(path: string) {
   return useQuery({
     queryKey: ['public', path] as QueryKey,
     queryFn: async ({ signal }) => (await apiRequest<T>(path, { signal })).body,
-    refetchInterval: 30_000,
+    refetchInterval: () => jittered(30_000),
   });
 }
 

@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
-import { Link, useParams, useSearchParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { useApiMutation, useApiQuery } from '../api/hooks.js';
 import { can } from '../auth/roles.js';
 import { useSession } from '../auth/session.js';
+import { useFilterParams } from '../lib/use-filter-params.js';
 import { ErrorNotice, LeafTable, QueryView, StatusBadge } from '../components/common.js';
 import { segment, toQueryString } from '../lib/query-string.js';
 
@@ -38,25 +39,15 @@ interface IncidentHistory {
 }
 
 export function IncidentsPage() {
-  const [params, setParams] = useSearchParams();
+  const { params, update, offset } = useFilterParams();
   const status = params.get('status') ?? '';
   const severity = params.get('severity') ?? '';
   const classification = params.get('classification') ?? '';
   const includeResolved = params.get('includeResolved') === 'true';
-  const offset = Math.max(0, Number(params.get('offset') ?? 0) || 0);
   const list = useApiQuery<{ total: number; limit: number; offset: number; incidents: Incident[] }>(
     `/api/incidents${toQueryString({ status, severity, classification, includeResolved: includeResolved ? 'true' : null, limit: PAGE_SIZE, offset })}`,
     { refetchInterval: 10_000 },
   );
-  const update = (patch: Record<string, string | null>) => {
-    const next = new URLSearchParams(params);
-    for (const [k, v] of Object.entries(patch)) {
-      if (v === null || v === '') next.delete(k);
-      else next.set(k, v);
-    }
-    if (!('offset' in patch)) next.delete('offset');
-    setParams(next);
-  };
 
   return (
     <>

@@ -1,5 +1,6 @@
-import { Link, useParams, useSearchParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { useApiQuery } from '../api/hooks.js';
+import { useFilterParams } from '../lib/use-filter-params.js';
 import { LeafTable, QueryView, StatusBadge } from '../components/common.js';
 import { toQueryString, segment } from '../lib/query-string.js';
 
@@ -17,6 +18,7 @@ interface RunRecord {
   queueAttempts?: Record<string, unknown>[];
   approval?: Record<string, unknown>;
   workflow?: Record<string, unknown>;
+  workflowGraph?: Record<string, unknown>;
   resultSummary?: Record<string, unknown>;
   proofLinks?: Record<string, unknown>[];
   failureReason?: string;
@@ -30,25 +32,15 @@ interface RunsPage {
 }
 
 export function RunsPage() {
-  const [params, setParams] = useSearchParams();
+  const { params, update, offset } = useFilterParams();
   const status = params.get('status') ?? '';
   const type = params.get('type') ?? '';
   const includeInternal = params.get('includeInternal') === 'true';
-  const offset = Math.max(0, Number(params.get('offset') ?? 0) || 0);
   const runs = useApiQuery<RunsPage>(
     `/api/tasks/runs${toQueryString({ status, type, includeInternal: includeInternal ? 'true' : null, limit: PAGE_SIZE, offset })}`,
     { refetchInterval: 5_000 },
   );
 
-  const update = (patch: Record<string, string | null>) => {
-    const next = new URLSearchParams(params);
-    for (const [k, v] of Object.entries(patch)) {
-      if (v === null || v === '') next.delete(k);
-      else next.set(k, v);
-    }
-    if (!('offset' in patch)) next.delete('offset');
-    setParams(next);
-  };
 
   return (
     <>
@@ -142,6 +134,7 @@ export function RunDetailPage() {
               {r.workflow && <LeafTable caption="Workflow" value={r.workflow} />}
               {r.resultSummary && <LeafTable caption="Result summary" value={r.resultSummary} />}
             </div>
+            {r.workflowGraph && <LeafTable caption="Workflow graph" value={r.workflowGraph} prefix="workflowGraph" />}
             <LeafTable caption="Queue attempts" value={r.queueAttempts ?? []} prefix="queueAttempts" />
             <LeafTable caption="Events" value={r.events ?? []} prefix="events" />
             {r.proofLinks && r.proofLinks.length > 0 && <LeafTable caption="Proof links" value={r.proofLinks} prefix="proofLinks" />}
