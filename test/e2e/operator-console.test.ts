@@ -168,6 +168,8 @@ describe.skipIf(NO_BROWSER)(`operator console in a real browser${NO_BROWSER ? ` 
       await page.getByLabel('Bearer token').waitFor();
       expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).not.toContain(TEST_KEYS.operator);
       expect(consoleErrors.filter((e) => e.includes(TEST_KEYS.operator))).toEqual([]);
+      // Everything the console loads is allowed by its own self-only Content-Security-Policy.
+      expect(consoleErrors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
     } finally {
       await context.close();
     }
