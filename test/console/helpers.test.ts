@@ -58,7 +58,7 @@ describe('role gates', () => {
   });
 
   it('lets operators and admins write, never viewers', () => {
-    for (const action of ['triggerTask', 'readApprovals', 'decideApproval', 'acknowledgeIncident', 'setIncidentOwner'] as const) {
+    for (const action of ['triggerTask', 'readApprovals', 'decideApproval', 'acknowledgeIncident', 'setIncidentOwner', 'remediateIncident'] as const) {
       expect(can('viewer', action), action).toBe(false);
       expect(can('operator', action), action).toBe(true);
       expect(can('admin', action), action).toBe(true);

@@ -158,6 +158,13 @@ describe.skipIf(NO_BROWSER)(`operator console in a real browser${NO_BROWSER ? ` 
       const incident = listed.body.incidents.find((i: any) => i.title === 'Disk almost full on db1');
       expect(incident).toMatchObject({ acknowledged: true, acknowledgedBy: 'ops' });
       await page.locator('table', { has: page.locator('caption', { hasText: 'Acknowledgements' }) }).getByText('on it').waitFor();
+      await page.getByLabel('Remediation task').selectOption('system-monitor');
+      await page.getByRole('button', { name: 'Start remediation' }).click();
+      const remediation = page.getByRole('status').filter({ hasText: /HTTP 202 (queued|awaiting-approval): system-monitor run/ });
+      await remediation.waitFor();
+      const remediationRunId = await remediation.getByRole('link').textContent();
+      const history = await running.api.get(`/api/incidents/${incident.incidentId}/history`);
+      expect(history.body.remediationTasks.map((t: any) => t.runId)).toContain(remediationRunId);
 
       await nav(page, 'System health');
       await page.getByRole('heading', { name: 'System health' }).waitFor();

@@ -19,6 +19,7 @@ export const ACTION_ROLES = {
   decideApproval: 'operator',
   acknowledgeIncident: 'operator',
   setIncidentOwner: 'operator',
+  remediateIncident: 'operator',
 } as const satisfies Record<string, Role>;
 
 export type ConsoleAction = keyof typeof ACTION_ROLES;

@@ -10,6 +10,7 @@ import { segment, toQueryString } from '../lib/query-string.js';
 const STATUSES = ['active', 'watching', 'resolved'];
 const SEVERITIES = ['critical', 'warning', 'info'];
 const PAGE_SIZE = 25;
+const REMEDIATION_TYPES = ['system-monitor', 'qa-verification', 'drift-repair', 'build-refactor'];
 
 interface Incident {
   incidentId: string;
@@ -27,6 +28,13 @@ interface Incident {
   remediation?: Record<string, unknown>;
   verification?: Record<string, unknown>;
   escalation?: Record<string, unknown>;
+}
+
+interface RemediationOutcome {
+  status: 'queued' | 'awaiting-approval' | 'duplicate-suppressed';
+  taskType: string;
+  runId: string;
+  approvalRequired: boolean;
 }
 
 interface IncidentHistory {
@@ -140,6 +148,13 @@ function IncidentActions({ incident }: { incident: Incident }) {
     (b) => (b.note.trim() ? { owner: b.owner.trim(), note: b.note.trim() } : { owner: b.owner.trim() }),
   );
 
+  const [taskType, setTaskType] = useState(REMEDIATION_TYPES[0] as string);
+  const [remediationNote, setRemediationNote] = useState('');
+  const remediate = useApiMutation<{ taskType: string; note: string }, RemediationOutcome>(
+    () => `${path}/remediate`,
+    (b) => (b.note.trim() ? { taskType: b.taskType, note: b.note.trim() } : { taskType: b.taskType }),
+  );
+
   const submitOwner = (event: FormEvent) => {
     event.preventDefault();
     setOwnerMutation.mutate({ owner, note: ownerNote }, { onSuccess: () => setOwner('') });
@@ -174,6 +189,36 @@ function IncidentActions({ incident }: { incident: Incident }) {
             Set owner
           </button>
           {setOwnerMutation.error && <ErrorNotice error={setOwnerMutation.error} />}
+        </form>
+      )}
+      {can(identity?.role, 'remediateIncident') && incident.status !== 'resolved' && (
+        <form
+          className="stack"
+          aria-label="Start remediation"
+          onSubmit={(e) => {
+            e.preventDefault();
+            remediate.mutate({ taskType, note: remediationNote });
+          }}
+        >
+          <label htmlFor="remediation-type">Remediation task</label>
+          <select id="remediation-type" value={taskType} onChange={(e) => setTaskType(e.target.value)}>
+            {REMEDIATION_TYPES.map((t) => (
+              <option key={t}>{t}</option>
+            ))}
+          </select>
+          <label htmlFor="remediation-note">Remediation note</label>
+          <input id="remediation-note" value={remediationNote} maxLength={2000} onChange={(e) => setRemediationNote(e.target.value)} />
+          <button type="submit" disabled={remediate.isPending}>
+            Start remediation
+          </button>
+          {remediate.error && <ErrorNotice error={remediate.error} />}
+          {remediate.data && (
+            <p role="status" className="outcome">
+              HTTP {remediate.data.status} {remediate.data.body.status}: {remediate.data.body.taskType} run{' '}
+              <Link to={`/runs/${segment(remediate.data.body.runId)}`}>{remediate.data.body.runId}</Link>
+              {remediate.data.body.approvalRequired ? ' (held for approval)' : ''}
+            </p>
+          )}
         </form>
       )}
     </div>
