@@ -35,6 +35,11 @@ export default tseslint.config(
     },
   },
   {
+    // The operator console runs in the browser (its types: console/tsconfig.json).
+    files: ['console/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     // Tests read JSON bodies of many shapes; `any` there is the honest type of a parsed response.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

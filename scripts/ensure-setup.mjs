@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Makes a fresh clone runnable: installs the locked dependencies when they are missing or
-// older than the lockfile, then compiles the TypeScript sources (service, agents, bench) into dist/.
+// older than the lockfile, then compiles the TypeScript sources (service, agents, bench) into dist/
+// and builds the operator console into console/dist/ when that build is missing or stale.
 import { execSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,3 +20,19 @@ if (needsInstall) {
   run(existsSync(lockfile) ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund');
 }
 run('npx tsc -p tsconfig.build.json');
+
+// The console build is stale when any of its sources (console/src, index.html, vite.config.ts)
+// is newer than the built index.html; Vite rewrites the whole of console/dist each time.
+const consoleDir = join(root, 'console');
+const newestMtime = (path) => {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return readdirSync(path).reduce((newest, name) => Math.max(newest, newestMtime(join(path, name))), stat.mtimeMs);
+};
+if (existsSync(join(consoleDir, 'src'))) {
+  const builtIndex = join(consoleDir, 'dist', 'index.html');
+  const sources = ['src', 'index.html', 'vite.config.ts'].map((name) => join(consoleDir, name)).filter((path) => existsSync(path));
+  const needsConsoleBuild =
+    !existsSync(builtIndex) || Math.max(...sources.map(newestMtime)) > statSync(builtIndex).mtimeMs;
+  if (needsConsoleBuild) run('npx vite build --config console/vite.config.ts');
+}

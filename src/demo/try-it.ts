@@ -32,6 +32,7 @@ export function demoCommands(endpoint: DemoEndpoint): string[] {
     `  curl -H "Authorization: Bearer ${endpoint.operatorKey}" ${endpoint.url}/api/business/overview`,
     'Then read a run:',
     `  curl -H "Authorization: Bearer ${endpoint.operatorKey}" ${endpoint.url}/api/tasks/runs/<runId>`,
+    `Or open the operator console at ${endpoint.url}/operator and sign in with the operator key.`,
     '',
   ];
 }

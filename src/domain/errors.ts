@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   'rate_limited',
   'invalid_signature',
   'internal_error',
+  'unavailable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

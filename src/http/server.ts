@@ -1,13 +1,16 @@
+import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
+import { packageRoot } from '../config/package-root.js';
 import type { Coordination } from '../coordination/types.js';
 import type { Metrics } from '../metrics.js';
 import { accessHooks } from './access-hooks.js';
 import { createKeyVerifier } from './auth.js';
 import { registerCors } from './cors.js';
 import { registerErrorHandling } from './error-handling.js';
+import { registerOperatorConsole } from './operator-console.js';
 import { registerRateLimits } from './rate-limits.js';
 import { requestIdFor } from './request-id.js';
 import { ResponseCache } from './response-cache.js';
@@ -22,6 +25,8 @@ export interface ServerDeps {
   metrics: Metrics;
   /** Time source for key expiry; the system clock unless a caller substitutes one. */
   clock?: Clock;
+  /** The built operator console served at /operator; console/dist of the package unless given. */
+  consoleDir?: string;
 }
 
 /** Metrics label for requests that matched no table route (unknown paths, CORS preflights). */
@@ -105,5 +110,6 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
       handler: createRouteHandler(route, cache),
     });
   }
+  await registerOperatorConsole(app, deps.consoleDir ?? join(packageRoot(), 'console', 'dist'), limit('abuse-guard'));
   return app;
 }

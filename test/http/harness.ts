@@ -31,6 +31,8 @@ export interface HarnessOptions {
   /** Also start the metrics listener. */
   withMetricsServer?: boolean;
   storeHealth?: StoreHealth;
+  /** The operator console build directory to serve (default: the package's console/dist). */
+  consoleDir?: string;
 }
 
 export interface Harness {
@@ -90,7 +92,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     }),
     syntheticRoutes(invalidator),
   ]);
-  const app = await buildServer({ config, coordination, logger, metrics }, routes);
+  const app = await buildServer({ config, coordination, logger, metrics, consoleDir: options.consoleDir }, routes);
   await app.listen({ host: '127.0.0.1', port: 0 });
   if (options.withMetricsServer) metricsServer = await startMetricsServer(metrics, '127.0.0.1', 0);
   const address = app.server.address() as { port: number };

@@ -1,0 +1,59 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { BrowserRouter, Link, Route, Routes } from 'react-router';
+import { retryDelayMs, shouldRetry } from './api/retry.js';
+import { SessionProvider } from './auth/session.js';
+import { ProtectedLayout } from './components/Layout.js';
+import { ApprovalsPage } from './pages/Approvals.js';
+import { HomePage } from './pages/Home.js';
+import { IncidentDetailPage, IncidentsPage } from './pages/Incidents.js';
+import { PublicProofPage } from './pages/PublicProof.js';
+import { RunDetailPage, RunsPage } from './pages/Runs.js';
+import { SystemHealthPage } from './pages/SystemHealth.js';
+import { TasksPage } from './pages/Tasks.js';
+
+/** Client errors (4xx) are answers, not blips; 429 waits for Retry-After (src/api/retry.ts). */
+const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      retry: shouldRetry,
+      retryDelay: retryDelayMs,
+      refetchOnWindowFocus: true,
+    },
+  },
+});
+
+function NotFoundPage() {
+  return (
+    <>
+      <h1>Page not found</h1>
+      <p>
+        <Link to="/">Back to the overview</Link>
+      </p>
+    </>
+  );
+}
+
+export function App() {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <SessionProvider>
+        <BrowserRouter basename="/operator">
+          <Routes>
+            <Route path="public-proof" element={<PublicProofPage />} />
+            <Route element={<ProtectedLayout />}>
+              <Route index element={<HomePage />} />
+              <Route path="tasks" element={<TasksPage />} />
+              <Route path="runs" element={<RunsPage />} />
+              <Route path="runs/:runId" element={<RunDetailPage />} />
+              <Route path="approvals" element={<ApprovalsPage />} />
+              <Route path="incidents" element={<IncidentsPage />} />
+              <Route path="incidents/:incidentId" element={<IncidentDetailPage />} />
+              <Route path="system-health" element={<SystemHealthPage />} />
+              <Route path="*" element={<NotFoundPage />} />
+            </Route>
+          </Routes>
+        </BrowserRouter>
+      </SessionProvider>
+    </QueryClientProvider>
+  );
+}

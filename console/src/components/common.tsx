@@ -1,0 +1,53 @@
+import type { ReactNode } from 'react';
+import { describeError, ApiError } from '../api/errors.js';
+import { flattenLeaves } from '../lib/leaves.js';
+
+/** An error as the operator needs it: the service's sentence, its code, the request id and each field problem. */
+export function ErrorNotice({ error }: { error: unknown }) {
+  return (
+    <div className="error" role="alert">
+      <p>{describeError(error)}</p>
+      {error instanceof ApiError && error.details.length > 0 && (
+        <ul aria-label="Error details">
+          {error.details.map((d) => (
+            <li key={`${d.path}|${d.message}`}>
+              <code>{d.path}</code> {d.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      {error instanceof ApiError && error.requestId && <p className="muted">Request id {error.requestId}</p>}
+    </div>
+  );
+}
+
+/** Loading, error or the content of one query. */
+export function QueryView<T>(props: { query: { data: T | undefined; error: unknown; isPending: boolean }; label: string; children: (data: T) => ReactNode }) {
+  const { query, label, children } = props;
+  if (query.error) return <ErrorNotice error={query.error} />;
+  if (query.isPending || query.data === undefined) return <p role="status">Loading {label}…</p>;
+  return <>{children(query.data)}</>;
+}
+
+/** A nested record shown through its leaf fields. */
+export function LeafTable({ value, caption, prefix = '' }: { value: unknown; caption: string; prefix?: string }) {
+  const leaves = flattenLeaves(value, prefix);
+  return (
+    <table className="leaves">
+      <caption>{caption}</caption>
+      <tbody>
+        {leaves.map((leaf) => (
+          <tr key={leaf.path}>
+            <th scope="row">{leaf.path}</th>
+            <td>{leaf.value}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function StatusBadge({ status }: { status: string | null | undefined }) {
+  const text = status ?? 'unknown';
+  return <span className={`badge badge-${text.replace(/[^a-z-]/gi, '')}`}>{text}</span>;
+}

@@ -1,0 +1,159 @@
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { useApiMutation, useApiQuery } from '../api/hooks.js';
+import { can } from '../auth/roles.js';
+import { useSession } from '../auth/session.js';
+import { ErrorNotice, QueryView } from '../components/common.js';
+import { formatScalar } from '../lib/leaves.js';
+import { segment } from '../lib/query-string.js';
+import { buildTriggerBody, payloadTemplate, type PayloadSchema, type TriggerBody } from '../lib/trigger-body.js';
+
+interface CatalogEntry {
+  type: string;
+  label: string;
+  purpose?: string;
+  publicTriggerable: boolean;
+  approvalGated: boolean;
+  operationalStatus: string;
+  dependencyClass: string;
+  caveats?: string[];
+  payloadSchema: PayloadSchema | null;
+  telemetryOverlay: { totalRuns: number; successRate: number | null };
+}
+
+interface TriggerOutcome {
+  status: 'queued' | 'duplicate-suppressed';
+  taskId: string;
+  runId: string;
+  type: string;
+  createdAt?: string;
+  existingStatus?: string;
+  reason?: string;
+}
+
+function TriggerForm({ entries }: { entries: CatalogEntry[] }) {
+  const triggerable = entries.filter((e) => e.publicTriggerable);
+  const [type, setType] = useState('');
+  const [payloadText, setPayloadText] = useState('{}');
+  const [idempotencyKey, setIdempotencyKey] = useState('');
+  const [holdForApproval, setHoldForApproval] = useState(false);
+  const [formError, setFormError] = useState<string | null>(null);
+  const trigger = useApiMutation<TriggerBody, TriggerOutcome>(() => '/api/tasks/trigger');
+  const selected = triggerable.find((e) => e.type === type);
+
+  function chooseType(next: string) {
+    setType(next);
+    setPayloadText(payloadTemplate(triggerable.find((e) => e.type === next)?.payloadSchema));
+  }
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    const built = buildTriggerBody({ type, payloadText, idempotencyKey, holdForApproval });
+    if (!built.ok) return setFormError(built.error);
+    setFormError(null);
+    trigger.mutate(built.body);
+  }
+
+  const outcome = trigger.data;
+  return (
+    <form onSubmit={submit} aria-label="Trigger a task" className="stack">
+      <label htmlFor="trigger-type">Task type</label>
+      <select id="trigger-type" value={type} onChange={(e) => chooseType(e.target.value)} required>
+        <option value="">Choose…</option>
+        {triggerable.map((e) => (
+          <option key={e.type} value={e.type}>
+            {e.type}
+          </option>
+        ))}
+      </select>
+      {selected && (
+        <p className="muted">
+          {selected.purpose ?? selected.label}
+          {selected.approvalGated ? ' — approval-gated by default.' : ''}
+          {selected.payloadSchema?.properties && <> Fields: {Object.keys(selected.payloadSchema.properties).join(', ')}.</>}
+        </p>
+      )}
+      <label htmlFor="trigger-payload">Payload (JSON object)</label>
+      <textarea id="trigger-payload" rows={8} spellCheck={false} value={payloadText} onChange={(e) => setPayloadText(e.target.value)} />
+      <label htmlFor="trigger-key">Idempotency key (optional)</label>
+      <input id="trigger-key" value={idempotencyKey} onChange={(e) => setIdempotencyKey(e.target.value)} autoComplete="off" />
+      <label className="inline">
+        <input type="checkbox" checked={holdForApproval} onChange={(e) => setHoldForApproval(e.target.checked)} /> Hold for approval
+      </label>
+      <button type="submit" disabled={trigger.isPending}>
+        {trigger.isPending ? 'Triggering…' : 'Trigger'}
+      </button>
+      {formError && (
+        <p className="error" role="alert">
+          {formError}
+        </p>
+      )}
+      {trigger.error && <ErrorNotice error={trigger.error} />}
+      {outcome && (
+        <div role="status" className="outcome">
+          <p>
+            HTTP {outcome.status} {outcome.body.status}
+            {outcome.body.reason ? ` (${outcome.body.reason}, existing run ${outcome.body.existingStatus})` : ''}
+          </p>
+          <p>
+            Run <Link to={`/runs/${segment(outcome.body.runId)}`}>{outcome.body.runId}</Link> of {outcome.body.type}
+          </p>
+        </div>
+      )}
+    </form>
+  );
+}
+
+export function TasksPage() {
+  const { identity } = useSession();
+  const catalog = useApiQuery<{ count: number; tasks: CatalogEntry[] }>('/api/tasks/catalog');
+  return (
+    <>
+      <h1>Tasks</h1>
+      <QueryView query={catalog} label="task catalog">
+        {(data) => (
+          <>
+            <section aria-labelledby="trigger-heading">
+              <h2 id="trigger-heading">Trigger</h2>
+              {can(identity?.role, 'triggerTask') ? (
+                <TriggerForm entries={data.tasks} />
+              ) : (
+                <p className="muted">Triggering needs the operator role; this key is {identity?.role}.</p>
+              )}
+            </section>
+            <section aria-labelledby="catalog-heading">
+              <h2 id="catalog-heading">Catalog</h2>
+              <table>
+                <caption>{data.count} task types</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Type</th>
+                    <th scope="col">Label</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Dependency</th>
+                    <th scope="col">Approval gated</th>
+                    <th scope="col">Runs</th>
+                    <th scope="col">Success rate</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.tasks.map((t) => (
+                    <tr key={t.type}>
+                      <td>{t.type}</td>
+                      <td>{t.label}</td>
+                      <td>{t.operationalStatus}</td>
+                      <td>{t.dependencyClass}</td>
+                      <td>{formatScalar(t.approvalGated)}</td>
+                      <td>{t.telemetryOverlay.totalRuns}</td>
+                      <td>{t.telemetryOverlay.successRate === null ? '—' : `${Math.round(t.telemetryOverlay.successRate * 100)}%`}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </section>
+          </>
+        )}
+      </QueryView>
+    </>
+  );
+}
