@@ -37,7 +37,7 @@ describe('SqliteStateStore on disk', () => {
     for (const store of open.splice(0)) await store.close();
   });
 
-  it('creates the normalized layout version 2 in WAL mode', async () => {
+  it('creates the layout (version 2, then the run-count index of version 3) in WAL mode', async () => {
     const dir = tempDir();
     const store = await openStore(dir);
     expect(store.target).toBe(`sql:${join(dir, DB)}`);
@@ -45,7 +45,11 @@ describe('SqliteStateStore on disk', () => {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(db.prepare('SELECT version, description FROM schema_migrations').all()).toEqual([
         { version: 2, description: 'normalized second-generation layout' },
+        { version: 3, description: 'covering index of run counts' },
       ]);
+      // The per-type counts of the aggregates are answered from the index alone.
+      const plan = db.prepare("EXPLAIN QUERY PLAN SELECT type, status, queue_state, COUNT(*) FROM runs WHERE internal = 0 GROUP BY type, status, queue_state").all() as Array<{ detail: string }>;
+      expect(plan.map((p) => p.detail).join(' ')).toMatch(/COVERING INDEX runs_counts/);
       const tables = db
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
         .pluck()
@@ -70,7 +74,7 @@ describe('SqliteStateStore on disk', () => {
       expect(claimPlan.map((row) => row.detail).join(' ')).toContain('runs_claim');
     });
     const health = await store.health();
-    expect(health.detail).toMatch(/^SQLite 3\.\d+\.\d+, WAL, layout version 2$/);
+    expect(health.detail).toMatch(/^SQLite 3\.\d+\.\d+, WAL, layout version 3$/);
   });
 
   it('maps runs and the OrchestratorState onto typed columns', async () => {
@@ -161,9 +165,26 @@ describe('SqliteStateStore on disk', () => {
     const dir = tempDir();
     await (await openStore(dir)).close();
     const db = new Database(join(dir, DB));
-    db.prepare("INSERT INTO schema_migrations VALUES (3, 'from the future', 'now')").run();
+    db.prepare("INSERT INTO schema_migrations VALUES (4, 'from the future', 'now')").run();
     db.close();
-    await expect(new SqliteStateStore(join(dir, DB)).open()).rejects.toThrow(/layout version 3; this build reads version 2/);
+    await expect(new SqliteStateStore(join(dir, DB)).open()).rejects.toThrow(/layout version 4; this build reads version 3/);
+  });
+
+  it('upgrades a version 2 database in place, keeping its runs', async () => {
+    const dir = tempDir();
+    const first = await openStore(dir);
+    await first.mutateRun('kept', () => makeRun({ runId: 'kept' }));
+    await first.close();
+    const db = new Database(join(dir, DB));
+    db.exec("DROP INDEX runs_counts; DELETE FROM schema_migrations WHERE version = 3");
+    db.close();
+    const reopened = await openStore(dir);
+    expect((await reopened.getRun('kept'))?.runId).toBe('kept');
+    await reopened.close();
+    inspect(dir, (d) => {
+      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3]);
+      expect(d.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'runs_counts'").pluck().all()).toEqual(['runs_counts']);
+    });
   });
 
   it('refuses a database whose lock is held by a live process', async () => {

@@ -1,8 +1,11 @@
 import type Database from 'better-sqlite3';
 
-/** Layout version 2: the normalized second-generation layout (version 1 was the single JSON document). */
-export const SCHEMA_VERSION = 2;
-export const SCHEMA_DESCRIPTION = 'normalized second-generation layout';
+/**
+ * Layout versions, applied in order: 2 is the normalized second-generation layout (version 1 was
+ * the single JSON document, never upgraded in place); 3 adds a covering index so the per-type
+ * run counts the aggregates read are answered from the index, not a scan of every run document.
+ */
+export const SCHEMA_VERSION = 3;
 
 /**
  * Runs are rows with their filter columns lifted out of the JSON `doc` (the full record and the
@@ -108,9 +111,15 @@ CREATE TABLE documents (
 );
 `;
 
+const MIGRATIONS: ReadonlyArray<{ version: number; description: string; sql: string }> = [
+  { version: 2, description: 'normalized second-generation layout', sql: LAYOUT_V2 },
+  { version: 3, description: 'covering index of run counts', sql: 'CREATE INDEX runs_counts ON runs (internal, type, status, queue_state);' },
+];
+
 /**
- * Brings the database to SCHEMA_VERSION in one immediate transaction. A database written by a
- * newer build is refused instead of being read with the wrong layout.
+ * Brings the database to SCHEMA_VERSION in one immediate transaction, applying each missing
+ * layout version in order. A database written by a newer build, or in the first layout, is
+ * refused instead of being read with the wrong layout.
  */
 export function migrate(db: Database.Database, path: string): void {
   db.transaction(() => {
@@ -122,14 +131,13 @@ export function migrate(db: Database.Database, path: string): void {
     const row = db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as { version: number | null };
     const current = row.version ?? 0;
     if (current === SCHEMA_VERSION) return;
-    if (current !== 0) {
+    if (current > SCHEMA_VERSION || (current !== 0 && current < 2)) {
       throw new Error(`state database ${path} has layout version ${current}; this build reads version ${SCHEMA_VERSION}`);
     }
-    db.exec(LAYOUT_V2);
-    db.prepare('INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)').run(
-      SCHEMA_VERSION,
-      SCHEMA_DESCRIPTION,
-      new Date().toISOString(),
-    );
+    const record = db.prepare('INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)');
+    for (const migration of MIGRATIONS.filter((m) => m.version > current)) {
+      db.exec(migration.sql);
+      record.run(migration.version, migration.description, new Date().toISOString());
+    }
   }).immediate();
 }
