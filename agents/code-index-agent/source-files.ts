@@ -1,9 +1,7 @@
-import { lstatSync, readdirSync, type Stats } from 'node:fs';
-import { extname, join, relative, resolve, sep } from 'node:path';
+import { extname, relative, resolve, sep } from 'node:path';
+import { walkScope } from '../../src/worker-sdk/scope-walk.js';
 
 export const SOURCE_EXTENSIONS = new Set(['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.tsx', '.jsx']);
-/** Installed packages and history are not the project's sources. */
-const SKIPPED_FOLDERS = new Set(['node_modules', '.git']);
 export const MAX_SOURCE_FILES = 3000;
 export const MAX_SOURCE_BYTES = 512 * 1024;
 
@@ -33,40 +31,23 @@ export function languageOf(path: string): 'typescript' | 'javascript' {
 export function listSourceFiles(workspaceRoot: string, scopePath: string): SourceListing {
   const root = resolve(workspaceRoot);
   const listing: SourceListing = { files: [], oversized: [], beyondLimit: 0, symlinks: 0 };
-  const visit = (absolute: string, stats: Stats): void => {
-    if (stats.isSymbolicLink()) {
+  walkScope(scopePath, {
+    symlink: () => {
       listing.symlinks += 1;
-      return;
-    }
-    if (stats.isDirectory()) {
-      let names: string[];
-      try {
-        names = readdirSync(absolute).sort();
-      } catch {
+    },
+    file: (absolute, stats) => {
+      if (!SOURCE_EXTENSIONS.has(extname(absolute))) return;
+      const path = relative(root, absolute).split(sep).join('/');
+      if (stats.size > MAX_SOURCE_BYTES) {
+        listing.oversized.push(path);
         return;
       }
-      for (const name of names) {
-        if (SKIPPED_FOLDERS.has(name)) continue;
-        try {
-          visit(join(absolute, name), lstatSync(join(absolute, name)));
-        } catch {
-          // vanished while walking: nothing to index
-        }
+      if (listing.files.length >= MAX_SOURCE_FILES) {
+        listing.beyondLimit += 1;
+        return;
       }
-      return;
-    }
-    if (!stats.isFile() || !SOURCE_EXTENSIONS.has(extname(absolute))) return;
-    const path = relative(root, absolute).split(sep).join('/');
-    if (stats.size > MAX_SOURCE_BYTES) {
-      listing.oversized.push(path);
-      return;
-    }
-    if (listing.files.length >= MAX_SOURCE_FILES) {
-      listing.beyondLimit += 1;
-      return;
-    }
-    listing.files.push({ absolutePath: absolute, path, size: stats.size, modifiedMs: stats.mtimeMs });
-  };
-  visit(scopePath, lstatSync(scopePath));
+      listing.files.push({ absolutePath: absolute, path, size: stats.size, modifiedMs: stats.mtimeMs });
+    },
+  });
   return listing;
 }

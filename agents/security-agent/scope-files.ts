@@ -1,9 +1,8 @@
-import { lstatSync, readdirSync, type Stats } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { lstatSync, type Stats } from 'node:fs';
+import { relative, sep } from 'node:path';
+import { walkScope } from '../../src/worker-sdk/scope-walk.js';
 import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/workspace/boundary.js';
 
-/** Folders never read: installed packages are not the project's own files, and .git is history. */
-const SKIPPED_FOLDERS = new Set(['node_modules', '.git']);
 /** Bounds that keep a huge scope from hanging the worker. */
 export const MAX_FILES = 5000;
 export const MAX_FILE_BYTES = 1024 * 1024;
@@ -56,39 +55,18 @@ export function workspaceRelative(workspaceRoot: string, absolute: string): stri
  */
 export function listScopeFiles(workspaceRoot: string, scopePath: string): ScopeListing {
   const listing: ScopeListing = { files: [], oversized: 0, beyondLimit: 0, symlinks: 0 };
-  const visit = (absolute: string, stats: Stats): void => {
-    if (stats.isSymbolicLink()) {
+  walkScope(scopePath, {
+    symlink: () => {
       listing.symlinks += 1;
-      return;
-    }
-    if (stats.isDirectory()) {
-      let names: string[];
-      try {
-        names = readdirSync(absolute).sort();
-      } catch {
+    },
+    file: (absolute, stats) => {
+      if (listing.files.length >= MAX_FILES) {
+        listing.beyondLimit += 1;
         return;
       }
-      for (const name of names) {
-        if (SKIPPED_FOLDERS.has(name)) continue;
-        const child = join(absolute, name);
-        let childStats: Stats;
-        try {
-          childStats = lstatSync(child);
-        } catch {
-          continue;
-        }
-        visit(child, childStats);
-      }
-      return;
-    }
-    if (!stats.isFile()) return;
-    if (listing.files.length >= MAX_FILES) {
-      listing.beyondLimit += 1;
-      return;
-    }
-    if (stats.size > MAX_FILE_BYTES) listing.oversized += 1;
-    listing.files.push({ absolutePath: absolute, path: workspaceRelative(workspaceRoot, absolute), size: stats.size, mode: stats.mode });
-  };
-  visit(scopePath, lstatSync(scopePath));
+      if (stats.size > MAX_FILE_BYTES) listing.oversized += 1;
+      listing.files.push({ absolutePath: absolute, path: workspaceRelative(workspaceRoot, absolute), size: stats.size, mode: stats.mode });
+    },
+  });
   return listing;
 }
