@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
-import { apiClient, waitForTerminal } from '../support/http.js';
+import { apiClient, waitFor, waitForTerminal } from '../support/http.js';
 import { RAISED_RATE_LIMITS } from '../support/runtime-service.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 
@@ -105,4 +105,45 @@ describe('runs-list pages stay cached under writes that cannot change them', () 
       expect(now.body, page).toEqual(before[page]);
     }
   });
+});
+
+describe('runs-list pages after run retention prunes finished runs', () => {
+  let service: ServiceProcess;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    service = await startService({
+      baseDir: tempDir('orch-run-list-prune-'),
+      // Entries outlive the 10 s retention interval, so only invalidation can make a page miss.
+      config: { agentsDir: AGENTS_DIR, schedulerEnabled: false, rateLimits: RAISED_RATE_LIMITS, runRetention: 10, cache: { protectedMaxAgeSeconds: 120 } },
+    });
+    api = apiClient(service.url);
+    for (let i = 0; i < 12; i++) {
+      expect((await api.trigger(SUMMARY, { content: `Summary ${i}.`, idempotencyKey: `rlp-${i}` })).status).toBe(202);
+    }
+    expect((await api.trigger(SUMMARY, { content: 'Held.', requiresApproval: true, idempotencyKey: 'rlp-held' })).status).toBe(202);
+    for (let i = 0; i < 12; i++) expect((await waitForTerminal(api, `rlp-${i}`)).status).toBe('success');
+  }, 60_000);
+  afterAll(async () => {
+    await service?.kill();
+  });
+
+  it('drops the pages that showed pruned runs and keeps the pending page', async () => {
+    for (const path of [PAGES.success, PAGES.pending]) {
+      await api.get(path);
+      expect((await api.get(path)).headers.get('x-svc-cache')).toBe('hit');
+    }
+    const before = (await api.get(PAGES.success)).body;
+    expect(before.total).toBeGreaterThan(10);
+    // Retention runs every 10 s; the success page must move as soon as it has pruned.
+    const after = await waitFor(async () => {
+      const res = await api.get(PAGES.success);
+      return res.body.total < before.total ? res : undefined;
+    }, 20_000, 'pruning to reach the cached success page');
+    expect(after.headers.get('x-svc-cache')).toBe('miss');
+    expect(after.body.total).toBeLessThanOrEqual(10);
+    const pending = await api.get(PAGES.pending);
+    expect(pending.headers.get('x-svc-cache')).toBe('hit');
+    expect(pending.body.items.map((r: { runId: string }) => r.runId)).toEqual(['rlp-held']);
+  }, 30_000);
 });
