@@ -194,6 +194,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     store,
     admit: runtime.admit,
     admitDueRetries: runtime.admitDueRetries,
+    invalidator,
     businessCycle: business.service.evaluateSchedule,
   });
   const stopIncidentSweeps = incidents.startSweeps(INCIDENT_SWEEP_INTERVAL_MS);

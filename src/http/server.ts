@@ -79,7 +79,7 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
   keepRawBodyOfSignedRoutes(app);
 
   await registerCors(app, config.cors);
-  const limit = await registerRateLimits(app, config, coordination);
+  const limit = registerRateLimits(config, coordination);
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);

@@ -178,8 +178,8 @@ export function createRepairLoop(deps: RepairLoopDeps) {
 
   async function recordOnRun(runId: string, repair: RunRepair, eventName: string, detail: string): Promise<void> {
     const now = clock.now();
-    await store.mutateRun(runId, (run) => (run ? withEvent({ ...run, repair }, now, { kind: 'repair', name: eventName, detail }) : null));
-    await deps.invalidator.invalidate(runWriteTags(runId));
+    const written = await store.mutateRun(runId, (run) => (run ? withEvent({ ...run, repair }, now, { kind: 'repair', name: eventName, detail }) : null));
+    if (written.changed && written.after) await deps.invalidator.invalidate(runWriteTags(written.after, written.before?.status));
   }
 
   /** The admission decision, taken only while holding the doc-repair lock. */

@@ -2,6 +2,8 @@ import { Cron } from 'croner';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
+import { CacheTags, runListPruneTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
+import { PRUNABLE_STATUSES } from '../store/run-rules.js';
 import type { StateStore } from '../store/types.js';
 import type { Admit } from '../tasks/admission.js';
 
@@ -12,6 +14,8 @@ export interface SchedulerDeps {
   store: StateStore;
   admit: Admit;
   admitDueRetries: () => Promise<number>;
+  /** Pruning deletes runs: the reads that listed or counted them are dropped. */
+  invalidator: CacheInvalidator;
   /** One automatic business slot (src/business/service.ts evaluateSchedule); it decides skip or start itself. */
   businessCycle?: () => Promise<unknown>;
 }
@@ -61,7 +65,9 @@ export function startScheduler(deps: SchedulerDeps): { stop(): void } {
     : [];
   const pruneRuns = guarded('run retention', async () => {
     const removed = await deps.store.pruneRuns(config.runRetention);
-    if (removed > 0) logger.info({ removed }, 'pruned runs beyond retention');
+    if (removed === 0) return;
+    await deps.invalidator.invalidate([CacheTags.runs, ...runListPruneTags(PRUNABLE_STATUSES)]);
+    logger.info({ removed }, 'pruned runs beyond retention');
   });
   const timers = [
     setInterval(guarded('retry scan', deps.admitDueRetries), RETRY_SCAN_INTERVAL_MS),

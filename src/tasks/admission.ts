@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import { CacheTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
+import { CacheTags, runListWriteTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
 import type { AppendRecord, MutateResult, RunMutator, StateStore } from '../store/types.js';
 import { indexHeldRun } from './approval-index.js';
 import { getCatalogEntry } from './catalog.js';
@@ -46,9 +46,18 @@ function duplicateReason(existing: RunRecord, type: string): DuplicateReason {
   return existing.status === 'retrying' ? 'duplicate-retrying' : `duplicate-${existing.status}`;
 }
 
-/** Tags of every cached read a run write can change. */
-export function runWriteTags(runId: string): string[] {
-  return [CacheTags.runs, CacheTags.run(runId), CacheTags.approvals, CacheTags.catalog];
+/**
+ * Tags of every cached read a run write can change. `previousStatus` is the run's status before
+ * the write (null for a new run): runs-list pages are dropped only where the run was or now is.
+ */
+export function runWriteTags(run: Pick<RunRecord, 'runId' | 'type' | 'internal' | 'status'>, previousStatus?: RunStatus | null): string[] {
+  return [
+    CacheTags.runs,
+    CacheTags.run(run.runId),
+    CacheTags.approvals,
+    CacheTags.catalog,
+    ...runListWriteTags({ type: run.type, internal: run.internal, status: run.status, previousStatus }),
+  ];
 }
 
 /**
@@ -122,7 +131,7 @@ export function createAdmission(deps: AdmissionDeps) {
       return { kind: 'duplicate', run: existing, reason: duplicateReason(existing, request.type) };
     }
     const run = outcome.after;
-    await deps.invalidator.invalidate(runWriteTags(run.runId));
+    await deps.invalidator.invalidate(runWriteTags(run, outcome.before?.status ?? null));
     if (run.queueState === 'held') await indexHeldRun(deps.store, run);
     if (run.queueState === 'ready') deps.onReady();
     return { kind: outcome.before === null ? 'admitted' : 'retry-admitted', run };

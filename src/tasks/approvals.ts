@@ -84,7 +84,7 @@ export function createApprovals(deps: ApprovalsDeps) {
       next = withAttemptState(next, now, 'success', `approved; work replayed as ${replayRunId}`);
       return withEvent(next, now, { kind: 'approval', name: 'replay-admitted', data: { replayRunId, replayTaskId } });
     });
-    await deps.invalidator.invalidate(runWriteTags(held.runId));
+    if (closed.changed && closed.after) await deps.invalidator.invalidate(runWriteTags(closed.after, closed.before?.status));
     if (closed.after) await deps.onDecided?.(closed.after);
     return { replayTaskId, replayRunId };
   }
@@ -121,7 +121,7 @@ export function createApprovals(deps: ApprovalsDeps) {
       if (!written.before) throw notFound(`approval ${taskId}`);
       throw conflict(`approval ${taskId} is no longer pending (status ${written.before.approval.status})`);
     }
-    await deps.invalidator.invalidate(runWriteTags(written.after.runId));
+    await deps.invalidator.invalidate(runWriteTags(written.after, written.before?.status));
     const approval = { ...written.after.approval, taskId, runId: written.after.runId };
     if (decision === 'rejected') {
       await deps.onDecided?.(written.after);

@@ -86,7 +86,7 @@ export async function finalizeAttempt(
     deps.logger.warn({ runId: run.runId, attempt: run.attempt }, 'run attempt no longer owned; result discarded');
     return null;
   }
-  await deps.invalidator.invalidate(runWriteTags(run.runId));
+  await deps.invalidator.invalidate(runWriteTags(written.after, written.before?.status));
   await deps.onRunFinished(written.after);
   return written.after;
 }

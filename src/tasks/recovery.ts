@@ -45,7 +45,7 @@ export async function recoverInterruptedRuns(deps: FinalizeDeps): Promise<{ requ
     if (!written.changed || !written.after) continue;
     if (written.after.status === 'pending') counts.requeued += 1;
     else counts.failed += 1;
-    await deps.invalidator.invalidate(runWriteTags(run.runId));
+    await deps.invalidator.invalidate(runWriteTags(written.after, written.before?.status));
     deps.logger.warn({ runId: run.runId, status: written.after.status }, 'recovered interrupted run');
   }
   return counts;

@@ -120,7 +120,8 @@ export class Runner {
   }
 
   private async execute(run: RunRecord, signal: AbortSignal): Promise<void> {
-    await this.deps.invalidator.invalidate(runWriteTags(run.runId));
+    // A claim takes only ready runs, and only pending runs are ready (run-transitions.ts).
+    await this.deps.invalidator.invalidate(runWriteTags(run, 'pending'));
     const entry = getCatalogEntry(run.type);
     if (!entry) throw new Error(`run ${run.runId} has unknown type ${run.type}`);
     const outcome = await executeRun(this.deps, entry, run, signal);

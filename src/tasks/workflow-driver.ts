@@ -164,7 +164,7 @@ export function createWorkflowDriver(deps: WorkflowDriverDeps) {
       const after = children.map((c) => `${c.runId}|${c.state}|${c.detail}`).join(',');
       return before === after ? null : { ...current, workflowChildren: children };
     });
-    if (written.changed) await deps.invalidator.invalidate(runWriteTags(workflow.runId));
+    if (written.changed && written.after) await deps.invalidator.invalidate(runWriteTags(written.after, written.before?.status));
   }
 
   /** Called for every finished run: a workflow that planned, or a child of one, moves the workflow on. */

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { CacheTags } from '../../domain/cache-invalidation.js';
+import { CacheTags, runListPageTags } from '../../domain/cache-invalidation.js';
 import { notFound } from '../../domain/errors.js';
 import type { ProtectedContext, RouteReply, RouteSpec } from '../route-spec.js';
 import type { AdmissionOutcome } from '../../tasks/admission.js';
@@ -127,7 +127,13 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
       summary: 'Run records, newest first; internal task types only with includeInternal=true',
       tags: ['tasks'],
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
-      cache: { tags: [CacheTags.runs] },
+      // Tagged by filter, so a run write drops only the pages whose filters the run matches.
+      cache: {
+        tags: (ctx) => {
+          const q = ctx.query as Static<typeof RunsQuery>;
+          return runListPageTags({ type: q.type, status: q.status, includeInternal: q.includeInternal === 'true' });
+        },
+      },
       schema: {
         querystring: RunsQuery,
         response: {

@@ -1,0 +1,149 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/config.js';
+import { apiClient, waitFor, waitForTerminal } from '../support/http.js';
+import { RAISED_RATE_LIMITS } from '../support/runtime-service.js';
+import { startService, type ServiceProcess } from '../support/service-process.js';
+
+const AGENTS_DIR = join(import.meta.dirname, '..', '..', 'agents');
+const SUMMARY = 'summarize-content';
+const BRIEF = 'control-plane-brief';
+
+/** Runs-list pages of several filter combinations, each read through the response cache. */
+const PAGES = {
+  all: '/api/tasks/runs',
+  withInternal: '/api/tasks/runs?includeInternal=true',
+  summaries: `/api/tasks/runs?type=${SUMMARY}`,
+  summariesSecondPage: `/api/tasks/runs?type=${SUMMARY}&limit=1&offset=1`,
+  briefs: `/api/tasks/runs?type=${BRIEF}`,
+  pending: '/api/tasks/runs?status=pending',
+  success: '/api/tasks/runs?status=success',
+  failed: '/api/tasks/runs?status=failed',
+  briefSuccess: `/api/tasks/runs?type=${BRIEF}&status=success`,
+  retrying: '/api/tasks/runs?status=retrying',
+} as const;
+type Page = keyof typeof PAGES;
+
+describe('runs-list pages stay cached under writes that cannot change them', () => {
+  let service: ServiceProcess;
+  let api: ReturnType<typeof apiClient>;
+  let heldTaskId: string;
+
+  beforeAll(async () => {
+    service = await startService({
+      baseDir: tempDir('orch-run-list-cache-'),
+      config: { agentsDir: AGENTS_DIR, schedulerEnabled: false, rateLimits: RAISED_RATE_LIMITS },
+    });
+    api = apiClient(service.url);
+    expect((await api.trigger(SUMMARY, { content: 'First summary.', idempotencyKey: 'rlc-sum-1' })).status).toBe(202);
+    const held = await api.trigger(SUMMARY, { content: 'Held for a decision.', requiresApproval: true, idempotencyKey: 'rlc-held' });
+    expect(held.status).toBe(202);
+    heldTaskId = held.body.taskId;
+    expect((await api.trigger(BRIEF, { idempotencyKey: 'rlc-brief-1' })).status).toBe(202);
+    expect((await waitForTerminal(api, 'rlc-sum-1')).status).toBe('success');
+    expect((await waitForTerminal(api, 'rlc-brief-1')).status).toBe('success');
+  }, 60_000);
+  afterAll(async () => {
+    await service?.kill();
+  });
+
+  /** Reads every page twice so each is cached; returns the bodies. */
+  async function warm(): Promise<Record<Page, unknown>> {
+    const bodies = {} as Record<Page, unknown>;
+    for (const page of Object.keys(PAGES) as Page[]) {
+      await api.get(PAGES[page]);
+      const again = await api.get(PAGES[page]);
+      expect(again.headers.get('x-svc-cache'), page).toBe('hit');
+      bodies[page] = again.body;
+    }
+    return bodies;
+  }
+
+  async function read(page: Page) {
+    const res = await api.get(PAGES[page]);
+    expect(res.status).toBe(200);
+    return { cache: res.headers.get('x-svc-cache'), body: res.body };
+  }
+
+  it('a new run carried to success drops its type’s pages (every offset) and its statuses’ pages, and keeps the rest', async () => {
+    const before = await warm();
+    expect((await api.trigger(SUMMARY, { content: 'Second summary.', idempotencyKey: 'rlc-sum-2' })).status).toBe(202);
+    expect((await waitForTerminal(api, 'rlc-sum-2')).status).toBe('success');
+
+    for (const page of ['all', 'withInternal', 'summaries', 'summariesSecondPage', 'success', 'pending'] as const) {
+      const now = await read(page);
+      expect(now.cache, page).toBe('miss');
+    }
+    // The new run is on the first page, and it shifted the second page of its type newest-first.
+    expect((await read('summaries')).body.items[0].runId).toBe('rlc-sum-2');
+    const shifted = (await read('summariesSecondPage')).body;
+    expect(shifted.total).toBe((before.summariesSecondPage as { total: number }).total + 1);
+    expect(shifted).not.toEqual(before.summariesSecondPage);
+    expect((await read('success')).body.items.map((r: { runId: string }) => r.runId)).toContain('rlc-sum-2');
+
+    for (const page of ['briefs', 'failed', 'briefSuccess', 'retrying'] as const) {
+      const now = await read(page);
+      expect(now.cache, page).toBe('hit');
+      expect(now.body, page).toEqual(before[page]);
+    }
+  });
+
+  it('a rejected held run (pending → failed) drops the pending and failed pages and keeps the success pages', async () => {
+    const before = await warm();
+    const decided = await api.post(`/api/approvals/${encodeURIComponent(heldTaskId)}/decision`, { decision: 'rejected', note: 'not now' });
+    expect(decided.status).toBe(200);
+
+    for (const page of ['all', 'withInternal', 'summaries', 'summariesSecondPage', 'pending', 'failed'] as const) {
+      expect((await read(page)).cache, page).toBe('miss');
+    }
+    expect((await read('pending')).body.items.map((r: { runId: string }) => r.runId)).not.toContain('rlc-held');
+    expect((await read('failed')).body.items.map((r: { runId: string }) => r.runId)).toContain('rlc-held');
+
+    for (const page of ['briefs', 'success', 'briefSuccess', 'retrying'] as const) {
+      const now = await read(page);
+      expect(now.cache, page).toBe('hit');
+      expect(now.body, page).toEqual(before[page]);
+    }
+  });
+});
+
+describe('runs-list pages after run retention prunes finished runs', () => {
+  let service: ServiceProcess;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    service = await startService({
+      baseDir: tempDir('orch-run-list-prune-'),
+      // Entries outlive the 10 s retention interval, so only invalidation can make a page miss.
+      config: { agentsDir: AGENTS_DIR, schedulerEnabled: false, rateLimits: RAISED_RATE_LIMITS, runRetention: 10, cache: { protectedMaxAgeSeconds: 120 } },
+    });
+    api = apiClient(service.url);
+    for (let i = 0; i < 12; i++) {
+      expect((await api.trigger(SUMMARY, { content: `Summary ${i}.`, idempotencyKey: `rlp-${i}` })).status).toBe(202);
+    }
+    expect((await api.trigger(SUMMARY, { content: 'Held.', requiresApproval: true, idempotencyKey: 'rlp-held' })).status).toBe(202);
+    for (let i = 0; i < 12; i++) expect((await waitForTerminal(api, `rlp-${i}`)).status).toBe('success');
+  }, 60_000);
+  afterAll(async () => {
+    await service?.kill();
+  });
+
+  it('drops the pages that showed pruned runs and keeps the pending page', async () => {
+    for (const path of [PAGES.success, PAGES.pending]) {
+      await api.get(path);
+      expect((await api.get(path)).headers.get('x-svc-cache')).toBe('hit');
+    }
+    const before = (await api.get(PAGES.success)).body;
+    expect(before.total).toBeGreaterThan(10);
+    // Retention runs every 10 s; the success page must move as soon as it has pruned.
+    const after = await waitFor(async () => {
+      const res = await api.get(PAGES.success);
+      return res.body.total < before.total ? res : undefined;
+    }, 20_000, 'pruning to reach the cached success page');
+    expect(after.headers.get('x-svc-cache')).toBe('miss');
+    expect(after.body.total).toBeLessThanOrEqual(10);
+    const pending = await api.get(PAGES.pending);
+    expect(pending.headers.get('x-svc-cache')).toBe('hit');
+    expect(pending.body.items.map((r: { runId: string }) => r.runId)).toEqual(['rlp-held']);
+  }, 30_000);
+});
