@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { nodeStoreFs, type StoreFileHandle, type StoreFs } from '../store-fs.js';
 
 interface Waiter {
@@ -33,7 +34,7 @@ export class Journal {
 
   private constructor(
     readonly path: string,
-    private readonly handle: StoreFileHandle,
+    private handle: StoreFileHandle,
     lastSeq: number,
     size: { bytes: number; entries: number },
   ) {
@@ -95,6 +96,31 @@ export class Journal {
   coveredBySnapshot(seq: number): void {
     this.pending = this.pending.filter((p) => p.seq > seq);
     this.markDurable(seq);
+  }
+
+  /**
+   * Seals the current segment as `sealedPath` and continues in a new, empty file at `path`: a
+   * compaction's snapshot then covers the sealed segment while new lines go to the next one.
+   * Must run between batches (in the flush slot), so every line written so far is in the sealed
+   * segment. The directory fsync makes both the rename and the new file durable before any line
+   * is acknowledged from the new file. A failure leaves the on-disk names uncertain, so the
+   * journal turns broken, as after a failed append.
+   */
+  async rotate(sealedPath: string, fs: StoreFs): Promise<void> {
+    if (this.failure !== null) throw this.failure;
+    const sealed = this.handle;
+    try {
+      await fs.rename(this.path, sealedPath);
+      this.handle = await fs.open(this.path, 'a');
+      await fs.syncDirectory(dirname(this.path));
+    } catch (err) {
+      this.fail(err as Error);
+      throw this.failure ?? err;
+    }
+    this.bytes = 0;
+    this.entries = 0;
+    // Every line of the sealed segment is durable already; closing it changes nothing on disk.
+    await sealed.close().catch(() => undefined);
   }
 
   /** Empties the journal file after a snapshot made its content redundant. */
