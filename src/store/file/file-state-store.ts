@@ -173,6 +173,7 @@ export class FileStateStore implements StateStore {
   async settle(): Promise<void> {
     const session = this.readable();
     await session.scheduler.drain();
+    await session.journal.synced();
     await session.compaction;
   }
 

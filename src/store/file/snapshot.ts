@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import type { OrchestratorState, RunRecord } from '../../tasks/types.js';
 import { isErrnoCode } from '../durable-fs.js';
-import { nodeStoreFs, writeFileSyncedOn, type StoreFs } from '../store-fs.js';
+import { nodeStoreFs, type StoreFs } from '../store-fs.js';
 import { StateCorruptError, type AppendCollection } from '../types.js';
 import { APPEND_COLLECTIONS } from './journal-entry.js';
 import { isPlainObject, pickState, runProblem, stateProblem } from '../record-checks.js';
@@ -181,10 +181,40 @@ async function corruptSnapshot(fs: StoreFs, paths: FileStorePaths, reason: strin
  * leaves either the old or the new snapshot in place, each consistent with the journal.
  */
 export async function writeSnapshot(paths: FileStorePaths, text: string, fs: StoreFs = nodeStoreFs): Promise<void> {
-  await writeFileSyncedOn(fs, paths.tmp, text);
+  await writeInSyncedSlices(fs, paths.tmp, text);
   await keepPreviousSnapshot(paths, fs);
   await fs.rename(paths.tmp, paths.snapshot);
   await fs.syncDirectory(dirname(paths.snapshot));
+}
+
+/** Bytes of snapshot written between two fdatasyncs of `.tmp`. */
+const SNAPSHOT_SLICE_CHARS = 1024 * 1024;
+
+/**
+ * Writes `.tmp` in slices, each but the last followed by an fdatasync, then fsyncs it. One large
+ * write followed by one fsync makes the disk flush the whole snapshot at once, and the journal's
+ * fdatasyncs (the writes being acknowledged meanwhile) queue behind that flush; slices keep each
+ * of those waits to one slice's worth.
+ */
+async function writeInSyncedSlices(fs: StoreFs, path: string, text: string): Promise<void> {
+  const handle = await fs.open(path, 'w');
+  try {
+    for (let start = 0; start < text.length; ) {
+      let end = Math.min(text.length, start + SNAPSHOT_SLICE_CHARS);
+      // Never split a surrogate pair: each half alone would be written as U+FFFD.
+      if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
+      await handle.write(text.slice(start, end));
+      if (end < text.length) await handle.datasync();
+      start = end;
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 async function keepPreviousSnapshot(paths: FileStorePaths, fs: StoreFs): Promise<void> {
