@@ -2,7 +2,7 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, wr
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FileStateStore, type FileStoreOptions } from '../../src/store/file/file-state-store.js';
-import { readJournal } from '../../src/store/file/journal-replay.js';
+import { readJournal, readJournalSegments } from '../../src/store/file/journal-replay.js';
 import { Journal } from '../../src/store/file/journal.js';
 import type { StoreLogger } from '../../src/store/options.js';
 import { StateCorruptError } from '../../src/store/types.js';
@@ -103,11 +103,16 @@ describe('FileStateStore on disk', () => {
     const dir = tempDir();
     const store = await openStore(dir, { compactAfterEntries: 10 });
     for (let i = 0; i < 25; i++) await insertRuns(store, [`run-${i}`]);
+    await store.settle();
     const p = paths(dir);
-    const journalLines = readFileSync(p.journal, 'utf8').split('\n').filter(Boolean).length;
+    const journalSeqs = readFileSync(p.journal, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line).seq as number);
+    const journalLines = journalSeqs.length;
     expect(journalLines).toBeLessThan(10);
+    expect(existsSync(`${p.snapshot}.journal.sealed`)).toBe(false);
     const snapshot = JSON.parse(readFileSync(p.snapshot, 'utf8'));
-    expect(snapshot.meta.lastSeq).toBe(25 - journalLines);
+    // The journal continues the snapshot (it may repeat lines the snapshot captured while buffered).
+    expect(snapshot.meta.lastSeq).toBeGreaterThanOrEqual(25 - journalLines);
+    expect(journalSeqs.at(-1) ?? snapshot.meta.lastSeq).toBe(25);
     expect(existsSync(p.prev)).toBe(true);
     expect((await store.health()).detail).toContain(`${journalLines} journal entries`);
 
@@ -365,6 +370,43 @@ describe('readJournal', () => {
     const replay = await readJournal(journalWith(line(1) + line(2).trimEnd()), 0);
     expect(replay.entries.map((e) => e.seq)).toEqual([1]);
     expect(replay.tornBytes).toBeGreaterThan(0);
+  });
+});
+
+describe('readJournalSegments', () => {
+  const line = (seq: number) => `${JSON.stringify({ seq, op: 'run', record: makeRun({ runId: `r${seq}`, seq }) })}\n`;
+
+  function segments(sealed: string | null, active: string): { sealed: string; active: string } {
+    const dir = tempDir();
+    const paths = { sealed: join(dir, 'state.json.journal.sealed'), active: join(dir, 'state.json.journal') };
+    if (sealed !== null) writeFileSync(paths.sealed, sealed);
+    writeFileSync(paths.active, active);
+    return paths;
+  }
+
+  it('replays the sealed segment, then the active one, on top of the snapshot', async () => {
+    const replay = await readJournalSegments(segments(line(3) + line(4), line(5) + line(6)), 2);
+    expect(replay.entries.map((e) => e.seq)).toEqual([3, 4, 5, 6]);
+    expect(replay.sealed).toBe(true);
+    expect(replay.lineCount).toBe(2);
+  });
+
+  it('skips what the snapshot covers in both (the crash came after the snapshot rename)', async () => {
+    // The active segment repeats lines that were still buffered when the snapshot was captured.
+    const replay = await readJournalSegments(segments(line(3) + line(4), line(5) + line(6) + line(7)), 6);
+    expect(replay.entries.map((e) => e.seq)).toEqual([7]);
+  });
+
+  it('refuses a gap between the segments and a torn sealed segment', async () => {
+    await expect(readJournalSegments(segments(line(3), line(5)), 2)).rejects.toThrow(/seq 4 is missing/);
+    await expect(readJournalSegments(segments(line(3) + line(4).slice(0, 9), line(4)), 2)).rejects.toThrow(
+      /sealed state journal .* was fully synced/,
+    );
+  });
+
+  it('reads the active journal alone when no segment is sealed', async () => {
+    const replay = await readJournalSegments(segments(null, line(1) + line(2).slice(0, 5)), 0);
+    expect(replay).toMatchObject({ sealed: false, lineCount: 1, tornBytes: 5 });
   });
 });
 

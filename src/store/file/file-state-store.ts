@@ -28,10 +28,18 @@ import type {
   StoreHealth,
 } from '../types.js';
 import { APPEND_COLLECTIONS, journalEntryProblem, type JournalEntry } from './journal-entry.js';
-import { readJournal, truncateJournal } from './journal-replay.js';
+import { readJournalSegments, truncateJournal } from './journal-replay.js';
 import { Journal } from './journal.js';
 import { MemoryModel } from './memory-model.js';
-import { fileStorePaths, readSnapshot, removeLeftoverTmp, writeSnapshot, type FileStorePaths } from './snapshot.js';
+import {
+  fileStorePaths,
+  readSnapshot,
+  removeLeftoverTmp,
+  serializeSnapshot,
+  writeSnapshot,
+  type FileStorePaths,
+  type SnapshotDocument,
+} from './snapshot.js';
 import { StoreLifecycle } from '../store-lifecycle.js';
 
 export interface FileStoreOptions extends StoreOptions {
@@ -54,6 +62,10 @@ interface Session {
   journal: Journal;
   scheduler: FlushScheduler;
   lock: PidLock;
+  /** A sealed journal segment exists: the snapshot of a compaction still has to cover it. */
+  sealed: boolean;
+  /** The background compaction in progress; at most one. Never rejects. */
+  compaction: Promise<void> | null;
 }
 
 /**
@@ -104,7 +116,11 @@ export class FileStateStore implements StateStore {
     let journal: Journal | null = null;
     try {
       const snapshot = await readSnapshot(this.paths, this.fs);
-      const replay = await readJournal(this.paths.journal, snapshot?.document.meta.lastSeq ?? 0, this.fs);
+      const replay = await readJournalSegments(
+        { sealed: this.paths.sealedJournal, active: this.paths.journal },
+        snapshot?.document.meta.lastSeq ?? 0,
+        this.fs,
+      );
       const model = new MemoryModel(snapshot?.document ?? null);
       for (const entry of replay.entries) model.apply(entry);
       if (replay.tornBytes > 0) {
@@ -126,9 +142,11 @@ export class FileStateStore implements StateStore {
         journal,
         lock,
         scheduler: new FlushScheduler(this.flushIntervalMs, () => this.flush(session)),
+        sealed: replay.sealed,
+        compaction: null,
       };
       // Start from a clean pair: a snapshot in the current layout and an empty journal.
-      if (snapshot === null || snapshot.legacy || replay.lineCount > 0) await this.compactOrLog(session);
+      if (snapshot === null || snapshot.legacy || replay.sealed || replay.lineCount > 0) await this.compactOrLog(session);
       return session;
     } catch (err) {
       await journal?.close();
@@ -142,12 +160,21 @@ export class FileStateStore implements StateStore {
     return this.lifecycle.close(async (session) => {
       try {
         await session.scheduler.drain();
+        await session.compaction;
         if (session.journal.broken === null) await this.compactOrLog(session);
       } finally {
         await session.journal.close();
         await session.lock.release();
       }
     });
+  }
+
+  /** Resolves once every queued group commit and the compaction in progress (if any) have finished. */
+  async settle(): Promise<void> {
+    const session = this.readable();
+    await session.scheduler.drain();
+    await session.journal.synced();
+    await session.compaction;
   }
 
   async health(): Promise<StoreHealth> {
@@ -324,7 +351,7 @@ export class FileStateStore implements StateStore {
     return durable;
   }
 
-  /** One group commit, then a compaction if the journal has grown past its threshold. */
+  /** One group commit, then a background compaction if the journal has grown past its threshold. */
   private async flush(session: Session): Promise<void> {
     const { journal } = session;
     await journal.writePending();
@@ -332,21 +359,67 @@ export class FileStateStore implements StateStore {
       this.logger.error({ journal: journal.path, err: journal.broken }, 'state journal write failed; writes are refused');
       return;
     }
+    if (session.compaction !== null) return;
     const grownBytes = journal.bytes - this.compactionFloor.bytes;
     const grownEntries = journal.entries - this.compactionFloor.entries;
-    if (grownBytes >= this.compactAfterBytes || grownEntries >= this.compactAfterEntries) await this.compactOrLog(session);
+    if (grownBytes >= this.compactAfterBytes || grownEntries >= this.compactAfterEntries) await this.startCompaction(session);
   }
 
   /**
-   * Folds everything into a new snapshot and empties the journal. Runs only inside the flush
-   * slot (or while no flush can start, at open and close), so no batch is written meanwhile.
-   * Lines buffered while the snapshot is written are newer than it and stay queued.
+   * Runs in the flush slot, between two batches: seals the journal segment written so far (unless
+   * a failed compaction left one sealed already), captures the model, and leaves the slow part
+   * (serializing and writing the snapshot) to run in the background while group commits go on
+   * into the new segment. The capture may include lines still buffered: they go to the new
+   * segment as well, where replay skips them once the snapshot covers them.
+   */
+  private async startCompaction(session: Session): Promise<void> {
+    if (!session.sealed) {
+      try {
+        await session.journal.rotate(this.paths.sealedJournal, this.fs);
+      } catch (err) {
+        this.logger.error({ journal: session.journal.path, err }, 'state journal rotation failed; writes are refused');
+        return;
+      }
+      session.sealed = true;
+    }
+    const snapshot = session.model.toSnapshot();
+    session.compaction = this.finishCompaction(session, snapshot).finally(() => {
+      session.compaction = null;
+    });
+  }
+
+  /**
+   * Writes the captured snapshot, then drops the sealed segment it covers. A crash before the
+   * snapshot rename leaves the old snapshot with both segments; after it, the new snapshot and
+   * segments whose lines it covers (skipped by replay). Acknowledgements never wait for this:
+   * every line is acknowledged by the fdatasync of the segment it was written to.
+   */
+  private async finishCompaction(session: Session, snapshot: SnapshotDocument): Promise<void> {
+    try {
+      await writeSnapshot(this.paths, await serializeSnapshot(snapshot), this.fs);
+      await this.removeSealedSegment(session);
+      this.compactionSucceeded();
+    } catch (err) {
+      this.compactionFailed(session, err as Error);
+    }
+  }
+
+  private async removeSealedSegment(session: Session): Promise<void> {
+    if (!session.sealed) return;
+    await this.fs.remove(this.paths.sealedJournal);
+    await this.fs.syncDirectory(dirname(this.paths.sealedJournal));
+    session.sealed = false;
+  }
+
+  /**
+   * Folds everything into a new snapshot, drops the sealed segment and empties the journal, while
+   * no flush can start (at open and close). Lines buffered meanwhile are covered by the snapshot.
    */
   private async compact(session: Session): Promise<void> {
     const snapshot = session.model.toSnapshot();
-    const text = JSON.stringify(snapshot);
-    await writeSnapshot(this.paths, text, this.fs);
+    await writeSnapshot(this.paths, await serializeSnapshot(snapshot), this.fs);
     session.journal.coveredBySnapshot(snapshot.meta.lastSeq);
+    await this.removeSealedSegment(session);
     await session.journal.restart();
   }
 
@@ -354,13 +427,22 @@ export class FileStateStore implements StateStore {
   private async compactOrLog(session: Session): Promise<void> {
     try {
       await this.compact(session);
-      this.compactionError = null;
-      this.compactionFloor = { bytes: 0, entries: 0 };
+      this.compactionSucceeded();
     } catch (err) {
-      this.compactionError = err as Error;
-      this.compactionFloor = { bytes: session.journal.bytes, entries: session.journal.entries };
-      this.logger.error({ target: this.target, err }, 'state snapshot compaction failed; the journal keeps growing');
+      this.compactionFailed(session, err as Error);
     }
+  }
+
+  private compactionSucceeded(): void {
+    this.compactionError = null;
+    this.compactionFloor = { bytes: 0, entries: 0 };
+  }
+
+  /** The next try waits for another threshold's worth of journal. */
+  private compactionFailed(session: Session, err: Error): void {
+    this.compactionError = err;
+    this.compactionFloor = { bytes: session.journal.bytes, entries: session.journal.entries };
+    this.logger.error({ target: this.target, err }, 'state snapshot compaction failed; the journal keeps growing');
   }
 
   private readable(): Session {

@@ -25,11 +25,58 @@ const NEWLINE = 0x0a;
  * both raise StateCorruptError.
  */
 export async function readJournal(path: string, afterSeq: number, fs: StoreFs = nodeStoreFs): Promise<JournalReplay> {
+  const { parsed, ...size } = await parseJournalFile(path, fs);
+  return { entries: entriesAfter(path, parsed, afterSeq), ...size };
+}
+
+export interface SegmentsReplay extends JournalReplay {
+  /** Whether a sealed segment (left by a compaction that had not finished) was found. */
+  sealed: boolean;
+}
+
+/**
+ * Reads the sealed segment (when a compaction was interrupted) followed by the active journal,
+ * as one sequence of seqs, for replay on top of a snapshot covering `afterSeq`. The sealed
+ * segment was fully fsynced before it was sealed, so a bad tail in it is damage, not a torn
+ * write. `lineCount`, `validBytes` and `tornBytes` describe the active journal (the one that
+ * gets cut and appended to).
+ */
+export async function readJournalSegments(
+  paths: { sealed: string; active: string },
+  afterSeq: number,
+  fs: StoreFs = nodeStoreFs,
+): Promise<SegmentsReplay> {
+  const sealed = (await fs.exists(paths.sealed)) ? await parseJournalFile(paths.sealed, fs) : null;
+  if (sealed !== null && sealed.tornBytes > 0) {
+    throw new StateCorruptError(
+      `sealed state journal ${paths.sealed} ends in ${sealed.tornBytes} bytes that are not a complete entry, but it ` +
+        'was fully synced before it was sealed. No file was modified; inspect it before starting again.',
+    );
+  }
+  const active = await parseJournalFile(paths.active, fs);
+  const parsed = sealed === null ? active.parsed : [...sealed.parsed, ...active.parsed];
+  return {
+    entries: entriesAfter(sealed === null ? paths.active : `${paths.sealed} + ${paths.active}`, parsed, afterSeq),
+    lineCount: active.lineCount,
+    validBytes: active.validBytes,
+    tornBytes: active.tornBytes,
+    sealed: sealed !== null,
+  };
+}
+
+interface ParsedJournal {
+  parsed: JournalEntry[];
+  lineCount: number;
+  validBytes: number;
+  tornBytes: number;
+}
+
+async function parseJournalFile(path: string, fs: StoreFs): Promise<ParsedJournal> {
   let bytes: Buffer;
   try {
     bytes = await fs.readFile(path);
   } catch (err) {
-    if (isErrnoCode(err, 'ENOENT')) return { entries: [], lineCount: 0, validBytes: 0, tornBytes: 0 };
+    if (isErrnoCode(err, 'ENOENT')) return { parsed: [], lineCount: 0, validBytes: 0, tornBytes: 0 };
     throw err;
   }
 
@@ -61,7 +108,7 @@ export async function readJournal(path: string, afterSeq: number, fs: StoreFs = 
   }
 
   return {
-    entries: entriesAfter(path, parsed, afterSeq),
+    parsed,
     lineCount: parsed.length,
     validBytes,
     tornBytes: bytes.length - validBytes,
@@ -70,7 +117,7 @@ export async function readJournal(path: string, afterSeq: number, fs: StoreFs = 
 
 /**
  * Lines at or below `afterSeq` are already folded into the snapshot (a crash came between the
- * snapshot rename and the journal truncation) and are skipped. The rest must continue the
+ * snapshot rename and the journal truncation or the sealed segment's removal) and are skipped. The rest must continue the
  * snapshot without a gap, otherwise acknowledged changes are missing.
  */
 function entriesAfter(path: string, parsed: JournalEntry[], afterSeq: number): JournalEntry[] {

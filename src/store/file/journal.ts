@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { nodeStoreFs, type StoreFileHandle, type StoreFs } from '../store-fs.js';
 
 interface Waiter {
@@ -27,13 +28,15 @@ export class Journal {
   private durableSeq: number;
   private enqueuedSeq: number;
   private failure: Error | null = null;
+  /** The fdatasync in flight (never rejects), or null. */
+  private syncing: Promise<void> | null = null;
   /** Size of the journal file, for the compaction threshold. */
   bytes: number;
   entries: number;
 
   private constructor(
     readonly path: string,
-    private readonly handle: StoreFileHandle,
+    private handle: StoreFileHandle,
     lastSeq: number,
     size: { bytes: number; entries: number },
   ) {
@@ -70,22 +73,52 @@ export class Journal {
     return this.whenDurable(this.enqueuedSeq);
   }
 
-  /** Writes and fsyncs every buffered line as one batch. Never rejects: failures settle the waiters. */
+  /**
+   * Writes every buffered line as one batch and starts the fdatasync that makes it durable; its
+   * writers are acknowledged when that fdatasync returns. Pipelined: the batch is appended while
+   * the previous batch's fdatasync may still run, and its own fdatasync starts only after that
+   * one returned (and after its own append), so it covers its bytes. Resolves once the previous
+   * fdatasync is done, so at most one append overlaps one fdatasync. Never rejects: failures
+   * settle the waiters.
+   */
   async writePending(): Promise<void> {
     if (this.failure !== null || this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
     const text = batch.map((p) => `${p.line}\n`).join('');
+    const previous = this.syncing;
     try {
       await this.handle.append(text);
-      await this.handle.datasync();
     } catch (err) {
       this.fail(err as Error);
+      await previous;
       return;
     }
     this.bytes += Buffer.byteLength(text);
     this.entries += batch.length;
-    this.markDurable(batch[batch.length - 1]!.seq);
+    const handle = this.handle;
+    const lastSeq = batch[batch.length - 1]!.seq;
+    const sync = (async () => {
+      await previous;
+      if (this.failure !== null) return;
+      try {
+        await handle.datasync();
+      } catch (err) {
+        this.fail(err as Error);
+        return;
+      }
+      this.markDurable(lastSeq);
+    })();
+    this.syncing = sync;
+    void sync.finally(() => {
+      if (this.syncing === sync) this.syncing = null;
+    });
+    await previous;
+  }
+
+  /** Resolves once no fdatasync is in flight: every line written so far is durable (or the journal broke). */
+  async synced(): Promise<void> {
+    while (this.syncing !== null) await this.syncing;
   }
 
   /**
@@ -97,8 +130,36 @@ export class Journal {
     this.markDurable(seq);
   }
 
+  /**
+   * Seals the current segment as `sealedPath` and continues in a new, empty file at `path`: a
+   * compaction's snapshot then covers the sealed segment while new lines go to the next one.
+   * Must run between batches (in the flush slot), so every line written so far is in the sealed
+   * segment. The directory fsync makes both the rename and the new file durable before any line
+   * is acknowledged from the new file. A failure leaves the on-disk names uncertain, so the
+   * journal turns broken, as after a failed append.
+   */
+  async rotate(sealedPath: string, fs: StoreFs): Promise<void> {
+    // The sealed segment is complete and synced before it gets its name (replay relies on it).
+    await this.synced();
+    if (this.failure !== null) throw this.failure;
+    const sealed = this.handle;
+    try {
+      await fs.rename(this.path, sealedPath);
+      this.handle = await fs.open(this.path, 'a');
+      await fs.syncDirectory(dirname(this.path));
+    } catch (err) {
+      this.fail(err as Error);
+      throw this.failure ?? err;
+    }
+    this.bytes = 0;
+    this.entries = 0;
+    // Every line of the sealed segment is durable already; closing it changes nothing on disk.
+    await sealed.close().catch(() => undefined);
+  }
+
   /** Empties the journal file after a snapshot made its content redundant. */
   async restart(): Promise<void> {
+    await this.synced();
     await this.handle.truncate(0);
     await this.handle.datasync();
     this.bytes = 0;
@@ -106,6 +167,7 @@ export class Journal {
   }
 
   async close(): Promise<void> {
+    await this.synced();
     await this.handle.close();
   }
 

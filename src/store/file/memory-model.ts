@@ -127,12 +127,17 @@ export class MemoryModel {
     return sizes;
   }
 
-  /** The snapshot document for the current content; shares structure with the model, serialize it at once. */
+  /**
+   * The snapshot document for the content at `lastSeq`. It can be serialized later, while writes
+   * go on: runs and docs are replaced (never changed) by writes and runs are deep-frozen, the
+   * state document is replaced as a whole, and the containers the model changes in place (the
+   * run map, the append arrays, the doc maps) are copied here.
+   */
   toSnapshot(): SnapshotDocument {
     return {
       ...this.state,
       runs: [...this.runs.values()],
-      collections: { telemetry: this.collections.telemetry, milestones: this.collections.milestones },
+      collections: { telemetry: [...this.collections.telemetry], milestones: [...this.collections.milestones] },
       docs: Object.fromEntries([...this.docs].map(([collection, byId]) => [collection, Object.fromEntries(byId)])),
       meta: { schemaVersion: SNAPSHOT_SCHEMA_VERSION, lastSeq: this.lastSeq },
     };

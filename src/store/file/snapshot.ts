@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import type { OrchestratorState, RunRecord } from '../../tasks/types.js';
 import { isErrnoCode } from '../durable-fs.js';
-import { nodeStoreFs, writeFileSyncedOn, type StoreFs } from '../store-fs.js';
+import { nodeStoreFs, type StoreFs } from '../store-fs.js';
 import { StateCorruptError, type AppendCollection } from '../types.js';
 import { APPEND_COLLECTIONS } from './journal-entry.js';
 import { isPlainObject, pickState, runProblem, stateProblem } from '../record-checks.js';
@@ -25,6 +25,8 @@ export interface SnapshotDocument extends OrchestratorState {
 export interface FileStorePaths {
   snapshot: string;
   journal: string;
+  /** The journal segment a running compaction's snapshot covers (see docs/persistence.md). */
+  sealedJournal: string;
   tmp: string;
   prev: string;
   lock: string;
@@ -34,6 +36,7 @@ export function fileStorePaths(snapshot: string): FileStorePaths {
   return {
     snapshot,
     journal: `${snapshot}.journal`,
+    sealedJournal: `${snapshot}.journal.sealed`,
     tmp: `${snapshot}.tmp`,
     prev: `${snapshot}.prev`,
     lock: `${snapshot}.lock`,
@@ -178,10 +181,40 @@ async function corruptSnapshot(fs: StoreFs, paths: FileStorePaths, reason: strin
  * leaves either the old or the new snapshot in place, each consistent with the journal.
  */
 export async function writeSnapshot(paths: FileStorePaths, text: string, fs: StoreFs = nodeStoreFs): Promise<void> {
-  await writeFileSyncedOn(fs, paths.tmp, text);
+  await writeInSyncedSlices(fs, paths.tmp, text);
   await keepPreviousSnapshot(paths, fs);
   await fs.rename(paths.tmp, paths.snapshot);
   await fs.syncDirectory(dirname(paths.snapshot));
+}
+
+/** Bytes of snapshot written between two fdatasyncs of `.tmp`. */
+const SNAPSHOT_SLICE_CHARS = 1024 * 1024;
+
+/**
+ * Writes `.tmp` in slices, each but the last followed by an fdatasync, then fsyncs it. One large
+ * write followed by one fsync makes the disk flush the whole snapshot at once, and the journal's
+ * fdatasyncs (the writes being acknowledged meanwhile) queue behind that flush; slices keep each
+ * of those waits to one slice's worth.
+ */
+async function writeInSyncedSlices(fs: StoreFs, path: string, text: string): Promise<void> {
+  const handle = await fs.open(path, 'w');
+  try {
+    for (let start = 0; start < text.length; ) {
+      let end = Math.min(text.length, start + SNAPSHOT_SLICE_CHARS);
+      // Never split a surrogate pair: each half alone would be written as U+FFFD.
+      if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
+      await handle.write(text.slice(start, end));
+      if (end < text.length) await handle.datasync();
+      start = end;
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 async function keepPreviousSnapshot(paths: FileStorePaths, fs: StoreFs): Promise<void> {
@@ -197,6 +230,27 @@ async function keepPreviousSnapshot(paths: FileStorePaths, fs: StoreFs): Promise
     }
     throw err;
   }
+}
+
+/** Runs serialized between two yields to the event loop, so writes keep flowing meanwhile. */
+const RUNS_PER_SLICE = 500;
+
+/**
+ * Serializes a captured snapshot document in slices, yielding to the event loop between them,
+ * so a large state does not hold up the group commits that run meanwhile. The document must be
+ * a frozen capture (records are deep-frozen, arrays copied), so it does not change under us.
+ * The text parses to the same document as `JSON.stringify(document)`.
+ */
+export async function serializeSnapshot(document: SnapshotDocument): Promise<string> {
+  const { runs, ...rest } = document;
+  const head = JSON.stringify(rest);
+  const parts: string[] = [];
+  for (let start = 0; start < runs.length; start += RUNS_PER_SLICE) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    for (const run of runs.slice(start, start + RUNS_PER_SLICE)) parts.push(JSON.stringify(run));
+  }
+  // `rest` always holds meta, so the head is a non-empty object: append runs as its last key.
+  return `${head.slice(0, -1)},"runs":[${parts.join(',')}]}`;
 }
 
 /** Removes a `.tmp` left by a compaction that crashed before its rename. */
