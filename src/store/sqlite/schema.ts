@@ -113,7 +113,12 @@ CREATE TABLE documents (
 
 const MIGRATIONS: ReadonlyArray<{ version: number; description: string; sql: string }> = [
   { version: 2, description: 'normalized second-generation layout', sql: LAYOUT_V2 },
-  { version: 3, description: 'covering index of run counts', sql: 'CREATE INDEX runs_counts ON runs (internal, type, status, queue_state);' },
+  {
+    version: 3,
+    description: 'covering index of run counts',
+    // Public counts filter on `internal` first; counts of every run group in index order.
+    sql: 'CREATE INDEX runs_counts ON runs (internal, type, status, queue_state); CREATE INDEX runs_counts_all ON runs (type, status, queue_state);',
+  },
 ];
 
 /**
