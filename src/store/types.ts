@@ -66,6 +66,13 @@ export interface AppendRecord {
   keep: number;
 }
 
+/** What an attempt's outcome writes to the OrchestratorState: its task record, and the handler's own change. */
+export interface TaskOutcomeWrite {
+  record: TaskRecord;
+  /** Applied before the record is added (as `mutateState` would); absent: only the record (as `recordTask`). */
+  stateUpdate?: (state: OrchestratorState) => OrchestratorState;
+}
+
 /** Records to append in the same commit as a run write, chosen from its outcome. */
 export type AppendsFor = (result: MutateResult) => AppendRecord[];
 
@@ -97,6 +104,20 @@ export interface StateStore {
    * not excluded, applies `mutate` (which marks it running) and stores it. Null when none.
    */
   claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null>;
+  /**
+   * Optional: up to `max` claims in one commit, each taken by the rules of `claimNextRun` in turn
+   * (the runs claimed earlier in the batch count toward the type limits), oldest first; empty
+   * when none is ready. One durability round for a runner filling several free slots. A driver
+   * without it: callers loop over `claimNextRun`.
+   */
+  claimRuns?(options: ClaimOptions, max: number, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord[]>;
+  /**
+   * Optional: an attempt's final write in one commit: the task record (with the handler's state
+   * change, when it has one) and the run's transition. When `mutate` leaves the run unchanged
+   * (the attempt is no longer the caller's), the state is not touched either, so a superseded
+   * attempt never applies its effects. A driver without it: callers write the state, then the run.
+   */
+  finishRun?(runId: string, mutate: RunMutator, task: TaskOutcomeWrite): Promise<MutateResult>;
   getRun(runId: string): Promise<RunRecord | null>;
   listRuns(query: RunQuery): Promise<{ items: RunRecord[]; total: number }>;
   countRuns(includeInternal?: boolean): Promise<RunCounts>;

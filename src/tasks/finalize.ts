@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { CacheInvalidator } from '../domain/cache-invalidation.js';
-import type { StateStore } from '../store/types.js';
+import type { RunMutator, StateStore } from '../store/types.js';
 import { runWriteTags, type Admit } from './admission.js';
 import { accountingFor } from './accounting.js';
 import type { ExecutionOutcome } from './executor.js';
@@ -22,10 +22,13 @@ export interface FinalizeDeps {
 }
 
 /**
- * Records the outcome of one attempt. Side effects first (state update, follow-up admissions),
- * then the run's final transition as a compare-and-set that applies only while `stillOwned`
- * holds: a crash in between re-executes or re-finalizes the attempt rather than losing its
- * effects, and follow-ups carry idempotency keys so they are not admitted twice.
+ * Records the outcome of one attempt: the state update and task record, the follow-up
+ * admissions, and the run's final transition as a compare-and-set that applies only while
+ * `stillOwned` holds. Without follow-ups and with a store that has `finishRun`, the state
+ * change and the transition are one atomic commit (a superseded attempt then applies neither).
+ * Otherwise side effects go first: a crash before the transition re-executes or re-finalizes
+ * the attempt rather than losing its effects, and follow-ups carry idempotency keys so they are
+ * not admitted twice.
  * Returns the stored run, or null when the attempt was no longer ours.
  */
 export async function finalizeAttempt(
@@ -47,17 +50,24 @@ export async function finalizeAttempt(
     ...(outcome.ok ? {} : { error: outcome.error ?? 'failed' }),
   };
   const stateUpdate = outcome.ok ? outcome.stateUpdate : undefined;
-  if (stateUpdate) {
-    // A handler's own state change and the task record land in one atomic write.
-    await store.mutateState((state) => withTaskRecord(stateUpdate(state), taskRecord));
-  } else {
-    await store.recordTask(taskRecord);
+  const followUps = outcome.followUps ?? [];
+  // Without follow-ups, the task's state change, its record and the run's transition are one
+  // commit when the store can (one durability round). Follow-ups must be admitted after the
+  // state change and before the run finishes, so that path keeps three writes.
+  const together = followUps.length === 0 && store.finishRun !== undefined;
+  if (!together) {
+    if (stateUpdate) {
+      // A handler's own state change and the task record land in one atomic write.
+      await store.mutateState((state) => withTaskRecord(stateUpdate(state), taskRecord));
+    } else {
+      await store.recordTask(taskRecord);
+    }
   }
-  for (const followUp of outcome.followUps ?? []) {
+  for (const followUp of followUps) {
     await deps.admit({ type: followUp.type, payload: followUp.payload, source: 'system', requestedBy: `task:${run.type}` });
   }
   const accounting = accountingFor(outcome.result, outcome.durationMs);
-  const written = await store.mutateRun(run.runId, (owned) => {
+  const transition: RunMutator = (owned) => {
     if (!stillOwned(owned)) return null;
     let current = provenance ? withEvent(owned, now, { kind: 'queue', ...provenance }) : owned;
     // The spec's coordination-blocked attempt entry: shared coordination refused the attempt.
@@ -81,7 +91,10 @@ export async function finalizeAttempt(
       }),
       workerDirectory: null,
     };
-  });
+  };
+  const written = together
+    ? await store.finishRun!(run.runId, transition, { record: taskRecord, ...(stateUpdate ? { stateUpdate } : {}) })
+    : await store.mutateRun(run.runId, transition);
   if (!written.changed || !written.after) {
     deps.logger.warn({ runId: run.runId, attempt: run.attempt }, 'run attempt no longer owned; result discarded');
     return null;

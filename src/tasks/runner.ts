@@ -38,6 +38,10 @@ interface ActiveRun {
  */
 export class Runner {
   private readonly active = new Map<string, ActiveRun>();
+  /** Every launched attempt until its finalization settles (it may outlive its slot). */
+  private readonly finishing = new Set<Promise<void>>();
+  /** Runs whose claim this runner holds, slot or not: leases are renewed until the final write settles. */
+  private readonly leased = new Map<string, RunRecord>();
   private pumping = false;
   private pumpAgain = false;
   private stopping = true;
@@ -80,6 +84,7 @@ export class Runner {
     while (this.active.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     for (const { controller } of this.active.values()) controller.abort();
     while (this.active.size > 0) await new Promise((r) => setTimeout(r, 20));
+    await Promise.all([...this.finishing]);
   }
 
   private async pump(): Promise<void> {
@@ -88,9 +93,10 @@ export class Runner {
       do {
         this.pumpAgain = false;
         while (!this.stopping && this.active.size < this.deps.config.concurrency) {
-          const claimed = await this.claim();
-          if (!claimed) break;
-          this.launch(claimed);
+          const free = this.deps.config.concurrency - this.active.size;
+          const claimed = await this.claim(free);
+          for (const run of claimed) this.launch(run);
+          if (claimed.length < free) break;
         }
       } while (this.pumpAgain && !this.stopping);
     } catch (err) {
@@ -100,26 +106,43 @@ export class Runner {
     }
   }
 
-  private async claim(): Promise<RunRecord | null> {
+  /** Fills up to `max` free slots in one commit when the store can (one durability round, not one per run). */
+  private async claim(max: number): Promise<RunRecord[]> {
     const now = this.deps.clock.now();
     const leaseUntil = new Date(now.getTime() + this.deps.leaseMs);
-    return this.deps.store.claimNextRun({ typeLimits: this.deps.config.typeConcurrency }, (run) =>
-      markRunning(run, this.deps.ownerId, leaseUntil, now),
-    );
+    const options = { typeLimits: this.deps.config.typeConcurrency };
+    const mark = (run: RunRecord) => markRunning(run, this.deps.ownerId, leaseUntil, now);
+    const { store } = this.deps;
+    if (store.claimRuns) return store.claimRuns(options, max, mark);
+    const one = await store.claimNextRun(options, mark);
+    return one === null ? [] : [one];
   }
 
   private launch(run: RunRecord): void {
     const controller = new AbortController();
     this.active.set(run.runId, { run, controller });
-    void this.execute(run, controller.signal)
+    this.leased.set(run.runId, run);
+    const freeSlot = () => {
+      if (!this.active.delete(run.runId)) return;
+      this.wake();
+    };
+    const done = this.execute(run, controller.signal, freeSlot)
       .catch((err: unknown) => this.deps.logger.error({ err, runId: run.runId }, 'run finalization failed'))
       .finally(() => {
-        this.active.delete(run.runId);
-        this.wake();
+        this.finishing.delete(done);
+        this.leased.delete(run.runId);
+        freeSlot();
       });
+    this.finishing.add(done);
   }
 
-  private async execute(run: RunRecord, signal: AbortSignal): Promise<void> {
+  /**
+   * The slot is freed once the attempt's outcome is handed to the store, before that write is
+   * durable: the next claim is then issued in the same tick and shares its group commit (one
+   * durability round for "finish one, start the next" instead of two in a row). The finished
+   * run is already out of `running` in what the store counts, so no type limit is exceeded.
+   */
+  private async execute(run: RunRecord, signal: AbortSignal, freeSlot: () => void): Promise<void> {
     // A claim takes only ready runs, and only pending runs are ready (run-transitions.ts).
     await this.deps.invalidator.invalidate(runWriteTags(run, 'pending'));
     const entry = getCatalogEntry(run.type);
@@ -129,14 +152,16 @@ export class Runner {
       this.deps.logger.warn({ runId: run.runId }, 'run aborted by shutdown; restart recovery will re-admit it');
       return;
     }
-    await finalizeAttempt(this.deps, run, entry.retryable, outcome, (current): current is RunRecord =>
+    const finalized = finalizeAttempt(this.deps, run, entry.retryable, outcome, (current): current is RunRecord =>
       isOwnedAttempt(current, this.deps.ownerId, run.attempt),
     );
+    freeSlot();
+    await finalized;
     await outcome.release?.();
   }
 
   private async renewLeases(): Promise<void> {
-    for (const { run } of this.active.values()) {
+    for (const run of [...this.leased.values()]) {
       const leaseUntil = new Date(this.deps.clock.now().getTime() + this.deps.leaseMs).toISOString();
       await this.deps.store
         .mutateRun(run.runId, (current) =>

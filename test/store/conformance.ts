@@ -198,6 +198,87 @@ export function describeStoreConformance(
       });
     });
 
+    describe('claimRuns (when the driver has it)', () => {
+      it('claims up to max oldest first, counting its own claims toward the type limits', async () => {
+        const { store } = await openStore();
+        if (!store.claimRuns) return;
+        for (let i = 0; i < 4; i++) await insert(store, { runId: `lane-${i}`, type: 'lane' });
+        await insert(store, { runId: 'other', type: 'other' });
+        await insert(store, { runId: 'held', queueState: 'held' });
+        const first = await store.claimRuns({ typeLimits: { lane: 2 } }, 10, (r) => markRunning(r));
+        expect(first.map((r) => r.runId)).toEqual(['lane-0', 'lane-1', 'other']);
+        expect(first.every((r) => r.status === 'running')).toBe(true);
+        expect(await store.claimRuns({ typeLimits: { lane: 2 } }, 10, (r) => markRunning(r))).toEqual([]);
+        const capped = await store.claimRuns({ typeLimits: {} }, 1, (r) => markRunning(r));
+        expect(capped.map((r) => r.runId)).toEqual(['lane-2']);
+        expect((await store.getRun('lane-3'))?.status).toBe('pending');
+        expect((await store.countRuns()).byStatus.running).toBe(4);
+      });
+
+      it('concurrent batches never take a run twice', async () => {
+        const { store } = await openStore();
+        if (!store.claimRuns) return;
+        for (let i = 0; i < 30; i++) await insert(store, { runId: `run-${i}` });
+        const batches = await Promise.all(
+          Array.from({ length: 12 }, (_, i) => store.claimRuns!({ typeLimits: {} }, 4, (r) => markRunning(r, `owner-${i}`))),
+        );
+        const taken = batches.flat().map((r) => r.runId);
+        expect(taken).toHaveLength(30);
+        expect(new Set(taken).size).toBe(30);
+      });
+    });
+
+    describe('finishRun (when the driver has it)', () => {
+      const record: TaskRecord = { type: 'doc-sync', status: 'completed', timestamp: '2026-01-01T00:00:00Z', durationMs: 3 };
+      const finish = (cur: RunRecord | null) => (cur?.status === 'running' ? { ...cur, status: 'success' as const } : null);
+
+      it('stores the run transition, the state change and the task record together, across reopen', async () => {
+        const { store, dir } = await openStore();
+        if (!store.finishRun) return;
+        await insert(store, { runId: 'done', status: 'running', queueState: null });
+        const result = await store.finishRun('done', finish, {
+          record,
+          stateUpdate: (s) => ({ ...s, lastStartedAt: '2026-01-01T00:00:01.000Z' }),
+        });
+        expect(result).toMatchObject({ changed: true, before: { status: 'running' }, after: { status: 'success' } });
+        const reopened = await reopen(store, dir);
+        expect((await reopened.getRun('done'))?.status).toBe('success');
+        const state = await reopened.getState();
+        expect(state).toMatchObject({ tasksProcessed: 1, lastStartedAt: '2026-01-01T00:00:01.000Z' });
+        expect(state.taskHistory).toEqual([record]);
+      });
+
+      it('records the task alone when there is no state change', async () => {
+        const { store } = await openStore();
+        if (!store.finishRun) return;
+        await insert(store, { runId: 'plain', status: 'running', queueState: null });
+        await store.finishRun('plain', finish, { record });
+        expect((await store.getState()).tasksProcessed).toBe(1);
+      });
+
+      it('leaves the state untouched when the run is not changed (an attempt no longer owned), and stores nothing when the state update throws', async () => {
+        const { store } = await openStore();
+        if (!store.finishRun) return;
+        await insert(store, { runId: 'gone', status: 'success', queueState: null });
+        const stale = await store.finishRun('gone', finish, { record, stateUpdate: (s) => ({ ...s, lastStartedAt: 'x' }) });
+        expect(stale.changed).toBe(false);
+        expect(await store.finishRun('missing', finish, { record })).toMatchObject({ changed: false, after: null });
+        await insert(store, { runId: 'throws', status: 'running', queueState: null });
+        await expect(
+          store.finishRun('throws', finish, {
+            record,
+            stateUpdate: () => {
+              throw new Error('handler state update failed');
+            },
+          }),
+        ).rejects.toThrow('handler state update failed');
+        expect((await store.getRun('throws'))?.status).toBe('running');
+        const state = await store.getState();
+        expect(state.tasksProcessed).toBe(0);
+        expect(state.lastStartedAt).not.toBe('x');
+      });
+    });
+
     describe('listRuns and countRuns', () => {
       async function seed(store: StateStore): Promise<void> {
         await insert(store, { runId: 'r1', type: 'doc-sync', status: 'success', queueState: null });

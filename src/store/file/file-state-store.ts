@@ -4,7 +4,7 @@ import type { OrchestratorState, RunRecord, TaskRecord } from '../../tasks/types
 import { FlushScheduler } from '../flush-scheduler.js';
 import { DEFAULT_FLUSH_INTERVAL_MS, silentLogger, type StoreLogger, type StoreOptions } from '../options.js';
 import { acquirePidLock, type PidLock } from '../pid-lock.js';
-import { boundState } from '../../tasks/state-document.js';
+import { boundState, withTaskRecord } from '../../tasks/state-document.js';
 import { retentionCount } from '../retention.js';
 import {
   PRUNABLE_STATUSES,
@@ -26,6 +26,7 @@ import type {
   RunQuery,
   StateStore,
   StoreHealth,
+  TaskOutcomeWrite,
 } from '../types.js';
 import { APPEND_COLLECTIONS, journalEntryProblem, type JournalEntry } from './journal-entry.js';
 import { readJournalSegments, truncateJournal } from './journal-replay.js';
@@ -67,6 +68,19 @@ interface Session {
   /** The background compaction in progress; at most one. Never rejects. */
   compaction: Promise<void> | null;
 }
+
+/** The run as stored and what the mutator makes of it (a copy goes to the mutator). */
+function proposeRun(session: Session, runId: string, mutate: RunMutator): { current: RunRecord | null; next: RunRecord | null } {
+  const current = session.model.getRun(runId) ?? null;
+  return { current, next: mutate(current === null ? null : structuredClone(current)) };
+}
+
+/** A write that changed nothing: the current record may still sit in an unflushed batch, so answer once it is durable. */
+async function unchanged(session: Session, current: RunRecord | null): Promise<MutateResult> {
+  await session.journal.barrier();
+  return { before: current, after: current, changed: false };
+}
+
 
 /**
  * The default store: a JSON snapshot (the state file) plus an append-only journal beside it.
@@ -201,38 +215,65 @@ export class FileStateStore implements StateStore {
 
   async mutateRunAndAppend(runId: string, mutate: RunMutator, appendsFor: AppendsFor): Promise<MutateResult> {
     const session = this.writable();
-    const current = session.model.getRun(runId) ?? null;
-    const next = mutate(current === null ? null : structuredClone(current));
-    if (next === null) {
-      // The current record may still sit in an unflushed batch: answer only once it is durable.
-      await session.journal.barrier();
-      return { before: current, after: current, changed: false };
-    }
+    const { current, next } = proposeRun(session, runId, mutate);
+    if (next === null) return unchanged(session, current);
     const seq = session.model.lastSeq + 1;
-    let durable = this.commit(session, { seq, op: 'run', record: storedRun(runId, current, next, () => seq) });
+    const durable = [this.commit(session, { seq, op: 'run', record: storedRun(runId, current, next, () => seq) })];
     // The stored record is deep-frozen and parsed from the journal line (nothing else holds it):
     // it is handed out as is, like reads do, instead of cloned once more.
     const after = session.model.getRun(runId) ?? null;
     // `current` left the model when it was replaced, so it can be handed out without a copy.
     const result = { before: current, after, changed: true };
-    // Later lines of the same batch: the last one durable means all of them are.
+    // Later lines of the same batch; all are awaited so a failed fsync rejects none of them unhandled.
     for (const { collection, record, keep } of appendsFor(result)) {
-      durable = this.commit(session, { seq: session.model.lastSeq + 1, op: 'append', collection, record, keep: retentionCount(keep) });
+      durable.push(this.commit(session, { seq: session.model.lastSeq + 1, op: 'append', collection, record, keep: retentionCount(keep) }));
     }
-    await durable;
+    await Promise.all(durable);
     return result;
   }
 
   async claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
+    const [claimed] = await this.claimRuns(options, 1, mutate);
+    return claimed ?? null;
+  }
+
+  /** The claims are applied to the model one after another (each sees the previous), then wait for one fsync. */
+  async claimRuns(options: ClaimOptions, max: number, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord[]> {
     const session = this.writable();
-    const candidate = session.model.firstReady(blockedTypes(options, session.model.runningCounts()));
-    if (candidate === undefined) return null;
-    const seq = session.model.lastSeq + 1;
-    const record = storedRun(candidate.runId, candidate, mutate(structuredClone(candidate)), () => seq);
-    const durable = this.commit(session, { seq, op: 'run', record });
-    const claimed = session.model.getRun(candidate.runId) ?? null;
-    await durable;
+    const claimed: RunRecord[] = [];
+    const durable: Promise<void>[] = [];
+    while (claimed.length < max) {
+      const candidate = session.model.firstReady(blockedTypes(options, session.model.runningCounts()));
+      if (candidate === undefined) break;
+      const seq = session.model.lastSeq + 1;
+      const record = storedRun(candidate.runId, candidate, mutate(structuredClone(candidate)), () => seq);
+      durable.push(this.commit(session, { seq, op: 'run', record }));
+      claimed.push(session.model.getRun(candidate.runId)!);
+    }
+    // Every promise is awaited (not only the last) so a failed fsync rejects none of them unhandled.
+    await Promise.all(durable);
     return claimed;
+  }
+
+  /**
+   * The state line goes first, then the run line, in the same batch: a crash that keeps only a
+   * prefix of the batch leaves the task recorded with its run still running, which restart
+   * recovery re-runs, never a finished run whose effects are missing.
+   */
+  async finishRun(runId: string, mutate: RunMutator, task: TaskOutcomeWrite): Promise<MutateResult> {
+    const session = this.writable();
+    const { current, next } = proposeRun(session, runId, mutate);
+    if (next === null) return unchanged(session, current);
+    // Computed before anything is committed, so a throwing state update writes nothing.
+    const stateEntry: JournalEntry = task.stateUpdate
+      ? { seq: session.model.lastSeq + 1, op: 'state', state: boundState(withTaskRecord(task.stateUpdate(structuredClone(session.model.state)), task.record)) }
+      : { seq: session.model.lastSeq + 1, op: 'task', record: task.record };
+    const stateDurable = this.commit(session, stateEntry);
+    const seq = session.model.lastSeq + 1;
+    const runDurable = this.commit(session, { seq, op: 'run', record: storedRun(runId, current, next, () => seq) });
+    const after = session.model.getRun(runId) ?? null;
+    await Promise.all([stateDurable, runDurable]);
+    return { before: current, after, changed: true };
   }
 
   /** Reads hand out the stored record itself: it is deep-frozen, so it cannot be changed through them. */
@@ -268,9 +309,7 @@ export class FileStateStore implements StateStore {
         excess--;
       }
     }
-    let durable: Promise<void> = Promise.resolve();
-    for (const runId of victims) durable = this.commit(session, { seq: session.model.lastSeq + 1, op: 'run-delete', runId });
-    await durable;
+    await Promise.all(victims.map((runId) => this.commit(session, { seq: session.model.lastSeq + 1, op: 'run-delete', runId })));
     return victims.length;
   }
 

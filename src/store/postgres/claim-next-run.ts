@@ -20,20 +20,35 @@ export async function claimNextRun(
   options: ClaimOptions,
   mutate: (run: RunRecord) => RunRecord,
 ): Promise<RunRecord | null> {
+  const [claimed] = await claimRuns(pool, options, 1, mutate);
+  return claimed ?? null;
+}
+
+/** Up to `max` claims in one transaction; each sees the runs the ones before it marked running. */
+export async function claimRuns(
+  pool: pg.Pool,
+  options: ClaimOptions,
+  max: number,
+  mutate: (run: RunRecord) => RunRecord,
+): Promise<RunRecord[]> {
   return withTransaction(pool, async (client) => {
     const limited = Object.keys(options.typeLimits);
     if (limited.length > 0) await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [TYPE_LIMIT_LOCK]);
-    const blocked = blockedTypes(options, await runningByType(client, limited));
-    const { rows } = await client.query<{ doc: RunRecord }>(
-      `SELECT doc FROM runs
-       WHERE queue_state = 'ready' AND NOT (type = ANY($1::text[]))
-       ORDER BY seq LIMIT 1
-       FOR UPDATE SKIP LOCKED`,
-      [[...blocked]],
-    );
-    if (!rows[0]) return null;
-    const current = runFromRow(rows[0]);
-    return updateRun(client, storedRun(current.runId, current, mutate(structuredClone(current)), () => current.seq));
+    const claimed: RunRecord[] = [];
+    while (claimed.length < max) {
+      const blocked = blockedTypes(options, await runningByType(client, limited));
+      const { rows } = await client.query<{ doc: RunRecord }>(
+        `SELECT doc FROM runs
+         WHERE queue_state = 'ready' AND NOT (type = ANY($1::text[]))
+         ORDER BY seq LIMIT 1
+         FOR UPDATE SKIP LOCKED`,
+        [[...blocked]],
+      );
+      if (!rows[0]) break;
+      const current = runFromRow(rows[0]);
+      claimed.push(await updateRun(client, storedRun(current.runId, current, mutate(structuredClone(current)), () => current.seq)));
+    }
+    return claimed;
   });
 }
 

@@ -1,8 +1,9 @@
 import type pg from 'pg';
 import type { RunRecord } from '../../tasks/types.js';
 import { storedRun } from '../run-rules.js';
-import type { MutateResult, RunMutator } from '../types.js';
+import type { MutateResult, RunMutator, TaskOutcomeWrite } from '../types.js';
 import { insertRun, runFromRow, updateRun } from './save-run.js';
+import { mutateStateIn, recordTaskIn } from './state.js';
 import { withTransaction } from './transaction.js';
 
 /**
@@ -38,4 +39,23 @@ export async function mutateRun(pool: pg.Pool, runId: string, mutate: RunMutator
     });
     if (outcome !== 'lost-insert') return outcome;
   }
+}
+
+/**
+ * An attempt's final write: the run locked and transitioned, then the task's state change and
+ * record, in one transaction. The run row is locked before the state row, as nowhere the other
+ * way round, so two finishing attempts cannot deadlock.
+ */
+export function finishRun(pool: pg.Pool, stateKey: string, runId: string, mutate: RunMutator, task: TaskOutcomeWrite): Promise<MutateResult> {
+  return withTransaction(pool, async (client) => {
+    const { rows } = await client.query<{ doc: RunRecord }>('SELECT doc FROM runs WHERE run_id = $1 FOR UPDATE', [runId]);
+    const before = rows[0] ? runFromRow(rows[0]) : null;
+    const next = before === null ? null : mutate(structuredClone(before));
+    // Only an existing run can finish an attempt: an absent one is left absent.
+    if (before === null || next === null) return { before, after: before === null ? null : structuredClone(before), changed: false };
+    const after = await updateRun(client, storedRun(runId, before, next, () => before.seq));
+    if (task.stateUpdate) await mutateStateIn(client, stateKey, task.stateUpdate);
+    await recordTaskIn(client, stateKey, task.record);
+    return { before, after, changed: true };
+  });
 }

@@ -12,14 +12,15 @@ import type {
   RunQuery,
   StateStore,
   StoreHealth,
+  TaskOutcomeWrite,
 } from '../types.js';
 import { appendRecord, listAppended } from './append.js';
-import { claimNextRun } from './claim-next-run.js';
+import { claimNextRun, claimRuns } from './claim-next-run.js';
 import { createPool, parsePostgresUrl, type PostgresTarget } from './connection.js';
 import { getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
 import { collectionCounts, serverVersion } from './health.js';
 import { applyMigrations } from './migrate.js';
-import { mutateRun } from './mutate-run.js';
+import { finishRun, mutateRun } from './mutate-run.js';
 import { pruneRuns } from './prune-runs.js';
 import { countRuns, getRun, listRuns } from './read-runs.js';
 import { ensureStateDocument, getState, mutateState, recordTask } from './state.js';
@@ -117,6 +118,14 @@ export class PostgresStateStore implements StateStore {
 
   claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
     return this.write((pool) => claimNextRun(pool, options, mutate));
+  }
+
+  claimRuns(options: ClaimOptions, max: number, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord[]> {
+    return this.write((pool) => claimRuns(pool, options, max, mutate));
+  }
+
+  finishRun(runId: string, mutate: RunMutator, task: TaskOutcomeWrite): Promise<MutateResult> {
+    return this.write((pool) => finishRun(pool, this.stateKey, runId, mutate, task));
   }
 
   getRun(runId: string): Promise<RunRecord | null> {

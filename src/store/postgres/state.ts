@@ -50,38 +50,48 @@ export function mutateState(
   stateKey: string,
   mutate: (current: OrchestratorState) => OrchestratorState | null,
 ): Promise<OrchestratorState> {
-  return withTransaction(pool, async (client) => {
-    const before = await readState(client, stateKey, true);
-    const next = mutate(structuredClone(before));
-    if (next === null) return before;
-    const after = JSON.parse(JSON.stringify(boundState(next))) as OrchestratorState;
-    const problem = stateProblem(after as unknown as Record<string, unknown>, 'state.', true);
-    if (problem !== null) throw new Error(`refusing to store the orchestrator state: ${problem}`);
-    await client.query('UPDATE state_documents SET tasks_processed = $2, doc = $3::jsonb WHERE state_key = $1', [
-      stateKey,
-      after.tasksProcessed,
-      JSON.stringify(storedDoc(after)),
-    ]);
-    if (JSON.stringify(before.taskHistory) !== JSON.stringify(after.taskHistory)) {
-      await client.query('DELETE FROM task_history WHERE state_key = $1', [stateKey]);
-      for (const record of after.taskHistory) {
-        await client.query('INSERT INTO task_history (state_key, record) VALUES ($1, $2::jsonb)', [stateKey, JSON.stringify(record)]);
-      }
+  return withTransaction(pool, (client) => mutateStateIn(client, stateKey, mutate));
+}
+
+/** mutateState inside a transaction the caller holds (an attempt's final write shares it with the run). */
+export async function mutateStateIn(
+  client: Queryable,
+  stateKey: string,
+  mutate: (current: OrchestratorState) => OrchestratorState | null,
+): Promise<OrchestratorState> {
+  const before = await readState(client, stateKey, true);
+  const next = mutate(structuredClone(before));
+  if (next === null) return before;
+  const after = JSON.parse(JSON.stringify(boundState(next))) as OrchestratorState;
+  const problem = stateProblem(after as unknown as Record<string, unknown>, 'state.', true);
+  if (problem !== null) throw new Error(`refusing to store the orchestrator state: ${problem}`);
+  await client.query('UPDATE state_documents SET tasks_processed = $2, doc = $3::jsonb WHERE state_key = $1', [
+    stateKey,
+    after.tasksProcessed,
+    JSON.stringify(storedDoc(after)),
+  ]);
+  if (JSON.stringify(before.taskHistory) !== JSON.stringify(after.taskHistory)) {
+    await client.query('DELETE FROM task_history WHERE state_key = $1', [stateKey]);
+    for (const record of after.taskHistory) {
+      await client.query('INSERT INTO task_history (state_key, record) VALUES ($1, $2::jsonb)', [stateKey, JSON.stringify(record)]);
     }
-    return after;
-  });
+  }
+  return after;
 }
 
 /** tasksProcessed + 1 and one history row, the oldest beyond the bound deleted; the document itself is not rewritten. */
 export function recordTask(pool: pg.Pool, stateKey: string, record: TaskRecord): Promise<void> {
-  return withTransaction(pool, async (client) => {
-    await client.query('UPDATE state_documents SET tasks_processed = tasks_processed + 1 WHERE state_key = $1', [stateKey]);
-    await client.query('INSERT INTO task_history (state_key, record) VALUES ($1, $2::jsonb)', [stateKey, JSON.stringify(record)]);
-    await client.query(
-      `DELETE FROM task_history WHERE state_key = $1 AND id < (
-         SELECT MIN(id) FROM (SELECT id FROM task_history WHERE state_key = $1 ORDER BY id DESC LIMIT $2) AS kept
-       )`,
-      [stateKey, STATE_BOUNDS.taskHistory],
-    );
-  });
+  return withTransaction(pool, (client) => recordTaskIn(client, stateKey, record));
+}
+
+/** recordTask inside a transaction the caller holds. */
+export async function recordTaskIn(client: Queryable, stateKey: string, record: TaskRecord): Promise<void> {
+  await client.query('UPDATE state_documents SET tasks_processed = tasks_processed + 1 WHERE state_key = $1', [stateKey]);
+  await client.query('INSERT INTO task_history (state_key, record) VALUES ($1, $2::jsonb)', [stateKey, JSON.stringify(record)]);
+  await client.query(
+    `DELETE FROM task_history WHERE state_key = $1 AND id < (
+       SELECT MIN(id) FROM (SELECT id FROM task_history WHERE state_key = $1 ORDER BY id DESC LIMIT $2) AS kept
+     )`,
+    [stateKey, STATE_BOUNDS.taskHistory],
+  );
 }

@@ -15,6 +15,7 @@ import type {
   RunQuery,
   StateStore,
   StoreHealth,
+  TaskOutcomeWrite,
 } from '../types.js';
 import { TransactionBatcher } from './batcher.js';
 import { appendRecord, listAppended } from './collections.js';
@@ -137,6 +138,31 @@ export class SqliteStateStore implements StateStore {
 
   claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
     return this.write((db) => runs.claimNextRun(db, options, mutate));
+  }
+
+  /** The claims share one savepoint of the batch's transaction; each one sees the ones before it. */
+  claimRuns(options: ClaimOptions, max: number, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord[]> {
+    return this.write((db) => {
+      const claimed: RunRecord[] = [];
+      while (claimed.length < max) {
+        const run = runs.claimNextRun(db, options, mutate);
+        if (run === null) break;
+        claimed.push(run);
+      }
+      return claimed;
+    });
+  }
+
+  /** The run's transition and the task's state change share one savepoint: both are committed or neither. */
+  finishRun(runId: string, mutate: RunMutator, task: TaskOutcomeWrite): Promise<MutateResult> {
+    return this.write((db) => {
+      const result = runs.mutateRun(db, runId, mutate);
+      if (!result.changed) return result;
+      // The handler's change rewrites only the sections it changed; the record is one history row.
+      if (task.stateUpdate) mutateState(db, task.stateUpdate);
+      recordTask(db, task.record);
+      return result;
+    });
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {

@@ -1,0 +1,148 @@
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { FileStateStore } from '../../src/store/file/file-state-store.js';
+import type { StateStore } from '../../src/store/types.js';
+import type { TaskHandler } from '../../src/tasks/handler-types.js';
+import { Runner, type RunnerDeps } from '../../src/tasks/runner.js';
+import type { RunRecord } from '../../src/tasks/types.js';
+import type { WorkerSpawner } from '../../src/workers/spawn-worker.js';
+import { tempDir, testConfig } from '../support/config.js';
+import { insertIfAbsent, makeRun } from '../store/fixtures/runs.js';
+
+/** A gate the test opens to let one handler call return. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open = () => {};
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+}
+
+const runners: Runner[] = [];
+const stores: StateStore[] = [];
+
+afterEach(async () => {
+  for (const runner of runners.splice(0)) await runner.stop(0);
+  for (const store of stores.splice(0)) await store.close();
+});
+
+async function setUp(options: { concurrency: number; handler: TaskHandler; wrap?: (store: StateStore) => StateStore; leaseMs?: number }) {
+  const dir = tempDir('runner-');
+  const inner = new FileStateStore(join(dir, 'state.json'));
+  await inner.open();
+  stores.push(inner);
+  const store = options.wrap ? options.wrap(inner) : inner;
+  const config = { ...testConfig({}, dir), concurrency: options.concurrency, typeConcurrency: {} };
+  const deps: RunnerDeps = {
+    config,
+    store,
+    clock: systemClock,
+    logger: pino({ level: 'silent' }),
+    invalidator: { invalidate: async () => {} },
+    admit: async () => {
+      throw new Error('no follow-ups in these tests');
+    },
+    ownerId: 'runner-test',
+    leaseMs: options.leaseMs ?? 60_000,
+    pollIntervalMs: 60_000,
+    onRunFinished: async () => {},
+    handlers: { 'doc-sync': options.handler },
+    spawner: { run: async () => ({ ok: false, result: null, durationMs: 0, failure: 'spawn-error' }) } as unknown as WorkerSpawner,
+    serviceStartedAt: new Date(),
+    queueDepth: async () => 0,
+  } as RunnerDeps;
+  const runner = new Runner(deps);
+  runners.push(runner);
+  return { store: inner, runner };
+}
+
+async function insertReady(store: StateStore, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    const run = makeRun({ runId: `run-${i}`, taskId: `run-${i}` });
+    await store.mutateRun(run.runId, insertIfAbsent(run));
+  }
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('Runner', () => {
+  it('fills every free slot with one claim', async () => {
+    const release = gate();
+    let started = 0;
+    const claims: Array<{ max: number; got: number }> = [];
+    const { store, runner } = await setUp({
+      concurrency: 4,
+      handler: async () => {
+        started += 1;
+        await release.wait;
+        return { status: 'completed', result: {} };
+      },
+      wrap: (inner) =>
+        Object.assign(Object.create(inner) as StateStore, {
+          claimRuns: async (...args: Parameters<NonNullable<StateStore['claimRuns']>>) => {
+            const got = await inner.claimRuns!(...args);
+            claims.push({ max: args[1], got: got.length });
+            return got;
+          },
+        }),
+    });
+    await insertReady(store, 6);
+    runner.start();
+    await until(() => started === 4, 'four handlers running');
+    expect(claims[0]).toEqual({ max: 4, got: 4 });
+    release.open();
+    await until(async () => (await store.countRuns()).byStatus.success === 6, 'all six runs to succeed');
+    expect((await store.getState()).tasksProcessed).toBe(6);
+  });
+
+  it('claims the next run before the previous final write is durable, and renews its lease until that write settles', async () => {
+    const events: string[] = [];
+    const firstFinish = gate();
+    let finishes = 0;
+    let renewals = 0;
+    const { store, runner } = await setUp({
+      concurrency: 1,
+      leaseMs: 1000,
+      handler: async (_state, _config, input) => {
+        events.push(`run ${input.runId}`);
+        return { status: 'completed', result: {} };
+      },
+      wrap: (inner) =>
+        Object.assign(Object.create(inner) as StateStore, {
+          // A runner on a shared store renews leases; the file store itself is exclusive.
+          exclusive: false,
+          finishRun: async (...args: Parameters<NonNullable<StateStore['finishRun']>>) => {
+            // The first final write is held back, as a slow fsync or a slow database would.
+            if (finishes++ === 0) await firstFinish.wait;
+            const result = await inner.finishRun!(...args);
+            events.push(`finished ${args[0]}`);
+            return result;
+          },
+          mutateRun: async (runId: string, mutate: (r: RunRecord | null) => RunRecord | null) => {
+            const result = await inner.mutateRun(runId, mutate);
+            if (result.changed) renewals += 1;
+            return result;
+          },
+        }),
+    });
+    await insertReady(store, 2);
+    runner.start();
+    // With one slot, the second run executes while the first one's final write is still held.
+    await until(() => events.includes('run run-1'), 'the second run to execute');
+    expect(events).not.toContain('finished run-0');
+    // The held run keeps its lease: renewed while its final write is pending.
+    await until(() => renewals > 0, 'a lease renewal of the run whose final write is pending');
+    const held = await store.getRun('run-0');
+    expect(held?.status).toBe('running');
+    expect(Date.parse(held!.claim!.leaseUntil)).toBeGreaterThan(Date.now());
+    firstFinish.open();
+    await until(async () => (await store.countRuns()).byStatus.success === 2, 'both runs to succeed');
+    expect(events.slice(0, 2)).toEqual(['run run-0', 'run run-1']);
+  });
+});
