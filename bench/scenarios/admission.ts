@@ -29,7 +29,7 @@ const DURABILITY: Record<string, string> = {
   [CEILING]: 'none (nothing stored)',
   [DURABLE_CEILING]: 'fdatasync before 202 (group commit)',
   json: 'fdatasync of the journal before 202 (group commit)',
-  sql: 'SQLite WAL COMMIT, synchronous=FULL, before 202',
+  sql: 'SQLite WAL COMMIT then fdatasync of the WAL (group commit) before 202',
 };
 
 function describe(summary: LoadSummary): string {

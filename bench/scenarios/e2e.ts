@@ -123,7 +123,7 @@ function notes(r: ExactlyOnceResult, settings?: Record<string, unknown>): string
 
 const SERVICE_DURABILITY: Record<StoreKind, string> = {
   json: 'run fdatasynced before 202 and at every transition',
-  sql: 'run committed (WAL, synchronous=FULL) before 202 and at every transition',
+  sql: 'run committed and its WAL fdatasynced before 202 and at every transition',
 };
 
 interface Peer {

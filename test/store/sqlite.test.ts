@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStateStore } from '../../src/store/sqlite/sqlite-state-store.js';
+import { walFileSync } from '../../src/store/sqlite/wal-sync.js';
 import { StateCorruptError } from '../../src/store/types.js';
 import { tempDir } from '../support/config.js';
 import { describeStoreConformance } from './conformance.js';
@@ -122,6 +123,51 @@ describe('SqliteStateStore on disk', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((await store.listRuns({})).items.map((r) => r.runId)).toEqual(['c', 'a']);
+  });
+
+  it('acknowledges a write after an fdatasync of the WAL, on a descriptor that stays on the WAL inode', async () => {
+    const dir = tempDir();
+    const path = join(dir, DB);
+    const synced: number[] = [];
+    const store = new SqliteStateStore(path, {
+      walSync: (databasePath) => {
+        const real = walFileSync(databasePath);
+        const datasync = async () => {
+          await real.datasync();
+          synced.push(statSync(`${path}-wal`).ino);
+        };
+        return { datasync, close: () => real.close() };
+      },
+    });
+    await store.open();
+    open.push(store);
+    await store.mutateRun('a', insertIfAbsent(makeRun({ runId: 'a' })));
+    expect(synced).toHaveLength(1);
+    // Another connection opening and closing (a reader, the migrate tool) leaves the WAL in place:
+    // SQLite removes it only when the last connection closes.
+    inspect(dir, (db) => expect(db.prepare('SELECT COUNT(*) FROM runs').pluck().get()).toBe(1));
+    await store.mutateRun('b', insertIfAbsent(makeRun({ runId: 'b' })));
+    expect(synced).toHaveLength(2);
+    expect(synced[1]).toBe(synced[0]);
+  });
+
+  it('after a failed WAL sync rejects the write, refuses later ones and reports down', async () => {
+    const dir = tempDir();
+    const store = new SqliteStateStore(join(dir, DB), {
+      walSync: () => ({
+        datasync: () => Promise.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })),
+        close: async () => undefined,
+      }),
+    });
+    await store.open();
+    open.push(store);
+    await expect(store.mutateRun('a', insertIfAbsent(makeRun({ runId: 'a' })))).rejects.toThrow(
+      /state database .* could not be synced \(EIO: i\/o error, fdatasync\); writes are refused until restart/,
+    );
+    await expect(store.putDoc('c', 'x', { n: 1 })).rejects.toThrow(/writes are refused until restart/);
+    const health = await store.health();
+    expect(health.status).toBe('down');
+    expect(health.detail).toMatch(/could not be synced/);
   });
 
   it('refuses a file that is not a SQLite database with StateCorruptError, changing nothing', async () => {

@@ -35,6 +35,12 @@ import * as runs from './runs.js';
 import { SCHEMA_VERSION, migrate } from './schema.js';
 import { mutateState, readState, recordTask } from './state.js';
 import { StoreLifecycle } from '../store-lifecycle.js';
+import { walFileSync, type WalSyncPort } from './wal-sync.js';
+
+export interface SqliteStoreOptions extends StoreOptions {
+  /** Syncs the database's WAL after each COMMIT (tests inject a failing one). Default: fdatasync of `<path>-wal`. */
+  walSync?: (databasePath: string) => WalSyncPort;
+}
 
 interface Session {
   db: Database.Database;
@@ -57,12 +63,14 @@ export class SqliteStateStore implements StateStore {
   readonly path: string;
   private readonly flushIntervalMs: number;
   private readonly lifecycle: StoreLifecycle<Session>;
+  private readonly walSync: (databasePath: string) => WalSyncPort;
 
-  constructor(path: string, options: StoreOptions = {}) {
+  constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = resolve(path);
     this.target = `sql:${this.path}`;
     this.lifecycle = new StoreLifecycle(this.target);
     this.flushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
+    this.walSync = options.walSync ?? walFileSync;
   }
 
   async open(): Promise<void> {
@@ -78,15 +86,15 @@ export class SqliteStateStore implements StateStore {
         await lock.release();
         throw asStateCorruptError(err, this.path);
       }
-      return { db, lock, batcher: new TransactionBatcher(db, this.flushIntervalMs) };
+      return { db, lock, batcher: new TransactionBatcher(db, this.flushIntervalMs, this.walSync(this.path)) };
     });
   }
 
-  /** Commits every queued write, closes the database and releases the lock. */
+  /** Commits every queued write and waits for its WAL sync, closes the database and releases the lock. */
   close(): Promise<void> {
     return this.lifecycle.close(async (session) => {
       try {
-        await session.batcher.drain();
+        await session.batcher.close();
       } finally {
         session.db.close();
         await session.lock.release();
@@ -97,6 +105,7 @@ export class SqliteStateStore implements StateStore {
   async health(): Promise<StoreHealth> {
     const session = this.lifecycle.session;
     if (session === null) return { status: 'down', target: this.target, detail: 'store is not open', collections: {} };
+    if (session.batcher.broken !== null) return { status: 'down', target: this.target, detail: session.batcher.broken.message, collections: {} };
     try {
       const { db } = session;
       const collections: Record<string, number> = {
