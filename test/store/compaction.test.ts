@@ -300,4 +300,39 @@ describe('JSON file store pipelined group commit', () => {
     expect((await reopened.listRuns({ limit: 10 })).total).toBe(2);
     await reopened.close();
   });
+
+  it("appends lines after a rotation while the rotation's directory fsync runs, and acknowledges them only after it", async () => {
+    const disk = new PowerCutDisk();
+    const base = disk.mount();
+    let holdNextDirectorySync = false;
+    let releaseDirectorySync: (() => void) | null = null;
+    const fs: StoreFs = {
+      ...base,
+      syncDirectory: async (dir) => {
+        if (holdNextDirectorySync) {
+          holdNextDirectorySync = false;
+          await new Promise<void>((resolve) => (releaseDirectorySync = resolve));
+        }
+        await base.syncDirectory(dir);
+      },
+    };
+    const store = await openOn(fs, 3);
+    holdNextDirectorySync = true;
+    // Three entries reach the threshold: the next flush slot seals the segment (rotation).
+    for (const runId of ['a', 'b', 'c']) await insert(store, runId);
+    await until(() => releaseDirectorySync !== null, "the rotation's directory fsync");
+    const acked: string[] = [];
+    void insert(store, 'after').then(() => acked.push('after'));
+    // The flush slot did not wait for the directory fsync: the line is already in the new segment...
+    await until(() => disk.peek(JOURNAL)?.toString('utf8').includes('"runId":"after"') === true, 'the append after the rotation');
+    await turns(5);
+    // ...but it is not acknowledged before both names are durable.
+    expect(acked).toEqual([]);
+    releaseDirectorySync!();
+    await until(() => acked.length === 1, 'the acknowledgement after the directory fsync');
+    await store.close();
+    const reopened = await openOn(disk.mount());
+    expect((await reopened.listRuns({ limit: 10 })).total).toBe(4);
+    await reopened.close();
+  });
 });

@@ -135,8 +135,11 @@ export class Journal {
    * compaction's snapshot then covers the sealed segment while new lines go to the next one.
    * Must run between batches (in the flush slot), so every line written so far is in the sealed
    * segment. The directory fsync makes both the rename and the new file durable before any line
-   * is acknowledged from the new file. A failure leaves the on-disk names uncertain, so the
-   * journal turns broken, as after a failed append.
+   * is acknowledged from the new file: it takes the place of the sync in flight, so the next
+   * batch is appended meanwhile and its own fdatasync (and acknowledgement) waits for it, like
+   * a batch waits for the previous batch's fdatasync, instead of the flush slot waiting for it.
+   * A failure leaves the on-disk names uncertain, so the journal turns broken, as after a failed
+   * append.
    */
   async rotate(sealedPath: string, fs: StoreFs): Promise<void> {
     // The sealed segment is complete and synced before it gets its name (replay relies on it).
@@ -146,13 +149,23 @@ export class Journal {
     try {
       await fs.rename(this.path, sealedPath);
       this.handle = await fs.open(this.path, 'a');
-      await fs.syncDirectory(dirname(this.path));
     } catch (err) {
       this.fail(err as Error);
       throw this.failure ?? err;
     }
     this.bytes = 0;
     this.entries = 0;
+    const directorySync = (async () => {
+      try {
+        await fs.syncDirectory(dirname(this.path));
+      } catch (err) {
+        this.fail(err as Error);
+      }
+    })();
+    this.syncing = directorySync;
+    void directorySync.finally(() => {
+      if (this.syncing === directorySync) this.syncing = null;
+    });
     // Every line of the sealed segment is durable already; closing it changes nothing on disk.
     await sealed.close().catch(() => undefined);
   }
