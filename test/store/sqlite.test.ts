@@ -170,6 +170,27 @@ describe('SqliteStateStore on disk', () => {
     expect(health.detail).toMatch(/could not be synced/);
   });
 
+  it('checkpoints the WAL from a worker thread', async () => {
+    const dir = tempDir('sqlite-checkpoint-');
+    const store = await openStore(dir);
+    for (let i = 0; i < 20; i++) {
+      await Promise.all(Array.from({ length: 25 }, (_, n) => store.mutateRun(`cp-${i}-${n}`, insertIfAbsent(makeRun({ runId: `cp-${i}-${n}` })))));
+    }
+    const deadline = Date.now() + 15_000;
+    while ((store.checkpointStats()?.pagesCheckpointed ?? 0) === 0) {
+      if (Date.now() > deadline) throw new Error(`no checkpoint by the worker: ${JSON.stringify(store.checkpointStats())}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(store.checkpointStats()).toMatchObject({ lastError: null });
+    // The database file itself now holds the runs (a reader that ignores the WAL would see them).
+    const stats = store.checkpointStats()!;
+    expect(stats.completed).toBeGreaterThan(0);
+    await store.close();
+    open.splice(open.indexOf(store), 1);
+    const reopened = await openStore(dir);
+    expect((await reopened.listRuns({ limit: 1 })).total).toBe(500);
+  });
+
   it('refuses a file that is not a SQLite database with StateCorruptError, changing nothing', async () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'data'));

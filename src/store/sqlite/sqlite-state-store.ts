@@ -19,7 +19,8 @@ import type {
 } from '../types.js';
 import { TransactionBatcher } from './batcher.js';
 import { appendRecord, listAppended } from './collections.js';
-import { asStateCorruptError, openDatabase } from './connection.js';
+import { BUSY_TIMEOUT_MS, asStateCorruptError, openDatabase } from './connection.js';
+import { startCheckpointer, type Checkpointer, type CheckpointerStats } from './checkpointer.js';
 import { countDocsByCollection, getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
 import {
   COMMUNITY_RESPONSES,
@@ -44,6 +45,7 @@ export interface SqliteStoreOptions extends StoreOptions {
 
 interface Session {
   db: Database.Database;
+  checkpointer: Checkpointer;
   batcher: TransactionBatcher;
   lock: PidLock;
 }
@@ -86,7 +88,8 @@ export class SqliteStateStore implements StateStore {
         await lock.release();
         throw asStateCorruptError(err, this.path);
       }
-      return { db, lock, batcher: new TransactionBatcher(db, this.flushIntervalMs, this.walSync(this.path)) };
+      const checkpointer = startCheckpointer(db, this.path, { busyTimeoutMs: BUSY_TIMEOUT_MS });
+      return { db, lock, checkpointer, batcher: new TransactionBatcher(db, this.flushIntervalMs, this.walSync(this.path)) };
     });
   }
 
@@ -96,6 +99,7 @@ export class SqliteStateStore implements StateStore {
       try {
         await session.batcher.close();
       } finally {
+        await session.checkpointer.stop().catch(() => undefined);
         session.db.close();
         await session.lock.release();
       }
@@ -128,6 +132,11 @@ export class SqliteStateStore implements StateStore {
     } catch (err) {
       return { status: 'down', target: this.target, detail: (err as Error).message, collections: {} };
     }
+  }
+
+  /** What the checkpoint worker has done (null while the store is closed). */
+  checkpointStats(): CheckpointerStats | null {
+    return this.lifecycle.session?.checkpointer.stats() ?? null;
   }
 
   mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult> {

@@ -1,0 +1,129 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type Database from 'better-sqlite3';
+
+/** How often the worker thread folds the WAL back into the database file. */
+export const CHECKPOINT_INTERVAL_MS = 1000;
+/**
+ * While the worker runs, SQLite's own checkpoint (run by the COMMIT that crosses this many WAL
+ * pages, on the event loop) is only a backstop for a stalled worker. SQLite's default is 1,000.
+ */
+export const BACKSTOP_AUTOCHECKPOINT_PAGES = 10_000;
+const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
+
+/**
+ * The worker: its own connection to the same file, one PASSIVE checkpoint per message. PASSIVE
+ * never waits for the writer and never blocks it; the checkpoint's fsyncs of the WAL and of the
+ * database file run on this thread instead of inside a COMMIT on the event loop. CommonJS source
+ * (an `eval` worker), so it runs the same from the compiled service and from the tests.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path, { fileMustExist: true, timeout: workerData.busyTimeoutMs });
+parentPort.on('message', (message) => {
+  if (message === 'close') {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    const row = db.pragma('wal_checkpoint(PASSIVE)')[0];
+    parentPort.postMessage({ ok: true, walPages: row.log, checkpointed: row.checkpointed });
+  } catch (err) {
+    parentPort.postMessage({ ok: false, error: String((err && err.message) || err) });
+  }
+});
+`;
+
+type Reply = { ok: true; walPages: number; checkpointed: number } | { ok: false; error: string };
+
+export interface CheckpointerStats {
+  /** Checkpoints the worker completed. */
+  completed: number;
+  /** WAL pages copied into the database file by them, in total. */
+  pagesCheckpointed: number;
+  lastError: string | null;
+}
+
+export interface Checkpointer {
+  stats(): CheckpointerStats;
+  /** Stops the timer, waits for the checkpoint in flight and closes the worker's connection. */
+  stop(): Promise<void>;
+}
+
+interface Logger {
+  warn(obj: object, msg: string): void;
+}
+
+/**
+ * Starts the checkpoint worker for an open database and lowers SQLite's own checkpoint to a
+ * backstop. Should the worker fail, the backstop goes back to SQLite's default, so the WAL stays
+ * bounded either way.
+ */
+export function startCheckpointer(
+  db: Database.Database,
+  path: string,
+  options: { intervalMs?: number; busyTimeoutMs: number; logger?: Logger },
+): Checkpointer {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, path, busyTimeoutMs: options.busyTimeoutMs } });
+  worker.unref();
+  const stats: CheckpointerStats = { completed: 0, pagesCheckpointed: 0, lastError: null };
+  let inFlight: { resolve: () => void } | null = null;
+  let stopped = false;
+
+  const restoreDefault = (reason: string) => {
+    stats.lastError = reason;
+    if (!db.open) return;
+    db.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
+    options.logger?.warn({ path, reason }, 'SQLite checkpoint worker stopped; checkpoints run inside commits again');
+  };
+
+  db.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
+  worker.on('message', (reply: Reply) => {
+    if (reply.ok) {
+      stats.completed += 1;
+      stats.pagesCheckpointed += Math.max(0, reply.checkpointed);
+      stats.lastError = null;
+    } else {
+      stats.lastError = reply.error;
+    }
+    inFlight?.resolve();
+    inFlight = null;
+  });
+  const onFailure = (reason: string) => {
+    inFlight?.resolve();
+    inFlight = null;
+    if (!stopped) restoreDefault(reason);
+    stopped = true;
+    clearInterval(timer);
+  };
+  worker.on('error', (err) => onFailure(err.message));
+  worker.on('exit', (code) => onFailure(`worker exited with code ${code}`));
+
+  const timer = setInterval(() => {
+    if (stopped || inFlight !== null) return;
+    inFlight = { resolve: () => undefined };
+    worker.postMessage('checkpoint');
+  }, options.intervalMs ?? CHECKPOINT_INTERVAL_MS);
+  timer.unref();
+
+  return {
+    stats: () => ({ ...stats }),
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      if (inFlight !== null) {
+        const pending = inFlight;
+        await new Promise<void>((resolve) => {
+          pending.resolve = resolve;
+        });
+      }
+      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      worker.postMessage('close');
+      await exited;
+    },
+  };
+}
