@@ -18,12 +18,13 @@ import { admission } from './scenarios/admission.js';
 import { aggregateReads } from './scenarios/aggregate-reads.js';
 import { e2e } from './scenarios/e2e.js';
 import { footprint } from './scenarios/footprint.js';
+import { health } from './scenarios/health.js';
 import { postgres } from './scenarios/postgres.js';
 import { reads } from './scenarios/reads.js';
 import { spawnOverhead } from './scenarios/spawn.js';
 import { startup } from './scenarios/startup.js';
 
-const SCENARIOS: Scenario[] = [admission, e2e, spawnOverhead, reads, aggregateReads, footprint, startup, postgres];
+const SCENARIOS: Scenario[] = [admission, health, e2e, spawnOverhead, reads, aggregateReads, footprint, startup, postgres];
 
 interface Args {
   quick: boolean;

@@ -9,8 +9,26 @@ export interface Settings {
   totalBudgetSec: number;
   /** Service run concurrency (config `concurrency`) and the queue peers' worker concurrency. */
   concurrency: number;
-  /** `openLoopRate` arrivals/s for `openLoopSec`: the open-loop latency rows. */
-  admission: { budgetSec: number; connections: number; durationSec: number; warmupSec: number; openLoopRate: number; openLoopSec: number };
+  /**
+   * `openLoopRate` arrivals/s for `openLoopSec`: the open-loop latency rows. `saturation`: the
+   * sweep from that rate (x`factor` per `stepSec` step, at most `maxSteps` steps and `maxSec` per
+   * target); a step passes when every arrival is answered 2xx with p99 <= `p99BoundMs`.
+   * `noopCeiling`: sweep the no-op ceiling too (the durable ceiling is always swept).
+   */
+  admission: {
+    budgetSec: number;
+    connections: number;
+    durationSec: number;
+    warmupSec: number;
+    openLoopRate: number;
+    openLoopSec: number;
+    saturation: { factor: number; stepSec: number; maxSteps: number; maxSec: number; p99BoundMs: number; drainMs: number; noopCeiling: boolean };
+  };
+  /**
+   * GET /health: per store, `warmupSec` for each subject, then `durationSec` per subject split into
+   * `rounds` turns of the ceiling and the service.
+   */
+  health: { budgetSec: number; connections: number; durationSec: number; warmupSec: number; rounds: number; stores: StoreKind[] };
   e2e: { budgetSec: number; unique: number; duplicates: number; submitConcurrency: number; settleMs: number; pgBossBatchSize: number; pgBossWorkers: number };
   /** `throughputRuns`: runs for the throughput rows, `concurrency` at a time. */
   spawn: { budgetSec: number; runs: number; warmup: number; throughputRuns: number };
@@ -32,7 +50,16 @@ export interface Settings {
 export const QUICK: Settings = {
   totalBudgetSec: 180,
   concurrency: 4,
-  admission: { budgetSec: 40, connections: 50, durationSec: 3, warmupSec: 1, openLoopRate: 300, openLoopSec: 3 },
+  admission: {
+    budgetSec: 75,
+    connections: 50,
+    durationSec: 3,
+    warmupSec: 1,
+    openLoopRate: 300,
+    openLoopSec: 3,
+    saturation: { factor: 1.5, stepSec: 1, maxSteps: 8, maxSec: 10, p99BoundMs: 100, drainMs: 1000, noopCeiling: false },
+  },
+  health: { budgetSec: 20, connections: 50, durationSec: 2.5, warmupSec: 0.5, rounds: 2, stores: ['json'] },
   e2e: { budgetSec: 40, unique: 300, duplicates: 30, submitConcurrency: 50, settleMs: 1200, pgBossBatchSize: 200, pgBossWorkers: 8 },
   spawn: { budgetSec: 25, runs: 3, warmup: 1, throughputRuns: 12 },
   reads: { budgetSec: 25, runs: 1000, serviceConcurrency: 16, stores: ['json'], connections: 10, durationSec: 1.5, detailAmount: 1000 },
@@ -43,7 +70,16 @@ export const QUICK: Settings = {
 export const FULL: Settings = {
   totalBudgetSec: 600,
   concurrency: 4,
-  admission: { budgetSec: 90, connections: 50, durationSec: 10, warmupSec: 2, openLoopRate: 1000, openLoopSec: 10 },
+  admission: {
+    budgetSec: 160,
+    connections: 50,
+    durationSec: 10,
+    warmupSec: 2,
+    openLoopRate: 1000,
+    openLoopSec: 10,
+    saturation: { factor: 1.5, stepSec: 2, maxSteps: 10, maxSec: 24, p99BoundMs: 100, drainMs: 1000, noopCeiling: true },
+  },
+  health: { budgetSec: 60, connections: 50, durationSec: 8, warmupSec: 1, rounds: 4, stores: ['json', 'sql'] },
   e2e: { budgetSec: 90, unique: 2000, duplicates: 200, submitConcurrency: 50, settleMs: 1500, pgBossBatchSize: 200, pgBossWorkers: 8 },
   spawn: { budgetSec: 60, runs: 15, warmup: 2, throughputRuns: 60 },
   reads: { budgetSec: 200, runs: 10_000, serviceConcurrency: 16, stores: ['json', 'sql'], connections: 10, durationSec: 4, detailAmount: 4000 },

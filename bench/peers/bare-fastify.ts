@@ -4,7 +4,7 @@
  * run as plain `node` (see bench/lib/peer-process.ts).
  *
  *   POST /api/tasks/trigger  -> 202 with the trigger response shape, nothing stored
- *   GET  /health             -> 200 {status: 'healthy'}
+ *   GET  /health             -> 200 {status: 'healthy'}, or the bytes of <fixtureDir>/health.json when given
  *   GET  /fixture/:name      -> bytes loaded at start from <fixtureDir>/<name>.json (a perfect cache)
  *
  * With `durableFile` set it is the durable ceiling instead: each trigger appends its record as a
@@ -65,7 +65,12 @@ function groupCommitter(path: string): (line: string) => Promise<void> {
 }
 const commit = args.durableFile ? groupCommitter(args.durableFile) : null;
 
-app.get('/health', async () => ({ status: 'healthy' }));
+// With a health fixture, /health is the ceiling of the service's own /health: the same bytes, from memory.
+const healthBytes = fixtures.get('health');
+app.get('/health', async (_request, reply) => {
+  if (healthBytes) return reply.type('application/json; charset=utf-8').send(healthBytes);
+  return { status: 'healthy' };
+});
 
 app.post('/api/tasks/trigger', async (request, reply) => {
   const body = (request.body ?? {}) as { type?: string; payload?: { idempotencyKey?: string } };

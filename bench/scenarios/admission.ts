@@ -4,11 +4,14 @@
  * store, against two ceilings: a bare Fastify route that does nothing (the no-op ceiling) and
  * the same route appending each record with a group-committed fdatasync (the durable ceiling).
  * Each 202 is a durable, idempotent admission; the doc-sync runs it admits drain in the
- * background meanwhile. The bench then checks its own work: the service must hold exactly as
- * many runs as it answered 202 (warm-up included), or the scenario fails.
+ * background meanwhile. Then an open loop at a fixed arrival rate, and from there a bounded rate
+ * sweep for the saturation point (the highest arrival rate answered in full within a p99 bound).
+ * The bench then checks its own work: the service must hold exactly as many runs as it answered
+ * 202 (warm-up, open loop and every sweep step included), or the scenario fails.
  */
 import { runLoad, type LoadSummary } from '../lib/load.js';
-import { runOpenLoop, type OpenLoopResult } from '../lib/open-loop.js';
+import { runOpenLoop, type OpenLoopOptions, type OpenLoopResult } from '../lib/open-loop.js';
+import { describeSweep, sweepSaturation, type SweepResult } from '../lib/saturation.js';
 import type { Scenario, ScenarioContext } from '../lib/scenario.js';
 import {
   launchService,
@@ -19,7 +22,7 @@ import {
   STORES,
 } from '../lib/service.js';
 import { join } from 'node:path';
-import { makeBaseDir, runsTotal } from '../lib/service.js';
+import { makeBaseDir, runsTotal, unfinishedRuns } from '../lib/service.js';
 import { errorMessage } from '../lib/util.js';
 import { startBareFastify } from '../peers/launch-bare-fastify.js';
 
@@ -45,12 +48,22 @@ function describe(summary: LoadSummary): string {
 interface Measured {
   summary: LoadSummary;
   openLoop: OpenLoopResult;
+  /** The saturation sweep from the open loop's rate; null when this target is not swept. */
+  sweep: SweepResult | null;
+  /** Runs not yet finished when the sweep began (service only: the earlier loads' runs still draining). */
+  backlogAtSweep: number | null;
   accepted: number;
   /** Requests that may have been stored without their answer being seen. */
   unanswered: number;
 }
 
-async function measure(ctx: ScenarioContext, url: string, title: string, headers: Record<string, string>): Promise<Measured> {
+async function measure(
+  ctx: ScenarioContext,
+  url: string,
+  title: string,
+  headers: Record<string, string>,
+  options: { sweep: boolean; backlog?: () => Promise<number> },
+): Promise<Measured> {
   const s = ctx.settings.admission;
   const tag = `adm-${process.pid}-${Date.now().toString(36)}-${title.replace(/\W+/g, '')}`;
   let counter = 0;
@@ -70,22 +83,37 @@ async function measure(ctx: ScenarioContext, url: string, title: string, headers
   ctx.log(`${title}: ${durationSec} s at ${s.connections} connections`);
   const summary = await runLoad({ ...base, title, durationSec, maxMs: durationSec * 1000 + 10_000 });
   ctx.log(`${title}: open loop, ${s.openLoopRate} arrivals/s for ${s.openLoopSec} s`);
-  const openLoop = await runOpenLoop({
-    url,
-    path: '/api/tasks/trigger',
-    method: 'POST',
-    headers,
-    body,
-    ratePerSec: s.openLoopRate,
-    durationSec: s.openLoopSec,
-  });
+  const open: Omit<OpenLoopOptions, 'ratePerSec' | 'durationSec'> = { url, path: '/api/tasks/trigger', method: 'POST', headers, body };
+  const openLoop = await runOpenLoop({ ...open, ratePerSec: s.openLoopRate, durationSec: s.openLoopSec });
+  const sat = s.saturation;
+  const backlogAtSweep = options.sweep && options.backlog ? await options.backlog() : null;
+  const result = options.sweep
+    ? await sweepSaturation({
+        first: openLoop,
+        factor: sat.factor,
+        stepSec: sat.stepSec,
+        maxSteps: sat.maxSteps,
+        maxMs: Math.min(sat.maxSec * 1000, ctx.remainingMs() - 2000),
+        p99BoundMs: sat.p99BoundMs,
+        drainMs: sat.drainMs,
+        step: (ratePerSec, durationSec, drainMs) => {
+          ctx.log(`${title}: saturation step, ${ratePerSec} arrivals/s for ${durationSec} s`);
+          return runOpenLoop({ ...open, ratePerSec, durationSec, drainMs });
+        },
+      })
+    : null;
+  // The fixed-rate open loop is the sweep's first step; without a sweep it is the only one.
+  const openLoops = result ? result.steps : [openLoop];
   return {
     summary,
     openLoop,
-    accepted: (warm.statusCodes['202'] ?? 0) + (summary.statusCodes['202'] ?? 0) + (openLoop.statusCodes['202'] ?? 0),
+    sweep: result,
+    backlogAtSweep,
+    accepted: (warm.statusCodes['202'] ?? 0) + (summary.statusCodes['202'] ?? 0) + openLoops.reduce((n, r) => n + (r.statusCodes['202'] ?? 0), 0),
     // A timed load stops with up to one request per connection in flight (warm-up and measured
-    // load); an open-loop request that errored or never answered may be stored as well.
-    unanswered: 2 * s.connections + openLoop.errors + openLoop.timedOut,
+    // load); an open-loop request that errored or never answered (a saturated sweep step leaves
+    // some) may be stored as well.
+    unanswered: 2 * s.connections + openLoops.reduce((n, r) => n + r.errors + r.timedOut, 0),
   };
 }
 
@@ -96,10 +124,10 @@ function openLoopNote(r: OpenLoopResult): string {
   return parts.join(', ');
 }
 
-async function measureCeiling(ctx: ScenarioContext, title: string, durableFile?: string): Promise<Measured> {
+async function measureCeiling(ctx: ScenarioContext, title: string, sweep: boolean, durableFile?: string): Promise<Measured> {
   const bare = await startBareFastify(durableFile ? { durableFile } : {});
   try {
-    return await measure(ctx, bare.url, title, {});
+    return await measure(ctx, bare.url, title, {}, { sweep });
   } finally {
     await bare.stop();
   }
@@ -123,16 +151,34 @@ function addOpenLoopRows(rows: ScenarioContext['rows'], subject: string, r: Open
   }
 }
 
+function addSaturationRow(ctx: ScenarioContext, subject: string, run: Measured, durable: Measured | null): void {
+  if (!run.sweep) return;
+  const bound = ctx.settings.admission.saturation.p99BoundMs;
+  const base = durable?.sweep ? { subject: DURABLE_CEILING, value: durable.sweep.saturationPerSec } : undefined;
+  const none = run.sweep.saturationPerSec === null ? 'no step passed; ' : '';
+  const backlog =
+    run.backlogAtSweep === null ? '' : `; ${run.backlogAtSweep} admitted runs still unfinished when the sweep began (they drain meanwhile)`;
+  ctx.rows.add({
+    subject,
+    metric: 'saturation point',
+    unit: 'arrivals/s',
+    value: run.sweep.saturationPerSec,
+    better: 'higher',
+    baseline: base,
+    note: none + describeSweep(run.sweep, bound) + backlog,
+  });
+}
+
 export const admission: Scenario = {
   name: 'admission',
   title: 'Trigger admission over HTTP (unique keys, 50 concurrent clients)',
   async run(ctx) {
     const { rows, details } = ctx;
-    const ceilingRun = await measureCeiling(ctx, CEILING);
+    const ceilingRun = await measureCeiling(ctx, CEILING, ctx.settings.admission.saturation.noopCeiling);
     const scratch = makeBaseDir('orch-bench-durable-');
     let durableRun: Measured;
     try {
-      durableRun = await measureCeiling(ctx, DURABLE_CEILING, join(scratch.dir, 'journal'));
+      durableRun = await measureCeiling(ctx, DURABLE_CEILING, true, join(scratch.dir, 'journal'));
     } finally {
       await scratch.remove();
     }
@@ -143,11 +189,12 @@ export const admission: Scenario = {
       [DURABLE_CEILING, durableRun, 'durable ceiling'],
     ] as const) {
       const summary = run.summary;
-      details[subject] = { ...summary, openLoop: run.openLoop };
+      details[subject] = { ...summary, openLoop: run.openLoop, saturationSweep: run.sweep };
       rows.add({ subject, metric: 'req/s', unit: '', value: summary.okRps, better: 'higher', durability: DURABILITY[subject], note });
       rows.add({ subject, metric: 'p50', unit: 'ms', value: summary.latencyMs.p50, better: 'lower' });
       rows.add({ subject, metric: 'p99', unit: 'ms', value: summary.latencyMs.p99, better: 'lower' });
       addOpenLoopRows(rows, subject, run.openLoop, null);
+      addSaturationRow(ctx, subject, run, subject === DURABLE_CEILING ? null : durableRun);
     }
 
     for (const store of STORES) {
@@ -166,13 +213,16 @@ export const admission: Scenario = {
         let measured: Measured;
         let stored: number;
         try {
-          measured = await measure(ctx, service.url, subject, { authorization: `Bearer ${OPERATOR_KEY}` });
+          measured = await measure(ctx, service.url, subject, { authorization: `Bearer ${OPERATOR_KEY}` }, {
+            sweep: true,
+            backlog: () => unfinishedRuns(service.url, 'doc-sync'),
+          });
           stored = await runsTotal(service.url, { type: 'doc-sync' });
         } finally {
           await service.stop();
         }
         const summary = measured.summary;
-        details[subject] = { ...summary, openLoop: measured.openLoop, accepted202: measured.accepted, storedRuns: stored };
+        details[subject] = { ...summary, openLoop: measured.openLoop, saturationSweep: measured.sweep, backlogAtSweep: measured.backlogAtSweep, accepted202: measured.accepted, storedRuns: stored };
         for (const base of [
           { subject: CEILING, load: ceiling },
           { subject: DURABLE_CEILING, load: durable },
@@ -194,6 +244,7 @@ export const admission: Scenario = {
         const fiveXx = Object.entries(summary.statusCodes).filter(([code]) => code.startsWith('5')).reduce((n, [, c]) => n + c, 0);
         rows.check(subject, 'no 5xx, no socket errors', fiveXx === 0 && summary.errors === 0, `${fiveXx} 5xx, ${summary.errors} errors`);
         addOpenLoopRows(rows, subject, measured.openLoop, durableRun.openLoop);
+        addSaturationRow(ctx, subject, measured, durableRun);
         // Requests in flight when a load stopped may be stored without their answer being
         // counted. Fewer stored than 202s is a loss.
         const inFlightAtStop = measured.unanswered;

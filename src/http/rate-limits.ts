@@ -1,5 +1,5 @@
 import fastifyRateLimit from '@fastify/rate-limit';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { RATE_LIMIT_BUCKETS, type RateLimitBucket } from '../config/schema.js';
 import type { AppConfig } from '../config/types.js';
 import { MemoryCoordination } from '../coordination/memory.js';
@@ -24,7 +24,8 @@ function subjectOf(identityBucket: boolean, request: FastifyRequest): string {
   return ip.includes(':') ? `ip:${fastifyRateLimit.normalizeIP(ip)}` : `ip:${ip}`;
 }
 
-export type RateLimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+/** An onRequest hook in callback style: with counters in this process a pass completes without a promise or a microtask. */
+export type RateLimitHook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
 
 /**
  * One onRequest hook per bucket, each a single fixed-window counter update per request.
@@ -53,35 +54,37 @@ export function registerRateLimits(
     // The key of the shared counters is unchanged from earlier versions, so instances of both count together.
     const prefix = `ratelimit:${bucket}|`;
 
-    hooks.set(bucket, async function enforceRateLimit(request, reply) {
+    const maxText = String(max);
+
+    /** Sets the three headers; the 429 error when the window is spent, else undefined. */
+    const verdict = (reply: FastifyReply, count: number, resetAt: number, now: number): HttpError | undefined => {
+      const resetSeconds = Math.max(1, Math.ceil((resetAt - now) / 1000));
+      reply.header('ratelimit-limit', maxText);
+      reply.header('ratelimit-remaining', String(Math.max(0, max - count)));
+      reply.header('ratelimit-reset', String(resetSeconds));
+      if (count <= max) return undefined;
+      return new HttpError(
+        'rate_limited',
+        `Rate limit exceeded: ${max} requests per ${windowSeconds} s (${bucket}); retry after ${resetSeconds} s`,
+        {
+          details: { bucket, limit: max, windowSeconds, retryAfterSeconds: resetSeconds },
+          headers: { 'Retry-After': String(resetSeconds) },
+        },
+      );
+    };
+
+    hooks.set(bucket, function enforceRateLimit(request, reply, done) {
       const key = prefix + subjectOf(identityBucket, request);
-      let count: number;
-      let resetAt: number;
-      if (shared) {
-        try {
-          ({ count, resetAt } = await coordination.incrementWindow(key, windowMs));
-        } catch {
-          return;
-        }
-      } else {
-        const window = local.increment(key, windowMs, Date.now());
-        count = window.count;
-        resetAt = window.resetAt;
+      if (!shared) {
+        const now = Date.now();
+        const window = local.increment(key, windowMs, now);
+        done(verdict(reply, window.count, window.resetAt, now));
+        return;
       }
-      const resetSeconds = Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
-      reply.header('ratelimit-limit', max);
-      reply.header('ratelimit-remaining', Math.max(0, max - count));
-      reply.header('ratelimit-reset', resetSeconds);
-      if (count > max) {
-        throw new HttpError(
-          'rate_limited',
-          `Rate limit exceeded: ${max} requests per ${windowSeconds} s (${bucket}); retry after ${resetSeconds} s`,
-          {
-            details: { bucket, limit: max, windowSeconds, retryAfterSeconds: resetSeconds },
-            headers: { 'Retry-After': String(resetSeconds) },
-          },
-        );
-      }
+      coordination.incrementWindow(key, windowMs).then(
+        ({ count, resetAt }) => done(verdict(reply, count, resetAt, Date.now())),
+        () => done(),
+      );
     });
   }
   return (bucket) => hooks.get(bucket)!;

@@ -4,6 +4,7 @@ import type { CachedResponse, ResponseCache } from './response-cache.js';
 import { isProtectedRoute, type RouteContext, type RouteReply, type RouteSpec } from './route-spec.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 function contextOf(request: FastifyRequest): RouteContext {
   return {
@@ -21,7 +22,7 @@ function contextOf(request: FastifyRequest): RouteContext {
  * hook of every protected route, so a protected handler reached without an identity means the
  * route was wired wrongly: fail closed rather than run the work anonymously.
  */
-function invoke(route: RouteSpec, ctx: RouteContext): Promise<RouteReply> {
+function invoke(route: RouteSpec, ctx: RouteContext): RouteReply | Promise<RouteReply> {
   if (!isProtectedRoute(route)) return route.handler({ ...ctx, identity: null });
   const { identity } = ctx;
   if (identity === null) throw new Error(`protected route ${route.method} ${route.path} reached without an identity`);
@@ -31,21 +32,34 @@ function invoke(route: RouteSpec, ctx: RouteContext): Promise<RouteReply> {
 /** Serializes a handler's reply once; the same text is sent and, for cached reads, stored. */
 function render(result: RouteReply): CachedResponse {
   const statusCode = result.statusCode ?? 200;
-  const empty = result.body === undefined || statusCode === 204;
+  const empty = statusCode === 204 || (result.json === undefined && result.body === undefined);
   return {
     statusCode,
     contentType: JSON_TYPE,
-    headers: result.headers ?? {},
-    body: empty ? '' : JSON.stringify(result.body),
+    headers: result.headers ?? NO_HEADERS,
+    body: empty ? '' : (result.json ?? JSON.stringify(result.body)),
   };
 }
 
-function send(reply: FastifyReply, response: CachedResponse): FastifyReply {
+/**
+ * Sends a rendered response. Returns undefined when the send completed at once (the usual case:
+ * the server's onSend hooks are synchronous), so fastify has nothing left to wait for; otherwise
+ * the reply, which fastify awaits until the response has ended.
+ */
+function send(reply: FastifyReply, response: CachedResponse): FastifyReply | undefined {
   reply.code(response.statusCode);
-  for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
-  if (response.body === '') return reply.send();
-  return reply.type(response.contentType).send(response.body);
+  for (const name in response.headers) reply.header(name, response.headers[name]);
+  if (response.body === '') reply.send();
+  else reply.type(response.contentType).send(response.body);
+  return reply.sent ? undefined : reply;
 }
+
+function respond(reply: FastifyReply, result: RouteReply): FastifyReply | undefined {
+  return result.stream ? sendStream(reply, result, result.stream) : send(reply, render(result));
+}
+
+const isPromise = (value: RouteReply | Promise<RouteReply>): value is Promise<RouteReply> =>
+  typeof (value as Promise<RouteReply>).then === 'function';
 
 function sendStream(reply: FastifyReply, result: RouteReply, stream: NonNullable<RouteReply['stream']>): FastifyReply {
   reply.code(result.statusCode ?? 200);
@@ -60,15 +74,18 @@ function sendStream(reply: FastifyReply, result: RouteReply, stream: NonNullable
  * 200s. A cache that cannot be reached is skipped, not fatal: the read is served uncached.
  */
 export function createRouteHandler(route: RouteSpec, cache: ResponseCache) {
-  return async function handleRoute(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const ctx = contextOf(request);
-    if (!route.cache) {
-      reply.header('Cache-Control', 'no-store');
-      const result = await invoke(route, ctx);
-      if (result.stream) return sendStream(reply, result, result.stream);
-      return send(reply, render(result));
-    }
+  if (!route.cache) {
+    // Cache-Control: no-store comes from the server's onSend hook, as for every uncached answer.
+    // A handler that answers synchronously (GET /health) is sent without a promise in between.
+    return function handleRoute(request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined | Promise<FastifyReply | undefined> {
+      const result = invoke(route, contextOf(request));
+      if (isPromise(result)) return result.then((r) => respond(reply, r));
+      return respond(reply, result);
+    };
+  }
 
+  return async function handleCachedRoute(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    const ctx = contextOf(request);
     let key: string | null = null;
     try {
       key = await cache.keyFor(route, ctx, request);

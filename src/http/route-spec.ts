@@ -32,7 +32,9 @@ export interface RouteContext<Q = unknown, P = unknown, B = unknown, I extends I
 
 export interface RouteReply {
   statusCode?: number;
-  body: unknown;
+  body?: unknown;
+  /** The body already serialized as JSON, sent as it is: used instead of `body`. */
+  json?: string;
   headers?: Record<string, string>;
   /** A body sent as it is produced (never cached, never held whole): used instead of `body`. */
   stream?: { contentType: string; chunks: AsyncIterable<string> };
@@ -52,7 +54,7 @@ export type ProtectedContext<Q = unknown, P = unknown, B = unknown> = RouteConte
 // Handlers receive validated input; `any` keeps the table homogeneous while each handler
 // declares its own typed context.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Handler<I extends Identity | null> = (ctx: RouteContext<any, any, any, I>) => Promise<RouteReply>;
+type Handler<I extends Identity | null> = (ctx: RouteContext<any, any, any, I>) => RouteReply | Promise<RouteReply>;
 
 interface RouteSpecBase {
   method: 'GET' | 'POST';

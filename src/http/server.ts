@@ -13,6 +13,7 @@ import { registerErrorHandling } from './error-handling.js';
 import { registerOperatorConsole } from './operator-console.js';
 import { registerRateLimits } from './rate-limits.js';
 import { requestIdFor } from './request-id.js';
+import { requestLoggerFactory } from './request-logger.js';
 import { ResponseCache } from './response-cache.js';
 import { createRouteHandler } from './route-handler.js';
 import type { RouteSpec } from './route-spec.js';
@@ -57,6 +58,8 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
   const { config, coordination, logger, metrics } = deps;
   const app = Fastify({
     loggerInstance: logger,
+    // request.log / reply.log: a pino child made only when a request writes a line (request-logger.ts).
+    childLoggerFactory: requestLoggerFactory,
     genReqId: requestIdFor,
     requestIdHeader: false,
     bodyLimit: config.maxBodyBytes,
@@ -78,19 +81,22 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
   registerErrorHandling(app, config.maxBodyBytes);
   keepRawBodyOfSignedRoutes(app);
 
-  await registerCors(app, config.cors);
+  registerCors(app, config.cors);
   const limit = registerRateLimits(config, coordination);
 
-  app.addHook('onSend', async (request, reply) => {
+  // Hooks every request crosses are in callback style: no promise and no microtask per request.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('X-Request-Id', request.id);
     if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'no-store');
+    done(null, payload);
   });
 
   const tablePaths = new Set(routes.map((r) => r.path));
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const pattern = request.routeOptions.url;
     const route = pattern !== undefined && tablePaths.has(pattern) ? pattern : UNMATCHED;
     metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 
   const verify = createKeyVerifier(config.apiKeys, deps.clock ?? systemClock);

@@ -82,7 +82,7 @@ async function call(path: string, query: Record<string, unknown>, role: Role = '
 
 async function refusal(path: string, query: Record<string, unknown>, role: Role): Promise<DomainError> {
   const r = route(path);
-  const err = await r.handler({ identity: { actor: role, role, apiKeyLabel: role, apiKeyExpiresAt: null }, requestId: 'req-1', query, params: {}, body: undefined, request: {} as never }).catch((e: unknown) => e);
+  const err = await (async () => r.handler({ identity: { actor: role, role, apiKeyLabel: role, apiKeyExpiresAt: null }, requestId: 'req-1', query, params: {}, body: undefined, request: {} as never }))().catch((e: unknown) => e);
   expect(err).toBeInstanceOf(DomainError);
   return err as DomainError;
 }

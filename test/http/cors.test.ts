@@ -77,10 +77,26 @@ describe('CORS', () => {
     expect((await preflight(own)).status).toBe(204);
   });
 
-  it('does not apply CORS to a request without Origin', async () => {
+  it('does not apply CORS to a request without Origin, but still says the answer varies by Origin', async () => {
     const res = await fetch(`${h.url}/health`);
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect(res.headers.get('access-control-expose-headers')).toBeNull();
+    expect(res.headers.get('vary')).toBe('Origin');
+  });
+
+  it('answers OPTIONS without Origin as an unknown route (404), not as a preflight', async () => {
+    const res = await fetch(`${h.url}/test/notes`, { method: 'OPTIONS' });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('access-control-allow-methods')).toBeNull();
+    expect((await readJson(res)).error.code).toBe('not_found');
+  });
+
+  it('keeps Vary: Authorization and Origin together on a protected cached read', async () => {
+    const res = await fetch(`${h.url}/test/notes`, { headers: { origin: ALLOWED, ...bearer(TEST_KEYS.viewer) } });
+    await res.arrayBuffer();
+    const vary = (res.headers.get('vary') ?? '').split(',').map((v) => v.trim().toLowerCase());
+    expect(vary).toEqual(expect.arrayContaining(['origin', 'authorization']));
   });
 });
 

@@ -102,6 +102,18 @@ describe('error shapes', () => {
     expect(logged?.err?.message).toContain('db-internal');
     expect(logged?.err?.stack).toContain('synthetic-routes');
   });
+
+  it('treats a synchronous handler that throws the same way', async () => {
+    const res = await fetch(`${h.url}/test/boom-sync`, { headers: { 'x-request-id': 'boom-sync-1' } });
+    expect(res.status).toBe(500);
+    expect(await res.clone().text()).not.toContain('secret-path');
+    const error = await errorOf(res);
+    expect(error.code).toBe('internal_error');
+    expect(error.requestId).toBe('boom-sync-1');
+    expect(res.headers.get('x-request-id')).toBe('boom-sync-1');
+    const logged = h.logLines.map((l) => JSON.parse(l)).find((l) => l.reqId === 'boom-sync-1' && l.err);
+    expect(logged?.err?.message).toContain('secret-path');
+  });
 });
 
 describe('query and path validation', () => {

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryCoordination } from '../../src/coordination/memory.js';
+import type { Coordination } from '../../src/coordination/types.js';
 import { TEST_KEYS, bearer } from '../support/keys.js';
 import { startHarness, type Harness } from './harness.js';
 import { readJson } from './read-json.js';
@@ -142,5 +144,49 @@ describe('rate-limit buckets', () => {
     const res = await call({ path: '/test/notes', key: TEST_KEYS.viewer });
     expect(res.headers.get('ratelimit-limit')).toBe('7');
     expect(res.headers.get('ratelimit-remaining')).toBe('6');
+  });
+});
+
+/**
+ * A coordination that is not the in-process one, so the limiter counts through `incrementWindow`
+ * (the path a KV store takes), with that one call replaced.
+ */
+function sharedCounters(incrementWindow: Coordination['incrementWindow']): Coordination {
+  const inner = new MemoryCoordination({ cacheMaxEntries: 100, cacheMaxBytes: 1_000_000 });
+  return new Proxy({} as Coordination, {
+    get(_target, name: keyof Coordination) {
+      if (name === 'incrementWindow') return incrementWindow;
+      const value = inner[name];
+      return typeof value === 'function' ? value.bind(inner) : value;
+    },
+  });
+}
+
+describe('rate limits counted by a shared store', () => {
+  it('answers 429 past the limit from the shared counts', async () => {
+    const counts = new Map<string, number>();
+    const keys: string[] = [];
+    h = await startHarness({
+      configFile: limits({ 'health-public': { max: 2, windowSeconds: 60 } }),
+      coordination: sharedCounters(async (key) => {
+        keys.push(key);
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+        return { count: counts.get(key)!, resetAt: Date.now() + 30_000 };
+      }),
+    });
+    await exhaust(2, { path: '/health' }, 200);
+    expect(keys).toEqual(['ratelimit:health-public|ip:127.0.0.1', 'ratelimit:health-public|ip:127.0.0.1', 'ratelimit:health-public|ip:127.0.0.1']);
+  });
+
+  it('lets requests through, without limit headers, while the shared store fails', async () => {
+    h = await startHarness({
+      configFile: limits({ 'health-public': { max: 1, windowSeconds: 60 } }),
+      coordination: sharedCounters(() => Promise.reject(new Error('store unreachable'))),
+    });
+    for (let i = 0; i < 3; i++) {
+      const res = await call({ path: '/health' });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('ratelimit-limit')).toBeNull();
+    }
   });
 });

@@ -50,6 +50,34 @@ describe('GET /health', () => {
     expect(body.urls.openapi).toBe('http://localhost:4300/api/openapi.json');
     expect(body.urls.metrics).toBe(`http://localhost:${h.metricsServer!.port}/metrics`);
   });
+
+  it('keeps each caller its own helper URLs when hosts alternate (remembered per Host)', async () => {
+    for (const host of ['localhost:4300', 'Example.TEST:8080', 'localhost:4300', '[::1]:9000', 'example.test:8080']) {
+      const body = await getWithHost(`${h.url}/health`, host);
+      const origin = new URL(`http://${host}`).origin;
+      expect(body.urls.openapi).toBe(`${origin}/api/openapi.json`);
+      expect(body.urls.knowledgeSummary).toBe(`${origin}/api/knowledge/summary`);
+    }
+    // More distinct hosts than it remembers: still every answer for its own host.
+    for (let i = 0; i < 80; i++) {
+      const body = await getWithHost(`${h.url}/health`, `host-${i}.test:${4000 + i}`);
+      expect(body.urls.persistenceHealth).toBe(`http://host-${i}.test:${4000 + i}/api/persistence/health`);
+    }
+  });
+
+  it('answers the JSON its fields serialize to, with the envelope headers', async () => {
+    const res = await fetch(`${h.url}/health`, { headers: { 'x-request-id': 'health-probe-1' } });
+    const text = await res.text();
+    const body = JSON.parse(text) as Record<string, unknown>;
+    expect(Object.keys(body)).toEqual(['status', 'timestamp', 'uptimeSeconds', 'urls']);
+    expect(text).toBe(JSON.stringify(body));
+    expect(new Date(body.timestamp as string).toISOString()).toBe(body.timestamp);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(res.headers.get('x-request-id')).toBe('health-probe-1');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('vary')).toBe('Origin');
+    for (const name of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) expect(res.headers.get(name)).toMatch(/^\d+$/);
+  });
 });
 
 describe('GET /health with metrics disabled', () => {

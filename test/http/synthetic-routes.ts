@@ -94,6 +94,18 @@ export function syntheticRoutes(invalidator: CacheInvalidator): RouteSpec[] {
       },
     },
     {
+      method: 'GET',
+      path: '/test/boom-sync',
+      operationId: 'testBoomSync',
+      summary: 'A synchronous handler failing with a plain Error',
+      tags: ['test'],
+      access: { kind: 'public', bucket: 'health-public' },
+      schema: { response: { 200: Type.Object({}) } },
+      handler: () => {
+        throw new Error('sync failure reading /srv/secret-path');
+      },
+    },
+    {
       method: 'POST',
       path: '/test/search',
       operationId: 'testSearch',
