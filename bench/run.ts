@@ -53,7 +53,7 @@ function parseArgs(argv: string[]): Args {
 
 const USAGE = `usage: npm run bench -- [--quick] [--only <scenario>[,<scenario>]] [--out <dir>]
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}
-  --quick   every scenario, small (under 3 minutes)
+  --quick   every scenario, small (under 4 minutes)
   --only    run just these scenarios
   --out     output folder (default bench-results/<timestamp>/)`;
 

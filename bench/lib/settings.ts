@@ -1,7 +1,7 @@
 import type { StoreKind } from './service.js';
 
 /**
- * Sizes of every scenario per mode. Quick runs everything small enough to finish in under three
+ * Sizes of every scenario per mode. Quick runs everything small enough to finish in under four
  * minutes; full in under ten. Every load is bounded by a count and by its scenario's time budget.
  */
 export interface Settings {
@@ -48,7 +48,7 @@ export interface Settings {
 }
 
 export const QUICK: Settings = {
-  totalBudgetSec: 180,
+  totalBudgetSec: 240,
   concurrency: 4,
   admission: {
     budgetSec: 75,
