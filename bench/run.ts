@@ -159,12 +159,21 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     void runCleanups().finally(() => process.exit(130));
   });
 }
+// A run that never finished must not look like a success: if the event loop empties while a
+// scenario still waits (a promise nothing will settle), Node exits with this code.
+process.exitCode = 1;
+process.on('exit', (code) => {
+  if (code === 1 && !finished) console.error('bench: the run ended before it finished (the event loop emptied while a scenario waited)');
+});
+let finished = false;
 main()
   .then(async (code) => {
+    finished = true;
     await runCleanups();
     process.exit(code);
   })
   .catch(async (err) => {
+    finished = true;
     console.error(err);
     await runCleanups();
     process.exit(1);

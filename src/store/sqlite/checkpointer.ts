@@ -99,8 +99,15 @@ export function startCheckpointer(
     stopped = true;
     clearInterval(timer);
   };
+  let exited = false;
+  const whenExited = new Promise<void>((resolve) =>
+    worker.on('exit', (code) => {
+      exited = true;
+      onFailure(`worker exited with code ${code}`);
+      resolve();
+    }),
+  );
   worker.on('error', (err) => onFailure(err.message));
-  worker.on('exit', (code) => onFailure(`worker exited with code ${code}`));
 
   const timer = setInterval(() => {
     if (stopped || inFlight !== null) return;
@@ -112,18 +119,20 @@ export function startCheckpointer(
   return {
     stats: () => ({ ...stats }),
     async stop() {
-      if (stopped) return;
+      if (exited) return;
       stopped = true;
       clearInterval(timer);
+      // The worker is unref'd so it never holds the process open, but a close must not end with
+      // the event loop emptied while it waits for the worker's reply: hold a reference meanwhile.
+      worker.ref();
       if (inFlight !== null) {
         const pending = inFlight;
         await new Promise<void>((resolve) => {
           pending.resolve = resolve;
         });
       }
-      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
       worker.postMessage('close');
-      await exited;
+      await whenExited;
     },
   };
 }
