@@ -2,8 +2,17 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 
-/** How often the worker thread folds the WAL back into the database file. */
-export const CHECKPOINT_INTERVAL_MS = 1000;
+/**
+ * How often the worker thread folds the WAL back into the database file. Under a write burst the
+ * WAL grows by thousands of pages a second; checkpointing often keeps it (and what a restart
+ * replays) small.
+ */
+export const CHECKPOINT_INTERVAL_MS = 250;
+/**
+ * The WAL is reused from its start after a complete checkpoint but keeps its largest size on
+ * disk; past this size it is truncated back when it is reused (SQLite's journal_size_limit).
+ */
+export const WAL_SIZE_LIMIT_BYTES = 8 * 1024 * 1024;
 /**
  * While the worker runs, SQLite's own checkpoint (run by the COMMIT that crosses this many WAL
  * pages, on the event loop) is only a backstop for a stalled worker. SQLite's default is 1,000.
@@ -81,6 +90,7 @@ export function startCheckpointer(
   };
 
   db.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   worker.on('message', (reply: Reply) => {
     if (reply.ok) {
       stats.completed += 1;
