@@ -124,6 +124,7 @@ export interface StateStore {
   /** Deletes the oldest runs in a terminal status (success, failed) beyond `keep`; returns how many. */
   pruneRuns(keep: number): Promise<number>;
 
+  /** The OrchestratorState document; it may be frozen (the file store hands out its own): never change it. */
   getState(): Promise<OrchestratorState>;
   /** Atomic read-modify-write of the OrchestratorState document; null from `mutate` leaves it unchanged. */
   mutateState(mutate: (current: OrchestratorState) => OrchestratorState | null): Promise<OrchestratorState>;

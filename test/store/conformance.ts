@@ -409,6 +409,21 @@ export function describeStoreConformance(
         expect(unchanged.tasksProcessed).toBe(50);
       });
 
+      it('changing the returned state never changes the stored one (it is a copy or frozen)', async () => {
+        const { store } = await openStore();
+        await store.recordTask({ type: 'doc-sync', status: 'completed', timestamp: '2026-01-01T00:00:00Z', durationMs: 1 });
+        const state = await store.getState();
+        try {
+          (state as { tasksProcessed: number }).tasksProcessed = 99;
+          (state.taskHistory as unknown[]).push({ type: 'forged' });
+        } catch {
+          // a frozen document refuses the change: that is one of the two allowed answers
+        }
+        const again = await store.getState();
+        expect(again.tasksProcessed).toBe(1);
+        expect(again.taskHistory).toHaveLength(1);
+      });
+
       it('records finished tasks without touching the rest of the document, bounded to 50, across reopen', async () => {
         const { store, dir } = await openStore();
         await store.mutateState((s) => ({ ...s, docsIndexed: ['a.md'], notes: 'kept' }));

@@ -313,8 +313,9 @@ export class FileStateStore implements StateStore {
     return victims.length;
   }
 
+  /** The stored document itself: it is deep-frozen, like the runs reads hand out. */
   async getState(): Promise<OrchestratorState> {
-    return structuredClone(this.readable().model.state);
+    return this.readable().model.state;
   }
 
   async mutateState(mutate: (current: OrchestratorState) => OrchestratorState | null): Promise<OrchestratorState> {

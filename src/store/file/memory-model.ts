@@ -26,7 +26,8 @@ export class MemoryModel {
 
   constructor(snapshot: SnapshotDocument | null) {
     this.lastSeq = snapshot?.meta.lastSeq ?? 0;
-    this.state = snapshot === null ? emptyOrchestratorState() : stateOf(snapshot);
+    // Frozen like the runs: getState hands it out without a copy.
+    this.state = deepFreeze(snapshot === null ? emptyOrchestratorState() : stateOf(snapshot));
     this.collections = {
       telemetry: snapshot?.collections.telemetry ?? [],
       milestones: snapshot?.collections.milestones ?? [],
@@ -47,10 +48,11 @@ export class MemoryModel {
         this.deleteRun(entry.runId);
         break;
       case 'state':
-        this.state = entry.state;
+        this.state = deepFreeze(entry.state);
         break;
       case 'task':
-        this.state = withTaskRecord(this.state, entry.record);
+        // Only the new parts get frozen: the rest is shared with the previous, frozen state.
+        this.state = deepFreeze(withTaskRecord(this.state, entry.record));
         break;
       case 'append':
         this.appendRecord(entry.collection, entry.record, entry.keep);
