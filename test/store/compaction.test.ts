@@ -336,3 +336,50 @@ describe('JSON file store pipelined group commit', () => {
     await reopened.close();
   });
 });
+
+describe('JSON file store compaction thresholds', () => {
+  /** `meta.lastSeq` of every snapshot put in place after `armed` is set, in order. */
+  function snapshotLog(disk: PowerCutDisk) {
+    const base = disk.mount();
+    const log = { armed: false, seqs: [] as number[] };
+    const fs: StoreFs = {
+      ...base,
+      rename: async (from, to) => {
+        await base.rename(from, to);
+        if (log.armed && to === STATE) log.seqs.push(snapshotSeq(disk));
+      },
+    };
+    return { fs, log };
+  }
+
+  async function compactionsOver(scaleWithSnapshot: boolean, inserts: number): Promise<number[]> {
+    const disk = new PowerCutDisk();
+    const { fs, log } = snapshotLog(disk);
+    const store = new FileStateStore(STATE, { fs, acquireLock: noLock, compactAfterEntries: 5, scaleWithSnapshot, flushIntervalMs: 0 });
+    await store.open();
+    log.armed = true;
+    for (let i = 0; i < inserts; i += 1) {
+      await insert(store, `run-${i}`);
+      await store.settle();
+    }
+    await store.close();
+    const reopened = await openOn(disk.mount());
+    expect((await reopened.listRuns({ limit: 1 })).total).toBe(inserts);
+    await reopened.close();
+    // The last entry is the snapshot written at close.
+    return log.seqs.slice(0, -1);
+  }
+
+  it('grows with the snapshot, so each compaction follows at least as many lines as the previous snapshot held records', async () => {
+    const scaled = await compactionsOver(true, 80);
+    // One line per insert: the snapshot at seq N holds N runs, the next waits for N more lines.
+    for (let i = 1; i < scaled.length; i += 1) expect(scaled[i]! - scaled[i - 1]!).toBeGreaterThanOrEqual(scaled[i - 1]!);
+    expect(scaled.length).toBeLessThanOrEqual(5);
+    expect(scaled.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('stays fixed when asked to', async () => {
+    const fixed = await compactionsOver(false, 80);
+    expect(fixed.length).toBeGreaterThanOrEqual(14);
+  });
+});

@@ -37,6 +37,7 @@ import {
   readSnapshot,
   removeLeftoverTmp,
   serializeSnapshot,
+  snapshotRecords,
   writeSnapshot,
   type FileStorePaths,
   type SnapshotDocument,
@@ -44,10 +45,21 @@ import {
 import { StoreLifecycle } from '../store-lifecycle.js';
 
 export interface FileStoreOptions extends StoreOptions {
-  /** Compact (rewrite the snapshot, empty the journal) once the journal is this large. Default 16 MiB. */
+  /**
+   * Compact (rewrite the snapshot, empty the journal) once the journal is this large. Default:
+   * 16 MiB or the size of the last snapshot, whichever is larger.
+   */
   compactAfterBytes?: number;
-  /** ... or holds this many entries. Default 20,000. */
+  /**
+   * ... or holds this many entries. Default: 20,000 or as many as the last snapshot held records,
+   * whichever is larger.
+   */
   compactAfterEntries?: number;
+  /**
+   * Whether the thresholds grow with the last snapshot (see above). Default: true unless either
+   * threshold is set (tests that set one want compactions that often).
+   */
+  scaleWithSnapshot?: boolean;
   /** The file system under the store (tests put a power-loss double here). Default: Node's. */
   fs?: StoreFs;
   /** Takes the store's ownership lock. Default: the pid lock file beside the state file. */
@@ -99,6 +111,15 @@ export class FileStateStore implements StateStore {
   private readonly flushIntervalMs: number;
   private readonly compactAfterBytes: number;
   private readonly compactAfterEntries: number;
+  /**
+   * The thresholds grow with the snapshot: rewriting a large state every 20,000 lines made the
+   * compactions run back to back under load, their cost growing with the state; scaled, each
+   * costs at most what the journal lines since the last one did (amortized O(1) per write), and
+   * a replay after a crash reads at most about one snapshot's worth of journal.
+   */
+  private readonly scaleWithSnapshot: boolean;
+  /** Size of the last snapshot written or loaded. */
+  private lastSnapshot = { bytes: 0, records: 0 };
   private readonly lifecycle: StoreLifecycle<Session>;
   private compactionError: Error | null = null;
   /** Journal size when compaction last failed: the next try waits for another threshold's worth. */
@@ -114,6 +135,7 @@ export class FileStateStore implements StateStore {
     this.flushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
     this.compactAfterBytes = options.compactAfterBytes ?? DEFAULT_COMPACT_AFTER_BYTES;
     this.compactAfterEntries = options.compactAfterEntries ?? DEFAULT_COMPACT_AFTER_ENTRIES;
+    this.scaleWithSnapshot = options.scaleWithSnapshot ?? (options.compactAfterBytes === undefined && options.compactAfterEntries === undefined);
     this.fs = options.fs ?? nodeStoreFs;
     this.acquireLock = options.acquireLock ?? acquirePidLock;
   }
@@ -136,6 +158,7 @@ export class FileStateStore implements StateStore {
         this.fs,
       );
       const model = new MemoryModel(snapshot?.document ?? null);
+      if (snapshot !== null) this.lastSnapshot = { bytes: snapshot.bytes, records: snapshotRecords(snapshot.document) };
       for (const entry of replay.entries) model.apply(entry);
       if (replay.tornBytes > 0) {
         await truncateJournal(this.paths.journal, replay.validBytes, this.fs);
@@ -402,7 +425,20 @@ export class FileStateStore implements StateStore {
     if (session.compaction !== null) return;
     const grownBytes = journal.bytes - this.compactionFloor.bytes;
     const grownEntries = journal.entries - this.compactionFloor.entries;
-    if (grownBytes >= this.compactAfterBytes || grownEntries >= this.compactAfterEntries) await this.startCompaction(session);
+    const threshold = this.threshold();
+    if (grownBytes >= threshold.bytes || grownEntries >= threshold.entries) await this.startCompaction(session);
+  }
+
+  private threshold(): { bytes: number; entries: number } {
+    if (!this.scaleWithSnapshot) return { bytes: this.compactAfterBytes, entries: this.compactAfterEntries };
+    return {
+      bytes: Math.max(this.compactAfterBytes, this.lastSnapshot.bytes),
+      entries: Math.max(this.compactAfterEntries, this.lastSnapshot.records),
+    };
+  }
+
+  private snapshotWritten(snapshot: SnapshotDocument, text: string): void {
+    this.lastSnapshot = { bytes: Buffer.byteLength(text), records: snapshotRecords(snapshot) };
   }
 
   /**
@@ -436,7 +472,9 @@ export class FileStateStore implements StateStore {
    */
   private async finishCompaction(session: Session, snapshot: SnapshotDocument): Promise<void> {
     try {
-      await writeSnapshot(this.paths, await serializeSnapshot(snapshot), this.fs);
+      const text = await serializeSnapshot(snapshot);
+      await writeSnapshot(this.paths, text, this.fs);
+      this.snapshotWritten(snapshot, text);
       await this.removeSealedSegment(session);
       this.compactionSucceeded();
     } catch (err) {
@@ -457,7 +495,9 @@ export class FileStateStore implements StateStore {
    */
   private async compact(session: Session): Promise<void> {
     const snapshot = session.model.toSnapshot();
-    await writeSnapshot(this.paths, await serializeSnapshot(snapshot), this.fs);
+    const text = await serializeSnapshot(snapshot);
+    await writeSnapshot(this.paths, text, this.fs);
+    this.snapshotWritten(snapshot, text);
     session.journal.coveredBySnapshot(snapshot.meta.lastSeq);
     await this.removeSealedSegment(session);
     await session.journal.restart();

@@ -2,6 +2,7 @@ import { emptyOrchestratorState, type OrchestratorState, type RunRecord } from '
 import type { AppendCollection } from '../types.js';
 import type { JournalEntry } from './journal-entry.js';
 import { ReadyIndex } from './ready-index.js';
+import { BoundedLog } from './bounded-log.js';
 import { SNAPSHOT_SCHEMA_VERSION, type SnapshotDocument } from './snapshot.js';
 import { deepFreeze } from '../deep-freeze.js';
 import { withTaskRecord } from '../../tasks/state-document.js';
@@ -21,7 +22,7 @@ export class MemoryModel {
   private readonly runs = new Map<string, RunRecord>();
   private readonly ready = new ReadyIndex();
   private readonly runningByType = new Map<string, number>();
-  private readonly collections: Record<AppendCollection, Record<string, unknown>[]>;
+  private readonly collections: Record<AppendCollection, BoundedLog<Record<string, unknown>>>;
   private readonly docs = new Map<string, Map<string, Record<string, unknown>>>();
 
   constructor(snapshot: SnapshotDocument | null) {
@@ -29,8 +30,8 @@ export class MemoryModel {
     // Frozen like the runs: getState hands it out without a copy.
     this.state = deepFreeze(snapshot === null ? emptyOrchestratorState() : stateOf(snapshot));
     this.collections = {
-      telemetry: snapshot?.collections.telemetry ?? [],
-      milestones: snapshot?.collections.milestones ?? [],
+      telemetry: new BoundedLog(snapshot?.collections.telemetry),
+      milestones: new BoundedLog(snapshot?.collections.milestones),
     };
     const runs = [...(snapshot?.runs ?? [])].sort((a, b) => a.seq - b.seq);
     for (const run of runs) this.putRun(run);
@@ -94,7 +95,7 @@ export class MemoryModel {
     return undefined;
   }
 
-  appended(collection: AppendCollection): readonly Record<string, unknown>[] {
+  appended(collection: AppendCollection): Pick<BoundedLog<Record<string, unknown>>, 'length' | 'slice'> {
     return this.collections[collection];
   }
 
@@ -139,7 +140,7 @@ export class MemoryModel {
     return {
       ...this.state,
       runs: [...this.runs.values()],
-      collections: { telemetry: [...this.collections.telemetry], milestones: [...this.collections.milestones] },
+      collections: { telemetry: this.collections.telemetry.toArray(), milestones: this.collections.milestones.toArray() },
       docs: Object.fromEntries([...this.docs].map(([collection, byId]) => [collection, Object.fromEntries(byId)])),
       meta: { schemaVersion: SNAPSHOT_SCHEMA_VERSION, lastSeq: this.lastSeq },
     };
@@ -170,10 +171,7 @@ export class MemoryModel {
   }
 
   private appendRecord(collection: AppendCollection, record: Record<string, unknown>, keep: number): void {
-    const items = this.collections[collection];
-    items.push(record);
-    const excess = items.length - Math.max(0, keep);
-    if (excess > 0) items.splice(0, excess);
+    this.collections[collection].push(record, keep);
   }
 
   private putDoc(collection: string, id: string, doc: Record<string, unknown>): void {

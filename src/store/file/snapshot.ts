@@ -47,6 +47,15 @@ export interface SnapshotRead {
   document: SnapshotDocument;
   /** Written in the earlier layout: the caller rewrites it in the current one. */
   legacy: boolean;
+  /** Size of the file read, in bytes. */
+  bytes: number;
+}
+
+/** Records a snapshot holds (runs, appended records, keyed documents): the unit journal lines change. */
+export function snapshotRecords(document: SnapshotDocument): number {
+  let records = document.runs.length + document.collections.telemetry.length + document.collections.milestones.length;
+  for (const byId of Object.values(document.docs)) records += Object.keys(byId).length;
+  return records;
 }
 
 /**
@@ -54,9 +63,9 @@ export interface SnapshotRead {
  * throws StateCorruptError without touching a file: resetting silently would drop admitted runs.
  */
 export async function readSnapshot(paths: FileStorePaths, fs: StoreFs = nodeStoreFs): Promise<SnapshotRead | null> {
-  let text: string;
+  let raw: Buffer;
   try {
-    text = (await fs.readFile(paths.snapshot)).toString('utf8');
+    raw = await fs.readFile(paths.snapshot);
   } catch (err) {
     if (!isErrnoCode(err, 'ENOENT')) throw err;
     if (await fs.exists(paths.prev)) {
@@ -65,6 +74,7 @@ export async function readSnapshot(paths: FileStorePaths, fs: StoreFs = nodeStor
     }
     return null;
   }
+  const text = raw.toString('utf8');
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -74,7 +84,7 @@ export async function readSnapshot(paths: FileStorePaths, fs: StoreFs = nodeStor
   const legacy = isPlainObject(value) && value.meta === undefined && value.runs === undefined;
   const checked = legacy ? fromLegacyDocument(value as Record<string, unknown>) : toSnapshotDocument(value);
   if (typeof checked === 'string') throw await corruptSnapshot(fs, paths, `is not a state document: ${checked}`);
-  return { document: checked, legacy };
+  return { document: checked, legacy, bytes: raw.length };
 }
 
 /** The checked document, or the reason it is not one. */
