@@ -76,11 +76,11 @@ export class FailoverCoordination implements Coordination {
     return this.call((c) => c.addUnique(set, member, ttlMs));
   }
 
-  cacheGet(key: string): Promise<string | null> {
+  cacheGet(key: string): Promise<Buffer | null> {
     return this.call((c) => c.cacheGet(key));
   }
 
-  cacheSet(key: string, value: string, ttlSeconds: number): Promise<void> {
+  cacheSet(key: string, value: Buffer, ttlSeconds: number): Promise<void> {
     return this.call((c) => c.cacheSet(key, value, ttlSeconds));
   }
 

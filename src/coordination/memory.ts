@@ -40,15 +40,15 @@ export class MemoryCoordination implements Coordination {
   private readonly tags = new ExpiringMap<number>();
   private readonly fences = new ExpiringMap<number>();
   private readonly budgets = new ExpiringMap<number>();
-  private readonly cache: LRUCache<string, string>;
+  private readonly cache: LRUCache<string, Buffer>;
   private readonly reportedStatus: CoordinationStatus;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(options: MemoryCoordinationOptions) {
-    this.cache = new LRUCache<string, string>({
+    this.cache = new LRUCache<string, Buffer>({
       max: options.cacheMaxEntries,
       maxSize: options.cacheMaxBytes,
-      sizeCalculation: (value, key) => Buffer.byteLength(value) + Buffer.byteLength(key),
+      sizeCalculation: (value, key) => value.length + Buffer.byteLength(key),
     });
     this.reportedStatus = options.status ?? DEFAULT_STATUS;
     this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
@@ -116,11 +116,11 @@ export class MemoryCoordination implements Coordination {
     return true;
   }
 
-  async cacheGet(key: string): Promise<string | null> {
+  async cacheGet(key: string): Promise<Buffer | null> {
     return this.cache.get(key) ?? null;
   }
 
-  async cacheSet(key: string, value: string, ttlSeconds: number): Promise<void> {
+  async cacheSet(key: string, value: Buffer, ttlSeconds: number): Promise<void> {
     const ttl = clampCacheTtl(ttlSeconds);
     if (ttl === 0) return;
     // An entry larger than the whole budget is refused by the LRU itself (nothing is stored).

@@ -239,11 +239,11 @@ export class RedisCoordination implements Coordination {
     return (await this.client.set(this.key('dedupe', `${set}:${member}`), '1', 'PX', ttlMs, 'NX')) === 'OK';
   }
 
-  async cacheGet(key: string): Promise<string | null> {
-    return this.client.get(this.key('cache', key));
+  async cacheGet(key: string): Promise<Buffer | null> {
+    return this.client.getBuffer(this.key('cache', key));
   }
 
-  async cacheSet(key: string, value: string, ttlSeconds: number): Promise<void> {
+  async cacheSet(key: string, value: Buffer, ttlSeconds: number): Promise<void> {
     const ttl = clampCacheTtl(ttlSeconds);
     if (ttl === 0) return;
     await this.client.set(this.key('cache', key), value, 'EX', ttl);

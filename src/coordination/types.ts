@@ -41,8 +41,9 @@ export interface Coordination {
    */
   spendDailyBudget(budget: string, day: string, amount: number, limit: number): Promise<{ admitted: boolean; spent: number }>;
 
-  cacheGet(key: string): Promise<string | null>;
-  cacheSet(key: string, value: string, ttlSeconds: number): Promise<void>;
+  /** Cached values are bytes: a hit is written to the socket as it is, with no encoding step. */
+  cacheGet(key: string): Promise<Buffer | null>;
+  cacheSet(key: string, value: Buffer, ttlSeconds: number): Promise<void>;
   /** Current generation of each tag (0 when never bumped). Cache keys embed them. */
   tagVersions(tags: string[]): Promise<number[]>;
   /** Invalidates every cached entry carrying any of `tags` by bumping their generation. */

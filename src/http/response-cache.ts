@@ -4,29 +4,36 @@ import type { CacheConfig } from '../config/types.js';
 import type { Coordination } from '../coordination/types.js';
 import type { RouteContext, RouteSpec } from './route-spec.js';
 
-/** What is stored for a cached read: enough to replay the response byte for byte. */
+/**
+ * A response ready to send: a handler's reply rendered to text, or a cache hit, whose body is
+ * the stored bytes themselves (no copy, and no encoding on the way to the socket).
+ */
 export interface CachedResponse {
   statusCode: number;
   contentType: string;
   headers: Record<string, string>;
-  body: string;
+  body: string | Buffer;
 }
+
+const NEWLINE = 0x0a;
 
 /**
- * A stored entry is one line of JSON metadata, a newline, then the body exactly as sent. The
- * body is never escaped into or parsed out of JSON, so a hit costs a lookup and a slice however
- * large the response (the metadata line cannot contain a raw newline: JSON escapes it).
+ * A stored entry is one line of JSON metadata, a newline, then the body's bytes exactly as sent.
+ * The body is never escaped into or parsed out of JSON, so a hit costs a lookup and a view of
+ * the stored bytes however large the response (the metadata line cannot contain a raw newline:
+ * JSON escapes it).
  */
-export function encodeEntry(entry: CachedResponse): string {
+export function encodeEntry(entry: CachedResponse): Buffer {
   const { body, ...meta } = entry;
-  return `${JSON.stringify(meta)}\n${body}`;
+  const head = Buffer.from(`${JSON.stringify(meta)}\n`);
+  return Buffer.concat([head, typeof body === 'string' ? Buffer.from(body) : body]);
 }
 
-export function decodeEntry(raw: string): CachedResponse | null {
-  const split = raw.indexOf('\n');
+export function decodeEntry(raw: Buffer): CachedResponse | null {
+  const split = raw.indexOf(NEWLINE);
   if (split < 0) return null;
-  const meta = JSON.parse(raw.slice(0, split)) as Omit<CachedResponse, 'body'>;
-  return { ...meta, body: raw.slice(split + 1) };
+  const meta = JSON.parse(raw.toString('utf8', 0, split)) as Omit<CachedResponse, 'body'>;
+  return { ...meta, body: raw.subarray(split + 1) };
 }
 
 /** Adds a field to Vary without dropping what is there (CORS adds Origin). */

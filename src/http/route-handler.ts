@@ -49,7 +49,7 @@ function render(result: RouteReply): CachedResponse {
 function send(reply: FastifyReply, response: CachedResponse): FastifyReply | undefined {
   reply.code(response.statusCode);
   for (const name in response.headers) reply.header(name, response.headers[name]);
-  if (response.body === '') reply.send();
+  if (response.body.length === 0) reply.send();
   else reply.type(response.contentType).send(response.body);
   return reply.sent ? undefined : reply;
 }
@@ -100,8 +100,10 @@ export function createRouteHandler(route: RouteSpec, cache: ResponseCache) {
       key = null;
     }
 
-    const response = render(await invoke(route, ctx));
+    const rendered = render(await invoke(route, ctx));
     reply.header('X-Svc-Cache', 'miss').header('X-Svc-Cache-Store', cache.storeLabel);
+    // Encoded once: the bytes sent now are the bytes every hit sends.
+    const response = rendered.statusCode === 200 && key !== null ? { ...rendered, body: Buffer.from(rendered.body) } : rendered;
     if (response.statusCode === 200) {
       cache.applyFreshnessHeaders(reply, route);
       if (key !== null) {

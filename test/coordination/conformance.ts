@@ -147,21 +147,23 @@ export function coordinationConformance(title: string, target: ConformanceTarget
       it('stores and returns values, and misses on unknown keys', async () => {
         const key = unique('cache');
         expect(await coordination.cacheGet(key)).toBeNull();
-        await coordination.cacheSet(key, '{"a":1}', 30);
-        expect(await coordination.cacheGet(key)).toBe('{"a":1}');
+        const value = Buffer.from('{"a":"é"}\n\u0000 bytes');
+        await coordination.cacheSet(key, value, 30);
+        const stored = await coordination.cacheGet(key);
+        expect(stored !== null && stored.equals(value)).toBe(true);
       });
 
       it('forgets a value after its ttl', async () => {
         const key = unique('cache');
-        await coordination.cacheSet(key, 'short-lived', 1);
-        expect(await coordination.cacheGet(key)).toBe('short-lived');
+        await coordination.cacheSet(key, Buffer.from('short-lived'), 1);
+        expect((await coordination.cacheGet(key))?.toString()).toBe('short-lived');
         await sleep(1_150);
         expect(await coordination.cacheGet(key)).toBeNull();
       });
 
       it('does not store a value with a zero ttl', async () => {
         const key = unique('cache');
-        await coordination.cacheSet(key, 'never', 0);
+        await coordination.cacheSet(key, Buffer.from('never'), 0);
         expect(await coordination.cacheGet(key)).toBeNull();
       });
     });

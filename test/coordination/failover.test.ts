@@ -38,8 +38,8 @@ describe('FailoverCoordination while Redis is unreachable', () => {
     expect((await coordination.incrementWindow('w', 60_000)).count).toBe(2);
     expect(await coordination.addUnique('s', 'm', 10_000)).toBe(true);
     expect(await coordination.addUnique('s', 'm', 10_000)).toBe(false);
-    await coordination.cacheSet('k', 'v', 30);
-    expect(await coordination.cacheGet('k')).toBe('v');
+    await coordination.cacheSet('k', Buffer.from('v'), 30);
+    expect((await coordination.cacheGet('k'))?.toString()).toBe('v');
     const status = await coordination.status();
     expect(status).toMatchObject({ store: 'memory', status: 'degraded', redisConfigured: true, redisReachable: false });
     expect(status.detail).toMatch(/not answering since .*in-process memory/);

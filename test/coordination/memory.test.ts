@@ -10,26 +10,26 @@ coordinationConformance('MemoryCoordination conformance', {
 describe('MemoryCoordination cache bounds', () => {
   it('evicts the least recently used entry beyond the entry bound', async () => {
     const coordination = new MemoryCoordination({ cacheMaxEntries: 2, cacheMaxBytes: 1024 * 1024 });
-    await coordination.cacheSet('a', '1', 60);
-    await coordination.cacheSet('b', '2', 60);
+    await coordination.cacheSet('a', Buffer.from('1'), 60);
+    await coordination.cacheSet('b', Buffer.from('2'), 60);
     await coordination.cacheGet('a');
-    await coordination.cacheSet('c', '3', 60);
-    expect(await coordination.cacheGet('a')).toBe('1');
+    await coordination.cacheSet('c', Buffer.from('3'), 60);
+    expect((await coordination.cacheGet('a'))?.toString()).toBe('1');
     expect(await coordination.cacheGet('b')).toBeNull();
-    expect(await coordination.cacheGet('c')).toBe('3');
+    expect((await coordination.cacheGet('c'))?.toString()).toBe('3');
     await coordination.close();
   });
 
   it('keeps the total size within the byte bound and refuses an entry larger than the bound', async () => {
     const coordination = new MemoryCoordination({ cacheMaxEntries: 100, cacheMaxBytes: 2048 });
-    const kib = 'x'.repeat(1000);
+    const kib = Buffer.alloc(1000, 'x');
     await coordination.cacheSet('one', kib, 60);
     await coordination.cacheSet('two', kib, 60);
     await coordination.cacheSet('three', kib, 60);
     const kept = await Promise.all(['one', 'two', 'three'].map((k) => coordination.cacheGet(k)));
     expect(kept.filter((v) => v !== null).length).toBe(2);
     expect(kept[0]).toBeNull();
-    await coordination.cacheSet('huge', 'y'.repeat(5000), 60);
+    await coordination.cacheSet('huge', Buffer.alloc(5000, 'y'), 60);
     expect(await coordination.cacheGet('huge')).toBeNull();
     await coordination.close();
   });

@@ -10,11 +10,19 @@ describe('cache entry encoding', () => {
       body: '{"text":"line one\\nline two","raw":"\n"}\n\n',
     };
     const encoded = encodeEntry(entry);
-    expect(encoded.startsWith('{')).toBe(true);
-    expect(decodeEntry(encoded)).toEqual(entry);
+    expect(encoded[0]).toBe('{'.charCodeAt(0));
+    expect(decodeEntry(encoded)).toEqual({ ...entry, body: Buffer.from(entry.body) });
+  });
+
+  it('keeps a body outside ASCII byte for byte, and a Buffer body as it is', () => {
+    const body = '{"name":"café ☕ 𝄞"}';
+    const fromText = encodeEntry({ statusCode: 200, contentType: 'application/json', headers: {}, body });
+    const fromBytes = encodeEntry({ statusCode: 200, contentType: 'application/json', headers: {}, body: Buffer.from(body) });
+    expect(fromText.equals(fromBytes)).toBe(true);
+    expect(decodeEntry(fromText)?.body.toString()).toBe(body);
   });
 
   it('treats an entry without the metadata line as a miss', () => {
-    expect(decodeEntry('{"statusCode":200,"body":"old layout"}')).toBeNull();
+    expect(decodeEntry(Buffer.from('{"statusCode":200,"body":"old layout"}'))).toBeNull();
   });
 });
