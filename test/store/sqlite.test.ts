@@ -14,6 +14,12 @@ const DB = join('data', 'orchestrator.sqlite');
 
 describeStoreConformance('SqliteStateStore', (dir) => new SqliteStateStore(join(dir, DB)));
 
+/** Takes a database back to layout 3: no row counts of the append tables. */
+function undoLayout4(db: Database.Database): void {
+  for (const table of ['telemetry', 'milestones']) db.exec(`DROP TRIGGER ${table}_rows_added; DROP TRIGGER ${table}_rows_removed`);
+  db.exec("DELETE FROM counters WHERE name LIKE 'rows:%'; DELETE FROM schema_migrations WHERE version = 4");
+}
+
 describe('SqliteStateStore on disk', () => {
   const open: SqliteStateStore[] = [];
 
@@ -38,7 +44,7 @@ describe('SqliteStateStore on disk', () => {
     for (const store of open.splice(0)) await store.close();
   });
 
-  it('creates the layout (version 2, then the run-count index of version 3) in WAL mode', async () => {
+  it('creates the layout (version 2, the run-count index of version 3, the counted append tables of 4) in WAL mode', async () => {
     const dir = tempDir();
     const store = await openStore(dir);
     expect(store.target).toBe(`sql:${join(dir, DB)}`);
@@ -47,6 +53,7 @@ describe('SqliteStateStore on disk', () => {
       expect(db.prepare('SELECT version, description FROM schema_migrations').all()).toEqual([
         { version: 2, description: 'normalized second-generation layout' },
         { version: 3, description: 'covering index of run counts' },
+        { version: 4, description: 'row counts of the append tables' },
       ]);
       // The per-type counts of the aggregates are answered from the index alone.
       const plan = db.prepare("EXPLAIN QUERY PLAN SELECT type, status, queue_state, COUNT(*) FROM runs WHERE internal = 0 GROUP BY type, status, queue_state").all() as Array<{ detail: string }>;
@@ -77,7 +84,7 @@ describe('SqliteStateStore on disk', () => {
       expect(claimPlan.map((row) => row.detail).join(' ')).toContain('runs_claim');
     });
     const health = await store.health();
-    expect(health.detail).toMatch(/^SQLite 3\.\d+\.\d+, WAL, layout version 3$/);
+    expect(health.detail).toMatch(/^SQLite 3\.\d+\.\d+, WAL, layout version 4$/);
   });
 
   it('maps runs and the OrchestratorState onto typed columns', async () => {
@@ -234,9 +241,9 @@ describe('SqliteStateStore on disk', () => {
     const dir = tempDir();
     await (await openStore(dir)).close();
     const db = new Database(join(dir, DB));
-    db.prepare("INSERT INTO schema_migrations VALUES (4, 'from the future', 'now')").run();
+    db.prepare("INSERT INTO schema_migrations VALUES (5, 'from the future', 'now')").run();
     db.close();
-    await expect(new SqliteStateStore(join(dir, DB)).open()).rejects.toThrow(/layout version 4; this build reads version 3/);
+    await expect(new SqliteStateStore(join(dir, DB)).open()).rejects.toThrow(/layout version 5; this build reads version 4/);
   });
 
   it('upgrades a version 2 database in place, keeping its runs', async () => {
@@ -246,14 +253,46 @@ describe('SqliteStateStore on disk', () => {
     await first.close();
     const db = new Database(join(dir, DB));
     db.exec("DROP INDEX runs_counts; DROP INDEX runs_counts_all; DELETE FROM schema_migrations WHERE version = 3");
+    undoLayout4(db);
     db.close();
     const reopened = await openStore(dir);
     expect((await reopened.getRun('kept'))?.runId).toBe('kept');
     await reopened.close();
     inspect(dir, (d) => {
-      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3]);
+      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4]);
       expect(d.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'runs_counts'").pluck().all()).toEqual(['runs_counts']);
     });
+  });
+
+  it('upgrades a version 3 database to counted append tables: the count starts from the rows there, and the trim keeps the newest', async () => {
+    const dir = tempDir();
+    const first = await openStore(dir);
+    for (let i = 0; i < 7; i += 1) await first.append('telemetry', { n: i }, 100);
+    await first.close();
+    const db = new Database(join(dir, DB));
+    undoLayout4(db);
+    db.close();
+    const reopened = await openStore(dir);
+    expect((await reopened.listAppended('telemetry', { limit: 100 })).total).toBe(7);
+    await reopened.append('telemetry', { n: 7 }, 5);
+    const kept = await reopened.listAppended('telemetry', { limit: 100 });
+    expect(kept.total).toBe(5);
+    expect(kept.items.map((item) => item.n)).toEqual([7, 6, 5, 4, 3]);
+    expect((await reopened.health()).collections.telemetry).toBe(5);
+    await reopened.close();
+    const direct = new Database(join(dir, DB));
+    try {
+      const d = direct;
+      // Rows written behind the store's back are counted too.
+      d.prepare("INSERT INTO telemetry (kind, timestamp, record) VALUES ('x', 'now', '{}')").run();
+      d.prepare('DELETE FROM telemetry WHERE id = (SELECT MIN(id) FROM telemetry)').run();
+      d.prepare('DELETE FROM telemetry WHERE id = (SELECT MIN(id) FROM telemetry)').run();
+      expect(d.prepare("SELECT value FROM counters WHERE name = 'rows:telemetry'").pluck().get()).toBe(
+        d.prepare('SELECT COUNT(*) FROM telemetry').pluck().get(),
+      );
+    } finally {
+      direct.close();
+    }
   });
 
   it('refuses a database whose lock is held by a live process', async () => {

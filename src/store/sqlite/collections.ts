@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { AppendCollection } from '../types.js';
-import { MILESTONES, TELEMETRY, countItems, insertItems, readItems, type ItemTable } from './item-tables.js';
+import { MILESTONES, TELEMETRY, insertItems, readItems, type ItemTable } from './item-tables.js';
+import { rowCountName } from './schema.js';
 import { statement } from './statements.js';
 
 const APPEND_TABLES: Record<AppendCollection, ItemTable<Record<string, unknown>>> = {
@@ -14,7 +15,16 @@ function tableFor(collection: AppendCollection): ItemTable<Record<string, unknow
   return table;
 }
 
-/** Appends one record and drops all but the newest `keep`; call inside the batch transaction. */
+/** Rows of an append table, as the layout's triggers count them. */
+export function appendedRows(db: Database.Database, table: Pick<ItemTable<unknown>, 'name'>): number {
+  return (statement(db, 'SELECT value FROM counters WHERE name = ?').get(rowCountName(table.name)) as { value: number }).value;
+}
+
+/**
+ * Appends one record and drops all but the newest `keep`; call inside the batch transaction. The
+ * count comes from `counters`, so the trim deletes the few oldest rows by the id index instead of
+ * walking `keep` rows to find the cut on every append.
+ */
 export function appendRecord(
   db: Database.Database,
   collection: AppendCollection,
@@ -23,10 +33,10 @@ export function appendRecord(
 ): void {
   const table = tableFor(collection);
   insertItems(db, table, [record]);
-  // Rows older than the keep-th newest; with fewer rows the subquery is NULL and nothing goes.
-  statement(db, `DELETE FROM ${table.name} WHERE id <= (SELECT id FROM ${table.name} ORDER BY id DESC LIMIT 1 OFFSET ?)`).run(
-    keep,
-  );
+  const excess = appendedRows(db, table) - Math.max(0, keep);
+  if (excess > 0) {
+    statement(db, `DELETE FROM ${table.name} WHERE id IN (SELECT id FROM ${table.name} ORDER BY id LIMIT ?)`).run(excess);
+  }
 }
 
 export function listAppended(
@@ -40,5 +50,5 @@ export function listAppended(
     limit: Math.max(0, Math.floor(query.limit)),
     offset: Math.max(0, Math.floor(query.offset ?? 0)),
   });
-  return { items, total: countItems(db, table) };
+  return { items, total: appendedRows(db, table) };
 }

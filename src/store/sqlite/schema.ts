@@ -3,9 +3,29 @@ import type Database from 'better-sqlite3';
 /**
  * Layout versions, applied in order: 2 is the normalized second-generation layout (version 1 was
  * the single JSON document, never upgraded in place); 3 adds a covering index so the per-type
- * run counts the aggregates read are answered from the index, not a scan of every run document.
+ * run counts the aggregates read are answered from the index, not a scan of every run document;
+ * 4 keeps the row counts of the append collections in `counters`, maintained by triggers.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
+
+/** The `counters` row holding the row count of an append table (layout 4). */
+export const rowCountName = (table: string): string => `rows:${table}`;
+
+/**
+ * Row counts of the append tables, kept by triggers whoever inserts or deletes (the store, the
+ * migration tool, an operator's SQL). The retention trim then knows how many rows to drop without
+ * walking `keep` rows of the table on every append, and a count needs no scan.
+ */
+const APPEND_ROW_COUNTS = ['telemetry', 'milestones']
+  .map(
+    (table) => `
+INSERT INTO counters (name, value) SELECT '${rowCountName(table)}', COUNT(*) FROM ${table};
+CREATE TRIGGER ${table}_rows_added AFTER INSERT ON ${table}
+BEGIN UPDATE counters SET value = value + 1 WHERE name = '${rowCountName(table)}'; END;
+CREATE TRIGGER ${table}_rows_removed AFTER DELETE ON ${table}
+BEGIN UPDATE counters SET value = value - 1 WHERE name = '${rowCountName(table)}'; END;`,
+  )
+  .join('\n');
 
 /**
  * Runs are rows with their filter columns lifted out of the JSON `doc` (the full record and the
@@ -119,6 +139,7 @@ const MIGRATIONS: ReadonlyArray<{ version: number; description: string; sql: str
     // Public counts filter on `internal` first; counts of every run group in index order.
     sql: 'CREATE INDEX runs_counts ON runs (internal, type, status, queue_state); CREATE INDEX runs_counts_all ON runs (type, status, queue_state);',
   },
+  { version: 4, description: 'row counts of the append tables', sql: APPEND_ROW_COUNTS },
 ];
 
 /**

@@ -18,7 +18,7 @@ import type {
   TaskOutcomeWrite,
 } from '../types.js';
 import { TransactionBatcher } from './batcher.js';
-import { appendRecord, listAppended } from './collections.js';
+import { appendedRows, appendRecord, listAppended } from './collections.js';
 import { BUSY_TIMEOUT_MS, asStateCorruptError, openDatabase } from './connection.js';
 import { startCheckpointer, type Checkpointer, type CheckpointerStats } from './checkpointer.js';
 import { countDocsByCollection, getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
@@ -119,8 +119,8 @@ export class SqliteStateStore implements StateStore {
         rssDrafts: countItems(db, RSS_DRAFTS),
         deployedAgents: countItems(db, DEPLOYED_AGENTS),
         docsIndexed: countItems(db, DOCS_INDEXED),
-        telemetry: countItems(db, TELEMETRY),
-        milestones: countItems(db, MILESTONES),
+        telemetry: appendedRows(db, TELEMETRY),
+        milestones: appendedRows(db, MILESTONES),
       };
       for (const [collection, n] of countDocsByCollection(db)) collections[`docs:${collection}`] = n;
       return {
