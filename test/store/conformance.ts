@@ -256,6 +256,38 @@ export function describeStoreConformance(
         expect((await store.getState()).tasksProcessed).toBe(1);
       });
 
+      it('shows its state change to the next read on the same store (a state read just before it is not reused)', async () => {
+        const { store, dir } = await openStore();
+        if (!store.finishRun) return;
+        await insert(store, { runId: 'seen', status: 'running', queueState: null });
+        expect((await store.getState()).tasksProcessed).toBe(0);
+        await store.finishRun('seen', finish, { record, stateUpdate: (s) => ({ ...s, notes: 'after the run' }) });
+        const state = await store.getState();
+        expect(state).toMatchObject({ tasksProcessed: 1, notes: 'after the run' });
+        expect(state.taskHistory).toEqual([record]);
+        // A state update that throws rolls its write back; the next read shows the state as it was.
+        await insert(store, { runId: 'rolled-back', status: 'running', queueState: null });
+        await store
+          .finishRun('rolled-back', finish, {
+            record,
+            stateUpdate: () => {
+              throw new Error('state update failed');
+            },
+          })
+          .catch(() => undefined);
+        expect(await store.getState()).toMatchObject({ tasksProcessed: 1, notes: 'after the run' });
+        // Finished tasks without a state change, one after another: each read equals what the store holds.
+        for (let i = 0; i < 3; i += 1) {
+          await insert(store, { runId: `plain-${i}`, status: 'running', queueState: null });
+          await store.finishRun(`plain-${i}`, finish, { record: { ...record, durationMs: i, error: undefined } as TaskRecord });
+          await store.getState();
+        }
+        const held = await store.getState();
+        expect(held.tasksProcessed).toBe(4);
+        const reopened = await reopen(store, dir);
+        expect(await reopened.getState()).toStrictEqual(held);
+      });
+
       it('leaves the state untouched when the run is not changed (an attempt no longer owned), and stores nothing when the state update throws', async () => {
         const { store } = await openStore();
         if (!store.finishRun) return;

@@ -38,6 +38,8 @@ export class TransactionBatcher {
     private readonly db: Database.Database,
     flushIntervalMs: number,
     walSync: WalSyncPort,
+    /** Called when a whole batch was rolled back: what its writes left in memory is not stored. */
+    private readonly onRollback: () => void = () => undefined,
   ) {
     this.scheduler = new FlushScheduler(flushIntervalMs, async () => this.commitBatch());
     this.sync = new CommitSync(walSync, db.name);
@@ -88,6 +90,7 @@ export class TransactionBatcher {
     } catch (err) {
       // Nothing of this batch was committed: every write in it fails.
       this.rollbackQuietly();
+      this.onRollback();
       for (const item of batch) item.reject(err);
       return;
     }

@@ -36,6 +36,8 @@ import * as runs from './runs.js';
 import { SCHEMA_VERSION, migrate } from './schema.js';
 import { mutateState, readState, recordTask } from './state.js';
 import { StoreLifecycle } from '../store-lifecycle.js';
+import { deepFreeze } from '../deep-freeze.js';
+import { withTaskRecord } from '../../tasks/state-document.js';
 import { walFileSync, type WalSyncPort } from './wal-sync.js';
 
 export interface SqliteStoreOptions extends StoreOptions {
@@ -48,6 +50,14 @@ interface Session {
   checkpointer: Checkpointer;
   batcher: TransactionBatcher;
   lock: PidLock;
+  /**
+   * The state document as stored, deep-frozen, or null when it has to be read again. Every
+   * handler call reads the state, and assembling it from its tables was a sixth of a run's CPU.
+   * A finished task (the usual state change) updates it the way `recordTask` updates the tables;
+   * other state writes drop it. Memory is enough here: the store is single-owner (pid lock), so
+   * every change comes through this store.
+   */
+  state: OrchestratorState | null;
 }
 
 /**
@@ -89,7 +99,14 @@ export class SqliteStateStore implements StateStore {
         throw asStateCorruptError(err, this.path);
       }
       const checkpointer = startCheckpointer(db, this.path, { busyTimeoutMs: BUSY_TIMEOUT_MS });
-      return { db, lock, checkpointer, batcher: new TransactionBatcher(db, this.flushIntervalMs, this.walSync(this.path)) };
+      let session: Session | null = null;
+      // A batch rolled back as a whole may have had its state change applied to the held copy.
+      const forget = () => {
+        if (session !== null) session.state = null;
+      };
+      const batcher = new TransactionBatcher(db, this.flushIntervalMs, this.walSync(this.path), forget);
+      session = { db, lock, checkpointer, batcher, state: null };
+      return session;
     });
   }
 
@@ -177,8 +194,10 @@ export class SqliteStateStore implements StateStore {
       const result = runs.mutateRun(db, runId, mutate);
       if (!result.changed) return result;
       // The handler's change rewrites only the sections it changed; the record is one history row.
+      const before = this.forgetState();
       if (task.stateUpdate) mutateState(db, task.stateUpdate);
       recordTask(db, task.record);
+      if (!task.stateUpdate) this.keepState(before, task.record);
       return result;
     });
   }
@@ -200,16 +219,26 @@ export class SqliteStateStore implements StateStore {
     return this.write((db) => runs.pruneRuns(db, count));
   }
 
+  /** The stored document itself, deep-frozen like the file store's: changing it throws. */
   async getState(): Promise<OrchestratorState> {
-    return this.read((db) => readState(db));
+    const session = this.lifecycle.readable();
+    if (session.state === null) session.state = deepFreeze(this.read((db) => readState(db)));
+    return session.state;
   }
 
   mutateState(mutate: (current: OrchestratorState) => OrchestratorState | null): Promise<OrchestratorState> {
-    return this.write((db) => mutateState(db, mutate));
+    return this.write((db) => {
+      this.forgetState();
+      return mutateState(db, mutate);
+    });
   }
 
   recordTask(record: TaskRecord): Promise<void> {
-    return this.write((db) => recordTask(db, record));
+    return this.write((db) => {
+      const before = this.forgetState();
+      recordTask(db, record);
+      this.keepState(before, record);
+    });
   }
 
   async append(collection: AppendCollection, record: Record<string, unknown>, keep: number): Promise<void> {
@@ -238,6 +267,26 @@ export class SqliteStateStore implements StateStore {
 
   async listDocEntries(collection: string): Promise<Array<{ id: string; doc: Record<string, unknown> }>> {
     return this.read((db) => listDocEntries(db, collection));
+  }
+
+  /**
+   * Called first thing in a write that can change the state, inside the batch transaction: if the
+   * write throws, the next read assembles the document again. Returns what was held. Reads and
+   * the batch both run synchronously on this thread, so no read falls in between.
+   */
+  private forgetState(): OrchestratorState | null {
+    const session = this.lifecycle.session;
+    if (session === null) return null;
+    const held = session.state;
+    session.state = null;
+    return held;
+  }
+
+  /** After `recordTask` succeeded: the held document with the same change, as a read would give it. */
+  private keepState(before: OrchestratorState | null, record: TaskRecord): void {
+    const session = this.lifecycle.session;
+    if (session === null || before === null) return;
+    session.state = deepFreeze(withTaskRecord(before, JSON.parse(JSON.stringify(record)) as TaskRecord));
   }
 
   private write<T>(work: (db: Database.Database) => T): Promise<T> {
