@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import type { PidLock } from '../../src/store/pid-lock.js';
-import type { StoreFs } from '../../src/store/store-fs.js';
+import type { StoreFileHandle, StoreFs } from '../../src/store/store-fs.js';
 import { PowerCutDisk } from './fixtures/power-cut-fs.js';
 import { insertIfAbsent, makeRun } from './fixtures/runs.js';
 
@@ -94,6 +94,17 @@ async function openOn(fs: StoreFs, compactAfterEntries = 1_000_000): Promise<Fil
   const store = new FileStateStore(STATE, { fs, acquireLock: noLock, compactAfterEntries, flushIntervalMs: 0 });
   await store.open();
   return store;
+}
+
+/** The file system with the handles of `target` given the calls `wrap` returns in place of theirs. */
+function wrapHandlesOf(base: StoreFs, target: string, wrap: (handle: StoreFileHandle) => Partial<StoreFileHandle>): StoreFs {
+  return {
+    ...base,
+    open: async (path, flags) => {
+      const handle = await base.open(path, flags);
+      return path === target ? { ...handle, ...wrap(handle) } : handle;
+    },
+  };
 }
 
 const insert = (store: FileStateStore, runId: string) => store.mutateRun(runId, insertIfAbsent(makeRun({ runId })));
@@ -253,26 +264,52 @@ describe('JSON file store snapshot written in slices', () => {
   });
 });
 
+describe('JSON file store snapshot written in pieces', () => {
+  it('writes runs in pieces, each megabyte synced before the next, and reads back every run as stored', async () => {
+    const disk = new PowerCutDisk();
+    const tmpEvents: string[] = [];
+    const fs = wrapHandlesOf(disk.mount(), TMP, (handle) => ({
+      write: async (data) => {
+        tmpEvents.push(`write ${data.length}`);
+        await handle.write(data);
+      },
+      datasync: async () => {
+        tmpEvents.push('datasync');
+        await handle.datasync();
+      },
+    }));
+    const store = await openOn(fs);
+    // About 3 million characters of runs (1,200 of ~2,500): pieces of 500 runs pass a megabyte, so three writes, the first two followed by a datasync.
+    const note = 'é'.repeat(2_000);
+    for (let i = 0; i < 1_200; i += 1) await store.mutateRun(`run-${i}`, insertIfAbsent(makeRun({ runId: `run-${i}`, payload: { note, i } })));
+    const before = await store.listRuns({ limit: 2_000 });
+    tmpEvents.length = 0;
+    await store.close();
+    disk.powerCut();
+    expect(tmpEvents.filter((e) => e.startsWith('write')).length).toBeGreaterThanOrEqual(3);
+    expect(tmpEvents.at(-1)).toMatch(/^write/);
+    for (let i = 0; i < tmpEvents.length - 1; i += 1) {
+      if (tmpEvents[i]!.startsWith('write')) expect(tmpEvents[i + 1]).toBe('datasync');
+    }
+    const reopened = await openOn(disk.mount());
+    const after = await reopened.listRuns({ limit: 2_000 });
+    expect(after.total).toBe(1_200);
+    expect(after.items).toEqual(before.items);
+    await reopened.close();
+  });
+});
+
 describe('JSON file store pipelined group commit', () => {
   it('appends the next batch while the previous fdatasync runs, and acknowledges each batch only after its own', async () => {
     const disk = new PowerCutDisk();
-    const base = disk.mount();
     const heldSyncs: Array<() => void> = [];
     let holding = false;
-    const fs: StoreFs = {
-      ...base,
-      open: async (path, flags) => {
-        const handle = await base.open(path, flags);
-        if (path !== JOURNAL) return handle;
-        return {
-          ...handle,
-          datasync: async () => {
-            if (holding) await new Promise<void>((resolve) => heldSyncs.push(resolve));
-            await handle.datasync();
-          },
-        };
+    const fs = wrapHandlesOf(disk.mount(), JOURNAL, (handle) => ({
+      datasync: async () => {
+        if (holding) await new Promise<void>((resolve) => heldSyncs.push(resolve));
+        await handle.datasync();
       },
-    };
+    }));
     const store = await openOn(fs);
     holding = true;
     const acked: string[] = [];

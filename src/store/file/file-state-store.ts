@@ -36,7 +36,6 @@ import {
   fileStorePaths,
   readSnapshot,
   removeLeftoverTmp,
-  serializeSnapshot,
   snapshotRecords,
   writeSnapshot,
   type FileStorePaths,
@@ -437,8 +436,8 @@ export class FileStateStore implements StateStore {
     };
   }
 
-  private snapshotWritten(snapshot: SnapshotDocument, text: string): void {
-    this.lastSnapshot = { bytes: Buffer.byteLength(text), records: snapshotRecords(snapshot) };
+  private snapshotWritten(snapshot: SnapshotDocument, bytes: number): void {
+    this.lastSnapshot = { bytes, records: snapshotRecords(snapshot) };
   }
 
   /**
@@ -472,9 +471,7 @@ export class FileStateStore implements StateStore {
    */
   private async finishCompaction(session: Session, snapshot: SnapshotDocument): Promise<void> {
     try {
-      const text = await serializeSnapshot(snapshot);
-      await writeSnapshot(this.paths, text, this.fs);
-      this.snapshotWritten(snapshot, text);
+      this.snapshotWritten(snapshot, await writeSnapshot(this.paths, snapshot, this.fs));
       await this.removeSealedSegment(session);
       this.compactionSucceeded();
     } catch (err) {
@@ -495,9 +492,7 @@ export class FileStateStore implements StateStore {
    */
   private async compact(session: Session): Promise<void> {
     const snapshot = session.model.toSnapshot();
-    const text = await serializeSnapshot(snapshot);
-    await writeSnapshot(this.paths, text, this.fs);
-    this.snapshotWritten(snapshot, text);
+    this.snapshotWritten(snapshot, await writeSnapshot(this.paths, snapshot, this.fs));
     session.journal.coveredBySnapshot(snapshot.meta.lastSeq);
     await this.removeSealedSegment(session);
     await session.journal.restart();

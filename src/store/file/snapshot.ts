@@ -185,46 +185,70 @@ async function corruptSnapshot(fs: StoreFs, paths: FileStorePaths, reason: strin
 }
 
 /**
- * Replaces the snapshot atomically: the new text goes to `.tmp` and is fsynced, the current
+ * Replaces the snapshot atomically: the new document goes to `.tmp` and is fsynced, the current
  * snapshot is kept as `.prev` (a hard link, so there is never a moment without a state file),
  * `.tmp` is renamed over the state path and the directory is fsynced. A crash at any step
  * leaves either the old or the new snapshot in place, each consistent with the journal.
+ * Returns the snapshot's size in bytes.
  */
-export async function writeSnapshot(paths: FileStorePaths, text: string, fs: StoreFs = nodeStoreFs): Promise<void> {
-  await writeInSyncedSlices(fs, paths.tmp, text);
+export async function writeSnapshot(paths: FileStorePaths, document: SnapshotDocument, fs: StoreFs = nodeStoreFs): Promise<number> {
+  const bytes = await writeInSyncedPieces(fs, paths.tmp, document);
   await keepPreviousSnapshot(paths, fs);
   await fs.rename(paths.tmp, paths.snapshot);
   await fs.syncDirectory(dirname(paths.snapshot));
+  return bytes;
 }
 
-/** Bytes of snapshot written between two fdatasyncs of `.tmp`. */
+/** Characters of snapshot gathered into one write, each followed by an fdatasync of `.tmp`. */
 const SNAPSHOT_SLICE_CHARS = 1024 * 1024;
 
+/** Runs serialized into one piece (about a megabyte), written before the next is made. */
+const RUNS_PER_PIECE = 500;
+
 /**
- * Writes `.tmp` in slices, each but the last followed by an fdatasync, then fsyncs it. One large
- * write followed by one fsync makes the disk flush the whole snapshot at once, and the journal's
- * fdatasyncs (the writes being acknowledged meanwhile) queue behind that flush; slices keep each
- * of those waits to one slice's worth.
+ * Serializes a captured snapshot document and writes it to `.tmp` piece by piece: the head (every
+ * part but the runs), then the runs 500 at a time. The document must be a frozen capture (records
+ * are deep-frozen, arrays copied), so it does not change while the writes yield to the event
+ * loop, and group commits go on meanwhile. The file parses to the same document as
+ * `JSON.stringify(document)`.
+ *
+ * No text of the whole snapshot is ever built: joining and flattening one string of tens of
+ * megabytes blocked the event loop for tens of milliseconds at a time, and its garbage cost
+ * more, which showed as stalls of every write acknowledged during a compaction.
+ *
+ * An fdatasync follows every megabyte written and an fsync the last piece: one large write
+ * followed by one fsync makes the disk flush the whole snapshot at once, and the journal's
+ * fdatasyncs (the writes being acknowledged meanwhile) queue behind that flush; syncing as it
+ * goes keeps each of those waits to about a megabyte's worth.
  */
-async function writeInSyncedSlices(fs: StoreFs, path: string, text: string): Promise<void> {
+async function writeInSyncedPieces(fs: StoreFs, path: string, document: SnapshotDocument): Promise<number> {
+  const { runs, ...rest } = document;
   const handle = await fs.open(path, 'w');
+  let bytes = 0;
+  // `rest` always holds meta, so the head is a non-empty object: the runs go in as its last key.
+  let pending = `${JSON.stringify(rest).slice(0, -1)},"runs":[`;
+  const flush = async (last: boolean): Promise<void> => {
+    await handle.write(pending);
+    bytes += Buffer.byteLength(pending);
+    pending = '';
+    if (!last) await handle.datasync();
+  };
   try {
-    for (let start = 0; start < text.length; ) {
-      let end = Math.min(text.length, start + SNAPSHOT_SLICE_CHARS);
-      // Never split a surrogate pair: each half alone would be written as U+FFFD.
-      if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
-      await handle.write(text.slice(start, end));
-      if (end < text.length) await handle.datasync();
-      start = end;
+    for (let start = 0; start < runs.length; start += RUNS_PER_PIECE) {
+      const piece = runs
+        .slice(start, start + RUNS_PER_PIECE)
+        .map((run) => JSON.stringify(run))
+        .join(',');
+      pending += start === 0 ? piece : `,${piece}`;
+      if (pending.length >= SNAPSHOT_SLICE_CHARS) await flush(false);
     }
+    pending += ']}';
+    await flush(true);
     await handle.sync();
   } finally {
     await handle.close();
   }
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
+  return bytes;
 }
 
 async function keepPreviousSnapshot(paths: FileStorePaths, fs: StoreFs): Promise<void> {
@@ -240,27 +264,6 @@ async function keepPreviousSnapshot(paths: FileStorePaths, fs: StoreFs): Promise
     }
     throw err;
   }
-}
-
-/** Runs serialized between two yields to the event loop, so writes keep flowing meanwhile. */
-const RUNS_PER_SLICE = 500;
-
-/**
- * Serializes a captured snapshot document in slices, yielding to the event loop between them,
- * so a large state does not hold up the group commits that run meanwhile. The document must be
- * a frozen capture (records are deep-frozen, arrays copied), so it does not change under us.
- * The text parses to the same document as `JSON.stringify(document)`.
- */
-export async function serializeSnapshot(document: SnapshotDocument): Promise<string> {
-  const { runs, ...rest } = document;
-  const head = JSON.stringify(rest);
-  const parts: string[] = [];
-  for (let start = 0; start < runs.length; start += RUNS_PER_SLICE) {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    for (const run of runs.slice(start, start + RUNS_PER_SLICE)) parts.push(JSON.stringify(run));
-  }
-  // `rest` always holds meta, so the head is a non-empty object: append runs as its last key.
-  return `${head.slice(0, -1)},"runs":[${parts.join(',')}]}`;
 }
 
 /** Removes a `.tmp` left by a compaction that crashed before its rename. */
