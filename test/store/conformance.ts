@@ -565,6 +565,22 @@ export function describeStoreConformance(
         ]);
       });
 
+      it('mutateRunAndAppend (when the driver has it) trims the appends of one write together, keeping the newest in order', async () => {
+        const { store } = await openStore();
+        if (!store.mutateRunAndAppend) return;
+        for (let i = 0; i < 3; i += 1) await store.append('telemetry', { n: i }, 4);
+        await store.mutateRunAndAppend('trimmed', insertIfAbsent(makeRun({ runId: 'trimmed' })), () => [
+          { collection: 'telemetry' as const, record: { n: 3 }, keep: 4 },
+          { collection: 'milestones' as const, record: { m: 0 }, keep: 4 },
+          { collection: 'telemetry' as const, record: { n: 4 }, keep: 4 },
+          { collection: 'telemetry' as const, record: { n: 5 }, keep: 4 },
+        ]);
+        const telemetry = await store.listAppended('telemetry', { limit: 10 });
+        expect(telemetry.total).toBe(4);
+        expect(telemetry.items).toEqual([{ n: 5 }, { n: 4 }, { n: 3 }, { n: 2 }]);
+        expect((await store.listAppended('milestones', { limit: 10 })).items).toEqual([{ m: 0 }]);
+      });
+
       it('keeps each record exactly as appended', async () => {
         const { store } = await openStore();
         const record = { event: 'accepted', runId: 'r', nested: { list: [1, 'two', null] }, flag: false };

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { AppendCollection } from '../types.js';
+import type { AppendCollection, AppendRecord } from '../types.js';
 import { MILESTONES, TELEMETRY, insertItems, readItems, type ItemTable } from './item-tables.js';
 import { rowCountName } from './schema.js';
 import { statement } from './statements.js';
@@ -21,22 +21,37 @@ export function appendedRows(db: Database.Database, table: Pick<ItemTable<unknow
 }
 
 /**
- * Appends one record and drops all but the newest `keep`; call inside the batch transaction. The
- * count comes from `counters`, so the trim deletes the few oldest rows by the id index instead of
- * walking `keep` rows to find the cut on every append.
+ * Appends records in order and drops all but the newest `keep`; call inside the batch
+ * transaction. The count comes from `counters`, so the trim deletes the few oldest rows by the id
+ * index instead of walking `keep` rows to find the cut; records appended together are trimmed
+ * together, with one count and one delete.
  */
-export function appendRecord(
+export function appendRecords(
   db: Database.Database,
   collection: AppendCollection,
-  record: Record<string, unknown>,
+  records: readonly Record<string, unknown>[],
   keep: number,
 ): void {
   const table = tableFor(collection);
-  insertItems(db, table, [record]);
+  insertItems(db, table, records);
   const excess = appendedRows(db, table) - Math.max(0, keep);
   if (excess > 0) {
     statement(db, `DELETE FROM ${table.name} WHERE id IN (SELECT id FROM ${table.name} ORDER BY id LIMIT ?)`).run(excess);
   }
+}
+
+/**
+ * Consecutive appends to the same collection with the same `keep`, each group in one piece, in
+ * the order given (an admission's two telemetry records become one group).
+ */
+export function groupAppends(appends: readonly AppendRecord[]): Array<{ collection: AppendCollection; keep: number; records: Record<string, unknown>[] }> {
+  const groups: Array<{ collection: AppendCollection; keep: number; records: Record<string, unknown>[] }> = [];
+  for (const { collection, record, keep } of appends) {
+    const last = groups.at(-1);
+    if (last !== undefined && last.collection === collection && last.keep === keep) last.records.push(record);
+    else groups.push({ collection, keep, records: [record] });
+  }
+  return groups;
 }
 
 export function listAppended(

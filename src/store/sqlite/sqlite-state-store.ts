@@ -18,7 +18,7 @@ import type {
   TaskOutcomeWrite,
 } from '../types.js';
 import { TransactionBatcher } from './batcher.js';
-import { appendedRows, appendRecord, listAppended } from './collections.js';
+import { appendedRows, appendRecords, groupAppends, listAppended } from './collections.js';
 import { BUSY_TIMEOUT_MS, asStateCorruptError, openDatabase } from './connection.js';
 import { startCheckpointer, type Checkpointer, type CheckpointerStats } from './checkpointer.js';
 import { countDocsByCollection, getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
@@ -165,7 +165,7 @@ export class SqliteStateStore implements StateStore {
     return this.write((db) => {
       const result = runs.mutateRun(db, runId, mutate);
       if (result.changed) {
-        for (const { collection, record, keep } of appendsFor(result)) appendRecord(db, collection, record, retentionCount(keep));
+        for (const group of groupAppends(appendsFor(result))) appendRecords(db, group.collection, group.records, retentionCount(group.keep));
       }
       return result;
     });
@@ -243,7 +243,7 @@ export class SqliteStateStore implements StateStore {
 
   async append(collection: AppendCollection, record: Record<string, unknown>, keep: number): Promise<void> {
     const count = retentionCount(keep);
-    return this.write((db) => appendRecord(db, collection, record, count));
+    return this.write((db) => appendRecords(db, collection, [record], count));
   }
 
   async listAppended(
