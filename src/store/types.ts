@@ -4,7 +4,8 @@ import type { OrchestratorState, QueueState, RunRecord, RunStatus, TaskRecord } 
  * A pure, synchronous transition of one run record. Receives the current record (null when the
  * run does not exist) and returns the new record, or null to leave it unchanged. Drivers call it
  * inside their atomic section (in-memory lock, SQLite transaction, SELECT ... FOR UPDATE), so it
- * must not do I/O and may be called more than once if a driver retries.
+ * must not do I/O and may be called more than once if a driver retries. It must not change its
+ * argument: a driver may hand it the stored record itself, deep-frozen (the file store does).
  */
 export type RunMutator = (current: RunRecord | null) => RunRecord | null;
 

@@ -73,16 +73,23 @@ export function describeStoreConformance(
         expect((await store.getRun('b'))?.seq).toBe(b.seq);
       });
 
-      it('gives the mutator a copy and reports before/after', async () => {
+      it('never lets a mutator change the stored record through its argument, and reports before/after', async () => {
         const { store } = await openStore();
         await insert(store, { runId: 'r' });
-        const untouched = await store.mutateRun('r', (cur) => {
-          cur!.status = 'failed';
-          return null;
-        });
-        expect(untouched.changed).toBe(false);
-        expect(untouched.after?.status).toBe('pending');
-        expect((await store.getRun('r'))?.status).toBe('pending');
+        // Mutators are pure; one that is not either works on a copy (the change goes nowhere) or
+        // is handed the stored record deep-frozen and throws, failing its write.
+        const untouched = await store
+          .mutateRun('r', (cur) => {
+            cur!.status = 'failed';
+            cur!.payload.extra = 1;
+            return null;
+          })
+          .catch((err: unknown) => err);
+        if (untouched instanceof Error) expect(untouched).toBeInstanceOf(TypeError);
+        else expect(untouched).toMatchObject({ changed: false, after: { status: 'pending' } });
+        const stored = await store.getRun('r');
+        expect(stored?.status).toBe('pending');
+        expect(stored?.payload.extra).toBeUndefined();
 
         const updated = await store.mutateRun('r', (cur) => ({ ...cur!, status: 'success', queueState: null }));
         expect(updated).toMatchObject({ changed: true, before: { status: 'pending' }, after: { status: 'success' } });

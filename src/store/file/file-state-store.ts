@@ -80,10 +80,15 @@ interface Session {
   compaction: Promise<void> | null;
 }
 
-/** The run as stored and what the mutator makes of it (a copy goes to the mutator). */
+/**
+ * The run as stored and what the mutator makes of it. The mutator gets the stored record itself:
+ * mutators are pure (they return a new record), and the record is deep-frozen, so one that tried
+ * to change its argument would throw instead of changing the store. A copy per write was 3% of
+ * a run's CPU.
+ */
 function proposeRun(session: Session, runId: string, mutate: RunMutator): { current: RunRecord | null; next: RunRecord | null } {
   const current = session.model.getRun(runId) ?? null;
-  return { current, next: mutate(current === null ? null : structuredClone(current)) };
+  return { current, next: mutate(current) };
 }
 
 /** A write that changed nothing: the current record may still sit in an unflushed batch, so answer once it is durable. */
@@ -268,7 +273,7 @@ export class FileStateStore implements StateStore {
       const candidate = session.model.firstReady(blockedTypes(options, session.model.runningCounts()));
       if (candidate === undefined) break;
       const seq = session.model.lastSeq + 1;
-      const record = storedRun(candidate.runId, candidate, mutate(structuredClone(candidate)), () => seq);
+      const record = storedRun(candidate.runId, candidate, mutate(candidate), () => seq);
       durable.push(this.commit(session, { seq, op: 'run', record }));
       claimed.push(session.model.getRun(candidate.runId)!);
     }
