@@ -61,7 +61,7 @@ const MAX_EXPORT_BYTES = 32 * 1024 * 1024;
 /**
  * The knowledge index as a service: loads the persisted index, refreshes it incrementally,
  * answers the summary, query and export, and invalidates the knowledge cache tag whenever the
- * index changes. Refreshes are serialized in this process; the persisted file is replaced
+ * index changes. One refresh runs at a time in this process; the persisted file is replaced
  * atomically, so another process only ever reads a whole index.
  */
 export function createKnowledgeService(deps: KnowledgeServiceDeps) {
@@ -69,32 +69,50 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
   let index: KnowledgeIndex | null = null;
   let search: { generation: number; engine: DocSearch } | null = null;
   let repairPosture: () => Promise<RepairPosture | null> = async () => null;
-  let chain: Promise<unknown> = Promise.resolve();
-
-  function serialized<T>(work: () => Promise<T>): Promise<T> {
-    const next = chain.then(work, work);
-    chain = next.catch(() => undefined);
-    return next;
-  }
+  /** The refresh running now, and the one queued to start when it ends. */
+  let running: Promise<RefreshOutcome> | null = null;
+  let queued: Promise<RefreshOutcome> | null = null;
 
   async function load(): Promise<KnowledgeIndex | null> {
     if (!index) index = await readKnowledgeIndex(config.logsDir);
     return index;
   }
 
-  /** Brings the index up to date with the docs folder; persists and invalidates only on change. */
+  /**
+   * Brings the index up to date with the docs folder; persists and invalidates only on change.
+   * Every caller gets a refresh that started after its call, so it sees every change made before
+   * it asked. Callers arriving while one runs share the next: four doc-sync runs at once cost two
+   * walks of the docs folder, not four in a row.
+   */
   function refresh(): Promise<RefreshOutcome> {
-    return serialized(async () => {
-      const previous = index ?? (await readKnowledgeIndex(config.logsDir));
-      const { index: next, changed } = await buildIndex(previous, { docsPath: config.docsPath, workspaceRoot: config.workspaceRoot, now: clock.now() });
-      index = next;
-      if (changed) {
-        await writeKnowledgeIndex(config.logsDir, next);
-        await deps.invalidator.invalidate([CacheTags.knowledge]);
-        deps.logger.info({ generation: next.generation, docs: next.docs.length, ...next.lastRefresh.changes }, 'knowledge index refreshed');
-      }
-      return { index: next, changed, changes: next.lastRefresh.changes };
+    if (queued !== null) return queued;
+    if (running === null) return startRefresh();
+    const settled = () => undefined;
+    queued = running.then(settled, settled).then(() => {
+      queued = null;
+      return startRefresh();
     });
+    return queued;
+  }
+
+  function startRefresh(): Promise<RefreshOutcome> {
+    const started = refreshOnce().finally(() => {
+      if (running === started) running = null;
+    });
+    running = started;
+    return started;
+  }
+
+  async function refreshOnce(): Promise<RefreshOutcome> {
+    const previous = index ?? (await readKnowledgeIndex(config.logsDir));
+    const { index: next, changed } = await buildIndex(previous, { docsPath: config.docsPath, workspaceRoot: config.workspaceRoot, now: clock.now() });
+    index = next;
+    if (changed) {
+      await writeKnowledgeIndex(config.logsDir, next);
+      await deps.invalidator.invalidate([CacheTags.knowledge]);
+      deps.logger.info({ generation: next.generation, docs: next.docs.length, ...next.lastRefresh.changes }, 'knowledge index refreshed');
+    }
+    return { index: next, changed, changes: next.lastRefresh.changes };
   }
 
   async function current(): Promise<KnowledgeIndex> {

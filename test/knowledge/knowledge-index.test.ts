@@ -60,6 +60,24 @@ describe('doc analysis', () => {
 });
 
 describe('knowledge service over a fixture docs folder', () => {
+  it('gives every caller a refresh that started after its call, sharing one among callers that arrive while another runs', async () => {
+    const fx = knowledgeFixture();
+    const { service } = serviceFor(fx);
+    const first = service.refresh();
+    // Written after the first refresh started: the callers below must see it.
+    fx.write('added-later.md', '# Added later\n\nWritten while a refresh was running.\n');
+    const [second, third] = [service.refresh(), service.refresh()];
+    expect(third).toBe(second);
+    const [a, b, c] = await Promise.all([first, second, third]);
+    expect(b.index.docs.map((d) => d.path)).toContain('added-later.md');
+    expect(c.index.generation).toBe(b.index.generation);
+    expect(b.index.generation).toBeGreaterThanOrEqual(a.index.generation);
+    // Nothing running: the next call starts a refresh of its own.
+    const fourth = service.refresh();
+    expect(fourth).not.toBe(second);
+    expect((await fourth).changed).toBe(false);
+  });
+
   it('builds the index with provenance, concepts and coverage, and persists it', async () => {
     const fx = knowledgeFixture();
     const { service, invalidated } = serviceFor(fx);
