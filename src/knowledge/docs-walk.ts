@@ -8,6 +8,9 @@ export const DOC_EXTENSIONS = new Set(['.md', '.markdown', '.mdx', '.txt']);
 /** Bounds that keep one index pass cheap whatever lands in the docs folder. */
 export const DOC_WALK_LIMITS = { maxFiles: 5000, maxFileBytes: 1024 * 1024, maxDepth: 12 } as const;
 
+/** Doc files stat'ed at once during a walk. */
+const STAT_BATCH = 64;
+
 export interface DocFile {
   /** Path relative to docsPath, with `/` separators on every platform. */
   path: string;
@@ -38,6 +41,29 @@ export async function walkDocs(docsPath: string): Promise<DocWalk> {
     throw err;
   }
 
+  // Doc files of one folder, in name order, are stat'ed up to STAT_BATCH at a time: one by one,
+  // each stat was a round trip through the thread pool, and a walk of 500 docs spent most of its
+  // time waiting between them. Results are taken in order, so the files kept (and where the walk
+  // stops at maxFiles) are the same as a sequential walk's.
+  const statInOrder = async (paths: string[]): Promise<void> => {
+    for (let start = 0; start < paths.length && !result.truncated; start += STAT_BATCH) {
+      const batch = paths.slice(start, start + STAT_BATCH);
+      const infos = await Promise.all(batch.map((path) => stat(path)));
+      for (const [i, absolutePath] of batch.entries()) {
+        if (result.files.length >= DOC_WALK_LIMITS.maxFiles) {
+          result.truncated = true;
+          return;
+        }
+        const { size, mtimeMs } = infos[i]!;
+        if (size > DOC_WALK_LIMITS.maxFileBytes) {
+          result.oversized += 1;
+          continue;
+        }
+        result.files.push({ path: relative(docsPath, absolutePath).split(sep).join('/'), absolutePath, size, mtimeMs });
+      }
+    }
+  };
+
   const visit = async (dir: string, depth: number): Promise<void> => {
     if (depth > DOC_WALK_LIMITS.maxDepth || result.truncated) return;
     let entries: Dirent[];
@@ -49,25 +75,22 @@ export async function walkDocs(docsPath: string): Promise<DocWalk> {
       throw err;
     }
     entries.sort((a, b) => a.name.localeCompare(b.name));
+    let files: string[] = [];
     for (const entry of entries) {
       if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
       const absolutePath = join(dir, entry.name);
       if (entry.isDirectory()) {
+        // Files named before the folder come first, as in a walk that visits entries in order.
+        await statInOrder(files);
+        files = [];
+        if (result.truncated) return;
         await visit(absolutePath, depth + 1);
+        if (result.truncated) return;
       } else if (entry.isFile() && DOC_EXTENSIONS.has(extname(entry.name).toLowerCase())) {
-        if (result.files.length >= DOC_WALK_LIMITS.maxFiles) {
-          result.truncated = true;
-          return;
-        }
-        const { size, mtimeMs } = await stat(absolutePath);
-        if (size > DOC_WALK_LIMITS.maxFileBytes) {
-          result.oversized += 1;
-          continue;
-        }
-        result.files.push({ path: relative(docsPath, absolutePath).split(sep).join('/'), absolutePath, size, mtimeMs });
+        files.push(absolutePath);
       }
-      if (result.truncated) return;
     }
+    await statInOrder(files);
   };
   await visit(docsPath, 0);
   result.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
