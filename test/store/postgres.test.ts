@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/store/open.js';
 import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
+import { initialLayout } from '../../src/store/postgres/migrations/0001-initial-layout.js';
 import { recoverInterrupted, isOwnedAttempt, markRunning } from '../../src/tasks/run-transitions.js';
 import { describeStoreConformance } from './conformance.js';
 import { insertIfAbsent, makeRun } from './fixtures/runs.js';
@@ -50,11 +51,14 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgresStateStore (${TEST_DATABASE_URL ? '
       await client.connect();
       try {
         const { rows } = await client.query(`SELECT version, description FROM "${starting[0]!.schema}".schema_migrations`);
-        expect(rows).toEqual([{ version: 1, description: 'runs, state documents, task history, append collections, keyed documents' }]);
+        expect(rows).toEqual([
+          { version: 1, description: 'runs, state documents, task history, append collections, keyed documents' },
+          { version: 2, description: 'append collections numbered by a sequence per collection' },
+        ]);
       } finally {
         await client.end();
       }
-      expect((await starting[0]!.health()).detail).toMatch(/^PostgreSQL \d+\.\d+.*, schema .+, layout version 1, shared by instances$/);
+      expect((await starting[0]!.health()).detail).toMatch(/^PostgreSQL \d+\.\d+.*, schema .+, layout version 2, shared by instances$/);
     });
 
     it('keeps each docdb:<key> OrchestratorState apart while runs are shared', async () => {
@@ -112,6 +116,59 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgresStateStore (${TEST_DATABASE_URL ? '
       const taken = claims.filter((c) => c !== null).map((c) => c!.runId);
       expect(taken).toHaveLength(60);
       expect(new Set(taken).size).toBe(60);
+    });
+
+    it('upgrades layout 1 to 2: append rows numbered per collection in id order, each sequence continuing after them', async () => {
+      const schema = uniqueSchema('layout1');
+      schemasByDir.set(`layout1-${schema}`, schema);
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await client.connect();
+      try {
+        // A schema as layout 1 left it, with the two collections interleaved in id order.
+        await client.query(`CREATE SCHEMA "${schema}"`);
+        await client.query(`SET search_path = "${schema}"`);
+        await client.query('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
+        await client.query(initialLayout.sql);
+        await client.query('INSERT INTO schema_migrations (version, description) VALUES (1, $1)', [initialLayout.description]);
+        for (let i = 0; i < 6; i++) {
+          await client.query(`INSERT INTO appended (collection, record) VALUES ('telemetry', $1)`, [JSON.stringify({ n: i })]);
+          if (i % 2 === 0) await client.query(`INSERT INTO appended (collection, record) VALUES ('milestones', $1)`, [JSON.stringify({ m: i })]);
+        }
+      } finally {
+        await client.end();
+      }
+      const store = new PostgresStateStore(postgresUrlWithSchema(TEST_DATABASE_URL!, schema), { poolSize: 2 });
+      await store.open();
+      stores.push(store);
+      const numbered = await store.pool().query('SELECT collection, seq, record FROM appended ORDER BY id');
+      expect(numbered.rows.filter((r) => r.collection === 'telemetry').map((r) => [Number(r.seq), r.record.n])).toEqual([
+        [1, 0], [2, 1], [3, 2], [4, 3], [5, 4], [6, 5],
+      ]);
+      expect(numbered.rows.filter((r) => r.collection === 'milestones').map((r) => [Number(r.seq), r.record.m])).toEqual([
+        [1, 0], [2, 2], [3, 4],
+      ]);
+      // The next append continues the numbering, and the cut keeps exactly the newest `keep`.
+      await store.append('telemetry', { n: 6 }, 4);
+      await store.append('milestones', { m: 6 }, 10);
+      const telemetry = await store.listAppended('telemetry', { limit: 10 });
+      expect(telemetry).toEqual({ items: [{ n: 6 }, { n: 5 }, { n: 4 }, { n: 3 }], total: 4 });
+      expect((await store.listAppended('milestones', { limit: 10 })).items).toEqual([{ m: 6 }, { m: 4 }, { m: 2 }, { m: 0 }]);
+      const last = await store.pool().query(`SELECT MAX(seq) AS seq FROM appended WHERE collection = 'telemetry'`);
+      expect(Number(last.rows[0].seq)).toBe(7);
+    });
+
+    it('keeps exactly the newest `keep` appends once instances appending at once are followed by one more', async () => {
+      const dir = 'racing-appends';
+      const instances = [await open(dir), await open(dir), await open(dir)];
+      await Promise.all(Array.from({ length: 120 }, (_, i) => instances[i % 3]!.append('telemetry', { n: i }, 25)));
+      // A racing append may commit below another's cut after that cut's snapshot; the next one removes it.
+      await instances[1]!.append('telemetry', { n: 120 }, 25);
+      const { items, total } = await instances[0]!.listAppended('telemetry', { limit: 100 });
+      expect(total).toBe(25);
+      expect(items[0]).toEqual({ n: 120 });
+      const numbers = await instances[0]!.pool().query(`SELECT seq FROM appended WHERE collection = 'telemetry' ORDER BY seq`);
+      const seqs = numbers.rows.map((r) => Number(r.seq));
+      expect(seqs).toEqual(Array.from({ length: 25 }, (_, i) => seqs[0]! + i));
     });
 
     it('never shows a credential in its target or health', async () => {

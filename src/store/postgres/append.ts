@@ -1,41 +1,44 @@
 import type pg from 'pg';
 import type { AppendCollection } from '../types.js';
-import { withTransaction } from './transaction.js';
 
-const APPEND_COLLECTIONS: readonly AppendCollection[] = ['telemetry', 'milestones'];
+/** The sequence numbering each collection's rows (layout 2); names from this fixed map only. */
+const SEQUENCES: Readonly<Record<AppendCollection, string>> = {
+  telemetry: 'appended_seq_telemetry',
+  milestones: 'appended_seq_milestones',
+};
+
+function sequenceOf(collection: AppendCollection): string {
+  if (!Object.hasOwn(SEQUENCES, collection)) throw new Error(`unknown append collection ${String(collection)}`);
+  return SEQUENCES[collection];
+}
 
 function checkCollection(collection: AppendCollection): void {
-  if (!APPEND_COLLECTIONS.includes(collection)) throw new Error(`unknown append collection ${String(collection)}`);
+  sequenceOf(collection);
 }
 
 /**
- * Appends one record and drops all but the newest `keep` of its collection. One statement (one
- * round trip, committed on its own): the trim runs on the snapshot taken before the insert, so
- * it keeps `keep - 1` older records. Appends racing on other connections may leave a few more
- * than `keep` until the next append trims them.
+ * Appends one record and drops all but the newest `keep` of its collection, in one statement
+ * (one round trip, committed on its own). The record takes the next number of its collection's
+ * sequence, and the rows numbered `keep` or more below it go: an index range over the rows that
+ * leave, not a walk over the ones that stay. An append racing on another connection may commit a
+ * number below this cut after this statement's snapshot was taken, so a few more than `keep` can
+ * remain until the next append, which removes them. A number taken by an insert that then failed
+ * is a gap: until `keep` more appends pass it, the collection holds one record fewer than `keep`.
  */
 export async function appendRecord(pool: pg.Pool, collection: AppendCollection, record: Record<string, unknown>, keep: number): Promise<void> {
-  checkCollection(collection);
-  if (keep >= 1) {
-    await pool.query(
-      `WITH added AS (INSERT INTO appended (collection, record) VALUES ($1, $2::jsonb) RETURNING id)
-       DELETE FROM appended WHERE collection = $1 AND id <= (
-         SELECT id FROM appended WHERE collection = $1 ORDER BY id DESC LIMIT 1 OFFSET $3
-       )`,
-      [collection, JSON.stringify(record), keep - 1],
-    );
+  const sequence = sequenceOf(collection);
+  if (keep < 1) {
+    // Keeping none: nothing is inserted and whatever the collection held goes.
+    await pool.query('DELETE FROM appended WHERE collection = $1', [collection]);
     return;
   }
-  return withTransaction(pool, async (client) => {
-    await client.query('INSERT INTO appended (collection, record) VALUES ($1, $2::jsonb)', [collection, JSON.stringify(record)]);
-    // Rows older than the keep-th newest; with fewer rows the subquery is NULL and nothing goes.
-    await client.query(
-      `DELETE FROM appended WHERE collection = $1 AND id <= (
-         SELECT id FROM appended WHERE collection = $1 ORDER BY id DESC LIMIT 1 OFFSET $2
-       )`,
-      [collection, keep],
-    );
-  });
+  await pool.query(
+    `WITH added AS (
+       INSERT INTO appended (collection, seq, record) VALUES ($1, nextval('${sequence}'), $2::jsonb) RETURNING seq
+     )
+     DELETE FROM appended WHERE collection = $1 AND seq <= (SELECT seq FROM added) - $3`,
+    [collection, JSON.stringify(record), keep],
+  );
 }
 
 export async function listAppended(

@@ -1,4 +1,5 @@
 import { initialLayout } from './0001-initial-layout.js';
+import { appendSequences } from './0002-append-sequences.js';
 
 /** One schema change: applied once, in version order, inside its own transaction. */
 export interface Migration {
@@ -8,6 +9,6 @@ export interface Migration {
 }
 
 /** Every migration this build knows, oldest first. A new layout change is a new file appended here. */
-export const MIGRATIONS: readonly Migration[] = [initialLayout];
+export const MIGRATIONS: readonly Migration[] = [initialLayout, appendSequences];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
