@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { ExpiringMap } from './expiring-map.js';
-import { TAG_RETENTION_MS, clampCacheTtl, nextGeneration } from './tag-generations.js';
+import { TAG_RETENTION_MS, clampCacheTtl, monotonicNowMs, nextGeneration } from './tag-generations.js';
 import type { Coordination, CoordinationStatus } from './types.js';
 
 export interface MemoryCoordinationOptions {
@@ -9,6 +9,8 @@ export interface MemoryCoordinationOptions {
   cacheMaxBytes: number;
   /** What status() reports; defaults to a healthy, unconfigured memory store. */
   status?: CoordinationStatus;
+  /** How long a cache tag is remembered after its last bump or creation (tag-generations.ts). */
+  tagRetentionMs?: number;
 }
 
 /** How long a lock's last fencing token is remembered after its grant (tokens are time-based beyond it). */
@@ -42,6 +44,7 @@ export class MemoryCoordination implements Coordination {
   private readonly budgets = new ExpiringMap<number>();
   private readonly cache: LRUCache<string, Buffer>;
   private readonly reportedStatus: CoordinationStatus;
+  private readonly tagRetentionMs: number;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(options: MemoryCoordinationOptions) {
@@ -51,7 +54,8 @@ export class MemoryCoordination implements Coordination {
       sizeCalculation: (value, key) => value.length + Buffer.byteLength(key),
     });
     this.reportedStatus = options.status ?? DEFAULT_STATUS;
-    this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
+    this.tagRetentionMs = options.tagRetentionMs ?? TAG_RETENTION_MS;
+    this.sweeper = setInterval(() => this.sweepExpired(), SWEEP_INTERVAL_MS);
     // The sweep is housekeeping; it must not keep a finished process alive.
     this.sweeper.unref();
   }
@@ -128,15 +132,26 @@ export class MemoryCoordination implements Coordination {
   }
 
   async tagVersions(tags: string[]): Promise<number[]> {
-    const now = Date.now();
-    return tags.map((tag) => this.tags.get(tag, now) ?? 0);
+    const now = monotonicNowMs();
+    return tags.map((tag) => {
+      const current = this.tags.get(tag, now);
+      if (current !== undefined) return current;
+      // Created on read: see tag-generations.ts for why an absent tag has no fixed value.
+      this.tags.set(tag, now, now + this.tagRetentionMs);
+      return now;
+    });
   }
 
   async bumpTags(tags: string[]): Promise<void> {
-    const now = Date.now();
+    const now = monotonicNowMs();
     for (const tag of new Set(tags)) {
-      this.tags.set(tag, nextGeneration(this.tags.get(tag, now) ?? 0, now), now + TAG_RETENTION_MS);
+      this.tags.set(tag, nextGeneration(this.tags.get(tag, now) ?? 0, now), now + this.tagRetentionMs);
     }
+  }
+
+  /** Tags remembered right now (expired ones not yet swept included); for tests and diagnostics. */
+  get tagCount(): number {
+    return this.tags.size;
   }
 
   async close(): Promise<void> {
@@ -144,12 +159,13 @@ export class MemoryCoordination implements Coordination {
     this.cache.clear();
   }
 
-  private sweep(): void {
+  /** Drops every expired lock, window, dedupe member and tag now (the timer does it every 30 s). */
+  sweepExpired(): void {
     const now = Date.now();
     this.locks.sweep(now);
     this.windows.sweep(now);
     this.dedupe.sweep(now);
-    this.tags.sweep(now);
+    this.tags.sweep(monotonicNowMs());
     this.fences.sweep(now);
     this.budgets.sweep(now);
   }

@@ -9,6 +9,8 @@ export interface RedisCoordinationOptions {
   keyPrefix: string;
   /** How long start-up waits for the first connection before giving up. */
   connectTimeoutMs: number;
+  /** How long a cache tag is remembered after its last bump or creation (tag-generations.ts). */
+  tagRetentionMs?: number;
 }
 
 /** Extends the lock only while `owner` still holds it. */
@@ -62,15 +64,32 @@ if count == 1 or ttl < 0 then
 end
 return {count, ttl}`;
 
+/** Redis's own clock in ms: every instance bumps and creates tags against the same time. */
+const SERVER_NOW_MS = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
 /** Sets each tag to max(current + 1, now ms) with a retention expiry; see tag-generations.ts for why. */
-const BUMP_TAGS = `
-local now = tonumber(ARGV[1])
+const BUMP_TAGS = `${SERVER_NOW_MS}
 for i, key in ipairs(KEYS) do
   local current = tonumber(redis.call('GET', key) or '0')
   local nextValue = math.max(current + 1, now)
-  redis.call('SET', key, string.format('%d', nextValue), 'PX', ARGV[2])
+  redis.call('SET', key, string.format('%d', nextValue), 'PX', ARGV[1])
 end
 return #KEYS`;
+
+/** Reads each tag, creating the absent ones at now ms (see tag-generations.ts for why). */
+const READ_OR_CREATE_TAGS = `${SERVER_NOW_MS}
+local values = {}
+for i, key in ipairs(KEYS) do
+  local value = redis.call('GET', key)
+  if not value then
+    value = string.format('%d', now)
+    redis.call('SET', key, value, 'PX', ARGV[1])
+  end
+  values[i] = value
+end
+return values`;
 
 /** How long status() waits for a PING before calling the store unreachable. */
 const PING_TIMEOUT_MS = 1000;
@@ -98,6 +117,7 @@ export class RedisCoordination implements Coordination {
     private readonly client: Redis,
     readonly keyPrefix: string,
     url: string,
+    private readonly tagRetentionMs: number,
   ) {
     this.target = describeRedisUrl(url);
   }
@@ -134,7 +154,7 @@ export class RedisCoordination implements Coordination {
       lastLoggedError = null;
     });
     client.options.retryStrategy = (attempt: number) => Math.min(attempt * 200, 2000);
-    return new RedisCoordination(client, options.keyPrefix, url);
+    return new RedisCoordination(client, options.keyPrefix, url, options.tagRetentionMs ?? TAG_RETENTION_MS);
   }
 
   /**
@@ -160,7 +180,7 @@ export class RedisCoordination implements Coordination {
       logger.info({ kvStore: target }, 'kv store connection ready');
       lastLoggedError = null;
     });
-    return new RedisCoordination(client, options.keyPrefix, url);
+    return new RedisCoordination(client, options.keyPrefix, url, options.tagRetentionMs ?? TAG_RETENTION_MS);
   }
 
   /** True while commands can be sent (connected and ready). */
@@ -251,15 +271,22 @@ export class RedisCoordination implements Coordination {
 
   async tagVersions(tags: string[]): Promise<number[]> {
     if (tags.length === 0) return [];
-    const values = await this.client.mget(tags.map((tag) => this.key('tag', tag)));
-    return values.map((value) => (value === null ? 0 : Number(value)));
+    const keys = tags.map((tag) => this.key('tag', tag));
+    // The common case is a read: every tag exists. Only absent ones need the script that creates them.
+    const values = await this.client.mget(keys);
+    const absent = values.flatMap((value, i) => (value === null ? [i] : []));
+    if (absent.length > 0) {
+      const created = (await this.client.eval(READ_OR_CREATE_TAGS, absent.length, ...absent.map((i) => keys[i]!), this.tagRetentionMs)) as string[];
+      absent.forEach((index, j) => (values[index] = created[j]!));
+    }
+    return values.map(Number);
   }
 
   async bumpTags(tags: string[]): Promise<void> {
     const unique = [...new Set(tags)];
     if (unique.length === 0) return;
     const keys = unique.map((tag) => this.key('tag', tag));
-    await this.client.eval(BUMP_TAGS, keys.length, ...keys, Date.now(), TAG_RETENTION_MS);
+    await this.client.eval(BUMP_TAGS, keys.length, ...keys, this.tagRetentionMs);
   }
 
   async close(): Promise<void> {

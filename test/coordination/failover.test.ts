@@ -17,6 +17,13 @@ describe.skipIf(!url)('FailoverCoordination over a reachable Redis (needs TEST_R
     kind: 'kvstore',
     create: async () =>
       new FailoverCoordination(await RedisCoordination.connect(url!, logger, { keyPrefix, connectTimeoutMs: 1500 }), memory, 'redis', logger),
+    createWithTagRetention: async (ms) =>
+      new FailoverCoordination(
+        await RedisCoordination.connect(url!, logger, { keyPrefix, connectTimeoutMs: 1500, tagRetentionMs: ms }),
+        memory,
+        'redis',
+        logger,
+      ),
     cleanup: () => deleteKeysWithPrefix(url!, keyPrefix),
   });
 });

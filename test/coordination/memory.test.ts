@@ -5,6 +5,24 @@ import { coordinationConformance } from './conformance.js';
 coordinationConformance('MemoryCoordination conformance', {
   kind: 'memory',
   create: async () => new MemoryCoordination({ cacheMaxEntries: 100, cacheMaxBytes: 1024 * 1024 }),
+  createWithTagRetention: async (ms) => new MemoryCoordination({ cacheMaxEntries: 100, cacheMaxBytes: 1024 * 1024, tagRetentionMs: ms }),
+});
+
+describe('MemoryCoordination cache tags', () => {
+  it('holds the tags of recent writes only: per-run tags are dropped after their retention', async () => {
+    const coordination = new MemoryCoordination({ cacheMaxEntries: 10, cacheMaxBytes: 4096, tagRetentionMs: 100 });
+    try {
+      const tags = Array.from({ length: 1000 }, (_, i) => `run:r-${i}`);
+      await coordination.bumpTags(tags);
+      await coordination.tagVersions(['runs']);
+      expect(coordination.tagCount).toBe(1001);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      coordination.sweepExpired();
+      expect(coordination.tagCount).toBe(0);
+    } finally {
+      await coordination.close();
+    }
+  });
 });
 
 describe('MemoryCoordination cache bounds', () => {

@@ -12,6 +12,7 @@ describe.skipIf(!url)('RedisCoordination (needs TEST_REDIS_URL)', () => {
   coordinationConformance('RedisCoordination conformance', {
     kind: 'kvstore',
     create: () => RedisCoordination.connect(url!, pino({ level: 'silent' }), { keyPrefix, connectTimeoutMs: 1500 }),
+    createWithTagRetention: (ms) => RedisCoordination.connect(url!, pino({ level: 'silent' }), { keyPrefix, connectTimeoutMs: 1500, tagRetentionMs: ms }),
     cleanup: () => deleteKeysWithPrefix(url!, keyPrefix),
   });
 });
