@@ -42,6 +42,16 @@ function urlFor(host: string, port: number): string {
 }
 
 /**
+ * Whether the response cache may be used. A cached read is invalidated by bumping tags in the
+ * coordination store; with a store other instances write to (PostgreSQL) and no KV store, the
+ * tags live in this process only, so another instance's write could not reach this process's
+ * entries and a read could answer stale data until the TTL. The cache is then off.
+ */
+export function responseCacheSharing(storeExclusive: boolean, kvStoreUrl: string | null): boolean {
+  return storeExclusive || kvStoreUrl !== null;
+}
+
+/**
  * Composition root: builds the store, coordination, runtime and HTTP server from the config,
  * runs restart recovery, admits the `startup` task and starts listening.
  */
@@ -183,7 +193,14 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     knowledge: knowledge.service,
     business: business.service,
   });
-  const server = await buildServer({ config, coordination, logger, metrics }, routes);
+  const responseCacheEnabled = responseCacheSharing(store.exclusive, config.kvStoreUrl);
+  if (!responseCacheEnabled) {
+    logger.warn(
+      { store: store.target },
+      'the state store is shared by instances but no KV store is configured: response cache off (set KV_STORE_URL to share it, and rate limits and locks with it)',
+    );
+  }
+  const server = await buildServer({ config, coordination, logger, metrics, responseCacheEnabled }, routes);
 
   await runtime.start();
   await knowledge.start();

@@ -61,9 +61,15 @@ export function cacheMaxAge(route: RouteSpec, cache: CacheConfig): number {
  * changes the key, so invalidation needs no scan and works the same in memory and in Redis.
  */
 export class ResponseCache {
+  /**
+   * `enabled: false` answers every cached route as a miss and stores nothing (its headers are
+   * unchanged). The composition turns it off when no store shared by every instance can carry
+   * invalidations: see `responseCacheSharing` in src/app.ts.
+   */
   constructor(
     private readonly coordination: Coordination,
     private readonly config: CacheConfig,
+    private readonly enabled = true,
   ) {}
 
   get storeLabel(): 'kvstore' | 'memory' {
@@ -71,6 +77,7 @@ export class ResponseCache {
   }
 
   async keyFor(route: RouteSpec, ctx: RouteContext, request: FastifyRequest): Promise<string> {
+    if (!this.enabled) return '';
     const tags = typeof route.cache!.tags === 'function' ? route.cache!.tags(ctx) : route.cache!.tags;
     const generations = await this.coordination.tagVersions(tags);
     const scope = route.access.kind === 'protected' ? (ctx.identity?.role ?? 'none') : 'public';
@@ -85,11 +92,13 @@ export class ResponseCache {
   }
 
   async read(key: string): Promise<CachedResponse | null> {
+    if (!this.enabled) return null;
     const raw = await this.coordination.cacheGet(key);
     return raw === null ? null : decodeEntry(raw);
   }
 
   async write(key: string, route: RouteSpec, entry: CachedResponse): Promise<void> {
+    if (!this.enabled) return;
     const ttl = cacheMaxAge(route, this.config);
     if (ttl > 0) await this.coordination.cacheSet(key, encodeEntry(entry), ttl);
   }

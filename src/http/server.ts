@@ -28,6 +28,8 @@ export interface ServerDeps {
   clock?: Clock;
   /** The built operator console served at /operator; console/dist of the package unless given. */
   consoleDir?: string;
+  /** False stores no response and answers every cached route as a miss (default true). */
+  responseCacheEnabled?: boolean;
 }
 
 /** Metrics label for requests that matched no table route (unknown paths, CORS preflights). */
@@ -100,7 +102,7 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
   });
 
   const verify = createKeyVerifier(config.apiKeys, deps.clock ?? systemClock);
-  const cache = new ResponseCache(coordination, config.cache);
+  const cache = new ResponseCache(coordination, config.cache, deps.responseCacheEnabled ?? true);
   for (const route of routes) {
     app.route({
       method: route.method,
