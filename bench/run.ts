@@ -30,11 +30,13 @@ interface Args {
   quick: boolean;
   only: string[] | null;
   out: string | null;
+  /** Overrides the run concurrency of the service and the queue peers' workers (settings.concurrency). */
+  concurrency: number | null;
   help: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { quick: false, only: null, out: null, help: false };
+  const args: Args = { quick: false, only: null, out: null, concurrency: null, help: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = () => {
@@ -45,17 +47,22 @@ function parseArgs(argv: string[]): Args {
     if (arg === '--quick') args.quick = true;
     else if (arg === '--only' || arg.startsWith('--only=')) args.only = value().split(',').map((s) => s.trim()).filter(Boolean);
     else if (arg === '--out' || arg.startsWith('--out=')) args.out = value();
-    else if (arg === '--help' || arg === '-h') args.help = true;
+    else if (arg === '--concurrency' || arg.startsWith('--concurrency=')) {
+      const n = Number(value());
+      if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error('--concurrency takes an integer from 1 to 64');
+      args.concurrency = n;
+    } else if (arg === '--help' || arg === '-h') args.help = true;
     else throw new Error(`unknown argument: ${arg}`);
   }
   return args;
 }
 
-const USAGE = `usage: npm run bench -- [--quick] [--only <scenario>[,<scenario>]] [--out <dir>]
+const USAGE = `usage: npm run bench -- [--quick] [--only <scenario>[,<scenario>]] [--out <dir>] [--concurrency <n>]
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}
-  --quick   every scenario, small (under 4 minutes)
-  --only    run just these scenarios
-  --out     output folder (default bench-results/<timestamp>/)`;
+  --quick        every scenario, small (under 4 minutes)
+  --only         run just these scenarios
+  --out          output folder (default bench-results/<timestamp>/)
+  --concurrency  run slots of the service and worker concurrency of the queue peers alike`;
 
 function timestamp(): string {
   return new Date().toISOString().replace(/[:.]/g, '-');
@@ -81,7 +88,9 @@ async function main(): Promise<number> {
   }
 
   const mode = args.quick ? 'quick' : 'full';
-  const settings: Settings = args.quick ? QUICK : FULL;
+  const base: Settings = args.quick ? QUICK : FULL;
+  const settings: Settings =
+    args.concurrency === null ? base : { ...base, concurrency: args.concurrency, e2e: { ...base.e2e, concurrency: args.concurrency } };
   const outDir = resolve(args.out ?? join(ROOT, 'bench-results', timestamp()));
   const startedAt = new Date();
   const runDeadline = Date.now() + settings.totalBudgetSec * 1000;

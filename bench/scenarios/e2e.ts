@@ -40,7 +40,7 @@ async function runService(ctx: ScenarioContext, store: StoreKind, plan: ExactlyO
   const n = plan.unique.length;
   const service = await launchService({
     store,
-    config: { concurrency: ctx.settings.concurrency, runRetention: Math.max(5000, n * 2) },
+    config: { concurrency: s.concurrency, runRetention: Math.max(5000, n * 2) },
   });
   try {
     const url = service.url;
@@ -104,7 +104,7 @@ async function runService(ctx: ScenarioContext, store: StoreKind, plan: ExactlyO
       // Only successes are throughput: a failed run is work not done.
       tasksPerSec: terminal ? (n - missing - notSuccess) / (durationMs / 1000) : Number.NaN,
       timedOut: terminal === null,
-      settings: { concurrency: ctx.settings.concurrency, submitConcurrency: s.submitConcurrency, dedupe: 'payload.idempotencyKey' },
+      settings: { concurrency: s.concurrency, submitConcurrency: s.submitConcurrency, dedupe: 'payload.idempotencyKey' },
       extra: { responseCodes: codes, duplicatesAdmitted, extraRuns, reexecutedRuns: reexecuted, notSuccess, queueLatency: summarize(queueMs) },
     };
   } finally {
@@ -115,6 +115,8 @@ async function runService(ctx: ScenarioContext, store: StoreKind, plan: ExactlyO
 function notes(r: ExactlyOnceResult, settings?: Record<string, unknown>): string {
   const parts = [`${r.unique} unique + ${r.duplicatesSubmitted} duplicates`, `${r.completed} completed`];
   if (settings?.batchSize !== undefined) parts.push(`${String(settings.workers)} workers x batch ${String(settings.batchSize)}, idle poll ${String(settings.pollingIntervalSeconds)} s`);
+  else if (settings?.workerConcurrency !== undefined) parts.push(`worker concurrency ${String(settings.workerConcurrency)}`);
+  else if (settings?.concurrency !== undefined) parts.push(`${String(settings.concurrency)} run slots`);
   if (r.failed) parts.push(`${r.failed} failed`);
   if (r.missing) parts.push(`${r.missing} missing`);
   if (r.timedOut) parts.push('timed out');
@@ -154,7 +156,7 @@ export const e2e: Scenario = {
       for (const c of exactlyOnceChecks(r)) rows.check(subject, c.what, c.ok, c.detail);
     };
 
-    const peerOptions = { concurrency: ctx.settings.concurrency, submitConcurrency: s.submitConcurrency, settleMs: s.settleMs };
+    const peerOptions = { concurrency: s.concurrency, submitConcurrency: s.submitConcurrency, settleMs: s.settleMs };
     const redisBinary = redisServerBinary();
     let ownRedisUrl = '';
     const peers: Peer[] = [
@@ -243,7 +245,7 @@ export const e2e: Scenario = {
             better: 'higher',
             baseline: { subject: peer.name, value: base ? base.tasksPerSec : null },
             durability: peer === peers[0] ? SERVICE_DURABILITY[store] : undefined,
-            note: peer === peers[0] ? notes(r) : undefined,
+            note: peer === peers[0] ? notes(r, r.settings) : undefined,
           });
         }
         for (const row of out) rows.add(row);
