@@ -32,3 +32,29 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   };
   return destination ? pino(options, destination) : pino(options);
 }
+
+const LEVEL_METHODS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace']);
+const skip = () => undefined;
+
+/**
+ * `parent.child(bindings)`, made on the first use that needs it: a call at a level the parent
+ * writes, or any other member. A pino child is not free (its bindings go through the redaction
+ * paths) and most task runs never log at the service's level (`warn` by default), so a run whose
+ * handler only logs `info` costs a level check per call instead. Once made, the child is the one
+ * `parent.child(bindings)` returns, so every line it writes is the same.
+ */
+export function lazyChild(parent: Logger, bindings: Record<string, unknown>): Logger {
+  let made: Logger | null = null;
+  const child = () => (made ??= parent.child(bindings));
+  return new Proxy(parent, {
+    get(_target, member) {
+      if (made === null && typeof member === 'string' && LEVEL_METHODS.has(member) && !parent.isLevelEnabled(member)) return skip;
+      const target = child();
+      const value: unknown = Reflect.get(target, member, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+    set(_target, member, value) {
+      return Reflect.set(child(), member, value);
+    },
+  });
+}

@@ -18,6 +18,8 @@ import { readKnowledgeIndex, writeKnowledgeIndex } from './index-file.js';
 import { emptyIndex, type DocChanges, type IndexedDoc, type KnowledgeIndex } from './index-model.js';
 import { INDEXER_VERSION } from './analyze-doc.js';
 import { workspacePathOf } from './pack-builder.js';
+import { freshShared } from './fresh-share.js';
+import { latestPackReader } from './latest-pack.js';
 import { DocSearch } from './search.js';
 
 export interface KnowledgeConfig extends KnowledgePaths {
@@ -69,9 +71,6 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
   let index: KnowledgeIndex | null = null;
   let search: { generation: number; engine: DocSearch } | null = null;
   let repairPosture: () => Promise<RepairPosture | null> = async () => null;
-  /** The refresh running now, and the one queued to start when it ends. */
-  let running: Promise<RefreshOutcome> | null = null;
-  let queued: Promise<RefreshOutcome> | null = null;
 
   async function load(): Promise<KnowledgeIndex | null> {
     if (!index) index = await readKnowledgeIndex(config.logsDir);
@@ -84,24 +83,10 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
    * it asked. Callers arriving while one runs share the next: four doc-sync runs at once cost two
    * walks of the docs folder, not four in a row.
    */
-  function refresh(): Promise<RefreshOutcome> {
-    if (queued !== null) return queued;
-    if (running === null) return startRefresh();
-    const settled = () => undefined;
-    queued = running.then(settled, settled).then(() => {
-      queued = null;
-      return startRefresh();
-    });
-    return queued;
-  }
+  const refresh = freshShared(refreshOnce);
 
-  function startRefresh(): Promise<RefreshOutcome> {
-    const started = refreshOnce().finally(() => {
-      if (running === started) running = null;
-    });
-    running = started;
-    return started;
-  }
+  /** The latest knowledge pack (null when there is none), read once per version of the file. */
+  const latestPack = latestPackReader(config.knowledgePackDir);
 
   async function refreshOnce(): Promise<RefreshOutcome> {
     const previous = index ?? (await readKnowledgeIndex(config.logsDir));
@@ -310,6 +295,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
   return {
     load,
     refresh,
+    latestPack,
     current,
     summary,
     query,

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { lazyChild } from '../logging.js';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import { executeEvidence, type ToolGatePreflight } from '../agents/tool-gate.js';
@@ -97,7 +98,7 @@ async function runHandler(deps: ExecutorDeps, handler: TaskHandler, run: RunReco
       type: run.type,
       payload: run.payload,
       signal,
-      logger: deps.logger.child({ runId: run.runId, type: run.type }),
+      logger: lazyChild(deps.logger, { runId: run.runId, type: run.type }),
       clock: deps.clock,
       serviceStartedAt: deps.serviceStartedAt,
       queueDepth: deps.queueDepth,

@@ -1,33 +1,11 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { capturedLogger } from '../support/captured-logger.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { LazyRequestLogger, requestLoggerFactory } from '../../src/http/request-logger.js';
-import { createLogger } from '../../src/logging.js';
-
-function captured(level: string) {
-  const lines: Record<string, unknown>[] = [];
-  const logger = createLogger(
-    level,
-    new Writable({
-      write(chunk, _e, done) {
-        lines.push(JSON.parse(String(chunk)));
-        done();
-      },
-    }),
-  );
-  // Counts children made from any logger of this tree (a pino child inherits the method).
-  let children = 0;
-  const child = logger.child;
-  logger.child = function (this: typeof logger, ...args: Parameters<typeof child>) {
-    children++;
-    return child.apply(this, args);
-  } as typeof logger.child;
-  return { logger, lines, children: () => children };
-}
 
 describe('LazyRequestLogger', () => {
   it('makes no pino child while every call is below the level', () => {
-    const { logger, lines, children } = captured('warn');
+    const { logger, lines, children } = capturedLogger('warn');
     const log = new LazyRequestLogger(logger, { reqId: 'r-1' });
     log.info({ req: 'x' }, 'incoming request');
     log.debug('detail');
@@ -38,7 +16,7 @@ describe('LazyRequestLogger', () => {
   });
 
   it('makes the child once, on the first enabled call, and writes through it with the bindings', () => {
-    const { logger, lines, children } = captured('warn');
+    const { logger, lines, children } = capturedLogger('warn');
     const log = new LazyRequestLogger(logger, { reqId: 'r-2' });
     log.info('skipped');
     log.warn({ cause: 'a' }, 'first');
@@ -52,8 +30,8 @@ describe('LazyRequestLogger', () => {
   });
 
   it('writes what an eager child would, redaction included', () => {
-    const eager = captured('info');
-    const lazy = captured('info');
+    const eager = capturedLogger('info');
+    const lazy = capturedLogger('info');
     const entry = { req: { headers: { authorization: 'Bearer secret-value' } }, n: 1 };
     eager.logger.child({ reqId: 'r-3' }).info(entry, 'same line');
     new LazyRequestLogger(lazy.logger, { reqId: 'r-3' }).info(entry, 'same line');
@@ -63,7 +41,7 @@ describe('LazyRequestLogger', () => {
   });
 
   it('passes child() and a level change through to the real child', () => {
-    const { logger, lines } = captured('warn');
+    const { logger, lines } = capturedLogger('warn');
     const log = new LazyRequestLogger(logger, { reqId: 'r-4' });
     log.level = 'info';
     log.info('now enabled');
@@ -77,7 +55,7 @@ describe('LazyRequestLogger', () => {
 
 describe('requestLoggerFactory', () => {
   it('is lazy by default and eager when the route sets its own level', () => {
-    const { logger, children } = captured('warn');
+    const { logger, children } = capturedLogger('warn');
     const lazy = requestLoggerFactory(logger as FastifyBaseLogger, { reqId: 'a' }, {});
     expect(lazy).toBeInstanceOf(LazyRequestLogger);
     expect(children()).toBe(0);

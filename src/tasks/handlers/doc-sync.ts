@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { standaloneKnowledgePorts, type ResolveKnowledgePorts } from '../../knowledge/handler-ports.js';
-import { readLatestPack } from '../../knowledge/pack.js';
 import { packDrift, regeneratePack } from '../../knowledge/pack-builder.js';
 import type { TaskHandler } from '../handler-types.js';
 import { failure } from './outcome.js';
@@ -25,7 +24,7 @@ export function createDocSyncHandler(resolvePorts: ResolveKnowledgePorts): TaskH
         },
       };
     }
-    const latest = await readLatestPack(config.knowledgePackDir);
+    const latest = await knowledge.latestPack();
     const drift = packDrift(latest, index.docs);
     const changeDetected = drift.added.length + drift.modified.length + drift.removed.length > 0;
     const generate = index.docs.length > 0 && (changeDetected || latest === null);
