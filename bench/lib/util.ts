@@ -58,6 +58,27 @@ export function rssMiB(pid: number | undefined): number | null {
   }
 }
 
+/** Linux's USER_HZ: the unit of the CPU times in /proc/<pid>/stat (100 on every common build). */
+const CLOCK_TICKS_PER_SEC = 100;
+
+/**
+ * CPU time (user + system, ms) the main thread of process `pid` has used: the thread that runs
+ * JavaScript, so a server's figure leaves out its thread pool (fsync, file reads) and GC helper
+ * threads. Null where /proc is not available.
+ */
+export function mainThreadCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    // Fields after the command name, which sits in parentheses and may contain spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SEC;
+  } catch {
+    return null;
+  }
+}
+
 /** Total size in bytes of the regular files under `dir` (recursive); 0 when it does not exist. */
 export function dirBytes(dir: string): number {
   let total = 0;

@@ -23,7 +23,7 @@ import {
 } from '../lib/service.js';
 import { join } from 'node:path';
 import { makeBaseDir, runsTotal, unfinishedRuns } from '../lib/service.js';
-import { errorMessage } from '../lib/util.js';
+import { errorMessage, mainThreadCpuMs } from '../lib/util.js';
 import { startBareFastify } from '../peers/launch-bare-fastify.js';
 
 const CEILING = 'bare fastify';
@@ -55,6 +55,8 @@ interface Measured {
   accepted: number;
   /** Requests that may have been stored without their answer being seen. */
   unanswered: number;
+  /** The server's main-thread CPU per answered request of the closed-loop load (µs); null without /proc. */
+  cpuUsPerRequest: number | null;
 }
 
 async function measure(
@@ -62,7 +64,7 @@ async function measure(
   url: string,
   title: string,
   headers: Record<string, string>,
-  options: { sweep: boolean; backlog?: () => Promise<number> },
+  options: { sweep: boolean; pid: number | undefined; backlog?: () => Promise<number> },
 ): Promise<Measured> {
   const s = ctx.settings.admission;
   const tag = `adm-${process.pid}-${Date.now().toString(36)}-${title.replace(/\W+/g, '')}`;
@@ -81,7 +83,10 @@ async function measure(
   const warm = await runLoad({ ...base, title: `${title} warm-up`, durationSec: s.warmupSec, maxMs: s.warmupSec * 1000 + 5000 });
   const durationSec = Math.max(1, Math.min(s.durationSec, Math.floor(ctx.remainingMs() / 1000) - 3));
   ctx.log(`${title}: ${durationSec} s at ${s.connections} connections`);
+  const cpuBefore = mainThreadCpuMs(options.pid);
   const summary = await runLoad({ ...base, title, durationSec, maxMs: durationSec * 1000 + 10_000 });
+  const cpuAfter = mainThreadCpuMs(options.pid);
+  const cpuUsPerRequest = cpuBefore !== null && cpuAfter !== null && summary.completed > 0 ? ((cpuAfter - cpuBefore) * 1000) / summary.completed : null;
   ctx.log(`${title}: open loop, ${s.openLoopRate} arrivals/s for ${s.openLoopSec} s`);
   const open: Omit<OpenLoopOptions, 'ratePerSec' | 'durationSec'> = { url, path: '/api/tasks/trigger', method: 'POST', headers, body };
   const openLoop = await runOpenLoop({ ...open, ratePerSec: s.openLoopRate, durationSec: s.openLoopSec });
@@ -114,6 +119,7 @@ async function measure(
     // load); an open-loop request that errored or never answered (a saturated sweep step leaves
     // some) may be stored as well.
     unanswered: 2 * s.connections + openLoops.reduce((n, r) => n + r.errors + r.timedOut, 0),
+    cpuUsPerRequest,
   };
 }
 
@@ -127,7 +133,7 @@ function openLoopNote(r: OpenLoopResult): string {
 async function measureCeiling(ctx: ScenarioContext, title: string, sweep: boolean, durableFile?: string): Promise<Measured> {
   const bare = await startBareFastify(durableFile ? { durableFile } : {});
   try {
-    return await measure(ctx, bare.url, title, {}, { sweep });
+    return await measure(ctx, bare.url, title, {}, { sweep, pid: bare.pid });
   } finally {
     await bare.stop();
   }
@@ -169,6 +175,19 @@ function addSaturationRow(ctx: ScenarioContext, subject: string, run: Measured, 
   });
 }
 
+/**
+ * What one answered request cost the server's main (JavaScript) thread during the closed-loop
+ * load; the thread pool's fdatasyncs are left out on both sides. The service's figure includes
+ * the admitted runs draining meanwhile.
+ */
+function addCpuRow(rows: ScenarioContext['rows'], subject: string, run: Measured, durable: Measured | null): void {
+  if (run.cpuUsPerRequest === null) return;
+  const value = Math.round(run.cpuUsPerRequest * 10) / 10;
+  const base = durable?.cpuUsPerRequest != null ? { subject: DURABLE_CEILING, value: Math.round(durable.cpuUsPerRequest * 10) / 10 } : undefined;
+  const note = durable ? 'main thread, user + system, per 202; the admitted runs draining meanwhile included' : 'main thread, user + system';
+  rows.add({ subject, metric: 'CPU per request', unit: 'µs', value, better: 'lower', baseline: base, note });
+}
+
 export const admission: Scenario = {
   name: 'admission',
   title: 'Trigger admission over HTTP (unique keys, 50 concurrent clients)',
@@ -195,6 +214,7 @@ export const admission: Scenario = {
       rows.add({ subject, metric: 'p99', unit: 'ms', value: summary.latencyMs.p99, better: 'lower' });
       addOpenLoopRows(rows, subject, run.openLoop, null);
       addSaturationRow(ctx, subject, run, subject === DURABLE_CEILING ? null : durableRun);
+      addCpuRow(rows, subject, run, null);
     }
 
     for (const store of STORES) {
@@ -215,6 +235,7 @@ export const admission: Scenario = {
         try {
           measured = await measure(ctx, service.url, subject, { authorization: `Bearer ${OPERATOR_KEY}` }, {
             sweep: true,
+            pid: service.pid,
             backlog: () => unfinishedRuns(service.url, 'doc-sync'),
           });
           stored = await runsTotal(service.url, { type: 'doc-sync' });
@@ -245,6 +266,7 @@ export const admission: Scenario = {
         rows.check(subject, 'no 5xx, no socket errors', fiveXx === 0 && summary.errors === 0, `${fiveXx} 5xx, ${summary.errors} errors`);
         addOpenLoopRows(rows, subject, measured.openLoop, durableRun.openLoop);
         addSaturationRow(ctx, subject, measured, durableRun);
+        addCpuRow(rows, subject, measured, durableRun);
         // Requests in flight when a load stopped may be stored without their answer being
         // counted. Fewer stored than 202s is a loss.
         const inFlightAtStop = measured.unanswered;

@@ -8,6 +8,10 @@
  * therefore take turns in short rounds, and each subject's figure is its best round (the same rule
  * for both). The bench checks its own work: every response of every round is a 200, no socket
  * failed.
+ *
+ * Each round also reads the server's main-thread CPU time (/proc, Linux): the CPU per request
+ * row compares what one answer costs each server, which the load generator competing for the
+ * same two cores disturbs less than it disturbs req/s.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,14 +19,26 @@ import { runLoad, type LoadSummary } from '../lib/load.js';
 import type { Scenario, ScenarioContext } from '../lib/scenario.js';
 import { launchService, makeBaseDir, serviceAvailable, SKIP_SERVICE_REASON, storeLabel, type BenchService } from '../lib/service.js';
 import { formatNumber } from '../lib/table.js';
-import { errorMessage } from '../lib/util.js';
+import { errorMessage, mainThreadCpuMs } from '../lib/util.js';
 import { startBareFastify, type BareFastify } from '../peers/launch-bare-fastify.js';
 
 const CEILING = 'bare fastify (same bytes)';
 
+const CPU_METRIC = 'CPU per request';
+const CPU_NOTE =
+  'main (JavaScript) thread, user + system, least of the rounds: less disturbed than req/s by the load generator sharing the cores, and kernel socket time included';
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
 /** A subject's rounds; its figures are those of its best round (highest req/s). */
 class Rounds {
   readonly loads: LoadSummary[] = [];
+  /** Main-thread CPU per answered request in each round (µs), where /proc could tell. */
+  readonly cpuUsPerRequest: number[] = [];
+
+  /** The cheapest round: the least disturbed by the load generator and the rest of the host. */
+  get leastCpu(): number | null {
+    return this.cpuUsPerRequest.length === 0 ? null : Math.min(...this.cpuUsPerRequest);
+  }
 
   get best(): LoadSummary {
     return this.loads.reduce((a, b) => (b.okRps > a.okRps ? b : a));
@@ -38,6 +54,15 @@ class Rounds {
 function load(ctx: ScenarioContext, url: string, title: string, durationSec: number): Promise<LoadSummary> {
   const s = ctx.settings.health;
   return runLoad({ title, url, connections: s.connections, durationSec, maxMs: durationSec * 1000 + 5000, path: '/health' });
+}
+
+/** One measured round: the load, and the server's main-thread CPU time per request it answered. */
+async function round(ctx: ScenarioContext, rounds: Rounds, server: { url: string; pid: number | undefined }, title: string, durationSec: number): Promise<void> {
+  const before = mainThreadCpuMs(server.pid);
+  const summary = await load(ctx, server.url, title, durationSec);
+  const after = mainThreadCpuMs(server.pid);
+  rounds.loads.push(summary);
+  if (before !== null && after !== null && summary.completed > 0) rounds.cpuUsPerRequest.push(((after - before) * 1000) / summary.completed);
 }
 
 /** Every response a 200, no socket errors or time-outs, in every round: refused or failed requests are no figure. */
@@ -104,8 +129,8 @@ export const health: Scenario = {
           const rounds = new Rounds();
           for (let i = 0; i < s.rounds; i++) {
             const per = s.durationSec / s.rounds;
-            ceiling.loads.push(await load(ctx, bare.url, `${CEILING} round ${i + 1}`, per));
-            rounds.loads.push(await load(ctx, service.url, `${subject} round ${i + 1}`, per));
+            await round(ctx, ceiling, bare, `${CEILING} round ${i + 1}`, per);
+            await round(ctx, rounds, service, `${subject} round ${i + 1}`, per);
           }
           measured.push({ subject, rounds });
           details[subject] = rounds.loads;
@@ -128,11 +153,18 @@ export const health: Scenario = {
     rows.add({ subject: CEILING, metric: 'p50', unit: 'ms', value: top.latencyMs.p50, better: 'lower' });
     rows.add({ subject: CEILING, metric: 'p99', unit: 'ms', value: top.latencyMs.p99, better: 'lower' });
     checkAll200(rows, CEILING, ceiling);
+    const ceilingCpu = ceiling.leastCpu;
+    if (ceilingCpu !== null) rows.add({ subject: CEILING, metric: CPU_METRIC, unit: 'µs', value: round1(ceilingCpu), better: 'lower', note: CPU_NOTE });
     for (const { subject, rounds } of measured) {
+
       const best = rounds.best;
       rows.add({ subject, metric: 'req/s', unit: '', value: best.okRps, better: 'higher', baseline: { subject: CEILING, value: top.okRps }, note: rounds.note() });
       rows.add({ subject, metric: 'p50', unit: 'ms', value: best.latencyMs.p50, better: 'lower', baseline: { subject: CEILING, value: top.latencyMs.p50 } });
       rows.add({ subject, metric: 'p99', unit: 'ms', value: best.latencyMs.p99, better: 'lower', baseline: { subject: CEILING, value: top.latencyMs.p99 } });
+      const cpu = rounds.leastCpu;
+      if (cpu !== null && ceilingCpu !== null) {
+        rows.add({ subject, metric: CPU_METRIC, unit: 'µs', value: round1(cpu), better: 'lower', baseline: { subject: CEILING, value: round1(ceilingCpu) }, note: CPU_NOTE });
+      }
       checkAll200(rows, subject, rounds);
     }
   },

@@ -6,6 +6,7 @@ import { SqliteStateStore } from '../../src/store/sqlite/sqlite-state-store.js';
 import { walFileSync } from '../../src/store/sqlite/wal-sync.js';
 import { StateCorruptError } from '../../src/store/types.js';
 import { tempDir } from '../support/config.js';
+import { openDatabase } from '../../src/store/sqlite/connection.js';
 import { describeStoreConformance } from './conformance.js';
 import { runAndKill } from './fixtures/crash-harness.js';
 import { insertIfAbsent, makeRun } from './fixtures/runs.js';
@@ -42,6 +43,19 @@ describe('SqliteStateStore on disk', () => {
 
   afterEach(async () => {
     for (const store of open.splice(0)) await store.close();
+  });
+
+  it('opens its connection with the savepoint journals in memory (temp_store MEMORY), WAL and synchronous NORMAL', () => {
+    // Without temp_store MEMORY, each batch's savepoint journal spilled to a temp file past
+    // 64 KiB: about 40 pwrite calls per admission (docs/performance.md).
+    const db = openDatabase(join(tempDir(), 'settings.sqlite'));
+    try {
+      expect(db.pragma('temp_store', { simple: true })).toBe(2);
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('synchronous', { simple: true })).toBe(1);
+    } finally {
+      db.close();
+    }
   });
 
   it('creates the layout (version 2, the run-count index of version 3, the counted append tables of 4) in WAL mode', async () => {
