@@ -48,7 +48,12 @@ export function lazyChild(parent: Logger, bindings: Record<string, unknown>): Lo
   const child = () => (made ??= parent.child(bindings));
   return new Proxy(parent, {
     get(_target, member) {
-      if (made === null && typeof member === 'string' && LEVEL_METHODS.has(member) && !parent.isLevelEnabled(member)) return skip;
+      if (made === null) {
+        if (typeof member === 'string' && LEVEL_METHODS.has(member) && !parent.isLevelEnabled(member)) return skip;
+        // The child has the parent's level until someone sets its own: asking needs no child.
+        if (member === 'isLevelEnabled') return (level: string) => parent.isLevelEnabled(level);
+        if (member === 'level') return parent.level;
+      }
       const target = child();
       const value: unknown = Reflect.get(target, member, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;

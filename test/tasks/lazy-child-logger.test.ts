@@ -8,9 +8,11 @@ describe('lazyChild (a task run handler logger)', () => {
     const log = lazyChild(logger, { runId: 'run-1', type: 'doc-sync' });
     log.info({ files: 3 }, 'indexed');
     log.debug('detail');
+    expect(log.isLevelEnabled('info')).toBe(false);
+    expect(log.isLevelEnabled('warn')).toBe(true);
+    expect(log.level).toBe('warn');
     expect(children()).toBe(0);
     expect(lines).toEqual([]);
-    expect(log.isLevelEnabled('info')).toBe(false);
   });
 
   it('writes enabled lines through one child with the run bindings, redaction included', () => {
@@ -33,5 +35,10 @@ describe('lazyChild (a task run handler logger)', () => {
     log.child({ component: 'knowledge' }).info('refreshed');
     expect(lines[0]).toMatchObject({ runId: 'run-3', component: 'knowledge', msg: 'refreshed' });
     expect(log.bindings()).toEqual({ runId: 'run-3' });
+    // Once made, the child answers for itself: its own level is its own.
+    log.level = 'error';
+    expect(log.level).toBe('error');
+    expect(log.isLevelEnabled('warn')).toBe(false);
+    expect(logger.level).toBe('info');
   });
 });
