@@ -171,6 +171,25 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgresStateStore (${TEST_DATABASE_URL ? '
       expect(seqs).toEqual(Array.from({ length: 25 }, (_, i) => seqs[0]! + i));
     });
 
+    it('commits an admission and its telemetry together: a failing append leaves no run, and instances admitting one key at once append once', async () => {
+      const a = await open('run-and-append');
+      const b = await open('run-and-append');
+      const telemetryOf = (result: { before: unknown; after: unknown }) =>
+        result.before === null && result.after !== null ? [{ collection: 'telemetry' as const, record: { event: 'accepted' }, keep: 100 }] : [];
+
+      // An append that fails (an unknown collection) rolls the run back with it.
+      const failing = () => [{ collection: 'no-such-collection' as never, record: {}, keep: 100 }];
+      await expect(a.mutateRunAndAppend('rolled-back', insertIfAbsent(makeRun({ runId: 'rolled-back' })), failing)).rejects.toThrow(/unknown append collection/);
+      expect(await a.getRun('rolled-back')).toBeNull();
+
+      // Twelve admissions of one key from two instances: one run, one telemetry record.
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).mutateRunAndAppend('one-key', insertIfAbsent(makeRun({ runId: 'one-key' })), telemetryOf)),
+      );
+      expect(results.filter((r) => r.changed)).toHaveLength(1);
+      expect((await a.listAppended('telemetry', { limit: 100 })).total).toBe(1);
+    });
+
     it('never shows a credential in its target or health', async () => {
       const store = new PostgresStateStore('postgres://user:secret-password@127.0.0.1:5432/test?schema=abc');
       expect(store.target).toBe('postgres:127.0.0.1:5432/test?schema=abc');

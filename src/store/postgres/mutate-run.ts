@@ -1,7 +1,9 @@
 import type pg from 'pg';
 import type { RunRecord } from '../../tasks/types.js';
 import { storedRun } from '../run-rules.js';
-import type { MutateResult, RunMutator, TaskOutcomeWrite } from '../types.js';
+import { retentionCount } from '../retention.js';
+import type { AppendsFor, MutateResult, RunMutator, TaskOutcomeWrite } from '../types.js';
+import { appendRecord } from './append.js';
 import { insertRun, runFromRow, updateRun } from './save-run.js';
 import { mutateStateIn, recordTaskIn } from './state.js';
 import { withTransaction } from './transaction.js';
@@ -24,18 +26,32 @@ export async function mutateRun(pool: pg.Pool, runId: string, mutate: RunMutator
     const inserted = await insertRun(pool, storedRun(runId, null, next, () => 0));
     if (inserted !== null) return { before: null, after: inserted, changed: true };
   }
+  return mutateRunAndAppend(pool, runId, mutate, () => []);
+}
+
+/**
+ * The run's read-modify-write and the records it appends (an admission's telemetry) in one
+ * transaction: one commit, so the write waits for one WAL flush instead of the run's and then
+ * its appends'. The appends follow the run's row lock, and a retry after a lost insert appends
+ * only for the record that was stored.
+ */
+export async function mutateRunAndAppend(pool: pg.Pool, runId: string, mutate: RunMutator, appendsFor: AppendsFor): Promise<MutateResult> {
   for (;;) {
     const outcome = await withTransaction(pool, async (client): Promise<MutateResult | 'lost-insert'> => {
       const { rows } = await client.query<{ doc: RunRecord }>('SELECT doc FROM runs WHERE run_id = $1 FOR UPDATE', [runId]);
       const before = rows[0] ? runFromRow(rows[0]) : null;
       const next = mutate(before === null ? null : structuredClone(before));
       if (next === null) return { before, after: before === null ? null : structuredClone(before), changed: false };
+      let result: MutateResult;
       if (before !== null) {
-        const after = await updateRun(client, storedRun(runId, before, next, () => before.seq));
-        return { before, after, changed: true };
+        result = { before, after: await updateRun(client, storedRun(runId, before, next, () => before.seq)), changed: true };
+      } else {
+        const inserted = await insertRun(client, storedRun(runId, null, next, () => 0));
+        if (inserted === null) return 'lost-insert';
+        result = { before: null, after: inserted, changed: true };
       }
-      const inserted = await insertRun(client, storedRun(runId, null, next, () => 0));
-      return inserted === null ? 'lost-insert' : { before: null, after: inserted, changed: true };
+      for (const { collection, record, keep } of appendsFor(result)) await appendRecord(client, collection, record, retentionCount(keep));
+      return result;
     });
     if (outcome !== 'lost-insert') return outcome;
   }

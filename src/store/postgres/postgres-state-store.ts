@@ -4,6 +4,7 @@ import { silentLogger, type StoreOptions } from '../options.js';
 import { retentionCount } from '../retention.js';
 import { StoreLifecycle } from '../store-lifecycle.js';
 import type {
+  AppendsFor,
   AppendCollection,
   ClaimOptions,
   MutateResult,
@@ -20,7 +21,7 @@ import { createPool, parsePostgresUrl, type PostgresTarget } from './connection.
 import { getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
 import { collectionCounts, serverVersion } from './health.js';
 import { applyMigrations } from './migrate.js';
-import { finishRun, mutateRun } from './mutate-run.js';
+import { finishRun, mutateRun, mutateRunAndAppend } from './mutate-run.js';
 import { pruneRuns } from './prune-runs.js';
 import { countRuns, getRun, listRuns } from './read-runs.js';
 import { ensureStateDocument, getState, mutateState, recordTask } from './state.js';
@@ -114,6 +115,10 @@ export class PostgresStateStore implements StateStore {
 
   mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult> {
     return this.write((pool) => mutateRun(pool, runId, mutate));
+  }
+
+  mutateRunAndAppend(runId: string, mutate: RunMutator, appendsFor: AppendsFor): Promise<MutateResult> {
+    return this.write((pool) => mutateRunAndAppend(pool, runId, mutate, appendsFor));
   }
 
   claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
