@@ -19,12 +19,13 @@ function checkCollection(collection: AppendCollection): void {
 
 /**
  * Appends one record and drops all but the newest `keep` of its collection, in one statement
- * (one round trip: committed on its own through the pool, or with the rest of a transaction). The record takes the next number of its collection's
- * sequence, and the rows numbered `keep` or more below it go: an index range over the rows that
- * leave, not a walk over the ones that stay. An append racing on another connection may commit a
- * number below this cut after this statement's snapshot was taken, so a few more than `keep` can
- * remain until the next append, which removes them. A number taken by an insert that then failed
- * is a gap: until `keep` more appends pass it, the collection holds one record fewer than `keep`.
+ * (one round trip: committed on its own through the pool, or with the rest of a transaction).
+ * The record takes the next number of its collection's sequence, and the rows numbered `keep` or
+ * more below it go: an index range over the rows that leave, not a walk over the ones that stay.
+ * An append racing on another connection may commit a number below this cut after this
+ * statement's snapshot was taken, so a few more than `keep` can remain until the next append,
+ * which removes them. A number taken by an insert that then failed is a gap: until `keep` more
+ * appends pass it, the collection holds one record fewer than `keep`.
  */
 export async function appendRecord(db: Queryable, collection: AppendCollection, record: Record<string, unknown>, keep: number): Promise<void> {
   const sequence = sequenceOf(collection);
