@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { RequestMetrics } from './request-metrics.js';
 
 export interface QueueDepth {
   ready: number;
@@ -20,19 +21,9 @@ export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from receiving an HTTP request to sending the response, by method and route pattern',
-    labelNames: ['method', 'route'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+  // Recorded per request in plain maps, read by the registry at scrape time (request-metrics.ts).
+  const requests = new RequestMetrics();
+  requests.registerOn(registry);
 
   let queueDepthSource: (() => Promise<QueueDepth>) | null = null;
   new Gauge({
@@ -52,8 +43,7 @@ export function createMetrics(): Metrics {
   return {
     registry,
     observeRequest(method, route, statusCode, durationSeconds) {
-      requests.inc({ method, route, status_code: String(statusCode) });
-      duration.observe({ method, route }, durationSeconds);
+      requests.observe(method, route, statusCode, durationSeconds);
     },
     setQueueDepthSource(source) {
       queueDepthSource = source;
