@@ -83,55 +83,53 @@ export class RequestMetrics {
   }
 
   private requestsMetric(): RegistrableMetric {
-    const meta = {
-      name: 'http_requests_total',
-      help: 'HTTP requests answered, by method, route pattern and status code',
-      type: 'counter',
-      aggregator: 'sum',
-    } as const;
-    return {
-      ...meta,
-      get: async () => {
+    return registrable(
+      'http_requests_total',
+      'counter',
+      'HTTP requests answered, by method, route pattern and status code',
+      () => {
         const values: ExportedValue[] = [];
         for (const [method, byRoute] of this.counts) {
           for (const [route, byStatus] of byRoute) {
             for (const [status, count] of byStatus) values.push({ labels: { method, route, status_code: String(status) }, value: count });
           }
         }
-        return { ...meta, values };
+        return values;
       },
-      reset: () => this.counts.clear(),
-    };
+      () => this.counts.clear(),
+    );
   }
 
   private durationMetric(): RegistrableMetric {
-    const meta = {
-      name: 'http_request_duration_seconds',
-      help: 'Time from receiving an HTTP request to sending the response, by method and route pattern',
-      type: 'histogram',
-      aggregator: 'sum',
-    } as const;
-    return {
-      ...meta,
-      get: async () => {
+    const name = 'http_request_duration_seconds';
+    return registrable(
+      name,
+      'histogram',
+      'Time from receiving an HTTP request to sending the response, by method and route pattern',
+      () => {
         const values: ExportedValue[] = [];
         for (const [method, byRoute] of this.timings) {
           for (const [route, timing] of byRoute) {
             let cumulative = 0;
             REQUEST_DURATION_BUCKETS.forEach((le, i) => {
               cumulative += timing.perBucket[i]!;
-              values.push({ labels: { le, method, route }, value: cumulative, metricName: `${meta.name}_bucket` });
+              values.push({ labels: { le, method, route }, value: cumulative, metricName: `${name}_bucket` });
             });
             values.push(
-              { labels: { le: '+Inf', method, route }, value: timing.count, metricName: `${meta.name}_bucket` },
-              { labels: { method, route }, value: timing.sum, metricName: `${meta.name}_sum` },
-              { labels: { method, route }, value: timing.count, metricName: `${meta.name}_count` },
+              { labels: { le: '+Inf', method, route }, value: timing.count, metricName: `${name}_bucket` },
+              { labels: { method, route }, value: timing.sum, metricName: `${name}_sum` },
+              { labels: { method, route }, value: timing.count, metricName: `${name}_count` },
             );
           }
         }
-        return { ...meta, values };
+        return values;
       },
-      reset: () => this.timings.clear(),
-    };
+      () => this.timings.clear(),
+    );
   }
+}
+
+function registrable(name: string, type: 'counter' | 'histogram', help: string, values: () => ExportedValue[], reset: () => void): RegistrableMetric {
+  const meta = { name, help, type, aggregator: 'sum' } as const;
+  return { ...meta, get: async () => ({ ...meta, values: values() }), reset };
 }
