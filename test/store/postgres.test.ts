@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/store/open.js';
 import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
+import { appendRecord } from '../../src/store/postgres/append.js';
 import { initialLayout } from '../../src/store/postgres/migrations/0001-initial-layout.js';
 import { recoverInterrupted, isOwnedAttempt, markRunning } from '../../src/tasks/run-transitions.js';
 import { describeStoreConformance } from './conformance.js';
@@ -169,6 +170,28 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgresStateStore (${TEST_DATABASE_URL ? '
       const numbers = await instances[0]!.pool().query(`SELECT seq FROM appended WHERE collection = 'telemetry' ORDER BY seq`);
       const seqs = numbers.rows.map((r) => Number(r.seq));
       expect(seqs).toEqual(Array.from({ length: 25 }, (_, i) => seqs[0]! + i));
+    });
+
+    it('does not wait for the rows another open transaction is trimming, and still keeps exactly `keep` once it commits', async () => {
+      const store = await open('trim-skips-locked');
+      for (let i = 0; i < 10; i++) await store.append('telemetry', { n: i }, 10);
+      // An admission's transaction: its append trims the oldest row and holds that until it commits.
+      const held = await store.pool().connect();
+      try {
+        await held.query('BEGIN');
+        await appendRecord(held, 'telemetry', { n: 'held' }, 10);
+        // Another append's cut covers the same row. It must not queue behind the open transaction.
+        const appended = store.append('telemetry', { n: 'free' }, 10).then(() => 'appended');
+        const outcome = await Promise.race([appended, new Promise((resolve) => setTimeout(() => resolve('waiting'), 3000))]);
+        expect(outcome).toBe('appended');
+        await held.query('COMMIT');
+      } finally {
+        held.release();
+      }
+      await store.append('telemetry', { n: 'last' }, 10);
+      const { items, total } = await store.listAppended('telemetry', { limit: 100 });
+      expect(total).toBe(10);
+      expect(items[0]).toEqual({ n: 'last' });
     });
 
     it('commits an admission and its telemetry together: a failing append leaves no run, and instances admitting one key at once append once', async () => {
