@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CacheConfig } from '../config/types.js';
 import type { Coordination } from '../coordination/types.js';
@@ -88,7 +88,8 @@ export class ResponseCache {
       request.method === 'GET' ? null : (ctx.body ?? null),
       tags.map((tag, i) => [tag, generations[i]]),
     ]);
-    return `response:${route.operationId}:${createHash('sha256').update(material).digest('hex')}`;
+    // One-shot `hash` (no Hash object): every cached read computes its key.
+    return `response:${route.operationId}:${hash('sha256', material, 'hex')}`;
   }
 
   async read(key: string): Promise<CachedResponse | null> {

@@ -51,16 +51,46 @@ function coerceTextObject(schema: JsonSchema, value: unknown): unknown {
 export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   const check = Compile(schema);
   const fromText = httpPart === 'querystring' || httpPart === 'params';
-  // Filling in defaults walks the whole schema on every request (2% of a trigger's CPU); most
-  // bodies declare none.
-  const fillDefaults = declaresDefaults(schema);
+  const fillDefaults = defaultsFiller(schema);
   return (input: unknown) => {
     let value = fromText ? coerceTextObject(schema as JsonSchema, input ?? {}) : input;
-    if (fillDefaults && value !== null && typeof value === 'object') value = Value.Default(schema, value);
+    if (fillDefaults !== null && value !== null && typeof value === 'object') value = fillDefaults(value as Record<string, unknown>);
     if (check.Check(value)) return { value };
     return { error: check.Errors(value) as SchemaError[] };
   };
 };
+
+/**
+ * How a schema's declared defaults are filled in, or null when it declares none. TypeBox's
+ * `Value.Default` walks the whole schema on every request (2% of a trigger's CPU, 4.6% of a
+ * cached list read); most bodies declare no default, and the list queries declare them only on
+ * their own top-level properties (`limit`, `offset`), which a loop fills in the same way: a
+ * property left undefined gets a copy of its default. Any other placement keeps the walk.
+ */
+export function defaultsFiller(schema: TSchema): ((value: Record<string, unknown>) => unknown) | null {
+  if (!declaresDefaults(schema)) return null;
+  const topLevel = topLevelDefaults(schema);
+  if (topLevel === null) return (value) => Value.Default(schema, value);
+  return (value) => {
+    for (const [name, fallback] of topLevel) {
+      if (value[name] === undefined) value[name] = typeof fallback === 'object' && fallback !== null ? structuredClone(fallback) : fallback;
+    }
+    return value;
+  };
+}
+
+/** The defaults of an object schema's own properties, or null when a default sits anywhere else. */
+function topLevelDefaults(schema: TSchema): Array<[string, unknown]> | null {
+  const { properties, ...rest } = schema as { properties?: Record<string, Record<string, unknown>> } & Record<string, unknown>;
+  if (properties === undefined || declaresDefaults(rest)) return null;
+  const defaults: Array<[string, unknown]> = [];
+  for (const [name, property] of Object.entries(properties)) {
+    const { default: fallback, ...inner } = property;
+    if (declaresDefaults(inner)) return null;
+    if (Object.hasOwn(property, 'default')) defaults.push([name, fallback]);
+  }
+  return defaults;
+}
 
 /**
  * Whether a schema declares a default anywhere inside it. A reference counts as one: what it

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { declaresDefaults, validatorCompiler } from '../../src/http/validation.js';
+import { Value } from 'typebox/value';
+import { declaresDefaults, defaultsFiller, validatorCompiler } from '../../src/http/validation.js';
 
 const compile = (schema: ReturnType<typeof Type.Object>, httpPart: string) =>
   validatorCompiler({ schema, httpPart, method: 'GET', url: '/x' } as unknown as Parameters<typeof validatorCompiler>[0]) as (input: unknown) => {
@@ -32,5 +33,42 @@ describe('validatorCompiler defaults', () => {
     expect(result).toEqual({ value: { type: 'doc-sync' } });
     expect(result.value).toBe(body);
     expect(plain({ type: 1 }).error).toBeDefined();
+  });
+});
+
+describe('defaultsFiller', () => {
+  const schemas = {
+    // The list queries: defaults on their own top-level properties (the loop).
+    listQuery: Type.Object({
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+      offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+      status: Type.Optional(Type.String()),
+    }),
+    unionDefault: Type.Object({ collection: Type.Optional(Type.Union([Type.Literal('runs'), Type.Literal('telemetry')], { default: 'runs' })) }),
+    objectDefault: Type.Object({ filter: Type.Optional(Type.Object({ paths: Type.Array(Type.String()) }, { default: { paths: ['a'] } })) }),
+    // A default below a property: TypeBox's own walk.
+    nested: Type.Object({ page: Type.Optional(Type.Object({ size: Type.Optional(Type.Integer({ default: 10 })) })) }),
+  };
+  const inputs = [{}, { limit: 5 }, { offset: 3, status: 'x' }, { collection: 'telemetry' }, { filter: { paths: [] } }, { page: {} }, { page: { size: 2 } }, { limit: undefined }];
+
+  it('fills in exactly what TypeBox Value.Default does, for every schema and input', () => {
+    for (const [name, schema] of Object.entries(schemas)) {
+      const fill = defaultsFiller(schema)!;
+      expect(fill, name).not.toBeNull();
+      for (const input of inputs) {
+        expect(fill(structuredClone(input)), `${name} ${JSON.stringify(input)}`).toEqual(Value.Default(schema, structuredClone(input)));
+      }
+    }
+  });
+
+  it('gives every request its own copy of an object default', () => {
+    const fill = defaultsFiller(schemas.objectDefault)!;
+    const first = fill({}) as { filter: { paths: string[] } };
+    first.filter.paths.push('changed');
+    expect(fill({})).toEqual({ filter: { paths: ['a'] } });
+  });
+
+  it('is null for a schema without defaults', () => {
+    expect(defaultsFiller(Type.Object({ type: Type.String() }))).toBeNull();
   });
 });
