@@ -11,6 +11,7 @@ import {
   type NormalizedRunQuery,
 } from '../run-rules.js';
 import type { ClaimOptions, MutateResult, RunCounts, RunMutator, RunQuery } from '../types.js';
+import { deepFreeze } from '../deep-freeze.js';
 import { statement } from './statements.js';
 
 /**
@@ -28,9 +29,11 @@ export function getRun(db: Database.Database, runId: string): RunRecord | null {
 }
 
 export function mutateRun(db: Database.Database, runId: string, mutate: RunMutator): MutateResult {
-  const before = getRun(db, runId);
-  const next = mutate(before === null ? null : structuredClone(before));
-  if (next === null) return { before, after: before === null ? null : structuredClone(before), changed: false };
+  // Parsed for this call and held by nothing else, so the mutator gets it deep-frozen instead of
+  // a copy (a structured clone per transition), as the file store hands out its stored record.
+  const before = deepFreeze(getRun(db, runId));
+  const next = mutate(before);
+  if (next === null) return { before, after: before, changed: false };
   const after = saveRun(db, storedRun(runId, before, next, () => nextRunSeq(db)));
   return { before, after, changed: true };
 }
@@ -53,8 +56,9 @@ export function claimNextRun(
      ORDER BY seq LIMIT 1`,
   ).get(JSON.stringify([...blocked])) as DocRow | undefined;
   if (row === undefined) return null;
-  const current = JSON.parse(row.doc) as RunRecord;
-  return saveRun(db, storedRun(current.runId, current, mutate(JSON.parse(row.doc) as RunRecord), () => nextRunSeq(db)));
+  // One parse, frozen for the mutator (see mutateRun), where there were two.
+  const current = deepFreeze(JSON.parse(row.doc) as RunRecord);
+  return saveRun(db, storedRun(current.runId, current, mutate(current), () => nextRunSeq(db)));
 }
 
 export function listRuns(db: Database.Database, query: RunQuery): { items: RunRecord[]; total: number } {
