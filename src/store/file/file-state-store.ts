@@ -39,6 +39,7 @@ import {
   snapshotRecords,
   writeSnapshot,
   type FileStorePaths,
+  type SnapshotCapture,
   type SnapshotDocument,
 } from './snapshot.js';
 import { StoreLifecycle } from '../store-lifecycle.js';
@@ -408,11 +409,14 @@ export class FileStateStore implements StateStore {
    * that a restart would refuse to replay is refused now instead.
    */
   private commit(session: Session, entry: JournalEntry): Promise<void> {
-    const line = JSON.stringify(entry);
+    // A run's record text is made on its own and kept by the model for the next compaction; the
+    // line around it is what JSON.stringify(entry) gives (same keys, same order).
+    const runText = entry.op === 'run' ? JSON.stringify(entry.record) : undefined;
+    const line = runText === undefined ? JSON.stringify(entry) : `{"seq":${entry.seq},"op":"run","record":${runText}}`;
     const stored: unknown = JSON.parse(line);
     const problem = journalEntryProblem(stored);
     if (problem !== null) throw new Error(`refusing to store an invalid ${entry.op} change: ${problem}`);
-    session.model.apply(stored as JournalEntry);
+    session.model.apply(stored as JournalEntry, runText);
     const durable = session.journal.append(entry.seq, line);
     session.scheduler.request();
     return durable;
@@ -462,8 +466,8 @@ export class FileStateStore implements StateStore {
       }
       session.sealed = true;
     }
-    const snapshot = session.model.toSnapshot();
-    session.compaction = this.finishCompaction(session, snapshot).finally(() => {
+    const capture = session.model.toSnapshot();
+    session.compaction = this.finishCompaction(session, capture).finally(() => {
       session.compaction = null;
     });
   }
@@ -474,9 +478,9 @@ export class FileStateStore implements StateStore {
    * segments whose lines it covers (skipped by replay). Acknowledgements never wait for this:
    * every line is acknowledged by the fdatasync of the segment it was written to.
    */
-  private async finishCompaction(session: Session, snapshot: SnapshotDocument): Promise<void> {
+  private async finishCompaction(session: Session, capture: SnapshotCapture): Promise<void> {
     try {
-      this.snapshotWritten(snapshot, await writeSnapshot(this.paths, snapshot, this.fs));
+      this.snapshotWritten(capture.document, await writeSnapshot(this.paths, capture, this.fs));
       await this.removeSealedSegment(session);
       this.compactionSucceeded();
     } catch (err) {
@@ -496,9 +500,9 @@ export class FileStateStore implements StateStore {
    * no flush can start (at open and close). Lines buffered meanwhile are covered by the snapshot.
    */
   private async compact(session: Session): Promise<void> {
-    const snapshot = session.model.toSnapshot();
-    this.snapshotWritten(snapshot, await writeSnapshot(this.paths, snapshot, this.fs));
-    session.journal.coveredBySnapshot(snapshot.meta.lastSeq);
+    const capture = session.model.toSnapshot();
+    this.snapshotWritten(capture.document, await writeSnapshot(this.paths, capture, this.fs));
+    session.journal.coveredBySnapshot(capture.document.meta.lastSeq);
     await this.removeSealedSegment(session);
     await session.journal.restart();
   }

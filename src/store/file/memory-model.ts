@@ -3,7 +3,7 @@ import type { AppendCollection } from '../types.js';
 import type { JournalEntry } from './journal-entry.js';
 import { ReadyIndex } from './ready-index.js';
 import { BoundedLog } from './bounded-log.js';
-import { SNAPSHOT_SCHEMA_VERSION, type SnapshotDocument } from './snapshot.js';
+import { SNAPSHOT_SCHEMA_VERSION, type SnapshotCapture, type SnapshotDocument } from './snapshot.js';
 import { deepFreeze } from '../deep-freeze.js';
 import { withTaskRecord } from '../../tasks/state-document.js';
 
@@ -20,6 +20,14 @@ export class MemoryModel {
   lastSeq: number;
   state: OrchestratorState;
   private readonly runs = new Map<string, RunRecord>();
+  /**
+   * The JSON text of each run written since the store opened (its journal line's record), kept so
+   * a compaction joins these strings instead of serializing every run again: at the default
+   * thresholds a compaction rewrites all runs after about as many journal lines as there are
+   * runs, so re-serializing them cost as much as the writes themselves. Runs loaded from the
+   * snapshot or replayed have none until their next write; the compaction serializes those.
+   */
+  private readonly runTexts = new Map<string, string>();
   private readonly ready = new ReadyIndex();
   private readonly runningByType = new Map<string, number>();
   private readonly collections: Record<AppendCollection, BoundedLog<Record<string, unknown>>>;
@@ -40,10 +48,13 @@ export class MemoryModel {
     }
   }
 
-  apply(entry: JournalEntry): void {
+  /** `runText`, for a run entry: `JSON.stringify(entry.record)`, the text its journal line holds. */
+  apply(entry: JournalEntry, runText?: string): void {
     switch (entry.op) {
       case 'run':
         this.putRun(entry.record);
+        if (runText === undefined) this.runTexts.delete(entry.record.runId);
+        else this.runTexts.set(entry.record.runId, runText);
         break;
       case 'run-delete':
         this.deleteRun(entry.runId);
@@ -136,14 +147,16 @@ export class MemoryModel {
    * state document is replaced as a whole, and the containers the model changes in place (the
    * run map, the append arrays, the doc maps) are copied here.
    */
-  toSnapshot(): SnapshotDocument {
-    return {
+  toSnapshot(): SnapshotCapture {
+    const runs = [...this.runs.values()];
+    const document: SnapshotDocument = {
       ...this.state,
-      runs: [...this.runs.values()],
+      runs,
       collections: { telemetry: this.collections.telemetry.toArray(), milestones: this.collections.milestones.toArray() },
       docs: Object.fromEntries([...this.docs].map(([collection, byId]) => [collection, Object.fromEntries(byId)])),
       meta: { schemaVersion: SNAPSHOT_SCHEMA_VERSION, lastSeq: this.lastSeq },
     };
+    return { document, runTexts: runs.map((run) => this.runTexts.get(run.runId)) };
   }
 
   private putRun(run: RunRecord): void {
@@ -159,6 +172,7 @@ export class MemoryModel {
     if (previous === undefined) return;
     this.unindex(previous);
     this.runs.delete(runId);
+    this.runTexts.delete(runId);
   }
 
   private unindex(run: RunRecord): void {

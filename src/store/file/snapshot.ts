@@ -21,6 +21,15 @@ export interface SnapshotDocument extends OrchestratorState {
   meta: { schemaVersion: number; lastSeq: number };
 }
 
+/**
+ * A snapshot captured from the model, to be written: the document, plus for each of its runs
+ * (same index) the JSON text already made for it when it was written, if the model kept one.
+ */
+export interface SnapshotCapture {
+  document: SnapshotDocument;
+  runTexts: ReadonlyArray<string | undefined>;
+}
+
 /** Every file the file driver owns, all derived from the state path. */
 export interface FileStorePaths {
   snapshot: string;
@@ -191,8 +200,8 @@ async function corruptSnapshot(fs: StoreFs, paths: FileStorePaths, reason: strin
  * leaves either the old or the new snapshot in place, each consistent with the journal.
  * Returns the snapshot's size in bytes.
  */
-export async function writeSnapshot(paths: FileStorePaths, document: SnapshotDocument, fs: StoreFs = nodeStoreFs): Promise<number> {
-  const bytes = await writeInSyncedPieces(fs, paths.tmp, document);
+export async function writeSnapshot(paths: FileStorePaths, capture: SnapshotCapture, fs: StoreFs = nodeStoreFs): Promise<number> {
+  const bytes = await writeInSyncedPieces(fs, paths.tmp, capture);
   await keepPreviousSnapshot(paths, fs);
   await fs.rename(paths.tmp, paths.snapshot);
   await fs.syncDirectory(dirname(paths.snapshot));
@@ -207,7 +216,8 @@ const RUNS_PER_PIECE = 500;
 
 /**
  * Serializes a captured snapshot document and writes it to `.tmp` piece by piece: the head (every
- * part but the runs), then the runs 500 at a time. The document must be a frozen capture (records
+ * part but the runs), then the runs 500 at a time, each from the text the capture kept for it
+ * when there is one. The document must be a frozen capture (records
  * are deep-frozen, arrays copied), so it does not change while the writes yield to the event
  * loop, and group commits go on meanwhile. The file parses to the same document as
  * `JSON.stringify(document)`.
@@ -221,7 +231,7 @@ const RUNS_PER_PIECE = 500;
  * fdatasyncs (the writes being acknowledged meanwhile) queue behind that flush; syncing as it
  * goes keeps each of those waits to about a megabyte's worth.
  */
-async function writeInSyncedPieces(fs: StoreFs, path: string, document: SnapshotDocument): Promise<number> {
+async function writeInSyncedPieces(fs: StoreFs, path: string, { document, runTexts }: SnapshotCapture): Promise<number> {
   const { runs, ...rest } = document;
   const handle = await fs.open(path, 'w');
   let bytes = 0;
@@ -235,10 +245,10 @@ async function writeInSyncedPieces(fs: StoreFs, path: string, document: Snapshot
   };
   try {
     for (let start = 0; start < runs.length; start += RUNS_PER_PIECE) {
-      const piece = runs
-        .slice(start, start + RUNS_PER_PIECE)
-        .map((run) => JSON.stringify(run))
-        .join(',');
+      const end = Math.min(runs.length, start + RUNS_PER_PIECE);
+      const texts: string[] = [];
+      for (let i = start; i < end; i++) texts.push(runTexts[i] ?? JSON.stringify(runs[i]));
+      const piece = texts.join(',');
       pending += start === 0 ? piece : `,${piece}`;
       if (pending.length >= SNAPSHOT_SLICE_CHARS) await flush(false);
     }
