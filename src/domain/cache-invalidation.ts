@@ -69,7 +69,41 @@ export function runListPageTags(filter: RunListFilter): string[] {
  * and total changes), so pages are tagged by filter, never by position. Pages whose filters the
  * run matches neither before nor after keep their entries: neither their items nor total moved.
  */
-export function runListWriteTags(write: RunListWrite): string[] {
+export function runListWriteTags(write: RunListWrite): readonly string[] {
+  // The same few combinations recur on every write (types x statuses): the strings are made once,
+  // and a string used again keeps its hash, so the tag lookups that follow need not hash it anew.
+  const previous = write.previousStatus && write.previousStatus !== write.status ? write.previousStatus : '';
+  const byStatus = (write.internal ? internalWriteTags : publicWriteTags).get(write.type)?.get(write.status);
+  const known = byStatus?.get(previous);
+  if (known !== undefined) return known;
+  const tags = makeRunListWriteTags(write);
+  if (memoizedWriteTags >= MAX_MEMOIZED_WRITE_TAGS) {
+    internalWriteTags.clear();
+    publicWriteTags.clear();
+    memoizedWriteTags = 0;
+  }
+  nestedMap(nestedMap(write.internal ? internalWriteTags : publicWriteTags, write.type), write.status).set(previous, tags);
+  memoizedWriteTags += 1;
+  return tags;
+}
+
+/** Memo of runListWriteTags by visibility, then type, status and previous status ('' when none). */
+const internalWriteTags = new Map<string, Map<string, Map<string, readonly string[]>>>();
+const publicWriteTags = new Map<string, Map<string, Map<string, readonly string[]>>>();
+/** Types and statuses are bounded sets; the cap only guards against a caller that is not. */
+const MAX_MEMOIZED_WRITE_TAGS = 10_000;
+let memoizedWriteTags = 0;
+
+function nestedMap<V>(parent: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let child = parent.get(key);
+  if (child === undefined) {
+    child = new Map();
+    parent.set(key, child);
+  }
+  return child;
+}
+
+function makeRunListWriteTags(write: RunListWrite): readonly string[] {
   const visibilities: RunListVisibility[] = write.internal ? ['all'] : ['all', 'public'];
   const statuses = [ANY, write.status];
   if (write.previousStatus && write.previousStatus !== write.status) statuses.push(write.previousStatus);
@@ -79,7 +113,7 @@ export function runListWriteTags(write: RunListWrite): string[] {
       tags.push(CacheTags.runList(visibility, status, ANY), CacheTags.runList(visibility, status, write.type));
     }
   }
-  return tags;
+  return Object.freeze(tags);
 }
 
 /** Tags pruning bumps: every page that can show a run in one of the pruned statuses. */

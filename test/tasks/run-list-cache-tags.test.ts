@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
-import { runListPageTags, runListPruneTags, type RunListFilter } from '../../src/domain/cache-invalidation.js';
+import { runListPageTags, runListPruneTags, runListWriteTags, type RunListFilter } from '../../src/domain/cache-invalidation.js';
 import { matchesRunQuery, normalizeRunQuery, PRUNABLE_STATUSES } from '../../src/store/run-rules.js';
 import { runWriteTags } from '../../src/tasks/admission.js';
 import { admitRetry, markFailed, markRunning, markSucceeded, newRunRecord, withEvent } from '../../src/tasks/run-transitions.js';
@@ -184,5 +184,21 @@ describe('runs-list cache tags', () => {
   it('names a tag per filter combination, so pages of different filters never share an entry generation', () => {
     const tags = new Set(everyFilter().map((f) => runListPageTags(f)[0]));
     expect(tags.size).toBe(everyFilter().length);
+  });
+});
+
+describe('runListWriteTags memo', () => {
+  it('hands out one frozen array per combination, and a distinct one per previous status', () => {
+    const write = { type: 'doc-sync', internal: false, status: 'success', previousStatus: 'running' };
+    const first = runListWriteTags(write);
+    expect(Object.isFrozen(first)).toBe(true);
+    // Equal inputs made of fresh strings (as parsed records give) find the same array.
+    expect(runListWriteTags(JSON.parse(JSON.stringify(write)) as typeof write)).toBe(first);
+    const fromQueued = runListWriteTags({ ...write, previousStatus: 'queued' });
+    expect(fromQueued).not.toBe(first);
+    expect(fromQueued).toContain('runs-list:public:queued:doc-sync');
+    expect(first).not.toContain('runs-list:public:queued:doc-sync');
+    // An unchanged status names no previous status, like a new run.
+    expect(runListWriteTags({ ...write, previousStatus: 'success' })).toBe(runListWriteTags({ ...write, previousStatus: null }));
   });
 });
