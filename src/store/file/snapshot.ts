@@ -217,10 +217,9 @@ const RUNS_PER_PIECE = 500;
 /**
  * Serializes a captured snapshot document and writes it to `.tmp` piece by piece: the head (every
  * part but the runs), then the runs 500 at a time, each from the text the capture kept for it
- * when there is one. The document must be a frozen capture (records
- * are deep-frozen, arrays copied), so it does not change while the writes yield to the event
- * loop, and group commits go on meanwhile. The file parses to the same document as
- * `JSON.stringify(document)`.
+ * when there is one. The document must be a frozen capture (records are deep-frozen, arrays
+ * copied), so it does not change while the writes yield to the event loop, and group commits go
+ * on meanwhile. The file parses to the same document as `JSON.stringify(document)`.
  *
  * No text of the whole snapshot is ever built: joining and flattening one string of tens of
  * megabytes blocked the event loop for tens of milliseconds at a time, and its garbage cost
