@@ -65,7 +65,9 @@ export function storedRun(runId: string, current: RunRecord | null, next: RunRec
   if (next.runId !== runId) {
     throw new Error(`run mutator for ${runId} returned a record for ${String(next.runId)}`);
   }
-  return { ...next, seq: current === null ? nextSeq() : current.seq };
+  const seq = current === null ? nextSeq() : current.seq;
+  // A transition's record usually carries its seq already: no copy of thirty fields to set it.
+  return next.seq === seq ? next : { ...next, seq };
 }
 
 /** Types a claim must skip: the caller's exclusions plus every type whose running count reached its limit. */
