@@ -31,6 +31,15 @@ interface ActiveRun {
   controller: AbortController;
 }
 
+/** Why an attempt was stopped before it finished; the attempt is then left to whoever owns the run. */
+type StopReason = 'shutdown' | 'lease-lost';
+
+/** A lease this runner holds: the attempt it covers and how long the last written lease lasts. */
+interface HeldLease {
+  run: RunRecord;
+  until: number;
+}
+
 /**
  * Claims ready runs from the store (FIFO, per-type limits enforced by the store) up to the
  * configured concurrency and executes them. Every transition is a guarded compare-and-set on
@@ -41,7 +50,7 @@ export class Runner {
   /** Every launched attempt until its finalization settles (it may outlive its slot). */
   private readonly finishing = new Set<Promise<void>>();
   /** Runs whose claim this runner holds, slot or not: leases are renewed until the final write settles. */
-  private readonly leased = new Map<string, RunRecord>();
+  private readonly leased = new Map<string, HeldLease>();
   private pumping = false;
   private pumpAgain = false;
   private stopping = true;
@@ -82,7 +91,7 @@ export class Runner {
     this.timers = [];
     const deadline = Date.now() + graceMs;
     while (this.active.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    for (const { controller } of this.active.values()) controller.abort();
+    for (const { controller } of this.active.values()) controller.abort('shutdown' satisfies StopReason);
     while (this.active.size > 0) await new Promise((r) => setTimeout(r, 20));
     await Promise.all([...this.finishing]);
   }
@@ -121,7 +130,7 @@ export class Runner {
   private launch(run: RunRecord): void {
     const controller = new AbortController();
     this.active.set(run.runId, { run, controller });
-    this.leased.set(run.runId, run);
+    this.leased.set(run.runId, { run, until: run.claim ? Date.parse(run.claim.leaseUntil) : Number.POSITIVE_INFINITY });
     const freeSlot = () => {
       if (!this.active.delete(run.runId)) return;
       this.wake();
@@ -148,8 +157,11 @@ export class Runner {
     const entry = getCatalogEntry(run.type);
     if (!entry) throw new Error(`run ${run.runId} has unknown type ${run.type}`);
     const outcome = await executeRun(this.deps, entry, run, signal);
-    if (signal.aborted && this.stopping) {
-      this.deps.logger.warn({ runId: run.runId }, 'run aborted by shutdown; restart recovery will re-admit it');
+    if (signal.aborted) {
+      // Neither the outcome nor its side effects are recorded: the run belongs to restart
+      // recovery (shutdown) or to the instance that took it over (lease lost).
+      const reason = signal.reason as StopReason;
+      this.deps.logger.warn({ runId: run.runId, reason }, reason === 'lease-lost' ? 'run stopped: its lease was lost' : 'run aborted by shutdown; restart recovery will re-admit it');
       return;
     }
     const finalized = finalizeAttempt(this.deps, run, entry.retryable, outcome, (current): current is RunRecord =>
@@ -160,14 +172,39 @@ export class Runner {
     await outcome.release?.();
   }
 
+  /**
+   * Extends the lease of every attempt this runner holds. An attempt whose run is no longer
+   * ours (its lease ran out and another instance took it over), or whose lease has run out
+   * without a renewal that stuck (the store unreachable), is stopped at once: its worker is
+   * killed and its outcome dropped, so the same run never executes in two places for longer
+   * than one renewal interval.
+   */
   private async renewLeases(): Promise<void> {
-    for (const run of [...this.leased.values()]) {
-      const leaseUntil = new Date(this.deps.clock.now().getTime() + this.deps.leaseMs).toISOString();
-      await this.deps.store
-        .mutateRun(run.runId, (current) =>
-          isOwnedAttempt(current, this.deps.ownerId, run.attempt) ? { ...current, claim: { ownerId: this.deps.ownerId, leaseUntil } } : null,
-        )
-        .catch((err: unknown) => this.deps.logger.error({ err, runId: run.runId }, 'lease renewal failed'));
+    for (const [runId, held] of [...this.leased]) {
+      const now = this.deps.clock.now().getTime();
+      const until = now + this.deps.leaseMs;
+      let lost = false;
+      try {
+        await this.deps.store.mutateRun(runId, (current) => {
+          if (!isOwnedAttempt(current, this.deps.ownerId, held.run.attempt)) {
+            lost = true;
+            return null;
+          }
+          return { ...current, claim: { ownerId: this.deps.ownerId, leaseUntil: new Date(until).toISOString() } };
+        });
+        if (!lost) held.until = until;
+      } catch (err) {
+        this.deps.logger.error({ err, runId }, 'lease renewal failed');
+        lost = this.deps.clock.now().getTime() >= held.until;
+      }
+      if (lost) this.stopLostAttempt(runId);
     }
+  }
+
+  private stopLostAttempt(runId: string): void {
+    const active = this.active.get(runId);
+    if (!active || active.controller.signal.aborted) return;
+    this.deps.logger.warn({ runId }, 'lease lost: stopping the attempt, another instance owns the run');
+    active.controller.abort('lease-lost' satisfies StopReason);
   }
 }

@@ -18,6 +18,8 @@ export function buildWorkerEnv(
   runId: string,
   /** The lane being run: an agent serving several lanes (system-monitor-agent) dispatches on it. */
   taskType?: string,
+  /** The orchestrator's pid: a worker that finds another parent at start-up was orphaned before it could watch. */
+  orchestratorPid: number = process.pid,
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of WORKER_ENV_ALLOWLIST) {
@@ -28,6 +30,7 @@ export function buildWorkerEnv(
   if (config.configFile !== null) env.ORCHESTRATOR_CONFIG = config.configFile;
   env.ORCHESTRATOR_WORKSPACE_ROOT = config.workspaceRoot;
   env.ORCHESTRATOR_RUN_ID = runId;
+  env.ORCHESTRATOR_PID = String(orchestratorPid);
   if (taskType !== undefined) env.ORCHESTRATOR_TASK_TYPE = taskType;
   return env;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -41,15 +41,6 @@ async function inBatches<T, R>(items: T[], width: number, work: (item: T) => Pro
     }),
   );
   return results;
-}
-
-function parentPid(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return null;
-  }
 }
 
 const skipReason = !TEST_DATABASE_URL || !REDIS_URL ? ' (TEST_DATABASE_URL and TEST_REDIS_URL needed: skipped)' : '';
@@ -148,21 +139,21 @@ describe.skipIf(skipReason !== '')(`three instances on one PostgreSQL and one Re
       const res = await services[i % 3]!.api.trigger('summarize-content', { idempotencyKey: key, content: key, log, sleepMs: 4000 });
       expect(res.status).toBe(202);
     }
-    const victimWorkers = await waitFor(
-      async () => {
-        const started = readExecutionLog(log).filter((e) => e.event === 'start' && e.runId.startsWith('slow-'));
-        const mine = started.filter((e) => parentPid(e.pid) === victimPid);
-        return mine.length > 0 ? mine : undefined;
-      },
+    await waitFor(
+      async () => (readExecutionLog(log).some((e) => e.event === 'start' && e.runId.startsWith('slow-') && e.ppid === victimPid) ? true : undefined),
       30_000,
       'the victim instance to run slow work',
     );
     await victim.service.kill('SIGKILL');
+    const killedAt = Date.now();
+    // Every worker the victim spawned, read after the kill: one that wrote its start between the
+    // poll above and the kill counts too. Each must be gone before a survivor may take its run.
     const deathTimes = new Map<number, number>();
-    await waitFor(
+    const victimWorkers = await waitFor(
       async () => {
-        for (const w of victimWorkers) if (!deathTimes.has(w.pid) && !pidAlive(w.pid)) deathTimes.set(w.pid, Date.now());
-        return deathTimes.size === victimWorkers.length ? true : undefined;
+        const mine = readExecutionLog(log).filter((e) => e.event === 'start' && e.runId.startsWith('slow-') && e.ppid === victimPid);
+        for (const w of mine) if (!deathTimes.has(w.pid) && !pidAlive(w.pid)) deathTimes.set(w.pid, Date.now());
+        return Date.now() - killedAt > 500 && mine.every((w) => deathTimes.has(w.pid)) ? mine : undefined;
       },
       10_000,
       'the victim workers to stop',

@@ -4,6 +4,8 @@ export interface ExecutionRecord {
   event: 'start' | 'end';
   runId: string;
   pid: number;
+  /** The orchestrator that spawned the worker (absent in logs of workers that do not say). */
+  ppid?: number;
   at: number;
 }
 

@@ -18,6 +18,22 @@ function gate(): { wait: Promise<void>; open: () => void } {
   return { wait, open };
 }
 
+/** A handler that works until its attempt is aborted, then reports (too late) a completion. */
+function untilAborted(onAbort: () => void): TaskHandler {
+  return (_state, _config, input) =>
+    new Promise((resolve) => {
+      input.signal.addEventListener('abort', () => {
+        onAbort();
+        resolve({ status: 'completed', result: { late: true } });
+      });
+    });
+}
+
+/** The store seen as a shared one (the runner then renews leases), with some calls replaced. */
+function asShared(inner: StateStore, overrides: Partial<StateStore>): StateStore {
+  return Object.assign(Object.create(inner) as StateStore, { exclusive: false, ...overrides });
+}
+
 const runners: Runner[] = [];
 const stores: StateStore[] = [];
 
@@ -144,5 +160,57 @@ describe('Runner', () => {
     firstFinish.open();
     await until(async () => (await store.countRuns()).byStatus.success === 2, 'both runs to succeed');
     expect(events.slice(0, 2)).toEqual(['run run-0', 'run run-1']);
+  });
+
+  /** One run claimed by a runner on a shared store, executing until its attempt is aborted. */
+  async function claimedAbortable(overrides: (inner: StateStore) => Partial<StateStore>) {
+    const probe = { aborted: false };
+    const { store, runner } = await setUp({
+      concurrency: 1,
+      leaseMs: 1000,
+      handler: untilAborted(() => (probe.aborted = true)),
+      wrap: (inner) => asShared(inner, overrides(inner)),
+    });
+    await insertReady(store, 1);
+    runner.start();
+    await until(async () => (await store.getRun('run-0'))?.status === 'running', 'the run to be claimed');
+    return { store, runner, probe };
+  }
+
+  it('stops an attempt whose run another instance took over, and records nothing of it', async () => {
+    let finishes = 0;
+    const { store, runner, probe } = await claimedAbortable((inner) => ({
+      finishRun: async (...args: Parameters<NonNullable<StateStore['finishRun']>>) => {
+        finishes += 1;
+        return inner.finishRun!(...args);
+      },
+    }));
+    // Another instance takes the run over, as after an expired lease: a new attempt under its claim.
+    await store.mutateRun('run-0', (current) =>
+      current ? { ...current, attempt: current.attempt + 1, claim: { ownerId: 'other-instance', leaseUntil: new Date(Date.now() + 60_000).toISOString() } } : null,
+    );
+    await until(() => probe.aborted, 'the lease renewal to stop the attempt');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(finishes).toBe(0);
+    const run = await store.getRun('run-0');
+    expect(run).toMatchObject({ status: 'running', attempt: 2, claim: { ownerId: 'other-instance' } });
+    expect((await store.getState()).tasksProcessed).toBe(0);
+    expect(runner.activeCount).toBe(0);
+  });
+
+  it('stops an attempt whose lease ran out while renewals failed', async () => {
+    let failRenewals = false;
+    const { store, probe } = await claimedAbortable((inner) => ({
+      mutateRun: async (runId: string, mutate: (r: RunRecord | null) => RunRecord | null) => {
+        if (failRenewals) throw new Error('database unreachable');
+        return inner.mutateRun(runId, mutate);
+      },
+    }));
+    failRenewals = true;
+    const cutAt = Date.now();
+    await until(() => probe.aborted, 'the attempt to stop once its lease ran out');
+    // Not before the last lease it wrote could have run out (renewed at most once a second for 1 s).
+    expect(Date.now() - cutAt).toBeGreaterThanOrEqual(900);
+    expect((await store.getRun('run-0'))?.status).toBe('running');
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pidAlive } from '../support/execution-log.js';
 import { waitFor } from '../support/http.js';
+import { expectedParentPid } from '../../src/worker-sdk/parent-watch.js';
 
 const WATCH_MODULE = join(import.meta.dirname, '..', '..', 'dist', 'src', 'worker-sdk', 'parent-watch.js');
 
@@ -22,5 +23,28 @@ describe('exitWhenOrphaned', () => {
     expect(pidAlive(workerPid)).toBe(true);
     await new Promise((r) => parent.on('exit', r));
     await waitFor(async () => (pidAlive(workerPid) ? undefined : true), 3000, 'the orphaned worker to exit');
+  });
+
+  it('ends a worker at once when its stated orchestrator is not its parent (the orchestrator died while it started)', async () => {
+    expect(existsSync(WATCH_MODULE), 'dist/ is missing: run npm run build').toBe(true);
+    // The worker says "started" only if the watch let it go on.
+    const workerCode = `import(${JSON.stringify(WATCH_MODULE)}).then((m) => { m.exitWhenOrphaned(50); console.log('started'); setTimeout(() => {}, 2000); });`;
+    const run = (orchestratorPid: string) =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const w = spawn(process.execPath, ['-e', workerCode], { env: { ...process.env, ORCHESTRATOR_PID: orchestratorPid }, stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        w.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        w.on('exit', (code) => resolve({ code, out }));
+      });
+    // A pid that is not the parent: the watch ends the worker before it does any work.
+    expect(await run('1')).toEqual({ code: 137, out: '' });
+    // Its real parent (this test process): the worker runs.
+    expect(await run(String(process.pid))).toEqual({ code: 0, out: 'started\n' });
+  });
+
+  it('reads the stated orchestrator pid, or falls back to the parent seen now', () => {
+    expect(expectedParentPid({ ORCHESTRATOR_PID: '4242' })).toBe(4242);
+    expect(expectedParentPid({})).toBe(process.ppid);
+    expect(expectedParentPid({ ORCHESTRATOR_PID: 'x' })).toBe(process.ppid);
   });
 });

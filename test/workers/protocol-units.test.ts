@@ -58,13 +58,18 @@ describe('buildWorkerEnv', () => {
   const parent = { PATH: '/usr/bin', HOME: '/home/svc', LANG: 'C.UTF-8', API_KEY: 'k', WEBHOOK_SECRET: 'w', DATABASE_URL: 'd', NODE_OPTIONS: '-r x' };
 
   it('keeps only allowlisted parent variables and adds the run coordinates', () => {
-    expect(buildWorkerEnv(parent, base, 'run-1')).toEqual({
+    expect(buildWorkerEnv(parent, base, 'run-1', undefined, 4242)).toEqual({
       PATH: '/usr/bin',
       HOME: '/home/svc',
       LANG: 'C.UTF-8',
       ORCHESTRATOR_WORKSPACE_ROOT: '/srv/ws',
       ORCHESTRATOR_RUN_ID: 'run-1',
+      ORCHESTRATOR_PID: '4242',
     });
+  });
+
+  it("names this process as the worker's orchestrator by default", () => {
+    expect(buildWorkerEnv(parent, base, 'run-1').ORCHESTRATOR_PID).toBe(String(process.pid));
   });
 
   it('adds STATE_FILE and ORCHESTRATOR_CONFIG only when the operator set them', () => {
