@@ -162,6 +162,9 @@ export class Runner {
       // recovery (shutdown) or to the instance that took it over (lease lost).
       const reason = signal.reason as StopReason;
       this.deps.logger.warn({ runId: run.runId, reason }, reason === 'lease-lost' ? 'run stopped: its lease was lost' : 'run aborted by shutdown; restart recovery will re-admit it');
+      // Shutdown keeps the worker's directory: restart recovery may finish the attempt from the
+      // result file in it. A lost run is finished elsewhere, in a directory of its own.
+      if (reason === 'lease-lost') await outcome.release?.();
       return;
     }
     const finalized = finalizeAttempt(this.deps, run, entry.retryable, outcome, (current): current is RunRecord =>

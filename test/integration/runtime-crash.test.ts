@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
-import { executionProblems, pidAlive, readExecutionLog } from '../support/execution-log.js';
+import { executionProblems, readExecutionLog, waitForOrphansToExit } from '../support/execution-log.js';
 import { waitFor, waitForTerminal } from '../support/http.js';
 import { startRuntimeService } from '../support/runtime-service.js';
 
@@ -25,13 +25,10 @@ for (const target of ['./state/orchestrator-state.json', 'sql:./state/orchestrat
 
       // Kill only the service process, as a crash would: its workers must notice and stop.
       process.kill(first.child.pid!, 'SIGKILL');
+      const killedAt = Date.now();
       await first.kill();
       const deathTimes = new Map<number, number>();
-      const orphanPids = [...new Set(readExecutionLog(log).map((r) => r.pid))];
-      await waitFor(async () => {
-        for (const pid of orphanPids) if (!pidAlive(pid) && !deathTimes.has(pid)) deathTimes.set(pid, Date.now());
-        return orphanPids.every((pid) => !pidAlive(pid)) ? true : undefined;
-      }, 5000, 'orphaned workers to exit');
+      await waitForOrphansToExit(log, deathTimes, killedAt);
 
       const { service: second, api: api2 } = await startRuntimeService(config, base);
       try {

@@ -2,8 +2,8 @@ import { existsSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
-import { executionProblems, pidAlive, readExecutionLog } from '../support/execution-log.js';
-import { waitFor, waitForTerminal } from '../support/http.js';
+import { executionProblems, pidAlive, readExecutionLog, waitForOrphansToExit } from '../support/execution-log.js';
+import { waitForTerminal } from '../support/http.js';
 import { startRuntimeService } from '../support/runtime-service.js';
 import { listAllRunIds } from './run-ids.js';
 
@@ -120,6 +120,7 @@ for (const target of ['./state/orchestrator-state.json', 'sql:./state/orchestrat
         else if (aimAtWorker) await whenWorkerRunning(log, 5000);
         else await new Promise((r) => setTimeout(r, 50 + random() * 700));
         process.kill(service.child.pid!, 'SIGKILL');
+        const killedAt = Date.now();
         killed = true;
         // Evidence of where the kill landed, read before anything else can move on.
         const caught = runningWorkers(log);
@@ -127,15 +128,7 @@ for (const target of ['./state/orchestrator-state.json', 'sql:./state/orchestrat
         if (json && existsSync(join(stateDir, 'orchestrator-state.json.tmp'))) killsDuringCompaction += 1;
         await service.kill();
         await Promise.all(clients);
-        const pids = [...new Set(readExecutionLog(log).map((r) => r.pid))].filter((pid) => !deathTimes.has(pid));
-        await waitFor(
-          async () => {
-            for (const pid of pids) if (!pidAlive(pid) && !deathTimes.has(pid)) deathTimes.set(pid, Date.now());
-            return pids.every((pid) => !pidAlive(pid)) ? true : undefined;
-          },
-          5000,
-          'orphaned workers to exit',
-        );
+        await waitForOrphansToExit(log, deathTimes, killedAt);
       }
 
       console.info(

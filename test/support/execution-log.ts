@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { waitFor } from './http.js';
 
 export interface ExecutionRecord {
   event: 'start' | 'end';
@@ -56,4 +57,25 @@ export function executionProblems(records: ExecutionRecord[], deathTimes: Map<nu
     }
   }
   return problems;
+}
+
+/** Time after a kill within which a worker that had passed its parent check writes its start. */
+const LATE_START_MS = 300;
+
+/**
+ * After the orchestrator was killed at `killedAt`: waits until every worker in the log has
+ * exited, recording when each was seen gone. The log is read again on every poll for at least
+ * LATE_START_MS, so a worker that wrote its start just after the kill is waited for too (left
+ * out, it would count as running forever and overlap its run's next execution).
+ */
+export async function waitForOrphansToExit(log: string, deathTimes: Map<number, number>, killedAt: number): Promise<void> {
+  await waitFor(
+    async () => {
+      const pids = [...new Set(readExecutionLog(log).map((r) => r.pid))];
+      for (const pid of pids) if (!deathTimes.has(pid) && !pidAlive(pid)) deathTimes.set(pid, Date.now());
+      return Date.now() - killedAt > LATE_START_MS && pids.every((pid) => deathTimes.has(pid)) ? true : undefined;
+    },
+    5000,
+    'orphaned workers to exit',
+  );
 }

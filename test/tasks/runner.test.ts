@@ -1,3 +1,4 @@
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -42,7 +43,13 @@ afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
 });
 
-async function setUp(options: { concurrency: number; handler: TaskHandler; wrap?: (store: StateStore) => StateStore; leaseMs?: number }) {
+async function setUp(options: {
+  concurrency: number;
+  handler: TaskHandler;
+  wrap?: (store: StateStore) => StateStore;
+  leaseMs?: number;
+  spawner?: WorkerSpawner;
+}) {
   const dir = tempDir('runner-');
   const inner = new FileStateStore(join(dir, 'state.json'));
   await inner.open();
@@ -63,7 +70,7 @@ async function setUp(options: { concurrency: number; handler: TaskHandler; wrap?
     pollIntervalMs: 60_000,
     onRunFinished: async () => {},
     handlers: { 'doc-sync': options.handler },
-    spawner: { run: async () => ({ ok: false, result: null, durationMs: 0, failure: 'spawn-error' }) } as unknown as WorkerSpawner,
+    spawner: options.spawner ?? ({ run: async () => ({ ok: false, result: null, durationMs: 0, failure: 'spawn-error' }) } as unknown as WorkerSpawner),
     serviceStartedAt: new Date(),
     queueDepth: async () => 0,
   } as RunnerDeps;
@@ -212,5 +219,37 @@ describe('Runner', () => {
     // Not before the last lease it wrote could have run out (renewed at most once a second for 1 s).
     expect(Date.now() - cutAt).toBeGreaterThanOrEqual(900);
     expect((await store.getRun('run-0'))?.status).toBe('running');
+  });
+
+  it("removes a stopped worker's directory when the lease was lost (the run is finished elsewhere)", async () => {
+    const directory = tempDir('runner-worker-dir-');
+    writeFileSync(join(directory, 'payload.json'), '{}');
+    let aborted = false;
+    const spawner = {
+      run: (request: { signal?: AbortSignal }) =>
+        new Promise((resolve) => {
+          request.signal!.addEventListener('abort', () => {
+            aborted = true;
+            resolve({ ok: false, result: null, durationMs: 5, failure: 'aborted', error: 'aborted', directory });
+          });
+        }),
+    } as unknown as WorkerSpawner;
+    const { store, runner } = await setUp({
+      concurrency: 1,
+      leaseMs: 1000,
+      handler: untilAborted(() => undefined),
+      wrap: (inner) => asShared(inner, {}),
+      spawner,
+    });
+    const run = makeRun({ runId: 'worker-run', taskId: 'worker-run', type: 'summarize-content' });
+    await store.mutateRun(run.runId, insertIfAbsent(run));
+    runner.start();
+    await until(async () => (await store.getRun('worker-run'))?.status === 'running', 'the worker run to be claimed');
+    await store.mutateRun('worker-run', (current) =>
+      current ? { ...current, attempt: current.attempt + 1, claim: { ownerId: 'other-instance', leaseUntil: new Date(Date.now() + 60_000).toISOString() } } : null,
+    );
+    await until(() => aborted, 'the lease renewal to stop the worker');
+    await until(() => !existsSync(directory), "the stopped worker's directory to be removed");
+    expect(await store.getRun('worker-run')).toMatchObject({ status: 'running', claim: { ownerId: 'other-instance' } });
   });
 });
