@@ -34,12 +34,6 @@ export interface DocWalk {
  */
 export async function walkDocs(docsPath: string): Promise<DocWalk> {
   const result: DocWalk = { exists: true, files: [], oversized: 0, truncated: false };
-  try {
-    if (!(await stat(docsPath)).isDirectory()) return { ...result, exists: false };
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ...result, exists: false };
-    throw err;
-  }
 
   // Doc files of one folder, in name order, are stat'ed up to STAT_BATCH at a time: one by one,
   // each stat was a round trip through the thread pool, and a walk of 500 docs spent most of its
@@ -70,8 +64,15 @@ export async function walkDocs(docsPath: string): Promise<DocWalk> {
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      // The docs folder itself is read without a stat first (doc-sync walks it on every run):
+      // absent, or not a folder, it does not exist for the index.
+      if (depth === 0 && (code === 'ENOENT' || code === 'ENOTDIR')) {
+        result.exists = false;
+        return;
+      }
       // a sub-folder removed or locked during the walk is not worth failing the index for
-      if (['ENOENT', 'EACCES', 'EPERM'].includes((err as NodeJS.ErrnoException).code ?? '')) return;
+      if (['ENOENT', 'EACCES', 'EPERM'].includes(code)) return;
       throw err;
     }
     entries.sort((a, b) => a.name.localeCompare(b.name));

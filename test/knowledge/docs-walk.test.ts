@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DOC_EXTENSIONS, DOC_WALK_LIMITS, walkDocs, type DocWalk } from '../../src/knowledge/docs-walk.js';
@@ -78,5 +78,17 @@ describe('walkDocs', () => {
     write(root, 'plain-file.md');
     expect((await walkDocs(join(root, 'plain-file.md'))).exists).toBe(false);
     expect(statSync(join(root, 'plain-file.md')).isFile()).toBe(true);
+  });
+
+  it('reports an empty docs folder, and one reached through a link, as existing', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'empty'));
+    expect(await walkDocs(join(root, 'empty'))).toEqual({ exists: true, files: [], oversized: 0, truncated: false });
+    mkdirSync(join(root, 'real'));
+    write(join(root, 'real'), 'a.md');
+    symlinkSync(join(root, 'real'), join(root, 'linked'));
+    const walk = await walkDocs(join(root, 'linked'));
+    expect(walk.exists).toBe(true);
+    expect(walk.files.map((f) => f.path)).toEqual(['a.md']);
   });
 });
