@@ -19,7 +19,7 @@ import { createIncidentService, type IncidentService } from './incidents/service
 import { buildServiceRoutes } from './http/service-routes.js';
 import { composeKnowledge } from './knowledge/compose.js';
 import { createMetrics, startMetricsServer } from './metrics.js';
-import { startScheduler } from './scheduler/scheduler.js';
+import { startScheduler, type Scheduler } from './scheduler/scheduler.js';
 import { openStateStore } from './store/open.js';
 import { createControlPlaneSnapshot } from './tasks/control-plane-snapshot.js';
 import { createCommunityResponseGate } from './tasks/community-response-gate.js';
@@ -84,6 +84,8 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   const incidentLedger = createIncidentLedger({ store, coordination, clock, invalidator, logger });
   // The incident service needs the runtime's admission; the runtime tells it of settled runs.
   let incidents: IncidentService | null = null;
+  // Bound once the scheduler starts (after the runtime); finished runs feed its retention.
+  let scheduler: Scheduler | null = null;
   const incidentReadPort = createIncidentReadPort(incidentLedger);
   const controlPlaneSnapshot = createControlPlaneSnapshot({
     store,
@@ -117,7 +119,10 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   });
 
   const runtime = createTaskRuntime({
-    onRunSettled: (run) => incidents?.onRunSettled(run),
+    onRunSettled: (run) => {
+      incidents?.onRunSettled(run);
+      scheduler?.noteRunFinished();
+    },
     config,
     store,
     clock,
@@ -204,7 +209,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
 
   await runtime.start();
   await knowledge.start();
-  const scheduler = startScheduler({
+  scheduler = startScheduler({
     config,
     clock,
     logger,

@@ -23,6 +23,15 @@ export interface SchedulerDeps {
 const RETRY_SCAN_INTERVAL_MS = 1000;
 const RETENTION_INTERVAL_MS = 10_000;
 
+/**
+ * Finished runs (seen by this instance) after which retention runs without waiting for its
+ * timer: a tenth of `runRetention`, at least 100. At thousands of runs a second, ten seconds of
+ * runs were several times the retention, held in memory by the file store until the next pass.
+ */
+export function retentionSlack(runRetention: number): number {
+  return Math.max(100, Math.floor(runRetention / 10));
+}
+
 /** Run id of one scheduled slot: every instance firing the same slot hits the same admission key. */
 export function slotRunId(type: string, at: Date): string {
   const minute = new Date(Math.floor(at.getTime() / 60_000) * 60_000);
@@ -33,7 +42,13 @@ export function slotRunId(type: string, at: Date): string {
  * Cron-driven work (heartbeat, nightly-batch) plus the retry scanner and run retention. Scheduled
  * tasks enter through the same admission function as HTTP triggers, with the scheduler as actor.
  */
-export function startScheduler(deps: SchedulerDeps): { stop(): void } {
+export interface Scheduler {
+  /** Called for every run this instance finishes: retention runs early once enough have. */
+  noteRunFinished(): void;
+  stop(): void;
+}
+
+export function startScheduler(deps: SchedulerDeps): Scheduler {
   const { config, logger } = deps;
   const admitSlot = async (type: string) => {
     try {
@@ -63,18 +78,43 @@ export function startScheduler(deps: SchedulerDeps): { stop(): void } {
           : []),
       ]
     : [];
-  const pruneRuns = guarded('run retention', async () => {
+  const pruneOnce = async () => {
     const removed = await deps.store.pruneRuns(config.runRetention);
     if (removed === 0) return;
     await deps.invalidator.invalidate([CacheTags.runs, ...runListPruneTags(PRUNABLE_STATUSES)]);
     logger.info({ removed }, 'pruned runs beyond retention');
-  });
+  };
+  // One pass at a time; a request while one runs is served by one more pass after it.
+  let pruning: Promise<void> | null = null;
+  let pruneAgain = false;
+  let finishedSincePrune = 0;
+  const pruneRuns = (): void => {
+    if (pruning) {
+      pruneAgain = true;
+      return;
+    }
+    finishedSincePrune = 0;
+    pruning = pruneOnce()
+      .catch((err: unknown) => logger.error({ err }, 'run retention failed'))
+      .finally(() => {
+        pruning = null;
+        if (pruneAgain) {
+          pruneAgain = false;
+          pruneRuns();
+        }
+      });
+  };
+  const slack = retentionSlack(config.runRetention);
   const timers = [
     setInterval(guarded('retry scan', deps.admitDueRetries), RETRY_SCAN_INTERVAL_MS),
     setInterval(pruneRuns, RETENTION_INTERVAL_MS),
   ];
   pruneRuns();
   return {
+    noteRunFinished() {
+      finishedSincePrune += 1;
+      if (finishedSincePrune >= slack) pruneRuns();
+    },
     stop() {
       for (const job of jobs) job.stop();
       for (const t of timers) clearInterval(t);
