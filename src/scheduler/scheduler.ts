@@ -88,7 +88,10 @@ export function startScheduler(deps: SchedulerDeps): Scheduler {
   let pruning: Promise<void> | null = null;
   let pruneAgain = false;
   let finishedSincePrune = 0;
+  let stopped = false;
   const pruneRuns = (): void => {
+    // Runs finishing during shutdown must not start a pass on a store about to close.
+    if (stopped) return;
     if (pruning) {
       pruneAgain = true;
       return;
@@ -116,6 +119,7 @@ export function startScheduler(deps: SchedulerDeps): Scheduler {
       if (finishedSincePrune >= slack) pruneRuns();
     },
     stop() {
+      stopped = true;
       for (const job of jobs) job.stop();
       for (const t of timers) clearInterval(t);
     },

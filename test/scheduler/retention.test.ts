@@ -15,6 +15,22 @@ function pruneProbe() {
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 10));
+
+/** A scheduler with cron jobs off and runRetention 1,000 over the given store. */
+function schedulerOver(store: StateStore, onInvalidate: () => void = () => undefined): Scheduler {
+  return startScheduler({
+    config: { ...testConfig({}), schedulerEnabled: false, runRetention: 1000 },
+    clock: systemClock,
+    logger: pino({ level: 'silent' }),
+    store,
+    admit: async () => {
+      throw new Error('nothing is admitted here');
+    },
+    admitDueRetries: async () => 0,
+    invalidator: { invalidate: async () => onInvalidate() },
+  });
+}
+
 let scheduler: Scheduler | null = null;
 
 afterEach(() => {
@@ -31,19 +47,8 @@ describe('run retention', () => {
 
   it('runs early once as many runs finished as the slack, one pass at a time, a request during a pass served by one more', async () => {
     const { store, passes } = pruneProbe();
-    const config = { ...testConfig({}), schedulerEnabled: false, runRetention: 1000 };
     let invalidations = 0;
-    scheduler = startScheduler({
-      config,
-      clock: systemClock,
-      logger: pino({ level: 'silent' }),
-      store,
-      admit: async () => {
-        throw new Error('nothing is admitted here');
-      },
-      admitDueRetries: async () => 0,
-      invalidator: { invalidate: async () => void (invalidations += 1) },
-    });
+    scheduler = schedulerOver(store, () => (invalidations += 1));
     // The pass at start.
     expect(passes).toHaveLength(1);
     passes[0]!();
@@ -65,5 +70,15 @@ describe('run retention', () => {
     await settle();
     expect(passes).toHaveLength(3);
     expect(invalidations).toBe(3);
+  });
+
+  it('starts no pass once stopped (runs finishing during shutdown)', async () => {
+    const { store, passes } = pruneProbe();
+    const stopped = schedulerOver(store);
+    passes[0]!();
+    await settle();
+    stopped.stop();
+    for (let i = 0; i < 3 * retentionSlack(1000); i++) stopped.noteRunFinished();
+    expect(passes).toHaveLength(1);
   });
 });
