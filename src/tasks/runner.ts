@@ -129,17 +129,22 @@ export class Runner {
 
   private launch(run: RunRecord): void {
     const controller = new AbortController();
-    this.active.set(run.runId, { run, controller });
-    this.leased.set(run.runId, { run, until: run.claim ? Date.parse(run.claim.leaseUntil) : Number.POSITIVE_INFINITY });
+    const active: ActiveRun = { run, controller };
+    const lease: HeldLease = { run, until: run.claim ? Date.parse(run.claim.leaseUntil) : Number.POSITIVE_INFINITY };
+    this.active.set(run.runId, active);
+    this.leased.set(run.runId, lease);
+    // Both maps are keyed by run id, and a later attempt of the same run may be claimed here
+    // before this one's finalization settles: each attempt removes only its own entries.
     const freeSlot = () => {
-      if (!this.active.delete(run.runId)) return;
+      if (this.active.get(run.runId) !== active) return;
+      this.active.delete(run.runId);
       this.wake();
     };
     const done = this.execute(run, controller.signal, freeSlot)
       .catch((err: unknown) => this.deps.logger.error({ err, runId: run.runId }, 'run finalization failed'))
       .finally(() => {
         this.finishing.delete(done);
-        this.leased.delete(run.runId);
+        if (this.leased.get(run.runId) === lease) this.leased.delete(run.runId);
         freeSlot();
       });
     this.finishing.add(done);
@@ -200,13 +205,14 @@ export class Runner {
         this.deps.logger.error({ err, runId }, 'lease renewal failed');
         lost = this.deps.clock.now().getTime() >= held.until;
       }
-      if (lost) this.stopLostAttempt(runId);
+      if (lost) this.stopLostAttempt(runId, held.run);
     }
   }
 
-  private stopLostAttempt(runId: string): void {
+  /** Stops the attempt `run` if it still executes here (not a later attempt of the same run). */
+  private stopLostAttempt(runId: string, run: RunRecord): void {
     const active = this.active.get(runId);
-    if (!active || active.controller.signal.aborted) return;
+    if (!active || active.run !== run || active.controller.signal.aborted) return;
     this.deps.logger.warn({ runId }, 'lease lost: stopping the attempt, another instance owns the run');
     active.controller.abort('lease-lost' satisfies StopReason);
   }

@@ -49,6 +49,7 @@ async function setUp(options: {
   wrap?: (store: StateStore) => StateStore;
   leaseMs?: number;
   spawner?: WorkerSpawner;
+  onRunFinished?: (run: RunRecord) => Promise<void>;
 }) {
   const dir = tempDir('runner-');
   const inner = new FileStateStore(join(dir, 'state.json'));
@@ -68,7 +69,7 @@ async function setUp(options: {
     ownerId: 'runner-test',
     leaseMs: options.leaseMs ?? 60_000,
     pollIntervalMs: 60_000,
-    onRunFinished: async () => {},
+    onRunFinished: options.onRunFinished ?? (async () => {}),
     handlers: { 'doc-sync': options.handler },
     spawner: options.spawner ?? ({ run: async () => ({ ok: false, result: null, durationMs: 0, failure: 'spawn-error' }) } as unknown as WorkerSpawner),
     serviceStartedAt: new Date(),
@@ -255,5 +256,36 @@ describe('Runner', () => {
     await until(() => aborted, 'the lease renewal to stop the worker');
     await until(() => !existsSync(directory), "the stopped worker's directory to be removed");
     expect(await store.getRun('worker-run')).toMatchObject({ status: 'running', claim: { ownerId: 'other-instance' } });
+  });
+
+  it("keeps a later attempt's slot and lease when an earlier attempt of the same run settles after it was claimed", async () => {
+    const firstSettles = gate();
+    let calls = 0;
+    const second = untilAborted(() => undefined);
+    const { store, runner } = await setUp({
+      concurrency: 2,
+      leaseMs: 1000,
+      handler: async (state, config, input) => (calls++ === 0 ? { status: 'completed', result: {} } : second(state, config, input)),
+      wrap: (inner) => asShared(inner, {}),
+      // The first attempt's finalization is held after its final write.
+      onRunFinished: async (run) => {
+        if (run.attempt === 1) await firstSettles.wait;
+      },
+    });
+    await insertReady(store, 1);
+    runner.start();
+    await until(async () => (await store.getRun('run-0'))?.status === 'success', 'the first attempt to be written');
+    // The run is admitted again under attempt 2 (as a retry would be) and claimed by the same runner.
+    await store.mutateRun('run-0', (current) => (current ? { ...current, status: 'pending', queueState: 'ready', attempt: 2, claim: null } : null));
+    runner.wake();
+    await until(() => calls === 2, 'attempt 2 to run');
+    expect(runner.activeCount).toBe(1);
+    expect(await store.getRun('run-0')).toMatchObject({ attempt: 2, status: 'running' });
+    firstSettles.open();
+    await new Promise((r) => setTimeout(r, 50));
+    // Attempt 1 settling must not free attempt 2's slot or drop its lease.
+    expect(runner.activeCount).toBe(1);
+    const leaseBefore = Date.parse((await store.getRun('run-0'))!.claim!.leaseUntil);
+    await until(async () => Date.parse((await store.getRun('run-0'))!.claim!.leaseUntil) > leaseBefore, "attempt 2's lease to be renewed");
   });
 });
