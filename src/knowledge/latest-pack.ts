@@ -1,7 +1,7 @@
 import { statSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { deepFreeze } from '../store/deep-freeze.js';
-import { freshShared } from './fresh-share.js';
+import { freshShared } from '../domain/fresh-share.js';
 import { LATEST_PACK_FILE, readPack, type KnowledgePack } from './pack.js';
 
 /**

@@ -18,7 +18,7 @@ import { readKnowledgeIndex, writeKnowledgeIndex } from './index-file.js';
 import { emptyIndex, type DocChanges, type IndexedDoc, type KnowledgeIndex } from './index-model.js';
 import { INDEXER_VERSION } from './analyze-doc.js';
 import { workspacePathOf } from './pack-builder.js';
-import { freshShared } from './fresh-share.js';
+import { freshShared } from '../domain/fresh-share.js';
 import { latestPackReader } from './latest-pack.js';
 import { DocSearch } from './search.js';
 

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import { CacheTags, runListPruneTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
+import { freshShared } from '../domain/fresh-share.js';
 import { PRUNABLE_STATUSES } from '../store/run-rules.js';
 import type { StateStore } from '../store/types.js';
 import type { Admit } from '../tasks/admission.js';
@@ -84,39 +85,25 @@ export function startScheduler(deps: SchedulerDeps): Scheduler {
     await deps.invalidator.invalidate([CacheTags.runs, ...runListPruneTags(PRUNABLE_STATUSES)]);
     logger.info({ removed }, 'pruned runs beyond retention');
   };
-  // One pass at a time; a request while one runs is served by one more pass after it.
-  let pruning: Promise<void> | null = null;
-  let pruneAgain = false;
   let finishedSincePrune = 0;
   let stopped = false;
-  const pruneRuns = (): void => {
+  // One pass at a time; the requests made while one runs share one more pass after it.
+  const pruneRuns = freshShared(async () => {
     // Runs finishing during shutdown must not start a pass on a store about to close.
     if (stopped) return;
-    if (pruning) {
-      pruneAgain = true;
-      return;
-    }
     finishedSincePrune = 0;
-    pruning = pruneOnce()
-      .catch((err: unknown) => logger.error({ err }, 'run retention failed'))
-      .finally(() => {
-        pruning = null;
-        if (pruneAgain) {
-          pruneAgain = false;
-          pruneRuns();
-        }
-      });
-  };
+    await pruneOnce().catch((err: unknown) => logger.error({ err }, 'run retention failed'));
+  });
   const slack = retentionSlack(config.runRetention);
   const timers = [
     setInterval(guarded('retry scan', deps.admitDueRetries), RETRY_SCAN_INTERVAL_MS),
-    setInterval(pruneRuns, RETENTION_INTERVAL_MS),
+    setInterval(() => void pruneRuns(), RETENTION_INTERVAL_MS),
   ];
-  pruneRuns();
+  void pruneRuns();
   return {
     noteRunFinished() {
       finishedSincePrune += 1;
-      if (finishedSincePrune >= slack) pruneRuns();
+      if (finishedSincePrune >= slack) void pruneRuns();
     },
     stop() {
       stopped = true;

@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freshShared } from '../../src/knowledge/fresh-share.js';
+import { freshShared } from '../../src/domain/fresh-share.js';
 import { latestPackReader } from '../../src/knowledge/latest-pack.js';
 import { LATEST_PACK_FILE, writePack, type PackDoc } from '../../src/knowledge/pack.js';
 import { tempDir } from '../support/config.js';
