@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { deleteKeysWithPrefix } from '../coordination/redis-cleanup.js';
 import { tempDir } from '../support/config.js';
-import { executionProblems, pidAlive, readExecutionLog } from '../support/execution-log.js';
+import { executionProblems, readExecutionLog, waitForOrphansToExit } from '../support/execution-log.js';
 import { waitFor } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
 import { dropTestSchemas, postgresUrlWithSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
@@ -149,15 +149,7 @@ describe.skipIf(skipReason !== '')(`three instances on one PostgreSQL and one Re
     // Every worker the victim spawned, read after the kill: one that wrote its start between the
     // poll above and the kill counts too. Each must be gone before a survivor may take its run.
     const deathTimes = new Map<number, number>();
-    const victimWorkers = await waitFor(
-      async () => {
-        const mine = readExecutionLog(log).filter((e) => e.event === 'start' && e.runId.startsWith('slow-') && e.ppid === victimPid);
-        for (const w of mine) if (!deathTimes.has(w.pid) && !pidAlive(w.pid)) deathTimes.set(w.pid, Date.now());
-        return Date.now() - killedAt > 500 && mine.every((w) => deathTimes.has(w.pid)) ? mine : undefined;
-      },
-      10_000,
-      'the victim workers to stop',
-    );
+    const victimWorkers = await waitForOrphansToExit(log, deathTimes, killedAt, (e) => e.runId.startsWith('slow-') && e.ppid === victimPid);
     const survivors = services.slice(0, 2);
     await waitFor(async () => ((await finishedCount('slow-')) === slowKeys.length ? true : undefined), 120_000, 'the slow runs to finish');
 

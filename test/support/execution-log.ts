@@ -63,17 +63,23 @@ export function executionProblems(records: ExecutionRecord[], deathTimes: Map<nu
 const LATE_START_MS = 300;
 
 /**
- * After the orchestrator was killed at `killedAt`: waits until every worker in the log has
- * exited, recording when each was seen gone. The log is read again on every poll for at least
+ * After the orchestrator was killed at `killedAt`: waits until every worker in the log that
+ * `spawnedByIt` picks (all of them by default) has exited, recording when each was seen gone,
+ * and returns their start records. The log is read again on every poll for at least
  * LATE_START_MS, so a worker that wrote its start just after the kill is waited for too (left
  * out, it would count as running forever and overlap its run's next execution).
  */
-export async function waitForOrphansToExit(log: string, deathTimes: Map<number, number>, killedAt: number): Promise<void> {
-  await waitFor(
+export async function waitForOrphansToExit(
+  log: string,
+  deathTimes: Map<number, number>,
+  killedAt: number,
+  spawnedByIt: (record: ExecutionRecord) => boolean = () => true,
+): Promise<ExecutionRecord[]> {
+  return waitFor(
     async () => {
-      const pids = [...new Set(readExecutionLog(log).map((r) => r.pid))];
-      for (const pid of pids) if (!deathTimes.has(pid) && !pidAlive(pid)) deathTimes.set(pid, Date.now());
-      return Date.now() - killedAt > LATE_START_MS && pids.every((pid) => deathTimes.has(pid)) ? true : undefined;
+      const starts = readExecutionLog(log).filter((r) => r.event === 'start' && spawnedByIt(r));
+      for (const { pid } of starts) if (!deathTimes.has(pid) && !pidAlive(pid)) deathTimes.set(pid, Date.now());
+      return Date.now() - killedAt > LATE_START_MS && starts.every(({ pid }) => deathTimes.has(pid)) ? starts : undefined;
     },
     5000,
     'orphaned workers to exit',
