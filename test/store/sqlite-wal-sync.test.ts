@@ -1,9 +1,12 @@
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { emptyOrchestratorState } from '../../src/tasks/types.js';
 import { TransactionBatcher } from '../../src/store/sqlite/batcher.js';
 import { openDatabase } from '../../src/store/sqlite/connection.js';
 import type { WalSyncPort } from '../../src/store/sqlite/wal-sync.js';
+import type { WriteContext } from '../../src/store/sqlite/write-context.js';
+import { SqliteWriter } from '../../src/store/sqlite/writer-thread.js';
 import { tempDir } from '../support/config.js';
 
 /** A WAL syncer whose every fdatasync stays in flight until the test finishes or fails it. */
@@ -30,11 +33,12 @@ function watch<T>(promise: Promise<T>): { state: 'pending' | 'resolved' | 'rejec
   return seen;
 }
 
-/** Lets the event loop turn until `done` holds (the batcher flushes on setImmediate). */
+/** Lets the event loop turn until `done` holds (the batcher flushes on setImmediate, the writer thread answers a moment later). */
 async function until(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline) {
     if (done()) return;
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 1));
   }
   throw new Error(`never happened: ${what}`);
 }
@@ -45,29 +49,34 @@ async function turns(n = 20): Promise<void> {
 }
 
 describe('TransactionBatcher with a WAL sync after COMMIT', () => {
-  const dbs: Database.Database[] = [];
+  const opened: Array<{ db: Database.Database; writer: SqliteWriter }> = [];
 
-  function setup(): { db: Database.Database; sync: HeldSync; batcher: TransactionBatcher } {
-    const db = openDatabase(join(tempDir(), 'wal-sync.sqlite'));
+  /** The store's two connections: its own (reads) and the writer thread's (each batch's statements). */
+  async function setup(): Promise<{ db: Database.Database; sync: HeldSync; batcher: TransactionBatcher }> {
+    const path = join(tempDir(), 'wal-sync.sqlite');
+    const db = openDatabase(path);
     db.exec('CREATE TABLE t (id TEXT PRIMARY KEY)');
-    dbs.push(db);
+    const writer = await SqliteWriter.start(path, 5000);
+    opened.push({ db, writer });
     const sync = new HeldSync();
-    return { db, sync, batcher: new TransactionBatcher(db, 0, sync) };
+    return { db, sync, batcher: new TransactionBatcher(writer, { db, seq: 0, state: emptyOrchestratorState() }, 0, sync, path) };
   }
 
-  const insert = (id: string) => (db: Database.Database) => {
-    db.prepare('INSERT INTO t (id) VALUES (?)').run(id);
+  const insert = (id: string) => (ctx: WriteContext) => {
+    ctx.run('INSERT INTO t (id) VALUES (?)', [id]);
     return id;
   };
-  const committed = (db: Database.Database, id: string) =>
-    !db.inTransaction && db.prepare('SELECT 1 FROM t WHERE id = ?').get(id) !== undefined;
+  const committed = (db: Database.Database, id: string) => db.prepare('SELECT 1 FROM t WHERE id = ?').get(id) !== undefined;
 
-  afterEach(() => {
-    for (const db of dbs.splice(0)) db.close();
+  afterEach(async () => {
+    for (const { db, writer } of opened.splice(0)) {
+      await writer.close();
+      db.close();
+    }
   });
 
   it('settles a write only once an fdatasync started after its COMMIT has returned', async () => {
-    const { db, sync, batcher } = setup();
+    const { db, sync, batcher } = await setup();
     const write = batcher.run(insert('a'));
     const seen = watch(write);
     await until(() => sync.calls.length === 1, 'the sync after the first COMMIT');
@@ -80,7 +89,7 @@ describe('TransactionBatcher with a WAL sync after COMMIT', () => {
   });
 
   it('commits the next batch while a sync runs, and acknowledges it only with the next sync', async () => {
-    const { db, sync, batcher } = setup();
+    const { db, sync, batcher } = await setup();
     const order: string[] = [];
     const first = batcher.run(insert('a')).then((id) => order.push(id));
     await until(() => sync.calls.length === 1, 'the first sync');
@@ -101,11 +110,11 @@ describe('TransactionBatcher with a WAL sync after COMMIT', () => {
   });
 
   it('answers a write that changed nothing after the sync covering earlier commits, with no sync of its own', async () => {
-    const { db, sync, batcher } = setup();
+    const { db, sync, batcher } = await setup();
     const write = watch(batcher.run(insert('a')));
     await until(() => sync.calls.length === 1, 'the sync of the insert');
     // Reads the row the insert committed a moment ago: its answer rests on that commit.
-    const reader = batcher.run((d) => d.prepare('SELECT id FROM t').pluck().all());
+    const reader = batcher.run((ctx) => ctx.db.prepare('SELECT id FROM t').pluck().all());
     const read = watch(reader);
     await turns();
     expect(read.state).toBe('pending');
@@ -114,13 +123,13 @@ describe('TransactionBatcher with a WAL sync after COMMIT', () => {
     await expect(reader).resolves.toEqual(['a']);
     expect(write.state).toBe('resolved');
     // Nothing committed since the last sync: a no-change write needs none.
-    await expect(batcher.run((d) => d.prepare('SELECT COUNT(*) FROM t').pluck().get())).resolves.toBe(1);
+    await expect(batcher.run((ctx) => ctx.db.prepare('SELECT COUNT(*) FROM t').pluck().get())).resolves.toBe(1);
     expect(sync.calls).toHaveLength(1);
     expect(committed(db, 'a')).toBe(true);
   });
 
   it('rejects every write a failed sync covered and those waiting for the next, then refuses writes', async () => {
-    const { db, sync, batcher } = setup();
+    const { db, sync, batcher } = await setup();
     const first = batcher.run(insert('a'));
     const firstSeen = watch(first);
     await until(() => sync.calls.length === 1, 'the first sync');
@@ -139,7 +148,7 @@ describe('TransactionBatcher with a WAL sync after COMMIT', () => {
   });
 
   it('close waits for the sync in flight, then releases the WAL descriptor', async () => {
-    const { sync, batcher } = setup();
+    const { sync, batcher } = await setup();
     const write = watch(batcher.run(insert('a')));
     await until(() => sync.calls.length === 1, 'the sync');
     let closed = false;
@@ -149,5 +158,46 @@ describe('TransactionBatcher with a WAL sync after COMMIT', () => {
     sync.calls[0]!.resolve();
     await closing;
     expect([sync.closed, write.state]).toEqual([true, 'resolved']);
+  });
+});
+
+describe('TransactionBatcher when the writer thread cannot commit a batch', () => {
+  it('fails every write of that batch and starts the next one from what is committed', async () => {
+    const path = join(tempDir(), 'writer-failure.sqlite');
+    const db = openDatabase(path);
+    db.exec("CREATE TABLE t (id TEXT PRIMARY KEY); CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER); INSERT INTO counters VALUES ('run_seq', 0)");
+    const real = await SqliteWriter.start(path, 5000);
+    let failNext = true;
+    const writer = {
+      commit: (ops: Parameters<SqliteWriter['commit']>[0]) => {
+        if (!failNext) return real.commit(ops);
+        failNext = false;
+        return Promise.reject(Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' }));
+      },
+    };
+    const state = emptyOrchestratorState();
+    const committedView = { db, seq: 0, state };
+    const sync: WalSyncPort = { datasync: async () => undefined, close: async () => undefined };
+    const batcher = new TransactionBatcher(writer, committedView, 0, sync, path);
+    try {
+      const numbered = (id: string) => (ctx: WriteContext) => {
+        const seq = ctx.nextSeq();
+        ctx.state = { ...ctx.state, notes: `wrote ${id}` };
+        ctx.run('INSERT INTO t (id) VALUES (?)', [`${id}-${seq}`]);
+        return seq;
+      };
+      const lost = await Promise.allSettled([batcher.run(numbered('a')), batcher.run(numbered('b'))]);
+      expect(lost.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+      expect(committedView).toMatchObject({ seq: 0, state });
+      // The next batch numbers from the committed counter, not from the lost batch's.
+      await expect(batcher.run(numbered('c'))).resolves.toBe(1);
+      expect(db.prepare('SELECT id FROM t').pluck().all()).toEqual(['c-1']);
+      expect(db.prepare("SELECT value FROM counters WHERE name = 'run_seq'").pluck().get()).toBe(1);
+      expect(committedView.state.notes).toBe('wrote c');
+    } finally {
+      await batcher.close();
+      await real.close();
+      db.close();
+    }
   });
 });

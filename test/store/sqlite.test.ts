@@ -9,7 +9,7 @@ import { tempDir } from '../support/config.js';
 import { openDatabase } from '../../src/store/sqlite/connection.js';
 import { describeStoreConformance } from './conformance.js';
 import { runAndKill } from './fixtures/crash-harness.js';
-import { insertIfAbsent, makeRun } from './fixtures/runs.js';
+import { insertIfAbsent, makeRun, markRunning } from './fixtures/runs.js';
 
 const DB = join('data', 'orchestrator.sqlite');
 
@@ -143,6 +143,30 @@ describe('SqliteStateStore on disk', () => {
       expect(db.prepare('SELECT kind, timestamp FROM telemetry').all()).toEqual([{ kind: 'accepted', timestamp: 't3' }]);
     });
     expect((await store.getState()).deployedAgents[0]?.metadata).toEqual({ tags: ['a'] });
+  });
+
+  it('builds a batch on the event loop: each write sees the runs staged before it, claims and type limits included', async () => {
+    const store = await openStore(tempDir());
+    // Issued in one tick: one batch, one COMMIT on the writer thread.
+    const claim = () => store.claimNextRun({ typeLimits: { lane: 1 } }, (r) => markRunning(r));
+    const [, , , first, second, third, requeued] = await Promise.all([
+      store.mutateRun('a', insertIfAbsent(makeRun({ runId: 'a', taskId: 'a', type: 'lane' }))),
+      store.mutateRun('b', insertIfAbsent(makeRun({ runId: 'b', taskId: 'b', type: 'lane' }))),
+      store.mutateRun('c', insertIfAbsent(makeRun({ runId: 'c', taskId: 'c', type: 'other' }))),
+      claim(),
+      claim(),
+      claim(),
+      store.mutateRun('a', (current) => (current?.status === 'running' ? { ...current, status: 'retrying', queueState: 'held' } : null)),
+    ]);
+    expect([first?.runId, second?.runId, third]).toEqual(['a', 'c', null]);
+    expect(requeued.changed).toBe(true);
+    expect((await store.listRuns({ order: 'oldest' })).items.map((r) => [r.runId, r.seq, r.status, r.queueState])).toEqual([
+      ['a', 1, 'retrying', 'held'],
+      ['b', 2, 'pending', 'ready'],
+      ['c', 3, 'running', null],
+    ]);
+    // The counter was committed with the batch: the next admission takes the next number.
+    expect((await store.mutateRun('d', insertIfAbsent(makeRun({ runId: 'd', taskId: 'd' })))).after.seq).toBe(4);
   });
 
   it('rolls back only the failing write of a batch', async () => {

@@ -1,12 +1,31 @@
 import type Database from 'better-sqlite3';
+import type { OrchestratorState } from '../../tasks/types.js';
 import { FlushScheduler } from '../flush-scheduler.js';
 import { CommitSync } from './commit-sync.js';
 import type { WalSyncPort } from './wal-sync.js';
+import { ChangeCount, WriteBatch, type WriteContext } from './write-context.js';
+import type { BatchCommitted, WriteOp } from './writer-thread.js';
 
-type Work = (db: Database.Database) => unknown;
+export type Work<T> = (ctx: WriteContext) => T;
+
+/** Where a batch's statements go: the writer thread (the store) or a stand-in (tests). */
+export interface BatchWriter {
+  commit(ops: readonly WriteOp[]): Promise<BatchCommitted>;
+}
+
+/** What the batches start from and what each committed one leaves behind. */
+export interface CommittedView {
+  /** The store's connection, for the reads of a write. */
+  db: Database.Database;
+  /** The run counter and the state document as committed. */
+  seq: number;
+  state: OrchestratorState;
+}
 
 interface Queued {
-  work: Work;
+  work: Work<unknown>;
+  /** Runs in a batch of its own (see pruneRuns). */
+  exclusive: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -14,36 +33,37 @@ interface Queued {
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
- * Group commit for SQLite: writes queue up and each batch runs inside one BEGIN IMMEDIATE
- * transaction. Every queued function runs synchronously inside the transaction (that is what
- * makes a read-modify-write atomic, also against other connections).
+ * Group commit for SQLite, with the statements off the event loop. Writes queue up; each batch is
+ * built on the event loop (every queued write runs against a WriteContext: it reads the committed
+ * rows plus what the batch staged so far, and adds its statements) and the writer thread runs
+ * the batch's statements between BEGIN IMMEDIATE and COMMIT. A write that throws stages nothing
+ * and rejects alone; the rest of the batch goes on.
  *
+ * The flush slot ends when COMMIT returned, so the next batch is built against committed rows.
  * The database runs with synchronous=NORMAL, so COMMIT returns after write(2) without syncing the
  * WAL; the batch's promises settle only once an `fdatasync` of the WAL that started after that
- * COMMIT has returned (CommitSync, off the event loop). The flush slot ends at COMMIT, so the next
- * batch commits while the previous one's sync runs (pipelined); settlement stays in commit order.
- * A batch that changed nothing still waits for the sync covering every earlier commit, since its
- * answers may rest on them (an idempotent re-admission reading a run committed a moment ago).
+ * COMMIT has returned (CommitSync, off the event loop). The next batch commits while the previous
+ * one's sync runs (pipelined); settlement stays in commit order. A batch that changed nothing
+ * still waits for the sync covering every earlier commit, since its answers may rest on them (an
+ * idempotent re-admission reading a run committed a moment ago).
  *
- * Each item runs in its own savepoint: a mutator that throws rolls back its own changes and
- * rejects its own promise without taking the rest of the batch down.
+ * A batch the writer could not commit (I/O error, disk full, a damaged page) is rolled back
+ * whole: every write in it fails, and the run counter and state document stay as committed.
  */
 export class TransactionBatcher {
   private queue: Queued[] = [];
   private readonly scheduler: FlushScheduler;
   private readonly sync: CommitSync;
-  private readonly totalChanges: Database.Statement;
 
   constructor(
-    private readonly db: Database.Database,
+    private readonly writer: BatchWriter,
+    private readonly committed: CommittedView,
     flushIntervalMs: number,
     walSync: WalSyncPort,
-    /** Called when a whole batch was rolled back: what its writes left in memory is not stored. */
-    private readonly onRollback: () => void = () => undefined,
+    databasePath: string,
   ) {
-    this.scheduler = new FlushScheduler(flushIntervalMs, async () => this.commitBatch());
-    this.sync = new CommitSync(walSync, db.name);
-    this.totalChanges = db.prepare('SELECT total_changes()').pluck();
+    this.scheduler = new FlushScheduler(flushIntervalMs, () => this.commitBatch());
+    this.sync = new CommitSync(walSync, databasePath);
   }
 
   /** Set once a WAL sync failed: writes are refused until the store is reopened. */
@@ -51,10 +71,10 @@ export class TransactionBatcher {
     return this.sync.broken;
   }
 
-  run<T>(work: (db: Database.Database) => T): Promise<T> {
+  run<T>(work: Work<T>, options: { exclusive?: boolean } = {}): Promise<T> {
     if (this.sync.broken !== null) return Promise.reject(this.sync.broken);
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, exclusive: options.exclusive === true, resolve: resolve as (value: unknown) => void, reject });
       this.scheduler.request();
     });
   }
@@ -74,78 +94,58 @@ export class TransactionBatcher {
     }
   }
 
-  private commitBatch(): void {
-    const batch = this.queue;
-    this.queue = [];
-    if (batch.length === 0) return;
+  /** The writes of the next batch: up to the first exclusive one, or that one alone. */
+  private takeBatch(): Queued[] {
+    const cut = this.queue.findIndex((item) => item.exclusive);
+    const size = cut === -1 ? this.queue.length : Math.max(cut, 1);
+    const batch = this.queue.splice(0, size);
+    if (this.queue.length > 0) this.scheduler.request();
+    return batch;
+  }
+
+  private async commitBatch(): Promise<void> {
+    const items = this.takeBatch();
+    if (items.length === 0) return;
     const broken = this.sync.broken;
     if (broken !== null) {
-      for (const item of batch) item.reject(broken);
+      for (const item of items) item.reject(broken);
       return;
     }
-    let outcomes: Outcome[];
-    const changesBefore = this.totalChanges.get() as number;
+    const batch = new WriteBatch(this.committed.db, this.committed.seq, this.committed.state);
+    const outcomes = items.map((item) => this.stage(batch, item.work));
+    let committed: BatchCommitted;
     try {
-      outcomes = this.runInTransaction(batch);
+      committed = batch.ops.length === 0 ? { changes: [], wroteRows: false } : await this.writer.commit(batch.statements());
     } catch (err) {
       // Nothing of this batch was committed: every write in it fails.
-      this.rollbackQuietly();
-      this.onRollback();
-      for (const item of batch) item.reject(err);
+      for (const item of items) item.reject(err);
       return;
     }
-    // Rows changed by a rolled-back savepoint count too: at worst one sync more than needed.
-    const wroteRows = (this.totalChanges.get() as number) !== changesBefore;
-    const durable = wroteRows ? this.sync.afterCommit() : this.sync.covered();
+    this.committed.seq = batch.seq;
+    this.committed.state = batch.state;
+    const durable = committed.wroteRows ? this.sync.afterCommit() : this.sync.covered();
     durable.then(
       () => {
-        batch.forEach((item, index) => {
+        items.forEach((item, index) => {
           const outcome = outcomes[index]!;
-          if (outcome.ok) item.resolve(outcome.value);
-          else item.reject(outcome.error);
+          if (!outcome.ok) item.reject(outcome.error);
+          else if (outcome.value instanceof ChangeCount) item.resolve(committed.changes[outcome.value.index] ?? 0);
+          else item.resolve(outcome.value);
         });
       },
       (err: unknown) => {
-        for (const item of batch) item.reject(err);
+        for (const item of items) item.reject(err);
       },
     );
   }
 
-  private runInTransaction(batch: Queued[]): Outcome[] {
-    this.db.exec('BEGIN IMMEDIATE');
-    const outcomes: Outcome[] = [];
-    for (const item of batch) {
-      const outcome = this.runInSavepoint(item.work);
-      if (!this.db.inTransaction) {
-        // SQLite itself rolled the transaction back (I/O error, disk full).
-        throw outcome.ok ? new Error('the state database transaction was rolled back') : outcome.error;
-      }
-      outcomes.push(outcome);
-    }
-    this.db.exec('COMMIT');
-    return outcomes;
-  }
-
-  private rollbackQuietly(): void {
-    if (!this.db.inTransaction) return;
+  private stage(batch: WriteBatch, work: Work<unknown>): Outcome {
+    const ctx = batch.begin();
     try {
-      this.db.exec('ROLLBACK');
-    } catch {
-      // The error that got us here is the one reported; a failed rollback adds nothing to it.
-    }
-  }
-
-  private runInSavepoint(work: Work): Outcome {
-    this.db.exec('SAVEPOINT batch_item');
-    try {
-      const value = work(this.db);
-      this.db.exec('RELEASE batch_item');
+      const value = work(ctx);
+      ctx.keep();
       return { ok: true, value };
     } catch (error) {
-      if (this.db.inTransaction) {
-        this.db.exec('ROLLBACK TO batch_item');
-        this.db.exec('RELEASE batch_item');
-      }
       return { ok: false, error };
     }
   }

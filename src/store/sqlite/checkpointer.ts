@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type Database from 'better-sqlite3';
 
 /**
  * How often the worker thread folds the WAL back into the database file. Under a write burst the
@@ -23,12 +23,14 @@ const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
 /**
  * The worker: its own connection to the same file, one PASSIVE checkpoint per message. PASSIVE
  * never waits for the writer and never blocks it; the checkpoint's fsyncs of the WAL and of the
- * database file run on this thread instead of inside a COMMIT on the event loop. CommonJS source
- * (an `eval` worker), so it runs the same from the compiled service and from the tests.
+ * database file run on this thread instead of inside a COMMIT on the event loop. Source text (an
+ * `eval` worker), so it runs the same from the compiled service and from the tests; its modules
+ * come by dynamic import, which works whether the eval is taken as CommonJS or as an ES module.
  */
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
+(async () => {
+const { parentPort, workerData } = await import('node:worker_threads');
+const Database = (await import(workerData.driver)).default;
 const db = new Database(workerData.path, { fileMustExist: true, timeout: workerData.busyTimeoutMs });
 parentPort.on('message', (message) => {
   if (message === 'close') {
@@ -43,6 +45,7 @@ parentPort.on('message', (message) => {
     parentPort.postMessage({ ok: false, error: String((err && err.message) || err) });
   }
 });
+})();
 `;
 
 type Reply = { ok: true; walPages: number; checkpointed: number } | { ok: false; error: string };
@@ -71,11 +74,16 @@ interface Logger {
  * bounded either way.
  */
 export function startCheckpointer(
-  db: Database.Database,
   path: string,
-  options: { intervalMs?: number; busyTimeoutMs: number; logger?: Logger },
+  options: {
+    intervalMs?: number;
+    busyTimeoutMs: number;
+    logger?: Logger;
+    /** Sets SQLite's own checkpoint threshold on the connection that commits (the writer thread's). */
+    setAutocheckpoint: (pages: number) => void;
+  },
 ): Checkpointer {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const driver = pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href;
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, path, busyTimeoutMs: options.busyTimeoutMs } });
   worker.unref();
   const stats: CheckpointerStats = { completed: 0, pagesCheckpointed: 0, lastError: null };
@@ -84,13 +92,11 @@ export function startCheckpointer(
 
   const restoreDefault = (reason: string) => {
     stats.lastError = reason;
-    if (!db.open) return;
-    db.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
+    options.setAutocheckpoint(DEFAULT_AUTOCHECKPOINT_PAGES);
     options.logger?.warn({ path, reason }, 'SQLite checkpoint worker stopped; checkpoints run inside commits again');
   };
 
-  db.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
-  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  // The writer thread opens its connection with the backstop and the WAL size limit already set.
   worker.on('message', (reply: Reply) => {
     if (reply.ok) {
       stats.completed += 1;

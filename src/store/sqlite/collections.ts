@@ -3,6 +3,7 @@ import type { AppendCollection, AppendRecord } from '../types.js';
 import { MILESTONES, TELEMETRY, insertItems, readItems, type ItemTable } from './item-tables.js';
 import { rowCountName } from './schema.js';
 import { statement } from './statements.js';
+import type { WriteContext } from './write-context.js';
 
 const APPEND_TABLES: Record<AppendCollection, ItemTable<Record<string, unknown>>> = {
   telemetry: TELEMETRY,
@@ -21,23 +22,29 @@ export function appendedRows(db: Database.Database, table: Pick<ItemTable<unknow
 }
 
 /**
- * Appends records in order and drops all but the newest `keep`; call inside the batch
- * transaction. The count comes from `counters`, so the trim deletes the few oldest rows by the id
- * index instead of walking `keep` rows to find the cut; records appended together are trimmed
- * together, with one count and one delete.
+ * Appends records in order and drops all but the newest `keep`, as statements of the write's
+ * batch. The count comes from `counters` (kept by the layout's triggers), so the trim walks only
+ * the few oldest rows it deletes, by the id index, instead of `keep` rows to find the cut; records
+ * appended together are trimmed together, with one delete.
  */
 export function appendRecords(
-  db: Database.Database,
+  ctx: Pick<WriteContext, 'run'>,
   collection: AppendCollection,
   records: readonly Record<string, unknown>[],
   keep: number,
 ): void {
   const table = tableFor(collection);
-  insertItems(db, table, records);
-  const excess = appendedRows(db, table) - Math.max(0, keep);
-  if (excess > 0) {
-    statement(db, `DELETE FROM ${table.name} WHERE id IN (SELECT id FROM ${table.name} ORDER BY id LIMIT ?)`).run(excess);
-  }
+  insertItems(ctx, table, records);
+  // Everything older than the row `excess` places from the oldest goes: nothing when excess <= 0
+  // (no id is older than the oldest), every row when there is no such row (keep 0). A range
+  // delete: an IN list of the ids built a temporary table.
+  ctx.run(
+    `DELETE FROM ${table.name} WHERE id < ifnull((
+       SELECT id FROM ${table.name} ORDER BY id
+       LIMIT 1 OFFSET max(0, (SELECT value FROM counters WHERE name = ?) - ?)
+     ), 9223372036854775807)`,
+    [rowCountName(table.name), Math.max(0, keep)],
+  );
 }
 
 /**

@@ -1,14 +1,16 @@
 import type Database from 'better-sqlite3';
 import { isPlainObject } from '../record-checks.js';
 import { statement } from './statements.js';
+import type { WriteContext } from './write-context.js';
 
-export function putDoc(db: Database.Database, collection: string, id: string, doc: Record<string, unknown>): void {
+export function putDoc(ctx: Pick<WriteContext, 'run'>, collection: string, id: string, doc: Record<string, unknown>): void {
   const text = JSON.stringify(doc);
   if (!isPlainObject(JSON.parse(text))) throw new Error(`refusing to store document ${collection}/${id}: not an object`);
-  statement(
-    db,
-    'INSERT INTO documents (collection, id, doc) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET doc = excluded.doc',
-  ).run(collection, id, text);
+  ctx.run('INSERT INTO documents (collection, id, doc) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET doc = excluded.doc', [
+    collection,
+    id,
+    text,
+  ]);
 }
 
 export function getDoc(db: Database.Database, collection: string, id: string): Record<string, unknown> | null {

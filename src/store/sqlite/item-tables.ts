@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { CommunityRecord, DeploymentRecord, RSSRecord, TaskRecord } from '../../tasks/types.js';
 import { statement } from './statements.js';
+import type { WriteContext } from './write-context.js';
 
 export type SqlValue = string | number | null;
 
@@ -85,18 +86,16 @@ function appendedTable(name: string): ItemTable<Record<string, unknown>> {
 export const TELEMETRY = appendedTable('telemetry');
 export const MILESTONES = appendedTable('milestones');
 
-export function insertItems<T>(db: Database.Database, table: ItemTable<T>, items: readonly T[]): void {
+/** The statements inserting items in order, added to the write's batch. */
+export function insertItems<T>(ctx: Pick<WriteContext, 'run'>, table: ItemTable<T>, items: readonly T[]): void {
   const names = Object.keys(table.columns);
-  const insert = statement(
-    db,
-    `INSERT INTO ${table.name} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`,
-  );
+  const sql = `INSERT INTO ${table.name} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
   const extractors = Object.values(table.columns);
-  for (const item of items) insert.run(...extractors.map((extract) => extract(item)));
+  for (const item of items) ctx.run(sql, extractors.map((extract) => extract(item)));
 }
 
-export function deleteAllItems(db: Database.Database, table: Pick<ItemTable<unknown>, 'name'>): void {
-  statement(db, `DELETE FROM ${table.name}`).run();
+export function deleteAllItems(ctx: Pick<WriteContext, 'run'>, table: Pick<ItemTable<unknown>, 'name'>): void {
+  ctx.run(`DELETE FROM ${table.name}`, []);
 }
 
 /** Items in list order (oldest first), or newest first with `newestFirst`. */

@@ -13,10 +13,12 @@ import {
 import type { ClaimOptions, MutateResult, RunCounts, RunMutator, RunQuery } from '../types.js';
 import { deepFreeze } from '../deep-freeze.js';
 import { statement } from './statements.js';
+import type { ChangeCount, WriteContext } from './write-context.js';
 
 /**
- * Run operations on the `runs` table. Functions that write are called inside the batch
- * transaction (see TransactionBatcher), which is what makes each read-modify-write atomic.
+ * Run operations on the `runs` table. Functions that write take the write's context: they read
+ * the committed rows plus what the batch staged, and add their statements to the batch, which
+ * the writer thread commits in one transaction (see TransactionBatcher).
  */
 
 interface DocRow {
@@ -28,37 +30,39 @@ export function getRun(db: Database.Database, runId: string): RunRecord | null {
   return row === undefined ? null : (JSON.parse(row.doc) as RunRecord);
 }
 
-export function mutateRun(db: Database.Database, runId: string, mutate: RunMutator): MutateResult {
+export function mutateRun(ctx: WriteContext, runId: string, mutate: RunMutator): MutateResult {
   // Parsed for this call and held by nothing else, so the mutator gets it deep-frozen instead of
   // a copy (a structured clone per transition), as the file store hands out its stored record.
-  const before = deepFreeze(getRun(db, runId));
+  const before = deepFreeze(currentRun(ctx, runId));
   const next = mutate(before);
   if (next === null) return { before, after: before, changed: false };
-  const after = saveRun(db, storedRun(runId, before, next, () => nextRunSeq(db)));
+  const after = saveRun(ctx, storedRun(runId, before, next, () => ctx.nextSeq()), before);
   return { before, after, changed: true };
 }
 
 /**
- * The oldest ready run not blocked by the caller's exclusions or a type limit. Running counts
- * are read in the same transaction as the pick and the update, so two claims (in this batch or
- * from another connection) can never both see a free slot or the same run.
+ * The oldest ready run not blocked by the caller's exclusions or a type limit. Running counts and
+ * the pick both take the runs staged earlier in the batch into account, so two claims of one batch
+ * can never both see a free slot or the same run; another process never writes (pid lock).
  */
-export function claimNextRun(
-  db: Database.Database,
-  options: ClaimOptions,
-  mutate: (run: RunRecord) => RunRecord,
-): RunRecord | null {
-  const blocked = blockedTypes(options, runningByType(db, Object.keys(options.typeLimits)));
-  const row = statement(
-    db,
-    `SELECT doc FROM runs
+export function claimNextRun(ctx: WriteContext, options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): RunRecord | null {
+  const blocked = blockedTypes(options, runningByType(ctx, Object.keys(options.typeLimits)));
+  // The committed queue's head, skipping runs this batch changed (their staged version counts).
+  const rows = statement(
+    ctx.db,
+    `SELECT run_id AS runId, seq FROM runs
      WHERE queue_state = 'ready' AND type NOT IN (SELECT value FROM json_each(?))
-     ORDER BY seq LIMIT 1`,
-  ).get(JSON.stringify([...blocked])) as DocRow | undefined;
-  if (row === undefined) return null;
-  // One parse, frozen for the mutator (see mutateRun), where there were two.
-  const current = deepFreeze(JSON.parse(row.doc) as RunRecord);
-  return saveRun(db, storedRun(current.runId, current, mutate(current), () => nextRunSeq(db)));
+     ORDER BY seq LIMIT ?`,
+  ).all(JSON.stringify([...blocked]), ctx.stagedCount + 1) as Array<{ runId: string; seq: number }>;
+  let pick: { runId: string; seq: number } | undefined = rows.find((row) => ctx.stagedDoc(row.runId) === undefined);
+  for (const [runId, staged] of ctx.stagedRuns()) {
+    const { run } = staged;
+    if (run.queueState !== 'ready' || blocked.has(run.type)) continue;
+    if (pick === undefined || run.seq < pick.seq) pick = { runId, seq: run.seq };
+  }
+  if (pick === undefined) return null;
+  const current = deepFreeze(currentRun(ctx, pick.runId)!);
+  return saveRun(ctx, storedRun(current.runId, current, mutate(current), () => ctx.nextSeq()), current);
 }
 
 export function listRuns(db: Database.Database, query: RunQuery): { items: RunRecord[]; total: number } {
@@ -89,69 +93,86 @@ export function countRuns(db: Database.Database, includeInternal: boolean): RunC
   return counts;
 }
 
-/** Deletes the oldest finished runs so that at most `keep` runs remain (unfinished ones always stay). */
-export function pruneRuns(db: Database.Database, keep: number): number {
-  const { n } = statement(db, 'SELECT COUNT(*) AS n FROM runs').get() as { n: number };
+/**
+ * Deletes the oldest finished runs so that at most `keep` runs remain (unfinished ones always
+ * stay). Runs alone in its batch (the store marks it exclusive), so the count read here is the
+ * committed one and no write of the same batch can bring back a run it deletes.
+ */
+export function pruneRuns(ctx: WriteContext, keep: number): ChangeCount | number {
+  const { n } = statement(ctx.db, 'SELECT COUNT(*) AS n FROM runs').get() as { n: number };
   const excess = n - keep;
   if (excess <= 0) return 0;
-  return statement(
-    db,
+  return ctx.runCounted(
     `DELETE FROM runs WHERE run_id IN (
        SELECT run_id FROM runs WHERE status IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT ?
      )`,
-  ).run(JSON.stringify(PRUNABLE_STATUSES), excess).changes;
+    [JSON.stringify(PRUNABLE_STATUSES), excess],
+  );
 }
 
 export function countAllRuns(db: Database.Database): number {
   return (statement(db, 'SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n;
 }
 
+/** The run as this write sees it: staged earlier in the batch, else as committed. */
+function currentRun(ctx: WriteContext, runId: string): RunRecord | null {
+  const staged = ctx.stagedDoc(runId);
+  return staged !== undefined ? (JSON.parse(staged) as RunRecord) : getRun(ctx.db, runId);
+}
+
 /** Stores a run (insert or full replace; `seq` never changes on update) and returns it as stored. */
-function saveRun(db: Database.Database, run: RunRecord): RunRecord {
+function saveRun(ctx: WriteContext, run: RunRecord, current: RunRecord | null): RunRecord {
   const doc = JSON.stringify(run);
   const stored = JSON.parse(doc) as RunRecord;
   const problem = runProblem(stored, 'run');
   if (problem !== null) throw new Error(`refusing to store run ${run.runId}: ${problem}`);
-  statement(
-    db,
+  ctx.run(
     `INSERT INTO runs (run_id, seq, type, status, queue_state, internal, created_at, updated_at, doc)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (run_id) DO UPDATE SET
        type = excluded.type, status = excluded.status, queue_state = excluded.queue_state,
        internal = excluded.internal, created_at = excluded.created_at, updated_at = excluded.updated_at,
        doc = excluded.doc`,
-  ).run(
-    stored.runId,
-    stored.seq,
-    stored.type,
-    stored.status,
-    stored.queueState,
-    stored.internal ? 1 : 0,
-    stored.createdAt ?? null,
-    stored.updatedAt ?? null,
-    doc,
+    [
+      stored.runId,
+      stored.seq,
+      stored.type,
+      stored.status,
+      stored.queueState,
+      stored.internal ? 1 : 0,
+      stored.createdAt ?? null,
+      stored.updatedAt ?? null,
+      doc,
+    ],
   );
+  ctx.stageRun(stored, doc, current);
   return stored;
 }
 
-/** Admission numbers come from a counter, not MAX(seq), so a pruned newest run's number is never reused. */
-function nextRunSeq(db: Database.Database): number {
-  const row = statement(db, "UPDATE counters SET value = value + 1 WHERE name = 'run_seq' RETURNING value").get() as {
-    value: number;
-  };
-  return row.value;
+/** The run counter as committed, read once when the store opens (the store then keeps it). */
+export function committedRunSeq(db: Database.Database): number {
+  return (statement(db, "SELECT value FROM counters WHERE name = 'run_seq'").get() as { value: number }).value;
 }
 
-/** Running counts of the given types only: types without a limit need no count, however many run. */
-function runningByType(db: Database.Database, types: string[]): Map<string, number> {
+/**
+ * Running counts of the given types only (types without a limit need no count, however many
+ * run): the committed counts, corrected by the runs staged earlier in the batch.
+ */
+function runningByType(ctx: WriteContext, types: string[]): Map<string, number> {
   if (types.length === 0) return new Map();
   const rows = statement(
-    db,
+    ctx.db,
     `SELECT type, COUNT(*) AS n FROM runs
      WHERE status = 'running' AND type IN (SELECT value FROM json_each(?))
      GROUP BY type`,
   ).all(JSON.stringify(types)) as Array<{ type: string; n: number }>;
-  return new Map(rows.map((row) => [row.type, row.n]));
+  const counts = new Map(rows.map((row) => [row.type, row.n]));
+  const add = (type: string, delta: number) => counts.set(type, (counts.get(type) ?? 0) + delta);
+  for (const [, staged] of ctx.stagedRuns()) {
+    if (staged.run.status === 'running') add(staged.run.type, 1);
+    if (staged.base?.status === 'running') add(staged.base.type, -1);
+  }
+  return counts;
 }
 
 function runFilter(q: NormalizedRunQuery): { where: string; params: Array<string | RunStatus> } {

@@ -17,7 +17,7 @@ import type {
   StoreHealth,
   TaskOutcomeWrite,
 } from '../types.js';
-import { TransactionBatcher } from './batcher.js';
+import { TransactionBatcher, type CommittedView, type Work } from './batcher.js';
 import { appendedRows, appendRecords, groupAppends, listAppended } from './collections.js';
 import { BUSY_TIMEOUT_MS, asStateCorruptError, openDatabase } from './connection.js';
 import { startCheckpointer, type Checkpointer, type CheckpointerStats } from './checkpointer.js';
@@ -35,9 +35,9 @@ import {
 import * as runs from './runs.js';
 import { SCHEMA_VERSION, migrate } from './schema.js';
 import { mutateState, readState, recordTask } from './state.js';
+import { SqliteWriter } from './writer-thread.js';
 import { StoreLifecycle } from '../store-lifecycle.js';
 import { deepFreeze } from '../deep-freeze.js';
-import { withTaskRecord } from '../../tasks/state-document.js';
 import { walFileSync, type WalSyncPort } from './wal-sync.js';
 
 export interface SqliteStoreOptions extends StoreOptions {
@@ -46,18 +46,20 @@ export interface SqliteStoreOptions extends StoreOptions {
 }
 
 interface Session {
+  /** The store's own connection: every read, including the reads of a write while its batch is built. */
   db: Database.Database;
+  /** The writer thread's connection runs the statements of every batch. */
+  writer: SqliteWriter;
   checkpointer: Checkpointer;
   batcher: TransactionBatcher;
   lock: PidLock;
   /**
-   * The state document as stored, deep-frozen, or null when it has to be read again. Every
-   * handler call reads the state, and assembling it from its tables was a sixth of a run's CPU.
-   * A finished task (the usual state change) updates it the way `recordTask` updates the tables;
-   * other state writes drop it. Memory is enough here: the store is single-owner (pid lock), so
-   * every change comes through this store.
+   * The run counter and the state document (deep-frozen) as committed. Every handler call reads
+   * the state, and assembling it from its tables was a sixth of a run's CPU; it is read once at
+   * open and each committed batch leaves its change here. Memory is enough: the store is
+   * single-owner (pid lock), so every change comes through this store.
    */
-  state: OrchestratorState | null;
+  committed: CommittedView;
 }
 
 /**
@@ -90,33 +92,35 @@ export class SqliteStateStore implements StateStore {
       await mkdir(dirname(this.path), { recursive: true });
       const lock = await acquirePidLock(`${this.path}.lock`, this.path);
       let db: Database.Database | null = null;
+      let writer: SqliteWriter | null = null;
+      let committed: CommittedView;
       try {
         db = openDatabase(this.path);
         migrate(db, this.path);
+        committed = { db, seq: runs.committedRunSeq(db), state: deepFreeze(readState(db)) };
+        writer = await SqliteWriter.start(this.path, BUSY_TIMEOUT_MS);
       } catch (err) {
         db?.close();
         await lock.release();
         throw asStateCorruptError(err, this.path);
       }
-      const checkpointer = startCheckpointer(db, this.path, { busyTimeoutMs: BUSY_TIMEOUT_MS });
-      let session: Session | null = null;
-      // A batch rolled back as a whole may have had its state change applied to the held copy.
-      const forget = () => {
-        if (session !== null) session.state = null;
-      };
-      const batcher = new TransactionBatcher(db, this.flushIntervalMs, this.walSync(this.path), forget);
-      session = { db, lock, checkpointer, batcher, state: null };
-      return session;
+      const checkpointer = startCheckpointer(this.path, {
+        busyTimeoutMs: BUSY_TIMEOUT_MS,
+        setAutocheckpoint: (pages) => writer.setAutocheckpoint(pages),
+      });
+      const batcher = new TransactionBatcher(writer, committed, this.flushIntervalMs, this.walSync(this.path), this.path);
+      return { db, writer, lock, checkpointer, batcher, committed };
     });
   }
 
-  /** Commits every queued write and waits for its WAL sync, closes the database and releases the lock. */
+  /** Commits every queued write and waits for its WAL sync, closes both connections and releases the lock. */
   close(): Promise<void> {
     return this.lifecycle.close(async (session) => {
       try {
         await session.batcher.close();
       } finally {
         await session.checkpointer.stop().catch(() => undefined);
+        await session.writer.close().catch(() => undefined);
         session.db.close();
         await session.lock.release();
       }
@@ -126,7 +130,8 @@ export class SqliteStateStore implements StateStore {
   async health(): Promise<StoreHealth> {
     const session = this.lifecycle.session;
     if (session === null) return { status: 'down', target: this.target, detail: 'store is not open', collections: {} };
-    if (session.batcher.broken !== null) return { status: 'down', target: this.target, detail: session.batcher.broken.message, collections: {} };
+    const broken = session.batcher.broken ?? session.writer.failure;
+    if (broken !== null) return { status: 'down', target: this.target, detail: broken.message, collections: {} };
     try {
       const { db } = session;
       const collections: Record<string, number> = {
@@ -157,30 +162,30 @@ export class SqliteStateStore implements StateStore {
   }
 
   mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult> {
-    return this.write((db) => runs.mutateRun(db, runId, mutate));
+    return this.write((ctx) => runs.mutateRun(ctx, runId, mutate));
   }
 
-  /** The run and its appends share one savepoint of the batch's transaction, so one COMMIT. */
+  /** The run and its appends are staged together, so one COMMIT. */
   mutateRunAndAppend(runId: string, mutate: RunMutator, appendsFor: AppendsFor): Promise<MutateResult> {
-    return this.write((db) => {
-      const result = runs.mutateRun(db, runId, mutate);
+    return this.write((ctx) => {
+      const result = runs.mutateRun(ctx, runId, mutate);
       if (result.changed) {
-        for (const group of groupAppends(appendsFor(result))) appendRecords(db, group.collection, group.records, retentionCount(group.keep));
+        for (const group of groupAppends(appendsFor(result))) appendRecords(ctx, group.collection, group.records, retentionCount(group.keep));
       }
       return result;
     });
   }
 
   claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
-    return this.write((db) => runs.claimNextRun(db, options, mutate));
+    return this.write((ctx) => runs.claimNextRun(ctx, options, mutate));
   }
 
-  /** The claims share one savepoint of the batch's transaction; each one sees the ones before it. */
+  /** The claims are one write of the batch; each one sees the ones before it. */
   claimRuns(options: ClaimOptions, max: number, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord[]> {
-    return this.write((db) => {
+    return this.write((ctx) => {
       const claimed: RunRecord[] = [];
       while (claimed.length < max) {
-        const run = runs.claimNextRun(db, options, mutate);
+        const run = runs.claimNextRun(ctx, options, mutate);
         if (run === null) break;
         claimed.push(run);
       }
@@ -188,16 +193,14 @@ export class SqliteStateStore implements StateStore {
     });
   }
 
-  /** The run's transition and the task's state change share one savepoint: both are committed or neither. */
+  /** The run's transition and the task's state change are one write: both are committed or neither. */
   finishRun(runId: string, mutate: RunMutator, task: TaskOutcomeWrite): Promise<MutateResult> {
-    return this.write((db) => {
-      const result = runs.mutateRun(db, runId, mutate);
+    return this.write((ctx) => {
+      const result = runs.mutateRun(ctx, runId, mutate);
       if (!result.changed) return result;
       // The handler's change rewrites only the sections it changed; the record is one history row.
-      const before = this.forgetState();
-      if (task.stateUpdate) mutateState(db, task.stateUpdate);
-      recordTask(db, task.record);
-      if (!task.stateUpdate) this.keepState(before, task.record);
+      if (task.stateUpdate) mutateState(ctx, task.stateUpdate);
+      recordTask(ctx, task.record);
       return result;
     });
   }
@@ -216,34 +219,26 @@ export class SqliteStateStore implements StateStore {
 
   async pruneRuns(keep: number): Promise<number> {
     const count = retentionCount(keep);
-    return this.write((db) => runs.pruneRuns(db, count));
+    // Alone in its batch: the count it reads is the committed one (see runs.pruneRuns).
+    return this.write((ctx) => runs.pruneRuns(ctx, count), { exclusive: true }) as Promise<number>;
   }
 
   /** The stored document itself, deep-frozen like the file store's: changing it throws. */
   async getState(): Promise<OrchestratorState> {
-    const session = this.lifecycle.readable();
-    if (session.state === null) session.state = deepFreeze(this.read((db) => readState(db)));
-    return session.state;
+    return this.lifecycle.readable().committed.state;
   }
 
   mutateState(mutate: (current: OrchestratorState) => OrchestratorState | null): Promise<OrchestratorState> {
-    return this.write((db) => {
-      this.forgetState();
-      return mutateState(db, mutate);
-    });
+    return this.write((ctx) => mutateState(ctx, mutate));
   }
 
   recordTask(record: TaskRecord): Promise<void> {
-    return this.write((db) => {
-      const before = this.forgetState();
-      recordTask(db, record);
-      this.keepState(before, record);
-    });
+    return this.write((ctx) => recordTask(ctx, record));
   }
 
   async append(collection: AppendCollection, record: Record<string, unknown>, keep: number): Promise<void> {
     const count = retentionCount(keep);
-    return this.write((db) => appendRecords(db, collection, [record], count));
+    return this.write((ctx) => appendRecords(ctx, collection, [record], count));
   }
 
   async listAppended(
@@ -254,7 +249,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   putDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<void> {
-    return this.write((db) => putDoc(db, collection, id, doc));
+    return this.write((ctx) => putDoc(ctx, collection, id, doc));
   }
 
   async getDoc(collection: string, id: string): Promise<Record<string, unknown> | null> {
@@ -269,34 +264,14 @@ export class SqliteStateStore implements StateStore {
     return this.read((db) => listDocEntries(db, collection));
   }
 
-  /**
-   * Called first thing in a write that can change the state, inside the batch transaction: if the
-   * write throws, the next read assembles the document again. Returns what was held. Reads and
-   * the batch both run synchronously on this thread, so no read falls in between.
-   */
-  private forgetState(): OrchestratorState | null {
-    const session = this.lifecycle.session;
-    if (session === null) return null;
-    const held = session.state;
-    session.state = null;
-    return held;
-  }
-
-  /** After `recordTask` succeeded: the held document with the same change, as a read would give it. */
-  private keepState(before: OrchestratorState | null, record: TaskRecord): void {
-    const session = this.lifecycle.session;
-    if (session === null || before === null) return;
-    session.state = deepFreeze(withTaskRecord(before, JSON.parse(JSON.stringify(record)) as TaskRecord));
-  }
-
-  private write<T>(work: (db: Database.Database) => T): Promise<T> {
+  private write<T>(work: Work<T>, options: { exclusive?: boolean } = {}): Promise<T> {
     let session: Session;
     try {
       session = this.lifecycle.writable();
     } catch (err) {
       return Promise.reject(err as Error);
     }
-    return session.batcher.run(work).catch((err: unknown) => {
+    return session.batcher.run(work, options).catch((err: unknown) => {
       throw asStateCorruptError(err, this.path);
     });
   }

@@ -1,7 +1,9 @@
 import type Database from 'better-sqlite3';
 import { STATE_BOUNDS, emptyOrchestratorState, type OrchestratorState, type TaskRecord } from '../../tasks/types.js';
 import { stateProblem } from '../record-checks.js';
-import { boundState } from '../../tasks/state-document.js';
+import { boundState, withTaskRecord } from '../../tasks/state-document.js';
+import { deepFreeze } from '../deep-freeze.js';
+import type { WriteContext } from './write-context.js';
 import {
   COMMUNITY_RESPONSES,
   DEPLOYED_AGENTS,
@@ -48,63 +50,65 @@ export function readState(db: Database.Database): OrchestratorState {
   return state;
 }
 
-/** Atomic read-modify-write of the document; call inside the batch transaction. */
-export function mutateState(
-  db: Database.Database,
-  mutate: (current: OrchestratorState) => OrchestratorState | null,
-): OrchestratorState {
-  const before = readState(db);
-  const next = mutate(structuredClone(before));
-  if (next === null) return before;
-  const after = JSON.parse(JSON.stringify(boundState(next))) as OrchestratorState;
+/**
+ * Read-modify-write of the document the write sees (the store holds it, deep-frozen); the
+ * statements rewrite only the sections that changed. Returns the new document, not frozen.
+ */
+export function mutateState(ctx: WriteContext, mutate: (current: OrchestratorState) => OrchestratorState | null): OrchestratorState {
+  const before = ctx.state;
+  const next = mutate(structuredClone(before) as OrchestratorState);
+  if (next === null) return structuredClone(before) as OrchestratorState;
+  const text = JSON.stringify(boundState(next));
+  const after = JSON.parse(text) as OrchestratorState;
   const problem = stateProblem(after as unknown as Record<string, unknown>, 'state.', true);
   if (problem !== null) throw new Error(`refusing to store the orchestrator state: ${problem}`);
-  writeState(db, before, after);
+  writeState(ctx, before, after);
+  ctx.state = deepFreeze(JSON.parse(text) as OrchestratorState);
   return after;
 }
 
-function writeState(db: Database.Database, before: OrchestratorState, after: OrchestratorState): void {
+function writeState(ctx: WriteContext, before: OrchestratorState, after: OrchestratorState): void {
   for (const key of SCALAR_SECTIONS) {
     const value = after[key];
     if (value === undefined) {
-      statement(db, 'DELETE FROM state_sections WHERE key = ?').run(key);
+      ctx.run('DELETE FROM state_sections WHERE key = ?', [key]);
     } else if (JSON.stringify(value) !== JSON.stringify(before[key])) {
-      statement(db, 'INSERT INTO state_sections (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(
+      ctx.run('INSERT INTO state_sections (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [
         key,
         JSON.stringify(value),
-      );
+      ]);
     }
   }
-  replaceListIfChanged(db, LIST_TABLES.taskHistory, before.taskHistory, after.taskHistory);
-  replaceListIfChanged(db, LIST_TABLES.docsIndexed, before.docsIndexed, after.docsIndexed);
-  replaceListIfChanged(db, LIST_TABLES.communityResponses, before.communityResponses, after.communityResponses);
-  replaceListIfChanged(db, LIST_TABLES.rssDrafts, before.rssDrafts, after.rssDrafts);
-  replaceListIfChanged(db, LIST_TABLES.deployedAgents, before.deployedAgents, after.deployedAgents);
+  replaceListIfChanged(ctx, LIST_TABLES.taskHistory, before.taskHistory, after.taskHistory);
+  replaceListIfChanged(ctx, LIST_TABLES.docsIndexed, before.docsIndexed, after.docsIndexed);
+  replaceListIfChanged(ctx, LIST_TABLES.communityResponses, before.communityResponses, after.communityResponses);
+  replaceListIfChanged(ctx, LIST_TABLES.rssDrafts, before.rssDrafts, after.rssDrafts);
+  replaceListIfChanged(ctx, LIST_TABLES.deployedAgents, before.deployedAgents, after.deployedAgents);
 }
 
-function replaceListIfChanged<T>(db: Database.Database, table: ItemTable<T>, before: T[], after: T[]): void {
+function replaceListIfChanged<T>(ctx: WriteContext, table: ItemTable<T>, before: T[], after: T[]): void {
   if (JSON.stringify(before) === JSON.stringify(after)) return;
-  deleteAllItems(db, table);
-  insertItems(db, table, after);
+  deleteAllItems(ctx, table);
+  insertItems(ctx, table, after);
 }
 
 /**
  * One finished task: tasksProcessed + 1, one task_history row, and the oldest rows beyond the
- * bound deleted. Call inside the batch transaction.
+ * bound deleted; the held document gets the same change, as a read of the tables would give it.
  */
-export function recordTask(db: Database.Database, record: TaskRecord): void {
-  const row = statement(db, "SELECT value FROM state_sections WHERE key = 'tasksProcessed'").get() as { value: string } | undefined;
-  const processed = row === undefined ? 0 : (JSON.parse(row.value) as number);
-  statement(db, 'INSERT INTO state_sections (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(
+export function recordTask(ctx: WriteContext, record: TaskRecord): void {
+  const processed = ctx.state.tasksProcessed;
+  ctx.run('INSERT INTO state_sections (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [
     'tasksProcessed',
     JSON.stringify(processed + 1),
-  );
-  insertItems(db, LIST_TABLES.taskHistory, [record]);
+  ]);
+  insertItems(ctx, LIST_TABLES.taskHistory, [record]);
   // Everything at or below the newest-but-`bound` id goes: a walk of `bound` entries down the id
   // index and a range delete, where `id NOT IN (newest bound)` built a temporary set and scanned
   // the table on every finished task: about 18 of the 22 µs this function took, in isolation.
-  statement(
-    db,
+  ctx.run(
     `DELETE FROM ${LIST_TABLES.taskHistory.name} WHERE id <= (SELECT id FROM ${LIST_TABLES.taskHistory.name} ORDER BY id DESC LIMIT 1 OFFSET ?)`,
-  ).run(STATE_BOUNDS.taskHistory);
+    [STATE_BOUNDS.taskHistory],
+  );
+  ctx.state = deepFreeze(withTaskRecord(ctx.state, JSON.parse(JSON.stringify(record)) as TaskRecord));
 }
