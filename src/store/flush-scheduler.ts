@@ -59,14 +59,22 @@ export class FlushScheduler {
     void this.start();
   }
 
+  /**
+   * Marks the flush as running before calling it: a flush that requests another one while it is
+   * still being called (a batch that leaves writes for the next one) must get it after itself,
+   * never a second flush alongside.
+   */
   private start(): Promise<void> {
     this.requested = false;
     this.lastStartedAt = performance.now();
-    const run = this.flush().finally(() => {
+    let settle!: () => void;
+    const run = new Promise<void>((resolve) => (settle = resolve));
+    this.running = run;
+    void this.flush().finally(() => {
       this.running = null;
       if (this.requested && this.timer === null) this.arm();
+      settle();
     });
-    this.running = run;
     return run;
   }
 }

@@ -166,7 +166,21 @@ describe('SqliteStateStore on disk', () => {
       ['c', 3, 'running', null],
     ]);
     // The counter was committed with the batch: the next admission takes the next number.
-    expect((await store.mutateRun('d', insertIfAbsent(makeRun({ runId: 'd', taskId: 'd' })))).after.seq).toBe(4);
+    expect((await store.mutateRun('d', insertIfAbsent(makeRun({ runId: 'd', taskId: 'd' })))).after?.seq).toBe(4);
+  });
+
+  it('commits a prune in a batch of its own between the writes issued around it, one batch at a time', async () => {
+    const store = await openStore(tempDir());
+    const insert = (id: string) => store.mutateRun(id, insertIfAbsent(makeRun({ runId: id, taskId: id })));
+    // Enough writes before the prune that their COMMIT outlasts the flush interval: the batch
+    // after the prune must still wait for it (a second batch alongside reused its run numbers).
+    const before = Array.from({ length: 400 }, (_, i) => insert(`before-${i}`));
+    const prune = store.pruneRuns(1000);
+    const after = Array.from({ length: 20 }, (_, i) => insert(`after-${i}`));
+    const settled = await Promise.allSettled([...before, prune, ...after]);
+    expect(settled.filter((r) => r.status === 'rejected')).toEqual([]);
+    const seqs = (await store.listRuns({ limit: 1000 })).items.map((r) => r.seq).sort((a, b) => a - b);
+    expect(seqs).toEqual(Array.from({ length: 420 }, (_, i) => i + 1));
   });
 
   it('rolls back only the failing write of a batch', async () => {
