@@ -47,14 +47,14 @@ export function mutateRun(ctx: WriteContext, runId: string, mutate: RunMutator):
  */
 export function claimNextRun(ctx: WriteContext, options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): RunRecord | null {
   const blocked = blockedTypes(options, runningByType(ctx, Object.keys(options.typeLimits)));
-  // The committed queue's head, skipping runs this batch changed (their staged version counts).
-  const rows = statement(
-    ctx.db,
-    `SELECT run_id AS runId, seq FROM runs
-     WHERE queue_state = 'ready' AND type NOT IN (SELECT value FROM json_each(?))
-     ORDER BY seq LIMIT ?`,
-  ).all(JSON.stringify([...blocked]), ctx.stagedCount + 1) as Array<{ runId: string; seq: number }>;
-  let pick: { runId: string; seq: number } | undefined = rows.find((row) => ctx.stagedDoc(row.runId) === undefined);
+  // The committed queue's head, skipping runs this batch changed (their staged version counts):
+  // read row by row, so a claim walks past the runs claimed before it in the batch and no further.
+  let pick: { runId: string; seq: number } | undefined;
+  for (const row of readyQueue(ctx.db, blocked)) {
+    if (ctx.stagedDoc(row.runId) !== undefined) continue;
+    pick = row;
+    break;
+  }
   for (const [runId, staged] of ctx.stagedRuns()) {
     const { run } = staged;
     if (run.queueState !== 'ready' || blocked.has(run.type)) continue;
@@ -112,6 +112,22 @@ export function pruneRuns(ctx: WriteContext, keep: number): ChangeCount | number
 
 export function countAllRuns(db: Database.Database): number {
   return (statement(db, 'SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n;
+}
+
+/** Ready runs in queue order, leaving out blocked types (no type filter at all when none is). */
+function readyQueue(db: Database.Database, blocked: ReadonlySet<string>): IterableIterator<{ runId: string; seq: number }> {
+  if (blocked.size === 0) {
+    return statement(db, `SELECT run_id AS runId, seq FROM runs WHERE queue_state = 'ready' ORDER BY seq`).iterate() as IterableIterator<{
+      runId: string;
+      seq: number;
+    }>;
+  }
+  return statement(
+    db,
+    `SELECT run_id AS runId, seq FROM runs
+     WHERE queue_state = 'ready' AND type NOT IN (SELECT value FROM json_each(?))
+     ORDER BY seq`,
+  ).iterate(JSON.stringify([...blocked])) as IterableIterator<{ runId: string; seq: number }>;
 }
 
 /** The run as this write sees it: staged earlier in the batch, else as committed. */
