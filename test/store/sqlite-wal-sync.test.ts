@@ -201,3 +201,28 @@ describe('TransactionBatcher when the writer thread cannot commit a batch', () =
     }
   });
 });
+
+describe('SqliteWriter when its thread is gone', () => {
+  it('rejects the batch in flight and every later one, and says why', async () => {
+    const path = join(tempDir(), 'writer-gone.sqlite');
+    const db = openDatabase(path);
+    db.exec('CREATE TABLE t (id TEXT PRIMARY KEY)');
+    const writer = await SqliteWriter.start(path, 5000);
+    try {
+      await expect(writer.commit([['INSERT INTO t (id) VALUES (?)', ['a']]])).resolves.toMatchObject({ wroteRows: true });
+      expect(writer.failure).toBeNull();
+      // The thread ends (killed, out of memory) with a batch in flight: that batch settles either
+      // way (committed just before the end, or rejected), never hangs.
+      const inFlight = writer.commit([['INSERT INTO t (id) VALUES (?)', ['b']]]);
+      await (writer as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+      const [outcome] = await Promise.allSettled([inFlight]);
+      if (outcome!.status === 'rejected') expect(String(outcome!.reason)).toMatch(/SQLite writer thread stopped/);
+      await expect(writer.commit([['INSERT INTO t (id) VALUES (?)', ['c']]])).rejects.toThrow(/SQLite writer thread stopped/);
+      expect(writer.failure?.message).toMatch(/SQLite writer thread stopped/);
+      expect(db.prepare('SELECT id FROM t ORDER BY id').pluck().all()).not.toContain('c');
+    } finally {
+      await writer.close();
+      db.close();
+    }
+  });
+});
