@@ -40,29 +40,76 @@ export function mutateRun(ctx: WriteContext, runId: string, mutate: RunMutator):
   return { before, after, changed: true };
 }
 
+/** A ready run as the claim meets it: from the committed queue or staged earlier in the batch. */
+interface ReadyRun {
+  runId: string;
+  seq: number;
+  type: string;
+  doc: string;
+}
+
 /**
- * The oldest ready run not blocked by the caller's exclusions or a type limit. Running counts and
- * the pick both take the runs staged earlier in the batch into account, so two claims of one batch
- * can never both see a free slot or the same run; another process never writes (pid lock).
+ * Up to `max` claims, each the oldest ready run not blocked by the caller's exclusions or a type
+ * limit, counting the claims before it. Running counts and the queue both take the runs staged
+ * earlier in the batch into account, so two claims of one batch can never both see a free slot or
+ * the same run; another process never writes (pid lock). One pass merges the committed queue
+ * (read row by row, skipping runs the batch changed) with the batch's staged ready runs, both in
+ * queue order; the committed queue is read again only when a claim fills a type's limit.
  */
-export function claimNextRun(ctx: WriteContext, options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): RunRecord | null {
-  const blocked = blockedTypes(options, runningByType(ctx, Object.keys(options.typeLimits)));
-  // The committed queue's head, skipping runs this batch changed (their staged version counts):
-  // read row by row, so a claim walks past the runs claimed before it in the batch and no further.
-  let pick: { runId: string; seq: number } | undefined;
-  for (const row of readyQueue(ctx.db, blocked)) {
-    if (ctx.stagedDoc(row.runId) !== undefined) continue;
-    pick = row;
-    break;
+export function claimRuns(ctx: WriteContext, options: ClaimOptions, max: number, mutate: (run: RunRecord) => RunRecord): RunRecord[] {
+  const claimed: RunRecord[] = [];
+  if (max <= 0) return claimed;
+  const limits = options.typeLimits;
+  const running = runningByType(ctx, Object.keys(limits));
+  let blocked = blockedTypes(options, running);
+  const staged: ReadyRun[] = [];
+  for (const [runId, entry] of ctx.stagedRuns()) {
+    if (entry.run.queueState === 'ready') staged.push({ runId, seq: entry.run.seq, type: entry.run.type, doc: entry.doc });
   }
-  for (const [runId, staged] of ctx.stagedRuns()) {
-    const { run } = staged;
-    if (run.queueState !== 'ready' || blocked.has(run.type)) continue;
-    if (pick === undefined || run.seq < pick.seq) pick = { runId, seq: run.seq };
+  staged.sort((a, b) => a.seq - b.seq);
+  let nextStaged = 0;
+  let rows = readyQueue(ctx.db, blocked);
+  try {
+    let row = nextUnstaged(ctx, rows);
+    while (claimed.length < max) {
+      let candidate: ReadyRun;
+      const fromStaged = staged[nextStaged];
+      if (row !== undefined && (fromStaged === undefined || row.seq < fromStaged.seq)) {
+        candidate = row;
+        row = nextUnstaged(ctx, rows);
+      } else if (fromStaged !== undefined) {
+        candidate = fromStaged;
+        nextStaged++;
+      } else {
+        break;
+      }
+      if (blocked.has(candidate.type)) continue;
+      const current = deepFreeze(JSON.parse(candidate.doc) as RunRecord);
+      const run = saveRun(ctx, storedRun(current.runId, current, mutate(current), () => ctx.nextSeq()), current);
+      claimed.push(run);
+      if (run.status !== 'running' || limits[run.type] === undefined) continue;
+      running.set(run.type, (running.get(run.type) ?? 0) + 1);
+      const nowBlocked = blockedTypes(options, running);
+      if (nowBlocked.size === blocked.size) continue;
+      // A type just reached its limit: read the committed queue again without it, from the start
+      // (the runs claimed so far are staged now, so they are skipped).
+      blocked = nowBlocked;
+      rows.return?.();
+      rows = readyQueue(ctx.db, blocked);
+      row = nextUnstaged(ctx, rows);
+    }
+  } finally {
+    rows.return?.();
   }
-  if (pick === undefined) return null;
-  const current = deepFreeze(currentRun(ctx, pick.runId)!);
-  return saveRun(ctx, storedRun(current.runId, current, mutate(current), () => ctx.nextSeq()), current);
+  return claimed;
+}
+
+/** The next committed ready run the batch did not change (a changed one counts in its staged version). */
+function nextUnstaged(ctx: WriteContext, rows: Iterator<ReadyRun>): ReadyRun | undefined {
+  for (let next = rows.next(); next.done !== true; next = rows.next()) {
+    if (ctx.stagedDoc(next.value.runId) === undefined) return next.value;
+  }
+  return undefined;
 }
 
 export function listRuns(db: Database.Database, query: RunQuery): { items: RunRecord[]; total: number } {
@@ -114,20 +161,21 @@ export function countAllRuns(db: Database.Database): number {
   return (statement(db, 'SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n;
 }
 
-/** Ready runs in queue order, leaving out blocked types (no type filter at all when none is). */
-function readyQueue(db: Database.Database, blocked: ReadonlySet<string>): IterableIterator<{ runId: string; seq: number }> {
+/**
+ * Ready runs in queue order with their documents, leaving out blocked types (no type filter at
+ * all when none is). Read row by row: a claim stops as soon as it has what it needs, and no other
+ * statement runs on the connection while the rows are open.
+ */
+function readyQueue(db: Database.Database, blocked: ReadonlySet<string>): IterableIterator<ReadyRun> {
   if (blocked.size === 0) {
-    return statement(db, `SELECT run_id AS runId, seq FROM runs WHERE queue_state = 'ready' ORDER BY seq`).iterate() as IterableIterator<{
-      runId: string;
-      seq: number;
-    }>;
+    return statement(db, `SELECT run_id AS runId, seq, type, doc FROM runs WHERE queue_state = 'ready' ORDER BY seq`).iterate() as IterableIterator<ReadyRun>;
   }
   return statement(
     db,
-    `SELECT run_id AS runId, seq FROM runs
+    `SELECT run_id AS runId, seq, type, doc FROM runs
      WHERE queue_state = 'ready' AND type NOT IN (SELECT value FROM json_each(?))
      ORDER BY seq`,
-  ).iterate(JSON.stringify([...blocked])) as IterableIterator<{ runId: string; seq: number }>;
+  ).iterate(JSON.stringify([...blocked])) as IterableIterator<ReadyRun>;
 }
 
 /** The run as this write sees it: staged earlier in the batch, else as committed. */

@@ -177,20 +177,12 @@ export class SqliteStateStore implements StateStore {
   }
 
   claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
-    return this.write((ctx) => runs.claimNextRun(ctx, options, mutate));
+    return this.write((ctx) => runs.claimRuns(ctx, options, 1, mutate)[0] ?? null);
   }
 
   /** The claims are one write of the batch; each one sees the ones before it. */
   claimRuns(options: ClaimOptions, max: number, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord[]> {
-    return this.write((ctx) => {
-      const claimed: RunRecord[] = [];
-      while (claimed.length < max) {
-        const run = runs.claimNextRun(ctx, options, mutate);
-        if (run === null) break;
-        claimed.push(run);
-      }
-      return claimed;
-    });
+    return this.write((ctx) => runs.claimRuns(ctx, options, max, mutate));
   }
 
   /** The run's transition and the task's state change are one write: both are committed or neither. */
