@@ -19,11 +19,12 @@ export function openDatabase(path: string): Database.Database {
     if (mode !== 'wal') throw new Error(`state database ${path} could not switch to WAL (journal_mode is ${String(mode)})`);
     db.pragma('synchronous = NORMAL');
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    // Savepoint and statement journals in memory. Every write runs in a savepoint of its batch's
-    // transaction (batcher.ts), and past 64 KiB SQLite spilled that journal to a temp file: about
-    // 40 pwrite calls per admission, the largest cost of a write (measured: 20,000 admissions,
-    // 296,000 pwrites with the default, 18,000 with this). The journal only undoes a savepoint or
-    // a failed statement; crash safety is the WAL's, so nothing durable depends on that file.
+    // Statement journals in memory (the writer thread's connection is opened with the same
+    // settings, writer-thread.ts). When each write ran in a savepoint of its batch's transaction,
+    // SQLite spilled that journal to a temp file past 64 KiB: about 40 pwrite calls per admission
+    // (measured: 20,000 admissions, 296,000 pwrites with the default, 18,000 with this). Such a
+    // journal only undoes a failed statement; crash safety is the WAL's, so nothing durable
+    // depends on that file.
     db.pragma('temp_store = MEMORY');
     return db;
   } catch (err) {
