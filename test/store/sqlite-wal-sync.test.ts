@@ -48,15 +48,20 @@ async function turns(n = 20): Promise<void> {
   for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
+/** A database with the given tables, its store connection and a writer thread on it. */
+async function openWithWriter(name: string, tables: string): Promise<{ path: string; db: Database.Database; writer: SqliteWriter }> {
+  const path = join(tempDir(), name);
+  const db = openDatabase(path);
+  db.exec(tables);
+  return { path, db, writer: await SqliteWriter.start(path, 5000) };
+}
+
 describe('TransactionBatcher with a WAL sync after COMMIT', () => {
   const opened: Array<{ db: Database.Database; writer: SqliteWriter }> = [];
 
   /** The store's two connections: its own (reads) and the writer thread's (each batch's statements). */
   async function setup(): Promise<{ db: Database.Database; sync: HeldSync; batcher: TransactionBatcher }> {
-    const path = join(tempDir(), 'wal-sync.sqlite');
-    const db = openDatabase(path);
-    db.exec('CREATE TABLE t (id TEXT PRIMARY KEY)');
-    const writer = await SqliteWriter.start(path, 5000);
+    const { path, db, writer } = await openWithWriter('wal-sync.sqlite', 'CREATE TABLE t (id TEXT PRIMARY KEY)');
     opened.push({ db, writer });
     const sync = new HeldSync();
     return { db, sync, batcher: new TransactionBatcher(writer, { db, seq: 0, state: emptyOrchestratorState() }, 0, sync, path) };
@@ -163,10 +168,10 @@ describe('TransactionBatcher with a WAL sync after COMMIT', () => {
 
 describe('TransactionBatcher when the writer thread cannot commit a batch', () => {
   it('fails every write of that batch and starts the next one from what is committed', async () => {
-    const path = join(tempDir(), 'writer-failure.sqlite');
-    const db = openDatabase(path);
-    db.exec("CREATE TABLE t (id TEXT PRIMARY KEY); CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER); INSERT INTO counters VALUES ('run_seq', 0)");
-    const real = await SqliteWriter.start(path, 5000);
+    const { path, db, writer: real } = await openWithWriter(
+      'writer-failure.sqlite',
+      "CREATE TABLE t (id TEXT PRIMARY KEY); CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER); INSERT INTO counters VALUES ('run_seq', 0)",
+    );
     let failNext = true;
     const writer = {
       commit: (ops: Parameters<SqliteWriter['commit']>[0]) => {
@@ -204,10 +209,7 @@ describe('TransactionBatcher when the writer thread cannot commit a batch', () =
 
 describe('SqliteWriter when its thread is gone', () => {
   it('rejects the batch in flight and every later one, and says why', async () => {
-    const path = join(tempDir(), 'writer-gone.sqlite');
-    const db = openDatabase(path);
-    db.exec('CREATE TABLE t (id TEXT PRIMARY KEY)');
-    const writer = await SqliteWriter.start(path, 5000);
+    const { db, writer } = await openWithWriter('writer-gone.sqlite', 'CREATE TABLE t (id TEXT PRIMARY KEY)');
     try {
       await expect(writer.commit([['INSERT INTO t (id) VALUES (?)', ['a']]])).resolves.toMatchObject({ wroteRows: true });
       expect(writer.failure).toBeNull();
