@@ -7,7 +7,7 @@ import {
   type CommunityResponseGate,
 } from '../../src/worker-sdk/community-response.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
-import type { CommunityRecord } from '../../src/tasks/types.js';
+import type { CommunityRecord } from '../../src/domain/orchestrator-state.js';
 import { draftResponses, type DraftOutcome } from './draft-responses.js';
 import { docStates, packAgeHours } from './freshness.js';
 import { readKnowledgePack } from './knowledge-pack.js';

@@ -1,4 +1,4 @@
-import type { CommunityRecord } from '../../src/tasks/types.js';
+import type { CommunityRecord } from '../../src/domain/orchestrator-state.js';
 import { isSelected, type CommunityResponseGate, type QueueItem } from '../../src/worker-sdk/community-response.js';
 import { composeDraft } from './compose-draft.js';
 import { docWarning, packWarnings, type DocState } from './freshness.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StateStore } from '../store/types.js';
-import type { RunRecord } from '../tasks/types.js';
+import type { RunRecord } from '../domain/run-record.js';
 import type { ServiceHeartbeat } from '../worker-sdk/resident-service.js';
 import { assessReadiness, capabilityProfile, RUNTIME_SIGNAL_NAMES, type Readiness } from './capability.js';
 import type { AgentRegistry, RegisteredAgent } from './registry.js';

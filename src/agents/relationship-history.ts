@@ -1,4 +1,4 @@
-import type { RunRecord } from '../tasks/types.js';
+import type { RunRecord } from '../domain/run-record.js';
 import { expandRelationships, type DeclaredRelationship, DECLARED_RELATIONSHIPS } from './topology.js';
 
 /**

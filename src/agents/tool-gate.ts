@@ -1,36 +1,7 @@
+import type { ExecuteEvidence, ToolGatePreflight } from '../domain/run-record.js';
 import { LANE_SKILL_REQUIREMENTS, type SkillRegistry } from './skills.js';
 
-export type ToolGateDecision = 'allowed' | 'refused';
-
-/** What the gate decided before a tool-gated lane ran, and on which evidence. */
-export interface ToolGatePreflight {
-  decision: ToolGateDecision;
-  taskType: string;
-  agentId: string;
-  /** What the lane exercises (LANE_SKILL_REQUIREMENTS). */
-  requiredSkills: string[];
-  /** The agent's whole grant (manifest allowedSkills). */
-  grantedSkills: string[];
-  /** Required but not granted to the agent. */
-  missingSkills: string[];
-  /** Required, registered, but declared only: nothing in this build performs it. */
-  nonExecutableSkills: string[];
-  /** Required but absent from the skill registry. */
-  unregisteredSkills: string[];
-  /** Why the run was refused; null when allowed. */
-  reason: string | null;
-  checkedAt: string;
-}
-
-/** What the lane then did with the skills the preflight allowed. */
-export interface ExecuteEvidence {
-  /** The required skills of an allowed run; empty when the preflight refused (nothing ran). */
-  skillsExercised: string[];
-  ok: boolean;
-  durationMs: number;
-  failureReason: string | null;
-  recordedAt: string;
-}
+export type { ExecuteEvidence, ToolGateDecision, ToolGatePreflight } from '../domain/run-record.js';
 
 /** One tool-gated run: its preflight and, when the lane ran, its execute record. */
 export interface ToolGateEvidence {

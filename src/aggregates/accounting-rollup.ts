@@ -1,4 +1,4 @@
-import type { RunRecord } from '../tasks/types.js';
+import type { RunRecord } from '../domain/run-record.js';
 
 /** Finished runs the dashboard's accounting covers: the newest ones, so a read stays bounded. */
 export const ACCOUNTING_WINDOW = 200;

@@ -1,7 +1,8 @@
 import type { IncidentRollup } from '../incidents/read-port.js';
 import type { RunCounts } from '../store/types.js';
 import { getCatalogEntry } from '../tasks/catalog.js';
-import type { RunRecord, TaskRecord } from '../tasks/types.js';
+import type { RunRecord } from '../domain/run-record.js';
+import type { TaskRecord } from '../domain/orchestrator-state.js';
 import type { AccountingRollup } from './accounting-rollup.js';
 import type { PersistenceView } from './persistence-view.js';
 import type { Maybe } from './read-ports.js';

@@ -2,7 +2,7 @@ import type { RegisteredAgent } from '../agents/registry.js';
 import type { ServiceUnitReading } from '../agents/service-probe.js';
 import type { AppConfig } from '../config/types.js';
 import { APPROVAL_GATED_BY_DEFAULT, CONTROL_PLANE_LANES, INTERNAL_TASK_TYPES, TASK_CATALOG } from '../tasks/catalog.js';
-import type { RunRecord } from '../tasks/types.js';
+import type { RunRecord } from '../domain/run-record.js';
 import { persistenceMode } from './persistence-view.js';
 
 /** A state target as shown: URL credentials (user:password@) are replaced, never echoed. */

@@ -6,7 +6,7 @@ import type { Identity } from '../domain/identity.js';
 import type { StateStore } from '../store/types.js';
 import type { Admit } from '../tasks/admission.js';
 import type { CheckedTaskRequest, TaskRequest } from '../tasks/payload-validation.js';
-import type { RunRecord } from '../tasks/types.js';
+import type { RunRecord } from '../domain/run-record.js';
 import { checkSignedDelivery, type SignedDelivery, type SignatureCheck } from './alert-signature.js';
 import { alertChanges, type AlertmanagerBody } from './alertmanager.js';
 import { incidentIdFor } from './fingerprint.js';

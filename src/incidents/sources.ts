@@ -1,7 +1,7 @@
 import type { ServiceGapSignal } from '../agents/service-probe.js';
 import type { CoordinationStatus } from '../coordination/types.js';
 import type { StoreHealth } from '../store/types.js';
-import type { RunRecord } from '../tasks/types.js';
+import type { RunRecord } from '../domain/run-record.js';
 import { Fingerprints } from './fingerprint.js';
 import type { IncidentSignal } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { RunRecord } from '../tasks/types.js';
+import type { RunRecord } from '../domain/run-record.js';
 import { normalize, resolveRecord, withHistory } from './record.js';
 import type { IncidentRecord, RemediationTask, RemediationTaskStatus } from './types.js';
 

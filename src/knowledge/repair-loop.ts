@@ -6,7 +6,7 @@ import { CacheTags, type CacheInvalidator } from '../domain/cache-invalidation.j
 import type { StateStore } from '../store/types.js';
 import { runWriteTags, type AdmissionOutcome, type AdmissionRequest } from '../tasks/admission.js';
 import { withEvent } from '../tasks/run-transitions.js';
-import type { RunRecord, RunRepair } from '../tasks/types.js';
+import type { RunRecord, RunRepair } from '../domain/run-record.js';
 import { appendDocChanges, drainDocChanges, readDocChangeBuffer, DOC_CHANGE_THRESHOLD, type DocChangeBuffer } from './doc-change-buffer.js';
 import type { KnowledgeService, RepairPosture } from './service.js';
 

@@ -1,4 +1,4 @@
-import { emptyOrchestratorState } from '../tasks/types.js';
+import { emptyOrchestratorState } from '../domain/orchestrator-state.js';
 import { eachAppended, eachRun } from '../persistence/collections.js';
 import type { StateStore } from '../store/types.js';
 import { canonicalJson } from '../domain/canonical-json.js';

@@ -1,6 +1,6 @@
 import { documentCollections, eachAppended, eachRun } from '../persistence/collections.js';
 import type { StateStore } from '../store/types.js';
-import type { RunRecord } from '../tasks/types.js';
+import type { RunRecord } from '../domain/run-record.js';
 import { CollectionDigest } from './content-hash.js';
 
 /** Keyed-document collections the migration writes for its own bookkeeping; never copied or compared. */

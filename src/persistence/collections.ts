@@ -1,5 +1,6 @@
 import type { StateStore } from '../store/types.js';
-import type { OrchestratorState, RunRecord } from '../tasks/types.js';
+import type { RunRecord } from '../domain/run-record.js';
+import type { OrchestratorState } from '../domain/orchestrator-state.js';
 
 /**
  * The historical collections every store keeps, named the same way in the summary, the paged

@@ -1,5 +1,5 @@
 import type { StateStore } from '../store/types.js';
-import type { RunRecord } from '../tasks/types.js';
+import type { RunRecord } from '../domain/run-record.js';
 import { stateList, type HistoricalCollection } from './collections.js';
 
 export interface HistoricalPage {

@@ -1,4 +1,4 @@
-import type { RunRecord } from '../tasks/types.js';
+import type { RunRecord } from '../domain/run-record.js';
 
 /** The milestones collection keeps the newest this many records. */
 export const MILESTONE_RETENTION = 500;

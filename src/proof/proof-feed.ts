@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { StateStore } from '../store/types.js';
 import { publicCatalog, TASK_CATALOG } from '../tasks/catalog.js';
-import type { RunRecord } from '../tasks/types.js';
+import type { RunRecord } from '../domain/run-record.js';
 import {
   DEAD_LETTER_STATUSES,
   MILESTONE_KINDS,

@@ -1,4 +1,5 @@
-import { RUN_STATUSES, type OrchestratorState } from '../tasks/types.js';
+import { RUN_STATUSES } from '../domain/run-record.js';
+import { type OrchestratorState } from '../domain/orchestrator-state.js';
 
 /**
  * Structural checks for records the store keeps. The file driver applies them to what it reads

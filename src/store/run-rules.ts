@@ -1,4 +1,4 @@
-import { RUN_STATUSES, type RunRecord, type RunStatus } from '../tasks/types.js';
+import { RUN_STATUSES, type RunRecord, type RunStatus } from '../domain/run-record.js';
 import type { ClaimOptions, RunCounts, RunQuery } from './types.js';
 
 /**

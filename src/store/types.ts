@@ -1,4 +1,5 @@
-import type { OrchestratorState, QueueState, RunRecord, RunStatus, TaskRecord } from '../tasks/types.js';
+import type { QueueState, RunRecord, RunStatus } from '../domain/run-record.js';
+import type { OrchestratorState, TaskRecord } from '../domain/orchestrator-state.js';
 
 /**
  * A pure, synchronous transition of one run record. Receives the current record (null when the

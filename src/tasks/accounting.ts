@@ -1,4 +1,4 @@
-import type { RunAccounting } from './types.js';
+import type { RunAccounting } from '../domain/run-record.js';
 
 /**
  * Deterministic execution accounting. Every lane in this build runs locally (in-process handler or

@@ -5,7 +5,7 @@ import type { AppendRecord, MutateResult, RunMutator, StateStore } from '../stor
 import { indexHeldRun } from './approval-index.js';
 import { getCatalogEntry } from './catalog.js';
 import { admitRetry, newRunRecord, retryRecordMatches } from './run-transitions.js';
-import type { RunRecord, RunStatus, WorkflowParent } from './types.js';
+import type { RunRecord, RunStatus, WorkflowParent } from '../domain/run-record.js';
 
 export interface AdmissionRequest {
   type: string;

@@ -1,6 +1,6 @@
 import { collectScopeValues } from '../workspace/boundary.js';
 import type { CatalogEntry } from './catalog.js';
-import type { RunRecord } from './types.js';
+import type { RunRecord } from '../domain/run-record.js';
 
 /** Types whose work changes code, deployments or outside systems: high risk when approved. */
 const HIGH_RISK_TYPES = new Set(['build-refactor', 'agent-deploy', 'deployment-ops', 'send-digest', 'community-response']);

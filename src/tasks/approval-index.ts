@@ -1,5 +1,5 @@
 import type { StateStore } from '../store/types.js';
-import type { RunRecord } from './types.js';
+import type { RunRecord } from '../domain/run-record.js';
 
 /** Index from an approval id (the held task's id) to its run id, written when a run is held. */
 export const APPROVAL_INDEX = 'approval-index';

@@ -8,7 +8,7 @@ import { approvalImpact, payloadPreview } from './approval-impact.js';
 import { APPROVAL_INDEX, indexHeldRun } from './approval-index.js';
 import { getCatalogEntry } from './catalog.js';
 import { withAttemptState, withEvent } from './run-transitions.js';
-import type { RunApproval, RunRecord } from './types.js';
+import type { RunApproval, RunRecord } from '../domain/run-record.js';
 
 /** The run-id namespace of approval replays; only this module mints keys in it. */
 export const APPROVAL_REPLAY_PREFIX = 'approval-replay:';

@@ -5,7 +5,7 @@ import type { AppConfig } from '../config/types.js';
 import type { IncidentReadPort } from '../incidents/read-port.js';
 import type { StateStore } from '../store/types.js';
 import type { ControlPlaneSnapshot } from '../worker-sdk/control-plane.js';
-import type { RunRecord } from './types.js';
+import type { RunRecord } from '../domain/run-record.js';
 
 /** Runs the per-type figures are computed over: enough to see a trend, small enough to read per run. */
 export const SNAPSHOT_RUN_WINDOW = 500;

@@ -11,7 +11,8 @@ import { isOwnedAttempt } from './run-transitions.js';
 import type { CatalogEntry } from './catalog.js';
 import type { CommunityResponseGateFn, PreparedCommunityRun } from './community-response-gate.js';
 import type { FollowUpTask, HandlerOutcome, TaskHandler } from './handler-types.js';
-import type { OrchestratorState, RunRecord, RunToolGate, SpecialistContract } from './types.js';
+import type { RunRecord, RunToolGate, SpecialistContract } from '../domain/run-record.js';
+import type { OrchestratorState } from '../domain/orchestrator-state.js';
 
 /** What executing one attempt produced, independent of how (handler or worker). */
 export interface ExecutionOutcome {

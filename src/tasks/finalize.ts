@@ -8,8 +8,9 @@ import { accountingFor } from './accounting.js';
 import type { ExecutionOutcome } from './executor.js';
 import { retryPlanFor } from './retry-policy.js';
 import { markFailed, markSucceeded, withAttemptState, withEvent } from './run-transitions.js';
-import { withTaskRecord } from './state-document.js';
-import type { RunRecord, TaskRecord } from './types.js';
+import { withTaskRecord } from '../domain/orchestrator-state.js';
+import type { RunRecord } from '../domain/run-record.js';
+import type { TaskRecord } from '../domain/orchestrator-state.js';
 
 export interface FinalizeDeps {
   config: AppConfig;

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
-import type { OrchestratorState, RunToolGate, TaskResult } from './types.js';
+import type { RunToolGate } from '../domain/run-record.js';
+import type { OrchestratorState, TaskResult } from '../domain/orchestrator-state.js';
 
 /** What the runner hands an in-process handler besides (state, config). */
 export interface HandlerInput {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseWorkerStdout } from '../workers/classify-outcome.js';
 import { RESULT_FILE_NAME, removeWorkerDirectory } from '../workers/spawn-worker.js';
 import type { ExecutionOutcome } from './executor.js';
-import type { RunRecord } from './types.js';
+import type { RunRecord } from '../domain/run-record.js';
 
 /**
  * The outcome a worker made durable before its orchestrator died (its `result.json`), or null

@@ -4,7 +4,7 @@ import { readRecoveredWorkerResult } from './recovered-result.js';
 import { recoverInterrupted } from './run-transitions.js';
 import { runWriteTags } from './admission.js';
 import { removeWorkerDirectory } from '../workers/spawn-worker.js';
-import type { RunRecord } from './types.js';
+import type { RunRecord } from '../domain/run-record.js';
 
 /**
  * Finds runs left `running` by a process that is gone. An attempt whose worker made its answer

@@ -1,5 +1,5 @@
 import type { RetryConfig } from '../config/types.js';
-import type { RetryRecovery, RunRecord } from './types.js';
+import type { RetryRecovery, RunRecord } from '../domain/run-record.js';
 
 /** Exponential backoff base * 2^(attempt-1), capped at maxDelayMs. */
 export function backoffMs(config: RetryConfig, attempt: number): number {

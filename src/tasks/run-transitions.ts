@@ -1,13 +1,4 @@
-import type {
-  QueueAttemptState,
-  RetryRecovery,
-  RunAccounting,
-  RunEvent,
-  RunRecord,
-  RunToolGate,
-  SpecialistContract,
-  WorkflowParent,
-} from './types.js';
+import type { QueueAttemptState, RetryRecovery, RunAccounting, RunEvent, RunRecord, RunToolGate, SpecialistContract, WorkflowParent } from '../domain/run-record.js';
 
 /** Bounds from DECISIONS.md: at most 200 events per run; queue attempts are bounded evidence too. */
 export const MAX_RUN_EVENTS = 200;

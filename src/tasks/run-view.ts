@@ -1,4 +1,4 @@
-import type { RunRecord } from './types.js';
+import type { RunRecord } from '../domain/run-record.js';
 
 /** Result keys promoted into resultSummary highlights when an agent emits them. */
 const PROMOTED_FIELDS = ['queueBudgetFusion', 'routingDecision', 'acceptanceCoverage', 'comparisonReadiness', 'posture', 'topic', 'summary'];

@@ -8,7 +8,7 @@ import { getCatalogEntry } from './catalog.js';
 import { executeRun, type ExecutorDeps } from './executor.js';
 import { finalizeAttempt } from './finalize.js';
 import { isOwnedAttempt, markRunning } from './run-transitions.js';
-import type { RunRecord } from './types.js';
+import type { RunRecord } from '../domain/run-record.js';
 
 export interface RunnerDeps extends ExecutorDeps {
   config: AppConfig;

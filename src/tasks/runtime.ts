@@ -20,7 +20,7 @@ import { Runner } from './runner.js';
 import { decodeRunCursor, encodeRunCursor } from './run-cursor.js';
 import { toRunView } from './run-view.js';
 import { createWorkflowDriver } from './workflow-driver.js';
-import type { RunRecord } from './types.js';
+import type { RunRecord } from '../domain/run-record.js';
 
 export interface RuntimeDeps {
   config: AppConfig;

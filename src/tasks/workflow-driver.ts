@@ -5,7 +5,7 @@ import type { StateStore } from '../store/types.js';
 import { checkPayloadScopes } from '../workspace/boundary.js';
 import { runWriteTags, type Admit } from './admission.js';
 import { checkTaskRequest } from './payload-validation.js';
-import type { RunRecord, WorkflowChild, WorkflowStepState } from './types.js';
+import type { RunRecord, WorkflowChild, WorkflowStepState } from '../domain/run-record.js';
 
 export const WORKFLOW_TYPE = 'integration-workflow';
 

@@ -1,6 +1,6 @@
-import type { SpecialistContract } from '../tasks/types.js';
+import type { SpecialistContract } from '../domain/run-record.js';
 
-export type { SpecialistContract } from '../tasks/types.js';
+export type { SpecialistContract } from '../domain/run-record.js';
 
 /** Where a specialist ended up: done, done in part, declined the work, or handed it up. */
 export type SpecialistStatus = 'completed' | 'partial' | 'refused' | 'escalated';

@@ -5,7 +5,7 @@ import type { AgentRegistry, RegisteredAgent } from '../../src/agents/registry.j
 import { createServiceProbe } from '../../src/agents/service-probe.js';
 import { loadSkillRegistry } from '../../src/agents/skills.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
-import type { RunRecord } from '../../src/tasks/types.js';
+import type { RunRecord } from '../../src/domain/run-record.js';
 import type { ServiceHeartbeat } from '../../src/worker-sdk/resident-service.js';
 import { tempDir } from '../support/config.js';
 import { insertIfAbsent, makeRun } from '../store/fixtures/runs.js';

@@ -12,7 +12,7 @@ import { composeRuntimeFacts, safeTarget } from '../../src/aggregates/runtime-fa
 import type { IncidentDigest, IncidentRollup } from '../../src/incidents/read-port.js';
 import { TASK_CATALOG } from '../../src/tasks/catalog.js';
 import { addToRunCounts, emptyRunCounts } from '../../src/store/run-rules.js';
-import type { RunAccounting, RunRecord } from '../../src/tasks/types.js';
+import type { RunAccounting, RunRecord } from '../../src/domain/run-record.js';
 import type { ControlPlaneSnapshot } from '../../src/worker-sdk/control-plane.js';
 import { makeRun } from '../store/fixtures/runs.js';
 

@@ -10,7 +10,7 @@ import type { Identity } from '../../src/domain/identity.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { createAdmission, type AdmissionRequest, type Admit } from '../../src/tasks/admission.js';
-import { emptyOrchestratorState } from '../../src/tasks/types.js';
+import { emptyOrchestratorState } from '../../src/domain/orchestrator-state.js';
 import { testConfig } from '../support/config.js';
 
 /** A clock the test moves by hand. */

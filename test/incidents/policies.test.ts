@@ -9,7 +9,7 @@ import { SqliteStateStore } from '../../src/store/sqlite/sqlite-state-store.js';
 import type { StateStore } from '../../src/store/types.js';
 import { createAdmission } from '../../src/tasks/admission.js';
 import { checkTaskRequest } from '../../src/tasks/payload-validation.js';
-import type { RunRecord } from '../../src/tasks/types.js';
+import type { RunRecord } from '../../src/domain/run-record.js';
 import { tempDir } from '../support/config.js';
 import { makeRun } from '../store/fixtures/runs.js';
 import { gapSignal, manualClock, operator } from './ledger-conformance.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/store/open.js';
 import { indexHeldRun } from '../../src/tasks/approval-index.js';
 import { newRunRecord } from '../../src/tasks/run-transitions.js';
-import type { RunRecord } from '../../src/tasks/types.js';
+import type { RunRecord } from '../../src/domain/run-record.js';
 import { tempDir } from '../support/config.js';
 import { waitFor, waitForTerminal } from '../support/http.js';
 import { TEST_KEYS, TEST_WEBHOOK_SECRET } from '../support/keys.js';

@@ -8,7 +8,7 @@ import { createKnowledgeService } from '../../src/knowledge/service.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { createAdmission } from '../../src/tasks/admission.js';
-import type { RunRecord } from '../../src/tasks/types.js';
+import type { RunRecord } from '../../src/domain/run-record.js';
 import { fixedClock } from '../tasks/handlers/fixtures.js';
 import { knowledgeFixture } from './fixture.js';
 

@@ -3,7 +3,7 @@ import { milestoneForRun } from '../../src/proof/milestones.js';
 import { publicMilestone } from '../../src/proof/proof-feed.js';
 import { pickPublic, COUNT, FLAG, oneOf, RATIO, TIMESTAMP, DIGEST } from '../../src/proof/public-fields.js';
 import { newRunRecord } from '../../src/tasks/run-transitions.js';
-import type { RunRecord } from '../../src/tasks/types.js';
+import type { RunRecord } from '../../src/domain/run-record.js';
 
 const AT = new Date('2024-05-02T09:00:00.000Z');
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StateStore } from '../../src/store/types.js';
-import type { RunRecord, TaskRecord } from '../../src/tasks/types.js';
+import type { RunRecord } from '../../src/domain/run-record.js';
+import type { TaskRecord } from '../../src/domain/orchestrator-state.js';
 import { tempDir } from '../support/config.js';
 import { insertIfAbsent, makeRun, markRunning } from './fixtures/runs.js';
 

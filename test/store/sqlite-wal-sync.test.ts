@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { emptyOrchestratorState } from '../../src/tasks/types.js';
+import { emptyOrchestratorState } from '../../src/domain/orchestrator-state.js';
 import { TransactionBatcher } from '../../src/store/sqlite/batcher.js';
 import { openDatabase } from '../../src/store/sqlite/connection.js';
 import type { WalSyncPort } from '../../src/store/sqlite/wal-sync.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
 import { createCommunityResponseGate } from '../../src/tasks/community-response-gate.js';
-import type { RunRecord } from '../../src/tasks/types.js';
+import type { RunRecord } from '../../src/domain/run-record.js';
 import { newRunRecord } from '../../src/tasks/run-transitions.js';
 import { fixedClock } from './handlers/fixtures.js';
 import { testConfig } from '../support/config.js';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentRegistry, RegisteredAgent } from '../../src/agents/registry.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import { createControlPlaneSnapshot, SNAPSHOT_RUN_WINDOW } from '../../src/tasks/control-plane-snapshot.js';
-import type { RunRecord } from '../../src/tasks/types.js';
+import type { RunRecord } from '../../src/domain/run-record.js';
 import { tempDir, testConfig } from '../support/config.js';
 import { insertIfAbsent, makeRun } from '../store/fixtures/runs.js';
 

@@ -4,7 +4,7 @@ import { runListPageTags, runListPruneTags, runListWriteTags, type RunListFilter
 import { matchesRunQuery, normalizeRunQuery, PRUNABLE_STATUSES } from '../../src/store/run-rules.js';
 import { runWriteTags } from '../../src/tasks/admission.js';
 import { admitRetry, markFailed, markRunning, markSucceeded, newRunRecord, withEvent } from '../../src/tasks/run-transitions.js';
-import { RUN_STATUSES, type RunAccounting, type RunRecord } from '../../src/tasks/types.js';
+import { RUN_STATUSES, type RunAccounting, type RunRecord } from '../../src/domain/run-record.js';
 
 /**
  * The runs-list tagging is checked against the listing itself: for every kind of run write and

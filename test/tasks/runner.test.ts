@@ -7,7 +7,7 @@ import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import type { StateStore } from '../../src/store/types.js';
 import type { TaskHandler } from '../../src/tasks/handler-types.js';
 import { Runner, type RunnerDeps } from '../../src/tasks/runner.js';
-import type { RunRecord } from '../../src/tasks/types.js';
+import type { RunRecord } from '../../src/domain/run-record.js';
 import type { WorkerSpawner } from '../../src/workers/spawn-worker.js';
 import { tempDir, testConfig } from '../support/config.js';
 import { insertIfAbsent, makeRun } from '../store/fixtures/runs.js';

@@ -7,7 +7,7 @@ import { accountingFor } from '../../src/tasks/accounting.js';
 import { createAdmission } from '../../src/tasks/admission.js';
 import { markFailed, markRunning, markSucceeded } from '../../src/tasks/run-transitions.js';
 import { toRunView } from '../../src/tasks/run-view.js';
-import type { RunRecord } from '../../src/tasks/types.js';
+import type { RunRecord } from '../../src/domain/run-record.js';
 import { createWorkflowDriver } from '../../src/tasks/workflow-driver.js';
 import { planIntegrationWorkflow } from '../../agents/integration-agent/integration-workflow.js';
 import { tempDir } from '../support/config.js';

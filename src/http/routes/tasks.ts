@@ -4,7 +4,7 @@ import { notFound } from '../../domain/errors.js';
 import type { ProtectedContext, RouteReply, RouteSpec } from '../route-spec.js';
 import type { AdmissionOutcome } from '../../tasks/admission.js';
 import type { TaskRuntime } from '../../tasks/runtime.js';
-import { RUN_STATUSES } from '../../tasks/types.js';
+import { RUN_STATUSES } from '../../domain/run-record.js';
 import type { CatalogView } from '../../tasks/catalog-view.js';
 
 const BooleanQuery = Type.Union([Type.Literal('true'), Type.Literal('false')], {

@@ -1,10 +1,11 @@
 import { nodeStoreFs, type StoreFs } from '../store-fs.js';
 import { dirname, resolve } from 'node:path';
-import type { OrchestratorState, RunRecord, TaskRecord } from '../../tasks/types.js';
+import type { RunRecord } from '../../domain/run-record.js';
+import type { OrchestratorState, TaskRecord } from '../../domain/orchestrator-state.js';
 import { FlushScheduler } from '../flush-scheduler.js';
 import { DEFAULT_FLUSH_INTERVAL_MS, silentLogger, type StoreLogger, type StoreOptions } from '../options.js';
 import { acquirePidLock, type PidLock } from '../pid-lock.js';
-import { boundState, withTaskRecord } from '../../tasks/state-document.js';
+import { boundState, withTaskRecord } from '../../domain/orchestrator-state.js';
 import { retentionCount } from '../retention.js';
 import {
   PRUNABLE_STATUSES,

@@ -1,4 +1,5 @@
-import type { OrchestratorState, RunRecord, TaskRecord } from '../../tasks/types.js';
+import type { RunRecord } from '../../domain/run-record.js';
+import type { OrchestratorState, TaskRecord } from '../../domain/orchestrator-state.js';
 import type { AppendCollection } from '../types.js';
 import { isPlainObject, runProblem, stateProblem } from '../record-checks.js';
 

@@ -1,11 +1,12 @@
-import { emptyOrchestratorState, type OrchestratorState, type RunRecord } from '../../tasks/types.js';
+import { type RunRecord } from '../../domain/run-record.js';
+import { emptyOrchestratorState, type OrchestratorState } from '../../domain/orchestrator-state.js';
 import type { AppendCollection } from '../types.js';
 import type { JournalEntry } from './journal-entry.js';
 import { ReadyIndex } from './ready-index.js';
 import { BoundedLog } from './bounded-log.js';
 import { SNAPSHOT_SCHEMA_VERSION, type SnapshotCapture, type SnapshotDocument } from './snapshot.js';
 import { deepFreeze } from '../deep-freeze.js';
-import { withTaskRecord } from '../../tasks/state-document.js';
+import { withTaskRecord } from '../../domain/orchestrator-state.js';
 
 /**
  * Everything the file driver stores, held in memory: the snapshot plus every journal entry

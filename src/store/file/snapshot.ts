@@ -1,5 +1,6 @@
 import { dirname } from 'node:path';
-import type { OrchestratorState, RunRecord } from '../../tasks/types.js';
+import type { RunRecord } from '../../domain/run-record.js';
+import type { OrchestratorState } from '../../domain/orchestrator-state.js';
 import { isErrnoCode } from '../durable-fs.js';
 import { nodeStoreFs, type StoreFs } from '../store-fs.js';
 import { StateCorruptError, type AppendCollection } from '../types.js';

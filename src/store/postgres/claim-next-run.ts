@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { RunRecord } from '../../tasks/types.js';
+import type { RunRecord } from '../../domain/run-record.js';
 import { blockedTypes, storedRun } from '../run-rules.js';
 import type { ClaimOptions } from '../types.js';
 import { runFromRow, updateRun } from './save-run.js';

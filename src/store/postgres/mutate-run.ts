@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { RunRecord } from '../../tasks/types.js';
+import type { RunRecord } from '../../domain/run-record.js';
 import { storedRun } from '../run-rules.js';
 import { retentionCount } from '../retention.js';
 import type { AppendsFor, MutateResult, RunMutator, TaskOutcomeWrite } from '../types.js';

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import type { OrchestratorState, RunRecord, TaskRecord } from '../../tasks/types.js';
+import type { RunRecord } from '../../domain/run-record.js';
+import type { OrchestratorState, TaskRecord } from '../../domain/orchestrator-state.js';
 import { silentLogger, type StoreOptions } from '../options.js';
 import { retentionCount } from '../retention.js';
 import { StoreLifecycle } from '../store-lifecycle.js';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { RunRecord } from '../../tasks/types.js';
+import type { RunRecord } from '../../domain/run-record.js';
 import { addToRunCounts, emptyRunCounts, normalizeRunQuery, type NormalizedRunQuery } from '../run-rules.js';
 import type { RunCounts, RunQuery } from '../types.js';
 import { runFromRow } from './save-run.js';

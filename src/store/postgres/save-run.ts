@@ -1,4 +1,4 @@
-import type { RunRecord } from '../../tasks/types.js';
+import type { RunRecord } from '../../domain/run-record.js';
 import { runProblem } from '../record-checks.js';
 import type { Queryable } from './transaction.js';
 

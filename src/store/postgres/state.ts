@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { boundState } from '../../tasks/state-document.js';
-import { STATE_BOUNDS, emptyOrchestratorState, type OrchestratorState, type TaskRecord } from '../../tasks/types.js';
+import { boundState } from '../../domain/orchestrator-state.js';
+import { STATE_BOUNDS, emptyOrchestratorState, type OrchestratorState, type TaskRecord } from '../../domain/orchestrator-state.js';
 import { pickState, stateProblem } from '../record-checks.js';
 import { withTransaction, type Queryable } from './transaction.js';
 

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { OrchestratorState } from '../../tasks/types.js';
+import type { OrchestratorState } from '../../domain/orchestrator-state.js';
 import { FlushScheduler } from '../flush-scheduler.js';
 import { CommitSync } from './commit-sync.js';
 import type { WalSyncPort } from './wal-sync.js';

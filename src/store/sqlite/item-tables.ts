@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { CommunityRecord, DeploymentRecord, RSSRecord, TaskRecord } from '../../tasks/types.js';
+import type { CommunityRecord, DeploymentRecord, RSSRecord, TaskRecord } from '../../domain/orchestrator-state.js';
 import { statement } from './statements.js';
 import type { WriteContext } from './write-context.js';
 

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { RunRecord, RunStatus } from '../../tasks/types.js';
+import type { RunRecord, RunStatus } from '../../domain/run-record.js';
 import { runProblem } from '../record-checks.js';
 import {
   PRUNABLE_STATUSES,

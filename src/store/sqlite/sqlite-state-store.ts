@@ -1,7 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import type { OrchestratorState, RunRecord, TaskRecord } from '../../tasks/types.js';
+import type { RunRecord } from '../../domain/run-record.js';
+import type { OrchestratorState, TaskRecord } from '../../domain/orchestrator-state.js';
 import { DEFAULT_FLUSH_INTERVAL_MS, type StoreOptions } from '../options.js';
 import { acquirePidLock, type PidLock } from '../pid-lock.js';
 import { retentionCount } from '../retention.js';

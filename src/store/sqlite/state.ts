@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import { STATE_BOUNDS, emptyOrchestratorState, type OrchestratorState, type TaskRecord } from '../../tasks/types.js';
+import { STATE_BOUNDS, emptyOrchestratorState, type OrchestratorState, type TaskRecord } from '../../domain/orchestrator-state.js';
 import { stateProblem } from '../record-checks.js';
-import { boundState, withTaskRecord } from '../../tasks/state-document.js';
+import { boundState, withTaskRecord } from '../../domain/orchestrator-state.js';
 import { deepFreeze } from '../deep-freeze.js';
 import type { WriteContext } from './write-context.js';
 import {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { OrchestratorState, RunRecord } from '../../tasks/types.js';
+import type { RunRecord } from '../../domain/run-record.js';
+import type { OrchestratorState } from '../../domain/orchestrator-state.js';
 import type { SqlParam, WriteOp } from './writer-thread.js';
 
 /**

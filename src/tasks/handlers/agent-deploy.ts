@@ -1,7 +1,7 @@
 import { cp, lstat, mkdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { TaskHandler } from '../handler-types.js';
-import type { DeploymentRecord } from '../types.js';
+import type { DeploymentRecord } from '../../domain/orchestrator-state.js';
 import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../workspace/boundary.js';
 import { failure } from './outcome.js';
 

@@ -1,6 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import type { TaskHandler } from '../handler-types.js';
-import type { TaskRecord } from '../types.js';
+import type { TaskRecord } from '../../domain/orchestrator-state.js';
 
 /** Above this many waiting runs the service is falling behind its work. */
 export const QUEUE_DEPTH_DEGRADED = 100;

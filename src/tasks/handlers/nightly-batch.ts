@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FollowUpTask, TaskHandler } from '../handler-types.js';
-import type { RSSRecord } from '../types.js';
+import type { RSSRecord } from '../../domain/orchestrator-state.js';
 import { URGENCY_HIGH, URGENCY_MEDIUM } from './relevance.js';
 
 /** The spec's "top 10 draft items" offered as optional promotions. */

@@ -1,4 +1,4 @@
-import type { RSSRecord } from '../types.js';
+import type { RSSRecord } from '../../domain/orchestrator-state.js';
 
 /** Points for a keyword found in the title, or else in the summary. */
 const TITLE_HIT = 20;

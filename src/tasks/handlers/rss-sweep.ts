@@ -1,7 +1,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HandlerInput, TaskHandler } from '../handler-types.js';
-import type { RSSRecord } from '../types.js';
+import type { RSSRecord } from '../../domain/orchestrator-state.js';
 import { parseFeed, type ParsedFeed } from './feed-parser.js';
 import { failure } from './outcome.js';
 import { describeFetchError, outboundSignal, readTextLimited } from './outbound.js';

@@ -1,7 +1,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { TaskHandler } from '../handler-types.js';
-import type { OrchestratorState } from '../types.js';
+import type { OrchestratorState } from '../../domain/orchestrator-state.js';
 import { failure } from './outcome.js';
 import { describeFetchError, outboundSignal } from './outbound.js';
 

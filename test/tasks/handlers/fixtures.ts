@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import type { Clock } from '../../../src/clock.js';
 import type { AppConfig } from '../../../src/config/types.js';
 import type { HandlerInput, HandlerOutcome } from '../../../src/tasks/handler-types.js';
-import { emptyOrchestratorState, type OrchestratorState } from '../../../src/tasks/types.js';
+import { emptyOrchestratorState, type OrchestratorState } from '../../../src/domain/orchestrator-state.js';
 import { tempDir, testConfig } from '../../support/config.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { followUpKey, nightlyBatch } from '../../../src/tasks/handlers/nightly-batch.js';
-import type { RSSRecord } from '../../../src/tasks/types.js';
+import type { RSSRecord } from '../../../src/domain/orchestrator-state.js';
 import { validatePayload } from '../../../src/tasks/payload-validation.js';
 import { applyOutcome, freshState, handlerConfig, handlerInput } from './fixtures.js';
 

@@ -5,7 +5,7 @@ import type { AppConfig } from '../../../src/config/types.js';
 import { parseFeed } from '../../../src/tasks/handlers/feed-parser.js';
 import { scoreEntry } from '../../../src/tasks/handlers/relevance.js';
 import { rssSweep } from '../../../src/tasks/handlers/rss-sweep.js';
-import type { RSSRecord } from '../../../src/tasks/types.js';
+import type { RSSRecord } from '../../../src/domain/orchestrator-state.js';
 import { applyOutcome, freshState, handlerConfig, handlerInput } from './fixtures.js';
 import { closedPortUrl, startLoopbackServer, type LoopbackServer } from './loopback-server.js';
 

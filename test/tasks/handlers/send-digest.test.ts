@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendDigest, type Digest } from '../../../src/tasks/handlers/send-digest.js';
-import type { OrchestratorState } from '../../../src/tasks/types.js';
+import type { OrchestratorState } from '../../../src/domain/orchestrator-state.js';
 import { freshState, handlerConfig, handlerInput } from './fixtures.js';
 import { closedPortUrl, startLoopbackServer, type LoopbackServer } from './loopback-server.js';
 

@@ -1,5 +1,7 @@
-import type { ExecuteEvidence, ToolGatePreflight } from '../agents/tool-gate.js';
-
+/**
+ * The run record and its parts: what the store keeps of one admitted task request, shared by
+ * the runtime (src/tasks/), every store driver (src/store/) and the readers built on them.
+ */
 /** Run status as named in responses (the spec's run/admission vocabulary, minus admission-only words). */
 export const RUN_STATUSES = ['pending', 'running', 'success', 'failed', 'retrying'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -165,77 +167,35 @@ export interface SpecialistContract {
   escalationReason: string | null;
 }
 
-/** What an in-process handler returns: the spec's TaskResult. */
-export interface TaskResult {
-  status: 'pending' | 'completed' | 'error';
-  result?: unknown;
-  error?: string;
-  durationMs?: number;
+/** Tool-gated lanes: what the gate decided before the lane ran, and what the lane then exercised. */
+export type ToolGateDecision = 'allowed' | 'refused';
+
+/** What the gate decided before a tool-gated lane ran, and on which evidence. */
+export interface ToolGatePreflight {
+  decision: ToolGateDecision;
+  taskType: string;
+  agentId: string;
+  /** What the lane exercises (LANE_SKILL_REQUIREMENTS). */
+  requiredSkills: string[];
+  /** The agent's whole grant (manifest allowedSkills). */
+  grantedSkills: string[];
+  /** Required but not granted to the agent. */
+  missingSkills: string[];
+  /** Required, registered, but declared only: nothing in this build performs it. */
+  nonExecutableSkills: string[];
+  /** Required but absent from the skill registry. */
+  unregisteredSkills: string[];
+  /** Why the run was refused; null when allowed. */
+  reason: string | null;
+  checkedAt: string;
 }
 
-export interface TaskRecord {
-  type: string;
-  status: 'pending' | 'completed' | 'error';
-  timestamp: string;
+/** What the lane then did with the skills the preflight allowed. */
+export interface ExecuteEvidence {
+  /** The required skills of an allowed run; empty when the preflight refused (nothing ran). */
+  skillsExercised: string[];
+  ok: boolean;
   durationMs: number;
-  result?: unknown;
-  error?: string;
-}
-
-export interface CommunityRecord {
-  timestamp: string;
-  postId: string;
-  postTitle: string;
-  subcommunity: string;
-  draftResponse: string;
-  confidence: number;
-  approved?: boolean;
-  posted?: string;
-}
-
-export interface RSSRecord {
-  timestamp: string;
-  feedUrl: string;
-  itemTitle: string;
-  itemUrl: string;
-  publishedAt: string;
-  relevanceScore: number;
-  urgency: 'high' | 'medium' | 'low';
-  notes?: string;
-  /** Set by nightly-batch: true on priority leads cleared for community-response without a person. */
-  selectedForDraft?: boolean;
-  /** Set by nightly-batch: how the lead was routed (selected, manual-review, promotion, none). */
-  draftDecision?: 'selected' | 'manual-review' | 'promotion' | 'none';
-}
-
-export interface DeploymentRecord {
-  timestamp: string;
-  agentName: string;
-  deployPath: string;
-  metadata?: { version?: string; tags?: string[]; config?: unknown };
-}
-
-export interface OrchestratorState {
-  lastStartedAt: string | null;
-  tasksProcessed: number;
-  taskHistory: TaskRecord[];
-  docsIndexed: string[];
-  communityResponses: CommunityRecord[];
-  rssDrafts: RSSRecord[];
-  deployedAgents: DeploymentRecord[];
-  notes?: string;
-}
-
-export const STATE_BOUNDS = { taskHistory: 50, communityResponses: 100, rssDrafts: 200 } as const;
-
-export function emptyOrchestratorState(): OrchestratorState {
-  return {
-    lastStartedAt: null,
-    tasksProcessed: 0,
-    taskHistory: [],
-    docsIndexed: [],
-    communityResponses: [],
-    rssDrafts: [],
-    deployedAgents: [],
-  };
+  failureReason: string | null;
+  recordedAt: string;
 }
