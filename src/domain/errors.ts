@@ -57,3 +57,15 @@ export function pointerSegment(key: string): string {
 export function pointer(...segments: string[]): string {
   return segments.map((s) => `/${pointerSegment(s)}`).join('');
 }
+
+/**
+ * A broken assumption inside the service: a bug, never a client's or an operator's mistake
+ * (those are `DomainError`s with a catalogue code). It carries no code, so the HTTP layer
+ * answers it as 500 `internal_error` and its message goes only to the log.
+ */
+export class ProgrammingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProgrammingError';
+  }
+}
