@@ -6,25 +6,43 @@ import { formatManifestSkillProblem, loadSkillRegistry, validateManifestSkills }
 import { createHeartbeatReader } from './agents/memory-recall.js';
 import { createServiceProbe, serviceGapSignals, startServiceProbeTimer, systemctlRunShow } from './agents/service-probe.js';
 import { preflightToolGate } from './agents/tool-gate.js';
+import { createCodeHostMonitor } from './aggregates/code-host-monitor.js';
+import { createCompanionBriefs } from './aggregates/companion.js';
+import { persistenceMode } from './aggregates/persistence-view.js';
+import { createAggregateReaders } from './aggregates/readers.js';
 import { createBusinessModule } from './business/module.js';
 import { systemClock, type Clock } from './clock.js';
+import { narrowConfig } from './config/narrow.js';
 import type { AppConfig } from './config/types.js';
-import { createCoordination } from './coordination/create.js';
+import type { Coordination } from './coordination/types.js';
 import { createCacheInvalidator } from './coordination/cache-invalidator.js';
-import { createCodeHostMonitor } from './aggregates/code-host-monitor.js';
+import { createCoordination } from './coordination/create.js';
+import { ConfigError } from './config/errors.js';
+import { createWakeSignal } from './domain/wake-signal.js';
 import { buildServer } from './http/server.js';
+import { buildServiceRoutes } from './http/service-routes.js';
 import { createIncidentLedger } from './incidents/ledger.js';
 import { createIncidentReadPort } from './incidents/read-model.js';
-import { createIncidentService, type IncidentService } from './incidents/service.js';
-import { buildServiceRoutes } from './http/service-routes.js';
+import { createIncidentService } from './incidents/service.js';
 import { composeKnowledge } from './knowledge/compose.js';
+import { communityResponseLane } from './lanes/community-response/index.js';
+import { controlPlaneLanes } from './lanes/control-plane.js';
+import { marketResearchLane } from './lanes/market-research.js';
 import { createMetrics, startMetricsServer } from './metrics.js';
-import { startScheduler, type Scheduler } from './scheduler/scheduler.js';
+import { createMilestoneRecorder } from './proof/milestone-recorder.js';
+import { createProofFeed } from './proof/proof-feed.js';
+import { createScheduler } from './scheduler/scheduler.js';
 import { openStateStore } from './store/open.js';
+import type { StateStore } from './store/types.js';
+import { createAdmission } from './tasks/admission.js';
+import { TASK_CATALOG } from './tasks/catalog.js';
+import { createCatalogView } from './tasks/catalog-view.js';
 import { createControlPlaneSnapshot } from './tasks/control-plane-snapshot.js';
-import { createCommunityResponseGate } from './tasks/community-response-gate.js';
-import { IN_PROCESS_HANDLERS } from './tasks/handlers/index.js';
-import { createTaskRuntime } from './tasks/runtime.js';
+import { coreHandlerLanes } from './tasks/handlers/index.js';
+import { createLaneRegistry } from './tasks/lanes.js';
+import { admitDueRetries } from './tasks/retry-scanner.js';
+import { createTaskRuntime, queueDepthOf } from './tasks/runtime.js';
+import { createTriggerCheck } from './tasks/trigger-check.js';
 import { createWorkerSpawner } from './workers/spawn-worker.js';
 
 export interface RunningApp {
@@ -36,6 +54,8 @@ export interface RunningApp {
 const SHUTDOWN_GRACE_MS = 5000;
 /** How often the incident sweep refreshes derived sources and lets the policies act. */
 const INCIDENT_SWEEP_INTERVAL_MS = 30_000;
+/** Telemetry records (accepted, queued) kept in the store. */
+const TELEMETRY_RETENTION = 5000;
 
 function urlFor(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -51,15 +71,176 @@ export function responseCacheSharing(storeExclusive: boolean, kvStoreUrl: string
   return storeExclusive || kvStoreUrl !== null;
 }
 
+/** What the service is built over: its stores, opened by the caller, and the metrics listener's port. */
+export interface ServiceInfrastructure {
+  config: AppConfig;
+  logger: Logger;
+  clock: Clock;
+  store: StateStore;
+  coordination: Coordination;
+  /** The metrics listener's port (null when metrics are off); the health route names it. */
+  metricsPort: number | null;
+}
+
 /**
- * Composition root: builds the store, coordination, runtime and HTTP server from the config,
- * runs restart recovery, admits the `startup` task and starts listening.
+ * The composition root: builds every part of the service in dependency order (the admission
+ * path, the modules that admit work, the lanes, the runtime, the read models, the route table)
+ * and starts nothing. Each part is finished when the next one receives it; nothing is bound
+ * later. `startApp` starts the parts; tests build the same parts to reach the real route table.
  */
-export async function startApp(config: AppConfig, logger: Logger, clock: Clock = systemClock): Promise<RunningApp> {
+export function composeService(infra: ServiceInfrastructure) {
+  const { config, logger, clock, store, coordination } = infra;
   const serviceStartedAt = clock.now();
   const ownerId = `instance-${randomUUID()}`;
-  mkdirSync(config.workspaceRoot, { recursive: true });
+  const now = () => clock.now();
+  const invalidator = createCacheInvalidator(coordination);
 
+  // Agents, their skills and host truth about resident services (probed off the request path;
+  // the overview reads the cached reading, stale after 3 minutes).
+  const registry = loadAgentRegistry(config.agentsDir);
+  const skills = loadSkillRegistry();
+  // A grant of a skill the registry does not govern is a broken manifest: stop, naming file and field.
+  const [skillProblem] = validateManifestSkills(registry.list(), skills);
+  if (skillProblem) throw new ConfigError(formatManifestSkillProblem(skillProblem));
+  const spawner = createWorkerSpawner({ config, registry, logger });
+  const probe = createServiceProbe({ runShow: systemctlRunShow, ttlMs: 180_000 });
+  const agents = { registry, store, probe, skills, serviceHeartbeat: createHeartbeatReader(config.logsDir), now };
+
+  // The one admission path; the runner built below subscribes to its wake-ups.
+  const readyRuns = createWakeSignal();
+  const admit = createAdmission({ store, clock, invalidator, onReady: () => readyRuns.notify(), telemetryRetention: TELEMETRY_RETENTION });
+  const checkTrigger = createTriggerCheck(config.workspaceRoot);
+
+  // The modules that admit work of their own.
+  const incidentLedger = createIncidentLedger({ store, coordination, clock, invalidator, logger });
+  const incidentReadPort = createIncidentReadPort(incidentLedger);
+  const knowledge = composeKnowledge({ config, store, coordination, clock, logger, invalidator, ownerId, admit });
+  const business = createBusinessModule({ config, store, coordination, clock, logger, admit });
+  const incidents = createIncidentService({
+    ledger: incidentLedger,
+    admit,
+    checkTaskRequest: checkTrigger,
+    store,
+    coordination,
+    clock,
+    logger,
+    webhookSecret: config.webhookSecret,
+    serviceGaps: () => serviceGapSignals(registry.list(), (unit) => probe.current(unit)),
+    knowledgeHealth: knowledge.knowledgeStats,
+  });
+  const scheduler = createScheduler({
+    config,
+    clock,
+    logger,
+    store,
+    admit,
+    admitDueRetries: () => admitDueRetries({ store, clock, admit, logger }),
+    invalidator,
+    businessCycle: business.service.evaluateSchedule,
+  });
+
+  // The lanes: what each task type registers beyond its catalog entry.
+  const controlPlaneSnapshot = createControlPlaneSnapshot({
+    store,
+    clock,
+    config,
+    agents: registry,
+    serviceStartedAt,
+    stateStoreKind: persistenceMode(store.kind, store.target),
+    coordinationKind: coordination.kind === 'kvstore' ? 'redis' : 'memory',
+    incidents: incidentReadPort,
+  });
+  const lanes = createLaneRegistry(TASK_CATALOG, [
+    ...coreHandlerLanes({ config, serviceStartedAt, queueDepth: () => queueDepthOf(store) }),
+    ...knowledge.lanes,
+    ...business.lanes,
+    communityResponseLane({
+      store,
+      invalidator,
+      coordination,
+      clock,
+      config: narrowConfig(config, ['knowledgePackDir', 'docsPath', 'communityDraftsPath', 'logsDir', 'communityResponse']),
+    }),
+    marketResearchLane(config.marketResearch),
+    ...controlPlaneLanes(TASK_CATALOG, controlPlaneSnapshot),
+  ]);
+
+  const runtime = createTaskRuntime({
+    config,
+    store,
+    clock,
+    logger,
+    invalidator,
+    admit,
+    readyRuns,
+    checkTrigger,
+    lanes,
+    spawner,
+    ownerId,
+    preflightToolGate: (taskType, agentId) =>
+      preflightToolGate({
+        taskType,
+        agent: { id: agentId, allowedSkills: registry.get(agentId)?.allowedSkills ?? [] },
+        registry: skills,
+        now: clock.now().toISOString(),
+      }),
+    runListeners: [
+      createMilestoneRecorder({ store, invalidator, now }),
+      (run) => incidents.onRunSettled(run),
+      () => scheduler.noteRunFinished(),
+    ],
+  });
+
+  // Read models behind the aggregate, companion and proof routes.
+  const codeHost = createCodeHostMonitor(config.codeHostMonitor, { now });
+  const proofFeed = createProofFeed({ store, now });
+  const catalog = createCatalogView(store);
+  const aggregatePorts = {
+    proof: proofFeed,
+    incidents: incidentReadPort,
+    knowledge: { stats: knowledge.knowledgeStats },
+    repairs: { counts: knowledge.repairStats },
+    business: { summary: business.service.summary },
+  };
+  const aggregates = createAggregateReaders({ config, clock, store, coordination, agents, codeHost, ports: aggregatePorts, serviceStartedAt });
+  const companion = createCompanionBriefs({
+    store,
+    incidents: incidentReadPort,
+    proof: proofFeed,
+    business: aggregatePorts.business,
+    controlPlaneSnapshot,
+    catalog,
+    pendingApprovals: () => runtime.approvals.listPending(),
+    now,
+  });
+
+  const routes = buildServiceRoutes({
+    config,
+    clock,
+    store,
+    coordination,
+    runtime,
+    catalog,
+    agents,
+    skills,
+    incidents,
+    knowledge: knowledge.service,
+    business: business.service,
+    proofFeed,
+    aggregates,
+    companion,
+    metricsPort: infra.metricsPort,
+  });
+
+  return { serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, runtime, routes };
+}
+
+/**
+ * Opens the stores, composes the service (composeService), runs restart recovery, admits the
+ * `startup` task and listens.
+ */
+export async function startApp(config: AppConfig, logger: Logger, clock: Clock = systemClock): Promise<RunningApp> {
+  mkdirSync(config.workspaceRoot, { recursive: true });
   const store = openStateStore(config.stateTarget, {
     flushIntervalMs: config.storeFlushIntervalMs,
     logger,
@@ -73,131 +254,15 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     cacheMaxBytes: config.cache.maxBytes,
   });
   const metrics = createMetrics();
-  const invalidator = createCacheInvalidator(coordination);
-  const registry = loadAgentRegistry(config.agentsDir);
-  const skills = loadSkillRegistry();
-  // A grant of a skill the registry does not govern is a broken manifest: stop, naming file and field.
-  const [skillProblem] = validateManifestSkills(registry.list(), skills);
-  if (skillProblem) throw new Error(formatManifestSkillProblem(skillProblem));
-  const spawner = createWorkerSpawner({ config, registry, logger });
-
-  const incidentLedger = createIncidentLedger({ store, coordination, clock, invalidator, logger });
-  // The incident service needs the runtime's admission; the runtime tells it of settled runs.
-  let incidents: IncidentService | null = null;
-  // Bound once the scheduler starts (after the runtime); finished runs feed its retention.
-  let scheduler: Scheduler | null = null;
-  const incidentReadPort = createIncidentReadPort(incidentLedger);
-  const controlPlaneSnapshot = createControlPlaneSnapshot({
-    store,
-    clock,
-    config,
-    agents: registry,
-    serviceStartedAt,
-    stateStoreKind: ({ sql: 'sqlite', file: 'file', postgres: 'postgres' } as const)[store.kind],
-    coordinationKind: coordination.kind === 'kvstore' ? 'redis' : 'memory',
-    incidents: incidentReadPort,
-  });
-  // The knowledge index, its repair loop and doc watcher; they admit work through the runtime below.
-  const knowledge = composeKnowledge({
-    config,
-    store,
-    coordination,
-    clock,
-    logger,
-    invalidator,
-    ownerId,
-    admit: (request) => runtime.admit(request),
-  });
-  // The business handlers admit work themselves, through the runtime below (bound at call time).
-  const business = createBusinessModule({
-    config,
-    store,
-    coordination,
-    clock,
-    logger,
-    admit: (request) => runtime.admit(request),
-  });
-
-  const runtime = createTaskRuntime({
-    onRunSettled: (run) => {
-      incidents?.onRunSettled(run);
-      scheduler?.noteRunFinished();
-    },
-    config,
-    store,
-    clock,
-    logger,
-    invalidator,
-    handlers: { ...IN_PROCESS_HANDLERS, ...knowledge.handlers, ...business.handlers },
-    onRunFinished: knowledge.onRunFinished,
-    spawner,
-    ownerId,
-    serviceStartedAt,
-    controlPlaneSnapshot,
-    preflightToolGate: (taskType, agentId) => {
-      const agent = registry.get(agentId);
-      return preflightToolGate({
-        taskType,
-        agent: { id: agentId, allowedSkills: agent?.allowedSkills ?? [] },
-        registry: skills,
-        now: clock.now().toISOString(),
-      });
-    },
-    communityResponseGate: createCommunityResponseGate({ coordination, clock, config }),
-  });
   metrics.setQueueDepthSource(async () => {
     const counts = await store.countRuns(true);
     return { ready: counts.ready, held: counts.held, running: counts.byStatus.running };
   });
+  // Metrics listen first, so the health route can name their port.
+  const metricsServer = config.metricsEnabled ? await startMetricsServer(metrics, config.host, config.metricsPort) : null;
+  const service = composeService({ config, logger, clock, store, coordination, metricsPort: metricsServer?.port ?? null });
+  const { registry, probe, codeHost, knowledge, incidents, scheduler, runtime } = service;
 
-  // Host truth about resident service units, probed off the request path; the overview reads
-  // the cached reading (stale after 3 minutes, when it reports the probe as unavailable).
-  const probe = createServiceProbe({ runShow: systemctlRunShow, ttlMs: 180_000 });
-  const serviceUnits = registry.list().flatMap((a) => (a.serviceExpected && a.serviceUnitName ? [a.serviceUnitName] : []));
-  const stopProbe = startServiceProbeTimer(probe, serviceUnits, 60_000);
-
-  // CI status of the code host, probed off the request path (`disabled` unless configured).
-  const codeHost = createCodeHostMonitor(config.codeHostMonitor, { now: () => clock.now() });
-  const stopCodeHost = codeHost.start();
-  incidents = createIncidentService({
-    ledger: incidentLedger,
-    admit: runtime.admit,
-    checkTaskRequest: runtime.checkTrigger,
-    store,
-    coordination,
-    clock,
-    logger,
-    webhookSecret: config.webhookSecret,
-    serviceGaps: () => serviceGapSignals(registry.list(), (unit) => probe.current(unit)),
-    knowledgeHealth: knowledge.knowledgeStats,
-  });
-
-  let metricsPort: number | null = null;
-  const routes = buildServiceRoutes({
-    config,
-    clock,
-    store,
-    coordination,
-    runtime,
-    agents: registry,
-    skills,
-    probe,
-    serviceHeartbeat: createHeartbeatReader(config.logsDir),
-    incidents,
-    metricsPort: () => metricsPort,
-    codeHost,
-    controlPlaneSnapshot,
-    serviceStartedAt,
-    // Read ports of the aggregates (proof is built beside its routes).
-    aggregatePorts: {
-      incidents: incidentReadPort,
-      knowledge: { stats: knowledge.knowledgeStats },
-      repairs: { counts: knowledge.repairStats },
-      business: { summary: business.service.summary },
-    },
-    knowledge: knowledge.service,
-    business: business.service,
-  });
   const responseCacheEnabled = responseCacheSharing(store.exclusive, config.kvStoreUrl);
   if (!responseCacheEnabled) {
     logger.warn(
@@ -205,38 +270,31 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       'the state store is shared by instances but no KV store is configured: response cache off (set KV_STORE_URL to share it, and rate limits and locks with it)',
     );
   }
-  const server = await buildServer({ config, coordination, logger, metrics, responseCacheEnabled }, routes);
+  const server = await buildServer({ config, coordination, logger, metrics, responseCacheEnabled }, service.routes);
 
+  // Start: the probes, recovery and the runner, knowledge, the scheduler and the incident sweeps.
+  const stopProbe = startServiceProbeTimer(
+    probe,
+    registry.list().flatMap((a) => (a.serviceExpected && a.serviceUnitName ? [a.serviceUnitName] : [])),
+    60_000,
+  );
+  const stopCodeHost = codeHost.start();
   await runtime.start();
   await knowledge.start();
-  scheduler = startScheduler({
-    config,
-    clock,
-    logger,
-    store,
-    admit: runtime.admit,
-    admitDueRetries: runtime.admitDueRetries,
-    invalidator,
-    businessCycle: business.service.evaluateSchedule,
-  });
+  scheduler.start();
   const stopIncidentSweeps = incidents.startSweeps(INCIDENT_SWEEP_INTERVAL_MS);
   // Every start records a `startup` run (internal); its milestone is appended when it finishes.
-  await runtime.admit({
+  await service.admit({
     type: 'startup',
     payload: {},
     source: 'startup',
     requestedBy: 'system',
-    forceRunId: `startup:${serviceStartedAt.toISOString()}:${ownerId.slice(-8)}`,
+    forceRunId: `startup:${service.serviceStartedAt.toISOString()}:${service.ownerId.slice(-8)}`,
   });
 
   await server.listen({ port: config.port, host: config.host });
   const address = server.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  let metricsServer: { port: number; close(): Promise<void> } | null = null;
-  if (config.metricsEnabled) {
-    metricsServer = await startMetricsServer(metrics, config.host, config.metricsPort);
-    metricsPort = metricsServer.port;
-  }
 
   let stopped = false;
   return {

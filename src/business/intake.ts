@@ -1,3 +1,4 @@
+import type { AppConfig } from '../config/types.js';
 import type { StateStore } from '../store/types.js';
 import type { Admit } from '../tasks/admission.js';
 import type { HandlerOutcome, TaskHandler } from '../tasks/handler-types.js';
@@ -123,7 +124,9 @@ export interface IntakeDeps {
 }
 
 /** The in-process handler of autonomous-intake-cycle: decides, then enqueues one work cycle per accepted item. */
-export function createIntakeHandler(deps: IntakeDeps): TaskHandler {
+export type IntakeContext = Pick<AppConfig, 'workspaceRoot'>;
+
+export function createIntakeHandler(deps: IntakeDeps): TaskHandler<IntakeContext> {
   return async (_state, config, input): Promise<HandlerOutcome> => {
     const { payload } = input;
     const sources = Array.isArray(payload.sources) ? payload.sources.filter((s): s is string => typeof s === 'string') : null;

@@ -1,4 +1,6 @@
-import type { TaskHandler } from '../tasks/handler-types.js';
+import { narrowConfig } from '../config/narrow.js';
+import { bindHandler } from '../tasks/handler-types.js';
+import type { LaneDefinition } from '../tasks/lanes.js';
 import { createIntakeHandler } from './intake.js';
 import { BUSINESS_CYCLE_TASK, createBusinessService, type BusinessDeps } from './service.js';
 import { createWorkCycleHandler, WORK_CYCLE_TASK } from './work-cycle/handler.js';
@@ -8,17 +10,17 @@ export const BUSINESS_HANDLER_TYPES = [BUSINESS_CYCLE_TASK, 'autonomous-intake-c
 
 /**
  * The business module as the composition root wires it: the service behind the business routes
- * and the scheduler, and the in-process handlers of its three task types. The handlers need the
+ * and the scheduler, and the in-process lanes of its three task types. The handlers need the
  * admission path and the store, which plain handlers do not get, so they are built here.
  */
 export function createBusinessModule(deps: BusinessDeps) {
   const service = createBusinessService(deps);
-  const handlers: Record<(typeof BUSINESS_HANDLER_TYPES)[number], TaskHandler> = {
-    [BUSINESS_CYCLE_TASK]: service.handler,
-    'autonomous-intake-cycle': createIntakeHandler(deps),
-    [WORK_CYCLE_TASK]: createWorkCycleHandler(deps),
-  };
-  return { service, handlers };
+  const lanes: LaneDefinition[] = [
+    { type: BUSINESS_CYCLE_TASK, handler: bindHandler(service.handler, null) },
+    { type: 'autonomous-intake-cycle', handler: bindHandler(createIntakeHandler(deps), narrowConfig(deps.config, ['workspaceRoot'])) },
+    { type: WORK_CYCLE_TASK, handler: bindHandler(createWorkCycleHandler(deps), narrowConfig(deps.config, ['workspaceRoot', 'logsDir'])) },
+  ];
+  return { service, lanes };
 }
 
 export type BusinessModule = ReturnType<typeof createBusinessModule>;

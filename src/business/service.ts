@@ -386,7 +386,7 @@ export function createBusinessService(deps: BusinessDeps) {
   }
 
   /** The in-process handler of business-value-cycle. */
-  const handler: TaskHandler = async (_state, _config, input): Promise<HandlerOutcome> => {
+  const handler: TaskHandler<unknown> = async (_state, _context, input): Promise<HandlerOutcome> => {
     const cycle = await cycleForRun(input.runId, input.payload, 'task');
     if (cycle.state !== 'active') {
       return { status: 'completed', result: { cycleId: cycle.cycleId, state: cycle.state, note: 'cycle already finished' } };

@@ -5,11 +5,12 @@ import type { Coordination } from '../coordination/types.js';
 import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 import type { StateStore } from '../store/types.js';
 import type { AdmissionOutcome, AdmissionRequest } from '../tasks/admission.js';
-import { createDocChangeHandler } from '../tasks/handlers/doc-change.js';
-import { createDocSyncHandler } from '../tasks/handlers/doc-sync.js';
-import type { TaskHandler } from '../tasks/handler-types.js';
+import { narrowConfig } from '../config/narrow.js';
+import { docChange } from '../tasks/handlers/doc-change.js';
+import { docSync } from '../tasks/handlers/doc-sync.js';
+import { bindHandler } from '../tasks/handler-types.js';
+import type { LaneDefinition } from '../tasks/lanes.js';
 import { startDocWatcher, type DocWatcher } from './doc-watcher.js';
-import type { KnowledgePorts } from './handler-ports.js';
 import { createRepairLoop } from './repair-loop.js';
 import { createKnowledgeService } from './service.js';
 
@@ -33,8 +34,10 @@ export interface KnowledgeCompositionDeps {
  */
 export function composeKnowledge(deps: KnowledgeCompositionDeps) {
   const { config, logger } = deps;
+  // The knowledge service and its handlers see the paths they work in, never the whole configuration.
+  const paths = narrowConfig(config, ['docsPath', 'knowledgePackDir', 'logsDir', 'workspaceRoot']);
   const service = createKnowledgeService({
-    config,
+    config: paths,
     clock: deps.clock,
     logger: logger.child({ component: 'knowledge' }),
     invalidator: deps.invalidator,
@@ -53,18 +56,20 @@ export function composeKnowledge(deps: KnowledgeCompositionDeps) {
     cooldownMs: config.docRepairCooldownMs,
   });
   service.attachRepairPosture(() => repairLoop.posture());
-  const ports: KnowledgePorts = { knowledge: service, repairLoop };
-  const handlers: Record<string, TaskHandler> = {
-    'doc-sync': createDocSyncHandler(() => ports),
-    'doc-change': createDocChangeHandler(() => ports),
-  };
+  const lanes: LaneDefinition[] = [
+    { type: 'doc-sync', handler: bindHandler(docSync, { ...paths, knowledge: service }) },
+    { type: 'doc-change', handler: bindHandler(docChange, { ...paths, knowledge: service, repairLoop }) },
+    // drift-repair runs as a worker: it is told where the docs, packs and index live, since a
+    // worker cannot read the configuration.
+    { type: 'drift-repair', workerInput: () => ({ __knowledge: { docsPath: paths.docsPath, knowledgePackDir: paths.knowledgePackDir, logsDir: paths.logsDir } }), afterFinish: repairLoop.onRunFinished },
+  ];
   let watcher: DocWatcher | null = null;
 
   return {
     service,
     repairLoop,
-    handlers,
-    onRunFinished: repairLoop.onRunFinished,
+    /** The knowledge lanes: doc-sync and doc-change in-process, drift-repair's worker input and outcome. */
+    lanes,
     /** `dependencies.knowledge` of the extended health. */
     knowledgeStats: service.knowledgeStats,
     /** `repairs` of the extended health. */

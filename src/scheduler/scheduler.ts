@@ -44,12 +44,25 @@ export function slotRunId(type: string, at: Date): string {
  * tasks enter through the same admission function as HTTP triggers, with the scheduler as actor.
  */
 export interface Scheduler {
+  /** Starts the cron jobs, the retry scan and retention. */
+  start(): void;
   /** Called for every run this instance finishes: retention runs early once enough have. */
   noteRunFinished(): void;
   stop(): void;
 }
 
+/** A scheduler that is already running. */
 export function startScheduler(deps: SchedulerDeps): Scheduler {
+  const scheduler = createScheduler(deps);
+  scheduler.start();
+  return scheduler;
+}
+
+/**
+ * The scheduler, built before the runtime that tells it of finished runs and started once the
+ * runtime has recovered: nothing runs until `start`.
+ */
+export function createScheduler(deps: SchedulerDeps): Scheduler {
   const { config, logger } = deps;
   const admitSlot = async (type: string) => {
     try {
@@ -69,16 +82,19 @@ export function startScheduler(deps: SchedulerDeps): Scheduler {
     fn().catch((err: unknown) => logger.error({ err }, `${name} failed`));
   };
 
-  // Cron jobs can be switched off (schedulerEnabled: false); retries and retention always run.
-  const jobs = config.schedulerEnabled
-    ? [
-        new Cron(config.heartbeatCron, { name: 'heartbeat', protect: true }, () => admitSlot('heartbeat')),
-        new Cron(config.nightlyBatchCron, { name: 'nightly-batch', protect: true }, () => admitSlot('nightly-batch')),
-        ...(deps.businessCycle
-          ? [new Cron(config.businessCycleCron, { name: 'business-cycle', protect: true }, guarded('business cycle slot', deps.businessCycle))]
-          : []),
-      ]
-    : [];
+  let jobs: Cron[] = [];
+  let timers: NodeJS.Timeout[] = [];
+  let started = false;
+  const cronJobs = (): Cron[] =>
+    config.schedulerEnabled
+      ? [
+          new Cron(config.heartbeatCron, { name: 'heartbeat', protect: true }, () => admitSlot('heartbeat')),
+          new Cron(config.nightlyBatchCron, { name: 'nightly-batch', protect: true }, () => admitSlot('nightly-batch')),
+          ...(deps.businessCycle
+            ? [new Cron(config.businessCycleCron, { name: 'business-cycle', protect: true }, guarded('business cycle slot', deps.businessCycle))]
+            : []),
+        ]
+      : [];
   const pruneOnce = async () => {
     const removed = await deps.store.pruneRuns(config.runRetention);
     if (removed === 0) return;
@@ -95,12 +111,18 @@ export function startScheduler(deps: SchedulerDeps): Scheduler {
     await pruneOnce().catch((err: unknown) => logger.error({ err }, 'run retention failed'));
   });
   const slack = retentionSlack(config.runRetention);
-  const timers = [
-    setInterval(guarded('retry scan', deps.admitDueRetries), RETRY_SCAN_INTERVAL_MS),
-    setInterval(() => void pruneRuns(), RETENTION_INTERVAL_MS),
-  ];
-  void pruneRuns();
   return {
+    start() {
+      if (started || stopped) return;
+      started = true;
+      // Cron jobs can be switched off (schedulerEnabled: false); retries and retention always run.
+      jobs = cronJobs();
+      timers = [
+        setInterval(guarded('retry scan', deps.admitDueRetries), RETRY_SCAN_INTERVAL_MS),
+        setInterval(() => void pruneRuns(), RETENTION_INTERVAL_MS),
+      ];
+      void pruneRuns();
+    },
     noteRunFinished() {
       finishedSincePrune += 1;
       if (finishedSincePrune >= slack) void pruneRuns();

@@ -95,31 +95,29 @@ export interface StateStore {
   /** Atomic read-modify-write of one run. Durable before the promise resolves (also when unchanged). */
   mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult>;
   /**
-   * Optional: `mutateRun`, plus the records `appendsFor` picks from its outcome (called only when
-   * the run was stored), in the
-   * same atomic commit and made durable by the same fsync (one durability round instead of two,
-   * for a run and its telemetry). A driver without it: callers run `mutateRun`, then `append`.
+   * `mutateRun`, plus the records `appendsFor` picks from its outcome (called only when the run
+   * was stored), in the same atomic commit and made durable by the same fsync: one durability
+   * round for a run and its telemetry instead of two.
    */
-  mutateRunAndAppend?(runId: string, mutate: RunMutator, appendsFor: AppendsFor): Promise<MutateResult>;
+  mutateRunAndAppend(runId: string, mutate: RunMutator, appendsFor: AppendsFor): Promise<MutateResult>;
   /**
    * Atomically picks the oldest run with queueState `ready` whose type is within its limit and
    * not excluded, applies `mutate` (which marks it running) and stores it. Null when none.
    */
   claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null>;
   /**
-   * Optional: up to `max` claims in one commit, each taken by the rules of `claimNextRun` in turn
-   * (the runs claimed earlier in the batch count toward the type limits), oldest first; empty
-   * when none is ready. One durability round for a runner filling several free slots. A driver
-   * without it: callers loop over `claimNextRun`.
+   * Up to `max` claims in one commit, each taken by the rules of `claimNextRun` in turn (the runs
+   * claimed earlier in the batch count toward the type limits), oldest first; empty when none is
+   * ready. One durability round for a runner filling several free slots.
    */
-  claimRuns?(options: ClaimOptions, max: number, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord[]>;
+  claimRuns(options: ClaimOptions, max: number, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord[]>;
   /**
-   * Optional: an attempt's final write in one commit: the task record (with the handler's state
-   * change, when it has one) and the run's transition. When `mutate` leaves the run unchanged
-   * (the attempt is no longer the caller's), the state is not touched either, so a superseded
-   * attempt never applies its effects. A driver without it: callers write the state, then the run.
+   * An attempt's final write in one commit: the task record (with the handler's state change,
+   * when it has one) and the run's transition. When `mutate` leaves the run unchanged (the
+   * attempt is no longer the caller's), the state is not touched either, so a superseded attempt
+   * never applies its effects.
    */
-  finishRun?(runId: string, mutate: RunMutator, task: TaskOutcomeWrite): Promise<MutateResult>;
+  finishRun(runId: string, mutate: RunMutator, task: TaskOutcomeWrite): Promise<MutateResult>;
   getRun(runId: string): Promise<RunRecord | null>;
   listRuns(query: RunQuery): Promise<{ items: RunRecord[]; total: number }>;
   countRuns(includeInternal?: boolean): Promise<RunCounts>;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { CacheTags, runListWriteTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
+import { ProgrammingError } from '../domain/errors.js';
 import type { AppendRecord, MutateResult, RunMutator, StateStore } from '../store/types.js';
 import { indexHeldRun } from './approval-index.js';
 import { getCatalogEntry } from './catalog.js';
@@ -80,22 +81,13 @@ export function createAdmission(deps: AdmissionDeps) {
   const telemetryFor = (result: MutateResult): AppendRecord[] =>
     result.before === null && result.after !== null ? telemetryOf(result.after) : [];
 
-  /**
-   * The run write, with its telemetry in the same commit where the store can (one durability
-   * round per admission instead of two in a row); otherwise the telemetry follows it.
-   */
-  async function storeRun(runId: string, mutate: RunMutator): Promise<MutateResult> {
-    if (deps.store.mutateRunAndAppend) return deps.store.mutateRunAndAppend(runId, mutate, telemetryFor);
-    const outcome = await deps.store.mutateRun(runId, mutate);
-    if (outcome.changed) {
-      await Promise.all(telemetryFor(outcome).map((a) => deps.store.append(a.collection, a.record, a.keep)));
-    }
-    return outcome;
-  }
+  /** The run write, with its telemetry in the same commit (one durability round per admission, not two). */
+  const storeRun = (runId: string, mutate: RunMutator): Promise<MutateResult> => deps.store.mutateRunAndAppend(runId, mutate, telemetryFor);
 
   return async function admit(request: AdmissionRequest): Promise<AdmissionOutcome> {
     const entry = getCatalogEntry(request.type);
-    if (!entry) throw new Error(`unknown task type ${request.type}`);
+    // Every caller checked the type first (the trigger route against the catalog, the service against its own constants).
+    if (!entry) throw new ProgrammingError(`admission of unknown task type ${request.type}`);
     const taskId = randomUUID();
     const keyFromPayload = typeof request.payload.idempotencyKey === 'string' ? request.payload.idempotencyKey : undefined;
     const runId = request.forceRunId ?? keyFromPayload ?? taskId;
@@ -127,7 +119,7 @@ export function createAdmission(deps: AdmissionDeps) {
 
     if (!outcome.changed || !outcome.after) {
       const existing = outcome.before;
-      if (!existing) throw new Error(`admission of ${runId} neither stored nor found a run`);
+      if (!existing) throw new ProgrammingError(`admission of ${runId} neither stored nor found a run`);
       return { kind: 'duplicate', run: existing, reason: duplicateReason(existing, request.type) };
     }
     const run = outcome.after;

@@ -7,6 +7,7 @@ import { runWriteTags, type Admit } from './admission.js';
 import { approvalImpact, payloadPreview } from './approval-impact.js';
 import { APPROVAL_INDEX, indexHeldRun } from './approval-index.js';
 import { getCatalogEntry } from './catalog.js';
+import type { LaneRegistry } from './lanes.js';
 import { withAttemptState, withEvent } from './run-transitions.js';
 import type { RunApproval, RunRecord } from '../domain/run-record.js';
 
@@ -29,6 +30,7 @@ export interface ApprovalsDeps {
   clock: Clock;
   invalidator: CacheInvalidator;
   admit: Admit;
+  lanes: LaneRegistry;
   /** Told of a held run a decision settled (rejected, or closed after its replay was admitted). */
   onDecided?: (run: RunRecord) => Promise<void>;
 }
@@ -47,7 +49,7 @@ export function createApprovals(deps: ApprovalsDeps) {
         requestedAt: run.approval.requestedAt,
         requestedBy: run.requestedBy,
         status: run.approval.status,
-        impact: entry ? approvalImpact(run, entry) : null,
+        impact: entry ? approvalImpact(run, entry, deps.lanes) : null,
         payloadPreview: payloadPreview(run.payload),
       };
     });

@@ -38,11 +38,19 @@ export interface CatalogEntry {
   scopeFields: string[];
   /** The executor hands the lane a bounded snapshot of the control plane (src/worker-sdk/control-plane.ts). */
   readsControlPlane: boolean;
+  /** Its work changes code, deployments or outside systems: an approval of it is high risk. */
+  highRiskWhenApproved: boolean;
+  /** What its work touches besides its payload's workspace scopes and its agent (shown on the approval screen). */
+  affectedSurfaces: string[];
 }
 
 export const INTERNAL_TASK_TYPES = ['startup', 'doc-change', 'heartbeat'] as const;
 export const APPROVAL_GATED_BY_DEFAULT = ['build-refactor', 'agent-deploy'] as const;
 /** Lanes that judge the orchestrator itself and so need its state, which a worker cannot open. */
+/** Types whose work changes code, deployments or outside systems. */
+export const HIGH_RISK_WHEN_APPROVED = ['build-refactor', 'agent-deploy', 'deployment-ops', 'send-digest', 'community-response'] as const;
+/** Surfaces a type touches that its payload does not name. */
+const EXTRA_SURFACES: Readonly<Record<string, readonly string[]>> = { 'agent-deploy': ['deployments'] };
 export const CONTROL_PLANE_LANES = [
   'system-monitor',
   'incident-triage',
@@ -52,8 +60,10 @@ export const CONTROL_PLANE_LANES = [
   'skill-audit',
 ] as const;
 
-
-type EntryInput = Omit<CatalogEntry, 'internalOnly' | 'publicTriggerable' | 'approvalGated' | 'readsControlPlane'>;
+type EntryInput = Omit<
+  CatalogEntry,
+  'internalOnly' | 'publicTriggerable' | 'approvalGated' | 'readsControlPlane' | 'highRiskWhenApproved' | 'affectedSurfaces'
+>;
 
 function entry(input: EntryInput): CatalogEntry {
   const internalOnly = (INTERNAL_TASK_TYPES as readonly string[]).includes(input.type);
@@ -63,6 +73,8 @@ function entry(input: EntryInput): CatalogEntry {
     publicTriggerable: !internalOnly,
     approvalGated: (APPROVAL_GATED_BY_DEFAULT as readonly string[]).includes(input.type),
     readsControlPlane: (CONTROL_PLANE_LANES as readonly string[]).includes(input.type),
+    highRiskWhenApproved: (HIGH_RISK_WHEN_APPROVED as readonly string[]).includes(input.type),
+    affectedSurfaces: [...(EXTRA_SURFACES[input.type] ?? [])],
     dependencyRequirements: [...input.dependencyRequirements],
     caveats: [...input.caveats],
     scopeFields: [...input.scopeFields],

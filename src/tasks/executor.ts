@@ -1,16 +1,14 @@
 import type { Logger } from 'pino';
 import { lazyChild } from '../logging.js';
 import type { Clock } from '../clock.js';
-import type { AppConfig } from '../config/types.js';
 import { executeEvidence, type ToolGatePreflight } from '../agents/tool-gate.js';
 import type { StateStore } from '../store/types.js';
-import { COMMUNITY_RESPONSE_PAYLOAD_KEY } from '../worker-sdk/community-response.js';
-import { CONTROL_PLANE_PAYLOAD_KEY, type ControlPlaneSnapshot } from '../worker-sdk/control-plane.js';
 import { removeWorkerDirectory, type WorkerSpawner } from '../workers/spawn-worker.js';
 import { isOwnedAttempt } from './run-transitions.js';
 import type { CatalogEntry } from './catalog.js';
-import type { CommunityResponseGateFn, PreparedCommunityRun } from './community-response-gate.js';
-import type { FollowUpTask, HandlerOutcome, TaskHandler } from './handler-types.js';
+import { ProgrammingError } from '../domain/errors.js';
+import type { FollowUpTask, HandlerOutcome } from './handler-types.js';
+import type { BlockedAttempt, BoundTaskHandler, LaneRegistry } from './lanes.js';
 import type { RunRecord, RunToolGate, SpecialistContract } from '../domain/run-record.js';
 import type { OrchestratorState } from '../domain/orchestrator-state.js';
 
@@ -37,41 +35,16 @@ export interface ExecutionOutcome {
 }
 
 export interface ExecutorDeps {
-  config: AppConfig;
   store: StateStore;
   clock: Clock;
   logger: Logger;
-  handlers: Record<string, TaskHandler>;
+  /** What each lane registered beyond its catalog entry: handlers and hooks (src/tasks/lanes.ts). */
+  lanes: LaneRegistry;
   spawner: WorkerSpawner;
-  serviceStartedAt: Date;
-  queueDepth: () => Promise<number>;
   /** This runner's claim identity: a worker's directory is recorded only while it owns the attempt. */
   ownerId: string;
-  /** Builds the snapshot handed to lanes whose catalog entry reads the control plane. */
-  controlPlaneSnapshot?: () => Promise<ControlPlaneSnapshot>;
   /** The tool-gate preflight of a lane's agent (src/agents/tool-gate.ts); absent, no lane is gated. */
   preflightToolGate?: (taskType: string, agentId: string) => ToolGatePreflight;
-  /** community-response only: dedupe and daily budget through the coordination port, before the spawn. */
-  communityResponseGate?: CommunityResponseGateFn;
-}
-
-/**
- * The payload a worker receives: the run's own, plus the control-plane snapshot for lanes that
- * judge the orchestrator. The snapshot rides under a `__` key, which clients can never send.
- */
-async function workerPayload(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord): Promise<Record<string, unknown>> {
-  if (entry.type === 'market-research') {
-    // The operator's reach policy: the lane refuses every host outside it, before any request.
-    const { allowPrivateHosts, allowedDomains } = deps.config.marketResearch;
-    return { ...run.payload, __marketResearch: { allowPrivateHosts, ...(allowedDomains ? { allowedDomains } : {}) } };
-  }
-  if (entry.type === 'drift-repair') {
-    // Where the docs, the knowledge packs and the index live: the worker cannot read the config.
-    const { docsPath, knowledgePackDir, logsDir } = deps.config;
-    return { ...run.payload, __knowledge: { docsPath, knowledgePackDir, logsDir } };
-  }
-  if (!entry.readsControlPlane || !deps.controlPlaneSnapshot) return run.payload;
-  return { ...run.payload, [CONTROL_PLANE_PAYLOAD_KEY]: await deps.controlPlaneSnapshot() };
 }
 
 function agentFields(result: unknown): Pick<ExecutionOutcome, 'operatorSummary' | 'recommendedNextActions' | 'specialistContract'> {
@@ -88,12 +61,12 @@ function agentFields(result: unknown): Pick<ExecutionOutcome, 'operatorSummary' 
   };
 }
 
-async function runHandler(deps: ExecutorDeps, handler: TaskHandler, run: RunRecord, signal: AbortSignal): Promise<ExecutionOutcome> {
+async function runHandler(deps: ExecutorDeps, handler: BoundTaskHandler, run: RunRecord, signal: AbortSignal): Promise<ExecutionOutcome> {
   const started = Date.now();
   let outcome: HandlerOutcome;
   try {
     const state = await deps.store.getState();
-    outcome = await handler(state, deps.config, {
+    outcome = await handler.run(state, {
       runId: run.runId,
       taskId: run.taskId,
       type: run.type,
@@ -101,8 +74,6 @@ async function runHandler(deps: ExecutorDeps, handler: TaskHandler, run: RunReco
       signal,
       logger: lazyChild(deps.logger, { runId: run.runId, type: run.type }),
       clock: deps.clock,
-      serviceStartedAt: deps.serviceStartedAt,
-      queueDepth: deps.queueDepth,
     });
   } catch (err) {
     // A handler exception is a TaskResult with status error; the service keeps running.
@@ -155,44 +126,36 @@ function refusedByToolGate(deps: ExecutorDeps, preflight: ToolGatePreflight): Ex
   };
 }
 
-/** Every selected item was refused by shared coordination: nothing is spawned, the attempt is blocked. */
-function blockedByCoordination(prepared: PreparedCommunityRun, reason: string): ExecutionOutcome {
+/** The lane's gate refused the attempt before the spawn (shared coordination said no). */
+function blockedBeforeSpawn(blocked: BlockedAttempt): ExecutionOutcome {
   return {
     ok: false,
-    result: { success: false, error: reason, coordination: { items: prepared.gate.items, budget: prepared.gate.budget } },
-    error: reason,
+    result: blocked.result,
+    error: blocked.reason,
     failureReason: 'coordination-blocked',
     transient: false,
     durationMs: 0,
-    operatorSummary: `Not spawned: ${reason}`,
-    recommendedNextActions: [
-      'Read the existing drafts in the community drafts log before asking for another one.',
-      'Raise communityResponse.dailyLlmBudget or trigger again after the UTC day rolls over when the budget is spent.',
-    ],
-    specialistContract: {
-      role: 'community-helper',
-      workflowStage: 'draft',
-      deliverable: 'community reply drafts',
-      status: 'refused',
-      refusalReason: reason,
-      escalationReason: null,
-    },
-    coordinationBlocked: reason,
+    operatorSummary: blocked.operatorSummary,
+    recommendedNextActions: blocked.recommendedNextActions,
+    specialistContract: blocked.specialistContract,
+    coordinationBlocked: blocked.reason,
   };
 }
 
 async function runWorker(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord, signal: AbortSignal): Promise<ExecutionOutcome> {
-  if (!entry.agentId) throw new Error(`task type ${entry.type} has no agent`);
+  if (!entry.agentId) throw new ProgrammingError(`task type ${entry.type} runs as a worker but names no agent`);
   const preflight = entry.toolGatePreflight && deps.preflightToolGate ? deps.preflightToolGate(entry.type, entry.agentId) : null;
   if (preflight && preflight.decision === 'refused') return refusedByToolGate(deps, preflight);
-  const community = entry.type === 'community-response' && deps.communityResponseGate ? await deps.communityResponseGate(run) : null;
-  if (community?.blocked) return blockedByCoordination(community, community.blocked);
-  const payload = await workerPayload(deps, entry, run);
+  const lane = deps.lanes.get(entry.type);
+  const gate = lane.beforeSpawn ? await lane.beforeSpawn(run) : null;
+  if (gate?.blocked) return blockedBeforeSpawn(gate.blocked);
+  // Service-reserved `__` keys the lane asked for; a client can never send such a key.
+  const input = lane.workerInput ? await lane.workerInput(run) : {};
   const outcome = await deps.spawner.run({
     agentId: entry.agentId,
     runId: run.runId,
     taskType: run.type,
-    payload: community ? { ...payload, [COMMUNITY_RESPONSE_PAYLOAD_KEY]: community.gate } : payload,
+    payload: { ...run.payload, ...input, ...gate?.input },
     signal,
     retainDirectory: true,
     onPrepared: async (directory) => {
@@ -201,8 +164,7 @@ async function runWorker(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord
       );
     },
   });
-  // A failed attempt gives its item claims back, so the items are not stuck as "already drafted".
-  if (!outcome.ok) await community?.release();
+  if (!outcome.ok) await gate?.onFailure?.();
   const directory = outcome.directory ?? null;
   const transient = outcome.failure === 'timeout' || outcome.failure === 'crash' || outcome.failure === 'spawn-error' || outcome.failure === 'non-json';
   return {
@@ -233,8 +195,8 @@ async function runWorker(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord
 export async function executeRun(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord, signal: AbortSignal): Promise<ExecutionOutcome> {
   try {
     if (entry.executor === 'handler') {
-      const handler = deps.handlers[entry.type];
-      if (!handler) throw new Error(`no in-process handler registered for ${entry.type}`);
+      const handler = deps.lanes.get(entry.type).handler;
+      if (!handler) throw new ProgrammingError(`no in-process handler registered for ${entry.type}`);
       return await runHandler(deps, handler, run, signal);
     }
     return await runWorker(deps, entry, run, signal);

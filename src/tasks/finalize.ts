@@ -13,7 +13,7 @@ import type { RunRecord } from '../domain/run-record.js';
 import type { TaskRecord } from '../domain/orchestrator-state.js';
 
 export interface FinalizeDeps {
-  config: AppConfig;
+  config: Pick<AppConfig, 'retry'>;
   store: StateStore;
   clock: Clock;
   logger: Logger;
@@ -25,11 +25,10 @@ export interface FinalizeDeps {
 /**
  * Records the outcome of one attempt: the state update and task record, the follow-up
  * admissions, and the run's final transition as a compare-and-set that applies only while
- * `stillOwned` holds. Without follow-ups and with a store that has `finishRun`, the state
- * change and the transition are one atomic commit (a superseded attempt then applies neither).
- * Otherwise side effects go first: a crash before the transition re-executes or re-finalizes
- * the attempt rather than losing its effects, and follow-ups carry idempotency keys so they are
- * not admitted twice.
+ * `stillOwned` holds. Without follow-ups, the state change and the transition are one atomic
+ * commit (`finishRun`: a superseded attempt then applies neither). With follow-ups, side effects
+ * go first: a crash before the transition re-executes or re-finalizes the attempt rather than
+ * losing its effects, and follow-ups carry idempotency keys so they are not admitted twice.
  * Returns the stored run, or null when the attempt was no longer ours.
  */
 export async function finalizeAttempt(
@@ -53,9 +52,9 @@ export async function finalizeAttempt(
   const stateUpdate = outcome.ok ? outcome.stateUpdate : undefined;
   const followUps = outcome.followUps ?? [];
   // Without follow-ups, the task's state change, its record and the run's transition are one
-  // commit when the store can (one durability round). Follow-ups must be admitted after the
-  // state change and before the run finishes, so that path keeps three writes.
-  const together = followUps.length === 0 && store.finishRun !== undefined;
+  // commit (one durability round). Follow-ups must be admitted after the state change and
+  // before the run finishes, so that path keeps three writes.
+  const together = followUps.length === 0;
   if (!together) {
     if (stateUpdate) {
       // A handler's own state change and the task record land in one atomic write.
@@ -94,7 +93,7 @@ export async function finalizeAttempt(
     };
   };
   const written = together
-    ? await store.finishRun!(run.runId, transition, { record: taskRecord, ...(stateUpdate ? { stateUpdate } : {}) })
+    ? await store.finishRun(run.runId, transition, { record: taskRecord, ...(stateUpdate ? { stateUpdate } : {}) })
     : await store.mutateRun(run.runId, transition);
   if (!written.changed || !written.after) {
     deps.logger.warn({ runId: run.runId, attempt: run.attempt }, 'run attempt no longer owned; result discarded');

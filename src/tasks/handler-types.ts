@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import type { AppConfig } from '../config/types.js';
-import type { RunToolGate } from '../domain/run-record.js';
 import type { OrchestratorState, TaskResult } from '../domain/orchestrator-state.js';
+import type { RunToolGate } from '../domain/run-record.js';
+import type { BoundTaskHandler } from './lanes.js';
 
-/** What the runner hands an in-process handler besides (state, config). */
+/** What the runner hands every in-process handler about the run it executes. */
 export interface HandlerInput {
   runId: string;
   taskId: string;
@@ -14,10 +14,6 @@ export interface HandlerInput {
   signal: AbortSignal;
   logger: Logger;
   clock: Clock;
-  /** Process start time (for uptime). */
-  serviceStartedAt: Date;
-  /** Runs waiting in the queue right now (ready + held). */
-  queueDepth: () => Promise<number>;
 }
 
 /** A task the handler asks the runtime to admit through the one admission path. */
@@ -35,7 +31,14 @@ export interface HandlerOutcome extends TaskResult {
 }
 
 /**
- * The spec's handler signature `(state, config) -> TaskResult`, plus the run's input. A thrown
- * exception becomes TaskResult `{status: 'error', error}`; the service keeps running.
+ * The spec's handler signature `(state, config) -> TaskResult`, where `config` is the handler's
+ * own narrow context (the paths, policy and ports it uses; never the whole configuration with
+ * its keys and secrets), plus the run's input. A thrown exception becomes TaskResult
+ * `{status: 'error', error}`; the service keeps running.
  */
-export type TaskHandler = (state: OrchestratorState, config: AppConfig, input: HandlerInput) => Promise<HandlerOutcome>;
+export type TaskHandler<Context> = (state: OrchestratorState, context: Context, input: HandlerInput) => Promise<HandlerOutcome>;
+
+/** Binds a handler to its context once, at composition; the executor then calls it with the run's input. */
+export function bindHandler<Context>(handler: TaskHandler<Context>, context: Context): BoundTaskHandler {
+  return { run: (state, input) => handler(state, context, input), context };
+}

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { CacheInvalidator } from '../domain/cache-invalidation.js';
+import { ProgrammingError } from '../domain/errors.js';
 import type { StateStore } from '../store/types.js';
 import { runWriteTags, type Admit } from './admission.js';
 import { getCatalogEntry } from './catalog.js';
@@ -11,7 +12,7 @@ import { isOwnedAttempt, markRunning } from './run-transitions.js';
 import type { RunRecord } from '../domain/run-record.js';
 
 export interface RunnerDeps extends ExecutorDeps {
-  config: AppConfig;
+  config: Pick<AppConfig, 'concurrency' | 'typeConcurrency' | 'retry'>;
   store: StateStore;
   clock: Clock;
   logger: Logger;
@@ -121,10 +122,7 @@ export class Runner {
     const leaseUntil = new Date(now.getTime() + this.deps.leaseMs);
     const options = { typeLimits: this.deps.config.typeConcurrency };
     const mark = (run: RunRecord) => markRunning(run, this.deps.ownerId, leaseUntil, now);
-    const { store } = this.deps;
-    if (store.claimRuns) return store.claimRuns(options, max, mark);
-    const one = await store.claimNextRun(options, mark);
-    return one === null ? [] : [one];
+    return this.deps.store.claimRuns(options, max, mark);
   }
 
   private launch(run: RunRecord): void {
@@ -160,7 +158,7 @@ export class Runner {
     // A claim takes only ready runs, and only pending runs are ready (run-transitions.ts).
     await this.deps.invalidator.invalidate(runWriteTags(run, 'pending'));
     const entry = getCatalogEntry(run.type);
-    if (!entry) throw new Error(`run ${run.runId} has unknown type ${run.type}`);
+    if (!entry) throw new ProgrammingError(`claimed run ${run.runId} has type ${run.type}, which the catalog does not know`);
     const outcome = await executeRun(this.deps, entry, run, signal);
     if (signal.aborted) {
       // Neither the outcome nor its side effects are recorded: the run belongs to restart

@@ -1,66 +1,59 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
-import { CacheTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
-import { DomainError } from '../domain/errors.js';
+import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 import type { Identity } from '../domain/identity.js';
+import type { RunRecord } from '../domain/run-record.js';
+import type { WakeSignal } from '../domain/wake-signal.js';
 import type { RunQuery, StateStore } from '../store/types.js';
-import { checkPayloadScopes } from '../workspace/boundary.js';
 import type { WorkerSpawner } from '../workers/spawn-worker.js';
-import { createAdmission, type AdmissionOutcome } from './admission.js';
-import { MILESTONE_RETENTION, milestoneForRun } from '../proof/milestones.js';
+import type { AdmissionOutcome, Admit } from './admission.js';
 import { createApprovals } from './approvals.js';
-import { communityRecordsOf } from './community-records.js';
 import type { ExecutorDeps } from './executor.js';
-import type { TaskHandler } from './handler-types.js';
-import { checkTaskRequest, type CheckedTaskRequest, type TaskRequest } from './payload-validation.js';
+import type { LaneRegistry } from './lanes.js';
+import type { TaskRequest } from './payload-validation.js';
 import { recoverInterruptedRuns } from './recovery.js';
-import { admitDueRetries } from './retry-scanner.js';
 import { Runner } from './runner.js';
 import { decodeRunCursor, encodeRunCursor } from './run-cursor.js';
 import { toRunView } from './run-view.js';
+import type { TriggerCheck } from './trigger-check.js';
 import { createWorkflowDriver } from './workflow-driver.js';
-import type { RunRecord } from '../domain/run-record.js';
 
 export interface RuntimeDeps {
-  config: AppConfig;
+  config: Pick<AppConfig, 'concurrency' | 'typeConcurrency' | 'retry' | 'runLeaseMs' | 'workspaceRoot'>;
   store: StateStore;
   clock: Clock;
   logger: Logger;
   invalidator: CacheInvalidator;
-  handlers: Record<string, TaskHandler>;
+  /** The one admission path (src/tasks/admission.ts), built before the runtime so every module can admit. */
+  admit: Admit;
+  /** Notified by the admission path whenever a run became claimable. */
+  readyRuns: WakeSignal;
+  checkTrigger: TriggerCheck;
+  lanes: LaneRegistry;
   spawner: WorkerSpawner;
   ownerId: string;
-  serviceStartedAt: Date;
-  controlPlaneSnapshot?: ExecutorDeps['controlPlaneSnapshot'];
   preflightToolGate?: ExecutorDeps['preflightToolGate'];
-  communityResponseGate?: ExecutorDeps['communityResponseGate'];
-  /** Called after every finalized attempt (the knowledge repair loop records drift-repair outcomes). */
-  onRunFinished?: (run: RunRecord) => Promise<void>;
-  /** Told of every finalized attempt (success, failed, or retrying); signal sources such as incidents listen here. */
-  onRunSettled?: (run: RunRecord) => void;
+  /**
+   * Told of every finalized attempt (success, failed or retrying), after the lane's own
+   * `afterFinish`: signal sources (incidents, milestones, retention) listen here.
+   */
+  runListeners?: ReadonlyArray<(run: RunRecord) => Promise<void> | void>;
 }
 
-const TELEMETRY_RETENTION = 5000;
+/** Runs waiting in the queue right now (ready + held). */
+export async function queueDepthOf(store: StateStore): Promise<number> {
+  const counts = await store.countRuns(true);
+  return counts.ready + counts.held;
+}
 
 /**
- * The task runtime: one admission path, the runner, approvals, retries and restart recovery,
- * composed over the state store.
+ * The task runtime: the runner, approvals, workflows, retries and restart recovery, composed
+ * over the state store and the one admission path. It knows task types only through the
+ * catalog and the lane registry.
  */
 export function createTaskRuntime(deps: RuntimeDeps) {
-  const { store, clock, logger, config } = deps;
-  let runner: Runner | null = null;
-  const admit = createAdmission({
-    store,
-    clock,
-    invalidator: deps.invalidator,
-    onReady: () => runner?.wake(),
-    telemetryRetention: TELEMETRY_RETENTION,
-  });
-  const queueDepth = async () => {
-    const counts = await store.countRuns(true);
-    return counts.ready + counts.held;
-  };
+  const { store, clock, logger, config, admit, checkTrigger } = deps;
   const workflows = createWorkflowDriver({
     store,
     logger,
@@ -69,25 +62,25 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     workspaceRoot: config.workspaceRoot,
     now: () => clock.now(),
   });
-  const approvals = createApprovals({ store, clock, invalidator: deps.invalidator, admit, onDecided: workflows.onRunFinished });
+  const approvals = createApprovals({ store, clock, invalidator: deps.invalidator, admit, lanes: deps.lanes, onDecided: workflows.onRunFinished });
+
+  /** A listener's failure must not undo the run's own finalization: it is logged and the next one runs. */
+  async function tell(run: RunRecord, listener: (run: RunRecord) => Promise<void> | void, what: string): Promise<void> {
+    try {
+      await listener(run);
+    } catch (err) {
+      logger.error({ err, runId: run.runId, type: run.type }, `${what} failed`);
+    }
+  }
 
   async function onRunFinished(run: RunRecord): Promise<void> {
     await workflows.onRunFinished(run);
-    deps.onRunSettled?.(run);
-    if (deps.onRunFinished) {
-      // A listener's failure must not undo the run's own finalization.
-      await deps.onRunFinished(run).catch((err: unknown) => logger.error({ err, runId: run.runId }, 'run-finished listener failed'));
-    }
-    const milestone = milestoneForRun(run, clock.now());
-    if (milestone) await store.append('milestones', milestone, MILESTONE_RETENTION);
-    const records = communityRecordsOf(run);
-    if (records.length > 0) {
-      await store.mutateState((state) => ({ ...state, communityResponses: [...state.communityResponses, ...records] }));
-    }
-    if (milestone || records.length > 0) await deps.invalidator.invalidate([CacheTags.proof]);
+    const afterFinish = deps.lanes.get(run.type).afterFinish;
+    if (afterFinish) await tell(run, afterFinish, 'lane after-finish hook');
+    for (const listener of deps.runListeners ?? []) await tell(run, listener, 'run-finished listener');
   }
 
-  runner = new Runner({
+  const runner = new Runner({
     config,
     store,
     clock,
@@ -98,24 +91,11 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     leaseMs: config.runLeaseMs,
     pollIntervalMs: 1000,
     onRunFinished,
-    handlers: deps.handlers,
+    lanes: deps.lanes,
     spawner: deps.spawner,
-    serviceStartedAt: deps.serviceStartedAt,
-    queueDepth,
-    controlPlaneSnapshot: deps.controlPlaneSnapshot,
     preflightToolGate: deps.preflightToolGate,
-    communityResponseGate: deps.communityResponseGate,
   });
-
-  /** Checks a client's task request against the catalog and schema and confines its scopes to the workspace. */
-  function checkTrigger(request: TaskRequest): CheckedTaskRequest {
-    const checked = checkTaskRequest(request);
-    const scopeProblems = checkPayloadScopes(checked.entry, checked.payload, config.workspaceRoot);
-    if (scopeProblems.length > 0) {
-      throw new DomainError('scope_outside_workspace', 'task scope is outside the workspace', scopeProblems);
-    }
-    return checked;
-  }
+  deps.readyRuns.subscribe(() => runner.wake());
 
   /** Checks a client's task request (checkTrigger) and admits it. */
   async function trigger(request: TaskRequest, identity: Identity): Promise<AdmissionOutcome> {
@@ -166,7 +146,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
         .then((recovered) => {
           if (recovered.requeued + recovered.failed + recovered.finished > 0) {
             logger.warn(recovered, 'took over runs whose lease expired');
-            runner?.wake();
+            runner.wake();
           }
         })
         .catch((err: unknown) => logger.error({ err }, 'expired lease recovery failed'))
@@ -185,13 +165,13 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     if (recovered.requeued + recovered.failed + recovered.finished + approvalsRepaired > 0) {
       logger.warn({ ...recovered, approvalsRepaired }, 'restart recovery finished');
     }
-    runner!.start();
+    runner.start();
     startLeaseSweep();
   }
 
   async function stop(graceMs = 5000): Promise<void> {
     if (leaseSweep) clearInterval(leaseSweep);
-    await runner!.stop(graceMs);
+    await runner.stop(graceMs);
   }
 
   return {
@@ -202,11 +182,9 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     getRun,
     toolGateEvidence,
     approvals,
-    queueDepth,
     start,
     stop,
-    admitDueRetries: () => admitDueRetries({ store, clock, admit, logger }),
-    activeCount: () => runner!.activeCount,
+    activeCount: () => runner.activeCount,
   };
 }
 

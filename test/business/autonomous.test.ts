@@ -7,6 +7,7 @@ import { planWorkCycle } from '../../src/business/work-cycle/plan.js';
 import { sanitizeSnippet } from '../../src/business/work-cycle/coding-audit.js';
 import { seedDemoWorkspace } from '../../src/demo/seed-workspace.js';
 import { SAMPLE_PROJECT_DIR } from '../../src/demo/sample-project.js';
+import { testLaneRegistry } from '../support/lanes.js';
 import { createApprovals } from '../../src/tasks/approvals.js';
 import { businessHarness, OPERATOR, type Harness } from './support.js';
 
@@ -97,7 +98,7 @@ describe('autonomous cycles as handlers', () => {
   async function setup() {
     h = await businessHarness();
     seedDemoWorkspace({ workspaceRoot: h.config.workspaceRoot, docsPath: h.config.docsPath });
-    const approvals = createApprovals({ store: h.store, clock: h.clock, invalidator: { invalidate: async () => undefined }, admit: h.admit });
+    const approvals = createApprovals({ store: h.store, clock: h.clock, invalidator: { invalidate: async () => undefined }, admit: h.admit, lanes: testLaneRegistry(h.business.lanes) });
     return approvals;
   }
 

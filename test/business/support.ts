@@ -10,6 +10,7 @@ import type { Identity } from '../../src/domain/identity.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { createAdmission, type AdmissionRequest, type Admit } from '../../src/tasks/admission.js';
+import type { HandlerOutcome } from '../../src/tasks/handler-types.js';
 import { emptyOrchestratorState } from '../../src/domain/orchestrator-state.js';
 import { testConfig } from '../support/config.js';
 
@@ -42,7 +43,7 @@ export interface Harness {
   /** When set, admitting a task of this type throws (to make a cycle fail). */
   failAdmissionOf: { type: string | null };
   /** Runs a module handler on an admitted run the way the executor would. */
-  execute(runId: string): Promise<Awaited<ReturnType<BusinessModule['handlers']['business-value-cycle']>>>;
+  execute(runId: string): Promise<HandlerOutcome>;
   /** A second module on the same store (and the same coordination unless given): another instance. */
   another(coordination?: Coordination): BusinessModule;
   close(): Promise<void>;
@@ -78,8 +79,9 @@ export async function businessHarness(options: { config?: AppConfig; store?: Sta
     async execute(runId) {
       const run = await store.getRun(runId);
       if (!run) throw new Error(`no run ${runId}`);
-      const handler = business.handlers[run.type as keyof BusinessModule['handlers']];
-      return handler(emptyOrchestratorState(), config, {
+      const handler = business.lanes.find((lane) => lane.type === run.type)?.handler;
+      if (!handler) throw new Error(`the business module has no handler for ${run.type}`);
+      return handler.run(emptyOrchestratorState(), {
         runId: run.runId,
         taskId: run.taskId,
         type: run.type,
@@ -87,8 +89,6 @@ export async function businessHarness(options: { config?: AppConfig; store?: Sta
         signal: new AbortController().signal,
         logger,
         clock,
-        serviceStartedAt: clock.now(),
-        queueDepth: async () => 0,
       });
     },
     async close() {

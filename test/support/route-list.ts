@@ -1,20 +1,12 @@
 import pino from 'pino';
-import { loadAgentRegistry } from '../../src/agents/registry.js';
-import { unavailableReading } from '../../src/agents/service-probe.js';
-import { loadSkillRegistry } from '../../src/agents/skills.js';
+import { composeService } from '../../src/app.js';
 import { systemClock } from '../../src/clock.js';
 import { RATE_LIMIT_BUCKETS } from '../../src/config/schema.js';
 import type { AppConfig, Role } from '../../src/config/types.js';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
 import type { RouteSpec } from '../../src/http/route-spec.js';
-import { buildServiceRoutes } from '../../src/http/service-routes.js';
-import { createBusinessService } from '../../src/business/service.js';
-import { createIncidentLedger } from '../../src/incidents/ledger.js';
-import { createIncidentService } from '../../src/incidents/service.js';
-import { createKnowledgeService } from '../../src/knowledge/service.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
-import { createTaskRuntime } from '../../src/tasks/runtime.js';
 import { testConfig } from './config.js';
 
 /** What a test needs of a route of the table to call it: method, path and who may call it. */
@@ -40,50 +32,13 @@ function entry(route: RouteSpec): RouteEntry {
 }
 
 /**
- * The service's whole route table built over `store` with in-memory coordination, an idle
- * runtime and every route family's real module: what test/http/route-table.test.ts checks and
- * what the route walkers below call.
+ * The service's whole route table built over `store` with in-memory coordination, by the
+ * composition root itself (nothing started): what test/http/route-table.test.ts checks and what
+ * the route walkers below call.
  */
 export function buildTestServiceRoutes(store: StateStore, config: AppConfig = testConfig()): RouteSpec[] {
-  const logger = pino({ level: 'silent' });
-  const invalidator = { invalidate: async () => undefined };
   const coordination = new MemoryCoordination({ cacheMaxEntries: 100, cacheMaxBytes: 1_000_000 });
-  const runtime = createTaskRuntime({
-    config,
-    store,
-    clock: systemClock,
-    logger,
-    invalidator,
-    handlers: {},
-    spawner: { run: async () => Promise.reject(new Error('not used')) },
-    ownerId: 'route-list',
-    serviceStartedAt: new Date(),
-  });
-  return buildServiceRoutes({
-    config,
-    clock: systemClock,
-    store,
-    coordination,
-    runtime,
-    agents: loadAgentRegistry(config.agentsDir),
-    skills: loadSkillRegistry(),
-    probe: { current: (unit) => unavailableReading(unit, 'not probed in this test', null, 'not-probed') },
-    serviceHeartbeat: async () => null,
-    incidents: createIncidentService({
-      ledger: createIncidentLedger({ store, coordination, clock: systemClock, invalidator }),
-      admit: runtime.admit,
-      checkTaskRequest: runtime.checkTrigger,
-      store,
-      coordination,
-      clock: systemClock,
-      logger,
-      webhookSecret: config.webhookSecret,
-      serviceGaps: () => [],
-    }),
-    metricsPort: () => null,
-    knowledge: createKnowledgeService({ config, clock: systemClock, logger, invalidator }),
-    business: createBusinessService({ config, store, coordination, clock: systemClock, logger, admit: runtime.admit }),
-  });
+  return composeService({ config, logger: pino({ level: 'silent' }), clock: systemClock, store, coordination, metricsPort: null }).routes;
 }
 
 /**

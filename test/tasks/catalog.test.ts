@@ -9,7 +9,8 @@ import {
 } from '../../src/tasks/catalog.js';
 import { loadAgentRegistry } from '../../src/agents/registry.js';
 import { BUSINESS_HANDLER_TYPES } from '../../src/business/module.js';
-import { IN_PROCESS_HANDLERS } from '../../src/tasks/handlers/index.js';
+import { coreHandlerLanes } from '../../src/tasks/handlers/index.js';
+import { testConfig } from '../support/config.js';
 import { PAYLOAD_SCHEMAS } from '../../src/tasks/payload-schemas.js';
 
 // The spec's "Task types" lists, verbatim.
@@ -50,6 +51,8 @@ const SPEC_AGENTS: Record<string, string> = {
 const HANDLER_TYPES = ['startup', 'heartbeat', 'doc-sync', 'doc-change', 'agent-deploy', 'nightly-batch', 'send-digest', 'rss-sweep'];
 // Served in-process by the business module (src/business/module.ts), wired in the composition root.
 const BUSINESS_TYPES = ['business-value-cycle', 'autonomous-intake-cycle', 'autonomous-work-cycle'];
+// Served in-process by the knowledge module (src/knowledge/compose.ts).
+const KNOWLEDGE_TYPES = ['doc-sync', 'doc-change'];
 
 describe('task catalog', () => {
   it('holds every task type of the spec exactly once', () => {
@@ -96,7 +99,8 @@ describe('task catalog', () => {
   it('runs exactly the in-process types as handlers, each with a registered handler', () => {
     const handlers = TASK_CATALOG.filter((e) => e.executor === 'handler').map((e) => e.type);
     expect(handlers.sort()).toEqual([...HANDLER_TYPES, ...BUSINESS_TYPES].sort());
-    expect(Object.keys(IN_PROCESS_HANDLERS).sort()).toEqual([...HANDLER_TYPES].sort());
+    const coreLanes = coreHandlerLanes({ config: testConfig(), serviceStartedAt: new Date(), queueDepth: async () => 0 });
+    expect(coreLanes.map((lane) => lane.type).sort()).toEqual(HANDLER_TYPES.filter((t) => !KNOWLEDGE_TYPES.includes(t)).sort());
     expect([...BUSINESS_HANDLER_TYPES].sort()).toEqual([...BUSINESS_TYPES].sort());
   });
 

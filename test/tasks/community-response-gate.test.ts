@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
-import { createCommunityResponseGate } from '../../src/tasks/community-response-gate.js';
+import { createCommunityResponseGate } from '../../src/lanes/community-response/gate.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { newRunRecord } from '../../src/tasks/run-transitions.js';
 import { fixedClock } from './handlers/fixtures.js';

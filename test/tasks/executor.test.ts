@@ -3,15 +3,16 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
-import { createCommunityResponseGate } from '../../src/tasks/community-response-gate.js';
+import { communityResponseLane } from '../../src/lanes/community-response/index.js';
 import { COMMUNITY_RESPONSE_PAYLOAD_KEY } from '../../src/worker-sdk/community-response.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { getCatalogEntry } from '../../src/tasks/catalog.js';
 import { executeRun, type ExecutorDeps } from '../../src/tasks/executor.js';
-import type { TaskHandler } from '../../src/tasks/handler-types.js';
+import { bindHandler, type TaskHandler } from '../../src/tasks/handler-types.js';
 import { newRunRecord } from '../../src/tasks/run-transitions.js';
 import { testConfig, tempDir } from '../support/config.js';
+import { testLaneRegistry } from '../support/lanes.js';
 
 describe('executeRun with in-process handlers', () => {
   let store: StateStore | null = null;
@@ -20,19 +21,16 @@ describe('executeRun with in-process handlers', () => {
     store = null;
   });
 
-  async function run(handler: TaskHandler) {
+  async function run(handler: TaskHandler<{ docsPath: string }>) {
     const base = tempDir();
     store = openStateStore(join(base, 'state.json'));
     await store.open();
     const deps: ExecutorDeps = {
-      config: testConfig({}, base),
       store,
       clock: systemClock,
       logger: pino({ level: 'silent' }),
-      handlers: { 'doc-sync': handler },
+      lanes: testLaneRegistry([{ type: 'doc-sync', handler: bindHandler(handler, { docsPath: testConfig({}, base).docsPath }) }]),
       spawner: { run: async () => Promise.reject(new Error('no workers here')) },
-      serviceStartedAt: new Date(),
-      queueDepth: async () => 0,
       ownerId: 'executor-test',
     };
     const record = newRunRecord({
@@ -59,7 +57,7 @@ describe('executeRun with in-process handlers', () => {
     expect(outcome.result).toEqual({ status: 'error', error: 'disk on fire' });
   });
 
-  it('passes (state, config) and keeps the handler result, state update and follow-ups on success', async () => {
+  it('passes (state, its bound context) and keeps the handler result, state update and follow-ups on success', async () => {
     const outcome = await run(async (state, config) => ({
       status: 'completed',
       result: { tasksSeen: state.tasksProcessed, docsPath: config.docsPath },
@@ -85,12 +83,13 @@ describe('executeRun of community-response: the pre-spawn coordination step', ()
     const coordination = new MemoryCoordination({ cacheMaxEntries: 10, cacheMaxBytes: 100_000 });
     const config = testConfig({}, base);
     const spawned: Array<Record<string, unknown>> = [];
+    const store = openStateStore(join(base, 'state.json'));
+    const lane = communityResponseLane({ coordination, clock: systemClock, config, store, invalidator: { invalidate: async () => undefined } });
     const deps: ExecutorDeps = {
-      config,
-      store: openStateStore(join(base, 'state.json')),
+      store,
       clock: systemClock,
       logger: pino({ level: 'silent' }),
-      handlers: {},
+      lanes: testLaneRegistry([lane]),
       spawner: {
         run: async (request) => {
           spawned.push(request.payload);
@@ -99,10 +98,7 @@ describe('executeRun of community-response: the pre-spawn coordination step', ()
             : { ok: false, failure: 'crash', error: 'helper threw', result: { success: false, error: 'helper threw' }, durationMs: 1, exitCode: 1, signal: null, pid: 1 };
         },
       } as ExecutorDeps['spawner'],
-      serviceStartedAt: new Date(),
-      queueDepth: async () => 0,
       ownerId: 'executor-test',
-      communityResponseGate: createCommunityResponseGate({ coordination, clock: systemClock, config }),
     };
     const runOf = (runId: string) =>
       newRunRecord({

@@ -5,11 +5,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import type { StateStore } from '../../src/store/types.js';
-import type { TaskHandler } from '../../src/tasks/handler-types.js';
+import { bindHandler, type TaskHandler } from '../../src/tasks/handler-types.js';
 import { Runner, type RunnerDeps } from '../../src/tasks/runner.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import type { WorkerSpawner } from '../../src/workers/spawn-worker.js';
 import { tempDir, testConfig } from '../support/config.js';
+import { testLaneRegistry } from '../support/lanes.js';
 import { insertIfAbsent, makeRun } from '../store/fixtures/runs.js';
 
 /** A gate the test opens to let one handler call return. */
@@ -20,7 +21,7 @@ function gate(): { wait: Promise<void>; open: () => void } {
 }
 
 /** A handler that works until its attempt is aborted, then reports (too late) a completion. */
-function untilAborted(onAbort: () => void): TaskHandler {
+function untilAborted(onAbort: () => void): TaskHandler<unknown> {
   return (_state, _config, input) =>
     new Promise((resolve) => {
       input.signal.addEventListener('abort', () => {
@@ -45,7 +46,7 @@ afterEach(async () => {
 
 async function setUp(options: {
   concurrency: number;
-  handler: TaskHandler;
+  handler: TaskHandler<unknown>;
   wrap?: (store: StateStore) => StateStore;
   leaseMs?: number;
   spawner?: WorkerSpawner;
@@ -70,10 +71,8 @@ async function setUp(options: {
     leaseMs: options.leaseMs ?? 60_000,
     pollIntervalMs: 60_000,
     onRunFinished: options.onRunFinished ?? (async () => {}),
-    handlers: { 'doc-sync': options.handler },
+    lanes: testLaneRegistry([{ type: 'doc-sync', handler: bindHandler(options.handler, null) }]),
     spawner: options.spawner ?? ({ run: async () => ({ ok: false, result: null, durationMs: 0, failure: 'spawn-error' }) } as unknown as WorkerSpawner),
-    serviceStartedAt: new Date(),
-    queueDepth: async () => 0,
   } as RunnerDeps;
   const runner = new Runner(deps);
   runners.push(runner);

@@ -45,10 +45,12 @@ function fail(error: string): HandlerOutcome {
  * replays it, and the replay passes that one boundary). Checkpoint and invocations go to
  * `<logsDir>/autonomous-work/<chain>/`.
  */
-export function createWorkCycleHandler(deps: WorkCycleDeps): TaskHandler {
+export type WorkCycleContext = Pick<AppConfig, 'workspaceRoot' | 'logsDir'>;
+
+export function createWorkCycleHandler(deps: WorkCycleDeps): TaskHandler<WorkCycleContext> {
   const skills = loadSkillRegistry();
 
-  async function inspect(step: Extract<PlanStep, { kind: 'inspect' }>, ctx: { root: string; config: AppConfig; outcome: string; files: Inventory | null }) {
+  async function inspect(step: Extract<PlanStep, { kind: 'inspect' }>, ctx: { root: string; config: WorkCycleContext; outcome: string; files: Inventory | null }) {
     const ws = ctx.config.workspaceRoot;
     if (step.name === 'inventory') {
       const inv = await inventory(ctx.root, ws);

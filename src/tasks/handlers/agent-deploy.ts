@@ -1,5 +1,7 @@
 import { cp, lstat, mkdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import type { AppConfig } from '../../config/types.js';
+import { displayPath } from '../../domain/display-path.js';
 import type { TaskHandler } from '../handler-types.js';
 import type { DeploymentRecord } from '../../domain/orchestrator-state.js';
 import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../workspace/boundary.js';
@@ -35,7 +37,9 @@ function metadataOf(payload: Record<string, unknown>): NonNullable<DeploymentRec
  * overwrites: an existing target fails the run. Symbolic links in the template are not copied,
  * so a deployment cannot end up pointing at files outside it.
  */
-export const agentDeploy: TaskHandler = async (_state, config, input) => {
+export type AgentDeployContext = Pick<AppConfig, 'workspaceRoot' | 'agentsDir' | 'deployBaseDir'>;
+
+export const agentDeploy: TaskHandler<AgentDeployContext> = async (_state, config, input) => {
   const { payload } = input;
   const agentName = payload.agentName;
   if (typeof agentName !== 'string' || !NAME.test(agentName)) {
@@ -47,7 +51,10 @@ export const agentDeploy: TaskHandler = async (_state, config, input) => {
   }
 
   let templateDir: string;
+  // How results name the template: its workspace path, or `agents/<name>` for a built-in one.
+  let templateName: string;
   if (payload.templatePath !== undefined) {
+    templateName = String(payload.templatePath);
     try {
       templateDir = resolveWorkspacePath(config.workspaceRoot, String(payload.templatePath));
     } catch (err) {
@@ -56,21 +63,26 @@ export const agentDeploy: TaskHandler = async (_state, config, input) => {
     }
   } else {
     templateDir = join(config.agentsDir, agentName);
+    templateName = `agents/${agentName}`;
   }
   if (!(await isDirectory(templateDir))) {
-    return failure(`unknown agent template '${agentName}': no template directory at ${templateDir}`);
+    return failure(`unknown agent template '${agentName}': no template directory at ${templateName}`);
   }
   // Copy from the real directory, so a linked template root is not mistaken for a link to skip.
   templateDir = await realpath(templateDir);
 
   const now = input.clock.now();
-  const deployPath = join(config.deployBaseDir, `${deployName}-${stamp(now)}`);
+  const deployDirName = `${deployName}-${stamp(now)}`;
+  const deployPath = join(config.deployBaseDir, deployDirName);
+  // Results name the deployment inside the workspace, or inside the deployments folder when that lies elsewhere.
+  const shownPath = displayPath(deployPath, { workspaceRoot: config.workspaceRoot });
+  const shownDeployPath = shownPath.startsWith('outside:') ? `deployments/${deployDirName}` : shownPath;
   await mkdir(config.deployBaseDir, { recursive: true });
   try {
     await mkdir(deployPath);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
-      return failure(`deployment target ${deployPath} already exists; refusing to overwrite it`);
+      return failure(`deployment target ${shownDeployPath} already exists; refusing to overwrite it`);
     }
     throw err;
   }
@@ -97,23 +109,23 @@ export const agentDeploy: TaskHandler = async (_state, config, input) => {
     await writeFile(
       join(deployPath, 'DEPLOYMENT.json'),
       `${JSON.stringify(
-        { agentName, deployName, deployPath, deployedAt, runId: input.runId, taskId: input.taskId, templatePath: templateDir, metadata },
+        { agentName, deployName, deployPath: shownDeployPath, deployedAt, runId: input.runId, taskId: input.taskId, templatePath: templateName, metadata },
         null,
         2,
       )}\n`,
     );
 
-    const record: DeploymentRecord = { timestamp: deployedAt, agentName, deployPath, metadata };
+    const record: DeploymentRecord = { timestamp: deployedAt, agentName, deployPath: shownDeployPath, metadata };
     return {
       status: 'completed',
       result: {
         agentName,
-        deployPath,
+        deployPath: shownDeployPath,
         deploymentMetadata: {
           ...metadata,
           deployedAt,
           runId: input.runId,
-          templatePath: templateDir,
+          templatePath: templateName,
           filesCopied,
           ...(skippedLinks.length > 0 ? { skippedSymlinks: skippedLinks } : {}),
         },

@@ -1,6 +1,8 @@
 import { isAbsolute, posix, win32 } from 'node:path';
 import { appendDocChanges, docChangeBufferPath, DOC_CHANGE_THRESHOLD } from '../../knowledge/doc-change-buffer.js';
-import { standaloneKnowledgePorts, type ResolveKnowledgePorts } from '../../knowledge/handler-ports.js';
+import { displayPath } from '../../domain/display-path.js';
+import type { RepairLoop } from '../../knowledge/repair-loop.js';
+import type { KnowledgeService } from '../../knowledge/service.js';
 import type { TaskHandler } from '../handler-types.js';
 import { failure } from './outcome.js';
 
@@ -12,47 +14,51 @@ export function normalizeDocPath(raw: string): string | null {
   return normalized.replace(/^\.\//, '');
 }
 
+export interface DocChangeContext {
+  logsDir: string;
+  workspaceRoot: string;
+  knowledge: KnowledgeService;
+  /** Null outside a running service: doc changes are then buffered without admitting repairs. */
+  repairLoop: RepairLoop | null;
+}
+
 /**
  * doc-change (internal, fed by the doc watcher): records changed doc paths in the buffer and
  * refreshes the knowledge index. In the running service the repair loop then decides, under the
  * doc-repair lock, whether the 25-path threshold admits a drift-repair (`repairDecision`);
  * outside it the paths are only buffered.
  */
-export function createDocChangeHandler(resolvePorts: ResolveKnowledgePorts): TaskHandler {
-  return async (_state, config, input) => {
-    const raw = input.payload.paths;
-    if (!Array.isArray(raw) || !raw.every((p) => typeof p === 'string')) {
-      return failure('doc-change payload.paths must be an array of strings');
-    }
-    const accepted: string[] = [];
-    const rejectedPaths: string[] = [];
-    for (const path of raw as string[]) {
-      const normalized = normalizeDocPath(path);
-      if (normalized === null) rejectedPaths.push(path);
-      else accepted.push(normalized);
-    }
-    const { knowledge, repairLoop } = resolvePorts(config, input);
-    let buffer;
-    let repairDecision = null;
-    if (repairLoop) {
-      ({ buffer, decision: repairDecision } = await repairLoop.recordChanges(accepted));
-    } else {
-      buffer = await appendDocChanges(config, accepted, input.clock.now());
-      await knowledge.refresh();
-    }
-    return {
-      status: 'completed',
-      result: {
-        bufferedPaths: buffer.pending.length,
-        thresholdReached: buffer.pending.length >= DOC_CHANGE_THRESHOLD,
-        threshold: DOC_CHANGE_THRESHOLD,
-        pendingPaths: buffer.pending,
-        bufferPath: docChangeBufferPath(config),
-        ...(repairDecision ? { repairDecision } : {}),
-        ...(rejectedPaths.length > 0 ? { rejectedPaths } : {}),
-      },
-    };
+export const docChange: TaskHandler<DocChangeContext> = async (_state, config, input) => {
+  const raw = input.payload.paths;
+  if (!Array.isArray(raw) || !raw.every((p) => typeof p === 'string')) {
+    return failure('doc-change payload.paths must be an array of strings');
+  }
+  const accepted: string[] = [];
+  const rejectedPaths: string[] = [];
+  for (const path of raw as string[]) {
+    const normalized = normalizeDocPath(path);
+    if (normalized === null) rejectedPaths.push(path);
+    else accepted.push(normalized);
+  }
+  const { knowledge, repairLoop } = config;
+  let buffer;
+  let repairDecision = null;
+  if (repairLoop) {
+    ({ buffer, decision: repairDecision } = await repairLoop.recordChanges(accepted));
+  } else {
+    buffer = await appendDocChanges(config, accepted, input.clock.now());
+    await knowledge.refresh();
+  }
+  return {
+    status: 'completed',
+    result: {
+      bufferedPaths: buffer.pending.length,
+      thresholdReached: buffer.pending.length >= DOC_CHANGE_THRESHOLD,
+      threshold: DOC_CHANGE_THRESHOLD,
+      pendingPaths: buffer.pending,
+      bufferPath: displayPath(docChangeBufferPath(config), config),
+      ...(repairDecision ? { repairDecision } : {}),
+      ...(rejectedPaths.length > 0 ? { rejectedPaths } : {}),
+    },
   };
-}
-
-export const docChange: TaskHandler = createDocChangeHandler(standaloneKnowledgePorts);
+};

@@ -21,11 +21,18 @@ export function degradedReasons(queueDepth: number, heapUseRatio: number, histor
   return reasons;
 }
 
+export interface HeartbeatContext {
+  /** Process start time (for uptime). */
+  serviceStartedAt: Date;
+  /** Runs waiting in the queue right now (ready + held). */
+  queueDepth: () => Promise<number>;
+}
+
 /** heartbeat: a cheap liveness sample every 5 minutes (scheduler), visible with includeInternal. */
-export const heartbeat: TaskHandler = async (state, _config, input) => {
-  const uptime = Math.max(0, Math.floor((input.clock.now().getTime() - input.serviceStartedAt.getTime()) / 1000));
+export const heartbeat: TaskHandler<HeartbeatContext> = async (state, context, input) => {
+  const uptime = Math.max(0, Math.floor((input.clock.now().getTime() - context.serviceStartedAt.getTime()) / 1000));
   const memoryUsageMb = Math.round((process.memoryUsage().rss / (1024 * 1024)) * 10) / 10;
-  const taskQueueDepth = await input.queueDepth();
+  const taskQueueDepth = await context.queueDepth();
   const heap = getHeapStatistics();
   const reasons = degradedReasons(taskQueueDepth, heap.used_heap_size / heap.heap_size_limit, state.taskHistory);
   return {

@@ -1,24 +1,35 @@
-import type { TaskHandler } from '../handler-types.js';
+import type { AppConfig } from '../../config/types.js';
+import { narrowConfig } from '../../config/narrow.js';
+import { bindHandler } from '../handler-types.js';
+import type { LaneDefinition } from '../lanes.js';
 import { agentDeploy } from './agent-deploy.js';
-import { docChange } from './doc-change.js';
-import { docSync } from './doc-sync.js';
 import { heartbeat } from './heartbeat.js';
 import { nightlyBatch } from './nightly-batch.js';
 import { rssSweep } from './rss-sweep.js';
 import { sendDigest } from './send-digest.js';
 import { startup } from './startup.js';
 
+export interface CoreHandlerDeps {
+  config: AppConfig;
+  serviceStartedAt: Date;
+  /** Runs waiting in the queue right now (ready + held), for the heartbeat. */
+  queueDepth: () => Promise<number>;
+}
+
 /**
- * The in-process handlers, by task type. Exactly the catalog entries with executor 'handler'
- * (a test holds the two together); every other type runs as a spawned worker.
+ * The in-process lanes of the task runtime itself, each bound to the part of the configuration
+ * it uses. The knowledge lanes (doc-sync, doc-change) register from src/knowledge/compose.ts and
+ * the business lanes from src/business/module.ts; the lane registry checks at start that every
+ * catalog entry with executor `handler` has exactly one handler.
  */
-export const IN_PROCESS_HANDLERS: Record<string, TaskHandler> = {
-  startup,
-  heartbeat,
-  'doc-change': docChange,
-  'doc-sync': docSync,
-  'agent-deploy': agentDeploy,
-  'rss-sweep': rssSweep,
-  'nightly-batch': nightlyBatch,
-  'send-digest': sendDigest,
-};
+export function coreHandlerLanes(deps: CoreHandlerDeps): LaneDefinition[] {
+  const { config } = deps;
+  return [
+    { type: 'startup', handler: bindHandler(startup, narrowConfig(config, ['fastStart', 'docsPath', 'workspaceRoot', 'logsDir'])) },
+    { type: 'heartbeat', handler: bindHandler(heartbeat, { serviceStartedAt: deps.serviceStartedAt, queueDepth: deps.queueDepth }) },
+    { type: 'agent-deploy', handler: bindHandler(agentDeploy, narrowConfig(config, ['workspaceRoot', 'agentsDir', 'deployBaseDir'])) },
+    { type: 'rss-sweep', handler: bindHandler(rssSweep, narrowConfig(config, ['rssConfigPath', 'logsDir', 'workspaceRoot'])) },
+    { type: 'nightly-batch', handler: bindHandler(nightlyBatch, null) },
+    { type: 'send-digest', handler: bindHandler(sendDigest, narrowConfig(config, ['digestTargetUrl', 'digestTargetFile'])) },
+  ];
+}

@@ -56,7 +56,7 @@ function followUp(draft: RSSRecord, decision: Exclude<DraftDecision, 'none'>): F
     itemUrl: draft.itemUrl,
     itemTitle: draft.itemTitle,
     // Only priority leads are selected by the batch; for a review lead the approval is the
-    // selection (its replay is drafted, see community-response-gate.ts).
+    // selection (its replay is drafted, see src/lanes/community-response/gate.ts).
     selectedForDraft: decision === 'selected',
     idempotencyKey: followUpKey(draft),
   };
@@ -72,7 +72,7 @@ function followUp(draft: RSSRecord, decision: Exclude<DraftDecision, 'none'>): F
  * drafts are queued directly; manual-review drafts become mandatory approvals and the top ten of
  * the rest optional promotion approvals, all through the one admission path.
  */
-export const nightlyBatch: TaskHandler = async (state) => {
+export const nightlyBatch: TaskHandler<unknown> = async (state) => {
   const decisions = classifyDrafts(state.rssDrafts);
   const followUps: FollowUpTask[] = [];
   const counts = { selected: 0, 'manual-review': 0, promotion: 0, none: 0 };

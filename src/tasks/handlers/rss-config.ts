@@ -30,19 +30,20 @@ const validator = Compile(RssConfigSchema);
 export type RssConfigLoad = { ok: true; config: RssConfig } | { ok: false; error: string };
 
 /** Reads and checks the feeds file; every problem becomes one readable reason for the run. */
-export async function loadRssConfig(path: string): Promise<RssConfigLoad> {
+/** `shownAs` names the file in messages (never the server's absolute path). */
+export async function loadRssConfig(path: string, shownAs: string): Promise<RssConfigLoad> {
   let raw: string;
   try {
     raw = await readFile(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return { ok: false, error: `rss config ${path} cannot be read (${code ?? (err as Error).message})` };
+    return { ok: false, error: `rss config ${shownAs} cannot be read (${code ?? (err as Error).message})` };
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch (err) {
-    return { ok: false, error: `rss config ${path} is not valid JSON: ${(err as Error).message}` };
+    return { ok: false, error: `rss config ${shownAs} is not valid JSON: ${(err as Error).message}` };
   }
   if (!validator.Check(parsed)) {
     const problems = validator
@@ -50,17 +51,17 @@ export async function loadRssConfig(path: string): Promise<RssConfigLoad> {
       .slice(0, 5)
       .map((e) => `${e.instancePath || '/'} ${e.message}`)
       .join('; ');
-    return { ok: false, error: `rss config ${path} is invalid: ${problems}` };
+    return { ok: false, error: `rss config ${shownAs} is invalid: ${problems}` };
   }
   for (const [i, feed] of parsed.feeds.entries()) {
     let url: URL;
     try {
       url = new URL(feed.url);
     } catch {
-      return { ok: false, error: `rss config ${path}: feeds[${i}].url is not a URL` };
+      return { ok: false, error: `rss config ${shownAs}: feeds[${i}].url is not a URL` };
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      return { ok: false, error: `rss config ${path}: feeds[${i}].url must be http or https` };
+      return { ok: false, error: `rss config ${shownAs}: feeds[${i}].url must be http or https` };
     }
   }
   return { ok: true, config: parsed };

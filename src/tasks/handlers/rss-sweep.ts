@@ -1,5 +1,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { AppConfig } from '../../config/types.js';
+import { displayPath } from '../../domain/display-path.js';
 import type { HandlerInput, TaskHandler } from '../handler-types.js';
 import type { RSSRecord } from '../../domain/orchestrator-state.js';
 import { parseFeed, type ParsedFeed } from './feed-parser.js';
@@ -64,9 +66,11 @@ function absoluteLink(link: string | null, feedUrl: string): string | null {
  * state and in logsDir/rss-drafts.jsonl. Feeds that fail are listed in feedErrors; when every
  * feed fails the run fails with their causes: an unreachable network is never a green sweep.
  */
-export const rssSweep: TaskHandler = async (state, config, input) => {
+export type RssSweepContext = Pick<AppConfig, 'rssConfigPath' | 'logsDir' | 'workspaceRoot'>;
+
+export const rssSweep: TaskHandler<RssSweepContext> = async (state, config, input) => {
   if (!config.rssConfigPath) return failure('rssConfigPath is not configured');
-  const loaded = await loadRssConfig(config.rssConfigPath);
+  const loaded = await loadRssConfig(config.rssConfigPath, displayPath(config.rssConfigPath, config));
   if (!loaded.ok) return failure(loaded.error);
   const rss = loaded.config;
   const maxItems = rss.maxItemsPerFeed ?? DEFAULT_MAX_ITEMS_PER_FEED;
@@ -146,7 +150,7 @@ export const rssSweep: TaskHandler = async (state, config, input) => {
       highPriorityItemsCount,
       newDrafts: drafts.length,
       duplicatesSkipped,
-      draftsLogPath,
+      draftsLogPath: displayPath(draftsLogPath, config),
       feedErrors,
     },
     // Another sweep may have landed in between: dedupe again against the state being updated.

@@ -1,5 +1,6 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import type { AppConfig } from '../../config/types.js';
 import type { TaskHandler } from '../handler-types.js';
 import type { OrchestratorState } from '../../domain/orchestrator-state.js';
 import { failure } from './outcome.js';
@@ -91,7 +92,9 @@ async function appendDigest(path: string, digest: Digest): Promise<Delivery> {
  * No target, a refusal (non-2xx), an unreachable target or an unwritable file fails the run with
  * the cause; with two targets the run fails when either does (the other is still attempted).
  */
-export const sendDigest: TaskHandler = async (state, config, input) => {
+export type SendDigestContext = Pick<AppConfig, 'digestTargetUrl' | 'digestTargetFile'>;
+
+export const sendDigest: TaskHandler<SendDigestContext> = async (state, config, input) => {
   if (!config.digestTargetUrl && !config.digestTargetFile) {
     return failure('no notification target configured (set digestTargetUrl or digestTargetFile)');
   }

@@ -1,3 +1,5 @@
+import type { AppConfig } from '../../config/types.js';
+import { displayPath } from '../../domain/display-path.js';
 import type { TaskHandler } from '../handler-types.js';
 import { walkDocs } from '../../knowledge/docs-walk.js';
 
@@ -7,7 +9,9 @@ import { walkDocs } from '../../knowledge/docs-walk.js';
  * hashing: that is doc-sync's job) and stamps lastStartedAt. With fastStart the listing is
  * skipped so the service answers at once, and a doc-sync is queued to index in the background.
  */
-export const startup: TaskHandler = async (state, config, input) => {
+export type StartupContext = Pick<AppConfig, 'fastStart' | 'docsPath' | 'workspaceRoot' | 'logsDir'>;
+
+export const startup: TaskHandler<StartupContext> = async (state, config, input) => {
   const startedAt = input.clock.now().toISOString();
   if (config.fastStart) {
     return {
@@ -32,7 +36,7 @@ export const startup: TaskHandler = async (state, config, input) => {
       configLoaded: true,
       docsIndexed: paths.length,
       stateInitialized: true,
-      ...(walk.exists ? {} : { note: `docsPath ${config.docsPath} does not exist` }),
+      ...(walk.exists ? {} : { note: `docsPath ${displayPath(config.docsPath, config)} does not exist` }),
     },
     stateUpdate: (s) => ({ ...s, lastStartedAt: startedAt, docsIndexed: paths }),
   };

@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileS
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentDeploy } from '../../../src/tasks/handlers/agent-deploy.js';
-import { applyOutcome, fixedClock, freshState, handlerConfig, handlerInput } from './fixtures.js';
+import { applyOutcome, fixedClock, freshState, handlerConfig, handlerInput, shownFile } from './fixtures.js';
 
 function setupTemplates() {
   const config = handlerConfig({ agentsDir: './agent-templates' });
@@ -29,12 +29,13 @@ describe('agent-deploy handler', () => {
     expect(outcome.status).toBe('completed');
     const result = outcome.result as DeployResult;
     expect(result.agentName).toBe('doc-specialist');
-    expect(result.deployPath).toBe(join(config.deployBaseDir, 'doc-specialist-2024-05-01T12-00-00-000Z'));
+    expect(result.deployPath).toBe('deployments/doc-specialist-2024-05-01T12-00-00-000Z');
+    const deployDir = shownFile(config, result.deployPath);
     expect(result.deploymentMetadata).toMatchObject({ version: '1.2.0', tags: ['docs', 'pilot'], config: { tier: 'small' }, filesCopied: 3 });
 
-    expect(readFileSync(join(result.deployPath, 'SOUL.md'), 'utf8')).toBe('# Doc specialist');
-    expect(existsSync(join(result.deployPath, 'src', 'index.js'))).toBe(true);
-    const deployment = JSON.parse(readFileSync(join(result.deployPath, 'DEPLOYMENT.json'), 'utf8'));
+    expect(readFileSync(join(deployDir, 'SOUL.md'), 'utf8')).toBe('# Doc specialist');
+    expect(existsSync(join(deployDir, 'src', 'index.js'))).toBe(true);
+    const deployment = JSON.parse(readFileSync(join(deployDir, 'DEPLOYMENT.json'), 'utf8'));
     expect(deployment).toMatchObject({
       agentName: 'doc-specialist',
       deployPath: result.deployPath,
@@ -59,7 +60,7 @@ describe('agent-deploy handler', () => {
     const clock = fixedClock('2024-06-01T00:00:00.000Z');
     const payload = { agentName: 'doc-specialist', deployName: 'docs-eu' };
     const first = await agentDeploy(freshState(), config, handlerInput('agent-deploy', payload, { clock }));
-    expect((first.result as DeployResult).deployPath).toBe(join(config.deployBaseDir, 'docs-eu-2024-06-01T00-00-00-000Z'));
+    expect((first.result as DeployResult).deployPath).toBe('deployments/docs-eu-2024-06-01T00-00-00-000Z');
 
     const again = await agentDeploy(freshState(), config, handlerInput('agent-deploy', payload, { clock }));
     expect(again).toEqual({ status: 'error', error: expect.stringContaining('already exists') });
@@ -78,7 +79,7 @@ describe('agent-deploy handler', () => {
     mkdirSync(join(config.workspaceRoot, 'templates', 'custom'), { recursive: true });
     writeFileSync(join(config.workspaceRoot, 'templates', 'custom', 'SOUL.md'), '# Custom');
     const ok = await agentDeploy(freshState(), config, handlerInput('agent-deploy', { agentName: 'custom', templatePath: 'templates/custom' }));
-    expect(readFileSync(join((ok.result as DeployResult).deployPath, 'SOUL.md'), 'utf8')).toBe('# Custom');
+    expect(readFileSync(join(shownFile(config, (ok.result as DeployResult).deployPath), 'SOUL.md'), 'utf8')).toBe('# Custom');
 
     const out = await agentDeploy(freshState(), config, handlerInput('agent-deploy', { agentName: 'x', templatePath: '../agent-templates/doc-specialist' }));
     expect(out).toEqual({ status: 'error', error: expect.stringContaining('templatePath refused') });
@@ -90,7 +91,7 @@ describe('agent-deploy handler', () => {
     symlinkSync(join(config.baseDir, 'secret.txt'), join(template, 'leak.txt'));
     const outcome = await agentDeploy(freshState(), config, handlerInput('agent-deploy', { agentName: 'doc-specialist' }));
     const result = outcome.result as DeployResult;
-    expect(() => lstatSync(join(result.deployPath, 'leak.txt'))).toThrow();
+    expect(() => lstatSync(join(shownFile(config, result.deployPath), 'leak.txt'))).toThrow();
     expect(result.deploymentMetadata.skippedSymlinks).toEqual(['leak.txt']);
   });
 

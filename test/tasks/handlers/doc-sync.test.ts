@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { docSync } from '../../../src/tasks/handlers/doc-sync.js';
 import { outlineDoc } from '../../../src/knowledge/doc-outline.js';
-import { applyOutcome, fixedClock, freshState, handlerConfig, handlerInput } from './fixtures.js';
+import { applyOutcome, fixedClock, freshState, handlerConfig, handlerInput, knowledgeContext, shownFile } from './fixtures.js';
 
 interface SyncResult {
   filesIndexed: number;
@@ -30,14 +30,13 @@ describe('doc-sync handler', () => {
     const config = setupDocs();
     const clock = fixedClock('2024-05-01T12:00:00.000Z');
 
-    const first = await docSync(freshState(), config, handlerInput('doc-sync', {}, { clock }));
+    const first = await docSync(freshState(), knowledgeContext(config), handlerInput('doc-sync', {}, { clock }));
     const r1 = first.result as SyncResult;
     expect(first.status).toBe('completed');
     expect(r1).toMatchObject({ filesIndexed: 3, changeDetected: true, knowledgePackGenerated: true, added: 3 });
-    expect(r1.knowledgePackPath!.startsWith(config.knowledgePackDir)).toBe(true);
-
-    expect(r1.knowledgePackPath).toBe(join(config.knowledgePackDir, 'knowledge-pack-v1.json'));
-    const pack = JSON.parse(readFileSync(r1.knowledgePackPath!, 'utf8'));
+    
+    expect(r1.knowledgePackPath).toBe('logs/knowledge-packs/knowledge-pack-v1.json');
+    const pack = JSON.parse(readFileSync(shownFile(config, r1.knowledgePackPath!), 'utf8'));
     expect(pack).toMatchObject({ version: 1, generatedAt: '2024-05-01T12:00:00.000Z', indexerVersion: 'knowledge-indexer/1', docCount: 3 });
     expect(pack.packHash).toMatch(/^[0-9a-f]{64}$/);
     const readme = pack.docs.find((d: { docPath: string }) => d.docPath === 'README.md');
@@ -49,40 +48,40 @@ describe('doc-sync handler', () => {
     expect(applyOutcome(freshState(), first).docsIndexed).toEqual(['README.md', 'notes.txt', 'ops/runbook.md']);
 
     clock.set('2024-05-01T13:00:00.000Z');
-    const second = await docSync(freshState(), config, handlerInput('doc-sync', {}, { clock }));
+    const second = await docSync(freshState(), knowledgeContext(config), handlerInput('doc-sync', {}, { clock }));
     expect(second.result).toMatchObject({ filesIndexed: 3, changeDetected: false, knowledgePackGenerated: false });
     expect((second.result as SyncResult).knowledgePackPath).toBeUndefined();
 
     // With the doc list already in state, an unchanged sync asks for no state write at all.
     const indexed = applyOutcome(freshState(), first);
-    const third = await docSync(indexed, config, handlerInput('doc-sync', {}, { clock }));
+    const third = await docSync(indexed, knowledgeContext(config), handlerInput('doc-sync', {}, { clock }));
     expect(third.stateUpdate).toBeUndefined();
   });
 
   it('detects modified, added and removed docs and writes a new pack', async () => {
     const config = setupDocs();
     const clock = fixedClock('2024-05-01T12:00:00.000Z');
-    await docSync(freshState(), config, handlerInput('doc-sync', {}, { clock }));
+    await docSync(freshState(), knowledgeContext(config), handlerInput('doc-sync', {}, { clock }));
 
     writeFileSync(join(config.docsPath, 'README.md'), '# Orchestrator v2\n');
     writeFileSync(join(config.docsPath, 'new.md'), '# New');
     rmSync(join(config.docsPath, 'notes.txt'));
     clock.set('2024-05-01T12:05:00.000Z');
-    const outcome = await docSync(freshState(), config, handlerInput('doc-sync', {}, { clock }));
+    const outcome = await docSync(freshState(), knowledgeContext(config), handlerInput('doc-sync', {}, { clock }));
     const result = outcome.result as SyncResult;
     expect(result).toMatchObject({ changeDetected: true, knowledgePackGenerated: true, knowledgePackVersion: 2, added: 1, modified: 1, removed: 1 });
-    const pack = JSON.parse(readFileSync(result.knowledgePackPath!, 'utf8'));
+    const pack = JSON.parse(readFileSync(shownFile(config, result.knowledgePackPath!), 'utf8'));
     expect(pack.docs.map((d: { docPath: string }) => d.docPath)).toEqual(['README.md', 'new.md', 'ops/runbook.md']);
     expect(pack.docs[0].title).toBe('Orchestrator v2');
   });
 
   it('regenerates a deleted latest pack even when the docs did not change', async () => {
     const config = setupDocs();
-    await docSync(freshState(), config, handlerInput('doc-sync'));
+    await docSync(freshState(), knowledgeContext(config), handlerInput('doc-sync'));
     rmSync(join(config.knowledgePackDir, 'latest.json'));
-    const again = await docSync(freshState(), config, handlerInput('doc-sync', {}, { clock: fixedClock('2024-05-02T00:00:00Z') }));
+    const again = await docSync(freshState(), knowledgeContext(config), handlerInput('doc-sync', {}, { clock: fixedClock('2024-05-02T00:00:00Z') }));
     expect(again.result).toMatchObject({ changeDetected: true, knowledgePackGenerated: true, knowledgePackVersion: 2 });
-    expect(existsSync((again.result as SyncResult).knowledgePackPath!)).toBe(true);
+    expect(existsSync(shownFile(config, (again.result as SyncResult).knowledgePackPath!))).toBe(true);
   });
 
   it('does not follow symbolic links out of the docs folder', async () => {
@@ -91,12 +90,12 @@ describe('doc-sync handler', () => {
     mkdirSync(outside);
     writeFileSync(join(outside, 'private.md'), '# Private');
     symlinkSync(outside, join(config.docsPath, 'linked'));
-    const outcome = await docSync(freshState(), config, handlerInput('doc-sync'));
+    const outcome = await docSync(freshState(), knowledgeContext(config), handlerInput('doc-sync'));
     expect(applyOutcome(freshState(), outcome).docsIndexed).not.toContain('linked/private.md');
   });
 
   it('completes with zero files and a note when docsPath is missing', async () => {
-    const outcome = await docSync(freshState(), handlerConfig(), handlerInput('doc-sync'));
+    const outcome = await docSync(freshState(), knowledgeContext(handlerConfig()), handlerInput('doc-sync'));
     expect(outcome).toMatchObject({
       status: 'completed',
       result: { filesIndexed: 0, changeDetected: false, knowledgePackGenerated: false, note: expect.stringContaining('does not exist') },

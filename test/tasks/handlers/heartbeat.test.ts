@@ -1,18 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { degradedReasons, heartbeat } from '../../../src/tasks/handlers/heartbeat.js';
 import type { TaskRecord } from '../../../src/domain/orchestrator-state.js';
-import { fixedClock, freshState, handlerConfig, handlerInput } from './fixtures.js';
+import { fixedClock, freshState, handlerInput } from './fixtures.js';
 
 const record = (status: TaskRecord['status']): TaskRecord => ({ type: 'x', status, timestamp: '2024-05-01T00:00:00Z', durationMs: 1 });
 
 describe('heartbeat handler', () => {
   it('reports uptime since service start, memory, queue depth and a healthy verdict', async () => {
-    const input = handlerInput('heartbeat', {}, {
-      clock: fixedClock('2024-05-01T12:00:00.000Z'),
-      serviceStartedAt: new Date('2024-05-01T11:58:30.000Z'),
-      queueDepth: async () => 3,
-    });
-    const outcome = await heartbeat(freshState(), handlerConfig(), input);
+    const input = handlerInput('heartbeat', {}, { clock: fixedClock('2024-05-01T12:00:00.000Z') });
+    const context = { serviceStartedAt: new Date('2024-05-01T11:58:30.000Z'), queueDepth: async () => 3 };
+    const outcome = await heartbeat(freshState(), context, input);
     expect(outcome.status).toBe('completed');
     const result = outcome.result as Record<string, unknown>;
     expect(result).toMatchObject({ uptime: 90, taskQueueDepth: 3, healthStatus: 'healthy' });
@@ -21,7 +18,8 @@ describe('heartbeat handler', () => {
   });
 
   it('is degraded with its reasons when the queue backs up', async () => {
-    const outcome = await heartbeat(freshState(), handlerConfig(), handlerInput('heartbeat', {}, { queueDepth: async () => 250 }));
+    const context = { serviceStartedAt: new Date('2024-05-01T11:00:00.000Z'), queueDepth: async () => 250 };
+    const outcome = await heartbeat(freshState(), context, handlerInput('heartbeat'));
     expect(outcome.result).toMatchObject({ healthStatus: 'degraded', degradedReasons: [expect.stringContaining('queue depth 250')] });
   });
 

@@ -108,7 +108,7 @@ describe('rss-sweep handler', () => {
       newDrafts: 6,
       duplicatesSkipped: 0,
       feedErrors: [],
-      draftsLogPath: join(config.logsDir, 'rss-drafts.jsonl'),
+      draftsLogPath: 'logs/rss-drafts.jsonl',
     });
 
     const state = applyOutcome(freshState(), outcome);
@@ -130,7 +130,7 @@ describe('rss-sweep handler', () => {
       feedUrl: `${server.url}/atom.xml`,
     });
 
-    const lines = readFileSync(result.draftsLogPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RSSRecord);
+    const lines = readFileSync(join(config.logsDir, 'rss-drafts.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RSSRecord);
     expect(lines).toHaveLength(6);
     expect(lines.map((l) => l.itemUrl)).toContain('https://board.example.test/t/7');
   });

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import type { Clock } from '../clock.js';
-import type { AppConfig } from '../config/types.js';
-import type { Coordination } from '../coordination/types.js';
-import { isSelected, queueItemsOf, type CommunityResponseGate, type ItemGate } from '../worker-sdk/community-response.js';
-import type { RunRecord } from '../domain/run-record.js';
+import type { Clock } from '../../clock.js';
+import type { AppConfig } from '../../config/types.js';
+import type { Coordination } from '../../coordination/types.js';
+import { isSelected, queueItemsOf, type CommunityResponseGate, type ItemGate } from '../../worker-sdk/community-response.js';
+import type { RunRecord } from '../../domain/run-record.js';
 
 const HOUR_MS = 3_600_000;
 /** The budget counter outlives its UTC day by a margin; the day is in its key, so it never spans two. */

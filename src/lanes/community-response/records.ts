@@ -1,5 +1,5 @@
-import type { RunRecord } from '../domain/run-record.js';
-import type { CommunityRecord } from '../domain/orchestrator-state.js';
+import type { RunRecord } from '../../domain/run-record.js';
+import type { CommunityRecord } from '../../domain/orchestrator-state.js';
 
 function isCommunityRecord(value: unknown): value is CommunityRecord {
   if (typeof value !== 'object' || value === null) return false;
