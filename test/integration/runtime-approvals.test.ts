@@ -51,9 +51,12 @@ describe('approvals', () => {
     expect(replay.status).toBe('success');
     expect(replay.approvedFromTaskId).toBe(taskId);
     expect(replay.approval.required).toBe(false);
+    // Results name the deployment inside the workspace (default deployBaseDir <workspace>/deployments).
     const deployPath: string = replay.result.result.deployPath;
-    expect(existsSync(join(deployPath, 'DEPLOYMENT.json'))).toBe(true);
-    expect(JSON.parse(readFileSync(join(deployPath, 'DEPLOYMENT.json'), 'utf8')).agentName).toBe('summarization-agent');
+    expect(deployPath).toMatch(/^deployments\/summarization-agent-/);
+    const deployDir = join(base, 'workspace', deployPath);
+    expect(existsSync(join(deployDir, 'DEPLOYMENT.json'))).toBe(true);
+    expect(JSON.parse(readFileSync(join(deployDir, 'DEPLOYMENT.json'), 'utf8')).agentName).toBe('summarization-agent');
 
     const again = await api.post(`/api/approvals/${taskId}/decision`, { decision: 'approved' });
     expect(again.status).toBe(409);
