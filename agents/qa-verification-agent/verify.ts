@@ -1,4 +1,3 @@
-import { relative, sep } from 'node:path';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { workspaceRelativeFailures } from './failure-paths.js';
 import { tailLines } from './output-buffer.js';
@@ -44,10 +43,6 @@ export type QaOutcome = QaDryRun | QaExecution | (LaneRefusal & Record<string, u
 
 function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
-}
-
-function targetLabel(workspaceRoot: string, project: TargetProject): string {
-  return relative(workspaceRoot, project.dir).split(sep).join('/') || '.';
 }
 
 function scriptNote(script: string, suite: string): string {
@@ -164,7 +159,7 @@ export async function qaVerification(payload: Readonly<Record<string, unknown>>,
   if ('problem' in project) {
     return refuseLane(IDENTITY, project.problem, ['Point payload.target at a workspace folder that holds the project’s package.json.']);
   }
-  const target = targetLabel(context.workspaceRoot, project);
+  const target = project.relative;
   const plan = buildPlan(target, project.scripts, input.suite);
   if (plan === null) {
     return refuseLane(IDENTITY, `${target}/package.json has neither a "test:${input.suite}" nor a "test" script: there is no suite to run`, [
