@@ -1,3 +1,4 @@
+import { displayText } from '../../src/worker-sdk/display-text.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { workspaceRelativeFailures } from './failure-paths.js';
 import { tailLines } from './output-buffer.js';
@@ -83,7 +84,8 @@ async function execute(input: QaInput, base: QaBase, project: TargetProject, con
     timeoutMs: input.timeoutMs,
     outputCapBytes: OUTPUT_CAP_BYTES,
   });
-  const outputTail = tailLines(outcome.output, OUTPUT_TAIL_LINES);
+  // Runners print absolute paths (stack traces, node:test's locations); results name them workspace-relative.
+  const outputTail = displayText(tailLines(outcome.output, OUTPUT_TAIL_LINES), { workspaceRoot: context.workspaceRoot });
   const summary = parseTestOutput(outcome.output);
   const reason = notRunReason(outcome, summary !== null, base, input.timeoutMs);
   if (reason !== null) {

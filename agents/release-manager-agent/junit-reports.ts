@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { displayText } from '../../src/worker-sdk/display-text.js';
 import { SOURCE_CONTROL_KINDS } from '../../src/worker-sdk/ignored-folders.js';
 import { parseJunitXml } from '../../src/worker-sdk/junit-report.js';
 import { readScopedFile } from '../../src/worker-sdk/scoped-file.js';
@@ -86,7 +87,7 @@ export function readJunitReports(workspaceRoot: string, scope: { absolute: strin
         report,
         name: failing.name,
         className: failing.className,
-        message: (failing.message ?? '').slice(0, MAX_MESSAGE_CHARS),
+        message: displayText(failing.message ?? '', { workspaceRoot }).slice(0, MAX_MESSAGE_CHARS),
       });
     }
   }

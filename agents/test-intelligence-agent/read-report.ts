@@ -1,3 +1,4 @@
+import { displayText } from '../../src/worker-sdk/display-text.js';
 import { readScopedFile } from '../../src/worker-sdk/scoped-file.js';
 import type { ReportFile } from './find-reports.js';
 import { parseJsonReport, isJestShapedReport } from './parse-json-report.js';
@@ -16,6 +17,14 @@ export type ReadReport = { parsed: ParsedReport } | { skip: true } | { error: st
  * the result names.
  */
 export function readReport(workspaceRoot: string, file: ReportFile): ReadReport {
+  const outcome = parseReport(workspaceRoot, file);
+  if (!('parsed' in outcome)) return outcome;
+  // A report written by a run in this workspace quotes its stack traces with the server's paths.
+  const cases = outcome.parsed.cases.map((c) => (c.message === null ? c : { ...c, message: displayText(c.message, { workspaceRoot }) }));
+  return { parsed: { ...outcome.parsed, cases } };
+}
+
+function parseReport(workspaceRoot: string, file: ReportFile): ReadReport {
   const read = readScopedFile(workspaceRoot, file.path, { maxBytes: MAX_REPORT_BYTES });
   if (!read.ok) return { error: read.message };
   const text = read.content.toString('utf8');
