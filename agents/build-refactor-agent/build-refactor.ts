@@ -1,3 +1,4 @@
+import { displayText } from '../../src/worker-sdk/display-text.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { describeActions, fileChangeOf, type FileChange } from './file-evidence.js';
 import { ApplyError, FileTransaction } from './file-transaction.js';
@@ -145,13 +146,15 @@ export async function buildRefactor(
     verificationPlan = planned;
   }
 
+  // File-system errors and a script's output name files by their absolute paths; results never do.
+  const shown = (text: string) => displayText(text, { workspaceRoot: context.workspaceRoot });
   const changes = plan.files.map(fileChangeOf);
   const transaction = new FileTransaction(context.workspaceRoot, plan.files);
   try {
     transaction.apply();
   } catch (err) {
     if (!(err instanceof ApplyError)) throw err;
-    return revert(err.message, { revertedFiles: changes, unchangedFiles: plan.unchanged, verification: null, governance }, err.unrestored, [
+    return revert(shown(err.message), { revertedFiles: changes, unchangedFiles: plan.unchanged, verification: null, governance }, err.unrestored.map(shown), [
       'Check why the file could not be written (permissions, a file where a folder is expected) and resend.',
     ]);
   }
@@ -159,13 +162,14 @@ export async function buildRefactor(
   let verification: Verification | null = null;
   if (verificationPlan !== null) {
     let interrupted = false;
-    verification = await runVerification(verificationPlan, options.verificationTimeoutMs ?? DEFAULT_VERIFICATION_TIMEOUT_MS, () => {
+    const ran = await runVerification(verificationPlan, options.verificationTimeoutMs ?? DEFAULT_VERIFICATION_TIMEOUT_MS, () => {
       interrupted = true;
       transaction.rollback();
     });
+    verification = { ...ran, outputTail: shown(ran.outputTail) };
     if (verification.verdict !== 'passed' || interrupted) {
       // After an interrupt the guard has already rolled back; a second rollback finds nothing to undo.
-      const unrestored = transaction.rollback();
+      const unrestored = transaction.rollback().map(shown);
       return revert(`verification ${verificationSummary(verification)}`, { revertedFiles: changes, unchangedFiles: plan.unchanged, verification, governance }, unrestored, [
         `Read verification.outputTail, fix the change set so ${verificationPlan.command} passes, and resend it.`,
       ]);

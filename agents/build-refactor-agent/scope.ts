@@ -1,5 +1,6 @@
 import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { isIgnoredFolder, SOURCE_CONTROL_KINDS } from '../../src/worker-sdk/ignored-folders.js';
 import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/workspace/boundary.js';
 
 /** The approved scope of a change set: a folder (or a single file) of the workspace. */
@@ -17,9 +18,6 @@ export interface ScopedPath {
   relative: string;
   absolute: string;
 }
-
-/** Folders no refactor writes into: version-control internals and installed dependencies. */
-const PROTECTED_SEGMENTS = new Set(['.git', 'node_modules']);
 
 export function lstatOrNull(path: string): Stats | null {
   try {
@@ -76,8 +74,9 @@ export function resolveScope(workspaceRoot: string, scope: string): ChangeScope 
 
 /**
  * Checks one change path: inside the workspace, inside the scope both as written and through
- * its symbolic links, outside `.git` and `node_modules`, and not itself a link or a folder
- * (replacing a link by a file would silently change what the link pointed at).
+ * its symbolic links, outside installed dependencies and version control (IGNORED_FOLDERS), and
+ * not itself a link or a folder (replacing a link by a file would silently change what the link
+ * pointed at).
  */
 export function resolveChangePath(workspaceRoot: string, scope: ChangeScope, path: string): ScopedPath | { problem: string } {
   let absolute: string;
@@ -92,8 +91,10 @@ export function resolveChangePath(workspaceRoot: string, scope: ChangeScope, pat
   if (!isInside(scope.real, realLocation(absolute))) {
     return { problem: `${outside} once its symbolic links are resolved` };
   }
-  if (rel.split('/').some((segment) => PROTECTED_SEGMENTS.has(segment))) {
-    return { problem: `path ${JSON.stringify(path)} is inside .git or node_modules, which a refactor never changes` };
+  // Installed dependencies and version-control internals are never a refactor's to change; build
+  // output is (a generated file may be checked in, and a build/ folder may hold build scripts).
+  if (rel.split('/').some((segment) => isIgnoredFolder(segment, SOURCE_CONTROL_KINDS))) {
+    return { problem: `path ${JSON.stringify(path)} is inside installed dependencies or version control (node_modules, .git, …), which a refactor never changes` };
   }
   const stats = lstatOrNull(absolute);
   if (stats?.isSymbolicLink()) return { problem: `path ${JSON.stringify(path)} is a symbolic link; change the file it points at instead` };

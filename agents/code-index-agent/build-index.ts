@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { readScopedFile } from '../../src/worker-sdk/scoped-file.js';
 import { findExports, type ExportedSymbol } from './exports.js';
 import { findImports, type ImportKind } from './imports.js';
 import { resolveImport } from './resolve-import.js';
-import { languageOf, type SourceFile } from './source-files.js';
+import { languageOf, MAX_SOURCE_BYTES, type SourceFile } from './source-files.js';
 import { stripSource } from './strip-source.js';
 
 export interface IndexedImport {
@@ -50,13 +50,12 @@ export function buildIndex(workspaceRoot: string, sources: SourceFile[]): CodeIn
   const problems: IndexProblem[] = [];
 
   for (const source of sources) {
-    let text: string;
-    try {
-      text = readFileSync(source.absolutePath, 'utf8');
-    } catch (err) {
-      problems.push({ file: source.path, problem: `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}` });
+    const read = readScopedFile(workspaceRoot, source.path, { maxBytes: MAX_SOURCE_BYTES });
+    if (!read.ok) {
+      problems.push({ file: source.path, problem: `unreadable: ${read.message}` });
       continue;
     }
+    const text = read.content.toString('utf8');
     const stripped = stripSource(text, { jsx: /x$/.test(source.path) });
     if (stripped.problem) problems.push({ file: source.path, problem: stripped.problem });
     const imports: IndexedImport[] = findImports(stripped.code).map((ref) => {

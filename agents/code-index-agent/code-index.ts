@@ -1,6 +1,5 @@
-import { lstatSync } from 'node:fs';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
-import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/workspace/boundary.js';
+import { resolveScope } from '../../src/worker-sdk/scope-path.js';
 import { buildIndex, type CodeIndex } from './build-index.js';
 import { listSourceFiles, MAX_SOURCE_BYTES, MAX_SOURCE_FILES } from './source-files.js';
 
@@ -61,20 +60,14 @@ export function codeIndex(payload: Readonly<Record<string, unknown>>, context: L
   if (typeof scope !== 'string' || scope.trim() === '') return blocked('payload.scope must be a workspace-relative path', resend);
   const since = previousIndexTime(payload.previousIndexAt);
   if (typeof since === 'object') return blocked(since.problem, ['Resend without previousIndexAt, or with the indexedAt of a previous index.']);
-  let absolute: string;
-  try {
-    absolute = resolveWorkspacePath(context.workspaceRoot, scope);
-    lstatSync(absolute);
-  } catch (err) {
-    if (err instanceof WorkspaceBoundaryError) return blocked(`scope ${err.message}`, resend);
-    return blocked(`scope ${JSON.stringify(scope)} does not exist in the workspace`, resend);
-  }
+  const resolved = resolveScope(context.workspaceRoot, scope);
+  if ('problem' in resolved) return blocked(resolved.problem, resend);
 
   const indexedAt = new Date().toISOString();
-  const listing = listSourceFiles(context.workspaceRoot, absolute);
+  const listing = listSourceFiles(context.workspaceRoot, resolved.absolute);
   if (listing.files.length === 0) {
-    const oversized = listing.oversized.length ? ` (${plural(listing.oversized.length, 'file')} over ${MAX_SOURCE_BYTES} bytes not read)` : '';
-    return blocked(`scope ${JSON.stringify(scope)} holds no JS/TS source files (.js .mjs .cjs .ts .mts .cts .tsx .jsx; node_modules and .git skipped)${oversized}`, resend);
+    const oversized = listing.oversizedCount ? ` (${plural(listing.oversizedCount, 'file')} over ${MAX_SOURCE_BYTES} bytes not read)` : '';
+    return blocked(`scope ${JSON.stringify(scope)} holds no JS/TS source files (.js .mjs .cjs .ts .mts .cts .tsx .jsx; node_modules, .git and build output skipped)${oversized}`, resend);
   }
 
   const index = buildIndex(context.workspaceRoot, listing.files);
@@ -85,7 +78,7 @@ export function codeIndex(payload: Readonly<Record<string, unknown>>, context: L
   const parseProblems = index.problems.length - unresolvedImports;
   if (parseProblems > 0) reasons.push(`${plural(parseProblems, 'file')} did not parse cleanly`);
   if (unresolvedImports) reasons.push(`${plural(unresolvedImports, 'relative import')} do not resolve to a file`);
-  if (listing.oversized.length) reasons.push(`${plural(listing.oversized.length, 'file')} over ${MAX_SOURCE_BYTES} bytes not indexed`);
+  if (listing.oversizedCount) reasons.push(`${plural(listing.oversizedCount, 'file')} over ${MAX_SOURCE_BYTES} bytes not indexed`);
   if (listing.beyondLimit) reasons.push(`${listing.beyondLimit} files beyond the ${MAX_SOURCE_FILES}-file bound not indexed`);
   const posture = reasons.length ? 'refresh' : 'ready';
   const symbols = index.files.reduce((sum, f) => sum + f.symbols.length, 0);
@@ -119,8 +112,8 @@ export function codeIndex(payload: Readonly<Record<string, unknown>>, context: L
         : [
             ...(changedSince.length ? ['Re-read the changed files listed in changedSince before relying on older conclusions about them.'] : []),
             ...(index.problems.length ? ['Look at problems[]: fix or exclude files that do not parse and imports that do not resolve, then index again.'] : []),
-            ...(listing.oversized.length || listing.beyondLimit ? ['Narrow payload.scope so every file fits the bounds.'] : []),
+            ...(listing.oversizedCount || listing.beyondLimit ? ['Narrow payload.scope so every file fits the bounds.'] : []),
           ],
-    specialistContract: specialistContract({ ...IDENTITY, status: listing.beyondLimit || listing.oversized.length ? 'partial' : 'completed' }),
+    specialistContract: specialistContract({ ...IDENTITY, status: listing.beyondLimit || listing.oversizedCount ? 'partial' : 'completed' }),
   };
 }

@@ -1,11 +1,13 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import { displayPath, type DisplayRoots } from '../../src/domain/display-path.js';
 import {
   COMMUNITY_RESPONSE_PAYLOAD_KEY,
   isSelected,
   queueItemsOf,
   type CommunityResponseGate,
 } from '../../src/worker-sdk/community-response.js';
+import { displayText } from '../../src/worker-sdk/display-text.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import type { CommunityRecord } from '../../src/domain/orchestrator-state.js';
 import { draftResponses, type DraftOutcome } from './draft-responses.js';
@@ -39,6 +41,27 @@ function gateOf(payload: Record<string, unknown>): CommunityResponseGate | null 
   if (typeof gate !== 'object' || gate === null) return null;
   const g = gate as CommunityResponseGate;
   return typeof g.knowledgePackPath === 'string' && typeof g.draftsLogPath === 'string' && Array.isArray(g.items) ? g : null;
+}
+
+/**
+ * The folders the result names files in. The gate carries no logs folder of its own, but the
+ * service always puts the queue log at `<logsDir>/queue-submissions.jsonl`
+ * (src/tasks/community-response-gate.ts), so its folder is the logs folder.
+ */
+function displayRootsOf(gate: CommunityResponseGate, context: LaneContext): DisplayRoots {
+  return { workspaceRoot: context.workspaceRoot, logsDir: dirname(gate.queueLogPath) };
+}
+
+/**
+ * Runs file work whose failure ends the run: the error is rethrown with its paths written as
+ * results name them (the code, e.g. EISDIR, kept), since its message becomes the run's error.
+ */
+async function rethrowingWithDisplayedPaths<T>(roots: DisplayRoots, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw new Error(displayText(err instanceof Error ? err.message : String(err), roots), { cause: err });
+  }
 }
 
 async function appendLines(path: string, records: unknown[]): Promise<void> {
@@ -78,7 +101,8 @@ export async function communityResponse(
       'Let nightly-batch select priority leads, or approve a review lead so its replay drafts it.',
     ]);
   }
-  const read = await readKnowledgePack(gate.knowledgePackPath);
+  const roots = displayRootsOf(gate, context);
+  const read = await rethrowingWithDisplayedPaths(roots, () => readKnowledgePack(gate.knowledgePackPath));
   if (!read.ok) {
     return refuseLane(IDENTITY, read.reason, ['Run drift-repair to generate a knowledge pack, then trigger community-response again.']);
   }
@@ -93,8 +117,10 @@ export async function communityResponse(
         : `no selected item could be drafted (${reasons})`;
     return { ...refuseLane(IDENTITY, reason, actionsFor(outcome)), skipped: outcome.skipped, freshnessWarnings: outcome.freshnessWarnings };
   }
-  await appendLines(gate.draftsLogPath, outcome.drafts);
-  await appendLines(gate.queueLogPath, outcome.submissions);
+  await rethrowingWithDisplayedPaths(roots, async () => {
+    await appendLines(gate.draftsLogPath, outcome.drafts);
+    await appendLines(gate.queueLogPath, outcome.submissions);
+  });
 
   const partial = outcome.skipped.some((s) => s.reason !== 'not-selected');
   const warned = outcome.freshnessWarnings.length > 0 ? ` ${outcome.freshnessWarnings.length} knowledge-freshness warning(s).` : '';
@@ -102,8 +128,8 @@ export async function communityResponse(
     success: true,
     postsEvaluated: outcome.postsEvaluated,
     draftedResponses: outcome.drafts.length,
-    draftsLogPath: gate.draftsLogPath,
-    queueLogPath: gate.queueLogPath,
+    draftsLogPath: displayPath(gate.draftsLogPath, roots),
+    queueLogPath: displayPath(gate.queueLogPath, roots),
     drafts: outcome.drafts.map((d) => ({ itemKey: d.itemKey, postTitle: d.postTitle, confidence: d.confidence, citations: d.citations.map((c) => c.path) })),
     skipped: outcome.skipped,
     knowledgePack: { version: pack.version, generatedAt: pack.generatedAt, packHash: pack.packHash, ageHours: packAgeHours(pack, at), docCount: pack.docs.length },

@@ -1,4 +1,5 @@
 import { isAbsolute, posix } from 'node:path';
+import { displayPath } from '../../src/domain/display-path.js';
 import { buildIndex } from '../../src/knowledge/build-index.js';
 import { contradictionsOf, docFreshness } from '../../src/knowledge/diagnostics.js';
 import { readKnowledgeIndex } from '../../src/knowledge/index-file.js';
@@ -120,7 +121,10 @@ export async function driftRepair(payload: DriftRepairPayload, context: LaneCont
     repairPaths: toAudit.slice(0, 500),
   });
   const drifted = audit.filter((a) => a.status !== 'unchanged').map((a) => a.path);
-  const knowledgePack = { version: written.version, path: written.path, latestPath: written.latestPath, packHash: written.packHash, docCount: written.docCount };
+  // The pack lives in the service's logs folder (or wherever knowledgePackDir points): named as results name files.
+  const roots = { workspaceRoot: context.workspaceRoot, logsDir: where.logsDir };
+  const packPath = displayPath(written.path, roots);
+  const knowledgePack = { version: written.version, path: packPath, latestPath: displayPath(written.latestPath, roots), packHash: written.packHash, docCount: written.docCount };
   const actions = [
     ...(verification.verified ? [] : ['Re-run drift-repair once the docs stop changing; the pack did not match its sources.']),
     ...(contradictions.length > 0 ? [`Resolve ${contradictions.length} contradicting statement(s) across docs (${contradictions.slice(0, 3).map((c) => c.key).join(', ')}).`] : []),
@@ -141,7 +145,7 @@ export async function driftRepair(payload: DriftRepairPayload, context: LaneCont
     filesAudited: audit.length,
     driftDetected,
     knowledgePackRegenerated: true,
-    knowledgePackPath: written.path,
+    knowledgePackPath: packPath,
     knowledgePack,
     verification,
     audit: audit.slice(0, 500),

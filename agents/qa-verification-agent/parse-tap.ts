@@ -1,58 +1,22 @@
-import { sumMatches, uniqueFailures, type FailedTest, type TestSummary } from './test-summary.js';
+import { isFailingPoint, parseTap, type TapDocument } from '../../src/worker-sdk/tap.js';
+import { uniqueFailures, type FailedTest, type TestSummary } from './test-summary.js';
 
-const TAP_RESULT = /^(\s*)(not ok|ok)\b\s*\d*\s*(?:-\s*)?(.*)$/;
-const TAP_SUBTEST = /^(\s*)# Subtest: (.*)$/;
-const TAP_DIRECTIVE = /\s+#\s*(SKIP|TODO)\b.*$/i;
-/** node:test nests a subtest four spaces deeper than its parent. */
-const INDENT_PER_LEVEL = 4;
-
-/** The file of a failing node:test case, from the `location:` line of its YAML diagnostic block. */
-function locationAfter(lines: string[], from: number, indent: number): string | null {
-  for (let i = from + 1; i < lines.length; i += 1) {
-    const line = lines[i]!;
-    const lineIndent = line.length - line.trimStart().length;
-    if (line.trim() !== '' && lineIndent <= indent) return null;
-    const match = /^\s*location:\s*'(.+?):\d+:\d+'\s*$/.exec(line);
-    if (match) return match[1]!;
-    if (/^\s*\.\.\.\s*$/.test(line)) return null;
-  }
-  return null;
+function failuresOf(tap: TapDocument): FailedTest[] {
+  const failures = tap.testPoints
+    // A suite reported `not ok` because a subtest failed is not a failure of its own.
+    .filter((point) => isFailingPoint(point) && point.failingChildren === 0)
+    .map((point) => ({ name: [...point.parents, point.description].filter((part) => part !== '').join(' > '), file: point.diagnostics.location }));
+  return uniqueFailures(failures);
 }
 
 /**
  * Failing TAP cases, leaves only: a suite reported `not ok` because one of its subtests failed
  * is not a failure of its own, so a `not ok` whose children already failed is dropped. Names
- * carry their enclosing subtests ("division > rounds down"). `not ok … # TODO` is not a failure
- * in TAP.
+ * carry their enclosing subtests ("division > rounds down"). `not ok … # TODO` (or `# SKIP`) is
+ * not a failure in TAP.
  */
 export function tapFailures(text: string): FailedTest[] {
-  const lines = text.split('\n');
-  const openSubtests: string[] = [];
-  const childFailed: boolean[] = [];
-  const failures: FailedTest[] = [];
-  lines.forEach((line, index) => {
-    const subtest = TAP_SUBTEST.exec(line);
-    if (subtest) {
-      const level = Math.floor(subtest[1]!.length / INDENT_PER_LEVEL);
-      openSubtests.length = level;
-      openSubtests[level] = subtest[2]!.trim();
-      childFailed[level + 1] = false;
-      return;
-    }
-    const result = TAP_RESULT.exec(line);
-    if (!result) return;
-    const level = Math.floor(result[1]!.length / INDENT_PER_LEVEL);
-    const hadFailingChild = childFailed[level + 1] === true;
-    childFailed[level + 1] = false;
-    const directive = TAP_DIRECTIVE.exec(result[3]!);
-    if (result[2] !== 'not ok' || directive?.[1]!.toUpperCase() === 'TODO') return;
-    childFailed[level] = true;
-    if (hadFailingChild) return;
-    const title = result[3]!.replace(TAP_DIRECTIVE, '').trim();
-    const name = [...openSubtests.slice(0, level), title].filter((part) => part !== '').join(' > ');
-    failures.push({ name, file: locationAfter(lines, index, result[1]!.length) });
-  });
-  return uniqueFailures(failures);
+  return failuresOf(parseTap(text));
 }
 
 /**
@@ -61,34 +25,33 @@ export function tapFailures(text: string): FailedTest[] {
  * count as failed; todo tests count as skipped because they neither pass nor fail.
  */
 export function parseNodeTap(text: string): TestSummary | null {
-  const passed = sumMatches(text, /^# pass (\d+)\s*$/gm);
-  const failed = sumMatches(text, /^# fail (\d+)\s*$/gm);
-  if (passed === null || failed === null) return null;
-  return {
-    runner: 'node-test',
-    passed,
-    failed: failed + (sumMatches(text, /^# cancelled (\d+)\s*$/gm) ?? 0),
-    skipped: (sumMatches(text, /^# skipped (\d+)\s*$/gm) ?? 0) + (sumMatches(text, /^# todo (\d+)\s*$/gm) ?? 0),
-    failures: tapFailures(text),
-  };
+  const tap = parseTap(text);
+  const { pass, fail, cancelled, skipped, todo } = tap.summary;
+  if (pass === null || fail === null) return null;
+  return { runner: 'node-test', passed: pass, failed: fail + (cancelled ?? 0), skipped: (skipped ?? 0) + (todo ?? 0), failures: failuresOf(tap) };
 }
 
 /**
- * Any other TAP producer (tape, tap) without node's summary comments: count the top-level
- * `ok` / `not ok` lines, reading `# SKIP` and `# TODO` directives as skipped.
+ * Any other TAP producer (tape, tap) without node's summary comments: count the top-level test
+ * points, reading `# SKIP` and `# TODO` directives as skipped. A `Bail out!` counts as one more
+ * failure: the producer stopped, so the tests after it never ran.
  */
 export function parsePlainTap(text: string): TestSummary | null {
-  if (!/^TAP version \d+|^1\.\.\d+/m.test(text)) return null;
+  const tap = parseTap(text);
+  if (tap.version === null && tap.plan === null) return null;
   let passed = 0;
   let failed = 0;
   let skipped = 0;
-  for (const line of text.split('\n')) {
-    const match = /^(not ok|ok)\b(.*)$/.exec(line);
-    if (!match) continue;
-    if (TAP_DIRECTIVE.test(match[2]!)) skipped += 1;
-    else if (match[1] === 'ok') passed += 1;
+  for (const point of tap.testPoints.filter((p) => p.depth === 0)) {
+    if (point.directive !== null) skipped += 1;
+    else if (point.ok) passed += 1;
     else failed += 1;
   }
+  const failures = failuresOf(tap);
+  if (tap.bailOut !== null) {
+    failed += 1;
+    failures.push({ name: `Bail out!${tap.bailOut.reason ? ` ${tap.bailOut.reason}` : ''}`, file: null });
+  }
   if (passed + failed + skipped === 0) return null;
-  return { runner: 'tap', passed, failed, skipped, failures: tapFailures(text) };
+  return { runner: 'tap', passed, failed, skipped, failures };
 }

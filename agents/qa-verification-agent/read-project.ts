@@ -1,11 +1,13 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/workspace/boundary.js';
+import { resolveScope } from '../../src/worker-sdk/scope-path.js';
 
 /** The target project as the plan needs it. */
 export interface TargetProject {
-  /** Absolute folder of the project. */
+  /** Absolute folder of the project: where its script runs, never put into a result. */
   dir: string;
+  /** The same folder, workspace-relative: how results name it. */
+  relative: string;
   /** The project's name from package.json, when it has one. */
   name: string | null;
   scripts: Record<string, string>;
@@ -20,16 +22,10 @@ const MAX_MANIFEST_BYTES = 1024 * 1024;
  * package.json.
  */
 export async function readTargetProject(workspaceRoot: string, target: string): Promise<TargetProject | { problem: string }> {
-  let dir: string;
-  try {
-    dir = resolveWorkspacePath(workspaceRoot, target);
-  } catch (err) {
-    if (err instanceof WorkspaceBoundaryError) return { problem: `target ${err.message}` };
-    throw err;
-  }
-  const info = await stat(dir).catch(() => null);
-  if (!info) return { problem: `target ${JSON.stringify(target)} does not exist in the workspace` };
-  if (!info.isDirectory()) return { problem: `target ${JSON.stringify(target)} is not a folder; name the project folder that holds package.json` };
+  const resolved = resolveScope(workspaceRoot, target, 'target');
+  if ('problem' in resolved) return resolved;
+  const dir = resolved.absolute;
+  if (!resolved.stats.isDirectory()) return { problem: `target ${JSON.stringify(target)} is not a folder; name the project folder that holds package.json` };
 
   const manifestPath = join(dir, 'package.json');
   const manifestInfo = await stat(manifestPath).catch(() => null);
@@ -49,5 +45,5 @@ export async function readTargetProject(workspaceRoot: string, target: string): 
   if (typeof scripts === 'object' && scripts !== null && !Array.isArray(scripts)) {
     for (const [key, value] of Object.entries(scripts)) if (typeof value === 'string') scriptTable[key] = value;
   }
-  return { dir, name: typeof name === 'string' ? name : null, scripts: scriptTable };
+  return { dir, relative: resolved.relative, name: typeof name === 'string' ? name : null, scripts: scriptTable };
 }

@@ -1,4 +1,4 @@
-import { relative, sep } from 'node:path';
+import { displayText } from '../../src/worker-sdk/display-text.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { workspaceRelativeFailures } from './failure-paths.js';
 import { tailLines } from './output-buffer.js';
@@ -46,10 +46,6 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
-function targetLabel(workspaceRoot: string, project: TargetProject): string {
-  return relative(workspaceRoot, project.dir).split(sep).join('/') || '.';
-}
-
 function scriptNote(script: string, suite: string): string {
   return script === `test:${suite}` ? `npm run ${script}` : `npm run ${script} (the project has no test:${suite} script)`;
 }
@@ -88,7 +84,8 @@ async function execute(input: QaInput, base: QaBase, project: TargetProject, con
     timeoutMs: input.timeoutMs,
     outputCapBytes: OUTPUT_CAP_BYTES,
   });
-  const outputTail = tailLines(outcome.output, OUTPUT_TAIL_LINES);
+  // Runners print absolute paths (stack traces, node:test's locations); results name them workspace-relative.
+  const outputTail = displayText(tailLines(outcome.output, OUTPUT_TAIL_LINES), { workspaceRoot: context.workspaceRoot });
   const summary = parseTestOutput(outcome.output);
   const reason = notRunReason(outcome, summary !== null, base, input.timeoutMs);
   if (reason !== null) {
@@ -164,7 +161,7 @@ export async function qaVerification(payload: Readonly<Record<string, unknown>>,
   if ('problem' in project) {
     return refuseLane(IDENTITY, project.problem, ['Point payload.target at a workspace folder that holds the project’s package.json.']);
   }
-  const target = targetLabel(context.workspaceRoot, project);
+  const target = project.relative;
   const plan = buildPlan(target, project.scripts, input.suite);
   if (plan === null) {
     return refuseLane(IDENTITY, `${target}/package.json has neither a "test:${input.suite}" nor a "test" script: there is no suite to run`, [

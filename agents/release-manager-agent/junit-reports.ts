@@ -1,11 +1,14 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
-import { XMLParser } from 'fast-xml-parser';
+import { posix } from 'node:path';
+import { displayText } from '../../src/worker-sdk/display-text.js';
+import { SOURCE_CONTROL_KINDS } from '../../src/worker-sdk/ignored-folders.js';
+import { parseJunitXml } from '../../src/worker-sdk/junit-report.js';
+import { readScopedFile } from '../../src/worker-sdk/scoped-file.js';
+import { walkScope } from '../../src/worker-sdk/scope-walk.js';
 
 /** Bounds of the walk for reports, so a huge scope cannot hang the worker. */
 export const WALK_LIMITS = { maxEntries: 5000, maxDepth: 8, maxReports: 50, maxReportBytes: 5 * 1024 * 1024 } as const;
-const SKIPPED_DIRS = new Set(['node_modules', '.git']);
 const MAX_FAILING_CASES = 20;
+const MAX_MESSAGE_CHARS = 300;
 
 export interface FailingCase {
   report: string;
@@ -26,89 +29,66 @@ export interface JunitSummary {
   walkTruncated: boolean;
 }
 
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', isArray: (name) => name === 'testsuite' || name === 'testcase' });
-
-type XmlNode = Record<string, unknown>;
-const asArray = (value: unknown): XmlNode[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]) as XmlNode[];
-
-function messageOf(node: unknown): string {
-  const first = asArray(node)[0];
-  if (first === undefined) return '';
-  if (typeof first === 'string') return first;
-  const text = first['@_message'] ?? first['#text'] ?? '';
-  return String(text).trim().slice(0, 300);
-}
-
-function suitesOf(doc: XmlNode): XmlNode[] {
-  const root = doc.testsuites as XmlNode | undefined;
-  const nested = root ? asArray(root.testsuite) : [];
-  return [...nested, ...asArray(doc.testsuite)].flatMap(function flatten(suite: XmlNode): XmlNode[] {
-    return [suite, ...asArray(suite.testsuite).flatMap(flatten)];
-  });
-}
-
-/** Files that look like JUnit reports: `junit*.xml`, `TEST-*.xml`, or any XML under a folder named for test results. */
-function looksLikeReport(rel: string): boolean {
-  const name = rel.split('/').pop()!.toLowerCase();
+/**
+ * Files that look like JUnit reports: `junit*.xml`, `TEST-*.xml`, or any XML under a folder named
+ * for test results. `scopeRelative` is the file's path below the scope, so a folder above the
+ * scope does not make its XML files reports.
+ */
+function looksLikeReport(scopeRelative: string): boolean {
+  const name = scopeRelative.split('/').pop()!.toLowerCase();
   if (!name.endsWith('.xml')) return false;
-  return name.startsWith('junit') || name.startsWith('test-') || /(^|\/)(test-results|test-reports|reports|junit)\//i.test(rel);
+  return name.startsWith('junit') || name.startsWith('test-') || /(^|\/)(test-results|test-reports|reports|junit)\//i.test(scopeRelative);
 }
 
-async function findReports(scopeDir: string): Promise<{ files: string[]; truncated: boolean }> {
-  const files: string[] = [];
-  let seen = 0;
-  let truncated = false;
-  async function walk(dir: string, depth: number): Promise<void> {
-    if (depth > WALK_LIMITS.maxDepth) {
-      truncated = true;
-      return;
+/**
+ * Reads every JUnit report under the scope (bounded) and totals its cases, naming each failing
+ * one. Build folders are walked (CI writes reports there); XML that is not a JUnit report is
+ * passed by, a report that cannot be read is named in `unreadable`.
+ */
+export function readJunitReports(workspaceRoot: string, scope: { absolute: string; relative: string }): JunitSummary {
+  const below = (path: string) => (scope.relative === '.' ? path : posix.relative(scope.relative, path));
+  const walk = walkScope(workspaceRoot, scope.absolute, {
+    include: ({ path }) => looksLikeReport(below(path)),
+    ignore: SOURCE_CONTROL_KINDS,
+    maxFiles: WALK_LIMITS.maxReports,
+    maxEntries: WALK_LIMITS.maxEntries,
+    maxDepth: WALK_LIMITS.maxDepth,
+  });
+  const summary: JunitSummary = {
+    reports: [],
+    tests: 0,
+    failures: 0,
+    errors: 0,
+    skipped: 0,
+    failing: [],
+    unreadable: [],
+    walkTruncated: walk.stopped || walk.skipCounts['over-file-limit'] > 0 || walk.skipCounts['depth-limit'] > 0,
+  };
+  for (const { path: report } of walk.files) {
+    const read = readScopedFile(workspaceRoot, report, { maxBytes: WALK_LIMITS.maxReportBytes });
+    if (!read.ok) {
+      summary.unreadable.push({ report, reason: read.message });
+      continue;
     }
-    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
-    for (const entry of entries) {
-      if (++seen > WALK_LIMITS.maxEntries || files.length >= WALK_LIMITS.maxReports) {
-        truncated = true;
-        return;
-      }
-      const full = join(dir, entry.name);
-      if (entry.isDirectory() && !SKIPPED_DIRS.has(entry.name)) await walk(full, depth + 1);
-      else if (entry.isFile() && looksLikeReport(relative(scopeDir, full).split('\\').join('/'))) files.push(full);
+    const junit = parseJunitXml(read.content.toString('utf8'));
+    if (!junit.ok) {
+      // XML of another kind under a reports folder is not a test report; broken XML is one that cannot be read.
+      if (junit.problem === 'malformed') summary.unreadable.push({ report, reason: junit.reason.slice(0, 200) });
+      continue;
     }
-  }
-  await walk(scopeDir, 0);
-  return { files, truncated };
-}
-
-/** Reads every JUnit report under the scope (bounded) and totals its cases, naming each failing one. */
-export async function readJunitReports(scopeDir: string, workspaceRoot: string): Promise<JunitSummary> {
-  const { files, truncated } = await findReports(scopeDir);
-  const summary: JunitSummary = { reports: [], tests: 0, failures: 0, errors: 0, skipped: 0, failing: [], unreadable: [], walkTruncated: truncated };
-  for (const file of files) {
-    const report = relative(workspaceRoot, file).split('\\').join('/');
-    try {
-      if ((await stat(file)).size > WALK_LIMITS.maxReportBytes) throw new Error(`larger than ${WALK_LIMITS.maxReportBytes} bytes`);
-      const doc = parser.parse(await readFile(file, 'utf8')) as XmlNode;
-      const suites = suitesOf(doc);
-      if (suites.length === 0) continue; // XML, but not a test report
-      summary.reports.push(report);
-      for (const suite of suites) {
-        for (const testcase of asArray(suite.testcase)) {
-          summary.tests += 1;
-          const failure = testcase.failure ?? testcase.error;
-          if (testcase.failure !== undefined) summary.failures += 1;
-          else if (testcase.error !== undefined) summary.errors += 1;
-          else if (testcase.skipped !== undefined) summary.skipped += 1;
-          if (failure !== undefined && summary.failing.length < MAX_FAILING_CASES) {
-            summary.failing.push({
-              report,
-              name: String(testcase['@_name'] ?? 'unnamed'),
-              className: testcase['@_classname'] === undefined ? null : String(testcase['@_classname']),
-              message: messageOf(failure),
-            });
-          }
-        }
-      }
-    } catch (err) {
-      summary.unreadable.push({ report, reason: (err as Error).message.slice(0, 200) });
+    if (junit.report.suites === 0) continue; // an empty <testsuites/>: no evidence either way
+    summary.reports.push(report);
+    summary.tests += junit.report.totals.tests;
+    summary.failures += junit.report.totals.failures;
+    summary.errors += junit.report.totals.errors;
+    summary.skipped += junit.report.totals.skipped;
+    for (const failing of junit.report.failing.slice(0, MAX_FAILING_CASES - summary.failing.length)) {
+      summary.failing.push({
+        report,
+        name: failing.name,
+        className: failing.className,
+        message: displayText(failing.message ?? '', { workspaceRoot }).slice(0, MAX_MESSAGE_CHARS),
+      });
     }
   }
   return summary;

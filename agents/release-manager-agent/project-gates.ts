@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ResolvedScope } from '../../src/worker-sdk/scope-path.js';
 import type { ReleaseGate } from './gate.js';
 import { readJunitReports, type JunitSummary } from './junit-reports.js';
 
@@ -57,10 +58,11 @@ function mentionsVersion(text: string, version: string): boolean {
  *   pass; none found warns (no test evidence is not evidence of passing).
  */
 export async function projectGates(
-  scopeDir: string,
+  scoped: ResolvedScope,
   scope: string,
   workspaceRoot: string,
 ): Promise<{ gates: ReleaseGate[]; evidence: ProjectEvidence }> {
+  const scopeDir = scoped.absolute;
   const gates: ReleaseGate[] = [];
   const pkg = await readPackage(scopeDir);
   const parsed = pkg !== null && !('error' in pkg) ? pkg : null;
@@ -99,7 +101,7 @@ export async function projectGates(
       : { gate: 'lockfile', status: 'warn', evidence: `no lockfile in ${scope} (${LOCKFILES.join(', ')})` },
   );
 
-  const junit = await readJunitReports(scopeDir, workspaceRoot);
+  const junit = readJunitReports(workspaceRoot, scoped);
   const broken = junit.failures + junit.errors;
   if (junit.reports.length === 0) {
     gates.push({ gate: 'test-reports', status: 'warn', evidence: `no JUnit report under ${scope}${junit.unreadable.length ? `; ${junit.unreadable.length} unreadable` : ''}` });

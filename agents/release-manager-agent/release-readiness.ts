@@ -1,7 +1,6 @@
-import { stat } from 'node:fs/promises';
-import { WorkspaceBoundaryError, resolveWorkspacePath } from '../../src/workspace/boundary.js';
 import { controlPlaneOf } from '../../src/worker-sdk/control-plane.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
+import { resolveScope, type ResolvedScope } from '../../src/worker-sdk/scope-path.js';
 import { postureOf, type ReleaseGate, type ReleasePosture } from './gate.js';
 import { projectGates, type ProjectEvidence } from './project-gates.js';
 import { snapshotGates } from './snapshot-gates.js';
@@ -17,18 +16,11 @@ export type ReleaseReadinessSuccess = LaneResult<{
 
 const IDENTITY = { role: 'release-manager-agent', workflowStage: 'release-gate', deliverable: 'go/hold/block release posture' };
 
-async function scopeDirectory(workspaceRoot: string, scope: string): Promise<string | { problem: string }> {
-  let dir: string;
-  try {
-    dir = resolveWorkspacePath(workspaceRoot, scope);
-  } catch (err) {
-    if (err instanceof WorkspaceBoundaryError) return { problem: `scope ${err.message}` };
-    throw err;
-  }
-  const info = await stat(dir).catch(() => null);
-  if (!info) return { problem: `scope ${JSON.stringify(scope)} does not exist in the workspace` };
-  if (!info.isDirectory()) return { problem: `scope ${JSON.stringify(scope)} is not a directory` };
-  return dir;
+function scopeDirectory(workspaceRoot: string, scope: string): ResolvedScope | { problem: string } {
+  const resolved = resolveScope(workspaceRoot, scope);
+  if ('problem' in resolved) return resolved;
+  if (!resolved.stats.isDirectory()) return { problem: `scope ${JSON.stringify(scope)} is not a directory` };
+  return resolved;
 }
 
 function actionFor(g: ReleaseGate): string {
@@ -77,9 +69,9 @@ export async function releaseReadiness(
   const gates = snapshotGates(snapshot);
   let project: ProjectEvidence | null = null;
   if (typeof scope === 'string') {
-    const dir = await scopeDirectory(context.workspaceRoot, scope);
-    if (typeof dir !== 'string') return refuseLane(IDENTITY, dir.problem, ['Resend with scope naming a project folder inside the workspace.']);
-    const scoped = await projectGates(dir, scope, context.workspaceRoot);
+    const folder = scopeDirectory(context.workspaceRoot, scope);
+    if ('problem' in folder) return refuseLane(IDENTITY, folder.problem, ['Resend with scope naming a project folder inside the workspace.']);
+    const scoped = await projectGates(folder, scope, context.workspaceRoot);
     gates.push(...scoped.gates);
     project = scoped.evidence;
   }

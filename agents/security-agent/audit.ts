@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
+import { readScopedFile } from '../../src/worker-sdk/scoped-file.js';
 import { findDangerousCode } from './code-rules.js';
 import { findRiskyDependencies } from './dependency-rules.js';
 import { isScriptFile, isShellLike } from './file-kinds.js';
@@ -91,14 +91,13 @@ export function securityAudit(payload: Readonly<Record<string, unknown>>, contex
   let filesScanned = 0;
 
   for (const file of listing.files) {
-    if (file.size > MAX_FILE_BYTES || !wanted(file.path, families)) continue;
-    let content: Buffer;
-    try {
-      content = readFileSync(file.absolutePath);
-    } catch {
+    if (!wanted(file.path, families)) continue;
+    const read = readScopedFile(context.workspaceRoot, file.path, { maxBytes: MAX_FILE_BYTES });
+    if (!read.ok) {
       skipped.unreadable += 1;
       continue;
     }
+    const content = read.content;
     if (content.subarray(0, BINARY_PROBE_BYTES).includes(0)) {
       skipped.binary += 1;
       continue;
@@ -113,11 +112,11 @@ export function securityAudit(payload: Readonly<Record<string, unknown>>, contex
     if (families.has('dangerous-code')) findings.push(...findDangerousCode(file.path, text));
     if (families.has('dependency-declarations')) findings.push(...findRiskyDependencies(file.path, text));
   }
-  if (families.has('file-permissions')) findings.push(...findPermissionProblems(listing.files, holdsPrivateKey));
+  if (families.has('file-permissions')) findings.push(...findPermissionProblems([...listing.files, ...listing.oversizedFiles], holdsPrivateKey));
 
   if (filesScanned === 0) {
     const what = type === 'deps' ? 'no package.json' : type === 'code' ? 'no script or shell file' : 'no readable text file';
-    return refuseLane(IDENTITY, `scope ${JSON.stringify(scopeLabel)} holds ${what} to audit (${plural(listing.files.length, 'file')} listed, node_modules and .git skipped)`, [
+    return refuseLane(IDENTITY, `scope ${JSON.stringify(scopeLabel)} holds ${what} to audit (${plural(listing.files.length + listing.oversized, 'file')} listed, node_modules and .git skipped)`, [
       'Point payload.scope at the project folder that holds the sources and manifests.',
     ]);
   }

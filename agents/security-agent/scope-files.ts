@@ -1,7 +1,6 @@
-import { lstatSync, type Stats } from 'node:fs';
-import { relative, sep } from 'node:path';
+import { SOURCE_CONTROL_KINDS } from '../../src/worker-sdk/ignored-folders.js';
+import { resolveScope as resolveWorkspaceScope } from '../../src/worker-sdk/scope-path.js';
 import { walkScope } from '../../src/worker-sdk/scope-walk.js';
-import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/workspace/boundary.js';
 
 /** Bounds that keep a huge scope from hanging the worker. */
 export const MAX_FILES = 5000;
@@ -9,16 +8,17 @@ export const MAX_FILE_BYTES = 1024 * 1024;
 
 /** One regular file of the scope, with what the permission rules need. */
 export interface ScopeFile {
-  absolutePath: string;
-  /** Workspace-relative, with forward slashes. */
+  /** Workspace-relative, with forward slashes: how findings cite it and how it is read. */
   path: string;
   size: number;
   mode: number;
 }
 
 export interface ScopeListing {
+  /** Files within the bounds, to be read. */
   files: ScopeFile[];
-  /** Files larger than MAX_FILE_BYTES: listed for the permission rules, never read. */
+  /** Files larger than MAX_FILE_BYTES: never read, still judged by the permission rules. */
+  oversizedFiles: ScopeFile[];
   oversized: number;
   /** Files left out because the scope holds more than MAX_FILES. */
   beyondLimit: number;
@@ -26,47 +26,34 @@ export interface ScopeListing {
   symlinks: number;
 }
 
-export type ScopeResolution = { ok: true; absolute: string; stats: Stats } | { ok: false; problem: string };
+export type ScopeResolution = { ok: true; absolute: string } | { ok: false; problem: string };
 
 /** Resolves `payload.scope` inside the workspace and checks that it exists. */
 export function resolveScope(workspaceRoot: string, scope: unknown): ScopeResolution {
   if (typeof scope !== 'string' || scope.trim() === '') return { ok: false, problem: 'payload.scope must be a workspace-relative path' };
-  let absolute: string;
-  try {
-    absolute = resolveWorkspacePath(workspaceRoot, scope);
-  } catch (err) {
-    if (err instanceof WorkspaceBoundaryError) return { ok: false, problem: `scope ${err.message}` };
-    throw err;
-  }
-  try {
-    return { ok: true, absolute, stats: lstatSync(absolute) };
-  } catch {
-    return { ok: false, problem: `scope ${JSON.stringify(scope)} does not exist in the workspace` };
-  }
-}
-
-export function workspaceRelative(workspaceRoot: string, absolute: string): string {
-  return relative(workspaceRoot, absolute).split(sep).join('/') || '.';
+  const resolved = resolveWorkspaceScope(workspaceRoot, scope);
+  return 'problem' in resolved ? { ok: false, problem: resolved.problem } : { ok: true, absolute: resolved.absolute };
 }
 
 /**
  * Every regular file under `scopePath` (or the file itself), dotfiles included, in a stable
- * (sorted) order. node_modules and .git are skipped and links are not followed.
+ * (sorted) order. node_modules and .git are skipped and links are not followed. Build output
+ * (dist/, build/, …) is read: a bundler inlines secrets into it, and it is what gets deployed.
  */
 export function listScopeFiles(workspaceRoot: string, scopePath: string): ScopeListing {
-  const listing: ScopeListing = { files: [], oversized: 0, beyondLimit: 0, symlinks: 0 };
-  walkScope(scopePath, {
-    symlink: () => {
-      listing.symlinks += 1;
-    },
-    file: (absolute, stats) => {
-      if (listing.files.length >= MAX_FILES) {
-        listing.beyondLimit += 1;
-        return;
-      }
-      if (stats.size > MAX_FILE_BYTES) listing.oversized += 1;
-      listing.files.push({ absolutePath: absolute, path: workspaceRelative(workspaceRoot, absolute), size: stats.size, mode: stats.mode });
-    },
+  const walk = walkScope(workspaceRoot, scopePath, {
+    ignore: SOURCE_CONTROL_KINDS,
+    maxFiles: MAX_FILES,
+    maxFileBytes: MAX_FILE_BYTES,
+    // Every oversized file is listed: the permission rules judge each one.
+    maxListedSkips: MAX_FILES,
   });
-  return listing;
+  const metadata = ({ path, size, mode }: ScopeFile): ScopeFile => ({ path, size, mode });
+  return {
+    files: walk.files.map(metadata),
+    oversizedFiles: walk.skipped.flatMap((skip) => (skip.reason === 'over-byte-limit' && skip.file ? [metadata(skip.file)] : [])),
+    oversized: walk.skipCounts['over-byte-limit'],
+    beyondLimit: walk.skipCounts['over-file-limit'],
+    symlinks: walk.skipCounts['symbolic-link'],
+  };
 }

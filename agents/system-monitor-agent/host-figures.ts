@@ -20,20 +20,21 @@ function ratio(part: number, whole: number): number {
   return whole > 0 ? Math.round((part / whole) * 1000) / 1000 : 0;
 }
 
-async function diskOf(path: string): Promise<DiskFigures> {
+/** `path` is the folder as results name it; the error is the code alone, since the OS message carries the absolute path. */
+async function diskOf(absolute: string, path: string): Promise<DiskFigures> {
   try {
-    const fs = await statfs(path);
+    const fs = await statfs(absolute);
     const totalBytes = fs.blocks * fs.bsize;
     // bavail, not bfree: the blocks an unprivileged process (the service) can still write.
     const freeBytes = fs.bavail * fs.bsize;
     return { path, totalBytes, freeBytes, freeRatio: ratio(freeBytes, totalBytes), error: null };
   } catch (err) {
-    return { path, totalBytes: null, freeBytes: null, freeRatio: null, error: (err as Error).message };
+    return { path, totalBytes: null, freeBytes: null, freeRatio: null, error: `statfs failed (${(err as NodeJS.ErrnoException).code ?? 'error'})` };
   }
 }
 
-/** Reads memory, load, uptime and the disk of `diskPath` from the OS. */
-export async function readHostFigures(diskPath: string): Promise<HostFigures> {
+/** Reads memory, load, uptime and the disk of `diskPath` from the OS; `diskShownAs` names that folder in the figures. */
+export async function readHostFigures(diskPath: string, diskShownAs: string): Promise<HostFigures> {
   const totalBytes = totalmem();
   const freeBytes = freemem();
   const [one, five, fifteen] = loadavg() as [number, number, number];
@@ -43,6 +44,6 @@ export async function readHostFigures(diskPath: string): Promise<HostFigures> {
     workerRssBytes: process.memoryUsage().rss,
     load: { one, five, fifteen, cpuCount, onePerCpu: Math.round((one / cpuCount) * 100) / 100 },
     hostUptimeSeconds: Math.floor(uptime()),
-    disk: await diskOf(diskPath),
+    disk: await diskOf(diskPath, diskShownAs),
   };
 }

@@ -1,3 +1,4 @@
+import { displayPath } from '../../src/domain/display-path.js';
 import { controlPlaneOf, type ControlPlaneSnapshot } from '../../src/worker-sdk/control-plane.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import {
@@ -70,7 +71,8 @@ export async function systemMonitor(
     ]);
   }
   const type = rawType as CheckType;
-  const host = await readHostFigures(snapshot.service.stateDirectory ?? context.workspaceRoot);
+  const diskFolder = snapshot.service.stateDirectory ?? context.workspaceRoot;
+  const host = await readHostFigures(diskFolder, displayPath(diskFolder, { workspaceRoot: context.workspaceRoot }));
   const checks = checksFor(type, host, snapshot);
   const posture = postureOf(checks);
   const flagged = checks.filter((c) => c.status === 'degraded' || c.status === 'critical');

@@ -59,7 +59,7 @@ export async function testIntelligence(payload: Readonly<Record<string, unknown>
   if ('problem' in input) {
     return refuseLane(IDENTITY, input.problem, ['Resend the task with payload.scope (a workspace folder) and optionally payload.reports (report paths inside it).']);
   }
-  const found = await findReports(context.workspaceRoot, input.scope, input.reports);
+  const found = findReports(context.workspaceRoot, input.scope, input.reports);
   if ('problem' in found) {
     return refuseLane(IDENTITY, found.problem, ['Name a scope inside the workspace and reports inside that scope.']);
   }
@@ -78,7 +78,7 @@ export async function testIntelligence(payload: Readonly<Record<string, unknown>
   const read: ReadReportSummary[] = [];
   const entries: ReportEntry[] = [];
   for (const file of found.files) {
-    const outcome = await readReport(file);
+    const outcome = readReport(context.workspaceRoot, file);
     if ('skip' in outcome) continue;
     if ('error' in outcome) {
       entries.push({ path: file.path, format: file.format, error: outcome.error });

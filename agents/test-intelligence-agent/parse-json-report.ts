@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
-import { shortMessage, type CaseStatus, type ParsedReport, type TestCase } from './test-case.js';
+import { shortMessage } from '../../src/worker-sdk/report-message.js';
+import type { CaseStatus, ParsedReport, TestCase } from './test-case.js';
 
 type Json = Record<string, unknown>;
 

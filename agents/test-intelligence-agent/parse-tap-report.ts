@@ -1,72 +1,30 @@
-import { shortMessage, type ParsedReport, type TestCase } from './test-case.js';
-
-const RESULT = /^(\s*)(not ok|ok)\b\s*\d*\s*(?:-\s*)?(.*?)\s*$/;
-const SUBTEST = /^(\s*)# Subtest: (.*?)\s*$/;
-const DIRECTIVE = /\s*#\s*(SKIP|TODO)\b.*$/i;
-/** node:test and most TAP 14 producers nest a subtest four spaces deeper. */
-const INDENT_PER_LEVEL = 4;
-
-/** The diagnostic YAML block after a result line: its `error:`/`message:` and `duration_ms:`. */
-function diagnostics(lines: string[], from: number, indent: number): { message: string | null; seconds: number } {
-  let message: string | null = null;
-  let seconds = 0;
-  for (let i = from + 1; i < lines.length; i += 1) {
-    const line = lines[i]!;
-    const lineIndent = line.length - line.trimStart().length;
-    if (line.trim() !== '' && lineIndent <= indent && !/^\s*---\s*$/.test(line)) break;
-    if (/^\s*\.\.\.\s*$/.test(line)) break;
-    const field = /^\s*(error|message|duration_ms):\s*(.*)$/.exec(line);
-    if (!field) continue;
-    const value = field[2]!.replace(/^'(.*)'$/, '$1').replace(/^"(.*)"$/, '$1');
-    if (field[1] === 'duration_ms') seconds = (Number(value) || 0) / 1000;
-    else if (message === null) {
-      // A block scalar (`error: |-`) carries its text on the following, deeper lines.
-      message = /^[|>][-+]?$/.test(value) ? shortMessage(lines.slice(i + 1, i + 4).map((l) => l.trim()).join('\n')) : shortMessage(value);
-    }
-  }
-  return { message, seconds };
-}
+import { parseTap } from '../../src/worker-sdk/tap.js';
+import type { ParsedReport, TestCase } from './test-case.js';
 
 /**
- * A TAP report: every `ok` / `not ok` line that is a test rather than a suite. A result line
- * with results nested under it is the suite that groups them, not a test of its own. Names of
- * nested tests go in `classname` as their enclosing subtests. `# SKIP` and `# TODO` count as
- * skipped (TAP does not count a TODO failure as a failure).
+ * A TAP report: every test point that is a test rather than a suite (a point with points nested
+ * under it is the suite grouping them). Nested tests carry their enclosing subtests in
+ * `classname`. `# SKIP` and `# TODO` count as skipped (TAP does not count a TODO failure as a
+ * failure). A `Bail out!` is an error of its own: the tests after it never ran.
  */
 export function parseTapReport(text: string): ParsedReport {
-  const lines = text.replace(/\r\n?/g, '\n').split('\n');
-  if (!lines.some((line) => RESULT.test(line))) throw new Error('no TAP test lines (ok / not ok)');
-  const open: string[] = [];
-  const childResults: number[] = [];
+  const tap = parseTap(text);
+  if (tap.testPoints.length === 0 && tap.bailOut === null) throw new Error('no TAP test lines (ok / not ok)');
   const cases: TestCase[] = [];
-  lines.forEach((line, index) => {
-    const subtest = SUBTEST.exec(line);
-    if (subtest) {
-      const level = Math.floor(subtest[1]!.length / INDENT_PER_LEVEL);
-      open.length = level;
-      open[level] = subtest[2]!;
-      childResults[level + 1] = 0;
-      return;
-    }
-    const result = RESULT.exec(line);
-    if (!result) return;
-    const level = Math.floor(result[1]!.length / INDENT_PER_LEVEL);
-    const isSuite = (childResults[level + 1] ?? 0) > 0;
-    childResults[level + 1] = 0;
-    childResults[level] = (childResults[level] ?? 0) + 1;
-    if (isSuite) return;
-    const directive = DIRECTIVE.exec(result[3]!)?.[1]?.toUpperCase();
-    const failed = result[2] === 'not ok' && directive === undefined;
-    const { message, seconds } = diagnostics(lines, index, result[1]!.length);
+  for (const point of tap.testPoints) {
+    if (point.children > 0) continue;
+    const failed = !point.ok && point.directive === null;
     cases.push({
-      name: result[3]!.replace(DIRECTIVE, '').trim() || `test ${cases.length + 1}`,
-      classname: open.slice(0, level).join(' > '),
-      status: directive !== undefined ? 'skipped' : failed ? 'failed' : 'passed',
-      message: failed ? message : null,
-      time: seconds,
+      name: point.description || `test ${cases.length + 1}`,
+      classname: point.parents.join(' > '),
+      status: point.directive !== null ? 'skipped' : failed ? 'failed' : 'passed',
+      message: failed ? point.diagnostics.message : null,
+      time: (point.diagnostics.durationMs ?? 0) / 1000,
       rerunFlaky: false,
     });
-  });
-  const duration = /^# duration_ms ([\d.]+)\s*$/m.exec(text);
-  return { cases, time: duration ? Number(duration[1]) / 1000 : null };
+  }
+  if (tap.bailOut !== null) {
+    cases.push({ name: 'Bail out!', classname: '', status: 'error', message: tap.bailOut.reason ?? 'the producer bailed out', time: 0, rerunFlaky: false });
+  }
+  return { cases, time: tap.summary.durationMs === null ? null : tap.summary.durationMs / 1000 };
 }

@@ -1,4 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
+import { displayText } from '../../src/worker-sdk/display-text.js';
+import { readScopedFile } from '../../src/worker-sdk/scoped-file.js';
 import type { ReportFile } from './find-reports.js';
 import { parseJsonReport, isJestShapedReport } from './parse-json-report.js';
 import { parseJunit } from './parse-junit.js';
@@ -15,10 +16,18 @@ export type ReadReport = { parsed: ParsedReport } | { skip: true } | { error: st
  * whose name mentions "test" or "report") is skipped quietly; every other problem is an error
  * the result names.
  */
-export async function readReport(file: ReportFile): Promise<ReadReport> {
-  const info = await stat(file.absolute);
-  if (info.size > MAX_REPORT_BYTES) return { error: `larger than ${MAX_REPORT_BYTES} bytes; not read` };
-  const text = await readFile(file.absolute, 'utf8');
+export function readReport(workspaceRoot: string, file: ReportFile): ReadReport {
+  const outcome = parseReport(workspaceRoot, file);
+  if (!('parsed' in outcome)) return outcome;
+  // A report written by a run in this workspace quotes its stack traces with the server's paths.
+  const cases = outcome.parsed.cases.map((c) => (c.message === null ? c : { ...c, message: displayText(c.message, { workspaceRoot }) }));
+  return { parsed: { ...outcome.parsed, cases } };
+}
+
+function parseReport(workspaceRoot: string, file: ReportFile): ReadReport {
+  const read = readScopedFile(workspaceRoot, file.path, { maxBytes: MAX_REPORT_BYTES });
+  if (!read.ok) return { error: read.message };
+  const text = read.content.toString('utf8');
   try {
     if (file.format === 'junit') return { parsed: parseJunit(text) };
     if (file.format === 'tap') return { parsed: parseTapReport(text) };

@@ -1,7 +1,9 @@
+import { totalsOfCases, type CaseStatus } from '../../src/worker-sdk/case-totals.js';
+
+export type { CaseStatus };
+
 /** The report formats the lane reads. */
 export type ReportFormat = 'junit' | 'tap' | 'json';
-
-export type CaseStatus = 'passed' | 'failed' | 'error' | 'skipped';
 
 /** One test case as one report records it. */
 export interface TestCase {
@@ -38,24 +40,8 @@ export function caseId(testCase: Pick<TestCase, 'name' | 'classname'>): string {
   return testCase.classname === '' ? testCase.name : `${testCase.classname} > ${testCase.name}`;
 }
 
-/** Messages are evidence, not logs: the first lines, bounded. */
-export function shortMessage(text: string | null | undefined, maxChars = 500): string | null {
-  if (text === null || text === undefined) return null;
-  const trimmed = text.replace(/\r\n?/g, '\n').trim();
-  if (trimmed === '') return null;
-  const lines = trimmed.split('\n').slice(0, 5).join('\n');
-  return lines.length > maxChars ? `${lines.slice(0, maxChars - 1)}…` : lines;
-}
-
+/** The totals of a report's cases, counted as every report format is (SDK), with the time under the lane's name. */
 export function totalsOf(cases: TestCase[], time: number | null): Totals {
-  const totals: Totals = { tests: cases.length, failures: 0, errors: 0, skipped: 0, time: 0 };
-  for (const testCase of cases) {
-    if (testCase.status === 'failed') totals.failures += 1;
-    else if (testCase.status === 'error') totals.errors += 1;
-    else if (testCase.status === 'skipped') totals.skipped += 1;
-    totals.time += testCase.time;
-  }
-  if (time !== null) totals.time = time;
-  totals.time = Math.round(totals.time * 1000) / 1000;
-  return totals;
+  const { seconds, ...counts } = totalsOfCases(cases.map((c) => ({ status: c.status, seconds: c.time })), time);
+  return { ...counts, time: seconds };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { driftRepair, type DriftRepairSuccess } from '../../../agents/doc-specialist/drift-repair.js';
 import { packHashOf, readLatestPack, readPack, verifyPack } from '../../../src/knowledge/pack.js';
@@ -78,7 +78,8 @@ describe('drift-repair lane (doc-specialist)', () => {
   it('detects a tampered pack in verification', async () => {
     const { fx, payload, context } = setup();
     const result = (await driftRepair(payload(), context)) as DriftRepairSuccess;
-    const path = result.knowledgePack.path;
+    expect(result.knowledgePack.path).toBe('logs/knowledge-packs/knowledge-pack-v1.json');
+    const path = join(fx.knowledgePackDir, basename(result.knowledgePack.path));
     const pack = (await readPack(path))!;
     pack.docs[0]!.title = 'tampered';
     writeFileSync(path, JSON.stringify(pack));

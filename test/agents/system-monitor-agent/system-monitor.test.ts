@@ -1,6 +1,6 @@
 import { mkdtempSync, statfsSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostChecks, postureOf } from '../../../agents/system-monitor-agent/health-checks.js';
 import type { HostFigures } from '../../../agents/system-monitor-agent/host-figures.js';
@@ -41,7 +41,7 @@ describe('system-monitor lane', () => {
     expect(result.host.load.cpuCount).toBe(cpus().length);
     expect(result.host.workerRssBytes).toBeGreaterThan(1e6);
     const fs = statfsSync(stateDirectory);
-    expect(result.host.disk).toMatchObject({ path: stateDirectory, totalBytes: fs.blocks * fs.bsize, error: null });
+    expect(result.host.disk).toMatchObject({ path: `outside:${basename(stateDirectory)}`, totalBytes: fs.blocks * fs.bsize, error: null });
     expect(result.checks.map((c) => c.name)).toEqual(expect.arrayContaining(['memory', 'load', 'disk', 'queue', 'failure-rate']));
     expect(result.posture).toBe(postureOf(result.checks));
     expect(result.specialistContract.status).toBe('completed');
@@ -50,7 +50,7 @@ describe('system-monitor lane', () => {
   it('falls back to the workspace disk when the store has no local folder', async () => {
     const result = await systemMonitor(withSnapshot(quietSnapshot(), { type: 'resources' }), context);
     if (!result.success) throw new Error(result.error);
-    expect(result.host.disk.path).toBe(workspaceRoot);
+    expect(result.host.disk.path).toBe('.');
     expect(result.checks.map((c) => c.name)).toEqual(['memory', 'load', 'disk']);
   });
 
