@@ -10,7 +10,8 @@ export interface DisplayRoots {
 function inside(root: string, path: string): string | null {
   const rel = relative(root, path);
   if (rel === '') return '.';
-  if (rel.startsWith('..') || isAbsolute(rel)) return null;
+  // `..foo` is a file of the root; only `..` itself or `../…` climbs out of it.
+  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return null;
   return rel.split(sep).join('/');
 }
 

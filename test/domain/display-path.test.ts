@@ -12,6 +12,7 @@ describe('displayPath', () => {
   it('names a file in the workspace by its workspace-relative path', () => {
     expect(displayPath('/srv/orch/workspace/projects/app/README.md', roots)).toBe('projects/app/README.md');
     expect(displayPath('/srv/orch/workspace', roots)).toBe('.');
+    expect(displayPath('/srv/orch/workspace/..notes.md', roots)).toBe('..notes.md');
   });
 
   it('prefers the logs folder when it lies inside the workspace', () => {
