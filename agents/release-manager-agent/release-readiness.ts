@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { WorkspaceBoundaryError, resolveWorkspacePath } from '../../src/workspace/boundary.js';
 import { controlPlaneOf } from '../../src/worker-sdk/control-plane.js';
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { postureOf, type ReleaseGate, type ReleasePosture } from './gate.js';
 import { projectGates, type ProjectEvidence } from './project-gates.js';
@@ -59,7 +60,7 @@ function actionFor(g: ReleaseGate): string {
  * publishes or deploys.
  */
 export async function releaseReadiness(
-  payload: Readonly<Record<string, unknown>>,
+  payload: LanePayload<'release-readiness'>,
   context: LaneContext,
 ): Promise<ReleaseReadinessSuccess | LaneRefusal> {
   const snapshot = controlPlaneOf(payload);
@@ -71,12 +72,9 @@ export async function releaseReadiness(
     );
   }
   const { scope } = payload;
-  if (scope !== undefined && (typeof scope !== 'string' || scope.trim() === '')) {
-    return refuseLane(IDENTITY, 'payload.scope must be a non-empty workspace-relative path', ['Resend with scope naming the project folder, or without scope.']);
-  }
   const gates = snapshotGates(snapshot);
   let project: ProjectEvidence | null = null;
-  if (typeof scope === 'string') {
+  if (scope !== undefined) {
     const dir = await scopeDirectory(context.workspaceRoot, scope);
     if (typeof dir !== 'string') return refuseLane(IDENTITY, dir.problem, ['Resend with scope naming a project folder inside the workspace.']);
     const scoped = await projectGates(dir, scope, context.workspaceRoot);
@@ -89,7 +87,7 @@ export async function releaseReadiness(
   return {
     success: true,
     posture,
-    scope: typeof scope === 'string' ? scope : null,
+    scope: scope ?? null,
     gates,
     project,
     snapshotAt: snapshot.generatedAt,
