@@ -38,6 +38,8 @@ export interface CatalogEntry {
   scopeFields: string[];
   /** The executor hands the lane a bounded snapshot of the control plane (src/worker-sdk/control-plane.ts). */
   readsControlPlane: boolean;
+  /** An operator may start it as a manual incident remediation (POST /api/incidents/:id/remediate). */
+  remediation: boolean;
 }
 
 export const INTERNAL_TASK_TYPES = ['startup', 'doc-change', 'heartbeat'] as const;
@@ -53,12 +55,15 @@ export const CONTROL_PLANE_LANES = [
 ] as const;
 
 
-type EntryInput = Omit<CatalogEntry, 'internalOnly' | 'publicTriggerable' | 'approvalGated' | 'readsControlPlane'>;
+type EntryInput = Omit<CatalogEntry, 'internalOnly' | 'publicTriggerable' | 'approvalGated' | 'readsControlPlane' | 'remediation'> & {
+  remediation?: boolean;
+};
 
 function entry(input: EntryInput): CatalogEntry {
   const internalOnly = (INTERNAL_TASK_TYPES as readonly string[]).includes(input.type);
   return Object.freeze({
     ...input,
+    remediation: input.remediation ?? false,
     internalOnly,
     publicTriggerable: !internalOnly,
     approvalGated: (APPROVAL_GATED_BY_DEFAULT as readonly string[]).includes(input.type),
@@ -80,6 +85,7 @@ interface LaneInput {
   dependencyClass?: DependencyClass;
   extraRequirements?: string[];
   extraCaveats?: string[];
+  remediation?: boolean;
 }
 
 /**
@@ -104,6 +110,7 @@ function workerLane(input: LaneInput & { operationalStatus?: OperationalStatus }
     ],
     retryable: input.retryable,
     scopeFields: input.scopeFields ?? [],
+    remediation: input.remediation,
   });
 }
 
@@ -200,6 +207,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     toolGatePreflight: false,
     retryable: true,
     scopeFields: ['paths'],
+    remediation: true,
     extraRequirements: ['readable docsPath', 'writable knowledgePackDir'],
     extraCaveats: ['Writes a new knowledge pack version whether or not drift was found; the run fails when the pack does not verify.'],
   }),
@@ -394,6 +402,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     agentId: 'system-monitor-agent',
     toolGatePreflight: true,
     retryable: true,
+    remediation: true,
   }),
   workerLane({
     type: 'qa-verification',
@@ -403,6 +412,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     toolGatePreflight: true,
     retryable: true,
     scopeFields: ['target'],
+    remediation: true,
   }),
   workerLane({
     type: 'skill-audit',
@@ -441,6 +451,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     // A repeat of a partially applied change set could edit files twice.
     retryable: false,
     scopeFields: ['scope', 'changes[].path'],
+    remediation: true,
     extraCaveats: ['Approval-gated by default.'],
   }),
   entry({
