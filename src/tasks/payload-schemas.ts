@@ -295,7 +295,8 @@ export const PAYLOAD_SCHEMAS = {
     suite: Type.Optional(
       Type.String({
         pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$',
-        description: 'Suite name, e.g. smoke: it runs the npm script test:<suite> (else test). Letters, digits, ".", "_", "-"; up to 64 (default full).',
+        description:
+          'Suite name, e.g. smoke: it runs the npm script test:<suite> (else test), so it stays a plain word: letters, digits, ".", "_", "-"; up to 64 (default full).',
       }),
     ),
     mode: Type.Optional(Type.Enum(['dry-run', 'execute'], { description: 'dry-run plans only; execute runs the suite (default dry-run).' })),
