@@ -3,7 +3,7 @@ import { refuseLane, specialistContract, type LaneContext, type LaneResult } fro
 import { describeActions, fileChangeOf, type FileChange } from './file-evidence.js';
 import { ApplyError, FileTransaction } from './file-transaction.js';
 import { planChanges } from './plan-changes.js';
-import { readInput, type BuildRefactorInput } from './read-input.js';
+import { readInput, type BuildRefactorInput, type BuildRefactorPayload } from './read-input.js';
 import { resolveScope } from './scope.js';
 import { planVerification, type VerificationPlan } from './verification-plan.js';
 import { DEFAULT_VERIFICATION_TIMEOUT_MS, runVerification, type Verification } from './verify.js';
@@ -42,7 +42,7 @@ export interface BuildRefactorOptions {
 const IDENTITY = { role: 'build-refactor-agent', workflowStage: 'build-refactor', deliverable: 'scoped code change with verification evidence' };
 const APPROVAL_REPLAY_PREFIX = 'approval-replay:';
 
-function governanceOf(input: BuildRefactorInput | null, scope: string | null, runId: string | null): Governance {
+function governanceOf(input: BuildRefactorInput, scope: string, runId: string | null): Governance {
   const approvedTaskId = runId?.startsWith(APPROVAL_REPLAY_PREFIX) ? runId.slice(APPROVAL_REPLAY_PREFIX.length) : null;
   const approvalNote =
     approvedTaskId !== null
@@ -50,9 +50,9 @@ function governanceOf(input: BuildRefactorInput | null, scope: string | null, ru
       : `not an approval replay (run ${runId ?? 'outside the service'}); build-refactor is approval-gated by default`;
   return {
     scope,
-    maxFilesChanged: input?.maxFilesChanged ?? null,
-    changeType: input?.changeType ?? null,
-    intent: input?.intent ?? null,
+    maxFilesChanged: input.maxFilesChanged,
+    changeType: input.changeType,
+    intent: input.intent,
     approvedTaskId,
     approvalNote,
   };
@@ -106,14 +106,11 @@ function verificationSummary(verification: Verification): string {
  * edits needs a model provider, and this lane has none.
  */
 export async function buildRefactor(
-  payload: Readonly<Record<string, unknown>>,
+  payload: BuildRefactorPayload,
   context: LaneContext,
   options: BuildRefactorOptions = {},
 ): Promise<BuildRefactorResult> {
   const input = readInput(payload);
-  if ('problem' in input) {
-    return refuse(input.problem, ['Resend the task with a scope, explicit changes[] inside it and optional constraints / testRunner.'], governanceOf(null, null, context.runId));
-  }
   const scope = resolveScope(context.workspaceRoot, input.scope);
   const governance = governanceOf(input, 'problem' in scope ? input.scope : scope.relative, context.runId);
   if (input.changes === null) {

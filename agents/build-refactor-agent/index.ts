@@ -1,6 +1,6 @@
 // Worker entrypoint of the build-refactor lane: the orchestrator runs the compiled file as
 // `node dist/agents/build-refactor-agent/index.js --payload <file>` once an operator approved the task.
-import { runAgentMain } from '../../src/worker-sdk/index.js';
+import { defineLane, runAgentMain } from '../../src/worker-sdk/index.js';
 import { buildRefactor } from './build-refactor.js';
 
-await runAgentMain(buildRefactor);
+await runAgentMain(defineLane('build-refactor', buildRefactor));

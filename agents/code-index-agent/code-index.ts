@@ -1,3 +1,4 @@
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { resolveScope } from '../../src/worker-sdk/scope-path.js';
 import { buildIndex, type CodeIndex } from './build-index.js';
@@ -37,10 +38,13 @@ function blocked(reason: string, actions: string[]): CodeIndexBlocked {
   return { ...refuseLane(IDENTITY, reason, actions), posture: 'blocked' };
 }
 
-/** payload.previousIndexAt as epoch milliseconds: an ISO date or a number; undefined when absent. */
-function previousIndexTime(value: unknown): number | undefined | { problem: string } {
-  if (value === undefined || value === null) return undefined;
-  const time = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : Number.NaN;
+/**
+ * payload.previousIndexAt as epoch milliseconds; undefined when absent. The schema admits a
+ * number or a string; whether the string reads as a date is the lane's to judge.
+ */
+function previousIndexTime(value: string | number | undefined): number | undefined | { problem: string } {
+  if (value === undefined) return undefined;
+  const time = typeof value === 'number' ? value : Date.parse(value);
   return Number.isFinite(time) ? time : { problem: `payload.previousIndexAt ${JSON.stringify(value)} is not a date (use an ISO timestamp such as a previous result's indexedAt)` };
 }
 
@@ -54,10 +58,9 @@ function plural(count: number, word: string): string {
  * `refresh` when files changed since `payload.previousIndexAt` or when the index has gaps
  * (files that do not parse, imports that do not resolve, files skipped by the bounds).
  */
-export function codeIndex(payload: Readonly<Record<string, unknown>>, context: LaneContext): CodeIndexSuccess | CodeIndexBlocked {
+export function codeIndex(payload: LanePayload<'code-index'>, context: LaneContext): CodeIndexSuccess | CodeIndexBlocked {
   const resend = ['Resend with payload.scope naming a folder (or file) of JS/TS sources inside the workspace.'];
-  const scope = payload.scope;
-  if (typeof scope !== 'string' || scope.trim() === '') return blocked('payload.scope must be a workspace-relative path', resend);
+  const { scope } = payload;
   const since = previousIndexTime(payload.previousIndexAt);
   if (typeof since === 'object') return blocked(since.problem, ['Resend without previousIndexAt, or with the indexedAt of a previous index.']);
   const resolved = resolveScope(context.workspaceRoot, scope);

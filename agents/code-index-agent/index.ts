@@ -1,6 +1,6 @@
 // Worker entrypoint of the code-index lane: the orchestrator runs the compiled file as
 // `node dist/agents/code-index-agent/index.js --payload <file>`.
-import { runAgentMain } from '../../src/worker-sdk/index.js';
+import { defineLane, runAgentMain } from '../../src/worker-sdk/index.js';
 import { codeIndex } from './code-index.js';
 
-await runAgentMain(codeIndex);
+await runAgentMain(defineLane('code-index', codeIndex));

@@ -8,6 +8,7 @@ import {
   type CommunityResponseGate,
 } from '../../src/worker-sdk/community-response.js';
 import { displayText } from '../../src/worker-sdk/display-text.js';
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import type { CommunityRecord } from '../../src/domain/orchestrator-state.js';
 import { draftResponses, type DraftOutcome } from './draft-responses.js';
@@ -36,7 +37,7 @@ export type CommunityResponseSuccess = LaneResult<{
 
 export type CommunityResponseRefusal = LaneRefusal & { skipped?: DraftOutcome['skipped']; freshnessWarnings?: string[] };
 
-function gateOf(payload: Record<string, unknown>): CommunityResponseGate | null {
+function gateOf(payload: LanePayload<'community-response'>): CommunityResponseGate | null {
   const gate = payload[COMMUNITY_RESPONSE_PAYLOAD_KEY];
   if (typeof gate !== 'object' || gate === null) return null;
   const g = gate as CommunityResponseGate;
@@ -85,7 +86,7 @@ function actionsFor(outcome: DraftOutcome): string[] {
  * (an unwritable log, say) propagates: the worker exits non-zero and the run fails.
  */
 export async function communityResponse(
-  payload: Record<string, unknown>,
+  payload: LanePayload<'community-response'>,
   context: LaneContext,
   now: () => Date = () => new Date(),
 ): Promise<CommunityResponseSuccess | CommunityResponseRefusal> {

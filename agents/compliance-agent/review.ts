@@ -1,5 +1,6 @@
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/workspace/boundary.js';
 import { dependencyChecks, licenceChecks, readmeCheck, type ComplianceCheck, type ProjectLicence } from './checks.js';
@@ -79,10 +80,9 @@ function nextActions(checks: ComplianceCheck[]): string[] {
  * the licences of its declared dependencies as installed in the scope's node_modules, copyleft
  * in a permissive project, README and NOTICE presence. Read-only; flags, never decides.
  */
-export function complianceReview(payload: Readonly<Record<string, unknown>>, context: LaneContext): ComplianceSuccess | LaneRefusal {
-  const scope = payload.scope;
+export function complianceReview(payload: LanePayload<'compliance-review'>, context: LaneContext): ComplianceSuccess | LaneRefusal {
+  const { scope } = payload;
   const resend = ['Resend with payload.scope naming the project folder (the one with package.json or LICENSE) inside the workspace.'];
-  if (typeof scope !== 'string' || scope.trim() === '') return refuseLane(IDENTITY, 'payload.scope must be a workspace-relative path', resend);
   let dir: string;
   try {
     dir = resolveWorkspacePath(context.workspaceRoot, scope);

@@ -1,3 +1,4 @@
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { composeSections } from './compose.js';
 import { readContentInput, type ContentType, type Length, type Style } from './input.js';
@@ -33,7 +34,7 @@ const IDENTITY = { role: 'content-agent', workflowStage: 'draft', deliverable: '
  * `payload.source`, naming the source and using the sentences and phrases of its description.
  * No clock, no randomness and no I/O, so the same payload always gives the same text.
  */
-export function generateContent(payload: Readonly<Record<string, unknown>>): ContentOutcome {
+export function generateContent(payload: LanePayload<'content-generate'>): ContentOutcome {
   const input = readContentInput(payload);
   if ('problem' in input) {
     return refuseLane(IDENTITY, input.problem, [

@@ -1,3 +1,5 @@
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
+
 /** The kinds of text the lane writes, the voices it writes them in and how long they run. */
 export const CONTENT_TYPES = ['operator-notice', 'readme', 'release-note', 'status-update', 'faq'] as const;
 export const STYLES = ['client-facing', 'technical', 'internal'] as const;
@@ -43,14 +45,14 @@ function slug(value: string): string {
   return value.trim().toLowerCase().replace(/[\s_]+/g, '-');
 }
 
+/** A free-text choice read as one of the known values or an alias of one; null when absent or blank. */
 function pick<T extends string>(
-  value: unknown,
+  value: string | undefined,
   field: string,
   known: readonly T[],
   aliases: Readonly<Record<string, T>>,
 ): T | null | { problem: string } {
-  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return null;
-  if (typeof value !== 'string') return { problem: `payload.${field} must be a string` };
+  if (value === undefined || value.trim() === '') return null;
   const key = slug(value);
   const found = known.includes(key as T) ? (key as T) : aliases[key];
   return found ?? { problem: `unknown ${field} ${JSON.stringify(value)}: use one of ${known.join(', ')}` };
@@ -60,8 +62,13 @@ function isProblem(value: unknown): value is { problem: string } {
   return typeof value === 'object' && value !== null && 'problem' in value;
 }
 
-/** Validates the content-generate payload; every refusal names the field and what it needs. */
-export function readContentInput(payload: Readonly<Record<string, unknown>>): ContentInput | { problem: string } {
+/**
+ * Reads the content-generate payload, which the worker SDK has checked against its schema (source
+ * {name, description} present, every field a string). What is left to refuse is what the schema
+ * cannot say: an unknown type, style or length, and a subject too thin to write from. Every
+ * refusal names the field and what it needs.
+ */
+export function readContentInput(payload: LanePayload<'content-generate'>): ContentInput | { problem: string } {
   const type = pick(payload.type, 'type', CONTENT_TYPES, TYPE_ALIASES);
   if (isProblem(type)) return type;
   const style = pick(payload.style, 'style', STYLES, STYLE_ALIASES);
@@ -69,14 +76,10 @@ export function readContentInput(payload: Readonly<Record<string, unknown>>): Co
   const length = pick(payload.length, 'length', LENGTHS, LENGTH_ALIASES);
   if (isProblem(length)) return length;
 
-  const source = payload.source;
-  if (typeof source !== 'object' || source === null || Array.isArray(source)) {
-    return { problem: 'payload.source is missing: give {name, description} of what the text is about' };
-  }
-  const { name, description } = source as Record<string, unknown>;
-  if (typeof name !== 'string' || name.trim() === '') return { problem: 'payload.source.name is missing: the text must name its subject' };
-  if (typeof description !== 'string' || description.trim() === '') {
-    return { problem: 'payload.source.description is missing: the text is written from it, and nothing is made up in its place' };
+  const { name, description } = payload.source;
+  if (name.trim() === '') return { problem: 'payload.source.name is blank: the text must name its subject' };
+  if (description.trim() === '') {
+    return { problem: 'payload.source.description is blank: the text is written from it, and nothing is made up in its place' };
   }
   const words = description.trim().split(/\s+/).length;
   if (words < MIN_DESCRIPTION_WORDS) {

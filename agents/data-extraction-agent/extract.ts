@@ -1,3 +1,4 @@
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { parseCsv } from './csv.js';
 import { parseHtmlTable } from './html.js';
@@ -5,7 +6,7 @@ import { parseJson, parseJsonLines } from './json.js';
 import { parseKeyValueText } from './key-value-text.js';
 import { parseMarkdownTable } from './markdown.js';
 import { selectFields } from './select-fields.js';
-import { FORMATS, formatFromExtension, loadFile, loadInline, type SourceFormat, type SourceOrigin } from './source.js';
+import { formatFromExtension, loadFile, loadInline, type SourceFormat, type SourceOrigin } from './source.js';
 import type { ExtractedRecord, ParseOutcome, Reject } from './table.js';
 
 export type ExtractionSuccess = LaneResult<{
@@ -26,39 +27,7 @@ export type ExtractionOutcome = ExtractionSuccess | (LaneRefusal & { rejects?: R
 
 const IDENTITY = { role: 'data-extraction-agent', workflowStage: 'extract', deliverable: 'structured records' };
 const RESEND = 'Resend with source {content} or {path} (workspace-relative), format csv, json, jsonl, html, markdown or text, and optional fields[].';
-const MAX_FIELDS = 100;
 
-interface ExtractionInput {
-  source: { content: string } | { path: string };
-  format: SourceFormat | null;
-  fields: string[] | null;
-}
-
-function readInput(payload: Readonly<Record<string, unknown>>): ExtractionInput | { problem: string } {
-  const { source, format, fields } = payload;
-  if (typeof source !== 'object' || source === null || Array.isArray(source)) {
-    return { problem: 'payload.source must be {content: string} or {path: string}' };
-  }
-  const { content, path } = source as Record<string, unknown>;
-  if ((content === undefined) === (path === undefined)) {
-    return { problem: 'payload.source must hold exactly one of content or path' };
-  }
-  if (content !== undefined && typeof content !== 'string') return { problem: 'payload.source.content must be a string' };
-  if (path !== undefined && (typeof path !== 'string' || path.trim() === '')) return { problem: 'payload.source.path must be a non-empty string' };
-  if (format !== undefined && format !== null && !FORMATS.includes(format as SourceFormat)) {
-    return { problem: `unknown format ${JSON.stringify(format)}: use ${FORMATS.join(', ')}` };
-  }
-  if (fields !== undefined && fields !== null) {
-    if (!Array.isArray(fields) || fields.length === 0 || fields.length > MAX_FIELDS || !fields.every((f) => typeof f === 'string' && f.trim() !== '')) {
-      return { problem: `payload.fields must be a list of 1 to ${MAX_FIELDS} non-empty field names` };
-    }
-  }
-  return {
-    source: typeof content === 'string' ? { content } : { path: path as string },
-    format: (format as SourceFormat | undefined) ?? null,
-    fields: (fields as string[] | undefined) ?? null,
-  };
-}
 
 function parse(format: SourceFormat, text: string): ParseOutcome {
   switch (format) {
@@ -100,10 +69,9 @@ function nextActions(rejects: Reject[], missing: string[], columns: string[], ta
  * unit of the source that cannot become a record is listed in rejects with its line (or array
  * index) and reason. A source with nothing extractable fails the run with the reason.
  */
-export async function extractData(payload: Readonly<Record<string, unknown>>, context: LaneContext): Promise<ExtractionOutcome> {
-  const input = readInput(payload);
-  if ('problem' in input) return refuseLane(IDENTITY, input.problem, [RESEND]);
-
+export async function extractData(payload: LanePayload<'data-extraction'>, context: LaneContext): Promise<ExtractionOutcome> {
+  // The schema admits exactly one of {content} and {path}, a known format and 1–100 field names.
+  const input = { source: payload.source, format: payload.format ?? null, fields: payload.fields ?? null };
   const inferred = 'path' in input.source && input.format === null ? formatFromExtension(input.source.path) : null;
   const format = input.format ?? inferred;
   if (format === null) {

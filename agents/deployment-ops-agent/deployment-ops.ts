@@ -1,4 +1,5 @@
 import { controlPlaneOf } from '../../src/worker-sdk/control-plane.js';
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { deploymentFindings, type DeploymentFinding } from './deployment-findings.js';
 
@@ -41,7 +42,7 @@ function actionFor(f: DeploymentFinding): string {
  * deploy-related lanes, unspawnable services, incidents, queue pressure, pending deploy
  * approvals; rules in deployment-findings.ts). Any blocker blocks; any watch item watches.
  */
-export function deploymentOps(payload: Readonly<Record<string, unknown>>): DeploymentOpsSuccess | LaneRefusal {
+export function deploymentOps(payload: LanePayload<'deployment-ops'>): DeploymentOpsSuccess | LaneRefusal {
   const snapshot = controlPlaneOf(payload);
   if (!snapshot) {
     return refuseLane(

@@ -1,6 +1,6 @@
 // Worker entrypoint of the deployment-ops lane: the orchestrator runs the compiled file as
 // `node dist/agents/deployment-ops-agent/index.js --payload <file>`.
-import { runAgentMain } from '../../src/worker-sdk/index.js';
+import { defineLane, runAgentMain } from '../../src/worker-sdk/index.js';
 import { deploymentOps } from './deployment-ops.js';
 
-await runAgentMain(deploymentOps);
+await runAgentMain(defineLane('deployment-ops', deploymentOps));

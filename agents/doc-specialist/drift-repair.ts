@@ -6,6 +6,7 @@ import { readKnowledgeIndex } from '../../src/knowledge/index-file.js';
 import type { IndexedDoc, KnowledgeIndex } from '../../src/knowledge/index-model.js';
 import { readLatestPack } from '../../src/knowledge/pack.js';
 import { packDrift, regeneratePack } from '../../src/knowledge/pack-builder.js';
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 
 /** Where the service keeps docs, packs and the index; handed over under a `__` key clients cannot send. */
@@ -15,11 +16,15 @@ export interface KnowledgeLocations {
   logsDir: string;
 }
 
-export interface DriftRepairPayload {
-  requestedBy?: string;
-  paths?: string[];
-  notes?: string;
-  __knowledge?: KnowledgeLocations;
+export type DriftRepairPayload = LanePayload<'drift-repair'>;
+
+/** The locations under `__knowledge`, when the service sent all three. */
+function knowledgeLocationsOf(payload: DriftRepairPayload): KnowledgeLocations | null {
+  const where = payload.__knowledge;
+  if (typeof where !== 'object' || where === null) return null;
+  const { docsPath, knowledgePackDir, logsDir } = where as Record<string, unknown>;
+  if (typeof docsPath !== 'string' || typeof knowledgePackDir !== 'string' || typeof logsDir !== 'string') return null;
+  return { docsPath, knowledgePackDir, logsDir };
 }
 
 export type AuditStatus = 'added' | 'modified' | 'unchanged' | 'removed' | 'missing';
@@ -79,11 +84,11 @@ function auditPath(path: string, index: KnowledgeIndex, docs: Map<string, Indexe
  * not drift was found; the run succeeds only when the pack verifies.
  */
 export async function driftRepair(payload: DriftRepairPayload, context: LaneContext, now: Date = new Date()): Promise<DriftRepairSuccess | LaneRefusal> {
-  const where = payload.__knowledge;
-  if (!where || typeof where.docsPath !== 'string' || typeof where.knowledgePackDir !== 'string' || typeof where.logsDir !== 'string') {
+  const where = knowledgeLocationsOf(payload);
+  if (!where) {
     return refuseLane(IDENTITY, 'the service did not hand the lane its docs and knowledge-pack folders', ['Run drift-repair through the orchestrator, which passes them.']);
   }
-  const requested = Array.isArray(payload.paths) ? payload.paths.filter((p): p is string => typeof p === 'string') : [];
+  const requested = payload.paths ?? [];
   const outside = requested.filter((p) => normalizeDocPath(p) === null);
   if (outside.length > 0) {
     return refuseLane(IDENTITY, `paths must be relative to the docs folder and stay inside it: ${outside.slice(0, 5).join(', ')}`, [
@@ -150,8 +155,8 @@ export async function driftRepair(payload: DriftRepairPayload, context: LaneCont
     verification,
     audit: audit.slice(0, 500),
     agentAuditResult: {
-      requestedBy: typeof payload.requestedBy === 'string' ? payload.requestedBy : null,
-      notes: typeof payload.notes === 'string' ? payload.notes : null,
+      requestedBy: payload.requestedBy ?? null,
+      notes: payload.notes ?? null,
       drifted,
       unchanged: audit.filter((a) => a.status === 'unchanged').map((a) => a.path),
       contradictions: contradictions.length,

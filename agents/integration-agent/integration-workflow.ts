@@ -1,5 +1,6 @@
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
-import { normalizeSteps, type NormalizedStep, type StepInput } from './normalize-steps.js';
+import { normalizeSteps, type NormalizedStep } from './normalize-steps.js';
 
 const IDENTITY = { role: 'integration-agent', workflowStage: 'plan-workflow', deliverable: 'ordered workflow of child runs' };
 
@@ -23,12 +24,8 @@ export type WorkflowPlan = LaneResult<{
  * through its one admission path once this plan is recorded, one after another, and reroutes a
  * failed step (src/tasks/workflow-driver.ts); the steps' live outcomes appear on the run.
  */
-export function planIntegrationWorkflow(payload: Readonly<Record<string, unknown>>, context: LaneContext): WorkflowPlan | LaneRefusal {
-  const raw = payload.steps;
-  if (raw !== undefined && !Array.isArray(raw)) {
-    return refuseLane(IDENTITY, 'payload.steps must be an array of steps', ['Send steps as an array, or omit it for the default workflow.']);
-  }
-  const { steps, problems } = normalizeSteps(raw as StepInput[] | undefined);
+export function planIntegrationWorkflow(payload: LanePayload<'integration-workflow'>, context: LaneContext): WorkflowPlan | LaneRefusal {
+  const { steps, problems } = normalizeSteps(payload.steps);
   if (problems.length > 0) {
     const reason = problems.map((p) => `step ${p.index + 1}: ${p.problem}`).join('; ');
     return refuseLane(IDENTITY, `the workflow cannot start: ${reason}`, [

@@ -1,7 +1,8 @@
 import { getCatalogEntry } from '../../src/tasks/catalog.js';
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 
-/** A step as the payload may give it: shorthand `'<task-type>: <description>'` or an object. */
-export type StepInput = string | { type: string; payload?: Record<string, unknown>; description?: string; reroute?: string };
+/** A step as the schema admits it: shorthand `'<task-type>: <description>'` or an object. */
+export type StepInput = NonNullable<LanePayload<'integration-workflow'>['steps']>[number];
 
 export interface NormalizedStep {
   index: number;

@@ -1,6 +1,6 @@
 // Worker entrypoint of the market-research lane: the orchestrator runs the compiled file as
 // `node dist/agents/market-research-agent/index.js --payload <file>`.
-import { runAgentMain } from '../../src/worker-sdk/index.js';
+import { defineLane, runAgentMain } from '../../src/worker-sdk/index.js';
 import { marketResearch } from './research.js';
 
-await runAgentMain(marketResearch);
+await runAgentMain(defineLane('market-research', marketResearch));

@@ -1,4 +1,5 @@
 import { promises as dns } from 'node:dns';
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult, type SpecialistStatus } from '../../src/worker-sdk/lane-result.js';
 import type { PageDate } from './extract-dates.js';
 import { extractPage, type Heading } from './extract-page.js';
@@ -61,22 +62,21 @@ interface ResearchInput {
   scope: string | null;
 }
 
-function optionalText(value: unknown, name: string): string | null | { problem: string } {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') return { problem: `payload.${name} must be a string` };
-  return value.trim() === '' ? null : value.trim();
+/** A free-text hint: trimmed, and null when absent or blank. */
+function optionalText(value: string | undefined): string | null {
+  const trimmed = value?.trim() ?? '';
+  return trimmed === '' ? null : trimmed;
 }
 
-function readInput(payload: Readonly<Record<string, unknown>>): ResearchInput | { problem: string } {
-  const { urls } = payload;
-  if (urls !== undefined && (!Array.isArray(urls) || urls.some((u) => typeof u !== 'string'))) {
-    return { problem: 'payload.urls must be an array of URL strings' };
-  }
-  const query = optionalText(payload.query, 'query');
-  if (typeof query === 'object' && query !== null) return query;
-  const scope = optionalText(payload.scope, 'scope');
-  if (typeof scope === 'object' && scope !== null) return scope;
-  const list = [...new Set(((urls as string[] | undefined) ?? []).map((u) => u.trim()).filter((u) => u !== ''))];
+/**
+ * The payload in working form. Field types are the schema's (checked by the worker SDK); what is
+ * left to refuse is a payload with nothing to research: no URL, query or scope, which the
+ * schema cannot say because each of them alone is optional.
+ */
+function readInput(payload: LanePayload<'market-research'>): ResearchInput | { problem: string } {
+  const query = optionalText(payload.query);
+  const scope = optionalText(payload.scope);
+  const list = [...new Set((payload.urls ?? []).map((u) => u.trim()).filter((u) => u !== ''))];
   if (list.length === 0 && query === null && scope === null) {
     return { problem: 'payload needs urls to fetch, or a query or scope to derive a source plan from' };
   }
@@ -185,7 +185,7 @@ function summaryOf(input: ResearchInput, sources: Source[], plan: PlannedSource[
  * succeeds when at least one URL was read, or, without URLs, when the plan is not empty.
  */
 export async function runMarketResearch(
-  payload: Readonly<Record<string, unknown>>,
+  payload: LanePayload<'market-research'>,
   deps: NetworkDeps = DEFAULT_DEPS,
   limits: FetchLimits = FETCH_LIMITS,
 ): Promise<MarketResearchResult | LaneRefusal> {
@@ -240,6 +240,6 @@ export async function runMarketResearch(
 }
 
 /** The market-research lane as the worker runs it: real DNS and the global fetch. */
-export function marketResearch(payload: Readonly<Record<string, unknown>>, _context: LaneContext): Promise<MarketResearchResult | LaneRefusal> {
+export function marketResearch(payload: LanePayload<'market-research'>, _context: LaneContext): Promise<MarketResearchResult | LaneRefusal> {
   return runMarketResearch(payload);
 }

@@ -1,3 +1,4 @@
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { coerceValue } from './coerce.js';
 import { dedupe, type Duplicate } from './dedupe.js';
@@ -32,32 +33,33 @@ export type NormalizeSuccess = LaneResult<{
 
 export type NormalizeOutcome = NormalizeSuccess | (LaneRefusal & { rejected?: RejectedRecord[]; stats?: NormalizeStats });
 
-export const MAX_RECORDS = 10_000;
 const IDENTITY = { role: 'normalization-agent', workflowStage: 'normalize', deliverable: 'normalized records' };
 const RESEND = 'Resend with records[] (objects), schema {field: type or {type, required?, trim?, lowercase?}} and optional dedupeBy[] of schema fields.';
 
 interface NormalizeInput {
-  records: unknown[];
+  records: ReadonlyArray<Readonly<Record<string, unknown>>>;
   rules: FieldRule[];
   dedupeBy: string[];
 }
 
-function readInput(payload: Readonly<Record<string, unknown>>): NormalizeInput | { problem: string } {
+/**
+ * The payload in working form. The task schema has checked the shapes (records are objects, at
+ * most 10,000; 1 to 200 schema fields, each a known type with boolean options; dedupeBy a
+ * non-empty list); what is left is what it cannot say: an empty batch, contradicting field
+ * options, a dedupe key that is not a schema field.
+ */
+function readInput(payload: LanePayload<'normalize-data'>): NormalizeInput | { problem: string } {
   const { records, schema, dedupeBy } = payload;
-  if (!Array.isArray(records)) return { problem: 'payload.records must be a list of records' };
   if (records.length === 0) return { problem: 'payload.records is empty: there is nothing to normalize' };
-  if (records.length > MAX_RECORDS) return { problem: `payload.records holds ${records.length} records, over the limit of ${MAX_RECORDS}; split the batch` };
   const rules = readSchema(schema);
   if ('problem' in rules) return rules;
-  if (dedupeBy !== undefined && dedupeBy !== null) {
-    if (!Array.isArray(dedupeBy) || dedupeBy.length === 0 || !dedupeBy.every((f) => typeof f === 'string')) {
-      return { problem: 'payload.dedupeBy must be a non-empty list of field names' };
-    }
+  if (dedupeBy !== undefined) {
     // Keys are compared after normalization, which only schema fields get.
     const unknown = dedupeBy.filter((field) => !rules.some((rule) => rule.name === field));
     if (unknown.length > 0) return { problem: `dedupeBy field ${unknown.map((f) => JSON.stringify(f)).join(', ')} is not in the schema` };
   }
-  return { records, rules, dedupeBy: (dedupeBy as string[] | undefined) ?? [] };
+  // The schema types each record as a bare `object`; its fields are read by name, so as a record of them.
+  return { records: records as ReadonlyArray<Readonly<Record<string, unknown>>>, rules, dedupeBy: dedupeBy ?? [] };
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
@@ -69,13 +71,9 @@ function sameValue(a: unknown, b: unknown): boolean {
  * that is absent or blank becomes null); fields the schema does not name follow unchanged.
  */
 function normalizeRecord(
-  record: unknown,
+  source: Readonly<Record<string, unknown>>,
   rules: FieldRule[],
 ): { record: NormalizedRecord; changed: string[] } | { reasons: string[] } {
-  if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-    return { reasons: [`record is ${record === null ? 'null' : Array.isArray(record) ? 'a list' : `a ${typeof record}`}, not an object`] };
-  }
-  const source = record as Record<string, unknown>;
   const out: NormalizedRecord = {};
   const reasons: string[] = [];
   const changed: string[] = [];
@@ -106,7 +104,7 @@ function plural(count: number, word: string): string {
  * fit with every reason at once, then removes duplicates by `dedupeBy` keeping the first.
  * Pure and deterministic. input = output + rejected + duplicatesRemoved, always.
  */
-export function normalizeData(payload: Readonly<Record<string, unknown>>): NormalizeOutcome {
+export function normalizeData(payload: LanePayload<'normalize-data'>): NormalizeOutcome {
   const input = readInput(payload);
   if ('problem' in input) return refuseLane(IDENTITY, input.problem, [RESEND]);
 

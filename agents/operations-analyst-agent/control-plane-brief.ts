@@ -1,4 +1,5 @@
 import { controlPlaneOf } from '../../src/worker-sdk/control-plane.js';
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import {
   approvalsSection,
@@ -60,7 +61,7 @@ function actionsFor(sections: Record<SectionName, BriefSection>): string[] {
  * from the service's snapshot, each a section of facts with numbers, fused into one posture
  * (the worst section) and a headline, capped at MAX_BRIEF_BYTES serialized.
  */
-export function controlPlaneBrief(payload: Readonly<Record<string, unknown>>): ControlPlaneBriefSuccess | LaneRefusal {
+export function controlPlaneBrief(payload: LanePayload<'control-plane-brief'>): ControlPlaneBriefSuccess | LaneRefusal {
   const snapshot = controlPlaneOf(payload);
   if (!snapshot) {
     return refuseLane(

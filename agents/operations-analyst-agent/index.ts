@@ -1,6 +1,6 @@
 // Worker entrypoint of the control-plane-brief lane: the orchestrator runs the compiled file as
 // `node dist/agents/operations-analyst-agent/index.js --payload <file>`.
-import { runAgentMain } from '../../src/worker-sdk/index.js';
+import { defineLane, runAgentMain } from '../../src/worker-sdk/index.js';
 import { controlPlaneBrief } from './control-plane-brief.js';
 
-await runAgentMain(controlPlaneBrief);
+await runAgentMain(defineLane('control-plane-brief', controlPlaneBrief));

@@ -11,13 +11,6 @@ export interface PlanStep {
 /** The suite an absent `suite` names; it resolves like any other (`test:full`, else `test`). */
 export const DEFAULT_SUITE = 'full';
 
-/** Suite names become part of a script name, so they stay plain words. */
-const SUITE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-export function isSuiteName(value: string): boolean {
-  return SUITE_NAME.test(value);
-}
-
 /**
  * The npm script a suite runs: `test:<suite>` when the project defines it, else `test`. Every
  * suite name follows the same rule, so "smoke" in a project without `test:smoke` runs the whole

@@ -1,12 +1,11 @@
-import { DEFAULT_SUITE, isSuiteName } from './plan.js';
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
+import { DEFAULT_SUITE } from './plan.js';
 
-export const QA_MODES = ['dry-run', 'execute'] as const;
-export type QaMode = (typeof QA_MODES)[number];
+export type QaPayload = LanePayload<'qa-verification'>;
+export type QaMode = NonNullable<QaPayload['mode']>;
 
+/** Used when the payload names no timeout; the schema bounds a named one to 1 s – 540 s (below the agent's 600 s worker timeout). */
 export const DEFAULT_TIMEOUT_MS = 120_000;
-export const MIN_TIMEOUT_MS = 1_000;
-/** Below the agent's own 600 s worker timeout, so the lane still answers when a suite hangs. */
-export const MAX_TIMEOUT_MS = 540_000;
 
 export interface QaInput {
   target: string;
@@ -16,30 +15,16 @@ export interface QaInput {
 }
 
 /**
- * The payload in typed form, or the problem with it. An absent `mode` plans only: running a
- * project's scripts is the step an operator asks for explicitly.
+ * The payload with its defaults applied. The worker SDK has checked it against the
+ * qa-verification schema (target present, suite a plain word, a known mode, a bounded timeout).
+ * An absent `mode` plans only: running a project's scripts is the step an operator asks for
+ * explicitly.
  */
-export function readQaInput(payload: Readonly<Record<string, unknown>>): QaInput | { problem: string } {
-  const { target, suite, mode, timeoutMs } = payload;
-  if (typeof target !== 'string' || target.trim() === '') {
-    return { problem: 'payload.target must name the project folder (workspace-relative) that holds package.json' };
-  }
-  if (suite !== undefined && (typeof suite !== 'string' || !isSuiteName(suite))) {
-    return { problem: `payload.suite ${JSON.stringify(suite)} is not a suite name (letters, digits, ".", "_", "-"; up to 64)` };
-  }
-  if (mode !== undefined && !QA_MODES.includes(mode as QaMode)) {
-    return { problem: `unknown mode ${JSON.stringify(mode)}: use ${QA_MODES.join(' or ')}` };
-  }
-  if (
-    timeoutMs !== undefined &&
-    (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < MIN_TIMEOUT_MS || timeoutMs > MAX_TIMEOUT_MS)
-  ) {
-    return { problem: `payload.timeoutMs must be an integer from ${MIN_TIMEOUT_MS} to ${MAX_TIMEOUT_MS}` };
-  }
+export function readQaInput(payload: QaPayload): QaInput {
   return {
-    target: target.trim(),
-    suite: (suite as string | undefined) ?? DEFAULT_SUITE,
-    mode: (mode as QaMode | undefined) ?? 'dry-run',
-    timeoutMs: (timeoutMs as number | undefined) ?? DEFAULT_TIMEOUT_MS,
+    target: payload.target.trim(),
+    suite: payload.suite ?? DEFAULT_SUITE,
+    mode: payload.mode ?? 'dry-run',
+    timeoutMs: payload.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   };
 }

@@ -5,7 +5,7 @@ import { tailLines } from './output-buffer.js';
 import { parseTestOutput } from './parse-summary.js';
 import { buildPlan, type PlanStep } from './plan.js';
 import { readTargetProject, type TargetProject } from './read-project.js';
-import { readQaInput, type QaInput, type QaMode } from './read-input.js';
+import { readQaInput, type QaInput, type QaMode, type QaPayload } from './read-input.js';
 import { runCommand, type CommandOutcome } from './run-command.js';
 import { suiteEnv } from './suite-env.js';
 import type { FailedTest, RunnerName } from './test-summary.js';
@@ -150,13 +150,8 @@ async function execute(input: QaInput, base: QaBase, project: TargetProject, con
  * failing tests are findings (verdict "failed", names in failures[]). A suite that could not
  * run at all fails the lane.
  */
-export async function qaVerification(payload: Readonly<Record<string, unknown>>, context: LaneContext): Promise<QaOutcome> {
+export async function qaVerification(payload: QaPayload, context: LaneContext): Promise<QaOutcome> {
   const input = readQaInput(payload);
-  if ('problem' in input) {
-    return refuseLane(IDENTITY, input.problem, [
-      'Resend the task with payload.target (the project folder), an optional suite (e.g. "smoke") and mode "dry-run" or "execute".',
-    ]);
-  }
   const project = await readTargetProject(context.workspaceRoot, input.target);
   if ('problem' in project) {
     return refuseLane(IDENTITY, project.problem, ['Point payload.target at a workspace folder that holds the project’s package.json.']);

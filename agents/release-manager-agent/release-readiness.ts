@@ -1,4 +1,5 @@
 import { controlPlaneOf } from '../../src/worker-sdk/control-plane.js';
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { resolveScope, type ResolvedScope } from '../../src/worker-sdk/scope-path.js';
 import { postureOf, type ReleaseGate, type ReleasePosture } from './gate.js';
@@ -51,7 +52,7 @@ function actionFor(g: ReleaseGate): string {
  * publishes or deploys.
  */
 export async function releaseReadiness(
-  payload: Readonly<Record<string, unknown>>,
+  payload: LanePayload<'release-readiness'>,
   context: LaneContext,
 ): Promise<ReleaseReadinessSuccess | LaneRefusal> {
   const snapshot = controlPlaneOf(payload);
@@ -63,9 +64,6 @@ export async function releaseReadiness(
     );
   }
   const { scope } = payload;
-  if (scope !== undefined && (typeof scope !== 'string' || scope.trim() === '')) {
-    return refuseLane(IDENTITY, 'payload.scope must be a non-empty workspace-relative path', ['Resend with scope naming the project folder, or without scope.']);
-  }
   const gates = snapshotGates(snapshot);
   let project: ProjectEvidence | null = null;
   if (typeof scope === 'string') {
@@ -81,7 +79,7 @@ export async function releaseReadiness(
   return {
     success: true,
     posture,
-    scope: typeof scope === 'string' ? scope : null,
+    scope: scope ?? null,
     gates,
     project,
     snapshotAt: snapshot.generatedAt,

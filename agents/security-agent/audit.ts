@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { readScopedFile } from '../../src/worker-sdk/scoped-file.js';
 import { findDangerousCode } from './code-rules.js';
@@ -10,8 +11,8 @@ import { RANKING_BASIS, rankFindings, type RankedFinding } from './rank.js';
 import { listScopeFiles, MAX_FILE_BYTES, MAX_FILES, resolveScope } from './scope-files.js';
 import { findSecrets } from './secret-rules.js';
 
-export const AUDIT_TYPES = ['scan', 'secrets', 'code', 'deps'] as const;
-export type AuditType = (typeof AUDIT_TYPES)[number];
+/** The audit types of the security-audit schema. */
+export type AuditType = NonNullable<LanePayload<'security-audit'>['type']>;
 
 /** The rule families each audit type runs. */
 export const FAMILIES_BY_TYPE: Record<AuditType, RuleFamily[]> = {
@@ -74,14 +75,11 @@ function nextActions(ranked: RankedFinding[], type: AuditType): string[] {
  * node_modules and .git skipped) and reports secrets, dangerous code, risky dependency
  * declarations and file-mode problems, each with masked evidence, ranked by exploitability.
  */
-export function securityAudit(payload: Readonly<Record<string, unknown>>, context: LaneContext): SecurityAuditSuccess | LaneRefusal {
-  const type = (payload.type ?? 'scan') as AuditType;
-  if (!AUDIT_TYPES.includes(type)) {
-    return refuseLane(IDENTITY, `unknown audit type ${JSON.stringify(payload.type)}: use ${AUDIT_TYPES.join(', ')}`, ['Resend with type "scan" (all rules), "secrets", "code" or "deps".']);
-  }
+export function securityAudit(payload: LanePayload<'security-audit'>, context: LaneContext): SecurityAuditSuccess | LaneRefusal {
+  const type: AuditType = payload.type ?? 'scan';
   const scope = resolveScope(context.workspaceRoot, payload.scope);
   if (!scope.ok) return refuseLane(IDENTITY, scope.problem, ['Resend with payload.scope naming a folder or file inside the workspace.']);
-  const scopeLabel = String(payload.scope);
+  const scopeLabel = payload.scope;
 
   const families = new Set(FAMILIES_BY_TYPE[type]);
   const listing = listScopeFiles(context.workspaceRoot, scope.absolute);

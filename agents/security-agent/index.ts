@@ -1,6 +1,6 @@
 // Worker entrypoint of the security-audit lane: the orchestrator runs the compiled file as
 // `node dist/agents/security-agent/index.js --payload <file>`.
-import { runAgentMain } from '../../src/worker-sdk/index.js';
+import { defineLane, runAgentMain } from '../../src/worker-sdk/index.js';
 import { securityAudit } from './audit.js';
 
-await runAgentMain(securityAudit);
+await runAgentMain(defineLane('security-audit', securityAudit));

@@ -28,9 +28,8 @@ export interface ScopeListing {
 
 export type ScopeResolution = { ok: true; absolute: string } | { ok: false; problem: string };
 
-/** Resolves `payload.scope` inside the workspace and checks that it exists. */
-export function resolveScope(workspaceRoot: string, scope: unknown): ScopeResolution {
-  if (typeof scope !== 'string' || scope.trim() === '') return { ok: false, problem: 'payload.scope must be a workspace-relative path' };
+/** Resolves `payload.scope` (a string, as the task schema guarantees) inside the workspace and checks that it exists. */
+export function resolveScope(workspaceRoot: string, scope: string): ScopeResolution {
   const resolved = resolveWorkspaceScope(workspaceRoot, scope);
   return 'problem' in resolved ? { ok: false, problem: resolved.problem } : { ok: true, absolute: resolved.absolute };
 }

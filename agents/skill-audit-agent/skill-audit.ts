@@ -1,5 +1,6 @@
 import { assessAgentGovernance, loadSkillRegistry, type AgentGovernance, type GovernanceLevel, type SkillRegistry } from '../../src/agents/skills.js';
 import { controlPlaneOf } from '../../src/worker-sdk/control-plane.js';
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { findingsFor, type SkillAuditFinding } from './findings.js';
 
@@ -43,7 +44,7 @@ function actionsFor(findings: readonly SkillAuditFinding[]): string[] {
  * judged against the governed skill registry and the lane requirement table, with findings, a
  * governance depth per agent and one posture (the worst finding decides).
  */
-export function skillAudit(payload: Readonly<Record<string, unknown>>, registry: SkillRegistry = loadSkillRegistry()): SkillAuditSuccess | LaneRefusal {
+export function skillAudit(payload: LanePayload<'skill-audit'>, registry: SkillRegistry = loadSkillRegistry()): SkillAuditSuccess | LaneRefusal {
   const snapshot = controlPlaneOf(payload);
   if (!snapshot) {
     return refuseLane(IDENTITY, 'the payload carries no control-plane snapshot (__controlPlane): the audit reads the agents from it', [
@@ -51,9 +52,6 @@ export function skillAudit(payload: Readonly<Record<string, unknown>>, registry:
     ]);
   }
   const requested = payload.agentId;
-  if (requested !== undefined && (typeof requested !== 'string' || requested.trim() === '')) {
-    return refuseLane(IDENTITY, 'payload.agentId must be a non-empty agent id', ['Omit agentId to audit every agent, or name one agent.']);
-  }
   const selected = requested === undefined ? snapshot.agents : snapshot.agents.filter((a) => a.id === requested);
   if (requested !== undefined && selected.length === 0) {
     return refuseLane(IDENTITY, `unknown agent "${requested}": no such agent in the registry`, [

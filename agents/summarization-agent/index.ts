@@ -1,6 +1,6 @@
 // Worker entrypoint of the summarize-content lane: the orchestrator runs the compiled file as
 // `node dist/agents/summarization-agent/index.js --payload <file>`.
-import { runAgentMain } from '../../src/worker-sdk/index.js';
+import { defineLane, runAgentMain } from '../../src/worker-sdk/index.js';
 import { summarizeContent } from './summarize.js';
 
-await runAgentMain(summarizeContent);
+await runAgentMain(defineLane('summarize-content', summarizeContent));

@@ -1,3 +1,4 @@
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { rankKeywords, termWeights, topicOf } from './keywords.js';
 import {
@@ -10,17 +11,13 @@ import {
 import { splitSentences, type SourceSentence } from './sentences.js';
 import { tokenize, type Token } from './terms.js';
 
-export const SUMMARY_FORMATS = ['executive_summary', 'bullets'] as const;
-export type SummaryFormat = (typeof SUMMARY_FORMATS)[number];
+export type SummaryFormat = NonNullable<LanePayload<'summarize-content'>['format']>;
 
-/** The summarize-content payload. */
-export type SummarizePayload = {
-  /** What the content is ("report", "incident notes"); names it in the executive summary. */
-  sourceType?: string;
-  content: string;
-  format?: SummaryFormat;
-  maxSentences?: number;
-};
+/**
+ * The summarize-content payload: content, with optional sourceType (what the content is, e.g.
+ * "incident notes"; it names the text in the executive summary), format and maxSentences.
+ */
+export type SummarizePayload = LanePayload<'summarize-content'>;
 
 export type SummarizeSuccess = LaneResult<{
   success: true;
@@ -46,7 +43,6 @@ export type SummarizeOutcome = SummarizeSuccess | LaneRefusal;
  */
 export const MIN_SENTENCES = 3;
 export const MIN_WORDS = 30;
-export const MAX_SENTENCES_LIMIT = 50;
 export const SHORT_CONTENT_NOTE = 'content is shorter than a summary; returned as written';
 
 const IDENTITY = { role: 'summarization-agent', workflowStage: 'summarize', deliverable: 'extractive summary' };
@@ -58,28 +54,19 @@ interface SummarizeInput {
   maxSentences: number | null;
 }
 
-function readInput(payload: Readonly<Record<string, unknown>>): SummarizeInput | { problem: string } {
+/**
+ * The payload in working form. The schema has checked the types, the format and the bounds of
+ * maxSentences (1–50); the one thing left to refuse is content that holds only whitespace, which
+ * passes its minimum length.
+ */
+function readInput(payload: SummarizePayload): SummarizeInput | { problem: string } {
   const { content, format, sourceType, maxSentences } = payload;
-  if (typeof content !== 'string' || content.trim() === '') {
-    return { problem: 'payload.content must be a non-empty string' };
-  }
-  if (format !== undefined && !SUMMARY_FORMATS.includes(format as SummaryFormat)) {
-    return { problem: `unknown format ${JSON.stringify(format)}: use ${SUMMARY_FORMATS.join(' or ')}` };
-  }
-  if (sourceType !== undefined && sourceType !== null && typeof sourceType !== 'string') {
-    return { problem: 'payload.sourceType must be a string' };
-  }
-  if (
-    maxSentences !== undefined &&
-    (typeof maxSentences !== 'number' || !Number.isInteger(maxSentences) || maxSentences < 1 || maxSentences > MAX_SENTENCES_LIMIT)
-  ) {
-    return { problem: `payload.maxSentences must be an integer from 1 to ${MAX_SENTENCES_LIMIT}` };
-  }
+  if (content.trim() === '') return { problem: 'payload.content holds only whitespace: there is no text to summarize' };
   return {
     content,
-    format: (format as SummaryFormat | undefined) ?? 'executive_summary',
-    sourceType: typeof sourceType === 'string' && sourceType.trim() !== '' ? sourceType.trim() : null,
-    maxSentences: (maxSentences as number | undefined) ?? null,
+    format: format ?? 'executive_summary',
+    sourceType: sourceType !== undefined && sourceType.trim() !== '' ? sourceType.trim() : null,
+    maxSentences: maxSentences ?? null,
   };
 }
 
@@ -153,7 +140,7 @@ function asWritten(input: SummarizeInput, units: Array<SourceSentence & { tokens
  * written; only empty content is refused. Pure and deterministic: no clock, no
  * randomness, no I/O, so the same payload always gives the same result.
  */
-export function summarizeContent(payload: Readonly<Record<string, unknown>>): SummarizeOutcome {
+export function summarizeContent(payload: SummarizePayload): SummarizeOutcome {
   const input = readInput(payload);
   if ('problem' in input) {
     return refuseLane(IDENTITY, input.problem, [

@@ -1,4 +1,5 @@
 import { controlPlaneOf } from '../../src/worker-sdk/control-plane.js';
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { NO_SNAPSHOT_REASON, TRIAGE_IDENTITY } from './identity.js';
 import { triageSignals, type Severity, type TriageSignal } from './triage-signals.js';
@@ -29,7 +30,7 @@ export function rankSignals(signals: TriageSignal[]): TriageEntry[] {
  * approvals, agents and milestones (scored in triage-signals.ts), ranked into one queue. It
  * recommends, it never acknowledges, assigns or remediates.
  */
-export function incidentTriage(payload: Readonly<Record<string, unknown>>): IncidentTriageSuccess | LaneRefusal {
+export function incidentTriage(payload: LanePayload<'incident-triage'>): IncidentTriageSuccess | LaneRefusal {
   const snapshot = controlPlaneOf(payload);
   if (!snapshot) return refuseLane(TRIAGE_IDENTITY, NO_SNAPSHOT_REASON, ['Trigger incident-triage through the service, which attaches the snapshot.']);
   const now = Date.parse(snapshot.generatedAt);

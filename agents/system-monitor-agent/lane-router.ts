@@ -1,4 +1,4 @@
-import type { LaneContext } from '../../src/worker-sdk/lane-result.js';
+import { defineLane, type LaneDefinition } from '../../src/worker-sdk/lane-definition.js';
 import { incidentTriage } from './incident-triage.js';
 import { systemMonitor } from './system-monitor.js';
 
@@ -16,6 +16,12 @@ export function laneOf(payload: Readonly<Record<string, unknown>>, env: NodeJS.P
   return typeof payload.type === 'string' ? 'system-monitor' : 'incident-triage';
 }
 
-export async function systemMonitorAgent(payload: Readonly<Record<string, unknown>>, context: LaneContext): Promise<Record<string, unknown>> {
-  return laneOf(payload, process.env) === 'system-monitor' ? systemMonitor(payload, context) : incidentTriage(payload);
+const LANES: Readonly<Record<AgentLane, LaneDefinition>> = {
+  'system-monitor': defineLane('system-monitor', systemMonitor),
+  'incident-triage': defineLane('incident-triage', incidentTriage),
+};
+
+/** The lane a payload goes to; the SDK then checks the payload against that lane's schema. */
+export function systemMonitorAgent(payload: Readonly<Record<string, unknown>>, env: NodeJS.ProcessEnv): LaneDefinition {
+  return LANES[laneOf(payload, env)];
 }

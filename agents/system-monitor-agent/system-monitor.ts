@@ -1,5 +1,6 @@
 import { displayPath } from '../../src/domain/display-path.js';
 import { controlPlaneOf, type ControlPlaneSnapshot } from '../../src/worker-sdk/control-plane.js';
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import {
   failureChecks,
@@ -13,9 +14,8 @@ import {
 import { readHostFigures, type HostFigures } from './host-figures.js';
 import { MONITOR_IDENTITY, NO_SNAPSHOT_REASON } from './identity.js';
 
-/** What each check type looks at; `health` is all of it. */
-export const CHECK_TYPES = ['health', 'resources', 'queue', 'services'] as const;
-export type CheckType = (typeof CHECK_TYPES)[number];
+/** The check types of the system-monitor schema; what each looks at is in checksFor (`health` is all of it). */
+export type CheckType = NonNullable<LanePayload<'system-monitor'>['type']>;
 
 export type SystemMonitorSuccess = LaneResult<{
   success: true;
@@ -59,18 +59,12 @@ function nextActions(checks: HealthCheck[]): string[] {
  * thresholds in health-checks.ts into a healthy/degraded/critical posture.
  */
 export async function systemMonitor(
-  payload: Readonly<Record<string, unknown>>,
+  payload: LanePayload<'system-monitor'>,
   context: LaneContext,
 ): Promise<SystemMonitorSuccess | LaneRefusal> {
   const snapshot = controlPlaneOf(payload);
   if (!snapshot) return refuseLane(MONITOR_IDENTITY, NO_SNAPSHOT_REASON, ['Trigger system-monitor through the service, which attaches the snapshot.']);
-  const rawType = payload.type ?? 'health';
-  if (typeof rawType !== 'string' || !CHECK_TYPES.includes(rawType as CheckType)) {
-    return refuseLane(MONITOR_IDENTITY, `unknown check type ${JSON.stringify(rawType)}: use ${CHECK_TYPES.join(', ')}`, [
-      'Resend with payload.type "health" for every check.',
-    ]);
-  }
-  const type = rawType as CheckType;
+  const type: CheckType = payload.type ?? 'health';
   const diskFolder = snapshot.service.stateDirectory ?? context.workspaceRoot;
   const host = await readHostFigures(diskFolder, displayPath(diskFolder, { workspaceRoot: context.workspaceRoot }));
   const checks = checksFor(type, host, snapshot);

@@ -1,3 +1,4 @@
+import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { analyzeReports, type FailureFinding, type FlakyFinding, type Posture, type ReadReportSummary } from './analyze.js';
 import { findReports } from './find-reports.js';
@@ -54,11 +55,8 @@ function nextActions(posture: Posture, failures: FailureFinding[], flaky: FlakyF
  * scope (never runs tests) and reports totals, failing cases with their messages, tests that
  * flip between reports, and a posture: ready, watching or blocked.
  */
-export async function testIntelligence(payload: Readonly<Record<string, unknown>>, context: LaneContext): Promise<IntelligenceOutcome> {
+export async function testIntelligence(payload: LanePayload<'test-intelligence'>, context: LaneContext): Promise<IntelligenceOutcome> {
   const input = readIntelligenceInput(payload);
-  if ('problem' in input) {
-    return refuseLane(IDENTITY, input.problem, ['Resend the task with payload.scope (a workspace folder) and optionally payload.reports (report paths inside it).']);
-  }
   const found = findReports(context.workspaceRoot, input.scope, input.reports);
   if ('problem' in found) {
     return refuseLane(IDENTITY, found.problem, ['Name a scope inside the workspace and reports inside that scope.']);

@@ -1,15 +1,20 @@
 import type { Clock } from '../clock.js';
 import type { Identity } from '../domain/identity.js';
 import type { Admit } from '../tasks/admission.js';
+import { TASK_CATALOG } from '../tasks/catalog.js';
 import type { CheckedTaskRequest, TaskRequest } from '../tasks/payload-validation.js';
 import type { IncidentLedger } from './ledger.js';
 import { keepNewest, normalize, withHistory } from './record.js';
 import { INCIDENT_LINK_KEY } from './sources.js';
 import { INCIDENT_BOUNDS, type IncidentRecord } from './types.js';
 
-/** Manual remediation lanes (the spec's allowlist). */
-export const REMEDIATION_TASK_TYPES = ['drift-repair', 'build-refactor', 'qa-verification', 'system-monitor'] as const;
-export type RemediationTaskType = (typeof REMEDIATION_TASK_TYPES)[number];
+/**
+ * Manual remediation lanes (the spec's allowlist: drift-repair, build-refactor, qa-verification,
+ * system-monitor): the catalog entries marked `remediation`, so the route, the service and the
+ * console's choice (it reads the published catalog) name the same types.
+ */
+export const REMEDIATION_TASK_TYPES: readonly string[] = Object.freeze(TASK_CATALOG.filter((e) => e.remediation).map((e) => e.type));
+export type RemediationTaskType = string;
 
 /** Bounds a manual build-refactor remediation always carries, whatever the operator sent. */
 export const MANUAL_CHANGE_MAX_FILES = 10;

@@ -42,6 +42,8 @@ export interface CatalogEntry {
   highRiskWhenApproved: boolean;
   /** What its work touches besides its payload's workspace scopes and its agent (shown on the approval screen). */
   affectedSurfaces: string[];
+  /** An operator may start it as a manual incident remediation (POST /api/incidents/:id/remediate). */
+  remediation: boolean;
 }
 
 export const INTERNAL_TASK_TYPES = ['startup', 'doc-change', 'heartbeat'] as const;
@@ -62,13 +64,16 @@ export const CONTROL_PLANE_LANES = [
 
 type EntryInput = Omit<
   CatalogEntry,
-  'internalOnly' | 'publicTriggerable' | 'approvalGated' | 'readsControlPlane' | 'highRiskWhenApproved' | 'affectedSurfaces'
->;
+  'internalOnly' | 'publicTriggerable' | 'approvalGated' | 'readsControlPlane' | 'highRiskWhenApproved' | 'affectedSurfaces' | 'remediation'
+> & {
+  remediation?: boolean;
+};
 
 function entry(input: EntryInput): CatalogEntry {
   const internalOnly = (INTERNAL_TASK_TYPES as readonly string[]).includes(input.type);
   return Object.freeze({
     ...input,
+    remediation: input.remediation ?? false,
     internalOnly,
     publicTriggerable: !internalOnly,
     approvalGated: (APPROVAL_GATED_BY_DEFAULT as readonly string[]).includes(input.type),
@@ -92,6 +97,7 @@ interface LaneInput {
   dependencyClass?: DependencyClass;
   extraRequirements?: string[];
   extraCaveats?: string[];
+  remediation?: boolean;
 }
 
 /**
@@ -116,6 +122,7 @@ function workerLane(input: LaneInput & { operationalStatus?: OperationalStatus }
     ],
     retryable: input.retryable,
     scopeFields: input.scopeFields ?? [],
+    remediation: input.remediation,
   });
 }
 
@@ -212,6 +219,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     toolGatePreflight: false,
     retryable: true,
     scopeFields: ['paths'],
+    remediation: true,
     extraRequirements: ['readable docsPath', 'writable knowledgePackDir'],
     extraCaveats: ['Writes a new knowledge pack version whether or not drift was found; the run fails when the pack does not verify.'],
   }),
@@ -406,6 +414,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     agentId: 'system-monitor-agent',
     toolGatePreflight: true,
     retryable: true,
+    remediation: true,
   }),
   workerLane({
     type: 'qa-verification',
@@ -415,6 +424,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     toolGatePreflight: true,
     retryable: true,
     scopeFields: ['target'],
+    remediation: true,
   }),
   workerLane({
     type: 'skill-audit',
@@ -453,6 +463,7 @@ export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze([
     // A repeat of a partially applied change set could edit files twice.
     retryable: false,
     scopeFields: ['scope', 'changes[].path'],
+    remediation: true,
     extraCaveats: ['Approval-gated by default.'],
   }),
   entry({

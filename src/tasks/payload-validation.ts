@@ -1,8 +1,7 @@
-import { Compile, type Validator } from 'typebox/compile';
 import { DomainError, invalidRequest, pointer, pointerSegment, type ErrorDetail } from '../domain/errors.js';
 import { APPROVAL_REPLAY_PREFIX } from './approvals.js';
 import { getCatalogEntry, type CatalogEntry } from './catalog.js';
-import { getPayloadSchema } from './payload-schemas.js';
+import { hasPayloadSchema, payloadProblems } from './payload-check.js';
 
 /** A task request as the trigger route hands it over: its body shape is already checked. */
 export interface TaskRequest {
@@ -33,68 +32,10 @@ export const RESERVED_PAYLOAD_FIELDS = [
   'decidedBy',
 ] as const;
 
-type AnyValidator = Validator;
-const validators = new Map<string, AnyValidator>();
-
-function validatorFor(type: string): AnyValidator | undefined {
-  let v = validators.get(type);
-  if (!v) {
-    const schema = getPayloadSchema(type);
-    if (!schema) return undefined;
-    v = Compile(schema) as unknown as AnyValidator;
-    validators.set(type, v);
-  }
-  return v;
-}
-
-/**
- * Turns schema errors into one detail per problem. Union branch errors are noise to a client
- * ("branch 2 wanted `path`") so only the union's own verdict is kept; `required` and
- * `additionalProperties` are split per field so each detail points at the field concerned.
- */
-function schemaDetails(validator: AnyValidator, value: unknown, prefix: string): ErrorDetail[] {
-  const seen = new Set<string>();
-  const details: ErrorDetail[] = [];
-  const add = (path: string, message: string) => {
-    const key = `${path}\u0000${message}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    details.push({ path, message });
-  };
-  for (const err of validator.Errors(value)) {
-    if (err.schemaPath.includes('/anyOf/')) continue;
-    const at = `${prefix}${err.instancePath}`;
-    const params = err.params as Record<string, unknown>;
-    switch (err.keyword) {
-      case 'required':
-        for (const field of (params.requiredProperties as string[] | undefined) ?? []) add(`${at}/${pointerSegment(field)}`, 'is required');
-        break;
-      case 'additionalProperties':
-        for (const field of (params.additionalProperties as string[] | undefined) ?? []) {
-          add(`${at}/${pointerSegment(field)}`, 'is not an accepted field here');
-        }
-        break;
-      case 'boolean':
-        // the per-field echo of additionalProperties: false, already reported above
-        break;
-      case 'enum':
-        add(at, `must be one of: ${((params.allowedValues as unknown[] | undefined) ?? []).map(String).join(', ')}`);
-        break;
-      case 'anyOf':
-        add(at, 'does not match any accepted shape (see the payload schema in the task catalog)');
-        break;
-      default:
-        add(at, err.message);
-    }
-  }
-  return details;
-}
-
 /** Schema problems of a payload for a known task type (empty when valid). Paths start at `/body/payload`. */
 export function validatePayload(type: string, payload: Record<string, unknown>): ErrorDetail[] {
-  const validator = validatorFor(type);
-  if (!validator) return [{ path: pointer('body', 'type'), message: `unknown task type '${type}'` }];
-  return validator.Check(payload) ? [] : schemaDetails(validator, payload, PAYLOAD_PATH);
+  if (!hasPayloadSchema(type)) return [{ path: pointer('body', 'type'), message: `unknown task type '${type}'` }];
+  return payloadProblems(type, payload, PAYLOAD_PATH);
 }
 
 function reservedFieldDetails(payload: Record<string, unknown>): ErrorDetail[] {

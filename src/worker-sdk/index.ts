@@ -1,8 +1,21 @@
 import { Console } from 'node:console';
 import { readFile } from 'node:fs/promises';
 import type { LaneContext } from './lane-result.js';
+import type { LaneDefinition, LaneRouter } from './lane-definition.js';
 import { writeDurableResult } from './durable-result.js';
 import { exitWhenOrphaned } from './parent-watch.js';
+
+export {
+  defineLane,
+  refusePayload,
+  type Lane,
+  type LaneDefinition,
+  type LanePayload,
+  type LaneRouter,
+  type PayloadRefusal,
+  type ServiceFields,
+} from './lane-definition.js';
+export type { PayloadTaskType, TaskPayload } from '../tasks/payload-schemas.js';
 
 export {
   refuseLane,
@@ -16,9 +29,6 @@ export {
   type SpecialistIdentity,
   type SpecialistStatus,
 } from './lane-result.js';
-
-/** A lane: a function of its payload and context, answering one JSON-serializable object. */
-export type Lane<P> = (payload: P, context: LaneContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
 /** The process edges runAgentMain touches; tests substitute them. */
 export interface AgentMainIo {
@@ -77,14 +87,16 @@ async function readPayload(io: AgentMainIo): Promise<Record<string, unknown>> {
   return value as Record<string, unknown>;
 }
 
-async function answer<P>(lane: Lane<P>, io: AgentMainIo): Promise<{ text: string; code: number }> {
+async function answer(lanes: LaneDefinition | LaneRouter, io: AgentMainIo): Promise<{ text: string; code: number }> {
   try {
     const payload = await readPayload(io);
     const context: LaneContext = {
       workspaceRoot: io.env.ORCHESTRATOR_WORKSPACE_ROOT || io.cwd(),
       runId: io.env.ORCHESTRATOR_RUN_ID || null,
     };
-    const result: unknown = await lane(payload as P, context);
+    const lane = typeof lanes === 'function' ? lanes(payload, io.env) : lanes;
+    // A payload its schema refuses comes back as the lane's answer (success: false, exit 0).
+    const result: unknown = await lane.run(payload, context);
     if (typeof result !== 'object' || result === null || Array.isArray(result)) {
       throw new Error(`lane returned ${result === null ? 'null' : typeof result}, expected an object`);
     }
@@ -97,17 +109,20 @@ async function answer<P>(lane: Lane<P>, io: AgentMainIo): Promise<{ text: string
 }
 
 /**
- * The whole body of an agent entrypoint: read the payload file, run the lane, print exactly
- * one JSON object and exit. A lane that declines its input answers `success: false` and still
- * exits 0 (the worker did its job); an exception exits 1 with `{success: false, error}`.
- * The explicit exit matters: a lane that leaves a timer or socket open must not hang the run.
- * Resolves with the exit code (useful when `io.exit` does not end the process).
+ * The whole body of an agent entrypoint: read the payload file, check it against the lane's
+ * task schema, run the lane, print exactly one JSON object and exit. `lanes` is the lane bound
+ * to its task type (defineLane), or for an agent serving several types a router that picks one.
+ * A payload the schema refuses is answered with a refusal built from the schema's problems, and
+ * a lane that declines its input answers `success: false`; both exit 0 (the worker did its job).
+ * An exception exits 1 with `{success: false, error}`. The explicit exit matters: a lane that
+ * leaves a timer or socket open must not hang the run. Resolves with the exit code (useful when
+ * `io.exit` does not end the process).
  */
-export async function runAgentMain<P = Record<string, unknown>>(lane: Lane<P>, io: Partial<AgentMainIo> = {}): Promise<number> {
+export async function runAgentMain(lanes: LaneDefinition | LaneRouter, io: Partial<AgentMainIo> = {}): Promise<number> {
   const resolved: AgentMainIo = { ...processIo, ...io };
   if (resolved.reserveStdout) reserveStdoutForResult();
   const stopWatching = resolved.watchParent ? exitWhenOrphaned() : () => undefined;
-  const { text, code } = await answer(lane, resolved);
+  const { text, code } = await answer(lanes, resolved);
   const resultFile = resolved.env.ORCHESTRATOR_RESULT_FILE;
   if (resultFile) await resolved.writeResultFile(resultFile, text);
   stopWatching();

@@ -4,7 +4,12 @@ import { jittered, retryDelayMs, shouldRetry } from '../../console/src/api/retry
 import { can, hasRole, isRole } from '../../console/src/auth/roles.js';
 import { flattenLeaves } from '../../console/src/lib/leaves.js';
 import { segment, toQueryString } from '../../console/src/lib/query-string.js';
-import { buildTriggerBody, payloadTemplate } from '../../console/src/lib/trigger-body.js';
+import { remediationTaskTypes, type CatalogEntry } from '../../console/src/lib/catalog.js';
+import { buildTriggerBody, payloadTemplate, type PayloadSchema } from '../../console/src/lib/trigger-body.js';
+import { REMEDIATION_TASK_TYPES } from '../../src/incidents/manual-remediation.js';
+import { publicCatalog } from '../../src/tasks/catalog.js';
+import { getPayloadSchema } from '../../src/tasks/payload-schemas.js';
+import { validatePayload } from '../../src/tasks/payload-validation.js';
 
 describe('apiErrorFrom', () => {
   it('reads the service envelope, keeping field details of a validation failure', () => {
@@ -132,6 +137,20 @@ describe('trigger form', () => {
     expect(payloadTemplate(null)).toBe('{}');
   });
 
+  it('starts from the schema\'s example when it has one, leaving form-controlled fields out', () => {
+    const schema: PayloadSchema = { ...summarizeSchema, examples: [{ content: 'Deploy notes.', format: 'bullets', idempotencyKey: 'x' }] };
+    expect(JSON.parse(payloadTemplate(schema))).toEqual({ content: 'Deploy notes.', format: 'bullets' });
+  });
+
+  it('offers, for every type of the published catalog, a starting payload the service accepts', () => {
+    for (const entry of publicCatalog()) {
+      // The catalog route publishes the schema as JSON; the form reads it from there.
+      const published = JSON.parse(JSON.stringify(getPayloadSchema(entry.type))) as PayloadSchema;
+      const template = JSON.parse(payloadTemplate(published)) as Record<string, unknown>;
+      expect(validatePayload(entry.type, template), entry.type).toEqual([]);
+    }
+  });
+
   it('puts the idempotency key and the approval hold into the payload', () => {
     const built = buildTriggerBody({ type: 'summarize-content', payloadText: '{"content":"Quarterly notes"}', idempotencyKey: ' q3-notes ', holdForApproval: true });
     expect(built).toEqual({
@@ -177,5 +196,13 @@ describe('retry policy', () => {
   it('spreads polling by up to a fifth of the interval', () => {
     expect(jittered(10_000, () => 0)).toBe(10_000);
     expect(jittered(10_000, () => 0.5)).toBe(11_000);
+  });
+});
+
+describe('remediation task types', () => {
+  it('are the catalog entries marked remediation, the same the incident route accepts', () => {
+    const published = JSON.parse(JSON.stringify(publicCatalog())) as CatalogEntry[];
+    expect(remediationTaskTypes(published)).toEqual([...REMEDIATION_TASK_TYPES]);
+    expect([...remediationTaskTypes(published)].sort()).toEqual(['build-refactor', 'drift-repair', 'qa-verification', 'system-monitor']);
   });
 });

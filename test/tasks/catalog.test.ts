@@ -12,6 +12,7 @@ import { BUSINESS_HANDLER_TYPES } from '../../src/business/module.js';
 import { coreHandlerLanes } from '../../src/tasks/handlers/index.js';
 import { testConfig } from '../support/config.js';
 import { PAYLOAD_SCHEMAS } from '../../src/tasks/payload-schemas.js';
+import { REMEDIATION_TASK_TYPES } from '../../src/incidents/manual-remediation.js';
 
 // The spec's "Task types" lists, verbatim.
 const SPEC_INTERNAL = ['startup', 'doc-change', 'heartbeat'];
@@ -139,6 +140,14 @@ describe('task catalog', () => {
     expect(getCatalogEntry('build-refactor')!.scopeFields).toEqual(expect.arrayContaining(['scope', 'changes[].path']));
     expect(getCatalogEntry('qa-verification')!.scopeFields).toContain('target');
     expect(getCatalogEntry('drift-repair')!.scopeFields).toContain('paths');
+  });
+
+  it('marks the spec\'s manual remediation lanes, which the incident route and the console offer', () => {
+    const marked = TASK_CATALOG.filter((e) => e.remediation).map((e) => e.type);
+    expect([...marked].sort()).toEqual(['build-refactor', 'drift-repair', 'qa-verification', 'system-monitor']);
+    expect(REMEDIATION_TASK_TYPES).toEqual(marked);
+    // published by the catalog route, where the console reads them
+    expect(publicCatalog().filter((e) => e.remediation).map((e) => e.type)).toEqual(marked);
   });
 
   it('has a payload schema for every type and nothing else', () => {

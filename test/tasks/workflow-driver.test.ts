@@ -10,6 +10,7 @@ import { toRunView } from '../../src/tasks/run-view.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { createWorkflowDriver } from '../../src/tasks/workflow-driver.js';
 import { planIntegrationWorkflow } from '../../agents/integration-agent/integration-workflow.js';
+import type { StepInput } from '../../agents/integration-agent/normalize-steps.js';
 import { tempDir } from '../support/config.js';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
@@ -42,7 +43,7 @@ describe('workflow driver: steps as child runs, one after another, reroute on fa
       now: () => NOW,
     });
     /** Admits a workflow run and finishes it with the lane's real plan for `steps`. */
-    async function workflow(runId: string, steps: unknown[]): Promise<RunRecord> {
+    async function workflow(runId: string, steps: StepInput[]): Promise<RunRecord> {
       await admit({ type: 'integration-workflow', payload: { steps }, source: 'api', requestedBy: 'ops', forceRunId: runId });
       const plan = planIntegrationWorkflow({ steps }, { workspaceRoot: '/w', runId });
       expect(plan.success).toBe(true);

@@ -30,7 +30,7 @@ describe('summarization-agent worker (compiled)', () => {
   it('summarizes through the worker protocol exactly as the lane function does', async () => {
     const { logger } = captureLogger();
     const spawner = createWorkerSpawner({ config: testConfig(), registry, logger });
-    const payload = { sourceType: 'incident review', content: OUTAGE_REVIEW, format: 'executive_summary' };
+    const payload = { sourceType: 'incident review', content: OUTAGE_REVIEW, format: 'executive_summary' } as const;
     const outcome = await spawner.run({ agentId: 'summarization-agent', runId: 'summarize-e2e', taskType: 'summarize-content', payload });
 
     expect(outcome).toMatchObject({ ok: true, failure: null, exitCode: 0 });
@@ -51,7 +51,7 @@ describe('summarization-agent worker (compiled)', () => {
     });
   });
 
-  it('reports a refusal as a logical failure with the refusal reason', async () => {
+  it('reports a payload its schema refuses as a logical failure with the schema check admission applies', async () => {
     const { logger, lines } = captureLogger();
     const spawner = createWorkerSpawner({ config: testConfig(), registry, logger });
     const outcome = await spawner.run({
@@ -61,8 +61,12 @@ describe('summarization-agent worker (compiled)', () => {
       payload: { content: '' },
     });
 
-    expect(outcome).toMatchObject({ ok: false, failure: 'logical-failure', exitCode: 0, error: 'payload.content must be a non-empty string' });
-    expect(outcome.result).toMatchObject({ specialistContract: { status: 'refused' } });
+    expect(outcome).toMatchObject({ ok: false, failure: 'logical-failure', exitCode: 0, error: 'payload refused: /content must not have fewer than 1 characters' });
+    expect(outcome.result).toMatchObject({
+      taskType: 'summarize-content',
+      problems: [{ path: '/content', message: 'must not have fewer than 1 characters' }],
+      specialistContract: { status: 'refused' },
+    });
     expect(lines.some((l) => l.msg === 'agent spawn error' && l.agentId === 'summarization-agent')).toBe(true);
   });
 });

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { rankKeywords, topicOf } from '../../agents/summarization-agent/keywords.js';
 import { splitSentences } from '../../agents/summarization-agent/sentences.js';
-import { summarizeContent, type SummarizeSuccess } from '../../agents/summarization-agent/summarize.js';
+import { summarizeContent, type SummarizePayload, type SummarizeSuccess } from '../../agents/summarization-agent/summarize.js';
 import { tokenize } from '../../agents/summarization-agent/terms.js';
+import { defineLane } from '../../src/worker-sdk/lane-definition.js';
 import { MIGRATION_REPORT, OUTAGE_REVIEW } from './summarize-texts.js';
 
-function succeed(payload: Record<string, unknown>): SummarizeSuccess {
+function succeed(payload: SummarizePayload): SummarizeSuccess {
   const result = summarizeContent(payload);
   if (!result.success) throw new Error(`expected a summary, got a refusal: ${result.error}`);
   return result;
@@ -89,16 +90,10 @@ describe('summarizeContent: formats', () => {
   });
 });
 
-describe('summarizeContent: refusals (only missing or empty content, and bad options)', () => {
-  it.each([
-    ['missing content', {}, 'payload.content must be a non-empty string'],
-    ['empty content', { content: '   \n ' }, 'payload.content must be a non-empty string'],
-    ['non-string content', { content: 42 }, 'payload.content must be a non-empty string'],
-    ['an unknown format', { content: MIGRATION_REPORT, format: 'haiku' }, 'unknown format "haiku": use executive_summary or bullets'],
-    ['a bad maxSentences', { content: MIGRATION_REPORT, maxSentences: 0 }, 'payload.maxSentences must be an integer from 1 to 50'],
-    ['a non-string sourceType', { content: MIGRATION_REPORT, sourceType: 7 }, 'payload.sourceType must be a string'],
-  ])('refuses %s', (_label, payload, reason) => {
-    expect(summarizeContent(payload)).toEqual({
+describe('summarizeContent: refusals (only whitespace content; the schema refuses the rest first)', () => {
+  it('refuses content that holds only whitespace', () => {
+    const reason = 'payload.content holds only whitespace: there is no text to summarize';
+    expect(summarizeContent({ content: '   \n ' })).toEqual({
       success: false,
       error: reason,
       operatorSummary: `Refused: ${reason}`,
@@ -112,6 +107,18 @@ describe('summarizeContent: refusals (only missing or empty content, and bad opt
         escalationReason: null,
       },
     });
+  });
+
+  it.each([
+    ['missing content', {}, '/content is required'],
+    ['empty content', { content: '' }, '/content must not have fewer than 1 characters'],
+    ['non-string content', { content: 42 }, '/content must be string'],
+    ['an unknown format', { content: MIGRATION_REPORT, format: 'haiku' }, '/format must be one of: executive_summary, bullets'],
+    ['a bad maxSentences', { content: MIGRATION_REPORT, maxSentences: 0 }, '/maxSentences must be >= 1'],
+    ['a non-string sourceType', { content: MIGRATION_REPORT, sourceType: 7 }, '/sourceType must be string'],
+  ])('never runs on %s: the worker refuses it with the schema check admission applies', async (_label, payload, problem) => {
+    const result = await defineLane('summarize-content', summarizeContent).run(payload, { workspaceRoot: '/srv/workspace', runId: null });
+    expect(result).toMatchObject({ success: false, error: `payload refused: ${problem}`, taskType: 'summarize-content' });
   });
 });
 
@@ -156,7 +163,7 @@ describe('summarizeContent: content shorter than a summary', () => {
 
 describe('summarizeContent: determinism', () => {
   it('gives the same output for the same input', () => {
-    const payload = { sourceType: 'report', content: OUTAGE_REVIEW, format: 'bullets' };
+    const payload = { sourceType: 'report', content: OUTAGE_REVIEW, format: 'bullets' } as const;
     const first = JSON.stringify(summarizeContent(payload));
     for (let i = 0; i < 3; i += 1) expect(JSON.stringify(summarizeContent({ ...payload }))).toBe(first);
   });

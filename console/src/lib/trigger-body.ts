@@ -1,4 +1,7 @@
-/** The fields the trigger form knows from a catalog entry's payload schema (a JSON Schema object). */
+/**
+ * The fields the trigger form knows from a catalog entry's payload schema (a JSON Schema object).
+ * The catalog route publishes the service's own schemas, so the form has no copy of them.
+ */
 interface PropertySchema {
   type?: string;
   description?: string;
@@ -11,6 +14,8 @@ export interface PayloadSchema {
   description?: string;
   properties?: Record<string, PropertySchema>;
   required?: string[];
+  /** Complete example payloads; each passes the schema. */
+  examples?: unknown[];
 }
 
 /** Fields every payload may carry that the form sets through its own controls. */
@@ -35,9 +40,22 @@ function placeholder(schema: PropertySchema): unknown {
   }
 }
 
-/** A starting payload for a task type: its required fields with placeholder values, as pretty JSON. */
+function isPayloadObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A starting payload for a task type, as pretty JSON: the schema's first example, which is a
+ * payload the service accepts; without one, its required fields with placeholder values. Fields
+ * the form sets through its own controls are left out either way.
+ */
 export function payloadTemplate(schema: PayloadSchema | null | undefined): string {
+  const example = schema?.examples?.find(isPayloadObject);
   const template: Record<string, unknown> = {};
+  if (example) {
+    for (const [name, value] of Object.entries(example)) if (!FORM_FIELDS.has(name)) template[name] = value;
+    return JSON.stringify(template, null, 2);
+  }
   for (const name of schema?.required ?? []) {
     if (FORM_FIELDS.has(name)) continue;
     template[name] = placeholder(schema?.properties?.[name] ?? {});

@@ -3,6 +3,7 @@ import { Link, useParams } from 'react-router';
 import { useApiMutation, useApiQuery } from '../api/hooks.js';
 import { can } from '../auth/roles.js';
 import { useSession } from '../auth/session.js';
+import { CATALOG_PATH, remediationTaskTypes, type Catalog } from '../lib/catalog.js';
 import { useFilterParams } from '../lib/use-filter-params.js';
 import { ErrorNotice, LeafTable, QueryView, StatusBadge } from '../components/common.js';
 import { segment, toQueryString } from '../lib/query-string.js';
@@ -10,7 +11,6 @@ import { segment, toQueryString } from '../lib/query-string.js';
 const STATUSES = ['active', 'watching', 'resolved'];
 const SEVERITIES = ['critical', 'warning', 'info'];
 const PAGE_SIZE = 25;
-const REMEDIATION_TYPES = ['system-monitor', 'qa-verification', 'drift-repair', 'build-refactor'];
 
 interface Incident {
   incidentId: string;
@@ -148,13 +148,6 @@ function IncidentActions({ incident }: { incident: Incident }) {
     (b) => (b.note.trim() ? { owner: b.owner.trim(), note: b.note.trim() } : { owner: b.owner.trim() }),
   );
 
-  const [taskType, setTaskType] = useState(REMEDIATION_TYPES[0] as string);
-  const [remediationNote, setRemediationNote] = useState('');
-  const remediate = useApiMutation<{ taskType: string; note: string }, RemediationOutcome>(
-    () => `${path}/remediate`,
-    (b) => (b.note.trim() ? { taskType: b.taskType, note: b.note.trim() } : { taskType: b.taskType }),
-  );
-
   const submitOwner = (event: FormEvent) => {
     event.preventDefault();
     setOwnerMutation.mutate({ owner, note: ownerNote }, { onSuccess: () => setOwner('') });
@@ -191,7 +184,26 @@ function IncidentActions({ incident }: { incident: Incident }) {
           {setOwnerMutation.error && <ErrorNotice error={setOwnerMutation.error} />}
         </form>
       )}
-      {can(identity?.role, 'remediateIncident') && incident.status !== 'resolved' && (
+      {can(identity?.role, 'remediateIncident') && incident.status !== 'resolved' && <RemediationForm path={path} />}
+    </div>
+  );
+}
+
+/** Starts a manual remediation; the task types offered are the catalog's remediation lanes. */
+function RemediationForm({ path }: { path: string }) {
+  const catalog = useApiQuery<Catalog>(CATALOG_PATH);
+  const types = remediationTaskTypes(catalog.data?.tasks ?? []);
+  const [chosen, setChosen] = useState('');
+  const taskType = types.includes(chosen) ? chosen : (types[0] ?? '');
+  const [remediationNote, setRemediationNote] = useState('');
+  const remediate = useApiMutation<{ taskType: string; note: string }, RemediationOutcome>(
+    () => `${path}/remediate`,
+    (b) => (b.note.trim() ? { taskType: b.taskType, note: b.note.trim() } : { taskType: b.taskType }),
+  );
+
+  return (
+    <QueryView query={catalog} label="remediation task types">
+      {() => (
         <form
           className="stack"
           aria-label="Start remediation"
@@ -201,14 +213,14 @@ function IncidentActions({ incident }: { incident: Incident }) {
           }}
         >
           <label htmlFor="remediation-type">Remediation task</label>
-          <select id="remediation-type" value={taskType} onChange={(e) => setTaskType(e.target.value)}>
-            {REMEDIATION_TYPES.map((t) => (
+          <select id="remediation-type" value={taskType} onChange={(e) => setChosen(e.target.value)}>
+            {types.map((t) => (
               <option key={t}>{t}</option>
             ))}
           </select>
           <label htmlFor="remediation-note">Remediation note</label>
           <input id="remediation-note" value={remediationNote} maxLength={2000} onChange={(e) => setRemediationNote(e.target.value)} />
-          <button type="submit" disabled={remediate.isPending}>
+          <button type="submit" disabled={remediate.isPending || taskType === ''}>
             Start remediation
           </button>
           {remediate.error && <ErrorNotice error={remediate.error} />}
@@ -221,7 +233,7 @@ function IncidentActions({ incident }: { incident: Incident }) {
           )}
         </form>
       )}
-    </div>
+    </QueryView>
   );
 }
 

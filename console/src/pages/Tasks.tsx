@@ -6,20 +6,8 @@ import { useSession } from '../auth/session.js';
 import { ErrorNotice, QueryView } from '../components/common.js';
 import { formatScalar } from '../lib/leaves.js';
 import { segment } from '../lib/query-string.js';
-import { buildTriggerBody, payloadTemplate, type PayloadSchema, type TriggerBody } from '../lib/trigger-body.js';
-
-interface CatalogEntry {
-  type: string;
-  label: string;
-  purpose?: string;
-  publicTriggerable: boolean;
-  approvalGated: boolean;
-  operationalStatus: string;
-  dependencyClass: string;
-  caveats?: string[];
-  payloadSchema: PayloadSchema | null;
-  telemetryOverlay: { totalRuns: number; successRate: number | null };
-}
+import { CATALOG_PATH, type Catalog, type CatalogEntry } from '../lib/catalog.js';
+import { buildTriggerBody, payloadTemplate, type TriggerBody } from '../lib/trigger-body.js';
 
 interface TriggerOutcome {
   status: 'queued' | 'duplicate-suppressed';
@@ -106,7 +94,7 @@ function TriggerForm({ entries }: { entries: CatalogEntry[] }) {
 
 export function TasksPage() {
   const { identity } = useSession();
-  const catalog = useApiQuery<{ count: number; tasks: CatalogEntry[] }>('/api/tasks/catalog');
+  const catalog = useApiQuery<Catalog>(CATALOG_PATH);
   return (
     <>
       <h1>Tasks</h1>

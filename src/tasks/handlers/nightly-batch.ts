@@ -53,8 +53,10 @@ export function classifyDrafts(drafts: RSSRecord[]): Map<RSSRecord, DraftDecisio
 function followUp(draft: RSSRecord, decision: Exclude<DraftDecision, 'none'>): FollowUpTask {
   const payload: Record<string, unknown> = {
     source: 'nightly-batch',
-    itemUrl: draft.itemUrl,
-    itemTitle: draft.itemTitle,
+    // Feeds bound neither: clipped to the community-response schema's limits, which the worker
+    // checks again, and which the lane clips to anyway when it reads the item.
+    itemUrl: draft.itemUrl.slice(0, 2048),
+    itemTitle: draft.itemTitle.slice(0, 500),
     // Only priority leads are selected by the batch; for a review lead the approval is the
     // selection (its replay is drafted, see src/lanes/community-response/gate.ts).
     selectedForDraft: decision === 'selected',

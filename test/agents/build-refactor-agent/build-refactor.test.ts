@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildRefactor, type BuildRefactorResult } from '../../../agents/build-refactor-agent/build-refactor.js';
+import type { BuildRefactorPayload } from '../../../agents/build-refactor-agent/read-input.js';
 import { parseTestCounts } from '../../../agents/build-refactor-agent/test-counts.js';
 
 const MATH_JS = `// Arithmetic helpers shared by the invoice code.
@@ -67,7 +68,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 describe('build-refactor lane', () => {
   let workspace: string;
   const read = (path: string) => readFileSync(join(workspace, path), 'utf8');
-  const run = (payload: Record<string, unknown>, runId: string | null = 'run-1', verificationTimeoutMs?: number): Promise<BuildRefactorResult> =>
+  const run = (payload: BuildRefactorPayload, runId: string | null = 'run-1', verificationTimeoutMs?: number): Promise<BuildRefactorResult> =>
     buildRefactor(payload, { workspaceRoot: workspace, runId }, verificationTimeoutMs ? { verificationTimeoutMs } : {});
 
   beforeEach(() => {

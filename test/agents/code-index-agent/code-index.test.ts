@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeIndex, type CodeIndexSuccess } from '../../../agents/code-index-agent/code-index.js';
+import type { LanePayload } from '../../../src/worker-sdk/lane-definition.js';
 import { declaredNames, findExports } from '../../../agents/code-index-agent/exports.js';
 import { findImports } from '../../../agents/code-index-agent/imports.js';
 import { stripSource } from '../../../agents/code-index-agent/strip-source.js';
@@ -82,7 +83,7 @@ describe('export and import scanning', () => {
 
 describe('code-index lane', () => {
   let root: string;
-  const run = (payload: Record<string, unknown>) => codeIndex(payload, { workspaceRoot: root, runId: null });
+  const run = (payload: LanePayload<'code-index'>) => codeIndex(payload, { workspaceRoot: root, runId: null });
   const write = (files: Record<string, string>) => {
     for (const [path, content] of Object.entries(files)) {
       mkdirSync(dirname(join(root, path)), { recursive: true });

@@ -150,7 +150,7 @@ describe('community-response lane', () => {
   });
 
   it('drafts a review lead the approval selected, though the queue did not', async () => {
-    const lead = { source: 'nightly-batch', itemUrl: 'https://forum.example.test/t/9', itemTitle: 'Restore a backup snapshot', selectedForDraft: false, reviewReason: 'promotion' };
+    const lead = { source: 'nightly-batch', itemUrl: 'https://forum.example.test/t/9', itemTitle: 'Restore a backup snapshot', selectedForDraft: false, reviewReason: 'promotion' as const };
     const [item] = queueItemsOf(lead);
     const approvedGate = { ...gate, selectedByApproval: [item!.itemKey], items: [{ itemKey: item!.itemKey, gate: 'claimed' as const }] };
     const result = await communityResponse({ ...lead, [COMMUNITY_RESPONSE_PAYLOAD_KEY]: approvedGate }, { workspaceRoot: base, runId: 'approval-replay:t9' }, () => NOW);

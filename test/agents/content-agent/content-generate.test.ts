@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateContent, type ContentSuccess } from '../../../agents/content-agent/generate.js';
 import { CONTENT_TYPES, LENGTHS, STYLES } from '../../../agents/content-agent/input.js';
+import { defineLane, type LanePayload } from '../../../src/worker-sdk/lane-definition.js';
 import type { LaneRefusal } from '../../../src/worker-sdk/lane-result.js';
 
 const LEDGER = {
@@ -17,7 +18,7 @@ const GLOSSARY = {
   description: 'Glossary Service keeps the shared list of product terms. Each term carries a short definition and an owner.',
 };
 
-function written(payload: Record<string, unknown>): ContentSuccess {
+function written(payload: LanePayload<'content-generate'>): ContentSuccess {
   const result = generateContent(payload);
   if (!result.success) throw new Error(`expected text, got a refusal: ${(result as LaneRefusal).error}`);
   return result;
@@ -133,9 +134,17 @@ describe('content-generate writes from its source', () => {
 
 describe('content-generate refusals', () => {
   it.each([
-    [{}, 'payload.source is missing: give {name, description} of what the text is about'],
-    [{ source: { description: LEDGER.description } }, 'payload.source.name is missing: the text must name its subject'],
-    [{ source: { name: 'Ledger API', description: '  ' } }, 'payload.source.description is missing: the text is written from it, and nothing is made up in its place'],
+    [{}, 'payload refused: /source is required'],
+    [{ source: { description: LEDGER.description } }, 'payload refused: /source/name is required'],
+    [{ type: 7, source: LEDGER }, 'payload refused: /type must be string'],
+  ])('refuses %j before the lane runs, with the schema check admission applies', async (payload, reason) => {
+    const result = await defineLane('content-generate', generateContent).run(payload, { workspaceRoot: '/srv/workspace', runId: null });
+    expect(result).toMatchObject({ success: false, error: reason, specialistContract: { status: 'refused', refusalReason: reason } });
+  });
+
+  it.each([
+    [{ source: { name: '  ', description: LEDGER.description } }, 'payload.source.name is blank: the text must name its subject'],
+    [{ source: { name: 'Ledger API', description: '  ' } }, 'payload.source.description is blank: the text is written from it, and nothing is made up in its place'],
     [{ source: { name: 'Ledger API', description: 'Invoices.' } }, 'payload.source.description is too short to write from (1 word; at least 3)'],
     [{ type: 'poem', source: LEDGER }, 'unknown type "poem": use one of operator-notice, readme, release-note, status-update, faq'],
     [{ style: 'pirate', source: LEDGER }, 'unknown style "pirate": use one of client-facing, technical, internal'],

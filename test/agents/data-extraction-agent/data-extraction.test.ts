@@ -4,11 +4,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractData } from '../../../agents/data-extraction-agent/extract.js';
 import { MAX_SOURCE_BYTES } from '../../../agents/data-extraction-agent/source.js';
+import { defineLane, type LanePayload } from '../../../src/worker-sdk/lane-definition.js';
 
 let workspace: string;
 let outside: string;
 const context = () => ({ workspaceRoot: workspace, runId: null });
-const extract = (payload: Record<string, unknown>) => extractData(payload, context());
+const extract = (payload: LanePayload<'data-extraction'>) => extractData(payload, context());
+/** The lane as the worker runs it: the payload is checked against the data-extraction schema first. */
+const checkedExtract = (payload: Record<string, unknown>) => defineLane('data-extraction', extractData).run(payload, context());
 
 // A CRM export: a quoted comma, an escaped quote, an embedded line break, CRLF endings, a row
 // with an extra field, one with a missing field and a quote that runs into text.
@@ -292,14 +295,24 @@ describe('refusals', () => {
     });
   });
 
-  it('refuses content over the size limit, without format, or with both content and path', async () => {
+  it('refuses content over the size limit, or inline content without a format', async () => {
     const big = await extract({ source: { content: 'a\n'.repeat(MAX_SOURCE_BYTES / 2 + 1) }, format: 'csv' });
     expect(big).toMatchObject({ success: false, error: expect.stringContaining(`over the ${MAX_SOURCE_BYTES}-byte limit`) });
     expect(await extract({ source: { content: 'a,b\n1,2' } })).toMatchObject({ success: false, error: 'payload.format is required for inline content' });
-    expect(await extract({ source: { content: 'x', path: 'y.csv' }, format: 'csv' })).toMatchObject({
+  });
+
+  it('refuses both content and path, an unknown format or an empty field list with the schema check admission applies', async () => {
+    expect(await checkedExtract({ source: { content: 'x', path: 'y.csv' }, format: 'csv' })).toMatchObject({
       success: false,
-      error: 'payload.source must hold exactly one of content or path',
+      error: 'payload refused: /source does not match any accepted shape (see the payload schema in the task catalog)',
     });
-    expect(await extract({ source: { content: 'x' }, format: 'xlsx' })).toMatchObject({ success: false, error: expect.stringContaining('unknown format "xlsx"') });
+    expect(await checkedExtract({ source: { content: 'x' }, format: 'xlsx' })).toMatchObject({
+      success: false,
+      error: 'payload refused: /format must be one of: csv, json, jsonl, html, markdown, text',
+    });
+    expect(await checkedExtract({ source: { content: 'x' }, format: 'csv', fields: [] })).toMatchObject({
+      success: false,
+      error: 'payload refused: /fields must not have fewer than 1 items',
+    });
   });
 });

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_ALLOWED_DOMAINS } from '../../../agents/market-research-agent/allowlist.js';
 import { FETCH_LIMITS, type NetworkDeps } from '../../../agents/market-research-agent/fetch-page.js';
-import { MAX_URLS, runMarketResearch, type MarketResearchResult, type Source } from '../../../agents/market-research-agent/research.js';
+import { MAX_URLS, marketResearch, runMarketResearch, type MarketResearchResult, type Source } from '../../../agents/market-research-agent/research.js';
+import { defineLane } from '../../../src/worker-sdk/lane-definition.js';
 
 /** The lane's answer with its result fields typed; a refused payload simply lacks them. */
 async function research(...args: Parameters<typeof runMarketResearch>): Promise<MarketResearchResult> {
@@ -261,7 +262,8 @@ describe('market-research source plans', () => {
     expect(empty.specialistContract.refusalReason).toBe('no allowlisted domain fits the query or scope, so no source plan could be derived');
     const nothing = await research({});
     expect(nothing).toMatchObject({ success: false, error: 'payload needs urls to fetch, or a query or scope to derive a source plan from' });
-    const badUrls = await research({ urls: 'https://stripe.com' });
-    expect(badUrls.specialistContract.refusalReason).toBe('payload.urls must be an array of URL strings');
+    // A payload of the wrong shape never reaches the lane: the worker refuses it with the schema's words.
+    const badUrls = await defineLane('market-research', marketResearch).run({ urls: 'https://stripe.com' }, { workspaceRoot: '/srv/workspace', runId: null });
+    expect(badUrls).toMatchObject({ success: false, error: 'payload refused: /urls must be array', specialistContract: { status: 'refused' } });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeData } from '../../../agents/normalization-agent/normalize.js';
+import { defineLane, type LanePayload } from '../../../src/worker-sdk/lane-definition.js';
 
 // A sign-up export as data-extraction hands it over: every value a string, some messy.
 const SIGNUPS = [
@@ -12,7 +13,7 @@ const SIGNUPS = [
   { name: 'Frank', email: 'FRANK@example.org', age: 52, signedUp: '2024-02-29', newsletter: 1, site: 'http://frank.example.org:80/blog' },
 ];
 
-const SCHEMA = {
+const SCHEMA: LanePayload<'normalize-data'>['schema'] = {
   name: { type: 'string', required: true },
   email: { type: 'email', required: true },
   age: 'integer',
@@ -100,24 +101,33 @@ describe('normalize-data', () => {
   });
 
   it('fails the run when every record is rejected, with the reasons', () => {
-    const result = normalizeData({ records: [{ age: 'old' }, 'not a record'], schema: { age: 'integer' } });
+    const result = normalizeData({ records: [{ age: 'old' }, { age: '3.5' }], schema: { age: 'integer' } });
     expect(result).toMatchObject({
       success: false,
       error: 'every record was rejected (first: record 0: age: "old" is not a number)',
       rejected: [
         { index: 0, reasons: ['age: "old" is not a number'] },
-        { index: 1, reasons: ['record is a string, not an object'] },
+        { index: 1, reasons: [expect.stringContaining('age: "3.5"')] },
       ],
       stats: { input: 2, output: 0, rejected: 2 },
       specialistContract: { status: 'refused' },
     });
   });
 
-  it('refuses an invalid schema, an unknown dedupe field and an empty batch', () => {
-    expect(normalizeData({ records: [{ a: 1 }], schema: { a: 'decimal' } })).toMatchObject({
+  it('never runs on a payload its schema refuses: an unknown type, an unknown option, a record that is not an object', async () => {
+    const lane = defineLane('normalize-data', normalizeData);
+    const context = { workspaceRoot: '/srv/workspace', runId: null };
+    expect(await lane.run({ records: [{ a: 1 }], schema: { a: 'decimal' } }, context)).toMatchObject({
       success: false,
-      error: 'schema field "a" has unknown type "decimal"; use string, number, integer, boolean, date, email, url',
+      error: 'payload refused: /schema/a does not match any accepted shape (see the payload schema in the task catalog)',
+      problems: [{ path: '/schema/a', message: expect.any(String) }],
     });
+    expect(await lane.run({ records: [{ a: 1 }], schema: { a: { type: 'number', round: true } } }, context)).toMatchObject({ success: false, error: expect.stringMatching(/^payload refused: \/schema\/a /) });
+    expect(await lane.run({ records: ['not a record'], schema: { a: 'number' } }, context)).toMatchObject({ success: false, error: 'payload refused: /records/0 must be object' });
+    expect(await lane.run({ records: [{ a: 1 }], schema: {} }, context)).toMatchObject({ success: false, error: 'payload refused: /schema must not have fewer than 1 properties' });
+  });
+
+  it('refuses contradicting field options, an unknown dedupe field and an empty batch', () => {
     expect(normalizeData({ records: [{ a: 1 }], schema: { a: { type: 'number', lowercase: true } } })).toMatchObject({
       success: false,
       error: 'schema field "a" asks for lowercase, which applies to string, email and url fields only',

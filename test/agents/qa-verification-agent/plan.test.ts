@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildPlan, scriptForSuite } from '../../../agents/qa-verification-agent/plan.js';
 import { readQaInput } from '../../../agents/qa-verification-agent/read-input.js';
+import { payloadProblems } from '../../../src/tasks/payload-check.js';
 
 const scripts = { test: 'node --test', 'test:smoke': 'node --test test/smoke', build: 'tsc' };
 
@@ -30,10 +31,14 @@ describe('payload', () => {
     expect(readQaInput({ target: 'apps/shop' })).toEqual({ target: 'apps/shop', suite: 'full', mode: 'dry-run', timeoutMs: 120_000 });
   });
 
-  it('refuses suite names that are not plain words, unknown modes and unbounded timeouts', () => {
-    expect(readQaInput({ target: 'a', suite: 'smoke; rm -rf /' })).toMatchObject({ problem: expect.stringContaining('not a suite name') });
-    expect(readQaInput({ target: 'a', mode: 'run' })).toMatchObject({ problem: expect.stringContaining('unknown mode') });
-    expect(readQaInput({ target: 'a', timeoutMs: 10_000_000 })).toMatchObject({ problem: expect.stringContaining('timeoutMs') });
-    expect(readQaInput({ suite: 'smoke' })).toMatchObject({ problem: expect.stringContaining('payload.target') });
+  it('leaves suite names that are not plain words, unknown modes, unbounded timeouts and a missing target to the schema', () => {
+    // The worker SDK refuses these before the lane runs, with the checker admission uses.
+    expect(payloadProblems('qa-verification', { target: 'a', suite: 'smoke; rm -rf /' })).toEqual([
+      { path: '/suite', message: expect.stringMatching(/^must match pattern/) },
+    ]);
+    expect(payloadProblems('qa-verification', { target: 'a', mode: 'run' })).toEqual([{ path: '/mode', message: 'must be one of: dry-run, execute' }]);
+    expect(payloadProblems('qa-verification', { target: 'a', timeoutMs: 10_000_000 })).toEqual([{ path: '/timeoutMs', message: 'must be <= 540000' }]);
+    expect(payloadProblems('qa-verification', { suite: 'smoke' })).toEqual([{ path: '/target', message: 'is required' }]);
+    expect(payloadProblems('qa-verification', { target: 'a', suite: 'smoke', mode: 'execute', timeoutMs: 1_000 })).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { QaPayload } from '../../../agents/qa-verification-agent/read-input.js';
 import { qaVerification } from '../../../agents/qa-verification-agent/verify.js';
 
 /** A project whose `test` script is node:test over one passing and one failing file. */
@@ -27,7 +28,7 @@ function writeProject(dir: string, scripts: Record<string, string>): void {
 describe('qa-verification lane', () => {
   let workspaceRoot: string;
   /** The lane's answer as the run record holds it: any of its shapes, read field by field. */
-  const lane = async (payload: Record<string, unknown>): Promise<Record<string, any>> =>
+  const lane = async (payload: QaPayload): Promise<Record<string, any>> =>
     qaVerification(payload, { workspaceRoot, runId: 'unit' });
 
   beforeAll(() => {

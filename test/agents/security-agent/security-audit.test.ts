@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { securityAudit, type SecurityAuditSuccess } from '../../../agents/security-agent/audit.js';
+import { defineLane, type LanePayload } from '../../../src/worker-sdk/lane-definition.js';
 import { shannonEntropy } from '../../../agents/security-agent/entropy.js';
 import { maskSecret } from '../../../agents/security-agent/mask.js';
 
@@ -51,7 +52,7 @@ const FILES: Record<string, string> = {
 
 describe('security-audit lane', () => {
   let root: string;
-  const run = (payload: Record<string, unknown>) => securityAudit(payload, { workspaceRoot: root, runId: null });
+  const run = (payload: LanePayload<'security-audit'>) => securityAudit(payload, { workspaceRoot: root, runId: null });
   const scan = () => run({ type: 'scan', scope: 'app' }) as SecurityAuditSuccess;
   const finding = (result: SecurityAuditSuccess, rule: string, file: string) => result.findings.find((f) => f.rule === rule && f.file === file);
 
@@ -148,17 +149,27 @@ describe('security-audit lane', () => {
     expect((run({ scope: 'app/src/server.js' }) as SecurityAuditSuccess).findings.map((f) => f.rule)).toContain('eval-call');
   });
 
-  it('refuses scopes outside the workspace, missing scopes, unknown types and scopes with nothing to audit', () => {
+  it('refuses scopes outside the workspace, missing scopes and scopes with nothing to audit', () => {
     for (const [payload, reason] of [
       [{ scope: '../elsewhere' }, /escapes the workspace root/],
       [{ scope: 'missing' }, /does not exist/],
-      [{ type: 'everything', scope: 'app' }, /unknown audit type/],
+      [{ scope: '  ' }, /is empty/],
       [{ type: 'deps', scope: 'app/src' }, /no package\.json/],
     ] as const) {
       const result = run(payload);
       expect(result.success).toBe(false);
       expect(result.specialistContract).toMatchObject({ status: 'refused', refusalReason: expect.stringMatching(reason) });
     }
+  });
+
+  it('never runs on an unknown audit type or a missing scope: the schema refuses them first', async () => {
+    const lane = defineLane('security-audit', securityAudit);
+    const context = { workspaceRoot: root, runId: null };
+    expect(await lane.run({ type: 'everything', scope: 'app' }, context)).toMatchObject({
+      success: false,
+      error: 'payload refused: /type must be one of: scan, secrets, code, deps',
+    });
+    expect(await lane.run({ type: 'scan' }, context)).toMatchObject({ success: false, error: 'payload refused: /scope is required' });
   });
 
   it('measures entropy in bits per character', () => {

@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostChecks, postureOf } from '../../../agents/system-monitor-agent/health-checks.js';
 import type { HostFigures } from '../../../agents/system-monitor-agent/host-figures.js';
-import { laneOf } from '../../../agents/system-monitor-agent/lane-router.js';
+import { laneOf, systemMonitorAgent } from '../../../agents/system-monitor-agent/lane-router.js';
 import { systemMonitor } from '../../../agents/system-monitor-agent/system-monitor.js';
 import {
   agentEntry,
@@ -103,8 +103,9 @@ describe('system-monitor lane', () => {
     const bare = await systemMonitor({ type: 'health' }, context);
     expect(bare).toMatchObject({ success: false, specialistContract: { status: 'refused' } });
     expect((bare as { error: string }).error).toContain('__controlPlane');
-    const unknown = await systemMonitor(withSnapshot(quietSnapshot(), { type: 'weather' }), context);
-    expect(unknown).toMatchObject({ success: false });
+    // An unknown check type never reaches the lane: the worker refuses it with the schema's words.
+    const unknown = await systemMonitorAgent({ type: 'weather' }, {}).run(withSnapshot(quietSnapshot(), { type: 'weather' }), context);
+    expect(unknown).toMatchObject({ success: false, taskType: 'system-monitor', error: 'payload refused: /type must be one of: health, resources, queue, services' });
   });
 });
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testIntelligence } from '../../../agents/test-intelligence-agent/intelligence.js';
+import type { LanePayload } from '../../../src/worker-sdk/lane-definition.js';
 
 function junit(cases: Array<{ name: string; classname: string; failure?: string; skipped?: boolean }>, time = '1.5'): string {
   const body = cases
@@ -23,7 +24,7 @@ describe('test-intelligence lane', () => {
     mkdirSync(dirname(join(workspaceRoot, path)), { recursive: true });
     writeFileSync(join(workspaceRoot, path), text);
   };
-  const lane = async (payload: Record<string, unknown>): Promise<Record<string, any>> => testIntelligence(payload, { workspaceRoot, runId: 'unit' });
+  const lane = async (payload: LanePayload<'test-intelligence'>): Promise<Record<string, any>> => testIntelligence(payload, { workspaceRoot, runId: 'unit' });
 
   beforeAll(() => {
     workspaceRoot = mkdtempSync(join(tmpdir(), 'ti-lane-'));

@@ -55,7 +55,7 @@ describe('content-generate lane through the service', () => {
     expect(run.status).toBe('failed');
     expect(run.result.specialistContract).toMatchObject({
       status: 'refused',
-      refusalReason: 'payload.source.description is missing: the text is written from it, and nothing is made up in its place',
+      refusalReason: 'payload.source.description is blank: the text is written from it, and nothing is made up in its place',
     });
   });
 });

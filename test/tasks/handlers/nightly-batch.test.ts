@@ -87,6 +87,14 @@ describe('nightly-batch handler', () => {
     expect(followUpKey(draft(1, 90))).toBe(first[0]);
   });
 
+  it('clips a feed title or link longer than the community-response schema allows, so the worker accepts the follow-up', async () => {
+    const long = draft(1, 90, { itemTitle: 'T'.repeat(800), itemUrl: `https://news.example.test/${'p'.repeat(3000)}` });
+    const outcome = await nightlyBatch({ ...freshState(), rssDrafts: [long] }, handlerConfig(), handlerInput('nightly-batch'));
+    const [followUp] = outcome.followUps!;
+    expect(followUp!.payload).toMatchObject({ itemTitle: 'T'.repeat(500), itemUrl: long.itemUrl.slice(0, 2048) });
+    expect(validatePayload(followUp!.type, followUp!.payload)).toEqual([]);
+  });
+
   it('considers each itemUrl once and does nothing without drafts', async () => {
     const dup = { ...freshState(), rssDrafts: [draft(1, 90), draft(1, 90)] };
     expect((await nightlyBatch(dup, handlerConfig(), handlerInput('nightly-batch'))).followUps).toHaveLength(1);
