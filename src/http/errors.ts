@@ -18,6 +18,8 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
+  invalid_config: 500,
+  state_corrupt: 500,
   unavailable: 503,
 };
 

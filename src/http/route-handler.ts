@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ProgrammingError } from '../domain/errors.js';
 import type { CachedResponse, ResponseCache } from './response-cache.js';
 import { isProtectedRoute, type RouteContext, type RouteReply, type RouteSpec } from './route-spec.js';
 
@@ -25,7 +26,7 @@ function contextOf(request: FastifyRequest): RouteContext {
 function invoke(route: RouteSpec, ctx: RouteContext): RouteReply | Promise<RouteReply> {
   if (!isProtectedRoute(route)) return route.handler({ ...ctx, identity: null });
   const { identity } = ctx;
-  if (identity === null) throw new Error(`protected route ${route.method} ${route.path} reached without an identity`);
+  if (identity === null) throw new ProgrammingError(`protected route ${route.method} ${route.path} reached its handler without an identity`);
   return route.handler({ ...ctx, identity });
 }
 

@@ -103,6 +103,17 @@ describe('error shapes', () => {
     expect(logged?.err?.stack).toContain('synthetic-routes');
   });
 
+  it('answers a coded failure of the service’s side with its code, a sentence and the request id, never its message', async () => {
+    const res = await fetch(`${h.url}/test/corrupt-state`, { headers: { 'x-request-id': 'corrupt-trace-1' } });
+    expect(res.status).toBe(500);
+    expect(await res.clone().text()).not.toContain('/srv/orchestrator');
+    const error = await errorOf(res);
+    expect(error.code).toBe('state_corrupt');
+    expect(error.message).toContain('corrupt-trace-1');
+    const logged = h.logLines.map((l) => JSON.parse(l)).find((l) => l.reqId === 'corrupt-trace-1' && l.err);
+    expect(logged?.err?.message).toContain('/srv/orchestrator/state.json');
+  });
+
   it('treats a synchronous handler that throws the same way', async () => {
     const res = await fetch(`${h.url}/test/boom-sync`, { headers: { 'x-request-id': 'boom-sync-1' } });
     expect(res.status).toBe(500);
