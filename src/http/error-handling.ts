@@ -61,6 +61,25 @@ function serverSideError(code: ErrorCode, requestId: string): HttpError {
 }
 
 /**
+ * The answer to a failure fastify's router meets before any route runs (`frameworkErrors`): a
+ * path that is not valid percent-encoded UTF-8, a path segment over the router's limit. No route
+ * context exists yet, so the server's onSend hook does not run: the request id and the cache
+ * header are set here.
+ */
+export function answerFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.header('X-Request-Id', request.id).header('Cache-Control', 'no-store');
+  switch (err.code) {
+    case 'FST_ERR_BAD_URL':
+      return sendError(request, reply, new HttpError('invalid_request', 'The request path is not valid percent-encoded UTF-8'));
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return sendError(request, reply, new HttpError('uri_too_long', 'A segment of the request path is longer than the service accepts'));
+    default:
+      request.log.error({ err }, 'request failed before routing');
+      return sendError(request, reply, serverSideError('internal_error', request.id));
+  }
+}
+
+/**
  * Every error leaves in one shape, `{"error":{"code","message","requestId","details"?}}`.
  * A client's error (4xx) carries its own message. A failure on the service's side (5xx) is logged
  * with its stack under the request id, and the caller learns only its code (`internal_error` for

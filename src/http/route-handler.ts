@@ -65,7 +65,10 @@ const isPromise = (value: RouteReply | Promise<RouteReply>): value is Promise<Ro
 function sendStream(reply: FastifyReply, result: RouteReply, stream: NonNullable<RouteReply['stream']>): FastifyReply {
   reply.code(result.statusCode ?? 200);
   for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
-  return reply.type(stream.contentType).send(Readable.from(stream.chunks));
+  // HEAD gets the GET's status and headers without the export being produced: the chunks are
+  // never iterated (they are made as they are read), and an empty stream keeps the framing.
+  const body = reply.request.method === 'HEAD' ? Readable.from([]) : Readable.from(stream.chunks);
+  return reply.type(stream.contentType).send(body);
 }
 
 /**

@@ -34,10 +34,11 @@ describe('error shapes', () => {
     expect(error.message).toContain('/api/no-such-thing');
   });
 
-  it('answers a known path with the wrong method with 404 not_found', async () => {
+  it('answers a known path with a method it does not serve with 405 method_not_allowed and Allow', async () => {
     const res = await fetch(`${h.url}/health`, { method: 'DELETE' });
-    expect(res.status).toBe(404);
-    expect((await errorOf(res)).code).toBe('not_found');
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
+    expect((await errorOf(res)).code).toBe('method_not_allowed');
   });
 
   it('answers a body over maxBodyBytes with 413 payload_too_large', async () => {
