@@ -1,19 +1,27 @@
 #!/usr/bin/env node
 import { randomBytes } from 'node:crypto';
 import { startApp } from './app.js';
-import { ConfigError } from './config/errors.js';
 import { loadConfig } from './config/load.js';
 import type { AppConfig } from './config/types.js';
 import { seedDemoWorkspace } from './demo/seed-workspace.js';
 import { demoCommands } from './demo/try-it.js';
+import { DomainError, type ErrorCode } from './domain/errors.js';
 import { createLogger } from './logging.js';
 import { runMigrateCommand } from './migrate/command.js';
-import { StateCorruptError } from './store/types.js';
 
 function fatal(message: string): never {
   process.stderr.write(`fatal: ${message}\n`);
   process.exit(1);
 }
+
+/**
+ * Start-up failures whose message is the whole story for the operator (which setting, which
+ * file, what to do): printed as they are. Any other failure is logged with its stack and printed
+ * after `start-up failed:`.
+ */
+const PRINTED_AS_IS: ReadonlySet<ErrorCode> = new Set(['invalid_config', 'state_corrupt']);
+
+const printedAsIs = (err: unknown): err is DomainError => err instanceof DomainError && PRINTED_AS_IS.has(err.code);
 
 /** Three demo-local keys, one per role, and a webhook secret; printed once, never stored. */
 function demoSecrets(): { rotation: string; webhookSecret: string; keys: Record<'viewer' | 'operator' | 'admin', string> } {
@@ -36,7 +44,7 @@ async function start(env: NodeJS.ProcessEnv, hooks: StartHooks = {}): Promise<vo
   try {
     config = loadConfig(env);
   } catch (err) {
-    if (err instanceof ConfigError) fatal(err.message);
+    if (printedAsIs(err)) fatal(err.message);
     throw err;
   }
   const logger = createLogger(config.logLevel);
@@ -45,7 +53,7 @@ async function start(env: NodeJS.ProcessEnv, hooks: StartHooks = {}): Promise<vo
     hooks.beforeStart?.(config);
     app = await startApp(config, logger);
   } catch (err) {
-    if (err instanceof StateCorruptError || err instanceof ConfigError) fatal(err.message);
+    if (printedAsIs(err)) fatal(err.message);
     logger.fatal({ err }, 'start-up failed');
     fatal(`start-up failed: ${err instanceof Error ? err.message : String(err)}`);
   }

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { configError } from '../config/errors.js';
 
 /**
  * The shape of `agents/<agent-id>/agent.config.json`. Unknown keys are rejected so that a typo
@@ -67,16 +68,16 @@ function consistencyProblems(m: AgentManifest, directoryName: string): string[] 
   return problems;
 }
 
-/** Validates parsed manifest JSON; throws an Error naming the file and every problem found. */
+/** Validates parsed manifest JSON; throws an `invalid_config` error naming the file and every problem found. */
 export function parseAgentManifest(data: unknown, manifestPath: string, directoryName: string): AgentManifest {
   if (!validator.Check(data)) {
     // A union of literals reports once per member; one line per distinct problem is enough.
     const problems = [...new Set([...validator.Errors(data)].map((e) => `${e.instancePath || '/'} ${e.message}`))]
       .slice(0, 8)
       .join('; ');
-    throw new Error(`invalid agent manifest ${manifestPath}: ${problems}`);
+    throw configError(`invalid agent manifest ${manifestPath}: ${problems}`);
   }
   const problems = consistencyProblems(data, directoryName);
-  if (problems.length > 0) throw new Error(`invalid agent manifest ${manifestPath}: ${problems.join('; ')}`);
+  if (problems.length > 0) throw configError(`invalid agent manifest ${manifestPath}: ${problems.join('; ')}`);
   return data;
 }

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { configError } from '../config/errors.js';
 import { packageRoot } from '../config/package-root.js';
 import { resolveEntrypoint } from './entrypoint.js';
 import { parseAgentManifest, type AgentManifest } from './manifest.js';
@@ -33,7 +34,7 @@ function readManifest(manifestPath: string, directoryName: string): AgentManifes
   try {
     data = JSON.parse(readFileSync(manifestPath, 'utf8'));
   } catch (err) {
-    throw new Error(`invalid agent manifest ${manifestPath}: ${(err as Error).message}`);
+    throw configError(`invalid agent manifest ${manifestPath}: ${(err as Error).message}`);
   }
   return parseAgentManifest(data, manifestPath, directoryName);
 }
@@ -45,7 +46,7 @@ function readManifest(manifestPath: string, directoryName: string): AgentManifes
  * readiness. Two agents claiming the same lane is also an error: the spawner must never guess.
  */
 export function loadAgentRegistry(agentsDir: string, options: LoadAgentRegistryOptions = {}): AgentRegistry {
-  if (!existsSync(agentsDir)) throw new Error(`agents directory not found: ${agentsDir}`);
+  if (!existsSync(agentsDir)) throw configError(`agents directory not found: ${agentsDir}`);
   const compiledAgentsDir = options.compiledAgentsDir ?? join(packageRoot(), 'dist', 'agents');
 
   const agents = new Map<string, RegisteredAgent>();
@@ -73,7 +74,7 @@ export function loadAgentRegistry(agentsDir: string, options: LoadAgentRegistryO
     for (const lane of manifest.lanes) {
       const owner = laneOwners.get(lane);
       if (owner) {
-        throw new Error(`lane "${lane}" is claimed by both ${owner.manifestPath} and ${manifestPath}`);
+        throw configError(`lane "${lane}" is claimed by both ${owner.manifestPath} and ${manifestPath}`);
       }
       laneOwners.set(lane, agent);
     }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { SKILL_DEFINITIONS, type SkillDefinition } from './skills/definitions.js';
 import { canonicalJson } from '../domain/canonical-json.js';
+import { ProgrammingError } from '../domain/errors.js';
 
 export {
   SKILL_DEFINITIONS,
@@ -61,7 +62,7 @@ function definitionProblems(definitions: readonly SkillDefinition[]): string[] {
  */
 export function loadSkillRegistry(definitions: readonly SkillDefinition[] = SKILL_DEFINITIONS): SkillRegistry {
   const problems = definitionProblems(definitions);
-  if (problems.length > 0) throw new Error(`invalid skill registry ${REGISTRY_SOURCE}: ${problems.join('; ')}`);
+  if (problems.length > 0) throw new ProgrammingError(`invalid skill registry ${REGISTRY_SOURCE}: ${problems.join('; ')}`);
   const skills = [...definitions]
     .sort((a, b) => (a.id < b.id ? -1 : 1))
     .map((d): GovernedSkill => {

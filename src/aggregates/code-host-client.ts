@@ -1,3 +1,5 @@
+import { DomainError } from '../domain/errors.js';
+
 /**
  * Client of a code host's CI runs API (the widely used `GET <base>/repos/<owner>/<name>/actions/runs`
  * shape). It answers the newest workflow run of one branch. The token travels in the
@@ -26,9 +28,12 @@ export interface CiRunsClientOptions {
   fetch?: typeof fetch;
 }
 
-/** A failed probe: the message is safe to show (status code, network cause), never a credential. */
-export class CiProbeError extends Error {
-  override name = 'CiProbeError';
+/**
+ * A failed probe (code `unavailable`): the message is safe to show in the health detail (status
+ * code, network cause), never a credential.
+ */
+export function ciProbeFailure(reason: string): DomainError {
+  return new DomainError('unavailable', reason);
 }
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
@@ -36,7 +41,7 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
 /** The newest run of the answer, or null when the branch has none. Unknown shapes are an error. */
 export function parseLatestRun(body: unknown): CiRun | null {
   const runs = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).workflow_runs : undefined;
-  if (!Array.isArray(runs)) throw new CiProbeError('CI runs API answered without a workflow_runs list');
+  if (!Array.isArray(runs)) throw ciProbeFailure('CI runs API answered without a workflow_runs list');
   const first = runs[0] as Record<string, unknown> | undefined;
   if (!first || typeof first !== 'object') return null;
   return {
@@ -69,17 +74,17 @@ export function createCiRunsClient(options: CiRunsClientOptions): CiRunsClient {
       try {
         res = await doFetch(url, { headers, signal: AbortSignal.timeout(options.timeoutMs) });
       } catch (err) {
-        throw new CiProbeError(networkCause(err));
+        throw ciProbeFailure(networkCause(err));
       }
       if (!res.ok) {
         await res.body?.cancel();
-        throw new CiProbeError(`CI runs API answered HTTP ${res.status}`);
+        throw ciProbeFailure(`CI runs API answered HTTP ${res.status}`);
       }
       let body: unknown;
       try {
         body = await res.json();
       } catch {
-        throw new CiProbeError('CI runs API answered a body that is not JSON');
+        throw ciProbeFailure('CI runs API answered a body that is not JSON');
       }
       return parseLatestRun(body);
     },

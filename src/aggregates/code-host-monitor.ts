@@ -1,5 +1,6 @@
 import type { CodeHostMonitorConfig } from '../config/types.js';
-import { CiProbeError, createCiRunsClient, type CiRun, type CiRunsClient } from './code-host-client.js';
+import { DomainError } from '../domain/errors.js';
+import { createCiRunsClient, type CiRun, type CiRunsClient } from './code-host-client.js';
 
 export type CodeHostStatus = 'disabled' | 'pending' | 'passing' | 'failing' | 'running' | 'no-runs' | 'unavailable';
 
@@ -88,7 +89,8 @@ export function createCodeHostMonitor(
       try {
         reading = readingOf(await client.latestRun(), repository, branch, checkedAt);
       } catch (err) {
-        const reason = err instanceof CiProbeError ? err.message : 'unexpected probe failure';
+        // Only the client's own coded failures carry a message written to be shown.
+        const reason = err instanceof DomainError && err.code === 'unavailable' ? err.message : 'unexpected probe failure';
         reading = { status: 'unavailable', summary: `probe unavailable: ${reason}`, repository, branch, latestRun: NO_RUN, checkedAt };
       } finally {
         inFlight = null;

@@ -301,7 +301,12 @@ export function createBusinessService(deps: BusinessDeps) {
         if (mine) return mine;
       }
       const refusal = refusalFor(state, clock.now(), 'task');
-      if (refusal) throw new Error(`business cycle refused (${refusal.code}): ${refusal.message}`);
+      if (refusal) {
+        throw conflict(`business cycle refused (${refusal.code}): ${refusal.message}`, {
+          decision: refusal.code,
+          ...(refusal.until ? { until: refusal.until } : {}),
+        });
+      }
       const reason = typeof payload.reason === 'string' ? payload.reason : 'task trigger';
       return startLocked(state, { source: 'task', reason, requestedBy }, { runId, cycleId: `cycle-run-${runId.replace(/[^A-Za-z0-9._-]/g, '-')}` });
     });

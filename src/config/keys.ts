@@ -1,4 +1,4 @@
-import { ConfigError } from './errors.js';
+import { configError } from './errors.js';
 import type { ApiKeyEntry, Role } from './types.js';
 
 const ROLE_RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
@@ -20,7 +20,7 @@ function highestRole(roles: Role[]): Role {
 function parseExpiry(value: unknown, where: string): Date | null {
   if (value === undefined || value === null || value === '') return null;
   const date = typeof value === 'number' ? new Date(value) : new Date(String(value));
-  if (Number.isNaN(date.getTime())) throw new ConfigError(`${where}: expiresAt is not a valid date or epoch ms`);
+  if (Number.isNaN(date.getTime())) throw configError(`${where}: expiresAt is not a valid date or epoch ms`);
   return date;
 }
 
@@ -43,25 +43,25 @@ export function parseApiKeys(rotation: string | undefined, single: string | unde
     try {
       parsed = JSON.parse(rotation);
     } catch {
-      throw new ConfigError('API_KEY_ROTATION is not valid JSON');
+      throw configError('API_KEY_ROTATION is not valid JSON');
     }
-    if (!Array.isArray(parsed)) throw new ConfigError('API_KEY_ROTATION must be a JSON array');
+    if (!Array.isArray(parsed)) throw configError('API_KEY_ROTATION must be a JSON array');
     parsed.forEach((raw: unknown, index) => {
-      if (typeof raw !== 'object' || raw === null) throw new ConfigError(`${describeEntry(index, undefined)} is not an object`);
+      if (typeof raw !== 'object' || raw === null) throw configError(`${describeEntry(index, undefined)} is not an object`);
       const item = raw as Record<string, unknown>;
       const where = describeEntry(index, item.label);
       if (typeof item.key !== 'string' || item.key.length < 8) {
-        throw new ConfigError(`${where}: key must be a string of at least 8 characters`);
+        throw configError(`${where}: key must be a string of at least 8 characters`);
       }
       let role: Role;
       if (item.role !== undefined) {
-        if (!isRole(item.role)) throw new ConfigError(`${where}: role must be viewer, operator or admin`);
+        if (!isRole(item.role)) throw configError(`${where}: role must be viewer, operator or admin`);
         role = item.role;
       } else if (Array.isArray(item.roles) && item.roles.length > 0) {
-        if (!item.roles.every(isRole)) throw new ConfigError(`${where}: roles must hold only viewer, operator or admin`);
+        if (!item.roles.every(isRole)) throw configError(`${where}: roles must hold only viewer, operator or admin`);
         role = highestRole(item.roles as Role[]);
       } else {
-        throw new ConfigError(`${where}: a role (or roles) is required`);
+        throw configError(`${where}: a role (or roles) is required`);
       }
       const version = item.version !== undefined ? String(item.version) : String(index + 1);
       const label = typeof item.label === 'string' && item.label !== '' ? item.label : `rotated-api-key-v${version}`;

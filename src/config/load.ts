@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Compile } from 'typebox/compile';
-import { ConfigError, MissingSecretError } from './errors.js';
+import { configError, missingSecret } from './errors.js';
 import { parseApiKeys } from './keys.js';
 import { packageRoot } from './package-root.js';
 import { ConfigFileSchema, DEFAULT_RATE_LIMITS, RATE_LIMIT_BUCKETS, type ConfigFile, type RateLimitBucket } from './schema.js';
@@ -33,11 +33,11 @@ function list(value: string): string[] {
 function bool(name: string, value: string): boolean {
   if (/^(true|1|yes|on)$/i.test(value)) return true;
   if (/^(false|0|no|off)$/i.test(value)) return false;
-  throw new ConfigError(`${name} must be true or false`);
+  throw configError(`${name} must be true or false`);
 }
 
 function int(name: string, value: string): number {
-  if (!/^\d+$/.test(value.trim())) throw new ConfigError(`${name} must be a non-negative integer`);
+  if (!/^\d+$/.test(value.trim())) throw configError(`${name} must be a non-negative integer`);
   return Number(value);
 }
 
@@ -78,14 +78,14 @@ function readConfigFile(env: Env, cwd: string): { path: string | null; data: Con
   const explicit = env.ORCHESTRATOR_CONFIG;
   const path = explicit ? resolve(cwd, explicit) : resolve(cwd, 'orchestrator.config.json');
   if (!existsSync(path)) {
-    if (explicit) throw new ConfigError(`ORCHESTRATOR_CONFIG file not found: ${path}`);
+    if (explicit) throw configError(`ORCHESTRATOR_CONFIG file not found: ${path}`);
     return { path: null, data: {} };
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new ConfigError(`config file ${path} is not valid JSON: ${(err as Error).message}`);
+    throw configError(`config file ${path} is not valid JSON: ${(err as Error).message}`);
   }
   return { path, data: parsed as ConfigFile };
 }
@@ -96,13 +96,13 @@ function validate(data: unknown, source: string): ConfigFile {
     .slice(0, 5)
     .map((e) => `${e.instancePath || '/'} ${e.message}`)
     .join('; ');
-  throw new ConfigError(`invalid configuration (${source}): ${problems}`);
+  throw configError(`invalid configuration (${source}): ${problems}`);
 }
 
 /**
  * Loads the JSON config file (ORCHESTRATOR_CONFIG, else ./orchestrator.config.json when present),
  * applies env overrides, validates the result against one schema and resolves every path.
- * Throws MissingSecretError / ConfigError; the caller turns them into `fatal:` and exit 1.
+ * Throws an `invalid_config` DomainError (src/config/errors.ts); the caller turns it into `fatal:` and exit 1.
  */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): AppConfig {
   const file = readConfigFile(env, cwd);
@@ -121,9 +121,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const codeHostMonitor = resolveCodeHostMonitor(cfg, env);
 
   const apiKeys = parseApiKeys(env.API_KEY_ROTATION, env.API_KEY);
-  if (apiKeys.length === 0) throw new MissingSecretError('API_KEY');
+  if (apiKeys.length === 0) throw missingSecret('API_KEY');
   const webhookSecret = env.WEBHOOK_SECRET;
-  if (!webhookSecret) throw new MissingSecretError('WEBHOOK_SECRET');
+  if (!webhookSecret) throw missingSecret('WEBHOOK_SECRET');
 
   const baseDir = file.path ? dirname(file.path) : cwd;
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
@@ -139,7 +139,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const rateLimits = { ...DEFAULT_RATE_LIMITS };
   for (const [bucket, limit] of Object.entries(cfg.rateLimits ?? {})) {
     if (!(RATE_LIMIT_BUCKETS as readonly string[]).includes(bucket)) {
-      throw new ConfigError(`rateLimits.${bucket} is not a known bucket (${RATE_LIMIT_BUCKETS.join(', ')})`);
+      throw configError(`rateLimits.${bucket} is not a known bucket (${RATE_LIMIT_BUCKETS.join(', ')})`);
     }
     rateLimits[bucket as RateLimitBucket] = limit;
   }
@@ -225,10 +225,10 @@ function resolveCodeHostMonitor(cfg: ConfigFile, env: Env): AppConfig['codeHostM
   const c = cfg.codeHostMonitor ?? {};
   const enabled = c.enabled ?? false;
   if (enabled && (!c.apiBaseUrl || !c.repository)) {
-    throw new ConfigError('codeHostMonitor.enabled needs apiBaseUrl and repository (CODE_HOST_API_URL, CODE_HOST_REPOSITORY)');
+    throw configError('codeHostMonitor.enabled needs apiBaseUrl and repository (CODE_HOST_API_URL, CODE_HOST_REPOSITORY)');
   }
   if (c.apiBaseUrl !== undefined && !/^https?:\/\//.test(c.apiBaseUrl)) {
-    throw new ConfigError('codeHostMonitor.apiBaseUrl must be an http(s) URL');
+    throw configError('codeHostMonitor.apiBaseUrl must be an http(s) URL');
   }
   return {
     enabled,

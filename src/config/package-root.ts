@@ -1,13 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ProgrammingError } from '../domain/errors.js';
 
 let cached: string | null = null;
 
 /** The directory holding this project's package.json, whether running from src/ or dist/. */
 export function packageRoot(): string {
   if (cached) return cached;
-  let dir = dirname(fileURLToPath(import.meta.url));
+  const start = dirname(fileURLToPath(import.meta.url));
+  let dir = start;
   for (;;) {
     const candidate = join(dir, 'package.json');
     if (existsSync(candidate)) {
@@ -15,7 +17,10 @@ export function packageRoot(): string {
       if (pkg.name === 'task-orchestrator') return (cached = dir);
     }
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('package root not found');
+    if (parent === dir) {
+      // The modules always run from src/ or dist/ inside their package; a copy without it is broken.
+      throw new ProgrammingError(`package root not found: no package.json of task-orchestrator above ${start}`);
+    }
     dir = parent;
   }
 }

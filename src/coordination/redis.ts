@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { DomainError } from '../domain/errors.js';
 import { describeRedisUrl } from './redis-url.js';
 import { TAG_RETENTION_MS, clampCacheTtl } from './tag-generations.js';
 import type { Coordination, CoordinationStatus } from './types.js';
@@ -99,7 +100,7 @@ const COMMAND_TIMEOUT_MS = 1000;
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new DomainError('unavailable', `${what} timed out after ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -2,6 +2,11 @@
  * The one catalogue of error codes. The domain throws a `DomainError` carrying a code and a
  * human message; only `src/http/` turns a code into a status (src/http/errors.ts), so a module
  * that admits or approves work never decides what a client's reply looks like.
+ *
+ * The rule: a failure a client or an operator can meet (an HTTP answer, a start-up `fatal:`
+ * line, a migrate command's refusal, a health or probe detail, a store refusing corrupt state)
+ * carries one of these codes. A failure that can only mean the service's own code is wrong is a
+ * `ProgrammingError` (below), which has no code. docs/http.md lists the codes.
  */
 export const ERROR_CODES = [
   'invalid_request',
@@ -13,11 +18,19 @@ export const ERROR_CODES = [
   'forbidden',
   'origin_not_allowed',
   'not_found',
+  'method_not_allowed',
   'conflict',
   'payload_too_large',
+  'uri_too_long',
+  'headers_too_large',
+  'request_timeout',
   'rate_limited',
   'invalid_signature',
   'internal_error',
+  /** The operator's configuration (environment, config file, agent manifests, state target) is unusable. */
+  'invalid_config',
+  /** Stored state is damaged or would be: the store refuses to read it, or to write a record it could not read back. */
+  'state_corrupt',
   'unavailable',
 ] as const;
 
@@ -38,8 +51,10 @@ export class DomainError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: unknown,
+    /** `cause`: the lower-level failure behind this one, kept for the log. */
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = 'DomainError';
   }
 }

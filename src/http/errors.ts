@@ -13,11 +13,17 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   forbidden: 403,
   origin_not_allowed: 403,
   not_found: 404,
+  method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   rate_limited: 429,
+  headers_too_large: 431,
   internal_error: 500,
+  invalid_config: 500,
+  state_corrupt: 500,
   unavailable: 503,
 };
 

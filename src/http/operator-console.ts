@@ -8,6 +8,12 @@ import type { RateLimitHook } from './rate-limits.js';
 /** Where the console is mounted; `vite build` uses the same base (console/vite.config.ts). */
 export const CONSOLE_BASE = '/operator/';
 
+/** The console's routes (registered below), for the server's 405 answers to other methods. */
+export const CONSOLE_PATHS: ReadonlyArray<{ method: 'GET'; path: string }> = [
+  { method: 'GET', path: '/operator' },
+  { method: 'GET', path: '/operator/*' },
+];
+
 /**
  * The console's pages load only what the service itself serves: scripts, styles, images and API
  * calls from this origin, nothing inline, no framing.

@@ -81,11 +81,13 @@ export class ResponseCache {
     const tags = typeof route.cache!.tags === 'function' ? route.cache!.tags(ctx) : route.cache!.tags;
     const generations = await this.coordination.tagVersions(tags);
     const scope = route.access.kind === 'protected' ? (ctx.identity?.role ?? 'none') : 'public';
+    // The route's method, not the request's: a HEAD (the GET route's twin) shares the GET's
+    // entries, whose status and headers are what it answers.
     const material = JSON.stringify([
-      request.method,
+      route.method,
       request.url,
       scope,
-      request.method === 'GET' ? null : (ctx.body ?? null),
+      route.method === 'GET' ? null : (ctx.body ?? null),
       tags.map((tag, i) => [tag, generations[i]]),
     ]);
     // One-shot `hash` (no Hash object): every cached read computes its key.

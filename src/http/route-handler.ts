@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ProgrammingError } from '../domain/errors.js';
 import type { CachedResponse, ResponseCache } from './response-cache.js';
 import { isProtectedRoute, type RouteContext, type RouteReply, type RouteSpec } from './route-spec.js';
 
@@ -25,7 +26,7 @@ function contextOf(request: FastifyRequest): RouteContext {
 function invoke(route: RouteSpec, ctx: RouteContext): RouteReply | Promise<RouteReply> {
   if (!isProtectedRoute(route)) return route.handler({ ...ctx, identity: null });
   const { identity } = ctx;
-  if (identity === null) throw new Error(`protected route ${route.method} ${route.path} reached without an identity`);
+  if (identity === null) throw new ProgrammingError(`protected route ${route.method} ${route.path} reached its handler without an identity`);
   return route.handler({ ...ctx, identity });
 }
 
@@ -64,7 +65,10 @@ const isPromise = (value: RouteReply | Promise<RouteReply>): value is Promise<Ro
 function sendStream(reply: FastifyReply, result: RouteReply, stream: NonNullable<RouteReply['stream']>): FastifyReply {
   reply.code(result.statusCode ?? 200);
   for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
-  return reply.type(stream.contentType).send(Readable.from(stream.chunks));
+  // HEAD gets the GET's status and headers without the export being produced: the chunks are
+  // never iterated (they are made as they are read), and an empty stream keeps the framing.
+  const body = reply.request.method === 'HEAD' ? Readable.from([]) : Readable.from(stream.chunks);
+  return reply.type(stream.contentType).send(body);
 }
 
 /**

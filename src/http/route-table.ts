@@ -1,3 +1,4 @@
+import { ProgrammingError } from '../domain/errors.js';
 import type { RouteSpec } from './route-spec.js';
 
 /**
@@ -10,9 +11,9 @@ export function buildRouteTable(families: RouteSpec[][]): RouteSpec[] {
   const operationIds = new Set<string>();
   for (const route of routes) {
     const endpoint = `${route.method} ${route.path}`;
-    if (endpoints.has(endpoint)) throw new Error(`route table: ${endpoint} is declared twice`);
+    if (endpoints.has(endpoint)) throw new ProgrammingError(`route table: ${endpoint} is declared twice`);
     if (operationIds.has(route.operationId)) {
-      throw new Error(`route table: operationId ${route.operationId} is used twice (second at ${endpoint})`);
+      throw new ProgrammingError(`route table: operationId ${route.operationId} is used twice (second at ${endpoint})`);
     }
     endpoints.add(endpoint);
     operationIds.add(route.operationId);

@@ -8,10 +8,13 @@ import type { Coordination } from '../coordination/types.js';
 import type { Metrics } from '../metrics.js';
 import { accessHooks } from './access-hooks.js';
 import { createKeyVerifier } from './auth.js';
+import { answerConnect, createClientErrorHandler } from './client-error.js';
 import { registerCors } from './cors.js';
-import { registerErrorHandling } from './error-handling.js';
-import { registerOperatorConsole } from './operator-console.js';
+import { answerFrameworkError, registerErrorHandling } from './error-handling.js';
+import { registerMethodNotAllowed } from './method-not-allowed.js';
+import { CONSOLE_PATHS, registerOperatorConsole } from './operator-console.js';
 import { registerRateLimits } from './rate-limits.js';
+import { registerRequestGuard } from './request-guard.js';
 import { requestIdFor } from './request-id.js';
 import { requestLoggerFactory } from './request-logger.js';
 import { ResponseCache } from './response-cache.js';
@@ -32,7 +35,7 @@ export interface ServerDeps {
   responseCacheEnabled?: boolean;
 }
 
-/** Metrics label for requests that matched no table route (unknown paths, CORS preflights). */
+/** Metrics label for requests that matched no table route (unknown paths, 405s, CORS preflights). */
 const UNMATCHED = 'unmatched';
 
 /**
@@ -42,12 +45,20 @@ const UNMATCHED = 'unmatched';
  */
 function keepRawBodyOfSignedRoutes(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  // Bodies are JSON only: without fastify's text/plain parser a text body is 415, as every other type.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if ((request.routeOptions.config as { rawBody?: boolean }).rawBody) return done(null, text);
     return parseJson(request, text, done);
   });
+}
+
+/** Each path of the table (and of the console) with the methods its routes serve. */
+function servedMethodsByPath(routes: ReadonlyArray<{ method: string; path: string }>): Map<string, string[]> {
+  const served = new Map<string, string[]>();
+  for (const { method, path } of routes) served.set(path, [...(served.get(path) ?? []), method]);
+  return served;
 }
 
 /**
@@ -67,15 +78,23 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
     bodyLimit: config.maxBodyBytes,
     // Off by default: X-Forwarded-For is ignored unless the operator says a proxy sets it.
     trustProxy: config.trustProxy,
-    // The served surface is exactly the route table (no implicit HEAD twins).
-    exposeHeadRoutes: false,
-    // Path parameters are bounded by each route's schema (a run id may be 400 characters): the
-    // router's own 100-character cut answered longer ones with a bare error, no X-Request-Id.
+    // Every GET answers HEAD (uptime monitors probe with it): the same route with its access
+    // hooks, limits and handler, the body left out. The OpenAPI document lists the GET only.
+    exposeHeadRoutes: true,
+    // Path parameters are bounded by each route's schema (a run id may be 400 characters); the
+    // router refuses segments over this with 414 `uri_too_long` (answerFrameworkError).
     routerOptions: { maxParamLength: 2000 },
     return503OnClosing: true,
+    // Requests refused before any route runs still answer in the error shape with X-Request-Id:
+    // a path that is not valid percent-encoding (router), a request Node cannot parse (socket).
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: createClientErrorHandler(logger),
+    // Node's own missing-Host refusal is a bare 400; request-guard.ts refuses it in shape instead.
+    http: { requireHostHeader: false },
     // Typed as the default instance: callers need listen/close/server, not pino's logger generics.
   }) as unknown as FastifyInstance;
 
+  app.server.on('connect', answerConnect);
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document responses; they never filter fields out of them.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -83,6 +102,7 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
   registerErrorHandling(app, config.maxBodyBytes);
   keepRawBodyOfSignedRoutes(app);
 
+  registerRequestGuard(app);
   registerCors(app, config.cors);
   const limit = registerRateLimits(config, coordination);
 
@@ -96,7 +116,9 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
   const tablePaths = new Set(routes.map((r) => r.path));
   app.addHook('onResponse', (request, reply, done) => {
     const pattern = request.routeOptions.url;
-    const route = pattern !== undefined && tablePaths.has(pattern) ? pattern : UNMATCHED;
+    // A 405 matched a table path with a method it does not serve: counted like an unknown path,
+    // so arbitrary methods cannot multiply the series of a route.
+    const route = pattern !== undefined && reply.statusCode !== 405 && tablePaths.has(pattern) ? pattern : UNMATCHED;
     metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
@@ -119,5 +141,6 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
     });
   }
   await registerOperatorConsole(app, deps.consoleDir ?? join(packageRoot(), 'console', 'dist'), limit('abuse-guard'));
+  registerMethodNotAllowed(app, servedMethodsByPath([...routes, ...CONSOLE_PATHS]));
   return app;
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ProgrammingError } from '../domain/errors.js';
 
 /**
  * Stable fingerprints: one per thing that can go wrong, so every observation of it lands on the
@@ -31,7 +32,9 @@ export function labelHash(labels: Record<string, string>): string {
 export function normalizeFingerprint(fingerprint: string): string {
   const trimmed = fingerprint.trim();
   if (trimmed === '' || trimmed.length > MAX_FINGERPRINT_LENGTH) {
-    throw new Error(`incident fingerprint must be 1-${MAX_FINGERPRINT_LENGTH} characters`);
+    // Fingerprints are built by the service (Fingerprints above) from bounded parts: run ids (an
+    // idempotency key is at most 200 characters) and the alert webhook's own (at most 200).
+    throw new ProgrammingError(`incident fingerprint must be 1-${MAX_FINGERPRINT_LENGTH} characters, got ${trimmed.length}`);
   }
   return trimmed;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Coordination } from '../coordination/types.js';
+import { conflict } from '../domain/errors.js';
 
 const LEASE_MS = 15_000;
 const WAIT_MS = 10_000;
@@ -34,7 +35,8 @@ export async function withCoordinationLock<T>(
   };
   let acquired: boolean | 'down';
   while (!(acquired = await acquire())) {
-    if (Date.now() > deadline) throw new Error(`lock ${name} stayed busy for ${WAIT_MS} ms`);
+    // Another writer holds the incident for longer than a write takes: answer 409, the caller may retry.
+    if (Date.now() > deadline) throw conflict(`lock ${name} stayed busy for ${WAIT_MS} ms`);
     await new Promise((resolve) => setTimeout(resolve, delay + Math.random() * delay));
     delay = Math.min(delay * 2, 100);
   }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppConfig } from '../config/types.js';
+import { DomainError } from '../domain/errors.js';
 import { writeJsonAtomic } from '../tasks/handlers/atomic-write.js';
 
 /** Pending paths at which buffered drift is handed to a drift-repair (the spec's threshold). */
@@ -30,7 +31,7 @@ export async function readDocChangeBuffer(config: Pick<AppConfig, 'logsDir'>): P
   try {
     parsed = JSON.parse(raw) as Partial<DocChangeBuffer>;
   } catch {
-    throw new Error(`doc-change buffer ${docChangeBufferPath(config)} is not valid JSON; repair or remove it`);
+    throw new DomainError('state_corrupt', `doc-change buffer ${docChangeBufferPath(config)} is not valid JSON; repair or remove it`);
   }
   const pending = Array.isArray(parsed.pending) ? parsed.pending.filter((p): p is string => typeof p === 'string') : [];
   return { pending, updatedAt: typeof parsed.updatedAt === 'string' ? parsed.updatedAt : null };

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Coordination } from '../coordination/types.js';
 import { CacheTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
+import { conflict } from '../domain/errors.js';
 import type { StateStore } from '../store/types.js';
 import { runWriteTags, type AdmissionOutcome, type AdmissionRequest } from '../tasks/admission.js';
 import { withEvent } from '../tasks/run-transitions.js';
@@ -250,7 +251,7 @@ export function createRepairLoop(deps: RepairLoopDeps) {
    */
   async function recordChanges(paths: string[]): Promise<{ buffer: DocChangeBuffer; decision: RepairDecision }> {
     const buffer = await appendUnderLock(paths);
-    if (!buffer) throw new Error('doc-change buffer lock not obtained; the paths stay unrecorded and the change can be replayed');
+    if (!buffer) throw conflict('doc-change buffer lock not obtained; the paths stay unrecorded and the change can be replayed');
     await deps.knowledge.refresh();
     const decision =
       buffer.pending.length >= DOC_CHANGE_THRESHOLD ? await considerRepair() : ({ decision: 'below-threshold', pending: buffer.pending.length } as const);
@@ -293,7 +294,7 @@ export function createRepairLoop(deps: RepairLoopDeps) {
       });
       return repair as RepairRecord | null;
     });
-    if (!recorded) throw new Error(`doc-repair lock not obtained; repair ${run.runId} outcome not recorded`);
+    if (!recorded) throw conflict(`doc-repair lock not obtained; repair ${run.runId} outcome not recorded`);
     const repair = recorded;
     await recordOnRun(run.runId, runRepairOf(repair), `repair-${status}`, summary);
     if (!isActive(status)) {

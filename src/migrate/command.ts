@@ -1,11 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { invalidRequest } from '../domain/errors.js';
 import { openStateStore } from '../store/open.js';
 import { parsePostgresUrl } from '../store/postgres/connection.js';
 import { POSTGRES_TARGET, isPostgresUrl } from '../store/targets.js';
 import type { StateStore } from '../store/types.js';
-import { MigrationRefused, migrateStore, type MigrationEvidence } from './migrate-store.js';
+import { migrateStore, type MigrationEvidence } from './migrate-store.js';
 
 export const MIGRATE_USAGE =
   'usage: npm run migrate -- --from <target> --to <target> [--force] [--evidence <file>]\n' +
@@ -75,7 +76,7 @@ export async function runMigrateCommand(
   try {
     source = openMigrationTarget(values.from, env, io.cwd);
     target = openMigrationTarget(values.to, env, io.cwd);
-    if (source.display === target.display) throw new MigrationRefused('source and target are the same store');
+    if (source.display === target.display) throw invalidRequest('source and target are the same store');
     await source.store.open();
     await target.store.open();
     const evidence = await migrateStore(source.store, target.store, { from: source.display, to: target.display, force: values.force ?? false, now });

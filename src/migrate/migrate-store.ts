@@ -2,6 +2,7 @@ import { emptyOrchestratorState } from '../domain/orchestrator-state.js';
 import { eachAppended, eachRun } from '../persistence/collections.js';
 import type { StateStore } from '../store/types.js';
 import { canonicalJson } from '../domain/canonical-json.js';
+import { conflict } from '../domain/errors.js';
 import { MIGRATION_COLLECTION_PREFIX, copiedDocumentCollections, digestStore, runContent, type Digests } from './read-collections.js';
 
 export interface MigrationEvidence {
@@ -14,10 +15,6 @@ export interface MigrationEvidence {
   /** Per collection: the source's and the target's count and content hash, and what this pass wrote. */
   collections: Record<string, { source: { count: number; sha256: string }; target: { count: number; sha256: string } | null; written: number }>;
   mismatches: string[];
-}
-
-export class MigrationRefused extends Error {
-  override name = 'MigrationRefused';
 }
 
 const MARKER_COLLECTION = `${MIGRATION_COLLECTION_PREFIX}-runs`;
@@ -37,7 +34,7 @@ async function targetHoldsData(target: StateStore): Promise<boolean> {
  * Copies every record of `source` into `target`, then proves it: counts and content hashes
  * per collection on both sides must be equal.
  *
- * - A target that holds data is refused unless `force` is set, or it holds the marker of an
+ * - A target that holds data is refused (`conflict`) unless `force` is set, or it holds the marker of an
  *   unfinished migration from the same source (resume).
  * - Resumable: runs and documents are written by key (a run already there with the same content
  *   is skipped), append collections get only the records past the prefix the target already
@@ -53,7 +50,7 @@ export async function migrateStore(
   const marker = await target.getDoc(MARKER_COLLECTION, markerId);
   const resuming = marker !== null && marker.status === 'in-progress';
   if (!resuming && !options.force && (await targetHoldsData(target))) {
-    throw new MigrationRefused(`target ${options.to} is not empty; pass --force to write into it`);
+    throw conflict(`target ${options.to} is not empty; pass --force to write into it`);
   }
   const startedAt = options.now().toISOString();
   await target.putDoc(MARKER_COLLECTION, markerId, { from: options.from, status: 'in-progress', startedAt });

@@ -1,4 +1,5 @@
 import { isAbsolute } from 'node:path';
+import { configError } from '../config/errors.js';
 import { FileStateStore, type FileStoreOptions } from './file/file-state-store.js';
 import type { StoreOptions } from './options.js';
 import { PostgresStateStore } from './postgres/postgres-state-store.js';
@@ -16,20 +17,20 @@ export function openStateStore(target: string, options: FileStoreOptions & { dat
   const { databaseUrl, ...fileOptions } = options;
   if (target === POSTGRES_TARGET || target.startsWith('docdb:')) {
     if (!isPostgresUrl(databaseUrl)) {
-      throw new Error(`state target ${target} needs DATABASE_URL=postgres://… (the document store lives in PostgreSQL)`);
+      throw configError(`state target ${target} needs DATABASE_URL=postgres://… (the document store lives in PostgreSQL)`);
     }
     if (target === POSTGRES_TARGET) return new PostgresStateStore(databaseUrl, storeOptions(fileOptions));
     const stateKey = target.slice('docdb:'.length);
-    if (stateKey === '') throw new Error('state target docdb: needs a key (docdb:<key>)');
+    if (stateKey === '') throw configError('state target docdb: needs a key (docdb:<key>)');
     return new PostgresStateStore(databaseUrl, { ...storeOptions(fileOptions), stateKey });
   }
   if (target.startsWith('sql:')) {
     const path = target.slice('sql:'.length);
-    if (!isAbsolute(path)) throw new Error(`state target ${target}: the SQLite path must be absolute`);
+    if (!isAbsolute(path)) throw configError(`state target ${target}: the SQLite path must be absolute`);
     return new SqliteStateStore(path, storeOptions(fileOptions));
   }
   if (!isAbsolute(target)) {
-    throw new Error(`state target ${target} is neither an absolute file path, sql:<path>, docdb:<key> nor postgres`);
+    throw configError(`state target ${target} is neither an absolute file path, sql:<path>, docdb:<key> nor postgres`);
   }
   return new FileStateStore(target, fileOptions);
 }

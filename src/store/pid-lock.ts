@@ -1,5 +1,6 @@
 import { link, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { conflict, type DomainError } from '../domain/errors.js';
 import { fsyncDirectory, isErrnoCode, writeFileSynced } from './durable-fs.js';
 
 /**
@@ -24,7 +25,7 @@ const MAX_ATTEMPTS = 5;
  */
 export async function acquirePidLock(lockPath: string, statePath: string): Promise<PidLock> {
   if (heldByThisProcess.has(lockPath)) {
-    throw new Error(`state file ${statePath} is already open in this process`);
+    throw conflict(`state file ${statePath} is already open in this process`);
   }
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     if (await tryCreateLock(lockPath)) {
@@ -38,7 +39,7 @@ export async function acquirePidLock(lockPath: string, statePath: string): Promi
     }
     await moveStaleLockAside(lockPath, holder, statePath);
   }
-  throw new Error(`could not take the lock ${lockPath} for state file ${statePath}: it keeps changing hands`);
+  throw conflict(`could not take the lock ${lockPath} for state file ${statePath}: it keeps changing hands`);
 }
 
 /**
@@ -126,8 +127,8 @@ function isProcessAlive(pid: number): boolean {
   }
 }
 
-function inUseError(statePath: string, pid: number, lockPath: string): Error {
-  return new Error(
+function inUseError(statePath: string, pid: number, lockPath: string): DomainError {
+  return conflict(
     `state file ${statePath} is in use by pid ${pid} (lock ${lockPath}); ` +
       'stop that process first, or remove the lock file if that pid is not an orchestrator',
   );

@@ -1,4 +1,5 @@
 import { RUN_STATUSES, type RunRecord, type RunStatus } from '../domain/run-record.js';
+import { ProgrammingError } from '../domain/errors.js';
 import type { ClaimOptions, RunCounts, RunQuery } from './types.js';
 
 /**
@@ -63,7 +64,7 @@ export function matchesRunQuery(run: RunRecord, query: NormalizedRunQuery): bool
  */
 export function storedRun(runId: string, current: RunRecord | null, next: RunRecord, nextSeq: () => number): RunRecord {
   if (next.runId !== runId) {
-    throw new Error(`run mutator for ${runId} returned a record for ${String(next.runId)}`);
+    throw new ProgrammingError(`run mutator for ${runId} returned a record for ${String(next.runId)}`);
   }
   const seq = current === null ? nextSeq() : current.seq;
   // A transition's record usually carries its seq already: no copy of thirty fields to set it.

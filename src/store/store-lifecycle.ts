@@ -1,4 +1,12 @@
+import { DomainError, ProgrammingError } from '../domain/errors.js';
+
 type Phase = 'closed' | 'opening' | 'open' | 'closing';
+
+/**
+ * A read or write after the store closed (or before it opened): during shutdown a request or a
+ * background write can still race the close, so this is `unavailable`, not a bug.
+ */
+const notOpen = (target: string) => new DomainError('unavailable', `state store ${target} is not open`);
 
 /**
  * The open/close life of a driver's session, shared by every store driver: one open at a time,
@@ -13,7 +21,7 @@ export class StoreLifecycle<S> {
   constructor(private readonly target: string) {}
 
   async open(start: () => Promise<S>): Promise<void> {
-    if (this.phase !== 'closed') throw new Error(`state store ${this.target} is already open`);
+    if (this.phase !== 'closed') throw new ProgrammingError(`state store ${this.target} is already open`);
     this.phase = 'opening';
     try {
       this.current = await start();
@@ -49,13 +57,13 @@ export class StoreLifecycle<S> {
 
   /** The session for reads; throws once the store is closed. */
   readable(): S {
-    if (this.current === null) throw new Error(`state store ${this.target} is not open`);
+    if (this.current === null) throw notOpen(this.target);
     return this.current;
   }
 
   /** The session for writes; throws unless the store is open (not opening, not closing). */
   writable(): S {
-    if (this.current === null || this.phase !== 'open') throw new Error(`state store ${this.target} is not open`);
+    if (this.current === null || this.phase !== 'open') throw notOpen(this.target);
     return this.current;
   }
 }

@@ -1,5 +1,6 @@
 import type { QueueState, RunRecord, RunStatus } from '../domain/run-record.js';
 import type { OrchestratorState, TaskRecord } from '../domain/orchestrator-state.js';
+import { DomainError } from '../domain/errors.js';
 
 /**
  * A pure, synchronous transition of one run record. Receives the current record (null when the
@@ -152,7 +153,11 @@ export interface StateStore {
   listDocEntries(collection: string): Promise<Array<{ id: string; doc: Record<string, unknown> }>>;
 }
 
-/** Raised by a driver when the state on disk cannot be read; start-up stops with this message. */
-export class StateCorruptError extends Error {
-  override name = 'StateCorruptError';
+/**
+ * Stored state that cannot be trusted (code `state_corrupt`): a driver cannot read what is on
+ * disk (start-up stops with this message as its `fatal:` line, and no file is modified), or a
+ * record it was asked to write would be refused when read back, so it is not written.
+ */
+export function stateCorrupt(message: string): DomainError {
+  return new DomainError('state_corrupt', message);
 }

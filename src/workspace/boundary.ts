@@ -1,19 +1,21 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative as relativePath, resolve, sep, win32 } from 'node:path';
-import type { ErrorDetail } from '../domain/errors.js';
+import { DomainError, type ErrorDetail } from '../domain/errors.js';
 import type { CatalogEntry } from '../tasks/catalog.js';
 
 /**
  * The workspace boundary: task scopes are paths relative to the workspace root and must never
  * reach outside it, neither lexically (`..`, absolute paths) nor through symbolic links.
+ * Code `scope_outside_workspace`; the refused value and the reason stay apart for callers that
+ * report them separately (a payload check turns each into one detail with its JSON Pointer).
  */
-export class WorkspaceBoundaryError extends Error {
+export class WorkspaceBoundaryError extends DomainError {
   override name = 'WorkspaceBoundaryError';
   constructor(
     readonly value: string,
     readonly reason: string,
   ) {
-    super(`path ${JSON.stringify(value)} ${reason}`);
+    super('scope_outside_workspace', `path ${JSON.stringify(value)} ${reason}`);
   }
 }
 

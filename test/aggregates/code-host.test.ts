@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCiRunsClient, parseLatestRun, CiProbeError } from '../../src/aggregates/code-host-client.js';
+import { createCiRunsClient, parseLatestRun } from '../../src/aggregates/code-host-client.js';
 import { createCodeHostMonitor, readingOf } from '../../src/aggregates/code-host-monitor.js';
 import type { CodeHostMonitorConfig } from '../../src/config/types.js';
 import { testConfig } from '../support/config.js';
@@ -40,7 +40,9 @@ describe('CI runs client against a local fake code host', () => {
 
   it('reads an empty run list as no run and refuses an answer without workflow_runs', () => {
     expect(parseLatestRun({ workflow_runs: [] })).toBeNull();
-    expect(() => parseLatestRun({ message: 'Not Found' })).toThrow(CiProbeError);
+    expect(() => parseLatestRun({ message: 'Not Found' })).toThrow(
+      expect.objectContaining({ code: 'unavailable', message: 'CI runs API answered without a workflow_runs list' }),
+    );
   });
 });
 

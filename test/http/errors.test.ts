@@ -34,10 +34,11 @@ describe('error shapes', () => {
     expect(error.message).toContain('/api/no-such-thing');
   });
 
-  it('answers a known path with the wrong method with 404 not_found', async () => {
+  it('answers a known path with a method it does not serve with 405 method_not_allowed and Allow', async () => {
     const res = await fetch(`${h.url}/health`, { method: 'DELETE' });
-    expect(res.status).toBe(404);
-    expect((await errorOf(res)).code).toBe('not_found');
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
+    expect((await errorOf(res)).code).toBe('method_not_allowed');
   });
 
   it('answers a body over maxBodyBytes with 413 payload_too_large', async () => {
@@ -101,6 +102,17 @@ describe('error shapes', () => {
     const logged = h.logLines.map((l) => JSON.parse(l)).find((l) => l.reqId === 'boom-trace-1' && l.err);
     expect(logged?.err?.message).toContain('db-internal');
     expect(logged?.err?.stack).toContain('synthetic-routes');
+  });
+
+  it('answers a coded failure of the service’s side with its code, a sentence and the request id, never its message', async () => {
+    const res = await fetch(`${h.url}/test/corrupt-state`, { headers: { 'x-request-id': 'corrupt-trace-1' } });
+    expect(res.status).toBe(500);
+    expect(await res.clone().text()).not.toContain('/srv/orchestrator');
+    const error = await errorOf(res);
+    expect(error.code).toBe('state_corrupt');
+    expect(error.message).toContain('corrupt-trace-1');
+    const logged = h.logLines.map((l) => JSON.parse(l)).find((l) => l.reqId === 'corrupt-trace-1' && l.err);
+    expect(logged?.err?.message).toContain('/srv/orchestrator/state.json');
   });
 
   it('treats a synchronous handler that throws the same way', async () => {

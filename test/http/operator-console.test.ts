@@ -73,11 +73,15 @@ describe('operator console serving', () => {
     }
   });
 
-  it('is public (no key needed, a key changes nothing) and GET only; /api stays the API', async () => {
+  it('is public (no key needed, a key changes nothing) and GET only (HEAD too); /api stays the API', async () => {
     h = await startHarness({ consoleDir: fakeBuild() });
     expect((await get('/operator/tasks', bearer(TEST_KEYS.viewer))).status).toBe(200);
+    const head = await fetch(`${h.url}/operator/tasks`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toMatch(/^text\/html/);
     const post = await fetch(`${h.url}/operator/tasks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    expect(post.status).toBe(404);
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
     const api = await get('/api/unknown-route');
     expect(api.status).toBe(404);
     expect(api.headers.get('content-type')).toMatch(/json/);

@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import type { CacheInvalidator } from '../../src/domain/cache-invalidation.js';
+import { DomainError } from '../../src/domain/errors.js';
 import type { RouteContext, RouteSpec } from '../../src/http/route-spec.js';
 
 /** The cache tag the synthetic note writer bumps and the synthetic note reader carries. */
@@ -25,7 +26,8 @@ const ItemQuery = Type.Object(
 /**
  * Routes that exist only in tests, to exercise the envelope on shapes the real families have:
  * an operator write that invalidates a cached viewer read, an admin export, input validation,
- * a handler failing with a plain Error, and a cached public read.
+ * a handler failing with a plain Error or with a coded failure of the service's side, and a
+ * cached public read.
  */
 export function syntheticRoutes(invalidator: CacheInvalidator): RouteSpec[] {
   const notes: string[] = [];
@@ -103,6 +105,18 @@ export function syntheticRoutes(invalidator: CacheInvalidator): RouteSpec[] {
       schema: { response: { 200: Type.Object({}) } },
       handler: () => {
         throw new Error('sync failure reading /srv/secret-path');
+      },
+    },
+    {
+      method: 'GET',
+      path: '/test/corrupt-state',
+      operationId: 'testCorruptState',
+      summary: 'Fails with a state_corrupt DomainError whose message names a server path',
+      tags: ['test'],
+      access: { kind: 'public', bucket: 'health-public' },
+      schema: { response: { 200: Type.Object({}) } },
+      handler: () => {
+        throw new DomainError('state_corrupt', 'state file /srv/orchestrator/state.json is not valid JSON');
       },
     },
     {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runMigrateCommand } from '../../src/migrate/command.js';
-import { migrateStore, MigrationRefused } from '../../src/migrate/migrate-store.js';
+import { migrateStore } from '../../src/migrate/migrate-store.js';
 import { digestStore } from '../../src/migrate/read-collections.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
@@ -142,7 +142,7 @@ describe('migrate command', () => {
     expect(resumed.collections.runs?.target?.count).toBe(450);
     expect(resumed.collections.runs?.written).toBeLessThan(450);
     // A finished migration is no longer resumable: a new one into this target needs --force.
-    await expect(migrateStore(source, target, options)).rejects.toBeInstanceOf(MigrationRefused);
+    await expect(migrateStore(source, target, options)).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('pass --force') });
     await source.close();
     await target.close();
   });

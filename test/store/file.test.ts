@@ -5,7 +5,6 @@ import { FileStateStore, type FileStoreOptions } from '../../src/store/file/file
 import { readJournal, readJournalSegments } from '../../src/store/file/journal-replay.js';
 import { Journal } from '../../src/store/file/journal.js';
 import type { StoreLogger } from '../../src/store/options.js';
-import { StateCorruptError } from '../../src/store/types.js';
 import { tempDir } from '../support/config.js';
 import { describeStoreConformance } from './conformance.js';
 import { runAndKill } from './fixtures/crash-harness.js';
@@ -179,7 +178,7 @@ describe('FileStateStore on disk', () => {
     const snapshotBytes = readFileSync(p.snapshot);
 
     const attempt = new FileStateStore(p.snapshot);
-    await expect(attempt.open()).rejects.toThrow(StateCorruptError);
+    await expect(attempt.open()).rejects.toMatchObject({ code: 'state_corrupt' });
     await expect(attempt.open()).rejects.toThrow(/line 1 is corrupt \(unknown op "nonsense"\) and is followed by valid entries/);
     expect(readFileSync(p.journal)).toEqual(journalBytes);
     expect(readFileSync(p.snapshot)).toEqual(snapshotBytes);
@@ -196,7 +195,7 @@ describe('FileStateStore on disk', () => {
     await expect(new FileStateStore(p.snapshot).open()).rejects.toThrow(/continues at seq 5 but seq 1 is missing/);
   });
 
-  it('refuses a corrupt snapshot with StateCorruptError naming the file and .prev, changing no file', async () => {
+  it('refuses a corrupt snapshot as state_corrupt naming the file and .prev, changing no file', async () => {
     const dir = tempDir();
     const first = await openStore(dir);
     await insertRuns(first, ['a']);
@@ -210,7 +209,7 @@ describe('FileStateStore on disk', () => {
       () => null,
       (err: unknown) => err,
     );
-    expect(error).toBeInstanceOf(StateCorruptError);
+    expect(error).toMatchObject({ code: 'state_corrupt' });
     expect((error as Error).message).toContain(`state file ${p.snapshot} is not valid JSON`);
     expect((error as Error).message).toContain(`The previous good copy is ${p.prev}`);
     expect(readFileSync(p.snapshot)).toEqual(before.snapshot);
@@ -250,7 +249,7 @@ describe('FileStateStore on disk', () => {
         () => null,
         (err: unknown) => err,
       );
-      expect(error).toBeInstanceOf(StateCorruptError);
+      expect(error).toMatchObject({ code: 'state_corrupt' });
       expect((error as Error).message).toMatch(message);
     }
   });

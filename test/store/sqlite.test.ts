@@ -4,7 +4,6 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStateStore } from '../../src/store/sqlite/sqlite-state-store.js';
 import { walFileSync } from '../../src/store/sqlite/wal-sync.js';
-import { StateCorruptError } from '../../src/store/types.js';
 import { tempDir } from '../support/config.js';
 import { openDatabase } from '../../src/store/sqlite/connection.js';
 import { describeStoreConformance } from './conformance.js';
@@ -262,7 +261,7 @@ describe('SqliteStateStore on disk', () => {
     expect((await reopened.listRuns({ limit: 1 })).total).toBe(500);
   });
 
-  it('refuses a file that is not a SQLite database with StateCorruptError, changing nothing', async () => {
+  it('refuses a file that is not a SQLite database as state_corrupt, changing nothing', async () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'data'));
     const path = join(dir, DB);
@@ -272,13 +271,13 @@ describe('SqliteStateStore on disk', () => {
       () => null,
       (err: unknown) => err,
     );
-    expect(error).toBeInstanceOf(StateCorruptError);
+    expect(error).toMatchObject({ code: 'state_corrupt' });
     expect((error as Error).message).toContain(`state database ${path} cannot be read`);
     expect(readFileSync(path)).toEqual(bytes);
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
 
-  it('reports a page damaged after opening as StateCorruptError naming the file, when a query reads it', async () => {
+  it('reports a page damaged after opening as state_corrupt naming the file, when a query reads it', async () => {
     const dir = tempDir();
     const path = join(dir, DB);
     const seeded = await openStore(dir);
@@ -296,7 +295,7 @@ describe('SqliteStateStore on disk', () => {
       () => null,
       (err: unknown) => err,
     );
-    expect(error).toBeInstanceOf(StateCorruptError);
+    expect(error).toMatchObject({ code: 'state_corrupt' });
     expect((error as Error).message).toContain(`state database ${path} cannot be read`);
     expect(readFileSync(path)).toEqual(bytes);
   });

@@ -2,6 +2,7 @@ import { nodeStoreFs, type StoreFs } from '../store-fs.js';
 import { dirname, resolve } from 'node:path';
 import type { RunRecord } from '../../domain/run-record.js';
 import type { OrchestratorState, TaskRecord } from '../../domain/orchestrator-state.js';
+import { ProgrammingError } from '../../domain/errors.js';
 import { FlushScheduler } from '../flush-scheduler.js';
 import { DEFAULT_FLUSH_INTERVAL_MS, silentLogger, type StoreLogger, type StoreOptions } from '../options.js';
 import { acquirePidLock, type PidLock } from '../pid-lock.js';
@@ -17,6 +18,7 @@ import {
   normalizeRunQuery,
   storedRun,
 } from '../run-rules.js';
+import { stateCorrupt } from '../types.js';
 import type {
   AppendCollection,
   AppendsFor,
@@ -375,7 +377,7 @@ export class FileStateStore implements StateStore {
     collection: AppendCollection,
     query: { limit: number; offset?: number },
   ): Promise<{ items: Record<string, unknown>[]; total: number }> {
-    if (!APPEND_COLLECTIONS.includes(collection)) throw new Error(`unknown append collection ${String(collection)}`);
+    if (!APPEND_COLLECTIONS.includes(collection)) throw new ProgrammingError(`unknown append collection ${String(collection)}`);
     const stored = this.readable().model.appended(collection);
     const offset = Math.max(0, Math.floor(query.offset ?? 0));
     const limit = Math.max(0, Math.floor(query.limit));
@@ -416,7 +418,7 @@ export class FileStateStore implements StateStore {
     const line = runText === undefined ? JSON.stringify(entry) : `{"seq":${entry.seq},"op":"run","record":${runText}}`;
     const stored: unknown = JSON.parse(line);
     const problem = journalEntryProblem(stored);
-    if (problem !== null) throw new Error(`refusing to store an invalid ${entry.op} change: ${problem}`);
+    if (problem !== null) throw stateCorrupt(`refusing to store an invalid ${entry.op} change: ${problem}`);
     session.model.apply(stored as JournalEntry, runText);
     const durable = session.journal.append(entry.seq, line);
     session.scheduler.request();

@@ -1,6 +1,6 @@
 import { isErrnoCode } from '../durable-fs.js';
 import { nodeStoreFs, type StoreFs } from '../store-fs.js';
-import { StateCorruptError } from '../types.js';
+import { stateCorrupt } from '../types.js';
 import { parseJournalLine, type JournalEntry } from './journal-entry.js';
 
 export interface JournalReplay {
@@ -22,7 +22,7 @@ const NEWLINE = 0x0a;
  * the last good one. Those writes were never acknowledged (the fsync covering them had not
  * returned), so they are reported in `tornBytes` for the caller to cut off. A bad line followed
  * by good ones is not a torn write but damage to acknowledged data, and so is a gap in seq:
- * both raise StateCorruptError.
+ * both raise a `state_corrupt` error (stateCorrupt).
  */
 export async function readJournal(path: string, afterSeq: number, fs: StoreFs = nodeStoreFs): Promise<JournalReplay> {
   const { parsed, ...size } = await parseJournalFile(path, fs);
@@ -48,7 +48,7 @@ export async function readJournalSegments(
 ): Promise<SegmentsReplay> {
   const sealed = (await fs.exists(paths.sealed)) ? await parseJournalFile(paths.sealed, fs) : null;
   if (sealed !== null && sealed.tornBytes > 0) {
-    throw new StateCorruptError(
+    throw stateCorrupt(
       `sealed state journal ${paths.sealed} ends in ${sealed.tornBytes} bytes that are not a complete entry, but it ` +
         'was fully synced before it was sealed. No file was modified; inspect it before starting again.',
     );
@@ -94,7 +94,7 @@ async function parseJournalFile(path: string, fs: StoreFs): Promise<ParsedJourna
         : parseJournalLine(bytes.toString('utf8', start, newline));
     if ('entry' in result) {
       if (firstBad !== null) {
-        throw new StateCorruptError(
+        throw stateCorrupt(
           `state journal ${path} line ${firstBad.line} is corrupt (${firstBad.problem}) and is followed by ` +
             'valid entries, so it is not a torn final write. No file was modified; inspect the journal before starting again.',
         );
@@ -124,7 +124,7 @@ function entriesAfter(path: string, parsed: JournalEntry[], afterSeq: number): J
   let previous = 0;
   for (const entry of parsed) {
     if (entry.seq <= previous) {
-      throw new StateCorruptError(`state journal ${path} has seq ${entry.seq} after seq ${previous}; entries are out of order`);
+      throw stateCorrupt(`state journal ${path} has seq ${entry.seq} after seq ${previous}; entries are out of order`);
     }
     previous = entry.seq;
   }
@@ -132,7 +132,7 @@ function entriesAfter(path: string, parsed: JournalEntry[], afterSeq: number): J
   let expected = afterSeq + 1;
   for (const entry of newer) {
     if (entry.seq !== expected) {
-      throw new StateCorruptError(
+      throw stateCorrupt(
         `state journal ${path} continues at seq ${entry.seq} but seq ${expected} is missing (the snapshot covers ` +
           `up to ${afterSeq}); was the state file replaced by an older copy? No file was modified. Move the journal ` +
           'aside to start from the state file alone.',

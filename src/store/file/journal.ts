@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { DomainError } from '../../domain/errors.js';
 import { nodeStoreFs, type StoreFileHandle, type StoreFs } from '../store-fs.js';
 
 interface Waiter {
@@ -198,9 +199,12 @@ export class Journal {
   }
 
   private fail(cause: Error): void {
-    this.failure = new Error(`state journal ${this.path} could not be written (${cause.message}); writes are refused until restart`, {
-      cause,
-    });
+    this.failure = new DomainError(
+      'unavailable',
+      `state journal ${this.path} could not be written (${cause.message}); writes are refused until restart`,
+      undefined,
+      { cause },
+    );
     this.pending = [];
     for (const waiter of this.waiters.splice(0)) waiter.reject(this.failure);
   }

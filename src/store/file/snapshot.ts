@@ -1,9 +1,10 @@
 import { dirname } from 'node:path';
+import type { DomainError } from '../../domain/errors.js';
 import type { RunRecord } from '../../domain/run-record.js';
 import type { OrchestratorState } from '../../domain/orchestrator-state.js';
 import { isErrnoCode } from '../durable-fs.js';
 import { nodeStoreFs, type StoreFs } from '../store-fs.js';
-import { StateCorruptError, type AppendCollection } from '../types.js';
+import { stateCorrupt, type AppendCollection } from '../types.js';
 import { APPEND_COLLECTIONS } from './journal-entry.js';
 import { isPlainObject, pickState, runProblem, stateProblem } from '../record-checks.js';
 
@@ -70,7 +71,7 @@ export function snapshotRecords(document: SnapshotDocument): number {
 
 /**
  * Reads and checks the snapshot. Null when there is none yet (fresh state). Anything unreadable
- * throws StateCorruptError without touching a file: resetting silently would drop admitted runs.
+ * throws a `state_corrupt` error without touching a file: resetting silently would drop admitted runs.
  */
 export async function readSnapshot(paths: FileStorePaths, fs: StoreFs = nodeStoreFs): Promise<SnapshotRead | null> {
   let raw: Buffer;
@@ -183,11 +184,11 @@ function docsOf(value: unknown): SnapshotDocument['docs'] | string {
   return value as SnapshotDocument['docs'];
 }
 
-async function corruptSnapshot(fs: StoreFs, paths: FileStorePaths, reason: string): Promise<StateCorruptError> {
+async function corruptSnapshot(fs: StoreFs, paths: FileStorePaths, reason: string): Promise<DomainError> {
   const prev = (await fs.exists(paths.prev))
     ? `The previous good copy is ${paths.prev}.`
     : `There is no previous copy (${paths.prev}).`;
-  return new StateCorruptError(
+  return stateCorrupt(
     `state file ${paths.snapshot} ${reason}. ${prev} No file was modified. Inspect or restore the state ` +
       `file before starting again (a restored older copy lacks the changes made after it; move ${paths.journal} ` +
       'aside as well in that case).',

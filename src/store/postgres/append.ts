@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { ProgrammingError } from '../../domain/errors.js';
 import type { AppendCollection } from '../types.js';
 import type { Queryable } from './transaction.js';
 
@@ -9,7 +10,7 @@ const SEQUENCES: Readonly<Record<AppendCollection, string>> = {
 };
 
 function sequenceOf(collection: AppendCollection): string {
-  if (!Object.hasOwn(SEQUENCES, collection)) throw new Error(`unknown append collection ${String(collection)}`);
+  if (!Object.hasOwn(SEQUENCES, collection)) throw new ProgrammingError(`unknown append collection ${String(collection)}`);
   return SEQUENCES[collection];
 }
 

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { configError } from '../../config/errors.js';
 
 /**
  * How the PostgreSQL store reaches its database. `DATABASE_URL` is a libpq-style URL; the
@@ -20,10 +21,10 @@ export function parsePostgresUrl(url: string): PostgresTarget {
   try {
     parsed = new URL(url);
   } catch {
-    throw new Error('DATABASE_URL is not a valid postgres:// URL');
+    throw configError('DATABASE_URL is not a valid postgres:// URL');
   }
   const schema = parsed.searchParams.get('schema') ?? 'public';
-  if (!SCHEMA_NAME.test(schema)) throw new Error(`DATABASE_URL schema ${JSON.stringify(schema)} is not a plain lower-case identifier`);
+  if (!SCHEMA_NAME.test(schema)) throw configError(`DATABASE_URL schema ${JSON.stringify(schema)} is not a plain lower-case identifier`);
   parsed.searchParams.delete('schema');
   const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || '(default database)';
   return {

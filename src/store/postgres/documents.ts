@@ -1,9 +1,10 @@
 import type pg from 'pg';
 import { isPlainObject } from '../record-checks.js';
+import { stateCorrupt } from '../types.js';
 
 export async function putDoc(pool: pg.Pool, collection: string, id: string, doc: Record<string, unknown>): Promise<void> {
   const text = JSON.stringify(doc);
-  if (!isPlainObject(JSON.parse(text))) throw new Error(`refusing to store document ${collection}/${id}: not an object`);
+  if (!isPlainObject(JSON.parse(text))) throw stateCorrupt(`refusing to store document ${collection}/${id}: not an object`);
   await pool.query(
     'INSERT INTO documents (collection, id, doc) VALUES ($1, $2, $3::jsonb) ON CONFLICT (collection, id) DO UPDATE SET doc = excluded.doc',
     [collection, id, text],

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { conflict } from '../../domain/errors.js';
 import { quoteIdent } from './connection.js';
 import { LATEST_VERSION, MIGRATIONS } from './migrations/index.js';
 
@@ -25,7 +26,7 @@ export async function applyMigrations(pool: pg.Pool, schema: string): Promise<nu
       const { rows } = await client.query<{ version: number | null }>('SELECT MAX(version) AS version FROM schema_migrations');
       const current = rows[0]?.version ?? 0;
       if (current > LATEST_VERSION) {
-        throw new Error(`PostgreSQL schema ${schema} has layout version ${current}; this build reads version ${LATEST_VERSION}`);
+        throw conflict(`PostgreSQL schema ${schema} has layout version ${current}; this build reads version ${LATEST_VERSION}`);
       }
       for (const migration of MIGRATIONS) {
         if (migration.version <= current) continue;

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { DomainError } from '../../domain/errors.js';
 import type { RunRecord } from '../../domain/run-record.js';
 import type { OrchestratorState, TaskRecord } from '../../domain/orchestrator-state.js';
 import { silentLogger, type StoreOptions } from '../options.js';
@@ -86,7 +87,9 @@ export class PostgresStateStore implements StateStore {
         return { pool, version, inFlight: new Set() };
       } catch (err) {
         await pool.end().catch(() => undefined);
-        throw new Error(`state database ${this.connection.display} cannot be opened: ${(err as Error).message}`, { cause: err });
+        throw new DomainError('unavailable', `state database ${this.connection.display} cannot be opened: ${(err as Error).message}`, undefined, {
+          cause: err,
+        });
       }
     });
   }

@@ -1,5 +1,6 @@
 import type { RunRecord } from '../../domain/run-record.js';
 import { runProblem } from '../record-checks.js';
+import { stateCorrupt } from '../types.js';
 import type { Queryable } from './transaction.js';
 
 /** Runs read back from a `doc` column: a fresh object per read, so callers may change it freely. */
@@ -12,7 +13,7 @@ function checked(run: RunRecord): { stored: RunRecord; doc: string } {
   const doc = JSON.stringify(run);
   const stored = JSON.parse(doc) as RunRecord;
   const problem = runProblem(stored, 'run');
-  if (problem !== null) throw new Error(`refusing to store run ${run.runId}: ${problem}`);
+  if (problem !== null) throw stateCorrupt(`refusing to store run ${run.runId}: ${problem}`);
   return { stored, doc };
 }
 

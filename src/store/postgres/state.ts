@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { boundState } from '../../domain/orchestrator-state.js';
 import { STATE_BOUNDS, emptyOrchestratorState, type OrchestratorState, type TaskRecord } from '../../domain/orchestrator-state.js';
 import { pickState, stateProblem } from '../record-checks.js';
+import { stateCorrupt } from '../types.js';
 import { withTransaction, type Queryable } from './transaction.js';
 
 /**
@@ -64,7 +65,7 @@ export async function mutateStateIn(
   if (next === null) return before;
   const after = JSON.parse(JSON.stringify(boundState(next))) as OrchestratorState;
   const problem = stateProblem(after as unknown as Record<string, unknown>, 'state.', true);
-  if (problem !== null) throw new Error(`refusing to store the orchestrator state: ${problem}`);
+  if (problem !== null) throw stateCorrupt(`refusing to store the orchestrator state: ${problem}`);
   await client.query('UPDATE state_documents SET tasks_processed = $2, doc = $3::jsonb WHERE state_key = $1', [
     stateKey,
     after.tasksProcessed,

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { ProgrammingError } from '../../domain/errors.js';
 import type { AppendCollection, AppendRecord } from '../types.js';
 import { MILESTONES, TELEMETRY, insertItems, readItems, type ItemTable } from './item-tables.js';
 import { rowCountName } from './schema.js';
@@ -12,7 +13,7 @@ const APPEND_TABLES: Record<AppendCollection, ItemTable<Record<string, unknown>>
 
 function tableFor(collection: AppendCollection): ItemTable<Record<string, unknown>> {
   const table = APPEND_TABLES[collection];
-  if (table === undefined) throw new Error(`unknown append collection ${String(collection)}`);
+  if (table === undefined) throw new ProgrammingError(`unknown append collection ${String(collection)}`);
   return table;
 }
 

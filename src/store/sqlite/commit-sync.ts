@@ -1,3 +1,4 @@
+import { DomainError } from '../../domain/errors.js';
 import type { WalSyncPort } from './wal-sync.js';
 
 interface Waiter {
@@ -94,8 +95,10 @@ export class CommitSync {
   }
 
   private fail(cause: Error): void {
-    this.failure = new Error(
+    this.failure = new DomainError(
+      'unavailable',
       `state database ${this.databasePath} could not be synced (${cause.message}); writes are refused until restart`,
+      undefined,
       { cause },
     );
     for (const waiter of this.waiters.splice(0)) waiter.reject(this.failure);

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { StateCorruptError } from '../types.js';
+import { DomainError } from '../../domain/errors.js';
+import { stateCorrupt } from '../types.js';
 
 /** How long a statement waits for a lock held by another connection before failing with SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -16,7 +17,9 @@ export function openDatabase(path: string): Database.Database {
   const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
   try {
     const mode = db.pragma('journal_mode = WAL', { simple: true });
-    if (mode !== 'wal') throw new Error(`state database ${path} could not switch to WAL (journal_mode is ${String(mode)})`);
+    if (mode !== 'wal') {
+      throw new DomainError('unavailable', `state database ${path} could not switch to WAL (journal_mode is ${String(mode)})`);
+    }
     db.pragma('synchronous = NORMAL');
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // Statement journals in memory (the writer thread's connection is opened with the same
@@ -34,13 +37,13 @@ export function openDatabase(path: string): Database.Database {
 }
 
 /**
- * A file that is not a database, or a damaged one, stops start-up with StateCorruptError
+ * A file that is not a database, or a damaged one, stops start-up with a `state_corrupt` error
  * instead of a raw SQLite error (and SQLite never rewrites a file it cannot read).
  */
-export function asStateCorruptError(err: unknown, path: string): unknown {
+export function asStateCorrupt(err: unknown, path: string): unknown {
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'))) {
-    return new StateCorruptError(
+    return stateCorrupt(
       `state database ${path} cannot be read (${(err as Error).message}). No file was modified; ` +
         'restore it from a backup or move it away before starting again.',
     );

@@ -1,11 +1,12 @@
 import type Database from 'better-sqlite3';
 import { isPlainObject } from '../record-checks.js';
+import { stateCorrupt } from '../types.js';
 import { statement } from './statements.js';
 import type { WriteContext } from './write-context.js';
 
 export function putDoc(ctx: Pick<WriteContext, 'run'>, collection: string, id: string, doc: Record<string, unknown>): void {
   const text = JSON.stringify(doc);
-  if (!isPlainObject(JSON.parse(text))) throw new Error(`refusing to store document ${collection}/${id}: not an object`);
+  if (!isPlainObject(JSON.parse(text))) throw stateCorrupt(`refusing to store document ${collection}/${id}: not an object`);
   ctx.run('INSERT INTO documents (collection, id, doc) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET doc = excluded.doc', [
     collection,
     id,

@@ -10,7 +10,7 @@ import {
   storedRun,
   type NormalizedRunQuery,
 } from '../run-rules.js';
-import type { ClaimOptions, MutateResult, RunCounts, RunMutator, RunQuery } from '../types.js';
+import { stateCorrupt, type ClaimOptions, type MutateResult, type RunCounts, type RunMutator, type RunQuery } from '../types.js';
 import { deepFreeze } from '../deep-freeze.js';
 import { statement } from './statements.js';
 import type { ChangeCount, WriteContext } from './write-context.js';
@@ -189,7 +189,7 @@ function saveRun(ctx: WriteContext, run: RunRecord, current: RunRecord | null): 
   const doc = JSON.stringify(run);
   const stored = JSON.parse(doc) as RunRecord;
   const problem = runProblem(stored, 'run');
-  if (problem !== null) throw new Error(`refusing to store run ${run.runId}: ${problem}`);
+  if (problem !== null) throw stateCorrupt(`refusing to store run ${run.runId}: ${problem}`);
   ctx.run(
     `INSERT INTO runs (run_id, seq, type, status, queue_state, internal, created_at, updated_at, doc)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)

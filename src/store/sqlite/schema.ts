@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { conflict } from '../../domain/errors.js';
 
 /**
  * Layout versions, applied in order: 2 is the normalized second-generation layout (version 1 was
@@ -166,7 +167,7 @@ export function migrate(db: Database.Database, path: string): void {
     const current = row.version ?? 0;
     if (current === SCHEMA_VERSION) return;
     if (current > SCHEMA_VERSION || (current !== 0 && current < 2)) {
-      throw new Error(`state database ${path} has layout version ${current}; this build reads version ${SCHEMA_VERSION}`);
+      throw conflict(`state database ${path} has layout version ${current}; this build reads version ${SCHEMA_VERSION}`);
     }
     const record = db.prepare('INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)');
     for (const migration of MIGRATIONS.filter((m) => m.version > current)) {

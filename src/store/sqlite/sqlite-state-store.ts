@@ -20,7 +20,7 @@ import type {
 } from '../types.js';
 import { TransactionBatcher, type CommittedView, type Work } from './batcher.js';
 import { appendedRows, appendRecords, groupAppends, listAppended } from './collections.js';
-import { BUSY_TIMEOUT_MS, asStateCorruptError, openDatabase } from './connection.js';
+import { BUSY_TIMEOUT_MS, asStateCorrupt, openDatabase } from './connection.js';
 import { startCheckpointer, type Checkpointer, type CheckpointerStats } from './checkpointer.js';
 import { countDocsByCollection, getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
 import {
@@ -103,7 +103,7 @@ export class SqliteStateStore implements StateStore {
       } catch (err) {
         db?.close();
         await lock.release();
-        throw asStateCorruptError(err, this.path);
+        throw asStateCorrupt(err, this.path);
       }
       const checkpointer = startCheckpointer(this.path, {
         busyTimeoutMs: BUSY_TIMEOUT_MS,
@@ -265,13 +265,13 @@ export class SqliteStateStore implements StateStore {
       return Promise.reject(err as Error);
     }
     return session.batcher.run(work, options).catch((err: unknown) => {
-      throw asStateCorruptError(err, this.path);
+      throw asStateCorrupt(err, this.path);
     });
   }
 
   /**
    * Runs a query on the open database. A damaged page is often met only when a query reads it,
-   * long after the file opened cleanly: it surfaces as StateCorruptError naming the file, like
+   * long after the file opened cleanly: it surfaces as a `state_corrupt` error naming the file, like
    * damage found at open, instead of a bare "database disk image is malformed".
    */
   private read<T>(query: (db: Database.Database) => T): T {
@@ -279,7 +279,7 @@ export class SqliteStateStore implements StateStore {
     try {
       return query(db);
     } catch (err) {
-      throw asStateCorruptError(err, this.path);
+      throw asStateCorrupt(err, this.path);
     }
   }
 }

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { STATE_BOUNDS, emptyOrchestratorState, type OrchestratorState, type TaskRecord } from '../../domain/orchestrator-state.js';
 import { stateProblem } from '../record-checks.js';
+import { stateCorrupt } from '../types.js';
 import { boundState, withTaskRecord } from '../../domain/orchestrator-state.js';
 import { deepFreeze } from '../deep-freeze.js';
 import type { WriteContext } from './write-context.js';
@@ -61,7 +62,7 @@ export function mutateState(ctx: WriteContext, mutate: (current: OrchestratorSta
   const text = JSON.stringify(boundState(next));
   const after = JSON.parse(text) as OrchestratorState;
   const problem = stateProblem(after as unknown as Record<string, unknown>, 'state.', true);
-  if (problem !== null) throw new Error(`refusing to store the orchestrator state: ${problem}`);
+  if (problem !== null) throw stateCorrupt(`refusing to store the orchestrator state: ${problem}`);
   writeState(ctx, before, after);
   ctx.state = deepFreeze(JSON.parse(text) as OrchestratorState);
   return after;

@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { DomainError, ProgrammingError } from '../../domain/errors.js';
 import { BACKSTOP_AUTOCHECKPOINT_PAGES, WAL_SIZE_LIMIT_BYTES } from './checkpointer.js';
 
 /** One statement of a batch: its SQL and its parameters. */
@@ -72,9 +74,16 @@ type Reply =
   | { id: number; ok: true; changes: number[]; wroteRows: boolean }
   | { id: number; ok: false; error: { message: string; code?: string } };
 
-/** An error from the writer thread, with SQLite's code kept (corruption is recognized by it). */
+/**
+ * An error the writer thread reported, as this thread would have met it: a SQLite error becomes
+ * the driver's own SqliteError with its code (corruption is recognized by it, see connection.ts);
+ * anything else broke in the thread's own code.
+ */
 function writerError(error: { message: string; code?: string }): Error {
-  return Object.assign(new Error(error.message), error.code === undefined ? {} : { code: error.code });
+  if (error.code?.startsWith('SQLITE_')) return new Database.SqliteError(error.message, error.code);
+  // The thread opens a database the main thread has already opened and migrated, and runs the
+  // store's own statements: any other failure is a fault of that code (a parameter it bound).
+  return new ProgrammingError(`the SQLite writer thread failed outside SQLite: ${error.message}`);
 }
 
 /**
@@ -106,7 +115,7 @@ export class SqliteWriter {
     });
     this.exited = new Promise((resolve) => {
       worker.on('exit', (code) => {
-        this.fail(new Error(`the SQLite writer thread stopped (exit code ${code})`));
+        this.fail(new DomainError('unavailable', `the SQLite writer thread stopped (exit code ${code})`));
         resolve();
       });
     });
