@@ -17,7 +17,7 @@ import type { AppConfig } from './config/types.js';
 import type { Coordination } from './coordination/types.js';
 import { createCacheInvalidator } from './coordination/cache-invalidator.js';
 import { createCoordination } from './coordination/create.js';
-import { ConfigError } from './config/errors.js';
+import { configError } from './config/errors.js';
 import { createWakeSignal } from './domain/wake-signal.js';
 import { buildServer } from './http/server.js';
 import { buildServiceRoutes } from './http/service-routes.js';
@@ -101,7 +101,7 @@ export function composeService(infra: ServiceInfrastructure) {
   const skills = loadSkillRegistry();
   // A grant of a skill the registry does not govern is a broken manifest: stop, naming file and field.
   const [skillProblem] = validateManifestSkills(registry.list(), skills);
-  if (skillProblem) throw new ConfigError(formatManifestSkillProblem(skillProblem));
+  if (skillProblem) throw configError(formatManifestSkillProblem(skillProblem));
   const spawner = createWorkerSpawner({ config, registry, logger });
   const probe = createServiceProbe({ runShow: systemctlRunShow, ttlMs: 180_000 });
   const agents = { registry, store, probe, skills, serviceHeartbeat: createHeartbeatReader(config.logsDir), now };

@@ -32,6 +32,8 @@ export const ERROR_CODES = [
   /** Stored state is damaged or would be: the store refuses to read it, or to write a record it could not read back. */
   'state_corrupt',
   'unavailable',
+  /** An outside system the service called (a feed, a notification target, a provider) answered something unusable. */
+  'upstream_error',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

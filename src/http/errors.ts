@@ -25,6 +25,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_config: 500,
   state_corrupt: 500,
   unavailable: 503,
+  upstream_error: 502,
 };
 
 /**

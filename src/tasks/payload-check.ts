@@ -1,3 +1,4 @@
+import { ProgrammingError } from '../domain/errors.js';
 import { Compile, type Validator } from 'typebox/compile';
 import { pointerSegment, type ErrorDetail } from '../domain/errors.js';
 import { getPayloadSchema } from './payload-schemas.js';
@@ -81,6 +82,6 @@ export function hasPayloadSchema(type: string): boolean {
  */
 export function payloadProblems(type: string, payload: unknown, prefix = ''): ErrorDetail[] {
   const validator = validatorFor(type);
-  if (!validator) throw new Error(`no payload schema for task type '${type}'`);
+  if (!validator) throw new ProgrammingError(`no payload schema for task type '${type}'`);
   return validator.Check(payload) ? [] : schemaDetails(validator, payload, prefix);
 }

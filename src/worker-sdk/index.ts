@@ -1,3 +1,4 @@
+import { DomainError, ProgrammingError } from '../domain/errors.js';
 import { Console } from 'node:console';
 import { readFile } from 'node:fs/promises';
 import type { LaneContext } from './lane-result.js';
@@ -75,14 +76,14 @@ export function payloadPathFromArgv(argv: string[]): string {
     if (arg === '--payload' && argv[i + 1]) return argv[i + 1]!;
     if (arg.startsWith('--payload=') && arg.length > '--payload='.length) return arg.slice('--payload='.length);
   }
-  throw new Error('missing --payload <file> argument');
+  throw new DomainError('invalid_request', 'missing --payload <file> argument');
 }
 
 async function readPayload(io: AgentMainIo): Promise<Record<string, unknown>> {
   const path = payloadPathFromArgv(io.argv);
   const value: unknown = JSON.parse(await io.readFile(path));
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new Error(`payload file ${path} does not hold a JSON object`);
+    throw new DomainError('invalid_request', `payload file ${path} does not hold a JSON object`);
   }
   return value as Record<string, unknown>;
 }
@@ -98,7 +99,7 @@ async function answer(lanes: LaneDefinition | LaneRouter, io: AgentMainIo): Prom
     // A payload its schema refuses comes back as the lane's answer (success: false, exit 0).
     const result: unknown = await lane.run(payload, context);
     if (typeof result !== 'object' || result === null || Array.isArray(result)) {
-      throw new Error(`lane returned ${result === null ? 'null' : typeof result}, expected an object`);
+      throw new ProgrammingError(`lane returned ${result === null ? 'null' : typeof result}, expected an object`);
     }
     // Serialize here so a result that cannot be JSON (cycles, BigInt) becomes a reported failure.
     return { text: JSON.stringify(result), code: 0 };

@@ -1,3 +1,4 @@
+import { ProgrammingError } from '../domain/errors.js';
 import type { SpecialistContract } from '../domain/run-record.js';
 
 export type { SpecialistContract } from '../domain/run-record.js';
@@ -53,9 +54,9 @@ export function specialistContract(input: SpecialistContractInput): SpecialistCo
   const status = input.status ?? 'completed';
   const refusalReason = input.refusalReason ?? null;
   const escalationReason = input.escalationReason ?? null;
-  if (status === 'refused' && !refusalReason) throw new Error('a refused specialistContract needs a refusalReason');
+  if (status === 'refused' && !refusalReason) throw new ProgrammingError('a refused specialistContract needs a refusalReason');
   if (status === 'escalated' && !escalationReason) {
-    throw new Error('an escalated specialistContract needs an escalationReason');
+    throw new ProgrammingError('an escalated specialistContract needs an escalationReason');
   }
   return {
     role: input.role,

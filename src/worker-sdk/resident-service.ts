@@ -1,3 +1,4 @@
+import { DomainError } from '../domain/errors.js';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -39,7 +40,7 @@ export function parseResidentServiceArgs(argv: readonly string[], env: NodeJS.Pr
   const logsDir = resolve(argValue(argv, '--logs-dir') ?? env.ORCHESTRATOR_LOGS_DIR ?? './logs');
   const rawInterval = argValue(argv, '--interval-ms');
   const intervalMs = rawInterval === undefined ? DEFAULT_HEARTBEAT_INTERVAL_MS : Number(rawInterval);
-  if (!Number.isInteger(intervalMs) || intervalMs < 10) throw new Error(`--interval-ms must be an integer of at least 10 (got ${rawInterval})`);
+  if (!Number.isInteger(intervalMs) || intervalMs < 10) throw new DomainError('invalid_config', `--interval-ms must be an integer of at least 10 (got ${rawInterval})`);
   return { logsDir, intervalMs };
 }
 

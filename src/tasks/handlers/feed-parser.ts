@@ -1,3 +1,4 @@
+import { DomainError } from '../../domain/errors.js';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 
 export interface FeedEntry {
@@ -93,7 +94,7 @@ function atomEntry(entry: Node): FeedEntry {
 /** Parses RSS 2.0, RSS 1.0 (RDF) or Atom; throws with a reason for anything else. */
 export function parseFeed(xml: string): ParsedFeed {
   const valid = XMLValidator.validate(xml);
-  if (valid !== true) throw new Error(`not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
+  if (valid !== true) throw new DomainError('upstream_error', `not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
   const doc = parser.parse(xml) as Node;
 
   const rss = doc.rss as Node | undefined;
@@ -122,5 +123,5 @@ export function parseFeed(xml: string): ParsedFeed {
       entries: asArray(rdf.item).filter((i): i is Node => typeof i === 'object' && i !== null).map(rssEntry),
     };
   }
-  throw new Error('not an RSS or Atom feed (no <rss>, <feed> or <rdf:RDF> root)');
+  throw new DomainError('upstream_error', 'not an RSS or Atom feed (no <rss>, <feed> or <rdf:RDF> root)');
 }

@@ -1,4 +1,5 @@
 /** Outbound HTTP helpers shared by the handlers that reach the network (feeds, digest target). */
+import { DomainError } from '../../domain/errors.js';
 
 export const OUTBOUND_TIMEOUT_MS = 10_000;
 
@@ -29,7 +30,7 @@ export function describeFetchError(err: unknown, timeoutMs: number = OUTBOUND_TI
 export async function readTextLimited(response: Response, maxBytes: number): Promise<string> {
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > maxBytes) {
-    throw new Error(`response body of ${declared} bytes exceeds the ${maxBytes}-byte limit`);
+    throw new DomainError('upstream_error', `response body of ${declared} bytes exceeds the ${maxBytes}-byte limit`);
   }
   if (!response.body) return '';
   const chunks: Uint8Array[] = [];
@@ -41,7 +42,7 @@ export async function readTextLimited(response: Response, maxBytes: number): Pro
     total += value.byteLength;
     if (total > maxBytes) {
       await reader.cancel();
-      throw new Error(`response body exceeds the ${maxBytes}-byte limit`);
+      throw new DomainError('upstream_error', `response body exceeds the ${maxBytes}-byte limit`);
     }
     chunks.push(value);
   }

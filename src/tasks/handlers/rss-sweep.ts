@@ -1,3 +1,4 @@
+import { DomainError } from '../../domain/errors.js';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppConfig } from '../../config/types.js';
@@ -40,7 +41,7 @@ async function fetchFeed(url: string, input: HandlerInput): Promise<ParsedFeed> 
   });
   if (!response.ok) {
     await response.body?.cancel();
-    throw new Error(`HTTP ${response.status}`);
+    throw new DomainError('upstream_error', `HTTP ${response.status}`);
   }
   return parseFeed(await readTextLimited(response, MAX_FEED_BYTES));
 }
