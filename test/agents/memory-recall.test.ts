@@ -8,7 +8,7 @@ import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { writeHeartbeatAtomically } from '../../src/worker-sdk/resident-service.js';
 import { tempDir } from '../support/config.js';
-import { insertIfAbsent, makeRun } from '../store/fixtures/runs.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
 
 describe('redactText', () => {
   it('masks key=value secrets by key name, keeping the key', () => {

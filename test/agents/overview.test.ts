@@ -8,7 +8,7 @@ import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import type { ServiceHeartbeat } from '../../src/worker-sdk/resident-service.js';
 import { tempDir } from '../support/config.js';
-import { insertIfAbsent, makeRun } from '../store/fixtures/runs.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 

@@ -12,7 +12,7 @@ import type { ProtectedRoute, RouteSpec } from '../../src/http/route-spec.js';
 import { agentRoutes } from '../../src/http/routes/agents.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import { tempDir } from '../support/config.js';
-import { insertIfAbsent, makeRun } from '../store/fixtures/runs.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 

@@ -18,7 +18,7 @@ import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import { createCatalogView } from '../../src/tasks/catalog-view.js';
 import { createControlPlaneSnapshot } from '../../src/tasks/control-plane-snapshot.js';
 import { tempDir, testConfig } from '../support/config.js';
-import { insertIfAbsent, makeRun } from '../store/fixtures/runs.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const clock: Clock = { now: () => NOW } as Clock;

@@ -11,7 +11,7 @@ import { createAdmission } from '../../src/tasks/admission.js';
 import { checkTaskRequest } from '../../src/tasks/payload-validation.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { tempDir } from '../support/config.js';
-import { makeRun } from '../store/fixtures/runs.js';
+import { makeRun } from '../support/runs.js';
 import { gapSignal, manualClock, operator } from './ledger-conformance.js';
 
 describe('incident policies', () => {

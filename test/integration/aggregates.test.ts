@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ciRuns, startFakeCiServer, type FakeCiServer } from '../aggregates/fake-ci-server.js';
+import { ciRuns, startFakeCiServer, type FakeCiServer } from '../support/fake-ci-server.js';
 import { tempDir } from '../support/config.js';
 import { apiClient, waitFor, waitForTerminal } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { knowledgeFixture, type KnowledgeFixture } from '../knowledge/fixture.js';
+import { knowledgeFixture, type KnowledgeFixture } from '../support/knowledge-workspace.js';
 import { waitFor, waitForTerminal } from '../support/http.js';
 import { TEST_KEYS, TEST_WEBHOOK_SECRET } from '../support/keys.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';

@@ -3,7 +3,7 @@ import { MemoryCoordination } from '../../src/coordination/memory.js';
 import { createCommunityResponseGate } from '../../src/tasks/community-response-gate.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { newRunRecord } from '../../src/tasks/run-transitions.js';
-import { fixedClock } from './handlers/fixtures.js';
+import { fixedClock } from '../support/handlers.js';
 import { testConfig } from '../support/config.js';
 
 function runWith(runId: string, payload: Record<string, unknown>, approvedFromTaskId: string | null = null): RunRecord {

@@ -5,7 +5,7 @@ import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import { createControlPlaneSnapshot, SNAPSHOT_RUN_WINDOW } from '../../src/tasks/control-plane-snapshot.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { tempDir, testConfig } from '../support/config.js';
-import { insertIfAbsent, makeRun } from '../store/fixtures/runs.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const STARTED = new Date('2026-03-01T11:00:00.000Z');

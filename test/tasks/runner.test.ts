@@ -10,7 +10,7 @@ import { Runner, type RunnerDeps } from '../../src/tasks/runner.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import type { WorkerSpawner } from '../../src/workers/spawn-worker.js';
 import { tempDir, testConfig } from '../support/config.js';
-import { insertIfAbsent, makeRun } from '../store/fixtures/runs.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
 
 /** A gate the test opens to let one handler call return. */
 function gate(): { wait: Promise<void>; open: () => void } {

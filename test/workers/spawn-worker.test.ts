@@ -7,7 +7,7 @@ import type { AppConfig } from '../../src/config/types.js';
 import { createWorkerSpawner, MAX_WORKER_STDOUT_BYTES } from '../../src/workers/spawn-worker.js';
 import { WORKER_ENV_ALLOWLIST } from '../../src/workers/worker-env.js';
 import { tempDir, testConfig } from '../support/config.js';
-import { captureLogger, FIXTURE_AGENTS_DIR, isRunning, leftoverPayloadDirs, spawnErrors, waitFor } from './helpers.js';
+import { captureLogger, FIXTURE_AGENTS_DIR, isRunning, leftoverPayloadDirs, spawnErrors, waitFor } from '../support/worker-spawn.js';
 
 const registry = loadAgentRegistry(FIXTURE_AGENTS_DIR);
 

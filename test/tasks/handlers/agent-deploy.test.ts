@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileS
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentDeploy } from '../../../src/tasks/handlers/agent-deploy.js';
-import { applyOutcome, fixedClock, freshState, handlerConfig, handlerInput } from './fixtures.js';
+import { applyOutcome, fixedClock, freshState, handlerConfig, handlerInput } from '../../support/handlers.js';
 
 function setupTemplates() {
   const config = handlerConfig({ agentsDir: './agent-templates' });

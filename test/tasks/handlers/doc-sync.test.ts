@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { docSync } from '../../../src/tasks/handlers/doc-sync.js';
 import { outlineDoc } from '../../../src/knowledge/doc-outline.js';
-import { applyOutcome, fixedClock, freshState, handlerConfig, handlerInput } from './fixtures.js';
+import { applyOutcome, fixedClock, freshState, handlerConfig, handlerInput } from '../../support/handlers.js';
 
 interface SyncResult {
   filesIndexed: number;
