@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadAgentRegistry } from '../../src/agents/registry.js';
 import { packageRoot } from '../../src/config/package-root.js';
 import { tempDir } from '../support/config.js';
-import { FIXTURE_AGENTS_DIR } from '../support/worker-spawn.js';
+import { FIXTURE_AGENTS_DIR } from '../support/paths.js';
 
 const AGENTS_DIR = join(packageRoot(), 'agents');
 

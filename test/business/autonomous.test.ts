@@ -8,7 +8,8 @@ import { sanitizeSnippet } from '../../src/business/work-cycle/coding-audit.js';
 import { seedDemoWorkspace } from '../../src/demo/seed-workspace.js';
 import { SAMPLE_PROJECT_DIR } from '../../src/demo/sample-project.js';
 import { createApprovals } from '../../src/tasks/approvals.js';
-import { businessHarness, OPERATOR, type Harness } from '../support/business-harness.js';
+import { businessHarness, type Harness } from '../support/business-harness.js';
+import { OPERATOR } from '../support/identities.js';
 
 /** A digest of every file under a directory: proves a read-only step changed nothing. */
 function treeDigest(dir: string): string {

@@ -6,7 +6,8 @@ import { deleteKeysWithPrefix } from '../support/redis.js';
 import { SAMPLE_BUSINESS_REGISTRY } from '../../src/demo/sample-business-registry.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { markFailed, markSucceeded } from '../../src/tasks/run-transitions.js';
-import { businessHarness, OPERATOR, writeRegistry, type Harness } from '../support/business-harness.js';
+import { businessHarness, writeRegistry, type Harness } from '../support/business-harness.js';
+import { OPERATOR } from '../support/identities.js';
 
 async function refusal(promise: Promise<unknown>): Promise<{ code: string; details: unknown }> {
   const err = await promise.then(

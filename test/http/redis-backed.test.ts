@@ -5,7 +5,7 @@ import { RedisCoordination } from '../../src/coordination/redis.js';
 import { TEST_KEYS, bearer } from '../support/keys.js';
 import { deleteKeysWithPrefix } from '../support/redis.js';
 import { startHarness, type Harness } from '../support/http-harness.js';
-import { readJson } from '../support/read-json.js';
+import { readJson } from '../support/http.js';
 
 const url = process.env.TEST_REDIS_URL;
 

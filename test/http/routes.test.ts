@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRouteTable } from '../../src/http/route-table.js';
 import { authRoutes } from '../../src/http/routes/auth.js';
 import { startHarness, type Harness } from '../support/http-harness.js';
-import { readJson } from '../support/read-json.js';
+import { readJson } from '../support/http.js';
 
 /** GET with an explicit Host header (fetch does not let a caller set Host). */
 function getWithHost(url: string, host: string): Promise<{ urls: Record<string, string | null> }> {

@@ -12,7 +12,9 @@ import { checkTaskRequest } from '../../src/tasks/payload-validation.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { tempDir } from '../support/config.js';
 import { makeRun } from '../support/runs.js';
-import { gapSignal, manualClock, operator } from './ledger-conformance.js';
+import { manualClock } from '../support/clocks.js';
+import { operator } from '../support/identities.js';
+import { gapSignal } from '../support/incident-signals.js';
 
 describe('incident policies', () => {
   let store: StateStore;

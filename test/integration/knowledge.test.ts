@@ -5,8 +5,8 @@ import { knowledgeFixture, type KnowledgeFixture } from '../support/knowledge-wo
 import { waitFor, waitForTerminal } from '../support/http.js';
 import { TEST_KEYS, TEST_WEBHOOK_SECRET } from '../support/keys.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
+import { AGENTS_DIR } from '../support/paths.js';
 
-const AGENTS_DIR = join(import.meta.dirname, '..', '..', 'agents');
 
 describe('knowledge routes and the doc-change repair loop through the real service', () => {
   let fx: KnowledgeFixture;

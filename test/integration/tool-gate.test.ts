@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
 import { waitForTerminal } from '../support/http.js';
-import { FIXTURE_AGENTS, startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
+import { RUNTIME_FIXTURE_AGENTS_DIR } from '../support/paths.js';
+import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
 
 describe('tool gate: a lane runs only when its agent is granted every skill it needs', () => {
   let service: RuntimeService['service'];
@@ -13,7 +14,7 @@ describe('tool gate: a lane runs only when its agent is granted every skill it n
   beforeAll(async () => {
     // The fixture summarization agent with its grant taken away: summarize-content needs text-summarize.
     const agentsDir = join(tempDir(), 'agents');
-    cpSync(FIXTURE_AGENTS, agentsDir, { recursive: true });
+    cpSync(RUNTIME_FIXTURE_AGENTS_DIR, agentsDir, { recursive: true });
     const manifestPath = join(agentsDir, 'summarization-agent', 'agent.config.json');
     const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
     writeFileSync(manifestPath, JSON.stringify({ ...manifest, allowedSkills: [] }));

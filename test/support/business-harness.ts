@@ -6,24 +6,14 @@ import type { AppConfig } from '../../src/config/types.js';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
 import type { Coordination } from '../../src/coordination/types.js';
 import { SAMPLE_BUSINESS_REGISTRY } from '../../src/demo/sample-business-registry.js';
-import type { Identity } from '../../src/domain/identity.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { createAdmission, type AdmissionRequest, type Admit } from '../../src/tasks/admission.js';
 import { emptyOrchestratorState } from '../../src/domain/orchestrator-state.js';
+import { TestClock } from './clocks.js';
 import { testConfig } from './config.js';
 
-/** A clock the test moves by hand. */
-export class TestClock {
-  constructor(public current: Date) {}
-  now = () => new Date(this.current.getTime());
-  advance(ms: number) {
-    this.current = new Date(this.current.getTime() + ms);
-  }
-}
-
-export const OPERATOR: Identity = { actor: 'ops', role: 'operator', apiKeyLabel: 'ops', apiKeyExpiresAt: null };
-
+/** Writes the business registry file the config names (the demo's sample registry by default). */
 export function writeRegistry(config: AppConfig, registry: unknown = SAMPLE_BUSINESS_REGISTRY): void {
   mkdirSync(dirname(config.businessRegistryPath), { recursive: true });
   writeFileSync(config.businessRegistryPath, JSON.stringify(registry));

@@ -1,5 +1,3 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { systemClock } from '../../src/clock.js';
@@ -17,7 +15,7 @@ import { buildServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/logging.js';
 import { createMetrics, startMetricsServer, type Metrics, type MetricsServer } from '../../src/metrics.js';
 import type { StoreHealth } from '../../src/store/types.js';
-import { tempDir, testConfig } from './config.js';
+import { tempDir, testConfig, writeConfigFile } from './config.js';
 import { syntheticRoutes } from './synthetic-routes.js';
 
 export interface HarnessOptions {
@@ -59,11 +57,7 @@ const HEALTHY_STORE: StoreHealth = {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const baseDir = tempDir('orch-http-');
   const env: Record<string, string> = { ...(options.env ?? {}) };
-  if (options.configFile) {
-    const path = join(baseDir, 'orchestrator.config.json');
-    writeFileSync(path, JSON.stringify(options.configFile));
-    env.ORCHESTRATOR_CONFIG = path;
-  }
+  if (options.configFile) env.ORCHESTRATOR_CONFIG = writeConfigFile(baseDir, options.configFile);
   const config = testConfig(env, baseDir);
 
   const logLines: string[] = [];

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RunRecord } from '../../src/domain/run-record.js';
+import { newRunRecord, type NewRunInput } from '../../src/tasks/run-transitions.js';
 
 /** A complete, valid run record (pending, ready) with any field overridden. */
 export function makeRun(overrides: Partial<RunRecord> = {}): RunRecord {
@@ -61,4 +62,23 @@ export function markRunning(run: RunRecord, ownerId = 'owner-1'): RunRecord {
 /** Inserts a run if absent, the way admission does. */
 export function insertIfAbsent(run: RunRecord): (current: RunRecord | null) => RunRecord | null {
   return (current) => (current === null ? run : null);
+}
+
+/**
+ * A run as admission creates it, built by the service's own newRunRecord: `runId` and `type`
+ * given, the rest defaulting to a public API request by `ops`, not held, made now.
+ */
+export function admittedRun(input: Pick<NewRunInput, 'runId' | 'type'> & Partial<NewRunInput>): RunRecord {
+  return newRunRecord({
+    taskId: `task-${input.runId}`,
+    internal: false,
+    payload: {},
+    source: 'api',
+    requestedBy: 'ops',
+    now: new Date(),
+    approvalRequired: false,
+    approvalReason: null,
+    approvedFromTaskId: null,
+    ...input,
+  });
 }

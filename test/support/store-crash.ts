@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { REPO_ROOT } from './paths.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const WRITER = join(import.meta.dirname, 'store-crash-writer.ts');
 
 export interface CrashOutcome {
@@ -19,7 +19,7 @@ export interface CrashOutcome {
 export function runAndKill(target: string, prefix: string, killAfterRuns: number, extraArgs: string[] = []): Promise<CrashOutcome> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', WRITER, target, prefix, ...extraArgs], {
-      cwd: ROOT,
+      cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const acknowledgedRuns: string[] = [];

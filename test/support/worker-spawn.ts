@@ -1,17 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { pino, type Logger } from 'pino';
 
-export const FIXTURE_AGENTS_DIR = fileURLToPath(new URL('../fixtures/agents', import.meta.url));
-
-/** A pino logger writing JSON lines into an array the test can inspect. */
-export function captureLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-  return { logger, lines };
-}
+// What the worker spawner's tests observe of the workers it spawned: processes, payload files, logged spawn errors.
 
 /**
  * Whether a process still runs. A killed process whose parent has already exited stays a
@@ -35,7 +26,8 @@ export function isRunning(pid: number): boolean {
   }
 }
 
-export async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+/** Polls a synchronous `condition` every 25 ms until it holds, or fails after `timeoutMs`. */
+export async function waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);

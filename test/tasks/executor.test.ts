@@ -10,8 +10,8 @@ import type { StateStore } from '../../src/store/types.js';
 import { getCatalogEntry } from '../../src/tasks/catalog.js';
 import { executeRun, type ExecutorDeps } from '../../src/tasks/executor.js';
 import type { TaskHandler } from '../../src/tasks/handler-types.js';
-import { newRunRecord } from '../../src/tasks/run-transitions.js';
 import { testConfig, tempDir } from '../support/config.js';
+import { admittedRun } from '../support/runs.js';
 
 describe('executeRun with in-process handlers', () => {
   let store: StateStore | null = null;
@@ -35,19 +35,7 @@ describe('executeRun with in-process handlers', () => {
       queueDepth: async () => 0,
       ownerId: 'executor-test',
     };
-    const record = newRunRecord({
-      runId: 'r',
-      taskId: 't',
-      type: 'doc-sync',
-      internal: false,
-      payload: {},
-      source: 'api',
-      requestedBy: 'ops',
-      now: new Date(),
-      approvalRequired: false,
-      approvalReason: null,
-      approvedFromTaskId: null,
-    });
+    const record = admittedRun({ runId: 'r', taskId: 't', type: 'doc-sync' });
     return executeRun(deps, getCatalogEntry('doc-sync')!, record, new AbortController().signal);
   }
 
@@ -105,19 +93,7 @@ describe('executeRun of community-response: the pre-spawn coordination step', ()
       communityResponseGate: createCommunityResponseGate({ coordination, clock: systemClock, config }),
     };
     const runOf = (runId: string) =>
-      newRunRecord({
-        runId,
-        taskId: `t-${runId}`,
-        type: 'community-response',
-        internal: false,
-        payload: { items: [{ postId: 'p1', title: 'Rotate keys', selectedForDraft: true }] },
-        source: 'api',
-        requestedBy: 'ops',
-        now: new Date(),
-        approvalRequired: false,
-        approvalReason: null,
-        approvedFromTaskId: null,
-      });
+      admittedRun({ runId, taskId: `t-${runId}`, type: 'community-response', payload: { items: [{ postId: 'p1', title: 'Rotate keys', selectedForDraft: true }] } });
     const exec = (runId: string) => executeRun(deps, getCatalogEntry('community-response')!, runOf(runId), new AbortController().signal);
     return { exec, spawned };
   }

@@ -6,7 +6,7 @@ import { loadAgentRegistry, type AgentRegistry } from '../../../src/agents/regis
 import { packageRoot } from '../../../src/config/package-root.js';
 import { createWorkerSpawner } from '../../../src/workers/spawn-worker.js';
 import { testConfig } from '../../support/config.js';
-import { captureLogger } from '../../support/worker-spawn.js';
+import { captureLogger } from '../../support/captured-logger.js';
 import { OUTAGE_REVIEW } from '../../support/summarize-texts.js';
 
 const COMPILED_ENTRYPOINT = join(packageRoot(), 'dist', 'agents', 'summarization-agent', 'index.js');
