@@ -11,7 +11,6 @@ import { startRuntimeService, type RuntimeService } from '../support/runtime-ser
 import type { ServiceProcess } from '../support/service-process.js';
 import { AGENTS_DIR } from '../support/paths.js';
 
-
 describe('business-value planner and autonomous cycles through the service', () => {
   let service: ServiceProcess;
   let api: RuntimeService['api'];

@@ -7,7 +7,6 @@ import { TEST_KEYS, TEST_WEBHOOK_SECRET } from '../support/keys.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
 import { AGENTS_DIR } from '../support/paths.js';
 
-
 describe('knowledge routes and the doc-change repair loop through the real service', () => {
   let fx: KnowledgeFixture;
   let running: RuntimeService;

@@ -13,8 +13,9 @@ export const FIXTURES_DIR = join(REPO_ROOT, 'test', 'fixtures');
 export const FIXTURE_AGENTS_DIR = join(FIXTURES_DIR, 'agents');
 
 /**
- * The agents folder the built service runs with in runtime tests: the scripted stand-in for
- * summarization-agent, which follows its payload's `mode` and logs every execution.
+ * The agents folder the built service runs with in runtime tests. It holds one agent, a scripted
+ * stand-in for summarization-agent (summarization-agent/scripted-summarization-stand-in.mjs) that
+ * follows its payload's `mode` and logs every execution. It keeps summarization-agent's id, which
+ * the task catalog runs summarize-content on.
  */
-export const RUNTIME_FIXTURE_AGENTS_DIR = join(FIXTURES_DIR, 'runtime-agents');
-
+export const STAND_IN_AGENTS_DIR = join(FIXTURES_DIR, 'stand-in-agents');

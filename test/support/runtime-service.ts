@@ -1,6 +1,6 @@
 import { tempDir } from './config.js';
 import { apiClient } from './http.js';
-import { RUNTIME_FIXTURE_AGENTS_DIR } from './paths.js';
+import { STAND_IN_AGENTS_DIR } from './paths.js';
 import { startService, type ServiceProcess } from './service-process.js';
 
 /** Limits high enough that load in a test never meets a 429. */
@@ -14,13 +14,13 @@ export interface RuntimeService {
 }
 
 /**
- * Starts the built service with the runtime fixture agents (RUNTIME_FIXTURE_AGENTS_DIR), cron
+ * Starts the built service with the stand-in agents (STAND_IN_AGENTS_DIR), cron
  * jobs off and raised rate limits; `config` adds or overrides keys. `base` may name an existing directory to restart on its state.
  */
 export async function startRuntimeService(config: Record<string, unknown> = {}, base: string = tempDir()): Promise<RuntimeService> {
   const service = await startService({
     baseDir: base,
-    config: { agentsDir: RUNTIME_FIXTURE_AGENTS_DIR, schedulerEnabled: false, rateLimits: RAISED_RATE_LIMITS, ...config },
+    config: { agentsDir: STAND_IN_AGENTS_DIR, schedulerEnabled: false, rateLimits: RAISED_RATE_LIMITS, ...config },
   });
   return { service, api: apiClient(service.url), base };
 }
