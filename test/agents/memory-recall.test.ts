@@ -2,13 +2,13 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recallAgentMemory, redactText, resultHighlights, createHeartbeatReader } from '../../src/agents/memory-recall.js';
-import type { AgentRegistry, RegisteredAgent } from '../../src/agents/registry.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { writeHeartbeatAtomically } from '../../src/worker-sdk/resident-service.js';
+import { agentRegistry, registeredAgent } from '../support/agents.js';
 import { tempDir } from '../support/config.js';
-import { insertIfAbsent, makeRun } from '../store/fixtures/runs.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
 
 describe('redactText', () => {
   it('masks key=value secrets by key name, keeping the key', () => {
@@ -48,26 +48,19 @@ describe('resultHighlights', () => {
   });
 });
 
-const doc: RegisteredAgent = {
-  id: 'doc-specialist',
+const doc = registeredAgent('doc-specialist', ['drift-repair'], {
   name: 'Documentation Specialist',
   description: 'd',
-  lanes: ['drift-repair'],
   lifecycleMode: 'service-expected',
   serviceExpected: true,
   serviceUnitName: 'orchestrator-doc-specialist.service',
   entrypoint: null,
-  orchestratorStatePath: null,
   serviceStatePath: 'logs/doc-specialist-service.json',
-  allowedSkills: [],
   model: { tier: 'standard', provider: null, name: null },
-  directory: '/agents/doc-specialist',
-  manifestPath: '/agents/doc-specialist/agent.config.json',
-  soulPath: null,
   entrypointPath: null,
   entrypointMissingReason: 'none',
-};
-const registry: AgentRegistry = { list: () => [doc], get: (id) => (id === doc.id ? doc : undefined), forLane: () => undefined };
+});
+const registry = agentRegistry([doc]);
 
 describe('recallAgentMemory', () => {
   const stores: FileStateStore[] = [];

@@ -1,39 +1,20 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildAgentsOverview } from '../../src/agents/overview.js';
-import type { AgentRegistry, RegisteredAgent } from '../../src/agents/registry.js';
+import type { RegisteredAgent } from '../../src/agents/registry.js';
 import { createServiceProbe } from '../../src/agents/service-probe.js';
 import { loadSkillRegistry } from '../../src/agents/skills.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import type { ServiceHeartbeat } from '../../src/worker-sdk/resident-service.js';
+import { agentRegistry, registeredAgent } from '../support/agents.js';
 import { tempDir } from '../support/config.js';
-import { insertIfAbsent, makeRun } from '../store/fixtures/runs.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 
-function agent(id: string, lanes: string[], overrides: Partial<RegisteredAgent> = {}): RegisteredAgent {
-  return {
-    id,
-    name: id,
-    description: id,
-    lanes,
-    lifecycleMode: 'worker-first',
-    serviceExpected: false,
-    serviceUnitName: null,
-    entrypoint: 'index.js',
-    orchestratorStatePath: null,
-    serviceStatePath: null,
-    allowedSkills: ['workspace-read'],
-    model: { tier: 'local', provider: null, name: null },
-    directory: `/agents/${id}`,
-    manifestPath: `/agents/${id}/agent.config.json`,
-    soulPath: null,
-    entrypointPath: `/dist/agents/${id}/index.js`,
-    entrypointMissingReason: null,
-    ...overrides,
-  };
-}
+const agent = (id: string, lanes: string[], overrides: Partial<RegisteredAgent> = {}): RegisteredAgent =>
+  registeredAgent(id, lanes, { allowedSkills: ['workspace-read'], ...overrides });
 
 const AGENTS: RegisteredAgent[] = [
   agent('doc-specialist', ['drift-repair'], {
@@ -63,11 +44,7 @@ const AGENTS: RegisteredAgent[] = [
   agent('skill-audit-agent', ['skill-audit'], { allowedSkills: ['agent-registry-read', 'skill-registry-read'] }),
 ];
 
-const registry: AgentRegistry = {
-  list: () => [...AGENTS],
-  get: (id) => AGENTS.find((a) => a.id === id),
-  forLane: (lane) => AGENTS.find((a) => a.lanes.includes(lane)),
-};
+const registry = agentRegistry(AGENTS);
 
 const minutesAgo = (m: number) => new Date(NOW.getTime() - m * 60_000).toISOString();
 

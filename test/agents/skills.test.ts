@@ -13,8 +13,8 @@ import {
   type SkillDefinition,
 } from '../../src/agents/skills.js';
 import { TASK_CATALOG } from '../../src/tasks/catalog.js';
+import { AGENTS_DIR } from '../support/paths.js';
 
-const AGENTS_DIR = join(import.meta.dirname, '..', '..', 'agents');
 const shipped = () => loadAgentRegistry(AGENTS_DIR, { compiledAgentsDir: join(AGENTS_DIR, '..', 'dist', 'agents') }).list();
 
 const TOOL_GATED = [

@@ -14,7 +14,7 @@ import { TASK_CATALOG } from '../../src/tasks/catalog.js';
 import { addToRunCounts, emptyRunCounts } from '../../src/store/run-rules.js';
 import type { RunAccounting, RunRecord } from '../../src/domain/run-record.js';
 import type { ControlPlaneSnapshot } from '../../src/worker-sdk/control-plane.js';
-import { makeRun } from '../store/fixtures/runs.js';
+import { makeRun } from '../support/runs.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 

@@ -3,7 +3,7 @@ import { createCiRunsClient, parseLatestRun } from '../../src/aggregates/code-ho
 import { createCodeHostMonitor, readingOf } from '../../src/aggregates/code-host-monitor.js';
 import type { CodeHostMonitorConfig } from '../../src/config/types.js';
 import { testConfig } from '../support/config.js';
-import { ciRuns, startFakeCiServer, type FakeCiServer } from './fake-ci-server.js';
+import { ciRuns, startFakeCiServer, type FakeCiServer } from '../support/fake-ci-server.js';
 
 const TOKEN = 'ci-token-never-shown-0001';
 const NOW = new Date('2026-03-01T12:00:00.000Z');

@@ -9,7 +9,8 @@ import { seedDemoWorkspace } from '../../src/demo/seed-workspace.js';
 import { SAMPLE_PROJECT_DIR } from '../../src/demo/sample-project.js';
 import { testLaneRegistry } from '../support/lanes.js';
 import { createApprovals } from '../../src/tasks/approvals.js';
-import { businessHarness, OPERATOR, type Harness } from './support.js';
+import { businessHarness, type Harness } from '../support/business-harness.js';
+import { OPERATOR } from '../support/identities.js';
 
 /** A digest of every file under a directory: proves a read-only step changed nothing. */
 function treeDigest(dir: string): string {

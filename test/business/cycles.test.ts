@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisCoordination } from '../../src/coordination/redis.js';
-import { deleteKeysWithPrefix } from '../coordination/redis-cleanup.js';
+import { deleteKeysWithPrefix } from '../support/redis.js';
 import { SAMPLE_BUSINESS_REGISTRY } from '../../src/demo/sample-business-registry.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { markFailed, markSucceeded } from '../../src/tasks/run-transitions.js';
-import { businessHarness, OPERATOR, writeRegistry, type Harness } from './support.js';
+import { businessHarness, writeRegistry, type Harness } from '../support/business-harness.js';
+import { OPERATOR } from '../support/identities.js';
 
 async function refusal(promise: Promise<unknown>): Promise<{ code: string; details: unknown }> {
   const err = await promise.then(

@@ -5,7 +5,7 @@ import { FailoverCoordination } from '../../src/coordination/failover.js';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
 import { RedisCoordination } from '../../src/coordination/redis.js';
 import { coordinationConformance } from './conformance.js';
-import { deleteKeysWithPrefix } from './redis-cleanup.js';
+import { deleteKeysWithPrefix } from '../support/redis.js';
 
 const url = process.env.TEST_REDIS_URL;
 const logger = pino({ level: 'silent' });

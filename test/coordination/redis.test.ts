@@ -3,7 +3,7 @@ import pino from 'pino';
 import { describe } from 'vitest';
 import { RedisCoordination } from '../../src/coordination/redis.js';
 import { coordinationConformance } from './conformance.js';
-import { deleteKeysWithPrefix } from './redis-cleanup.js';
+import { deleteKeysWithPrefix } from '../support/redis.js';
 
 const url = process.env.TEST_REDIS_URL;
 

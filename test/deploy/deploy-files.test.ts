@@ -2,9 +2,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
+import { REPO_ROOT } from '../support/paths.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const DEPLOY = join(ROOT, 'deploy');
+const DEPLOY = join(REPO_ROOT, 'deploy');
 const read = (...parts: string[]) => readFileSync(join(DEPLOY, ...parts), 'utf8');
 
 /**
@@ -12,7 +12,7 @@ const read = (...parts: string[]) => readFileSync(join(DEPLOY, ...parts), 'utf8'
  * of the config loader plus the variables read directly at start-up (keys, webhook secret, config file).
  */
 function serviceVariables(): Set<string> {
-  const loader = readFileSync(join(ROOT, 'src', 'config', 'load.ts'), 'utf8');
+  const loader = readFileSync(join(REPO_ROOT, 'src', 'config', 'load.ts'), 'utf8');
   const names = new Set<string>();
   for (const m of loader.matchAll(/^\s*\['([A-Z][A-Z0-9_]+)', '/gm)) names.add(m[1]!);
   for (const m of loader.matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)) names.add(m[1]!);

@@ -7,9 +7,9 @@ import { signAlertDelivery } from '../../src/incidents/alert-signature.js';
 import { waitFor, waitForTerminal } from '../support/http.js';
 import { TEST_KEYS, TEST_WEBHOOK_SECRET } from '../support/keys.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
+import { REPO_ROOT } from '../support/paths.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ROOT = join(import.meta.dirname, '..', '..');
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -78,8 +78,8 @@ describe.skipIf(NO_BROWSER)(`operator console in a real browser${NO_BROWSER ? ` 
 
   beforeAll(async () => {
     // npm test builds it through scripts/ensure-setup.mjs; a lone run of this file may not have.
-    if (!existsSync(join(ROOT, 'console', 'dist', 'index.html'))) {
-      execSync('npx vite build --config console/vite.config.ts', { cwd: ROOT, stdio: 'inherit' });
+    if (!existsSync(join(REPO_ROOT, 'console', 'dist', 'index.html'))) {
+      execSync('npx vite build --config console/vite.config.ts', { cwd: REPO_ROOT, stdio: 'inherit' });
     }
     running = await startRuntimeService();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { Compile } from 'typebox/compile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentRegistry, RegisteredAgent } from '../../src/agents/registry.js';
 import { createServiceProbe } from '../../src/agents/service-probe.js';
 import { loadSkillRegistry } from '../../src/agents/skills.js';
 import { CacheTags } from '../../src/domain/cache-invalidation.js';
@@ -11,31 +10,14 @@ import { statusOf } from '../../src/http/errors.js';
 import type { ProtectedRoute, RouteSpec } from '../../src/http/route-spec.js';
 import { agentRoutes } from '../../src/http/routes/agents.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
+import { agentRegistry, registeredAgent } from '../support/agents.js';
 import { tempDir } from '../support/config.js';
-import { insertIfAbsent, makeRun } from '../store/fixtures/runs.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 
-const summarizer: RegisteredAgent = {
-  id: 'summarization-agent',
-  name: 'Summarization',
-  description: 's',
-  lanes: ['summarize-content'],
-  lifecycleMode: 'worker-first',
-  serviceExpected: false,
-  serviceUnitName: null,
-  entrypoint: 'index.js',
-  orchestratorStatePath: null,
-  serviceStatePath: null,
-  allowedSkills: ['text-summarize'],
-  model: { tier: 'local', provider: null, name: null },
-  directory: '/agents/summarization-agent',
-  manifestPath: '/agents/summarization-agent/agent.config.json',
-  soulPath: null,
-  entrypointPath: '/dist/agents/summarization-agent/index.js',
-  entrypointMissingReason: null,
-};
-const registry: AgentRegistry = { list: () => [summarizer], get: (id) => (id === summarizer.id ? summarizer : undefined), forLane: () => summarizer };
+const summarizer = registeredAgent('summarization-agent', ['summarize-content'], { name: 'Summarization', description: 's', allowedSkills: ['text-summarize'] });
+const registry = agentRegistry([summarizer]);
 
 let store: FileStateStore;
 let routes: RouteSpec[];

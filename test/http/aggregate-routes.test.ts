@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodeHostMonitor } from '../../src/aggregates/code-host-monitor.js';
 import { createCompanionBriefs } from '../../src/aggregates/companion.js';
 import { createAggregateReaders } from '../../src/aggregates/readers.js';
-import type { AgentRegistry, RegisteredAgent } from '../../src/agents/registry.js';
 import { createServiceProbe } from '../../src/agents/service-probe.js';
 import { loadSkillRegistry } from '../../src/agents/skills.js';
 import type { Clock } from '../../src/clock.js';
@@ -17,32 +16,21 @@ import { companionRoutes } from '../../src/http/routes/companion.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import { createCatalogView } from '../../src/tasks/catalog-view.js';
 import { createControlPlaneSnapshot } from '../../src/tasks/control-plane-snapshot.js';
+import { agentRegistry, registeredAgent } from '../support/agents.js';
 import { tempDir, testConfig } from '../support/config.js';
-import { insertIfAbsent, makeRun } from '../store/fixtures/runs.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const clock: Clock = { now: () => NOW } as Clock;
 
-const docSpecialist: RegisteredAgent = {
-  id: 'doc-specialist',
+const docSpecialist = registeredAgent('doc-specialist', ['drift-repair'], {
   name: 'Doc specialist',
   description: 'd',
-  lanes: ['drift-repair'],
   lifecycleMode: 'service-expected',
   serviceExpected: true,
   serviceUnitName: 'doc-specialist.service',
-  entrypoint: 'index.js',
-  orchestratorStatePath: null,
-  serviceStatePath: null,
-  allowedSkills: [],
-  model: { tier: 'local', provider: null, name: null },
-  directory: '/agents/doc-specialist',
-  manifestPath: '/agents/doc-specialist/agent.config.json',
-  soulPath: null,
-  entrypointPath: '/dist/agents/doc-specialist/index.js',
-  entrypointMissingReason: null,
-};
-const registry: AgentRegistry = { list: () => [docSpecialist], get: (id) => (id === docSpecialist.id ? docSpecialist : undefined), forLane: () => docSpecialist };
+});
+const registry = agentRegistry([docSpecialist]);
 
 /** A ledger with one open critical incident. */
 const incidents: IncidentReadPort = {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_KEYS, bearer } from '../support/keys.js';
-import { startHarness, type Harness } from './harness.js';
-import { readJson } from './read-json.js';
+import { startHarness, type Harness } from '../support/http-harness.js';
+import { readJson } from '../support/http.js';
 
 let h: Harness;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging.js';
 import { TEST_KEYS, TEST_WEBHOOK_SECRET, bearer } from '../support/keys.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/http-harness.js';
 
 let h: Harness;
 beforeAll(async () => {

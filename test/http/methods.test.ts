@@ -13,8 +13,8 @@ import type { StateStore } from '../../src/store/types.js';
 import { tempDir, testConfig } from '../support/config.js';
 import { TEST_KEYS, bearer } from '../support/keys.js';
 import { buildTestServiceRoutes, raisedLimitsForEveryBucket } from '../support/route-list.js';
-import { startHarness, type Harness } from './harness.js';
-import { readJson } from './read-json.js';
+import { startHarness, type Harness } from '../support/http-harness.js';
+import { readJson } from '../support/http.js';
 
 /** Headers whose value or presence depends on the moment or on how the body is framed, not on the route. */
 const FRAMING_AND_TIME = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);

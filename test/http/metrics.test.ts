@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_KEYS, bearer } from '../support/keys.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/http-harness.js';
 
 let h: Harness;
 beforeAll(async () => {

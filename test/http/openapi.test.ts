@@ -1,8 +1,8 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteSpec } from '../../src/http/route-spec.js';
-import { startHarness, type Harness } from './harness.js';
-import { readJson } from './read-json.js';
+import { startHarness, type Harness } from '../support/http-harness.js';
+import { readJson } from '../support/http.js';
 
 type Operation = {
   operationId: string;

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { consoleFileFor } from '../../src/http/operator-console.js';
 import { tempDir } from '../support/config.js';
 import { TEST_KEYS, bearer } from '../support/keys.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/http-harness.js';
 
 const INDEX = '<!doctype html><html><head><script type="module" src="/operator/assets/app-1a2b.js"></script></head><body><div id="root"></div></body></html>';
 

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
 import type { Coordination } from '../../src/coordination/types.js';
 import { TEST_KEYS, bearer } from '../support/keys.js';
-import { startHarness, type Harness } from './harness.js';
-import { readJson } from './read-json.js';
+import { startHarness, type Harness } from '../support/http-harness.js';
+import { readJson } from '../support/http.js';
 
 /** Generous defaults so that only the bucket under test can run out. */
 const ROOMY = { max: 1000, windowSeconds: 60 };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_KEYS } from '../support/keys.js';
-import { startHarness, type Harness } from './harness.js';
-import { sendRaw, type RawResponse } from './raw-client.js';
+import { startHarness, type Harness } from '../support/http-harness.js';
+import { sendRaw, type RawResponse } from '../support/raw-client.js';
 
 let h: Harness;
 beforeAll(async () => {

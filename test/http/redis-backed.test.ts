@@ -3,9 +3,9 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisCoordination } from '../../src/coordination/redis.js';
 import { TEST_KEYS, bearer } from '../support/keys.js';
-import { deleteKeysWithPrefix } from '../coordination/redis-cleanup.js';
-import { startHarness, type Harness } from './harness.js';
-import { readJson } from './read-json.js';
+import { deleteKeysWithPrefix } from '../support/redis.js';
+import { startHarness, type Harness } from '../support/http-harness.js';
+import { readJson } from '../support/http.js';
 
 const url = process.env.TEST_REDIS_URL;
 

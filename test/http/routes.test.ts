@@ -2,8 +2,8 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRouteTable } from '../../src/http/route-table.js';
 import { authRoutes } from '../../src/http/routes/auth.js';
-import { startHarness, type Harness } from './harness.js';
-import { readJson } from './read-json.js';
+import { startHarness, type Harness } from '../support/http-harness.js';
+import { readJson } from '../support/http.js';
 
 /** GET with an explicit Host header (fetch does not let a caller set Host). */
 function getWithHost(url: string, host: string): Promise<{ urls: Record<string, string | null> }> {

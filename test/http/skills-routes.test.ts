@@ -1,43 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { Compile } from 'typebox/compile';
-import type { AgentRegistry, RegisteredAgent } from '../../src/agents/registry.js';
 import { loadSkillRegistry } from '../../src/agents/skills.js';
 import { executeEvidence, preflightToolGate, type ToolGateEvidence } from '../../src/agents/tool-gate.js';
 import type { ProtectedRoute, RouteSpec } from '../../src/http/route-spec.js';
 import { CacheTags } from '../../src/domain/cache-invalidation.js';
 import { skillRoutes } from '../../src/http/routes/skills.js';
+import { agentRegistry, registeredAgent } from '../support/agents.js';
 
 const registry = loadSkillRegistry();
 
-function agent(id: string, lanes: string[], allowedSkills: string[]): RegisteredAgent {
-  return {
-    id,
-    name: id,
-    description: id,
-    lanes,
-    lifecycleMode: 'worker-first',
-    serviceExpected: false,
-    serviceUnitName: null,
-    entrypoint: 'index.js',
-    orchestratorStatePath: null,
-    serviceStatePath: null,
-    allowedSkills,
-    model: { tier: 'local', provider: null, name: null },
-    directory: `/agents/${id}`,
-    manifestPath: `/agents/${id}/agent.config.json`,
-    soulPath: null,
-    entrypointPath: `/dist/agents/${id}/index.js`,
-    entrypointMissingReason: null,
-  };
-}
-
-function agentRegistry(agents: RegisteredAgent[]): AgentRegistry {
-  return {
-    list: () => [...agents],
-    get: (id) => agents.find((a) => a.id === id),
-    forLane: (lane) => agents.find((a) => a.lanes.includes(lane)),
-  };
-}
+const agent = (id: string, lanes: string[], allowedSkills: string[]) => registeredAgent(id, lanes, { allowedSkills });
 
 const AGENTS = agentRegistry([
   agent('market-research-agent', ['market-research'], ['http-fetch-allowlisted', 'html-extract']),

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/http-harness.js';
 
 const TIGHT = { rateLimits: { 'health-public': { max: 2, windowSeconds: 60 } } };
 

@@ -1,30 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/clock.js';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
-import type { Identity } from '../../src/domain/identity.js';
 import { Fingerprints, incidentIdFor } from '../../src/incidents/fingerprint.js';
 import { createIncidentLedger, INCIDENT_COLLECTION } from '../../src/incidents/ledger.js';
-import type { IncidentSignal } from '../../src/incidents/types.js';
 import type { StateStore } from '../../src/store/types.js';
+import { manualClock } from '../support/clocks.js';
 import { tempDir } from '../support/config.js';
-
-export const operator = (actor: string): Identity => ({ actor, role: 'operator', apiKeyLabel: actor, apiKeyExpiresAt: null });
-
-export function manualClock(start = '2026-03-01T10:00:00.000Z') {
-  let now = Date.parse(start);
-  const clock: Clock & { advance(ms: number): void } = { now: () => new Date(now), advance: (ms) => (now += ms) };
-  return clock;
-}
-
-export const gapSignal = (overrides: Partial<IncidentSignal> = {}): IncidentSignal => ({
-  fingerprint: Fingerprints.serviceGap('doc-specialist'),
-  source: 'service-gap',
-  classification: 'service-runtime',
-  severity: 'warning',
-  title: 'doc-specialist resident service stopped',
-  summary: 'orchestrator-doc-specialist.service is inactive/dead',
-  ...overrides,
-});
+import { operator } from '../support/identities.js';
+import { gapSignal } from '../support/incident-signals.js';
 
 /**
  * The ledger's behaviour on a StateStore driver: it keeps incidents as documents, so it must

@@ -11,8 +11,10 @@ import { createAdmission } from '../../src/tasks/admission.js';
 import { checkTaskRequest } from '../../src/tasks/payload-validation.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { tempDir } from '../support/config.js';
-import { makeRun } from '../store/fixtures/runs.js';
-import { gapSignal, manualClock, operator } from './ledger-conformance.js';
+import { makeRun } from '../support/runs.js';
+import { manualClock } from '../support/clocks.js';
+import { operator } from '../support/identities.js';
+import { gapSignal } from '../support/incident-signals.js';
 
 describe('incident policies', () => {
   let store: StateStore;

@@ -6,9 +6,11 @@ import { RedisCoordination } from '../../src/coordination/redis.js';
 import { checkSignedDelivery, signAlertDelivery } from '../../src/incidents/alert-signature.js';
 import { createIncidentLedger } from '../../src/incidents/ledger.js';
 import { SqliteStateStore } from '../../src/store/sqlite/sqlite-state-store.js';
-import { deleteKeysWithPrefix } from '../coordination/redis-cleanup.js';
+import { deleteKeysWithPrefix } from '../support/redis.js';
 import { tempDir } from '../support/config.js';
-import { gapSignal, manualClock, operator } from './ledger-conformance.js';
+import { manualClock } from '../support/clocks.js';
+import { operator } from '../support/identities.js';
+import { gapSignal } from '../support/incident-signals.js';
 
 const url = process.env.TEST_REDIS_URL;
 

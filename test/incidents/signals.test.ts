@@ -4,7 +4,7 @@ import { checkSignedDelivery, signAlertDelivery, verifyAlertSignature } from '..
 import { alertChanges } from '../../src/incidents/alertmanager.js';
 import { Fingerprints, incidentIdFor, labelHash } from '../../src/incidents/fingerprint.js';
 import { approvalBacklogSignal, coordinationSignal, runSignal, serviceGapSignalOf, stateStoreSignal } from '../../src/incidents/sources.js';
-import { makeRun } from '../store/fixtures/runs.js';
+import { makeRun } from '../support/runs.js';
 
 const SECRET = 'whsec-unit';
 const NOW = Date.parse('2026-03-01T10:00:00Z');

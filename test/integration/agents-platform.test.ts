@@ -1,10 +1,9 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForTerminal } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
+import { AGENTS_DIR } from '../support/paths.js';
 
-const AGENTS_DIR = join(import.meta.dirname, '..', '..', 'agents');
 /** Short enough to be summarized as written, so the address stays in the recalled summary. */
 const CONTENT = 'Reach the on-call lead at oncall@example.com before a release.';
 

@@ -1,13 +1,12 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ciRuns, startFakeCiServer, type FakeCiServer } from '../aggregates/fake-ci-server.js';
+import { ciRuns, startFakeCiServer, type FakeCiServer } from '../support/fake-ci-server.js';
 import { tempDir } from '../support/config.js';
 import { apiClient, waitFor, waitForTerminal } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
 import { RAISED_RATE_LIMITS } from '../support/runtime-service.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
+import { AGENTS_DIR } from '../support/paths.js';
 
-const AGENTS_DIR = join(import.meta.dirname, '..', '..', 'agents');
 const CI_TOKEN = 'ci-token-integration-0001';
 const COMPANION_MAX_BYTES = 16_384;
 

@@ -9,8 +9,7 @@ import { waitFor, waitForTerminal } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
 import type { ServiceProcess } from '../support/service-process.js';
-
-const AGENTS_DIR = join(import.meta.dirname, '..', '..', 'agents');
+import { AGENTS_DIR } from '../support/paths.js';
 
 describe('business-value planner and autonomous cycles through the service', () => {
   let service: ServiceProcess;

@@ -5,17 +5,16 @@ import { signAlertDelivery } from '../../src/incidents/alert-signature.js';
 import { tempDir } from '../support/config.js';
 import { waitFor, waitForTerminal } from '../support/http.js';
 import { TEST_KEYS, TEST_WEBHOOK_SECRET } from '../support/keys.js';
-import { FIXTURE_AGENTS, startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
+import { AGENTS_DIR, STAND_IN_AGENTS_DIR } from '../support/paths.js';
+import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
 
-const REPO_AGENTS = join(import.meta.dirname, '..', '..', 'agents');
-
-/** Agents for this service: the scripted summarization fixture and the real system monitor (remediation lane). */
+/** Agents for this service: the scripted summarization stand-in and the real system monitor (remediation lane). */
 function agentsDir(base: string): string {
   const dir = join(base, 'agents');
   mkdirSync(dir, { recursive: true });
-  cpSync(join(FIXTURE_AGENTS, 'summarization-agent'), join(dir, 'summarization-agent'), { recursive: true });
-  cpSync(join(REPO_AGENTS, 'system-monitor-agent', 'agent.config.json'), join(dir, 'system-monitor-agent', 'agent.config.json'));
-  cpSync(join(REPO_AGENTS, 'system-monitor-agent', 'SOUL.md'), join(dir, 'system-monitor-agent', 'SOUL.md'));
+  cpSync(join(STAND_IN_AGENTS_DIR, 'summarization-agent'), join(dir, 'summarization-agent'), { recursive: true });
+  cpSync(join(AGENTS_DIR, 'system-monitor-agent', 'agent.config.json'), join(dir, 'system-monitor-agent', 'agent.config.json'));
+  cpSync(join(AGENTS_DIR, 'system-monitor-agent', 'SOUL.md'), join(dir, 'system-monitor-agent', 'SOUL.md'));
   return dir;
 }
 

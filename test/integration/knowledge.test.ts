@@ -1,12 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { knowledgeFixture, type KnowledgeFixture } from '../knowledge/fixture.js';
+import { knowledgeFixture, type KnowledgeFixture } from '../support/knowledge-workspace.js';
 import { waitFor, waitForTerminal } from '../support/http.js';
 import { TEST_KEYS, TEST_WEBHOOK_SECRET } from '../support/keys.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
-
-const AGENTS_DIR = join(import.meta.dirname, '..', '..', 'agents');
+import { AGENTS_DIR } from '../support/paths.js';
 
 describe('knowledge routes and the doc-change repair loop through the real service', () => {
   let fx: KnowledgeFixture;

@@ -2,12 +2,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/store/open.js';
 import { indexHeldRun } from '../../src/tasks/approval-index.js';
-import { newRunRecord } from '../../src/tasks/run-transitions.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { tempDir } from '../support/config.js';
 import { waitFor, waitForTerminal } from '../support/http.js';
 import { TEST_KEYS, TEST_WEBHOOK_SECRET } from '../support/keys.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
+import { admittedRun } from '../support/runs.js';
 
 const SECRET = 'sk_live_51LeakTestSecretValueZZ';
 const TOKEN = 'ghp_LeakTestTokenValue0123456789abcdef';
@@ -48,18 +48,15 @@ function forbidden(base: string): string[] {
 }
 
 function seededRun(runId: string, type: string, at: Date, patch: Partial<RunRecord>): RunRecord {
-  const run = newRunRecord({
+  const run = admittedRun({
     runId,
     taskId: patch.taskId ?? `task-${runId}`,
     type,
-    internal: false,
     payload: { apiKey: TEST_KEYS.admin, path: PRIVATE_PATH, token: TOKEN, nested: { secret: SECRET } },
-    source: 'api',
     requestedBy: ACTOR,
     now: at,
     approvalRequired: patch.queueState === 'held',
     approvalReason: patch.queueState === 'held' ? `held because ${SECRET}` : null,
-    approvedFromTaskId: null,
   });
   return { ...run, ...patch };
 }

@@ -1,11 +1,10 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
 import { apiClient, waitFor, waitForTerminal } from '../support/http.js';
 import { RAISED_RATE_LIMITS } from '../support/runtime-service.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
+import { AGENTS_DIR } from '../support/paths.js';
 
-const AGENTS_DIR = join(import.meta.dirname, '..', '..', 'agents');
 const SUMMARY = 'summarize-content';
 const BRIEF = 'control-plane-brief';
 

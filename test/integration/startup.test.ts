@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
 import { apiClient, waitFor } from '../support/http.js';
 import { TEST_WEBHOOK_SECRET, testKeyRotation } from '../support/keys.js';
-import { FIXTURE_AGENTS } from '../support/runtime-service.js';
+import { STAND_IN_AGENTS_DIR } from '../support/paths.js';
 import { SERVICE_ENTRY, startService } from '../support/service-process.js';
 
 function runToExit(args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number | null; stderr: string }> {
@@ -42,7 +42,7 @@ describe('start-up', () => {
   it('refuses an agent manifest granting a skill the registry does not govern, naming the file and the field', async () => {
     const base = tempDir();
     const agentsDir = join(base, 'agents');
-    cpSync(FIXTURE_AGENTS, agentsDir, { recursive: true });
+    cpSync(STAND_IN_AGENTS_DIR, agentsDir, { recursive: true });
     const manifestPath = join(agentsDir, 'summarization-agent', 'agent.config.json');
     writeFileSync(manifestPath, JSON.stringify({ ...JSON.parse(readFileSync(manifestPath, 'utf8')), allowedSkills: ['teleport'] }));
     writeFileSync(join(base, 'orchestrator.config.json'), JSON.stringify({ agentsDir }));

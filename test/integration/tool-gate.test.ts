@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
 import { waitForTerminal } from '../support/http.js';
-import { FIXTURE_AGENTS, startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
+import { STAND_IN_AGENTS_DIR } from '../support/paths.js';
+import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
 
 describe('tool gate: a lane runs only when its agent is granted every skill it needs', () => {
   let service: RuntimeService['service'];
@@ -11,9 +12,9 @@ describe('tool gate: a lane runs only when its agent is granted every skill it n
   let base: string;
 
   beforeAll(async () => {
-    // The fixture summarization agent with its grant taken away: summarize-content needs text-summarize.
+    // The scripted summarization stand-in with its grant taken away: summarize-content needs text-summarize.
     const agentsDir = join(tempDir(), 'agents');
-    cpSync(FIXTURE_AGENTS, agentsDir, { recursive: true });
+    cpSync(STAND_IN_AGENTS_DIR, agentsDir, { recursive: true });
     const manifestPath = join(agentsDir, 'summarization-agent', 'agent.config.json');
     const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
     writeFileSync(manifestPath, JSON.stringify({ ...manifest, allowedSkills: [] }));

@@ -5,8 +5,8 @@ import { analyzeDoc } from '../../src/knowledge/analyze-doc.js';
 import { extractFacts } from '../../src/knowledge/facts.js';
 import { knowledgeIndexPath } from '../../src/knowledge/index-file.js';
 import { createKnowledgeService } from '../../src/knowledge/service.js';
-import { fixedClock } from '../tasks/handlers/fixtures.js';
-import { knowledgeFixture, type KnowledgeFixture } from './fixture.js';
+import { fixedClock } from '../support/clocks.js';
+import { knowledgeFixture, type KnowledgeFixture } from '../support/knowledge-workspace.js';
 
 function serviceFor(fx: KnowledgeFixture, clock = fixedClock('2024-05-01T12:00:00.000Z')) {
   const invalidated: string[][] = [];

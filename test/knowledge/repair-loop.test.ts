@@ -9,8 +9,8 @@ import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { createAdmission } from '../../src/tasks/admission.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
-import { fixedClock } from '../tasks/handlers/fixtures.js';
-import { knowledgeFixture } from './fixture.js';
+import { fixedClock } from '../support/clocks.js';
+import { knowledgeFixture } from '../support/knowledge-workspace.js';
 
 const COOLDOWN_MS = 10 * 60_000;
 const stores: StateStore[] = [];

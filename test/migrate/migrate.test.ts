@@ -8,7 +8,7 @@ import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { tempDir } from '../support/config.js';
 import { dropTestSchemas, postgresUrlWithSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
-import { insertIfAbsent, makeRun } from '../store/fixtures/runs.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
 
 const STATUSES = ['success', 'failed', 'pending', 'running', 'retrying'] as const;
 const schemas: string[] = [];

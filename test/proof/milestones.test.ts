@@ -2,25 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { milestoneForRun } from '../../src/proof/milestones.js';
 import { publicMilestone } from '../../src/proof/proof-feed.js';
 import { pickPublic, COUNT, FLAG, oneOf, RATIO, TIMESTAMP, DIGEST } from '../../src/proof/public-fields.js';
-import { newRunRecord } from '../../src/tasks/run-transitions.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
+import { admittedRun } from '../support/runs.js';
 
 const AT = new Date('2024-05-02T09:00:00.000Z');
 
 function finished(type: string, status: 'success' | 'failed' | 'retrying', patch: Partial<RunRecord> = {}): RunRecord {
-  const run = newRunRecord({
-    runId: `${type}-run`,
-    taskId: `${type}-task`,
-    type,
-    internal: type === 'startup',
-    payload: {},
-    source: 'api',
-    requestedBy: 'ops',
-    now: AT,
-    approvalRequired: false,
-    approvalReason: null,
-    approvedFromTaskId: null,
-  });
+  const run = admittedRun({ runId: `${type}-run`, taskId: `${type}-task`, type, internal: type === 'startup', now: AT });
   return { ...run, status, queueState: null, finishedAt: '2024-05-02T09:00:05.000Z', ...patch };
 }
 

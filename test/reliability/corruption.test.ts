@@ -6,11 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
 import { apiClient, waitForTerminal } from '../support/http.js';
 import { TEST_WEBHOOK_SECRET, testKeyRotation } from '../support/keys.js';
-import { FIXTURE_AGENTS } from '../support/runtime-service.js';
+import { STAND_IN_AGENTS_DIR } from '../support/paths.js';
 import { SERVICE_ENTRY, startService, type ServiceProcess } from '../support/service-process.js';
 
 async function seedState(base: string, stateFile: string, keys: string[], stop: NodeJS.Signals = 'SIGTERM') {
-  const service = await startService({ baseDir: base, config: { stateFile, agentsDir: FIXTURE_AGENTS, schedulerEnabled: false } });
+  const service = await startService({ baseDir: base, config: { stateFile, agentsDir: STAND_IN_AGENTS_DIR, schedulerEnabled: false } });
   const api = apiClient(service.url);
   for (const key of keys) {
     expect((await api.trigger('summarize-content', { content: 'seed', idempotencyKey: key })).status).toBe(202);
@@ -47,7 +47,7 @@ async function startOrExit(
   base: string,
 ): Promise<{ kind: 'running'; service: ServiceProcess } | { kind: 'exited'; code: number; stderr: string }> {
   try {
-    const service = await startService({ baseDir: base, config: { stateFile: 'sql:./state/orchestrator.sqlite', agentsDir: FIXTURE_AGENTS, schedulerEnabled: false } });
+    const service = await startService({ baseDir: base, config: { stateFile: 'sql:./state/orchestrator.sqlite', agentsDir: STAND_IN_AGENTS_DIR, schedulerEnabled: false } });
     return { kind: 'running', service };
   } catch (err) {
     const exit = /service exited with (\d+) before listening:\n([\s\S]*)/.exec((err as Error).message);
@@ -77,7 +77,7 @@ describe('corrupted state at start', () => {
 
     // The operator restores the last good copy; the service starts with its runs intact.
     writeFileSync(statePath, readFileSync(previous));
-    const service = await startService({ baseDir: base, config: { stateFile: './state/orchestrator-state.json', agentsDir: FIXTURE_AGENTS } });
+    const service = await startService({ baseDir: base, config: { stateFile: './state/orchestrator-state.json', agentsDir: STAND_IN_AGENTS_DIR } });
     try {
       expect((await apiClient(service.url).run('keep-1')).status).toBe(200);
     } finally {
@@ -94,7 +94,7 @@ describe('corrupted state at start', () => {
     const lines = readFileSync(journal, 'utf8').split('\n').filter(Boolean);
     for (const key of keys) expect(lines.some((l) => l.includes(JSON.stringify(key)))).toBe(true);
     appendFileSync(journal, '{"seq":999999,"op":"run","rec');
-    const service = await startService({ baseDir: base, config: { stateFile: './state/orchestrator-state.json', agentsDir: FIXTURE_AGENTS } });
+    const service = await startService({ baseDir: base, config: { stateFile: './state/orchestrator-state.json', agentsDir: STAND_IN_AGENTS_DIR } });
     try {
       const api = apiClient(service.url);
       for (const key of keys) {
@@ -130,7 +130,7 @@ describe('SQLite page damage found at query time', () => {
     const base = tempDir();
     const keys = Array.from({ length: 12 }, (_, i) => `page-${i}`);
     // Large payloads spread the runs over many table pages; a graceful stop checkpoints the WAL.
-    const service0 = await startService({ baseDir: base, config: { stateFile: 'sql:./state/orchestrator.sqlite', agentsDir: FIXTURE_AGENTS, schedulerEnabled: false } });
+    const service0 = await startService({ baseDir: base, config: { stateFile: 'sql:./state/orchestrator.sqlite', agentsDir: STAND_IN_AGENTS_DIR, schedulerEnabled: false } });
     const api0 = apiClient(service0.url);
     for (const key of keys) {
       expect((await api0.trigger('summarize-content', { content: `${key} ${'x'.repeat(6000)}`, idempotencyKey: key })).status).toBe(202);

@@ -3,7 +3,7 @@ import type { Role } from '../../src/config/types.js';
 import { tempDir } from '../support/config.js';
 import { TEST_KEYS } from '../support/keys.js';
 import { raisedLimitsForEveryBucket, serviceRouteList, type RouteEntry } from '../support/route-list.js';
-import { FIXTURE_AGENTS } from '../support/runtime-service.js';
+import { STAND_IN_AGENTS_DIR } from '../support/paths.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 
 /** 10,000 by default; FUZZ_CASES changes it (CI keeps the default, bounded by the time limit below). */
@@ -163,7 +163,7 @@ describe('fuzzed requests on every route family and the webhook', () => {
     service = await startService({
       baseDir: tempDir(),
       config: {
-        agentsDir: FIXTURE_AGENTS,
+        agentsDir: STAND_IN_AGENTS_DIR,
         schedulerEnabled: false,
         logLevel: 'warn',
         rateLimits: raisedLimitsForEveryBucket(),

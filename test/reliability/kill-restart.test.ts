@@ -5,7 +5,7 @@ import { tempDir } from '../support/config.js';
 import { executionProblems, pidAlive, readExecutionLog, waitForOrphansToExit } from '../support/execution-log.js';
 import { waitForTerminal } from '../support/http.js';
 import { startRuntimeService } from '../support/runtime-service.js';
-import { listAllRunIds } from './run-ids.js';
+import { listAllRunIds } from '../support/run-ids.js';
 
 const CYCLES = Number(process.env.RELIABILITY_CYCLES ?? 30);
 /**

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { deleteKeysWithPrefix } from '../coordination/redis-cleanup.js';
+import { deleteKeysWithPrefix } from '../support/redis.js';
 import { tempDir } from '../support/config.js';
 import { executionProblems, readExecutionLog, waitForOrphansToExit } from '../support/execution-log.js';
 import { waitFor } from '../support/http.js';

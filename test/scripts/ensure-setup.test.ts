@@ -3,8 +3,9 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, utimesSyn
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
+import { REPO_ROOT } from '../support/paths.js';
 
-const SCRIPT = join(import.meta.dirname, '..', '..', 'scripts', 'ensure-setup.mjs');
+const SCRIPT = join(REPO_ROOT, 'scripts', 'ensure-setup.mjs');
 
 /**
  * A checkout in miniature: installed dependencies (the marker newer than the lockfile), one

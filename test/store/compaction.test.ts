@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import type { PidLock } from '../../src/store/pid-lock.js';
 import type { StoreFileHandle, StoreFs } from '../../src/store/store-fs.js';
-import { PowerCutDisk } from './fixtures/power-cut-fs.js';
-import { insertIfAbsent, makeRun } from './fixtures/runs.js';
+import { PowerCutDisk } from '../support/power-cut-disk.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
 
 const STATE = '/compaction/state/orchestrator-state.json';
 const JOURNAL = `${STATE}.journal`;

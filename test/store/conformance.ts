@@ -3,7 +3,7 @@ import type { StateStore } from '../../src/store/types.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import type { TaskRecord } from '../../src/domain/orchestrator-state.js';
 import { tempDir } from '../support/config.js';
-import { insertIfAbsent, makeRun, markRunning } from './fixtures/runs.js';
+import { insertIfAbsent, makeRun, markRunning } from '../support/runs.js';
 
 /**
  * The behaviour every StateStore driver must show. A driver's test file calls this with a

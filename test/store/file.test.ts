@@ -7,8 +7,8 @@ import { Journal } from '../../src/store/file/journal.js';
 import type { StoreLogger } from '../../src/store/options.js';
 import { tempDir } from '../support/config.js';
 import { describeStoreConformance } from './conformance.js';
-import { runAndKill } from './fixtures/crash-harness.js';
-import { insertIfAbsent, makeRun } from './fixtures/runs.js';
+import { runAndKill } from '../support/store-crash.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
 
 const STATE = join('data', 'orchestrator-state.json');
 

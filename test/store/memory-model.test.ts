@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryModel } from '../../src/store/file/memory-model.js';
-import { makeRun } from './fixtures/runs.js';
+import { makeRun } from '../support/runs.js';
 
 /** What the file store's commit hands the model for a run line: the parsed record and its text. */
 function runLine(model: MemoryModel, overrides: Parameters<typeof makeRun>[0]) {

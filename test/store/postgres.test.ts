@@ -7,7 +7,7 @@ import { appendRecord } from '../../src/store/postgres/append.js';
 import { initialLayout } from '../../src/store/postgres/migrations/0001-initial-layout.js';
 import { recoverInterrupted, isOwnedAttempt, markRunning } from '../../src/tasks/run-transitions.js';
 import { describeStoreConformance } from './conformance.js';
-import { insertIfAbsent, makeRun } from './fixtures/runs.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
 import { postgresUrlWithSchema, TEST_DATABASE_URL, dropTestSchemas, uniqueSchema } from '../support/postgres.js';
 
 const SKIP_REASON = 'TEST_DATABASE_URL unset: PostgreSQL store tests skipped';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import type { PidLock } from '../../src/store/pid-lock.js';
-import { PowerCutDisk } from './fixtures/power-cut-fs.js';
-import { insertIfAbsent, makeRun } from './fixtures/runs.js';
+import { PowerCutDisk } from '../support/power-cut-disk.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
 
 const CYCLES = Number(process.env.POWER_CUT_CYCLES ?? 40);
 const STATE = '/power/state/orchestrator-state.json';

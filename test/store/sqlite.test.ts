@@ -7,8 +7,8 @@ import { walFileSync } from '../../src/store/sqlite/wal-sync.js';
 import { tempDir } from '../support/config.js';
 import { openDatabase } from '../../src/store/sqlite/connection.js';
 import { describeStoreConformance } from './conformance.js';
-import { runAndKill } from './fixtures/crash-harness.js';
-import { insertIfAbsent, makeRun, markRunning } from './fixtures/runs.js';
+import { runAndKill } from '../support/store-crash.js';
+import { insertIfAbsent, makeRun, markRunning } from '../support/runs.js';
 
 const DB = join('data', 'orchestrator.sqlite');
 

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { pino, type Logger } from 'pino';
 import { createLogger } from '../../src/logging.js';
 
 /** A service logger at `level` whose lines are kept parsed, with a count of the pino children made from it. */
@@ -21,4 +22,11 @@ export function capturedLogger(level: string) {
     return child.apply(this, args);
   } as typeof logger.child;
   return { logger, lines, children: () => children };
+}
+
+/** A plain pino logger at `debug` writing JSON lines into an array the test can inspect. */
+export function captureLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  return { logger, lines };
 }

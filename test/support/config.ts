@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load.js';
@@ -27,4 +27,20 @@ export function testConfig(env: Record<string, string> = {}, baseDir: string = t
     },
     baseDir,
   );
+}
+
+/** Writes `fields` as `<dir>/orchestrator.config.json` (what ORCHESTRATOR_CONFIG names) and returns its path. */
+export function writeConfigFile(dir: string, fields: Record<string, unknown>): string {
+  const file = join(dir, 'orchestrator.config.json');
+  writeFileSync(file, JSON.stringify(fields));
+  return file;
+}
+
+/**
+ * A real AppConfig for one handler test: `fields` are written as the JSON config file in a fresh
+ * temp directory, which the loader resolves paths against (workspace, docs and logs live there).
+ */
+export function handlerConfig(fields: Record<string, unknown> = {}): AppConfig {
+  const dir = tempDir('handler-');
+  return testConfig({ ORCHESTRATOR_CONFIG: writeConfigFile(dir, fields) }, dir);
 }

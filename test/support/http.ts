@@ -60,3 +60,14 @@ export async function waitForTerminal(api: ReturnType<typeof apiClient>, runId: 
     `run ${runId} to finish`,
   );
 }
+
+/**
+ * A response body parsed as JSON, typed loosely: tests inspect bodies field by field and assert
+ * their shape with expect(), so a static type per body would only restate the assertions.
+ */
+export type JsonBody = any;
+
+/** The body of a fetch Response, parsed as JSON. */
+export async function readJson(res: Response): Promise<JsonBody> {
+  return res.json();
+}

@@ -1,10 +1,7 @@
-import { join } from 'node:path';
 import { tempDir } from './config.js';
 import { apiClient } from './http.js';
+import { STAND_IN_AGENTS_DIR } from './paths.js';
 import { startService, type ServiceProcess } from './service-process.js';
-
-/** Agents whose summarization lane follows its payload's `mode` and logs every execution. */
-export const FIXTURE_AGENTS = join(import.meta.dirname, '..', 'fixtures', 'runtime-agents');
 
 /** Limits high enough that load in a test never meets a 429. */
 const RAISED = { max: 10_000_000, windowSeconds: 60 };
@@ -17,13 +14,13 @@ export interface RuntimeService {
 }
 
 /**
- * Starts the built service with the fixture agents, cron jobs off and raised rate limits;
- * `config` adds or overrides keys. `base` may name an existing directory to restart on its state.
+ * Starts the built service with the stand-in agents (STAND_IN_AGENTS_DIR), cron
+ * jobs off and raised rate limits; `config` adds or overrides keys. `base` may name an existing directory to restart on its state.
  */
 export async function startRuntimeService(config: Record<string, unknown> = {}, base: string = tempDir()): Promise<RuntimeService> {
   const service = await startService({
     baseDir: base,
-    config: { agentsDir: FIXTURE_AGENTS, schedulerEnabled: false, rateLimits: RAISED_RATE_LIMITS, ...config },
+    config: { agentsDir: STAND_IN_AGENTS_DIR, schedulerEnabled: false, rateLimits: RAISED_RATE_LIMITS, ...config },
   });
   return { service, api: apiClient(service.url), base };
 }

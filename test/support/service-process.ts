@@ -3,9 +3,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { TEST_WEBHOOK_SECRET, testKeyRotation } from './keys.js';
+import { REPO_ROOT } from './paths.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-export const SERVICE_ENTRY = join(ROOT, 'dist', 'src', 'main.js');
+export const SERVICE_ENTRY = join(REPO_ROOT, 'dist', 'src', 'main.js');
 
 export interface ServiceProcess {
   url: string;

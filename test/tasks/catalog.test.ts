@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   classificationLabels,
@@ -11,6 +10,7 @@ import { loadAgentRegistry } from '../../src/agents/registry.js';
 import { BUSINESS_HANDLER_TYPES } from '../../src/business/module.js';
 import { coreHandlerLanes } from '../../src/tasks/handlers/index.js';
 import { testConfig } from '../support/config.js';
+import { AGENTS_DIR } from '../support/paths.js';
 import { PAYLOAD_SCHEMAS } from '../../src/tasks/payload-schemas.js';
 import { REMEDIATION_TASK_TYPES } from '../../src/incidents/manual-remediation.js';
 
@@ -106,7 +106,7 @@ describe('task catalog', () => {
   });
 
   it('ships an entrypoint for every worker lane, so each is marked working', () => {
-    const registry = loadAgentRegistry(join(import.meta.dirname, '..', '..', 'agents'));
+    const registry = loadAgentRegistry(AGENTS_DIR);
     for (const entry of TASK_CATALOG.filter((e) => e.executor === 'worker' && e.agentId !== null)) {
       const agent = registry.forLane(entry.type);
       expect(agent?.id, entry.type).toBe(entry.agentId);

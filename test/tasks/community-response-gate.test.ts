@@ -2,24 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
 import { createCommunityResponseGate } from '../../src/lanes/community-response/gate.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
-import { newRunRecord } from '../../src/tasks/run-transitions.js';
-import { fixedClock } from './handlers/fixtures.js';
+import { fixedClock } from '../support/clocks.js';
 import { testConfig } from '../support/config.js';
+import { admittedRun } from '../support/runs.js';
 
 function runWith(runId: string, payload: Record<string, unknown>, approvedFromTaskId: string | null = null): RunRecord {
-  return newRunRecord({
-    runId,
-    taskId: `task-${runId}`,
-    type: 'community-response',
-    internal: false,
-    payload,
-    source: 'api',
-    requestedBy: 'ops',
-    now: new Date('2024-05-02T09:00:00.000Z'),
-    approvalRequired: false,
-    approvalReason: null,
-    approvedFromTaskId,
-  });
+  return admittedRun({ runId, type: 'community-response', payload, now: new Date('2024-05-02T09:00:00.000Z'), approvedFromTaskId });
 }
 
 const ITEMS = {

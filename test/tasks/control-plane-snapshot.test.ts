@@ -1,45 +1,18 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentRegistry, RegisteredAgent } from '../../src/agents/registry.js';
+import type { RegisteredAgent } from '../../src/agents/registry.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import { createControlPlaneSnapshot, SNAPSHOT_RUN_WINDOW } from '../../src/tasks/control-plane-snapshot.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
+import { agentRegistry, registeredAgent } from '../support/agents.js';
 import { tempDir, testConfig } from '../support/config.js';
-import { insertIfAbsent, makeRun } from '../store/fixtures/runs.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const STARTED = new Date('2026-03-01T11:00:00.000Z');
 
-function agent(id: string, lanes: string[], overrides: Partial<RegisteredAgent> = {}): RegisteredAgent {
-  return {
-    id,
-    name: id,
-    description: id,
-    lanes,
-    lifecycleMode: 'worker-first',
-    serviceExpected: false,
-    serviceUnitName: null,
-    entrypoint: 'index.js',
-    orchestratorStatePath: null,
-    serviceStatePath: null,
-    allowedSkills: ['state-read'],
-    model: { tier: 'local', provider: null, name: null },
-    directory: `/agents/${id}`,
-    manifestPath: `/agents/${id}/agent.config.json`,
-    soulPath: null,
-    entrypointPath: `/dist/agents/${id}/index.js`,
-    entrypointMissingReason: null,
-    ...overrides,
-  };
-}
-
-function registryOf(agents: RegisteredAgent[]): AgentRegistry {
-  return {
-    list: () => agents,
-    get: (id) => agents.find((a) => a.id === id),
-    forLane: (type) => agents.find((a) => a.lanes.includes(type)),
-  };
-}
+const agent = (id: string, lanes: string[], overrides: Partial<RegisteredAgent> = {}): RegisteredAgent =>
+  registeredAgent(id, lanes, { allowedSkills: ['state-read'], ...overrides });
 
 /** Minute `i` after 10:00 on the snapshot's day: later seeds are newer runs. */
 function minute(i: number): string {
@@ -81,7 +54,7 @@ describe('createControlPlaneSnapshot', () => {
       store,
       clock: { now: () => NOW },
       config,
-      agents: registryOf(agents),
+      agents: agentRegistry(agents),
       serviceStartedAt: STARTED,
       stateStoreKind: 'file',
       coordinationKind: 'memory',
@@ -210,7 +183,7 @@ describe('createControlPlaneSnapshot', () => {
       store,
       clock: { now: () => NOW },
       config: { ...testConfig({}, dir), stateTarget: `sql:${join(dir, 'db', 'state.sqlite')}` },
-      agents: registryOf([]),
+      agents: agentRegistry([]),
       serviceStartedAt: STARTED,
       stateStoreKind: 'sqlite',
       coordinationKind: 'redis',
@@ -220,7 +193,7 @@ describe('createControlPlaneSnapshot', () => {
       store,
       clock: { now: () => NOW },
       config: { ...testConfig({}, dir), stateTarget: 'docdb:orchestrator' },
-      agents: registryOf([]),
+      agents: agentRegistry([]),
       serviceStartedAt: STARTED,
       stateStoreKind: 'postgres',
       coordinationKind: 'memory',
@@ -235,7 +208,7 @@ describe('createControlPlaneSnapshot', () => {
       store,
       clock: { now: () => NOW },
       config: testConfig({}, dir),
-      agents: registryOf([]),
+      agents: agentRegistry([]),
       serviceStartedAt: STARTED,
       stateStoreKind: 'file',
       coordinationKind: 'memory',

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TASK_CATALOG } from '../../src/tasks/catalog.js';
+import { REPO_ROOT } from '../support/paths.js';
 
-const DOC = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'tasks.md'), 'utf8');
+const DOC = readFileSync(join(REPO_ROOT, 'docs', 'tasks.md'), 'utf8');
 
 /** Rows of the catalog table in docs/tasks.md, by task type. */
 function documentedRows(): Map<string, string[]> {

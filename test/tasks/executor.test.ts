@@ -10,7 +10,7 @@ import type { StateStore } from '../../src/store/types.js';
 import { getCatalogEntry } from '../../src/tasks/catalog.js';
 import { executeRun, type ExecutorDeps } from '../../src/tasks/executor.js';
 import { bindHandler, type TaskHandler } from '../../src/tasks/handler-types.js';
-import { newRunRecord } from '../../src/tasks/run-transitions.js';
+import { admittedRun } from '../support/runs.js';
 import { testConfig, tempDir } from '../support/config.js';
 import { testLaneRegistry } from '../support/lanes.js';
 
@@ -33,19 +33,7 @@ describe('executeRun with in-process handlers', () => {
       spawner: { run: async () => Promise.reject(new Error('no workers here')) },
       ownerId: 'executor-test',
     };
-    const record = newRunRecord({
-      runId: 'r',
-      taskId: 't',
-      type: 'doc-sync',
-      internal: false,
-      payload: {},
-      source: 'api',
-      requestedBy: 'ops',
-      now: new Date(),
-      approvalRequired: false,
-      approvalReason: null,
-      approvedFromTaskId: null,
-    });
+    const record = admittedRun({ runId: 'r', taskId: 't', type: 'doc-sync' });
     return executeRun(deps, getCatalogEntry('doc-sync')!, record, new AbortController().signal);
   }
 
@@ -101,19 +89,7 @@ describe('executeRun of community-response: the pre-spawn coordination step', ()
       ownerId: 'executor-test',
     };
     const runOf = (runId: string) =>
-      newRunRecord({
-        runId,
-        taskId: `t-${runId}`,
-        type: 'community-response',
-        internal: false,
-        payload: { items: [{ postId: 'p1', title: 'Rotate keys', selectedForDraft: true }] },
-        source: 'api',
-        requestedBy: 'ops',
-        now: new Date(),
-        approvalRequired: false,
-        approvalReason: null,
-        approvedFromTaskId: null,
-      });
+      admittedRun({ runId, taskId: `t-${runId}`, type: 'community-response', payload: { items: [{ postId: 'p1', title: 'Rotate keys', selectedForDraft: true }] } });
     const exec = (runId: string) => executeRun(deps, getCatalogEntry('community-response')!, runOf(runId), new AbortController().signal);
     return { exec, spawned };
   }

@@ -16,8 +16,8 @@ import { createTriggerCheck } from '../../src/tasks/trigger-check.js';
 import type { WorkerRequest, WorkerOutcome } from '../../src/workers/types.js';
 import { tempDir, testConfig } from '../support/config.js';
 import { testLaneRegistry } from '../support/lanes.js';
+import { REPO_ROOT } from '../support/paths.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 /** The fixture lane: a worker type of the catalog that registers no hook in the service itself. */
 const FIXTURE_TYPE = 'summarize-content';
 
@@ -205,7 +205,7 @@ describe('the lane registry', () => {
 
 describe('the generic runtime', () => {
   it('names no task type in admission, runner, executor, finalize or the runtime', () => {
-    const files = ['executor', 'runner', 'runtime', 'admission', 'finalize'].map((name) => join(ROOT, 'src', 'tasks', `${name}.ts`));
+    const files = ['executor', 'runner', 'runtime', 'admission', 'finalize'].map((name) => join(REPO_ROOT, 'src', 'tasks', `${name}.ts`));
     for (const file of files) {
       const source = readFileSync(file, 'utf8');
       for (const { type } of TASK_CATALOG) {

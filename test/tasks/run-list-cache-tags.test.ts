@@ -3,8 +3,9 @@ import { MemoryCoordination } from '../../src/coordination/memory.js';
 import { runListPageTags, runListPruneTags, runListWriteTags, type RunListFilter } from '../../src/domain/cache-invalidation.js';
 import { matchesRunQuery, normalizeRunQuery, PRUNABLE_STATUSES } from '../../src/store/run-rules.js';
 import { runWriteTags } from '../../src/tasks/admission.js';
-import { admitRetry, markFailed, markRunning, markSucceeded, newRunRecord, withEvent } from '../../src/tasks/run-transitions.js';
+import { admitRetry, markFailed, markRunning, markSucceeded, withEvent } from '../../src/tasks/run-transitions.js';
 import { RUN_STATUSES, type RunAccounting, type RunRecord } from '../../src/domain/run-record.js';
+import { admittedRun } from '../support/runs.js';
 
 /**
  * The runs-list tagging is checked against the listing itself: for every kind of run write and
@@ -36,18 +37,16 @@ const TYPES = [
 let seq = 0;
 function run(type: string, internal: boolean, approvalRequired = false): RunRecord {
   seq += 1;
-  const record = newRunRecord({
+  const record = admittedRun({
     runId: `${type}-${seq}`,
     taskId: `task-${seq}`,
     type,
     internal,
     payload: { n: seq },
-    source: 'api',
     requestedBy: 'operator',
     now: at(seq),
     approvalRequired,
     approvalReason: approvalRequired ? 'payload.requiresApproval is true' : null,
-    approvedFromTaskId: null,
   });
   return { ...record, seq };
 }

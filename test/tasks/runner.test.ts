@@ -11,7 +11,7 @@ import type { RunRecord } from '../../src/domain/run-record.js';
 import type { WorkerSpawner } from '../../src/workers/spawn-worker.js';
 import { tempDir, testConfig } from '../support/config.js';
 import { testLaneRegistry } from '../support/lanes.js';
-import { insertIfAbsent, makeRun } from '../store/fixtures/runs.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
 
 /** A gate the test opens to let one handler call return. */
 function gate(): { wait: Promise<void>; open: () => void } {

@@ -7,7 +7,9 @@ import type { AppConfig } from '../../src/config/types.js';
 import { createWorkerSpawner, MAX_WORKER_STDOUT_BYTES } from '../../src/workers/spawn-worker.js';
 import { WORKER_ENV_ALLOWLIST } from '../../src/workers/worker-env.js';
 import { tempDir, testConfig } from '../support/config.js';
-import { captureLogger, FIXTURE_AGENTS_DIR, isRunning, leftoverPayloadDirs, spawnErrors, waitFor } from './helpers.js';
+import { isRunning, leftoverPayloadDirs, spawnErrors, waitUntil } from '../support/worker-spawn.js';
+import { captureLogger } from '../support/captured-logger.js';
+import { FIXTURE_AGENTS_DIR } from '../support/paths.js';
 
 const registry = loadAgentRegistry(FIXTURE_AGENTS_DIR);
 
@@ -93,7 +95,7 @@ describe('worker spawner: outcomes', () => {
 
 describe('worker spawner: timeouts and aborts kill the whole process group', () => {
   async function readPids(pidFile: string): Promise<{ workerPid: number; grandchildPid: number }> {
-    await waitFor(() => existsSync(pidFile), 10_000, 'the worker to record its pids');
+    await waitUntil(() => existsSync(pidFile), 10_000, 'the worker to record its pids');
     return JSON.parse(readFileSync(pidFile, 'utf8')) as { workerPid: number; grandchildPid: number };
   }
 
@@ -112,7 +114,7 @@ describe('worker spawner: timeouts and aborts kill the whole process group', () 
     expect(outcome).toMatchObject({ ok: false, failure: 'timeout', error: 'worker timed out after 1500 ms', signal: 'SIGTERM' });
     const { workerPid, grandchildPid } = await readPids(pidFile);
     expect(workerPid).toBe(outcome.pid);
-    await waitFor(() => !isRunning(workerPid) && !isRunning(grandchildPid), 5_000, 'worker and grandchild to exit');
+    await waitUntil(() => !isRunning(workerPid) && !isRunning(grandchildPid), 5_000, 'worker and grandchild to exit');
     expect(spawnErrors(lines, id)[0]).toMatchObject({ agentId: 'fixture-timeout', failure: 'timeout' });
     expect(leftoverPayloadDirs(id)).toEqual([]);
   });
@@ -130,7 +132,7 @@ describe('worker spawner: timeouts and aborts kill the whole process group', () 
 
     expect(outcome).toMatchObject({ failure: 'timeout', signal: 'SIGKILL' });
     const { workerPid, grandchildPid } = await readPids(pidFile);
-    await waitFor(() => !isRunning(workerPid) && !isRunning(grandchildPid), 5_000, 'worker and grandchild to exit');
+    await waitUntil(() => !isRunning(workerPid) && !isRunning(grandchildPid), 5_000, 'worker and grandchild to exit');
   });
 
   it('takes the timeout from the lane setting when the request has none', async () => {
@@ -163,7 +165,7 @@ describe('worker spawner: timeouts and aborts kill the whole process group', () 
     const outcome = await running;
 
     expect(outcome).toMatchObject({ ok: false, failure: 'aborted', error: 'worker aborted: service shutting down' });
-    await waitFor(() => !isRunning(workerPid) && !isRunning(grandchildPid), 5_000, 'worker and grandchild to exit');
+    await waitUntil(() => !isRunning(workerPid) && !isRunning(grandchildPid), 5_000, 'worker and grandchild to exit');
     expect(spawnErrors(lines, id)[0]).toMatchObject({ failure: 'aborted' });
     expect(leftoverPayloadDirs(id)).toEqual([]);
   });

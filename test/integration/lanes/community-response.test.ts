@@ -5,8 +5,8 @@ import { tempDir } from '../../support/config.js';
 import { waitFor, waitForTerminal } from '../../support/http.js';
 import { TEST_KEYS } from '../../support/keys.js';
 import { startRuntimeService, type RuntimeService } from '../../support/runtime-service.js';
-import { startLoopbackServer, type LoopbackServer } from '../../tasks/handlers/loopback-server.js';
-import { writePackFixture } from '../../fixtures/lanes/community-response/pack.js';
+import { startLoopbackServer, type LoopbackServer } from '../../support/loopback-server.js';
+import { writePackFixture } from '../../support/knowledge-pack.js';
 
 const AGENTS = join(import.meta.dirname, '..', '..', '..', 'agents');
 

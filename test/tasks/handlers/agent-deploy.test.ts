@@ -2,7 +2,9 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileS
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentDeploy } from '../../../src/tasks/handlers/agent-deploy.js';
-import { applyOutcome, fixedClock, freshState, handlerConfig, handlerInput, shownFile } from './fixtures.js';
+import { applyOutcome, freshState, handlerInput, shownFile } from '../../support/handlers.js';
+import { fixedClock } from '../../support/clocks.js';
+import { handlerConfig } from '../../support/config.js';
 
 function setupTemplates() {
   const config = handlerConfig({ agentsDir: './agent-templates' });

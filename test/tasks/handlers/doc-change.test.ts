@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { docChangeBufferPath, drainDocChanges } from '../../../src/knowledge/doc-change-buffer.js';
 import { docChange, normalizeDocPath } from '../../../src/tasks/handlers/doc-change.js';
-import { freshState, handlerConfig, handlerInput, knowledgeContext } from './fixtures.js';
+import { freshState, handlerInput, knowledgeContext } from '../../support/handlers.js';
+import { handlerConfig } from '../../support/config.js';
 
 describe('doc-change handler', () => {
   it('buffers changed paths without duplicates and reports the 25-path threshold', async () => {

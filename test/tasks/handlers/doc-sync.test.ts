@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { docSync } from '../../../src/tasks/handlers/doc-sync.js';
 import { outlineDoc } from '../../../src/knowledge/doc-outline.js';
-import { applyOutcome, fixedClock, freshState, handlerConfig, handlerInput, knowledgeContext, shownFile } from './fixtures.js';
+import { applyOutcome, freshState, handlerInput, knowledgeContext, shownFile } from '../../support/handlers.js';
+import { fixedClock } from '../../support/clocks.js';
+import { handlerConfig } from '../../support/config.js';
 
 interface SyncResult {
   filesIndexed: number;

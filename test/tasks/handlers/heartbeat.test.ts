@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { degradedReasons, heartbeat } from '../../../src/tasks/handlers/heartbeat.js';
 import type { TaskRecord } from '../../../src/domain/orchestrator-state.js';
-import { fixedClock, freshState, handlerInput } from './fixtures.js';
+import { freshState, handlerInput } from '../../support/handlers.js';
+import { fixedClock } from '../../support/clocks.js';
 
 const record = (status: TaskRecord['status']): TaskRecord => ({ type: 'x', status, timestamp: '2024-05-01T00:00:00Z', durationMs: 1 });
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { followUpKey, nightlyBatch } from '../../../src/tasks/handlers/nightly-batch.js';
 import type { RSSRecord } from '../../../src/domain/orchestrator-state.js';
 import { validatePayload } from '../../../src/tasks/payload-validation.js';
-import { applyOutcome, freshState, handlerConfig, handlerInput } from './fixtures.js';
+import { applyOutcome, freshState, handlerInput } from '../../support/handlers.js';
+import { handlerConfig } from '../../support/config.js';
 
 function draft(n: number, relevanceScore: number, extra: Partial<RSSRecord> = {}): RSSRecord {
   return {

@@ -6,8 +6,9 @@ import { parseFeed } from '../../../src/tasks/handlers/feed-parser.js';
 import { scoreEntry } from '../../../src/tasks/handlers/relevance.js';
 import { rssSweep } from '../../../src/tasks/handlers/rss-sweep.js';
 import type { RSSRecord } from '../../../src/domain/orchestrator-state.js';
-import { applyOutcome, freshState, handlerConfig, handlerInput } from './fixtures.js';
-import { closedPortUrl, startLoopbackServer, type LoopbackServer } from './loopback-server.js';
+import { applyOutcome, freshState, handlerInput } from '../../support/handlers.js';
+import { handlerConfig } from '../../support/config.js';
+import { closedPortUrl, startLoopbackServer, type LoopbackServer } from '../../support/loopback-server.js';
 
 // The handler clock of fixtures.ts reads 2024-05-01T12:00:00Z.
 const RSS = `<?xml version="1.0" encoding="UTF-8"?>

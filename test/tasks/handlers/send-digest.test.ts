@@ -2,8 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendDigest, type Digest } from '../../../src/tasks/handlers/send-digest.js';
 import type { OrchestratorState } from '../../../src/domain/orchestrator-state.js';
-import { freshState, handlerConfig, handlerInput } from './fixtures.js';
-import { closedPortUrl, startLoopbackServer, type LoopbackServer } from './loopback-server.js';
+import { freshState, handlerInput } from '../../support/handlers.js';
+import { handlerConfig } from '../../support/config.js';
+import { closedPortUrl, startLoopbackServer, type LoopbackServer } from '../../support/loopback-server.js';
 
 let server: LoopbackServer;
 

@@ -2,7 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startup } from '../../../src/tasks/handlers/startup.js';
-import { applyOutcome, freshState, handlerConfig, handlerInput } from './fixtures.js';
+import { applyOutcome, freshState, handlerInput } from '../../support/handlers.js';
+import { handlerConfig } from '../../support/config.js';
 
 describe('startup handler', () => {
   it('counts the docs, records their paths and stamps lastStartedAt', async () => {
