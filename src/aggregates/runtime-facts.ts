@@ -4,11 +4,7 @@ import type { AppConfig } from '../config/types.js';
 import { APPROVAL_GATED_BY_DEFAULT, CONTROL_PLANE_LANES, INTERNAL_TASK_TYPES, TASK_CATALOG } from '../tasks/catalog.js';
 import type { RunRecord } from '../domain/run-record.js';
 import { persistenceMode } from './persistence-view.js';
-
-/** A state target as shown: URL credentials (user:password@) are replaced, never echoed. */
-export function safeTarget(target: string): string {
-  return target.replace(/(\w+:\/\/)[^/@\s]*@/, '$1[redacted]@');
-}
+import { shownTarget } from '../store/shown-target.js';
 
 export interface RuntimeFactsInput {
   now: Date;
@@ -45,7 +41,7 @@ export function composeRuntimeFacts(input: RuntimeFactsInput) {
     generatedAt: input.now.toISOString(),
     persistence: {
       mode: persistenceMode(input.storeKind, config.stateTarget),
-      target: safeTarget(config.stateTarget),
+      target: shownTarget(config.stateTarget),
       stateOverridden: config.stateOverridden,
       inheritedByWorkers: config.stateOverridden,
       coordination: input.coordinationStore === 'kvstore' ? 'redis' : 'memory',

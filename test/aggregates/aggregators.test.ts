@@ -8,7 +8,8 @@ import { composeDashboard, nextRetryAt, queuePressure, recentTasks } from '../..
 import { composeExtendedHealth, type ExtendedHealthInput } from '../../src/aggregates/extended-health.js';
 import { persistenceView } from '../../src/aggregates/persistence-view.js';
 import { readPort } from '../../src/aggregates/read-ports.js';
-import { composeRuntimeFacts, safeTarget } from '../../src/aggregates/runtime-facts.js';
+import { composeRuntimeFacts } from '../../src/aggregates/runtime-facts.js';
+import { shownTarget } from '../../src/store/shown-target.js';
 import type { IncidentDigest, IncidentRollup } from '../../src/incidents/read-port.js';
 import { TASK_CATALOG } from '../../src/tasks/catalog.js';
 import { addToRunCounts, emptyRunCounts } from '../../src/store/run-rules.js';
@@ -261,7 +262,11 @@ describe('read ports', () => {
 
 describe('runtime facts', () => {
   it('states the effective mode, schedule, classification and resident services; never a URL credential', () => {
-    expect(safeTarget('postgres://orch:s3cret@db:5432/orch')).toBe('postgres://[redacted]@db:5432/orch');
+    expect(shownTarget('postgres://orch:s3cret@db:5432/orch')).toBe('postgres://[redacted]@db:5432/orch');
+    expect(shownTarget('/srv/orch/data/orchestrator-state.json')).toBe('orchestrator-state.json');
+    expect(shownTarget('sql:/srv/orch/data/state.sqlite')).toBe('sql:state.sqlite');
+    expect(shownTarget('docdb:orchestrator')).toBe('docdb:orchestrator');
+    expect(shownTarget('postgres:db.internal:5432/orch')).toBe('postgres:db.internal:5432/orch');
     const facts = composeRuntimeFacts({
       now: NOW,
       config: {
@@ -288,7 +293,7 @@ describe('runtime facts', () => {
     });
     expect(facts.persistence).toEqual({
       mode: 'file',
-      target: '/srv/state.json',
+      target: 'state.json',
       stateOverridden: true,
       inheritedByWorkers: true,
       coordination: 'memory',

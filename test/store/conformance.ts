@@ -1,3 +1,4 @@
+import { shownTarget } from '../../src/store/shown-target.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StateStore } from '../../src/store/types.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
@@ -661,7 +662,9 @@ export function describeStoreConformance(
         await store.putDoc('incidents', 'i1', { id: 'i1' });
         const health = await store.health();
         expect(health.status).toBe('ok');
-        expect(health.target).toBe(store.target);
+        // Health is shown to clients: the target by name, never the server's absolute path.
+        expect(health.target).toBe(shownTarget(store.target));
+        expect(health.target.includes('/tmp/')).toBe(false);
         expect(health.collections).toMatchObject({ runs: 1, milestones: 1, telemetry: 0, 'docs:incidents': 1 });
         expect(store.exclusive).toBe(!shared);
       });

@@ -12,7 +12,7 @@ const PersistenceHealth = Type.Object({
   status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded')]),
   activeStore: Type.Union([Type.Literal('file'), Type.Literal('sql'), Type.Literal('docdb'), Type.Literal('postgres')]),
   store: Type.Object({
-    target: Type.String({ description: 'file path, `sql:<path>`, `postgres:<host>/<db>` or `docdb:<key>`; never a credential' }),
+    target: Type.String({ description: 'the state file by name, `sql:<file name>`, `postgres:<host>/<db>` or `docdb:<key>`; never a credential or the server\'s absolute path' }),
     status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('down')]),
     detail: Type.String(),
     collections: Type.Record(Type.String(), Type.Integer({ minimum: 0 })),

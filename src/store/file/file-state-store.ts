@@ -1,4 +1,5 @@
 import { nodeStoreFs, type StoreFs } from '../store-fs.js';
+import { shownTarget } from '../shown-target.js';
 import { dirname, resolve } from 'node:path';
 import type { RunRecord } from '../../domain/run-record.js';
 import type { OrchestratorState, TaskRecord } from '../../domain/orchestrator-state.js';
@@ -224,20 +225,20 @@ export class FileStateStore implements StateStore {
 
   async health(): Promise<StoreHealth> {
     const session = this.lifecycle.session;
-    if (session === null) return { status: 'down', target: this.target, detail: 'store is not open', collections: {} };
+    if (session === null) return { status: 'down', target: shownTarget(this.target), detail: 'store is not open', collections: {} };
     const collections = session.model.sizes();
     const { journal } = session;
-    if (journal.broken !== null) return { status: 'down', target: this.target, detail: journal.broken.message, collections };
+    if (journal.broken !== null) return { status: 'down', target: shownTarget(this.target), detail: journal.broken.message, collections };
     const size = `${journal.entries} journal entries, ${journal.bytes} bytes since the last compaction`;
     if (this.compactionError !== null) {
       return {
         status: 'degraded',
-        target: this.target,
+        target: shownTarget(this.target),
         detail: `compaction failing (${this.compactionError.message}); writes stay durable in the journal (${size})`,
         collections,
       };
     }
-    return { status: 'ok', target: this.target, detail: `JSON snapshot with append-only journal (${size})`, collections };
+    return { status: 'ok', target: shownTarget(this.target), detail: `JSON snapshot with append-only journal (${size})`, collections };
   }
 
   mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult> {
@@ -529,7 +530,7 @@ export class FileStateStore implements StateStore {
   private compactionFailed(session: Session, err: Error): void {
     this.compactionError = err;
     this.compactionFloor = { bytes: session.journal.bytes, entries: session.journal.entries };
-    this.logger.error({ target: this.target, err }, 'state snapshot compaction failed; the journal keeps growing');
+    this.logger.error({ target: shownTarget(this.target), err }, 'state snapshot compaction failed; the journal keeps growing');
   }
 
   private readable(): Session {

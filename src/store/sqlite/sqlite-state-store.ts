@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { shownTarget } from '../shown-target.js';
 import { dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { RunRecord } from '../../domain/run-record.js';
@@ -130,9 +131,9 @@ export class SqliteStateStore implements StateStore {
 
   async health(): Promise<StoreHealth> {
     const session = this.lifecycle.session;
-    if (session === null) return { status: 'down', target: this.target, detail: 'store is not open', collections: {} };
+    if (session === null) return { status: 'down', target: shownTarget(this.target), detail: 'store is not open', collections: {} };
     const broken = session.batcher.broken ?? session.writer.failure;
-    if (broken !== null) return { status: 'down', target: this.target, detail: broken.message, collections: {} };
+    if (broken !== null) return { status: 'down', target: shownTarget(this.target), detail: broken.message, collections: {} };
     try {
       const { db } = session;
       const collections: Record<string, number> = {
@@ -148,12 +149,12 @@ export class SqliteStateStore implements StateStore {
       for (const [collection, n] of countDocsByCollection(db)) collections[`docs:${collection}`] = n;
       return {
         status: 'ok',
-        target: this.target,
+        target: shownTarget(this.target),
         detail: `SQLite ${db.prepare('SELECT sqlite_version() AS v').pluck().get() as string}, WAL, layout version ${SCHEMA_VERSION}`,
         collections,
       };
     } catch (err) {
-      return { status: 'down', target: this.target, detail: (err as Error).message, collections: {} };
+      return { status: 'down', target: shownTarget(this.target), detail: (err as Error).message, collections: {} };
     }
   }
 
