@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { readScopedFile } from '../worker-sdk/scoped-file.js';
+import { configuredPathProblem } from '../workspace/configured-folder.js';
 import { Compile } from 'typebox/compile';
 import { pointer, type ErrorDetail } from '../domain/errors.js';
 import { BusinessRegistrySchema, REGISTRY_SCHEMA_VERSION, type BusinessRegistry, type RegistryAction } from './registry-schema.js';
@@ -93,22 +95,35 @@ export function validateRegistry(data: unknown): { registry: BusinessRegistry | 
   return problems.length > 0 ? { registry: null, problems } : { registry: data, problems: [] };
 }
 
+/** Where JSON.parse stopped, as "line L, column C", without quoting any of the text. */
+export function jsonErrorPosition(err: Error, text: string): string {
+  const lineColumn = /line (\d+) column (\d+)/.exec(err.message);
+  if (lineColumn) return `line ${lineColumn[1]}, column ${lineColumn[2]}`;
+  const position = /position (\d+)/.exec(err.message);
+  if (!position) return 'unexpected end or character';
+  const before = text.slice(0, Number(position[1]));
+  const line = before.split('\n').length;
+  return `line ${line}, column ${before.length - before.lastIndexOf('\n')}`;
+}
+
 export function fingerprintOf(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
 /** Reads and validates the registry file; never throws for a missing or bad file (the cycle reports it). */
-export async function loadRegistry(path: string): Promise<RegistryLoad> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'the business registry file does not exist' : `the business registry file cannot be read (${code ?? 'error'})`;
-    return { status: 'missing', registry: null, fingerprint: null, problems: [{ path: '/', message: reason }], reason };
+export async function loadRegistry(path: string, workspaceRoot: string): Promise<RegistryLoad> {
+  const missing = (reason: string): RegistryLoad => ({ status: 'missing', registry: null, fingerprint: null, problems: [{ path: '/', message: reason }], reason });
+  // Checked at every load: a registry swapped for a link would read (and report on) any file.
+  const refused = configuredPathProblem(path, 'business registry', { workspaceRoot });
+  if (refused) return missing(`refused: ${refused}`);
+  const read = readScopedFile(dirname(path), basename(path), { maxBytes: MAX_REGISTRY_BYTES + 1 });
+  if (!read.ok) {
+    if (read.problem === 'missing') return missing('the business registry file does not exist');
+    if (read.problem !== 'too-large') return missing(`the business registry file ${read.message}`);
   }
+  const text = read.ok ? read.content.toString('utf8') : '';
   const fingerprint = fingerprintOf(text);
-  if (Buffer.byteLength(text) > MAX_REGISTRY_BYTES) {
+  if (!read.ok || Buffer.byteLength(text) > MAX_REGISTRY_BYTES) {
     const reason = 'the business registry file is larger than 2 MiB';
     return { status: 'invalid', registry: null, fingerprint, problems: [{ path: '/', message: reason }], reason };
   }
@@ -116,7 +131,8 @@ export async function loadRegistry(path: string): Promise<RegistryLoad> {
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    const reason = `the business registry is not valid JSON: ${(err as Error).message}`;
+    // The parser's message quotes the start of the text; only where it stopped is reported.
+    const reason = `the business registry is not valid JSON (${jsonErrorPosition(err as Error, text)})`;
     return { status: 'invalid', registry: null, fingerprint, problems: [{ path: '/', message: reason }], reason };
   }
   const { registry, problems } = validateRegistry(parsed);

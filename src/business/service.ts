@@ -271,7 +271,7 @@ export function createBusinessService(deps: BusinessDeps) {
       const now = clock.now();
       const state = await reconcileLocked(await cycles.scheduler());
       const [latest] = await cycles.cycles();
-      const inputs = await currentInputs(await loadRegistry(config.businessRegistryPath), latest?.selected?.runId ?? null);
+      const inputs = await currentInputs(await loadRegistry(config.businessRegistryPath, config.workspaceRoot), latest?.selected?.runId ?? null);
       const skip = scheduledSkip(state, now, inputs);
       const nextRunAt = state.mode === 'enabled' ? nextSlot(state.cron, now) : null;
       if (skip) {
@@ -314,7 +314,7 @@ export function createBusinessService(deps: BusinessDeps) {
 
   /** What one cycle plans and enqueues: at most one safe internal task, through the one admission path. */
   async function planCycle(cycle: CycleRecord): Promise<{ finished: CycleRecord; summary: string }> {
-    const registry = await loadRegistry(config.businessRegistryPath);
+    const registry = await loadRegistry(config.businessRegistryPath, config.workspaceRoot);
     const registryEvidence = {
       status: registry.status,
       fingerprint: registry.fingerprint,
@@ -423,7 +423,7 @@ export function createBusinessService(deps: BusinessDeps) {
   // Read models of the business routes.
 
   async function liveCandidates() {
-    const registry = await loadRegistry(config.businessRegistryPath);
+    const registry = await loadRegistry(config.businessRegistryPath, config.workspaceRoot);
     if (registry.status !== 'ok') return { registry, candidates: [] as Candidate[], wouldSelect: null as Candidate | null };
     const candidates = rankCandidates(registry.registry, await plannerContext());
     return { registry, candidates, wouldSelect: selectCandidate(candidates) };

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { analyzeDoc, INDEXER_VERSION } from './analyze-doc.js';
 import { describedFilesOf, type KnowledgePaths } from './described-files.js';
-import { walkDocs } from './docs-walk.js';
+import { assertConfiguredPath } from '../workspace/configured-folder.js';
+import { readScopedFile } from '../worker-sdk/scoped-file.js';
+import { DOC_WALK_LIMITS, walkDocs } from './docs-walk.js';
 import { gitHeadCommit } from './git-head.js';
 import type { DescribedFile, DocChanges, IndexedDoc, KnowledgeIndex } from './index-model.js';
 
@@ -58,6 +60,8 @@ export async function buildIndex(previous: KnowledgeIndex | null, options: Build
   const { docsPath, workspaceRoot, now } = options;
   const usable = previous && previous.indexerVersion === INDEXER_VERSION ? previous : null;
   const before = new Map((usable?.docs ?? []).map((d) => [d.path, d]));
+  // Checked at every pass: a docs folder swapped for a link would index (and export) what it points to.
+  assertConfiguredPath(docsPath, 'docs folder', { workspaceRoot });
   const walk = await walkDocs(docsPath);
   const changes: DocChanges = { added: [], modified: [], removed: [] };
   const docs: IndexedDoc[] = [];
@@ -71,12 +75,10 @@ export async function buildIndex(previous: KnowledgeIndex | null, options: Build
       reused += 1;
       continue;
     }
-    let content: string;
-    try {
-      content = await readFile(file.absolutePath, 'utf8');
-    } catch {
-      continue; // removed between the walk and the read: the next pass sees it gone
-    }
+    // A doc replaced by a link (or removed) between the walk and the read is not read: the next pass sees it.
+    const read = readScopedFile(docsPath, file.path, { maxBytes: DOC_WALK_LIMITS.maxFileBytes });
+    if (!read.ok) continue;
+    const content = read.content.toString('utf8');
     const hash = sha256(content);
     if (old && old.hash === hash) {
       docs.push({ ...old, mtimeMs: file.mtimeMs, bytes: file.size });

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppConfig } from '../config/types.js';
 import { DomainError } from '../domain/errors.js';
-import { writeJsonAtomic } from '../tasks/handlers/atomic-write.js';
+import { writeJsonAtomic } from '../workspace/file-writes.js';
 
 /** Pending paths at which buffered drift is handed to a drift-repair (the spec's threshold). */
 export const DOC_CHANGE_THRESHOLD = 25;

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../tasks/handlers/atomic-write.js';
+import { writeFileAtomic } from '../workspace/file-writes.js';
 import type { KnowledgeIndex } from './index-model.js';
 
 /** Where the index lives between starts: one JSON file under logsDir, replaced atomically. */

@@ -1,6 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
+import { readScopedFile } from '../worker-sdk/scoped-file.js';
+import { assertConfiguredPath } from '../workspace/configured-folder.js';
 import { INDEXER_VERSION } from './analyze-doc.js';
+import { DOC_WALK_LIMITS } from './docs-walk.js';
 import { sha256 } from './build-index.js';
 import type { KnowledgePaths } from './described-files.js';
 import type { IndexedDoc, KnowledgeIndex } from './index-model.js';
@@ -11,12 +13,10 @@ export function workspacePathOf(paths: KnowledgePaths, docPath: string): string 
   return relative(paths.workspaceRoot, resolve(paths.docsPath, docPath)).split(sep).join('/');
 }
 
-async function readOrNull(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch {
-    return null;
-  }
+/** A doc's text, read without following a link (a doc swapped for one is left out), or null. */
+function readDoc(docsPath: string, docPath: string): string | null {
+  const read = readScopedFile(docsPath, docPath, { maxBytes: DOC_WALK_LIMITS.maxFileBytes });
+  return read.ok ? read.content.toString('utf8') : null;
 }
 
 /**
@@ -26,7 +26,7 @@ async function readOrNull(path: string): Promise<string | null> {
 export async function packDocsFrom(index: KnowledgeIndex, paths: KnowledgePaths): Promise<PackDoc[]> {
   const docs: PackDoc[] = [];
   for (const doc of index.docs) {
-    const content = await readOrNull(resolve(paths.docsPath, doc.path));
+    const content = readDoc(paths.docsPath, doc.path);
     if (content === null) continue;
     docs.push({
       path: workspacePathOf(paths, doc.path),
@@ -55,6 +55,10 @@ export async function regeneratePack(
   now: Date,
   extra: Record<string, unknown> = {},
 ): Promise<RegeneratedPack> {
+  // Both folders are checked when used: a docs or packs folder swapped for a link would carry
+  // outside text into the pack, or the pack outside.
+  assertConfiguredPath(paths.docsPath, 'docs folder', paths);
+  assertConfiguredPath(paths.knowledgePackDir, 'knowledge packs folder', paths);
   const docs = await packDocsFrom(index, paths);
   const written = await writePack(paths.knowledgePackDir, {
     generatedAt: now.toISOString(),
@@ -62,7 +66,7 @@ export async function regeneratePack(
     docs,
     extra: { indexGeneration: index.generation, commit: index.commit, docCount: docs.length, ...extra },
   });
-  const verification = await verifyPack(written, (doc) => readOrNull(resolve(paths.docsPath, String(doc.docPath ?? doc.path))));
+  const verification = await verifyPack(written, async (doc) => readDoc(paths.docsPath, String(doc.docPath ?? doc.path)));
   return { written, verification };
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../tasks/handlers/atomic-write.js';
+import { writeFileAtomic } from '../workspace/file-writes.js';
 
 /**
  * The knowledge pack: a versioned, hashed snapshot of the docs that readers (community-response,

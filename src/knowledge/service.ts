@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { readScopedFile } from '../worker-sdk/scoped-file.js';
+import { assertConfiguredPath } from '../workspace/configured-folder.js';
+import { DOC_WALK_LIMITS } from './docs-walk.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { CacheTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
@@ -93,6 +94,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     const { index: next, changed } = await buildIndex(previous, { docsPath: config.docsPath, workspaceRoot: config.workspaceRoot, now: clock.now() });
     index = next;
     if (changed) {
+      assertConfiguredPath(config.logsDir, 'logs folder', config);
       await writeKnowledgeIndex(config.logsDir, next);
       await deps.invalidator.invalidate([CacheTags.knowledge]);
       deps.logger.info({ generation: next.generation, docs: next.docs.length, ...next.lastRefresh.changes }, 'knowledge index refreshed');
@@ -258,12 +260,10 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     const docs: Array<Record<string, unknown> & { path: string; content: string }> = [];
     let truncated = false;
     for (const doc of idx.docs) {
-      let content: string;
-      try {
-        content = await readFile(resolve(config.docsPath, doc.path), 'utf8');
-      } catch {
-        continue;
-      }
+      // Read as the index read it: inside the docs folder, no link followed.
+      const read = readScopedFile(config.docsPath, doc.path, { maxBytes: DOC_WALK_LIMITS.maxFileBytes });
+      if (!read.ok) continue;
+      const content = read.content.toString('utf8');
       bytes += content.length;
       if (bytes > MAX_EXPORT_BYTES) {
         truncated = true;

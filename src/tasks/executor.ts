@@ -6,7 +6,10 @@ import type { StateStore } from '../store/types.js';
 import { removeWorkerDirectory, type WorkerSpawner } from '../workers/spawn-worker.js';
 import { isOwnedAttempt } from './run-transitions.js';
 import type { CatalogEntry } from './catalog.js';
-import { ProgrammingError } from '../domain/errors.js';
+import { DomainError, ProgrammingError, type ErrorCode } from '../domain/errors.js';
+
+/** Error codes of refusals: retrying the attempt cannot change them. */
+const REFUSAL_CODES: ReadonlySet<ErrorCode> = new Set(['scope_outside_workspace', 'invalid_request', 'invalid_config', 'forbidden']);
 import type { FollowUpTask, HandlerOutcome } from './handler-types.js';
 import type { BlockedAttempt, BoundTaskHandler, LaneRegistry } from './lanes.js';
 import type { RunRecord, RunToolGate, SpecialistContract } from '../domain/run-record.js';
@@ -84,7 +87,8 @@ async function runHandler(deps: ExecutorDeps, handler: BoundTaskHandler, run: Ru
       result: { status: 'error', error: message },
       error: message,
       failureReason: 'handler-exception',
-      transient: true,
+      // A refusal (a path outside its root, a bad configuration) stays a refusal when retried.
+      transient: !(err instanceof DomainError && REFUSAL_CODES.has(err.code)),
       durationMs: Date.now() - started,
       operatorSummary: null,
       recommendedNextActions: null,

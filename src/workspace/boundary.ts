@@ -14,9 +14,35 @@ export class WorkspaceBoundaryError extends DomainError {
   constructor(
     readonly value: string,
     readonly reason: string,
+    /** `invalid_request` for a path no file system can hold (over its limits). */
+    code: 'scope_outside_workspace' | 'invalid_request' = 'scope_outside_workspace',
   ) {
-    super('scope_outside_workspace', `path ${JSON.stringify(value)} ${reason}`);
+    super(code, `path ${JSON.stringify(shortened(value))} ${reason}`);
   }
+}
+
+/** The file system's limits (Linux, and most others): one name, and a whole path, in bytes. */
+export const MAX_NAME_BYTES = 255;
+export const MAX_PATH_BYTES = 4095;
+
+/** A long refused value is quoted by its start only: the message must stay readable. */
+function shortened(value: string): string {
+  return value.length > 120 ? `${value.slice(0, 100)}… (${value.length} characters)` : value;
+}
+
+/**
+ * Why `relative` cannot name a file on any file system (a component over 255 bytes, or the whole
+ * path over 4095), or null. Checked before any file system call: the call would fail with
+ * ENAMETOOLONG, which is the caller's mistake, not the service's.
+ */
+export function pathLimitProblem(relative: string): string | null {
+  const bytes = Buffer.byteLength(relative, 'utf8');
+  if (bytes > MAX_PATH_BYTES) return `is ${bytes} bytes long; a path may have at most ${MAX_PATH_BYTES}`;
+  for (const component of relative.split(/[\\/]/)) {
+    const length = Buffer.byteLength(component, 'utf8');
+    if (length > MAX_NAME_BYTES) return `has a name of ${length} bytes; a file or folder name may have at most ${MAX_NAME_BYTES}`;
+  }
+  return null;
 }
 
 function isInside(root: string, candidate: string): boolean {
@@ -54,6 +80,8 @@ export function resolveWorkspacePath(workspaceRoot: string, relative: string): s
   if (typeof relative !== 'string') throw new WorkspaceBoundaryError(String(relative), 'is not a string');
   if (relative.includes('\0')) throw new WorkspaceBoundaryError(relative, 'contains a NUL byte');
   if (relative.trim() === '') throw new WorkspaceBoundaryError(relative, 'is empty; use "." for the workspace root');
+  const tooLong = pathLimitProblem(relative);
+  if (tooLong) throw new WorkspaceBoundaryError(relative, tooLong, 'invalid_request');
   // win32.isAbsolute also catches `C:\…` and `\\server\…`, which would be relative names on POSIX.
   if (isAbsolute(relative) || win32.isAbsolute(relative)) {
     throw new WorkspaceBoundaryError(relative, 'is absolute; task paths are relative to the workspace root');
@@ -114,9 +142,21 @@ export function collectScopeValues(selector: string, payload: Record<string, unk
   return values;
 }
 
+/** One detail per scope value of the payload that no file system can hold (over its limits). */
+export function checkPayloadPathLimits(entry: CatalogEntry, payload: Record<string, unknown>): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  for (const selector of entry.scopeFields) {
+    for (const { path, value } of collectScopeValues(selector, payload)) {
+      const problem = pathLimitProblem(value);
+      if (problem) details.push({ path, message: `path ${JSON.stringify(shortened(value))} ${problem}` });
+    }
+  }
+  return details;
+}
+
 /**
- * One detail per scope value of the payload that leaves the workspace. Values of the wrong type
- * are left to schema validation, which reports them with a better message.
+ * One detail per scope value of the payload that leaves the workspace (or that no file system can
+ * hold). Values of the wrong type are left to schema validation, which reports them better.
  */
 export function checkPayloadScopes(
   entry: CatalogEntry,

@@ -61,12 +61,12 @@ describe('business registry validation', () => {
 
   it('loads a file, and reports a missing or broken one without throwing', async () => {
     const dir = tempDir('registry-');
-    const missing = await loadRegistry(join(dir, 'absent.json'));
+    const missing = await loadRegistry(join(dir, 'absent.json'), dir);
     expect(missing).toMatchObject({ status: 'missing', reason: 'the business registry file does not exist' });
     writeFileSync(join(dir, 'bad.json'), '{"schemaVersion":');
-    expect((await loadRegistry(join(dir, 'bad.json'))).status).toBe('invalid');
+    expect((await loadRegistry(join(dir, 'bad.json'), dir)).status).toBe('invalid');
     writeFileSync(join(dir, 'ok.json'), JSON.stringify(SAMPLE_BUSINESS_REGISTRY));
-    const ok = await loadRegistry(join(dir, 'ok.json'));
+    const ok = await loadRegistry(join(dir, 'ok.json'), dir);
     expect(ok.status).toBe('ok');
     expect(ok.fingerprint).toMatch(/^[0-9a-f]{16}$/);
   });

@@ -1,10 +1,12 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { DomainError } from '../../src/domain/errors.js';
 import { getCatalogEntry } from '../../src/tasks/catalog.js';
 import {
   checkPayloadScopes,
   collectScopeValues,
+  pathLimitProblem,
   resolveWorkspacePath,
   WorkspaceBoundaryError,
 } from '../../src/workspace/boundary.js';
@@ -135,5 +137,23 @@ describe('checkPayloadScopes', () => {
 
   it('leaves non-string values to schema validation', () => {
     expect(checkPayloadScopes(getCatalogEntry('security-audit')!, { scope: 42 }, root)).toEqual([]);
+  });
+});
+
+describe('paths over the file system limits', () => {
+  it('refuses a name over 255 bytes and a path over 4095 bytes before touching the disk', () => {
+    const root = tempDir('limits-');
+    const longName = 'a'.repeat(256);
+    expect(() => resolveWorkspacePath(root, `projects/${longName}/x`)).toThrow(/name of 256 bytes/);
+    // Bytes count, not characters: 86 three-byte characters are 258 bytes.
+    expect(() => resolveWorkspacePath(root, '界'.repeat(86))).toThrow(/name of 258 bytes/);
+    expect(() => resolveWorkspacePath(root, Array.from({ length: 20 }, () => 'b'.repeat(250)).join('/'))).toThrow(/at most 4095/);
+    expect(pathLimitProblem(`projects/${'a'.repeat(255)}`)).toBeNull();
+    try {
+      resolveWorkspacePath(root, longName);
+    } catch (err) {
+      expect((err as DomainError).code).toBe('invalid_request');
+      expect((err as Error).message.length).toBeLessThan(300);
+    }
   });
 });

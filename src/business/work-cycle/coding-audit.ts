@@ -1,4 +1,5 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import { readScopedFile } from '../../worker-sdk/scoped-file.js';
 import { join, relative, sep } from 'node:path';
 
 /**
@@ -81,8 +82,10 @@ export async function search(files: AuditFile[], workspaceRoot: string, terms: s
   if (terms.length === 0) return { matches, filesRead };
   for (const file of files) {
     if (!TEXT_FILE.test(file.path) || file.bytes > AUDIT_LIMITS.maxFileBytes) continue;
-    const text = await readFile(join(workspaceRoot, file.path), 'utf8').catch(() => null);
-    if (text === null) continue;
+    // Read inside the workspace without following a link: a file swapped for one is not read.
+    const read = readScopedFile(workspaceRoot, file.path, { maxBytes: AUDIT_LIMITS.maxFileBytes });
+    if (!read.ok) continue;
+    const text = read.content.toString('utf8');
     filesRead += 1;
     const lines = text.split('\n');
     for (let i = 0; i < lines.length && matches.length < AUDIT_LIMITS.maxMatches; i += 1) {
@@ -104,8 +107,11 @@ export interface Manifest {
 
 export async function manifest(root: string, workspaceRoot: string): Promise<Manifest> {
   const path = join(root, 'package.json');
-  const text = await readFile(path, 'utf8').catch(() => null);
-  if (text === null) return { path: null, name: null, scripts: [], dependencies: [] };
+  // The project's manifest, read only when it is a regular file of the workspace (a link to a
+  // file outside would report its names and scripts as the project's).
+  const read = readScopedFile(workspaceRoot, posix(relative(workspaceRoot, path)), { maxBytes: AUDIT_LIMITS.maxFileBytes });
+  if (!read.ok) return { path: null, name: null, scripts: [], dependencies: [] };
+  const text = read.content.toString('utf8');
   try {
     const pkg = JSON.parse(text) as { name?: unknown; scripts?: Record<string, unknown>; dependencies?: Record<string, unknown>; devDependencies?: Record<string, unknown> };
     return {

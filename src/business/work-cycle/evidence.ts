@@ -1,6 +1,6 @@
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { readScopedFile } from '../../worker-sdk/scoped-file.js';
 import { join } from 'node:path';
-import { writeJsonAtomic } from '../../tasks/handlers/atomic-write.js';
+import { appendFileNoFollow, writeJsonAtomic } from '../../workspace/file-writes.js';
 
 /**
  * Where a work chain (a work cycle and the approval replays that continue it) keeps its
@@ -33,8 +33,9 @@ export interface Checkpoint {
 }
 
 export async function readCheckpoint(dir: string): Promise<Checkpoint | null> {
-  const text = await readFile(join(dir, 'checkpoint.json'), 'utf8').catch(() => null);
-  if (text === null) return null;
+  const read = readScopedFile(dir, 'checkpoint.json', { maxBytes: 4 * 1024 * 1024 });
+  if (!read.ok) return null;
+  const text = read.content.toString('utf8');
   try {
     return JSON.parse(text) as Checkpoint;
   } catch {
@@ -58,6 +59,5 @@ export interface Invocation {
 }
 
 export async function appendInvocation(dir: string, invocation: Invocation): Promise<void> {
-  await mkdir(dir, { recursive: true });
-  await appendFile(join(dir, 'invocations.jsonl'), `${JSON.stringify(invocation)}\n`, 'utf8');
+  await appendFileNoFollow(join(dir, 'invocations.jsonl'), `${JSON.stringify(invocation)}\n`);
 }

@@ -9,6 +9,7 @@ import type { Admit } from '../../tasks/admission.js';
 import { APPROVAL_INDEX } from '../../tasks/approval-index.js';
 import type { HandlerOutcome, TaskHandler } from '../../tasks/handler-types.js';
 import { resolveWorkspacePath } from '../../workspace/boundary.js';
+import { configuredPathProblem } from '../../workspace/configured-folder.js';
 import { inventory, manifest, search, type Inventory } from './coding-audit.js';
 import { appendInvocation, chainDirectory, readCheckpoint, writeCheckpoint, type StepRecord } from './evidence.js';
 import { BOUNDARY_OWNER, DEFAULT_MAX_STEPS, planWorkCycle, searchTerms, type PlanStep } from './plan.js';
@@ -112,6 +113,9 @@ export function createWorkCycleHandler(deps: WorkCycleDeps): TaskHandler<WorkCyc
     const approvedFromTaskId = run?.source === 'approval-replay' ? run.approvedFromTaskId : null;
     const chainId = typeof payload.workChainId === 'string' ? payload.workChainId : runId;
     const resumeFrom = intIn(payload.resumeFromStep, 0, 25, 0);
+    // The logs folder is checked when used: a logs folder swapped for a link would carry the evidence outside.
+    const logsRefused = configuredPathProblem(config.logsDir, 'logs folder', config);
+    if (logsRefused) return fail(`refused: ${logsRefused}`);
     const dir = chainDirectory(config.logsDir, chainId);
     // Approvals recorded earlier in the chain count only for the service's own continuation of
     // that chain (a held run it admitted), never for a payload that merely names the chain.

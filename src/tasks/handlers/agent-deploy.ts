@@ -2,6 +2,7 @@ import { cp, lstat, mkdir, realpath, rm, stat, writeFile } from 'node:fs/promise
 import { join, relative } from 'node:path';
 import type { AppConfig } from '../../config/types.js';
 import { displayPath } from '../../domain/display-path.js';
+import { configuredPathProblem } from '../../workspace/configured-folder.js';
 import type { TaskHandler } from '../handler-types.js';
 import type { DeploymentRecord } from '../../domain/orchestrator-state.js';
 import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../workspace/boundary.js';
@@ -77,6 +78,9 @@ export const agentDeploy: TaskHandler<AgentDeployContext> = async (_state, confi
   // Results name the deployment inside the workspace, or inside the deployments folder when that lies elsewhere.
   const shownPath = displayPath(deployPath, { workspaceRoot: config.workspaceRoot });
   const shownDeployPath = shownPath.startsWith('outside:') ? `deployments/${deployDirName}` : shownPath;
+  // Checked at every deployment: a deployments folder swapped for a link would put the copy outside.
+  const refused = configuredPathProblem(config.deployBaseDir, 'deployments folder', config);
+  if (refused) return failure(`refused: ${refused}`);
   await mkdir(config.deployBaseDir, { recursive: true });
   try {
     await mkdir(deployPath);

@@ -1,8 +1,9 @@
 import { DomainError } from '../../domain/errors.js';
-import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppConfig } from '../../config/types.js';
 import { displayPath } from '../../domain/display-path.js';
+import { configuredPathProblem } from '../../workspace/configured-folder.js';
+import { appendFileNoFollow } from '../../workspace/file-writes.js';
 import type { HandlerInput, TaskHandler } from '../handler-types.js';
 import type { RSSRecord } from '../../domain/orchestrator-state.js';
 import { parseFeed, type ParsedFeed } from './feed-parser.js';
@@ -138,8 +139,10 @@ export const rssSweep: TaskHandler<RssSweepContext> = async (state, config, inpu
 
   const draftsLogPath = join(config.logsDir, 'rss-drafts.jsonl');
   if (drafts.length > 0) {
-    await mkdir(config.logsDir, { recursive: true });
-    await appendFile(draftsLogPath, drafts.map((d) => `${JSON.stringify(d)}\n`).join(''), 'utf8');
+    // Checked when used: a logs folder swapped for a link would carry the drafts outside.
+    const refused = configuredPathProblem(config.logsDir, 'logs folder', config);
+    if (refused) return failure(`refused: ${refused}`);
+    await appendFileNoFollow(draftsLogPath, drafts.map((d) => `${JSON.stringify(d)}\n`).join(''));
   }
 
   return {

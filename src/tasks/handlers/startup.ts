@@ -1,5 +1,6 @@
 import type { AppConfig } from '../../config/types.js';
 import { displayPath } from '../../domain/display-path.js';
+import { configuredPathProblem } from '../../workspace/configured-folder.js';
 import type { TaskHandler } from '../handler-types.js';
 import { walkDocs } from '../../knowledge/docs-walk.js';
 
@@ -28,7 +29,9 @@ export const startup: TaskHandler<StartupContext> = async (state, config, input)
     };
   }
 
-  const walk = await walkDocs(config.docsPath);
+  // A docs folder that is a link (or reached through one) in the workspace is not listed.
+  const refused = configuredPathProblem(config.docsPath, 'docs folder', config);
+  const walk = refused ? { exists: false, files: [] } : await walkDocs(config.docsPath);
   const paths = walk.files.map((f) => f.path);
   return {
     status: 'completed',
@@ -36,7 +39,7 @@ export const startup: TaskHandler<StartupContext> = async (state, config, input)
       configLoaded: true,
       docsIndexed: paths.length,
       stateInitialized: true,
-      ...(walk.exists ? {} : { note: `docsPath ${displayPath(config.docsPath, config)} does not exist` }),
+      ...(refused ? { note: `docs not listed: ${refused}` } : walk.exists ? {} : { note: `docsPath ${displayPath(config.docsPath, config)} does not exist` }),
     },
     stateUpdate: (s) => ({ ...s, lastStartedAt: startedAt, docsIndexed: paths }),
   };
