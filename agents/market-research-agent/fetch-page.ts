@@ -1,4 +1,5 @@
 import { failureReason } from './network-errors.js';
+import type { PinnedRequest } from './pinned-request.js';
 import type { ResearchSettings } from './settings.js';
 import { checkUrl, type Lookup } from './url-policy.js';
 
@@ -13,9 +14,14 @@ export interface FetchLimits {
 
 export const FETCH_LIMITS: FetchLimits = { maxBytes: 2 * 1024 * 1024, timeoutMs: 15_000, maxRedirects: 5 };
 
+/**
+ * The lane's network edges. `lookup` resolves a name once, for the check; `request` sends the
+ * request over a connection to one of the addresses that check vetted (see pinned-request.ts)
+ * and never resolves the name itself, so what was checked is what is reached.
+ */
 export interface NetworkDeps {
   lookup: Lookup;
-  fetch: typeof fetch;
+  request: PinnedRequest;
 }
 
 export type PageOutcome =
@@ -93,7 +99,9 @@ function decode(bytes: Uint8Array, contentType: string | null): string {
  * Fetches one page under the lane's policy. Redirects are followed by hand so that every hop
  * passes the same checks as the first URL (scheme, allowlist, resolved addresses): a public
  * page redirecting to a private address is refused, not followed. Nothing is sent to a URL
- * that was refused.
+ * that was refused, and each hop connects to an address its own check vetted: the name is
+ * resolved once per hop, by the check, so a name that answers differently the second time
+ * (DNS rebinding) cannot move the connection elsewhere.
  */
 export async function fetchPage(raw: string, settings: ResearchSettings, deps: NetworkDeps, limits: FetchLimits = FETCH_LIMITS): Promise<PageOutcome> {
   const signal = AbortSignal.timeout(limits.timeoutMs);
@@ -108,7 +116,7 @@ export async function fetchPage(raw: string, settings: ResearchSettings, deps: N
         const reason = redirects.length === 0 ? verdict.reason : `redirect to ${current} refused: ${verdict.reason}`;
         return { kind: 'refused', reason, httpStatus: lastStatus, redirects };
       }
-      const response = await deps.fetch(verdict.url, { redirect: 'manual', signal, headers: REQUEST_HEADERS });
+      const response = await deps.request(verdict.url, verdict.addresses, { signal, headers: REQUEST_HEADERS });
       lastStatus = response.status;
       const location = response.headers.get('location');
       if (REDIRECT_STATUSES.has(response.status) && location) {
@@ -143,6 +151,7 @@ export async function fetchPage(raw: string, settings: ResearchSettings, deps: N
       };
     }
   } catch (error) {
-    return { kind: 'failed', ...failureReason(error), httpStatus: lastStatus, redirects };
+    // Past the deadline, whatever the aborted step threw (an abort, a reset socket) is a timeout.
+    return { kind: 'failed', ...failureReason(signal.aborted ? signal.reason : error), httpStatus: lastStatus, redirects };
   }
 }

@@ -5,6 +5,7 @@ import type { PageDate } from './extract-dates.js';
 import { extractPage, type Heading } from './extract-page.js';
 import type { Price } from './extract-prices.js';
 import { FETCH_LIMITS, fetchPage, type FetchLimits, type NetworkDeps, type PageOutcome } from './fetch-page.js';
+import { pinnedRequest } from './pinned-request.js';
 import { readSettings, type ResearchSettings } from './settings.js';
 import { deriveSourcePlan, type PlannedSource } from './source-plan.js';
 
@@ -51,9 +52,10 @@ export type MarketResearchResult = LaneResult<{
 
 const IDENTITY = { role: 'market-research-agent', workflowStage: 'research', deliverable: 'cited source facts and source plan' };
 
+/** The system resolver for the check, and requests pinned to the addresses it vetted. */
 const DEFAULT_DEPS: NetworkDeps = {
   lookup: (host) => dns.lookup(host, { all: true }),
-  fetch: (input, init) => fetch(input, init),
+  request: pinnedRequest,
 };
 
 interface ResearchInput {
@@ -239,7 +241,7 @@ export async function runMarketResearch(
   };
 }
 
-/** The market-research lane as the worker runs it: real DNS and the global fetch. */
+/** The market-research lane as the worker runs it: real DNS, requests pinned to the checked addresses. */
 export function marketResearch(payload: LanePayload<'market-research'>, _context: LaneContext): Promise<MarketResearchResult | LaneRefusal> {
   return runMarketResearch(payload);
 }

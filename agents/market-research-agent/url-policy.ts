@@ -1,12 +1,16 @@
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { nonPublicKind } from './address-policy.js';
+import { articleFor, nonPublicKind } from './address-policy.js';
 import { allowlistEntryFor, normalizeHost } from './allowlist.js';
 import type { ResearchSettings } from './settings.js';
 
 /** Resolves a host name to all its addresses (dns.promises.lookup with `all: true`). */
 export type Lookup = (host: string) => Promise<LookupAddress[]>;
 
+/**
+ * `addresses` are the addresses the check vetted: the request for this URL must connect to one
+ * of them and must not resolve the name again (a second answer could differ: DNS rebinding).
+ */
 export type UrlVerdict =
   | { allowed: true; url: URL; addresses: string[] }
   | { allowed: false; refused: true; reason: string }
@@ -28,7 +32,8 @@ function isLocalhostName(host: string): boolean {
  * http(s) URL without credentials; a literal private address or localhost (refused by name, no
  * lookup needed); a host on the allowlist; then every address the host resolves to must be
  * public — one private answer is enough to refuse, because the HTTP client may pick any of them.
- * A lookup that fails is not a refusal but an error the caller reports as a failed source.
+ * A lookup that fails (or answers nothing) is not a refusal but an error the caller reports as a
+ * failed source. The allowed verdict carries the checked addresses for the connection to use.
  */
 export async function checkUrl(raw: string, settings: ResearchSettings, lookup: Lookup): Promise<UrlVerdict> {
   let url: URL;
@@ -48,7 +53,7 @@ export async function checkUrl(raw: string, settings: ResearchSettings, lookup: 
     if (isLocalhostName(host)) return refuse(`${host} is a loopback host name; ${PRIVATE_HINT}`);
     if (isIP(host) !== 0) {
       const kind = nonPublicKind(host);
-      if (kind !== null) return refuse(`${host} is a ${kind} address; ${PRIVATE_HINT}`);
+      if (kind !== null) return refuse(`${host} is ${articleFor(kind)} ${kind} address; ${PRIVATE_HINT}`);
     }
   }
   if (allowlistEntryFor(host, settings.allowedDomains) === null) {
@@ -56,9 +61,12 @@ export async function checkUrl(raw: string, settings: ResearchSettings, lookup: 
   }
   let addresses: string[];
   try {
-    addresses = isIP(host) !== 0 ? [host] : (await lookup(host)).map((entry) => entry.address);
+    addresses = isIP(host) !== 0 ? [host] : [...new Set((await lookup(host)).map((entry) => entry.address))];
   } catch (error) {
     return { allowed: false, refused: false, error };
+  }
+  if (addresses.length === 0) {
+    return { allowed: false, refused: false, error: Object.assign(new Error(`${host} resolved to no address`), { code: 'ENOTFOUND' }) };
   }
   if (!settings.allowPrivateHosts) {
     for (const address of addresses) {

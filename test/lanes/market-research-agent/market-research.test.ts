@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_ALLOWED_DOMAINS } from '../../../agents/market-research-agent/allowlist.js';
 import { FETCH_LIMITS, type NetworkDeps } from '../../../agents/market-research-agent/fetch-page.js';
+import { pinnedRequest, type PinnedRequest } from '../../../agents/market-research-agent/pinned-request.js';
 import { MAX_URLS, marketResearch, runMarketResearch, type MarketResearchResult, type Source } from '../../../agents/market-research-agent/research.js';
 import { defineLane } from '../../../src/worker-sdk/lane-definition.js';
 
@@ -96,13 +97,13 @@ describe('market-research against a local site', () => {
 
   it('refuses loopback by default too, as localhost and as IPv6, before any lookup', async () => {
     const lookup = vi.fn<NetworkDeps['lookup']>();
-    const fetchSpy = vi.fn<typeof fetch>();
+    const requestSpy = vi.fn<PinnedRequest>();
     const result = await research(
       { urls: [`${site.origin}/pricing`, 'http://localhost:8080/admin', 'http://[::1]/', 'http://[::ffff:10.0.0.1]/'] },
-      { lookup, fetch: fetchSpy },
+      { lookup, request: requestSpy },
     );
     expect(lookup).not.toHaveBeenCalled();
-    expect(fetchSpy).not.toHaveBeenCalled();
+    expect(requestSpy).not.toHaveBeenCalled();
     expect((result.sources as Source[]).map((s) => s.reason)).toEqual([
       '127.0.0.1 is a loopback address; private hosts are not allowed (marketResearch.allowPrivateHosts is false)',
       'localhost is a loopback host name; private hosts are not allowed (marketResearch.allowPrivateHosts is false)',
@@ -119,12 +120,12 @@ describe('market-research against a local site', () => {
   });
 
   it('checks every redirect hop: a hop outside the allowlist is refused and not followed', async () => {
-    const fetchSpy = vi.fn<typeof fetch>((input, init) => fetch(input, init));
+    const requestSpy = vi.fn<PinnedRequest>(pinnedRequest);
     const result = await research(
       { urls: [`${site.origin}/to-outside`], __marketResearch: ALLOW_LOCAL },
-      { lookup: vi.fn(), fetch: fetchSpy },
+      { lookup: vi.fn(), request: requestSpy },
     );
-    expect(fetchSpy).toHaveBeenCalledTimes(1);
+    expect(requestSpy).toHaveBeenCalledTimes(1);
     expect(sourceAt(result.sources, 0)).toMatchObject({
       status: 'refused',
       httpStatus: 302,
@@ -182,7 +183,7 @@ describe('market-research against a local site', () => {
 describe('market-research policy without a network', () => {
   const unreachable: NetworkDeps = {
     lookup: () => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND docs.github.com'), { code: 'ENOTFOUND' })),
-    fetch: vi.fn<typeof fetch>(),
+    request: vi.fn<PinnedRequest>(),
   };
 
   it('fails explicitly when the network is unreachable and escalates with the reason', async () => {
@@ -197,7 +198,7 @@ describe('market-research policy without a network', () => {
     expect(result.specialistContract.escalationReason).toBe(
       'no source could be fetched: https://docs.github.com/en/billing: externally dependent: network unreachable (ENOTFOUND)',
     );
-    expect(unreachable.fetch).not.toHaveBeenCalled();
+    expect(unreachable.request).not.toHaveBeenCalled();
   });
 
   it('reports a refused connection as an external failure with its code', async () => {
@@ -211,12 +212,12 @@ describe('market-research policy without a network', () => {
   });
 
   it('refuses an allowlisted name when any of its addresses is private, without fetching', async () => {
-    const fetchSpy = vi.fn<typeof fetch>();
+    const requestSpy = vi.fn<PinnedRequest>();
     const result = await research(
       { urls: ['https://pricing.acme.example/plans'], __marketResearch: { allowPrivateHosts: false, allowedDomains: ['acme.example'] } },
-      { lookup: async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.7', family: 4 }], fetch: fetchSpy },
+      { lookup: async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.7', family: 4 }], request: requestSpy },
     );
-    expect(fetchSpy).not.toHaveBeenCalled();
+    expect(requestSpy).not.toHaveBeenCalled();
     expect(sourceAt(result.sources, 0).reason).toBe(
       'pricing.acme.example resolves to private address 10.0.0.7; private hosts are not allowed (marketResearch.allowPrivateHosts is false)',
     );
