@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, isAbsolute, relative, sep } from 'node:path';
 
 /**
  * How code that comes from a project (its test scripts, its build) is run: `bubblewrap` puts it
@@ -42,6 +42,23 @@ export function bubblewrapAvailable(): boolean {
   return probed;
 }
 
+/**
+ * The policy as a worker finds it in its payload (`__sandbox`, set by src/lanes/project-code.ts).
+ * Anything but `allowUnsandboxed: true` is the default: no opt-in. A lane run outside the
+ * service has no such key and gets the default too.
+ */
+export function sandboxPolicyOf(value: unknown): SandboxPolicy {
+  const allow = typeof value === 'object' && value !== null && (value as { allowUnsandboxed?: unknown }).allowUnsandboxed === true;
+  return { allowUnsandboxed: allow };
+}
+
+/** How a lane decides its sandbox; lanes take one in their deps so a test can pin what the host offers. */
+export type SandboxDecider = (policy: SandboxPolicy | undefined) => SandboxDecision;
+
+/** What an operator does about a refusal; the lanes that run project code name it as their next action. */
+export const SANDBOX_REFUSAL_ACTION =
+  'Install bubblewrap on the service host (apt-get install bubblewrap), or set sandbox.allowUnsandboxed to true in the configuration to run project code without a sandbox.';
+
 /** Decides how project code runs, from what this host can do and the operator's policy. */
 export function decideSandbox(policy: SandboxPolicy | undefined, available: boolean = bubblewrapAvailable()): SandboxDecision {
   if (available) return { kind: 'bubblewrap', note: 'ran in a bubblewrap sandbox: own process, network and IPC namespaces, only the project writable' };
@@ -52,6 +69,25 @@ export function decideSandbox(policy: SandboxPolicy | undefined, available: bool
     refused:
       'project code is not run: no sandbox is available on this host (install bubblewrap), and sandbox.allowUnsandboxed is not set',
   };
+}
+
+/**
+ * The folder project code runs in and may write to: `dir` with its links resolved, which must
+ * still lie inside the workspace (also resolved). The sandbox binds this path, so what the
+ * command prints names the files the lane reads and writes.
+ */
+export function projectFolder(workspaceRoot: string, dir: string): { dir: string } | { problem: string } {
+  let real: string;
+  let realRoot: string;
+  try {
+    real = realpathSync(dir);
+    realRoot = realpathSync(workspaceRoot);
+  } catch (err) {
+    return { problem: `the project folder cannot be resolved (${(err as NodeJS.ErrnoException).code ?? 'error'})` };
+  }
+  const rel = relative(realRoot, real);
+  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return { problem: 'the project folder leads outside the workspace through a symbolic link' };
+  return { dir: real };
 }
 
 /** The node installation's prefix, when it lies outside the system folders (nvm, a tarball in /opt). */

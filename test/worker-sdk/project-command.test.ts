@@ -1,8 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bubblewrapArgs, bubblewrapAvailable, decideSandbox, runProjectCommand, type SandboxKind } from '../../src/worker-sdk/project-command.js';
+import {
+  bubblewrapArgs,
+  bubblewrapAvailable,
+  decideSandbox,
+  projectFolder,
+  runProjectCommand,
+  sandboxPolicyOf,
+  type SandboxKind,
+} from '../../src/worker-sdk/project-command.js';
 import { tempDir } from '../support/config.js';
 
 const SECRET = 'sandbox-test-secret-7f3a9c';
@@ -32,6 +40,31 @@ describe('decideSandbox', () => {
     expect(decideSandbox({ allowUnsandboxed: false }, true)).toMatchObject({ kind: 'bubblewrap' });
     expect(decideSandbox(undefined, false)).toEqual({ refused: expect.stringContaining('no sandbox is available') });
     expect(decideSandbox({ allowUnsandboxed: true }, false)).toMatchObject({ kind: 'none', note: expect.stringContaining('UNSANDBOXED') });
+  });
+});
+
+describe('sandboxPolicyOf', () => {
+  it('opts in only on allowUnsandboxed: true, whatever else the payload key holds', () => {
+    expect(sandboxPolicyOf({ allowUnsandboxed: true })).toEqual({ allowUnsandboxed: true });
+    for (const value of [undefined, null, 'yes', {}, { allowUnsandboxed: 'true' }, { allowUnsandboxed: 1 }, [true]]) {
+      expect(sandboxPolicyOf(value), JSON.stringify(value)).toEqual({ allowUnsandboxed: false });
+    }
+  });
+});
+
+describe('projectFolder', () => {
+  it('is the folder with its links resolved, and only inside the workspace', () => {
+    const root = tempDir('project-folder-');
+    const workspace = join(root, 'workspace');
+    mkdirSync(join(workspace, 'projects', 'app'), { recursive: true });
+    mkdirSync(join(root, 'elsewhere'));
+    symlinkSync(join(workspace, 'projects', 'app'), join(workspace, 'app-link'));
+    symlinkSync(join(root, 'elsewhere'), join(workspace, 'projects', 'escape'));
+    const real = realpathSync(join(workspace, 'projects', 'app'));
+    expect(projectFolder(workspace, join(workspace, 'projects', 'app'))).toEqual({ dir: real });
+    expect(projectFolder(workspace, join(workspace, 'app-link'))).toEqual({ dir: real });
+    expect(projectFolder(workspace, join(workspace, 'projects', 'escape'))).toEqual({ problem: expect.stringContaining('leads outside the workspace') });
+    expect(projectFolder(workspace, join(workspace, 'gone'))).toEqual({ problem: expect.stringContaining('cannot be resolved (ENOENT)') });
   });
 });
 
