@@ -28,6 +28,7 @@ import { composeKnowledge } from './knowledge/compose.js';
 import { communityResponseLane } from './lanes/community-response/index.js';
 import { controlPlaneLanes } from './lanes/control-plane.js';
 import { marketResearchLane } from './lanes/market-research.js';
+import { projectCodeLanes } from './lanes/project-code.js';
 import { createMetrics, startMetricsServer } from './metrics.js';
 import { createMilestoneRecorder } from './proof/milestone-recorder.js';
 import { createProofFeed } from './proof/proof-feed.js';
@@ -162,6 +163,7 @@ export function composeService(infra: ServiceInfrastructure) {
       config: narrowConfig(config, ['knowledgePackDir', 'docsPath', 'communityDraftsPath', 'logsDir', 'communityResponse']),
     }),
     marketResearchLane(config.marketResearch),
+    ...projectCodeLanes(config.sandbox),
     ...controlPlaneLanes(TASK_CATALOG, controlPlaneSnapshot),
   ]);
 

@@ -1,12 +1,20 @@
 import { displayText } from '../../src/worker-sdk/display-text.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneResult } from '../../src/worker-sdk/lane-result.js';
+import {
+  decideSandbox,
+  projectFolder,
+  SANDBOX_PAYLOAD_KEY,
+  SANDBOX_REFUSAL_ACTION,
+  sandboxPolicyOf,
+  type SandboxDecider,
+} from '../../src/worker-sdk/project-command.js';
 import { describeActions, fileChangeOf, type FileChange } from './file-evidence.js';
 import { ApplyError, FileTransaction } from './file-transaction.js';
 import { planChanges } from './plan-changes.js';
 import { readInput, type BuildRefactorInput, type BuildRefactorPayload } from './read-input.js';
 import { resolveScope } from './scope.js';
 import { planVerification, type VerificationPlan } from './verification-plan.js';
-import { DEFAULT_VERIFICATION_TIMEOUT_MS, runVerification, type Verification } from './verify.js';
+import { DEFAULT_VERIFICATION_TIMEOUT_MS, runVerification, type Verification, type VerificationSandbox } from './verify.js';
 
 /** The approval and bounds a run worked under, recorded with its evidence. */
 export interface Governance {
@@ -37,6 +45,8 @@ export type BuildRefactorResult = LaneResult<RefactorFields & { error?: string }
 
 export interface BuildRefactorOptions {
   verificationTimeoutMs?: number;
+  /** How the verification script is run on this host (default: bubblewrap when available, else the payload's policy). */
+  decideSandbox?: SandboxDecider;
 }
 
 const IDENTITY = { role: 'build-refactor-agent', workflowStage: 'build-refactor', deliverable: 'scoped code change with verification evidence' };
@@ -96,7 +106,7 @@ function verificationSummary(verification: Verification): string {
       ? ` (${verification.passed ?? '?'} passed, ${verification.failed ?? '?'} failed)`
       : '';
   const outcome = { passed: 'passed', failed: `failed with exit code ${verification.exitCode ?? verification.signal}`, 'timed-out': 'timed out', 'not-started': 'could not start' }[verification.verdict];
-  return `${verification.command} in ${verification.project} ${outcome}${counts}`;
+  return `${verification.command} in ${verification.project} ${outcome}${counts}${verification.sandbox === 'none' ? ` (${verification.sandboxNote})` : ''}`;
 }
 
 /**
@@ -135,12 +145,25 @@ export async function buildRefactor(
     );
   }
   let verificationPlan: VerificationPlan | null = null;
+  let sandbox: VerificationSandbox | null = null;
   if (input.verifyScript !== null) {
     const planned = planVerification(context.workspaceRoot, scope, input.verifyScript);
     if ('problem' in planned) {
       return refuse(`the change set was not applied and no file changed: ${planned.problem}`, ['Name a test, test:<name>, lint, typecheck or build script the project defines, or drop the verification.'], governance);
     }
-    verificationPlan = planned;
+    // The verification runs the project's own code: without a sandbox the operator allows, the
+    // change set is not applied either (it would stay unverified).
+    const decide = options.decideSandbox ?? ((policy) => decideSandbox(policy));
+    const decision = decide(sandboxPolicyOf(payload[SANDBOX_PAYLOAD_KEY]));
+    if ('refused' in decision) {
+      return refuse(`the change set was not applied and no file changed: ${decision.refused}`, [SANDBOX_REFUSAL_ACTION], governance);
+    }
+    const folder = projectFolder(context.workspaceRoot, planned.projectDir);
+    if ('problem' in folder) {
+      return refuse(`the change set was not applied and no file changed: ${planned.project}: ${folder.problem}`, ['Verify with a project whose folder lies inside the workspace.'], governance);
+    }
+    verificationPlan = { ...planned, projectDir: folder.dir };
+    sandbox = decision;
   }
 
   // File-system errors and a script's output name files by their absolute paths; results never do.
@@ -157,9 +180,9 @@ export async function buildRefactor(
   }
 
   let verification: Verification | null = null;
-  if (verificationPlan !== null) {
+  if (verificationPlan !== null && sandbox !== null) {
     let interrupted = false;
-    const ran = await runVerification(verificationPlan, options.verificationTimeoutMs ?? DEFAULT_VERIFICATION_TIMEOUT_MS, () => {
+    const ran = await runVerification(verificationPlan, options.verificationTimeoutMs ?? DEFAULT_VERIFICATION_TIMEOUT_MS, sandbox, () => {
       interrupted = true;
       transaction.rollback();
     });
@@ -180,6 +203,9 @@ export async function buildRefactor(
     recommendedNextActions: [
       `Review the changes to ${changes.map((c) => c.path).join(', ')} before committing; the lane never commits or pushes.`,
       ...(verification === null ? ['Run the project tests (constraints.runTests or testRunner.script): this change set was not verified.'] : []),
+      ...(verification?.sandbox === 'none'
+        ? ["Install bubblewrap on the service host (apt-get install bubblewrap): the verification ran unsandboxed, with everything the service's user can read and write within its reach."]
+        : []),
     ],
     specialistContract: specialistContract({ ...IDENTITY, status: 'completed' }),
     filesChanged: changes,

@@ -1,3 +1,4 @@
+import type { SandboxKind } from '../../src/worker-sdk/project-command.js';
 import { runNpmScript } from './run-script.js';
 import { parseTestCounts } from './test-counts.js';
 import type { VerificationPlan } from './verification-plan.js';
@@ -18,6 +19,16 @@ export interface Verification {
   signal: string | null;
   durationMs: number;
   outputTail: string;
+  /** Where the script ran: in bubblewrap, or (by the operator's opt-in only) unsandboxed. */
+  sandbox: SandboxKind;
+  /** What the sandbox was, in words; an unsandboxed run says UNSANDBOXED here. */
+  sandboxNote: string;
+}
+
+/** The sandbox the lane decided on for the script (src/worker-sdk/project-command.ts). */
+export interface VerificationSandbox {
+  kind: SandboxKind;
+  note: string;
 }
 
 export const DEFAULT_VERIFICATION_TIMEOUT_MS = 5 * 60_000;
@@ -49,8 +60,12 @@ function guardInterrupts(onInterrupt: () => void): () => void {
   };
 }
 
-/** Runs the planned script against the changed files and judges it by exit code and time. */
-export async function runVerification(plan: VerificationPlan, timeoutMs: number, onInterrupt: () => void): Promise<Verification> {
+/**
+ * Runs the planned script against the changed files, in `sandbox`, and judges it by exit code
+ * and time. The plan's project folder is the resolved one: the sandbox binds it writable at
+ * that path, so the script sees the files the lane just changed.
+ */
+export async function runVerification(plan: VerificationPlan, timeoutMs: number, sandbox: VerificationSandbox, onInterrupt: () => void): Promise<Verification> {
   let killScript: () => void = () => undefined;
   const unguard = guardInterrupts(() => {
     killScript();
@@ -58,9 +73,10 @@ export async function runVerification(plan: VerificationPlan, timeoutMs: number,
   });
   try {
     const run = await runNpmScript({
-      cwd: plan.projectDir,
+      projectDir: plan.projectDir,
       script: plan.script,
       timeoutMs,
+      sandbox: sandbox.kind,
       onStart: (kill) => {
         killScript = kill;
       },
@@ -82,6 +98,8 @@ export async function runVerification(plan: VerificationPlan, timeoutMs: number,
       signal: run.signal,
       durationMs: run.durationMs,
       outputTail: tail,
+      sandbox: run.sandbox,
+      sandboxNote: sandbox.note,
     };
   } finally {
     unguard();

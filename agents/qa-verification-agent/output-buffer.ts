@@ -1,37 +1,8 @@
 /**
- * Collects a process's stdout and stderr in arrival order, keeping only the last `capBytes`:
- * runners print their summary last, so the end of the output is the part worth keeping.
+ * The last `count` lines of a suite's output (runners print their summary last), without the
+ * trailing blank ones. The runner (src/worker-sdk/project-command.ts) already kept only the end
+ * of the output, up to the lane's cap.
  */
-export class OutputBuffer {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  truncated = false;
-
-  constructor(private readonly capBytes: number) {}
-
-  append(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-    while (this.size > this.capBytes && this.chunks.length > 0) {
-      const excess = this.size - this.capBytes;
-      const first = this.chunks[0]!;
-      this.truncated = true;
-      if (first.length <= excess) {
-        this.chunks.shift();
-        this.size -= first.length;
-      } else {
-        this.chunks[0] = first.subarray(excess);
-        this.size -= excess;
-      }
-    }
-  }
-
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
-  }
-}
-
-/** The last `count` lines of a text, without the trailing blank ones. */
 export function tailLines(text: string, count: number): string {
   const lines = text.replace(/\r\n?/g, '\n').replace(/\s+$/, '').split('\n');
   return lines.slice(-count).join('\n');

@@ -217,6 +217,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       allowPrivateHosts: cfg.marketResearch?.allowPrivateHosts ?? false,
       allowedDomains: cfg.marketResearch?.allowedDomains ?? null,
     },
+    sandbox: {
+      allowUnsandboxed: cfg.sandbox?.allowUnsandboxed ?? false,
+    },
   };
 }
 

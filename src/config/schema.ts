@@ -130,6 +130,15 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** How project code (qa-verification's execute mode, build-refactor's verification) may run. */
+    sandbox: Type.Optional(
+      Type.Object(
+        {
+          allowUnsandboxed: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -115,4 +115,10 @@ export interface AppConfig {
   /** allowedDomains null: the lane's built-in allowlist (agents/market-research-agent/allowlist.ts). */
   codeHostMonitor: CodeHostMonitorConfig;
   marketResearch: { allowPrivateHosts: boolean; allowedDomains: string[] | null };
+  /**
+   * Project code (qa-verification's execute mode, build-refactor's verification) runs in a
+   * bubblewrap sandbox; allowUnsandboxed lets it run without one on a host that has none
+   * (default false: those runs are refused). docs/workers.md, "Project code".
+   */
+  sandbox: { allowUnsandboxed: boolean };
 }

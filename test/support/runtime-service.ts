@@ -16,11 +16,13 @@ export interface RuntimeService {
 /**
  * Starts the built service with the stand-in agents (STAND_IN_AGENTS_DIR), cron
  * jobs off and raised rate limits; `config` adds or overrides keys. `base` may name an existing directory to restart on its state.
+ * `env` adds or overrides variables of the service's environment (its keys, PATH).
  */
-export async function startRuntimeService(config: Record<string, unknown> = {}, base: string = tempDir()): Promise<RuntimeService> {
+export async function startRuntimeService(config: Record<string, unknown> = {}, base: string = tempDir(), env: Record<string, string> = {}): Promise<RuntimeService> {
   const service = await startService({
     baseDir: base,
     config: { agentsDir: STAND_IN_AGENTS_DIR, schedulerEnabled: false, rateLimits: RAISED_RATE_LIMITS, ...config },
+    env,
   });
   return { service, api: apiClient(service.url), base };
 }

@@ -4,9 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../support/config.js';
 import { waitForTerminal } from '../../support/http.js';
 import { startRuntimeService, type RuntimeService } from '../../support/runtime-service.js';
+import { BUBBLEWRAP } from '../../support/sandbox.js';
 import type { ServiceProcess } from '../../support/service-process.js';
 
 const AGENTS_DIR = join(import.meta.dirname, '..', '..', '..', 'agents');
+/** The suite runs in bubblewrap where the host has it (the default policy), else by the opt-in (test/integration/security covers the sandbox itself). */
+const HOST_SANDBOX_POLICY = { allowUnsandboxed: !BUBBLEWRAP };
+const SANDBOX = BUBBLEWRAP ? 'bubblewrap' : 'none';
 
 const GREETING_JS = `export function greet(name) {
   return 'Hello, ' + name;
@@ -59,7 +63,7 @@ describe('build-refactor lane through the service', () => {
     write('apps/greeter/test/greeting.test.mjs', GREETING_TEST);
     write('apps/broken/package.json', JSON.stringify({ name: 'broken', scripts: { test: 'node -e "process.exit(1)"' } }));
     write('apps/broken/src/config.js', 'export const RETRIES = 3;\n');
-    ({ service, api } = await startRuntimeService({ agentsDir: AGENTS_DIR }, base));
+    ({ service, api } = await startRuntimeService({ agentsDir: AGENTS_DIR, sandbox: HOST_SANDBOX_POLICY }, base));
   });
   afterAll(async () => {
     await service?.kill();
@@ -87,7 +91,7 @@ describe('build-refactor lane through the service', () => {
       ['apps/greeter/src/greeting.js', 'edited'],
       ['apps/greeter/src/index.js', 'edited'],
     ]);
-    expect(result.verification).toMatchObject({ runner: 'npm', script: 'test', verdict: 'passed', exitCode: 0, passed: 1, failed: 0 });
+    expect(result.verification).toMatchObject({ runner: 'npm', script: 'test', verdict: 'passed', exitCode: 0, passed: 1, failed: 0, sandbox: SANDBOX });
     expect(result.rolledBack).toBe(false);
     expect(result.governance).toMatchObject({ scope: 'apps/greeter', maxFilesChanged: 3, approvedTaskId: taskId });
     expect(read('apps/greeter/src/greeting.js')).toContain("export function welcome(name) {\n  return 'Welcome, ' + name;");
@@ -106,7 +110,7 @@ describe('build-refactor lane through the service', () => {
 
     expect(run.status).toBe('failed');
     expect(run.result).toMatchObject({ success: false, rolledBack: true, filesChanged: [] });
-    expect(run.result.verification).toMatchObject({ verdict: 'failed', exitCode: 1 });
+    expect(run.result.verification).toMatchObject({ verdict: 'failed', exitCode: 1, sandbox: SANDBOX });
     expect(run.result.revertedFiles[0]).toMatchObject({ path: 'apps/broken/src/config.js', action: 'edited' });
     expect(read('apps/broken/src/config.js')).toBe('export const RETRIES = 3;\n');
   });

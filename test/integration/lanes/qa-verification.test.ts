@@ -4,9 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../support/config.js';
 import { waitForTerminal } from '../../support/http.js';
 import { startRuntimeService, type RuntimeService } from '../../support/runtime-service.js';
+import { BUBBLEWRAP } from '../../support/sandbox.js';
 import type { ServiceProcess } from '../../support/service-process.js';
 
 const AGENTS_DIR = join(import.meta.dirname, '..', '..', '..', 'agents');
+/** The suite runs in bubblewrap where the host has it (the default policy), else by the opt-in (test/integration/security covers the sandbox itself). */
+const HOST_SANDBOX_POLICY = { allowUnsandboxed: !BUBBLEWRAP };
+const SANDBOX = BUBBLEWRAP ? 'bubblewrap' : 'none';
 
 /** A node:test project under the workspace: one passing and one failing test file. */
 function writeFixtureProject(dir: string): void {
@@ -29,7 +33,7 @@ describe('qa-verification lane through the service', () => {
   beforeAll(async () => {
     const base = tempDir();
     writeFixtureProject(join(base, 'workspace', 'apps', 'invoice'));
-    ({ service, api } = await startRuntimeService({ agentsDir: AGENTS_DIR }, base));
+    ({ service, api } = await startRuntimeService({ agentsDir: AGENTS_DIR, sandbox: HOST_SANDBOX_POLICY }, base));
   });
   afterAll(async () => {
     await service?.kill();
@@ -57,6 +61,7 @@ describe('qa-verification lane through the service', () => {
     expect(run.result).toMatchObject({
       success: true,
       mode: 'execute',
+      sandbox: SANDBOX,
       verdict: 'failed',
       runner: 'node-test',
       passed: 1,

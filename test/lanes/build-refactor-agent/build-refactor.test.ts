@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildRefactor, type BuildRefactorResult } from '../../../agents/build-refactor-agent/build-refactor.js';
 import type { BuildRefactorPayload } from '../../../agents/build-refactor-agent/read-input.js';
 import { parseTestCounts } from '../../../agents/build-refactor-agent/test-counts.js';
+import { hostSandbox } from '../../support/sandbox.js';
 
 const MATH_JS = `// Arithmetic helpers shared by the invoice code.
 export function add(a, b) {
@@ -69,7 +70,7 @@ describe('build-refactor lane', () => {
   let workspace: string;
   const read = (path: string) => readFileSync(join(workspace, path), 'utf8');
   const run = (payload: BuildRefactorPayload, runId: string | null = 'run-1', verificationTimeoutMs?: number): Promise<BuildRefactorResult> =>
-    buildRefactor(payload, { workspaceRoot: workspace, runId }, verificationTimeoutMs ? { verificationTimeoutMs } : {});
+    buildRefactor(payload, { workspaceRoot: workspace, runId }, { decideSandbox: hostSandbox, ...(verificationTimeoutMs ? { verificationTimeoutMs } : {}) });
 
   beforeEach(() => {
     workspace = mkdtempSync(join(tmpdir(), 'build-refactor-'));
@@ -238,7 +239,7 @@ describe('build-refactor lane', () => {
       ['projects/shipping/src/new/express.js', 'created'],
     ]);
     expect(result.verification).toMatchObject({ script: 'test', verdict: 'failed', exitCode: 1, project: 'projects/shipping' });
-    expect(result.specialistContract).toMatchObject({ status: 'escalated', escalationReason: expect.stringMatching(/npm run test in projects\/shipping failed with exit code 1; every change was rolled back/) });
+    expect(result.specialistContract).toMatchObject({ status: 'escalated', escalationReason: expect.stringMatching(/npm run test in projects\/shipping failed with exit code 1( \(ran UNSANDBOXED[^)]*\))?; every change was rolled back/) });
     expect(read('projects/shipping/src/rates.js')).toBe('export const BASE_RATE = 499;\n');
     expect(existsSync(join(workspace, 'projects/shipping/src/new'))).toBe(false);
     expect(snapshot(workspace)).toEqual(before);

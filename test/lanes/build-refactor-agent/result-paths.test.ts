@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRefactor } from '../../../agents/build-refactor-agent/build-refactor.js';
+import { hostSandbox } from '../../support/sandbox.js';
 
 describe('build-refactor result paths', () => {
   let base: string;
@@ -23,6 +24,7 @@ describe('build-refactor result paths', () => {
     const result = await buildRefactor(
       { type: 'refactor', scope: 'billing', intent: 'raise the rate', constraints: { runTests: true }, changes: [{ path: 'billing/src/rate.js', search: '0.2', replace: '0.25' }] },
       { workspaceRoot, runId: null },
+      { decideSandbox: hostSandbox },
     );
     expect(result).toMatchObject({ success: false, rolledBack: true, verification: { project: 'billing', verdict: 'failed' } });
     expect(result.verification!.outputTail).toMatch(/^billing$/m);

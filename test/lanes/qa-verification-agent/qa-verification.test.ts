@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QaPayload } from '../../../agents/qa-verification-agent/read-input.js';
 import { qaVerification } from '../../../agents/qa-verification-agent/verify.js';
+import { hostSandbox } from '../../support/sandbox.js';
 
 /** A project whose `test` script is node:test over one passing and one failing file. */
 function writeProject(dir: string, scripts: Record<string, string>): void {
@@ -29,7 +30,7 @@ describe('qa-verification lane', () => {
   let workspaceRoot: string;
   /** The lane's answer as the run record holds it: any of its shapes, read field by field. */
   const lane = async (payload: QaPayload): Promise<Record<string, any>> =>
-    qaVerification(payload, { workspaceRoot, runId: 'unit' });
+    qaVerification(payload, { workspaceRoot, runId: 'unit' }, { decideSandbox: hostSandbox });
 
   beforeAll(() => {
     workspaceRoot = mkdtempSync(join(tmpdir(), 'qa-lane-'));

@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { qaVerification } from '../../../agents/qa-verification-agent/verify.js';
 import type { LanePayload } from '../../../src/worker-sdk/lane-definition.js';
+import { hostSandbox } from '../../support/sandbox.js';
 
 describe('qa-verification result paths', () => {
   let base: string;
   let workspaceRoot: string;
-  const lane = async (payload: LanePayload<'qa-verification'>): Promise<Record<string, any>> => qaVerification(payload, { workspaceRoot, runId: null });
+  const lane = async (payload: LanePayload<'qa-verification'>): Promise<Record<string, any>> => qaVerification(payload, { workspaceRoot, runId: null }, { decideSandbox: hostSandbox });
 
   beforeAll(() => {
     base = mkdtempSync(join(tmpdir(), 'qa-paths-'));
