@@ -1,28 +1,30 @@
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import type { PlannedFile } from './plan-changes.js';
-import { lstatOrNull, workspaceRelative } from './scope.js';
+import { posix } from 'node:path';
+import {
+  createWorkspaceFile,
+  ensureWorkspaceFolder,
+  readWorkspaceFile,
+  removeWorkspaceFile,
+  removeWorkspaceFolder,
+  replaceWorkspaceFile,
+  type WorkspaceWrite,
+} from '../../src/worker-sdk/workspace-file.js';
+import { MAX_FILE_BYTES, type PlannedFile } from './plan-changes.js';
 
-/**
- * Writes `content` next to `target` and renames it into place, so a reader (or a crash) sees
- * the old file or the new one, never half of either.
- */
-function replaceAtomically(target: string, content: Buffer, mode: number | null): void {
-  const temp = join(dirname(target), `.${basename(target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    writeFileSync(temp, content, { flag: 'wx', mode: mode ?? 0o644 });
-    // The umask may have narrowed the mode; the file keeps the permissions it had.
-    if (mode !== null) chmodSync(temp, mode);
-    renameSync(temp, target);
-  } catch (err) {
-    if (lstatOrNull(temp) !== null) unlinkSync(temp);
-    throw err;
-  }
+/** A write the workspace opener refused or the file system failed, as the error the transaction rolls back on. */
+class WriteRefused extends Error {
+  override name = 'WriteRefused';
 }
 
-function currentBytes(path: string): Buffer | null {
-  return lstatOrNull(path) === null ? null : readFileSync(path);
+function done(write: WorkspaceWrite): void {
+  if (!write.ok) throw new WriteRefused(write.message);
+}
+
+/** The bytes at `path` now, read through the workspace opener; null when there is no file. */
+function currentBytes(workspaceRoot: string, path: string): Buffer | null {
+  const read = readWorkspaceFile(workspaceRoot, path, { maxBytes: MAX_FILE_BYTES });
+  if (read.ok) return read.content;
+  if (read.problem === 'missing') return null;
+  throw new WriteRefused(read.message);
 }
 
 function sameBytes(a: Buffer | null, b: Buffer | null): boolean {
@@ -32,7 +34,10 @@ function sameBytes(a: Buffer | null, b: Buffer | null): boolean {
 /**
  * An all-or-nothing write of a validated change set. Every step is synchronous on purpose: the
  * rollback must also be able to run from a signal handler while the verification runs, when
- * there is no event loop turn left to wait for.
+ * there is no event loop turn left to wait for. Every read, write and removal goes through the
+ * workspace opener (src/worker-sdk/workspace-file.ts), by workspace-relative path: no link is
+ * followed on the way, a new file is created exclusively, an existing one is replaced by an
+ * exclusive temp file renamed over its name, and a folder above that turned into a link is refused.
  */
 export class FileTransaction {
   private readonly written: PlannedFile[] = [];
@@ -45,24 +50,23 @@ export class FileTransaction {
 
   /** Creates the missing folders above a new file, remembering them so a rollback removes them. */
   private ensureParent(path: string): void {
-    const missing: string[] = [];
-    for (let dir = dirname(path); lstatOrNull(dir) === null; dir = dirname(dir)) missing.unshift(dir);
-    for (const dir of missing) {
-      mkdirSync(dir);
-      this.createdDirs.push(dir);
-    }
+    const parent = posix.dirname(path);
+    if (parent === '.') return;
+    const made = ensureWorkspaceFolder(this.workspaceRoot, parent);
+    if (!made.ok) throw new WriteRefused(made.message);
+    this.createdDirs.push(...made.created);
   }
 
   private write(file: PlannedFile): void {
     // Someone else may have changed the file since it was read: never overwrite that edit.
-    if (!sameBytes(currentBytes(file.absolute), file.before)) {
-      throw new Error(`${file.relative} changed on disk while the change set was being applied`);
+    if (!sameBytes(currentBytes(this.workspaceRoot, file.relative), file.before)) {
+      throw new WriteRefused(`${file.relative} changed on disk while the change set was being applied`);
     }
-    if (file.after === null) unlinkSync(file.absolute);
-    else {
-      this.ensureParent(file.absolute);
-      replaceAtomically(file.absolute, file.after, file.mode);
-    }
+    if (file.after === null) done(removeWorkspaceFile(this.workspaceRoot, file.relative));
+    else if (file.before === null) {
+      this.ensureParent(file.relative);
+      done(createWorkspaceFile(this.workspaceRoot, file.relative, file.after, file.mode));
+    } else done(replaceWorkspaceFile(this.workspaceRoot, file.relative, file.after, file.mode));
     this.written.push(file);
   }
 
@@ -92,21 +96,25 @@ export class FileTransaction {
     for (const file of this.written.splice(0).reverse()) {
       try {
         if (file.before === null) {
-          if (lstatOrNull(file.absolute) !== null) unlinkSync(file.absolute);
+          const removed = removeWorkspaceFile(this.workspaceRoot, file.relative);
+          if (!removed.ok && removed.problem !== 'missing') done(removed);
+        } else if (file.after === null) {
+          // Deleted: put back under its name, which nothing may have taken since.
+          done(createWorkspaceFile(this.workspaceRoot, file.relative, file.before, file.mode));
         } else {
-          replaceAtomically(file.absolute, file.before, file.mode);
+          const restored = replaceWorkspaceFile(this.workspaceRoot, file.relative, file.before, file.mode);
+          // Removed by something else since it was written: it is put back all the same.
+          if (!restored.ok && restored.problem === 'missing') done(createWorkspaceFile(this.workspaceRoot, file.relative, file.before, file.mode));
+          else done(restored);
         }
       } catch (err) {
         errors.push(`${file.relative}: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
     for (const dir of this.createdDirs.splice(0).reverse()) {
-      try {
-        rmdirSync(dir);
-      } catch (err) {
-        // A folder something else has put files into since is left alone.
-        if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY') errors.push(`${workspaceRelative(this.workspaceRoot, dir)}: ${(err as Error).message}`);
-      }
+      const removed = removeWorkspaceFolder(this.workspaceRoot, dir);
+      // A folder something else has put files into since is left alone.
+      if (!removed.ok && removed.code !== 'ENOTEMPTY') errors.push(removed.message);
     }
     return errors;
   }

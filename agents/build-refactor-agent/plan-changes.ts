@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { normalize } from 'node:path';
+import { readWorkspaceFile } from '../../src/worker-sdk/workspace-file.js';
 import type { ChangeRequest } from './read-input.js';
-import { lstatOrNull, resolveChangePath, type ChangeScope, type ScopedPath } from './scope.js';
+import { resolveChangePath, type ChangeScope, type ScopedPath } from './scope.js';
 
 export type FileAction = 'edited' | 'created' | 'deleted';
 
@@ -40,14 +40,15 @@ export function countOccurrences(text: string, search: string): number {
   return count;
 }
 
-function readState(path: ScopedPath): FileState | { problem: string } {
-  const stats = lstatOrNull(path.absolute);
-  if (stats === null) return { path, before: null, mode: null, current: null, broken: false };
-  if (stats.size > MAX_FILE_BYTES) {
-    return { problem: `${path.relative} is ${stats.size} bytes; the lane changes files up to ${MAX_FILE_BYTES} bytes` };
+/** The file as it is now, read through the workspace opener (no link followed, no hard link read). */
+function readState(workspaceRoot: string, path: ScopedPath): FileState | { problem: string } {
+  const read = readWorkspaceFile(workspaceRoot, path.relative, { maxBytes: MAX_FILE_BYTES });
+  if (!read.ok) {
+    if (read.problem === 'missing') return { path, before: null, mode: null, current: null, broken: false };
+    if (read.problem === 'too-large') return { problem: `${path.relative} is ${read.size} bytes; the lane changes files up to ${MAX_FILE_BYTES} bytes` };
+    return { problem: `${read.message}; it is neither read nor changed` };
   }
-  const before = readFileSync(path.absolute);
-  return { path, before, mode: stats.mode & 0o7777, current: before, broken: false };
+  return { path, before: read.content, mode: read.mode & 0o7777, current: read.content, broken: false };
 }
 
 /** The file's text for a search edit; only UTF-8 text that decodes without loss is edited. */
@@ -114,7 +115,7 @@ export function planChanges(
     }
     targets.push({ change, label, key: path.absolute });
     if (states.has(path.absolute)) return;
-    const state = readState(path);
+    const state = readState(workspaceRoot, path);
     if ('problem' in state) {
       problems.push(`${label}: ${state.problem}`);
       return;

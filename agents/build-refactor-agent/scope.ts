@@ -1,6 +1,7 @@
 import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { isIgnoredFolder, SOURCE_CONTROL_KINDS } from '../../src/worker-sdk/ignored-folders.js';
+import { inspectWorkspacePath } from '../../src/worker-sdk/workspace-file.js';
 import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/workspace/boundary.js';
 
 /** The approved scope of a change set: a folder (or a single file) of the workspace. */
@@ -58,7 +59,10 @@ function boundaryProblem(err: unknown): string {
   throw err;
 }
 
-/** Resolves the payload's scope, which must exist inside the workspace. */
+/**
+ * Resolves the payload's scope, which must exist inside the workspace and neither be nor pass
+ * through a symbolic link: every change path below it is opened without following links.
+ */
 export function resolveScope(workspaceRoot: string, scope: string): ChangeScope | { problem: string } {
   let absolute: string;
   try {
@@ -68,15 +72,19 @@ export function resolveScope(workspaceRoot: string, scope: string): ChangeScope 
   }
   const stats = lstatOrNull(absolute);
   if (stats === null) return { problem: `scope ${JSON.stringify(scope)} does not exist in the workspace` };
+  const look = inspectWorkspacePath(workspaceRoot, workspaceRelative(workspaceRoot, absolute));
+  if (!look.ok && (look.problem === 'symbolic-link' || look.problem === 'linked-folder')) return { problem: `scope ${JSON.stringify(scope)} ${look.reason}` };
   const real = realpathSync(absolute);
   return { relative: workspaceRelative(workspaceRoot, absolute), absolute, real, isFile: !statSync(absolute).isDirectory() };
 }
 
 /**
  * Checks one change path: inside the workspace, inside the scope both as written and through
- * its symbolic links, outside installed dependencies and version control (IGNORED_FOLDERS), and
- * not itself a link or a folder (replacing a link by a file would silently change what the link
- * pointed at).
+ * its symbolic links, outside installed dependencies and version control (IGNORED_FOLDERS), not
+ * itself a link or a folder (replacing a link by a file would silently change what the link
+ * pointed at), not below a linked folder, and not a hard link (its bytes may be a file's from
+ * outside the workspace). The workspace opener checks the same again when the file is read and
+ * written.
  */
 export function resolveChangePath(workspaceRoot: string, scope: ChangeScope, path: string): ScopedPath | { problem: string } {
   let absolute: string;
@@ -96,9 +104,16 @@ export function resolveChangePath(workspaceRoot: string, scope: ChangeScope, pat
   if (rel.split('/').some((segment) => isIgnoredFolder(segment, SOURCE_CONTROL_KINDS))) {
     return { problem: `path ${JSON.stringify(path)} is inside installed dependencies or version control (node_modules, .git, …), which a refactor never changes` };
   }
-  const stats = lstatOrNull(absolute);
-  if (stats?.isSymbolicLink()) return { problem: `path ${JSON.stringify(path)} is a symbolic link; change the file it points at instead` };
-  if (stats?.isDirectory()) return { problem: `path ${JSON.stringify(path)} is a folder, not a file` };
-  if (stats !== null && !stats.isFile()) return { problem: `path ${JSON.stringify(path)} is not a regular file` };
-  return { relative: rel, absolute };
+  const look = inspectWorkspacePath(workspaceRoot, rel);
+  if (look.ok) return look.kind === 'folder' ? { problem: `path ${JSON.stringify(path)} is a folder, not a file` } : { relative: rel, absolute };
+  switch (look.problem) {
+    case 'missing':
+      return { relative: rel, absolute };
+    case 'symbolic-link':
+      return { problem: `path ${JSON.stringify(path)} is a symbolic link; change the file it points at instead` };
+    case 'not-a-file':
+      return { problem: `path ${JSON.stringify(path)} is not a regular file` };
+    default:
+      return { problem: `path ${JSON.stringify(path)} ${look.reason}` };
+  }
 }

@@ -1,4 +1,4 @@
-import { readScopedFile } from '../../src/worker-sdk/scoped-file.js';
+import { readScopedFile } from '../../src/worker-sdk/workspace-file.js';
 import { findExports, type ExportedSymbol } from './exports.js';
 import { findImports, type ImportKind } from './imports.js';
 import { resolveImport } from './resolve-import.js';

@@ -25,7 +25,7 @@ export type CodeIndexSuccess = LaneResult<
       externalPackages: number;
       unresolvedImports: number;
       problems: number;
-      skipped: { oversized: string[]; beyondLimit: number; symlinks: number };
+      skipped: { oversized: string[]; beyondLimit: number; symlinks: number; hardLinks: number };
     };
   }
 >;
@@ -104,7 +104,7 @@ export function codeIndex(payload: LanePayload<'code-index'>, context: LaneConte
       externalPackages: index.externalImports.length,
       unresolvedImports,
       problems: index.problems.length,
-      skipped: { oversized: listing.oversized, beyondLimit: listing.beyondLimit, symlinks: listing.symlinks },
+      skipped: { oversized: listing.oversized, beyondLimit: listing.beyondLimit, symlinks: listing.symlinks, hardLinks: listing.hardLinks },
     },
     operatorSummary:
       `Indexed ${plural(index.files.length, 'source file')} in ${scope}: ${plural(symbols, 'exported symbol')}, ${plural(index.edges.length, 'import edge')}, ` +

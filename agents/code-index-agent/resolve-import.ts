@@ -1,9 +1,10 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { posix } from 'node:path';
-import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/workspace/boundary.js';
+import { inspectWorkspacePath, readWorkspaceText } from '../../src/worker-sdk/workspace-file.js';
 
 const BUILTINS = new Set(builtinModules);
+/** A folder's package.json larger than this is not a manifest worth reading for its `main`. */
+const MAX_MANIFEST_BYTES = 1024 * 1024;
 const EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs', '.d.ts'];
 /** TypeScript ESM imports name the compiled file (`./a.js`) while the source is `./a.ts`. */
 const SOURCE_FOR_OUTPUT: Record<string, string[]> = { '.js': ['.ts', '.tsx', '.d.ts'], '.jsx': ['.tsx'], '.mjs': ['.mts', '.d.mts'], '.cjs': ['.cts', '.d.cts'] };
@@ -34,10 +35,15 @@ function candidates(base: string): string[] {
   return list;
 }
 
-/** The `main` of a folder's package.json, for `require('../')` style imports of a package folder. */
+/**
+ * The `main` of a folder's package.json, for `require('../')` style imports of a package folder.
+ * Read through the workspace opener: a package.json that is a link or a hard link has no `main`.
+ */
 function packageMain(workspaceRoot: string, dir: string): string | null {
+  const read = readWorkspaceText(workspaceRoot, posix.join(dir, 'package.json'), { maxBytes: MAX_MANIFEST_BYTES });
+  if (!read.ok) return null;
   try {
-    const manifest: unknown = JSON.parse(readFileSync(resolveWorkspacePath(workspaceRoot, posix.join(dir, 'package.json')), 'utf8'));
+    const manifest: unknown = JSON.parse(read.text);
     const main = (manifest as { main?: unknown }).main;
     return typeof main === 'string' && main.trim() !== '' ? posix.normalize(posix.join(dir, main)).replace(/\/$/, '') : null;
   } catch {
@@ -62,14 +68,13 @@ export function resolveImport(workspaceRoot: string, fromFile: string, specifier
   const options = [...candidates(base), ...(main ? candidates(main) : [])];
   const hit = options.find((option) => indexed.has(option));
   if (hit) return { kind: 'file', path: hit };
+  // Files outside the index are looked at, never opened: links (wherever they lead) and hard
+  // links are not followed, and the first one met is named as the reason.
+  let refused: string | null = null;
   for (const option of options) {
-    try {
-      const absolute = resolveWorkspacePath(workspaceRoot, option);
-      if (existsSync(absolute) && statSync(absolute).isFile()) return { kind: 'file', path: option };
-    } catch (err) {
-      if (err instanceof WorkspaceBoundaryError) return { kind: 'unresolved', reason: 'leads outside the workspace' };
-      throw err;
-    }
+    const look = inspectWorkspacePath(workspaceRoot, option);
+    if (look.ok && look.kind === 'file') return { kind: 'file', path: option };
+    if (!look.ok && refused === null && look.problem !== 'missing' && look.problem !== 'not-a-file') refused = look.message;
   }
-  return { kind: 'unresolved', reason: 'no such file' };
+  return { kind: 'unresolved', reason: refused === null ? 'no such file' : `not followed: ${refused}` };
 }

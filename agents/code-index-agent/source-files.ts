@@ -21,6 +21,8 @@ export interface SourceListing {
   oversizedCount: number;
   beyondLimit: number;
   symlinks: number;
+  /** Hard-linked files (more than one name for one file): never read, since one may be a file from outside the workspace. */
+  hardLinks: number;
 }
 
 export function languageOf(path: string): 'typescript' | 'javascript' {
@@ -29,7 +31,7 @@ export function languageOf(path: string): 'typescript' | 'javascript' {
 
 /**
  * The JS/TS source files of a scope (a folder, or one file), sorted. Links are not followed
- * (their target may leave the workspace); files over MAX_SOURCE_BYTES are named, not read.
+ * (their target may leave the workspace) and hard-linked files are not read; files over MAX_SOURCE_BYTES are named, not read.
  * Every folder of the ignore list is passed by, build output included: compiled copies of the
  * sources (dist/, coverage reports) would index every symbol twice.
  */
@@ -46,5 +48,6 @@ export function listSourceFiles(workspaceRoot: string, scopePath: string): Sourc
     oversizedCount: walk.skipCounts['over-byte-limit'],
     beyondLimit: walk.skipCounts['over-file-limit'],
     symlinks: walk.skipCounts['symbolic-link'],
+    hardLinks: walk.skipCounts['hard-link'],
   };
 }

@@ -1,5 +1,6 @@
 import type { DependencyLicence } from './dependencies.js';
 import type { LicenceCategory } from './licence-kinds.js';
+import type { FileNotRead } from './project-files.js';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail' | 'not-applicable';
 
@@ -116,4 +117,20 @@ export function dependencyChecks(project: ProjectLicence, dependencies: Dependen
 
 export function readmeCheck(readme: string | null): ComplianceCheck {
   return readme ? { check: 'readme-present', status: 'pass', evidence: `${readme} present` } : { check: 'readme-present', status: 'warn', evidence: 'no README at the top of the scope' };
+}
+
+/**
+ * Files the review would have read that are symbolic links, hard links or not regular files: never
+ * read (their contents may come from outside the workspace), so the review is incomplete. No
+ * check when there are none.
+ */
+export function notReadCheck(notRead: FileNotRead[]): ComplianceCheck[] {
+  if (notRead.length === 0) return [];
+  return [
+    {
+      check: 'files-not-read',
+      status: 'warn',
+      evidence: `${notRead.length} file${notRead.length === 1 ? '' : 's'} not read: ${notRead.slice(0, 20).map((f) => `${f.path} (${f.reason})`).join('; ')}${notRead.length > 20 ? `; ${notRead.length - 20} more` : ''}`,
+    },
+  ];
 }

@@ -1,8 +1,8 @@
-import { join } from 'node:path';
+import { posix } from 'node:path';
 import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/workspace/boundary.js';
 import { categoryOf, declaredLicence, type LicenceCategory } from './licence-kinds.js';
 import { identifyLicenceText } from './licence-text.js';
-import { licenceFilesIn, readManifest, readTextHead } from './project-files.js';
+import { inFolder, isLicenceName, notReadOf, projectFiles, readManifest, readTextHead, type FileNotRead } from './project-files.js';
 
 /** Runtime sections ship with the project; devDependencies do not. */
 const SECTIONS = ['dependencies', 'optionalDependencies', 'peerDependencies', 'devDependencies'] as const;
@@ -38,27 +38,45 @@ function unknownLicence(name: string, section: DependencySection, requested: str
 
 /**
  * Looks up one dependency in the scope's node_modules: the licence its package.json declares,
- * else the licence its LICENSE file's text identifies. Never guessed from the name.
+ * else the licence its LICENSE file's text identifies. Never guessed from the name. Every file is
+ * opened through the workspace opener: a linked package folder, a package.json or licence file
+ * that is a link or a hard link is not read (`notRead`), and the dependency stays unknown.
  */
-function lookUp(workspaceRoot: string, scopeRelative: string, name: string, section: DependencySection, requested: string): DependencyLicence {
+function lookUp(
+  workspaceRoot: string,
+  scopeRelative: string,
+  name: string,
+  section: DependencySection,
+  requested: string,
+  notRead: FileNotRead[],
+): DependencyLicence {
   if (!PACKAGE_NAME.test(name)) return unknownLicence(name, section, requested, null, 'not a valid package name; not looked up');
-  let dir: string;
+  const dir = posix.join(scopeRelative, 'node_modules', name);
   try {
-    dir = resolveWorkspacePath(workspaceRoot, join(scopeRelative, 'node_modules', name));
+    resolveWorkspacePath(workspaceRoot, dir);
   } catch (err) {
     if (err instanceof WorkspaceBoundaryError) return unknownLicence(name, section, requested, null, 'installed outside the workspace (linked); not read');
     throw err;
   }
-  const manifest = readManifest(join(dir, 'package.json'));
-  if (manifest === null) return unknownLicence(name, section, requested, null, 'not installed in the scope (no node_modules/<name>/package.json)');
+  const read = readManifest(workspaceRoot, inFolder(dir, 'package.json'));
+  if (!read.ok) {
+    if (read.problem === 'missing') return unknownLicence(name, section, requested, null, 'not installed in the scope (no node_modules/<name>/package.json)');
+    notRead.push(notReadOf(read));
+    return unknownLicence(name, section, requested, null, `not read: ${read.message}`);
+  }
+  const manifest = read.manifest;
+  if (manifest === null) return unknownLicence(name, section, requested, null, 'installed, but its package.json is not a JSON object');
   const installedVersion = typeof manifest.version === 'string' ? manifest.version : null;
   const declared = declaredLicence(manifest);
   if (declared !== null) {
     return { name, section, requested, installedVersion, licence: declared, source: 'package.json', category: categoryOf(declared), note: null };
   }
-  for (const file of licenceFilesIn(dir)) {
-    const text = readTextHead(join(dir, file));
-    const identified = text === null ? null : identifyLicenceText(text);
+  const files = projectFiles(workspaceRoot, dir);
+  notRead.push(...files.notRead.filter((file) => isLicenceName(posix.basename(file.path))));
+  for (const file of files.licences) {
+    const text = readTextHead(workspaceRoot, inFolder(dir, file));
+    if (!text.ok) notRead.push(notReadOf(text));
+    const identified = text.ok ? identifyLicenceText(text.text) : null;
     if (identified) return { name, section, requested, installedVersion, licence: identified, source: 'licence-file', category: categoryOf(identified), note: null };
   }
   return unknownLicence(name, section, requested, installedVersion, 'installed, but its package.json names no licence and no licence file was recognized');
@@ -69,7 +87,7 @@ export function dependencyLicences(
   workspaceRoot: string,
   scopeRelative: string,
   manifest: Record<string, unknown>,
-): { dependencies: DependencyLicence[]; beyondLimit: number } {
+): { dependencies: DependencyLicence[]; beyondLimit: number; notRead: FileNotRead[] } {
   const declared: Array<[string, DependencySection, string]> = [];
   for (const section of SECTIONS) {
     for (const [name, spec] of Object.entries(record(manifest[section]))) {
@@ -77,8 +95,10 @@ export function dependencyLicences(
       declared.push([name, section, typeof spec === 'string' ? spec : JSON.stringify(spec)]);
     }
   }
+  const notRead: FileNotRead[] = [];
   return {
-    dependencies: declared.slice(0, MAX_DEPENDENCIES).map(([name, section, spec]) => lookUp(workspaceRoot, scopeRelative, name, section, spec)),
+    dependencies: declared.slice(0, MAX_DEPENDENCIES).map(([name, section, spec]) => lookUp(workspaceRoot, scopeRelative, name, section, spec, notRead)),
     beyondLimit: Math.max(0, declared.length - MAX_DEPENDENCIES),
+    notRead,
   };
 }

@@ -1,13 +1,11 @@
-import { lstatSync } from 'node:fs';
-import { join } from 'node:path';
 import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
-import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/workspace/boundary.js';
-import { dependencyChecks, licenceChecks, readmeCheck, type ComplianceCheck, type ProjectLicence } from './checks.js';
+import { resolveScope } from '../../src/worker-sdk/scope-path.js';
+import { dependencyChecks, licenceChecks, notReadCheck, readmeCheck, type ComplianceCheck, type ProjectLicence } from './checks.js';
 import { dependencyLicences, type DependencyLicence } from './dependencies.js';
 import { categoryOf, declaredLicence } from './licence-kinds.js';
 import { identifyLicenceText } from './licence-text.js';
-import { projectFiles, readManifest, readTextHead } from './project-files.js';
+import { inFolder, notReadOf, projectFiles, readManifest, readTextHead, type FileNotRead } from './project-files.js';
 
 export type CompliancePosture = 'clear' | 'watching' | 'blocked';
 
@@ -18,6 +16,8 @@ export type ComplianceSuccess = LaneResult<{
   licence: ProjectLicence;
   dependencies: DependencyLicence[];
   checks: ComplianceCheck[];
+  /** Files the review would have read or counted that the workspace opener refused (links, hard links, FIFOs). */
+  notRead: FileNotRead[];
 }>;
 
 const IDENTITY = { role: 'compliance-agent', workflowStage: 'compliance-review', deliverable: 'licence and notice posture' };
@@ -29,13 +29,24 @@ export function postureOf(checks: ComplianceCheck[]): CompliancePosture {
   return 'clear';
 }
 
-function projectLicence(dir: string, files: string[], manifest: Record<string, unknown> | null): ProjectLicence {
+function projectLicence(
+  workspaceRoot: string,
+  dir: string,
+  files: string[],
+  manifest: Record<string, unknown> | null,
+  notRead: FileNotRead[],
+): ProjectLicence {
   const identifiedByText: string[] = [];
   const unidentifiedFiles: string[] = [];
   const sources: string[] = [];
   for (const file of files) {
-    const text = readTextHead(join(dir, file));
-    const id = text === null ? null : identifyLicenceText(text);
+    const text = readTextHead(workspaceRoot, inFolder(dir, file));
+    if (!text.ok) {
+      // Listed as a regular file a moment ago, refused now: it is named, never read.
+      notRead.push(notReadOf(text));
+      continue;
+    }
+    const id = identifyLicenceText(text.text);
     if (id) {
       if (!identifiedByText.includes(id)) identifiedByText.push(id);
       sources.push(`${file} (text)`);
@@ -70,6 +81,7 @@ function nextActions(checks: ComplianceCheck[]): string[] {
     if (check.check === 'proprietary-dependencies') actions.push('Check the terms of the proprietary dependencies cover this use.');
     if (check.check === 'notice-file') actions.push('Add a NOTICE file carrying the NOTICE texts of the Apache-2.0 dependencies.');
     if (check.check === 'readme-present') actions.push('Add a README that states what the project is and under which licence.');
+    if (check.check === 'files-not-read') actions.push('Replace the linked or hard-linked files named in notRead by regular files of the project, then review again.');
   }
   if (actions.length === 0) actions.push('Nothing to act on; review again when dependencies change.');
   return actions;
@@ -83,29 +95,34 @@ function nextActions(checks: ComplianceCheck[]): string[] {
 export function complianceReview(payload: LanePayload<'compliance-review'>, context: LaneContext): ComplianceSuccess | LaneRefusal {
   const { scope } = payload;
   const resend = ['Resend with payload.scope naming the project folder (the one with package.json or LICENSE) inside the workspace.'];
-  let dir: string;
-  try {
-    dir = resolveWorkspacePath(context.workspaceRoot, scope);
-  } catch (err) {
-    if (err instanceof WorkspaceBoundaryError) return refuseLane(IDENTITY, `scope ${err.message}`, resend);
-    throw err;
-  }
-  let isDirectory = false;
-  try {
-    isDirectory = lstatSync(dir).isDirectory();
-  } catch {
-    return refuseLane(IDENTITY, `scope ${JSON.stringify(scope)} does not exist in the workspace`, resend);
-  }
-  if (!isDirectory) return refuseLane(IDENTITY, `scope ${JSON.stringify(scope)} is a file; a compliance review needs the project folder`, resend);
+  const resolved = resolveScope(context.workspaceRoot, scope);
+  if ('problem' in resolved) return refuseLane(IDENTITY, resolved.problem, resend);
+  if (!resolved.stats.isDirectory()) return refuseLane(IDENTITY, `scope ${JSON.stringify(scope)} is a file; a compliance review needs the project folder`, resend);
+  const dir = resolved.relative;
+  const root = context.workspaceRoot;
 
-  const files = projectFiles(dir);
-  const manifest = files.packageJson ? readManifest(join(dir, 'package.json')) : null;
+  const files = projectFiles(root, dir);
+  const notRead: FileNotRead[] = [...files.notRead];
+  const manifestPath = inFolder(dir, 'package.json');
+  const manifestRefused = notRead.find((file) => file.path === manifestPath);
+  if (manifestRefused) {
+    return refuseLane(IDENTITY, `${manifestRefused.path} ${manifestRefused.reason}: it was not read, so the licence and dependencies cannot be reviewed`, [
+      'Make package.json a regular file of the project (not a link or a hard link) and review again.',
+    ]);
+  }
+  const read = files.packageJson ? readManifest(root, manifestPath) : null;
+  if (read !== null && !read.ok) {
+    return refuseLane(IDENTITY, `${read.message}: it was not read, so the licence and dependencies cannot be reviewed`, ['Make package.json a regular file of the project and review again.']);
+  }
+  const manifest = read?.manifest ?? null;
   if (files.packageJson && manifest === null) {
     return refuseLane(IDENTITY, `${scope}/package.json is not a readable JSON object, so its licence and dependencies cannot be reviewed`, ['Fix package.json and review again.']);
   }
-  const licence = projectLicence(dir, files.licences, manifest);
-  const { dependencies, beyondLimit } = manifest ? dependencyLicences(context.workspaceRoot, scope, manifest) : { dependencies: [], beyondLimit: 0 };
-  const checks = [...licenceChecks(licence), ...dependencyChecks(licence, dependencies, files.notice, beyondLimit), readmeCheck(files.readme)];
+  const licence = projectLicence(root, dir, files.licences, manifest, notRead);
+  const deps = manifest ? dependencyLicences(root, dir, manifest) : { dependencies: [], beyondLimit: 0, notRead: [] };
+  const { dependencies, beyondLimit } = deps;
+  notRead.push(...deps.notRead);
+  const checks = [...licenceChecks(licence), ...dependencyChecks(licence, dependencies, files.notice, beyondLimit), readmeCheck(files.readme), ...notReadCheck(notRead)];
   const posture = postureOf(checks);
   const flagged = checks.filter((c) => c.status === 'fail' || c.status === 'warn');
   const known = dependencies.filter((d) => d.category !== 'unknown').length;
@@ -117,6 +134,7 @@ export function complianceReview(payload: LanePayload<'compliance-review'>, cont
     licence,
     dependencies,
     checks,
+    notRead,
     operatorSummary:
       `Compliance of ${scope}: ${posture}. Licence ${licence.spdx ?? 'missing'}; ${dependencies.length} dependencies (${known} with a known licence)` +
       `${flagged.length ? `; flagged: ${flagged.map((c) => `${c.check} (${c.status})`).join(', ')}` : ''}.`,

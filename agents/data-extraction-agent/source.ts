@@ -1,5 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
 import { extname, relative, sep } from 'node:path';
+import { readWorkspaceFile } from '../../src/worker-sdk/workspace-file.js';
 import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/workspace/boundary.js';
 
 export const FORMATS = ['csv', 'json', 'jsonl', 'html', 'markdown', 'text'] as const;
@@ -46,8 +46,10 @@ export function loadInline(content: string): LoadedSource {
 }
 
 /**
- * Reads one workspace file. The path must stay inside the workspace (symbolic links included),
- * name a regular file, fit the size limit (checked before reading) and hold text, not binary.
+ * Reads one workspace file through the workspace opener. The path must stay inside the workspace,
+ * pass through no symbolic link (its own name included), name a regular file with one link (a
+ * hard link may be a file from outside the workspace), fit the size limit (checked on the opened
+ * file before reading) and hold text, not binary.
  */
 export async function loadFile(workspaceRoot: string, path: string): Promise<LoadedSource> {
   let absolute: string;
@@ -58,16 +60,15 @@ export async function loadFile(workspaceRoot: string, path: string): Promise<Loa
     throw err;
   }
   const shown = relative(workspaceRoot, absolute).split(sep).join('/');
-  let info;
-  try {
-    info = await stat(absolute);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return { problem: code === 'ENOENT' ? `file ${shown} does not exist in the workspace` : `file ${shown} cannot be read (${code ?? 'error'})` };
+  const read = readWorkspaceFile(workspaceRoot, shown, { maxBytes: MAX_SOURCE_BYTES });
+  if (!read.ok) {
+    if (read.problem === 'missing') return { problem: `file ${shown} does not exist in the workspace` };
+    if (read.problem === 'not-a-file') return { problem: `${shown} is not a regular file` };
+    if (read.problem === 'too-large') return { problem: tooLarge(read.size ?? MAX_SOURCE_BYTES + 1) };
+    if (read.problem === 'unreadable') return { problem: `file ${shown} cannot be read (${read.code ?? 'error'})` };
+    return { problem: `file ${read.message}; it was not read` };
   }
-  if (!info.isFile()) return { problem: `${shown} is not a regular file` };
-  if (info.size > MAX_SOURCE_BYTES) return { problem: tooLarge(info.size) };
-  const buffer = await readFile(absolute);
+  const buffer = read.content;
   if (buffer.includes(0)) return { problem: `file ${shown} holds binary data (NUL bytes), not text` };
-  return { text: withoutBom(buffer.toString('utf8')), origin: { kind: 'file', path: shown, bytes: info.size } };
+  return { text: withoutBom(buffer.toString('utf8')), origin: { kind: 'file', path: shown, bytes: read.size } };
 }

@@ -1,6 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { resolveScope } from '../../src/worker-sdk/scope-path.js';
+import { readWorkspaceText } from '../../src/worker-sdk/workspace-file.js';
 
 /** The target project as the plan needs it. */
 export interface TargetProject {
@@ -17,9 +16,11 @@ export interface TargetProject {
 const MAX_MANIFEST_BYTES = 1024 * 1024;
 
 /**
- * Resolves `target` inside the workspace and reads its package.json scripts. Answers the
- * problem in words when the target escapes the workspace, is not a folder, or has no readable
- * package.json.
+ * Resolves `target` inside the workspace and reads its package.json scripts through the workspace
+ * opener. Answers the problem in words when the target escapes the workspace, is or passes
+ * through a symbolic link, is not a folder, or has no package.json the lane may read: a
+ * package.json that is a symbolic link or a hard link is refused unread, so no script it defines
+ * is ever planned or run.
  */
 export async function readTargetProject(workspaceRoot: string, target: string): Promise<TargetProject | { problem: string }> {
   const resolved = resolveScope(workspaceRoot, target, 'target');
@@ -27,13 +28,16 @@ export async function readTargetProject(workspaceRoot: string, target: string): 
   const dir = resolved.absolute;
   if (!resolved.stats.isDirectory()) return { problem: `target ${JSON.stringify(target)} is not a folder; name the project folder that holds package.json` };
 
-  const manifestPath = join(dir, 'package.json');
-  const manifestInfo = await stat(manifestPath).catch(() => null);
-  if (!manifestInfo?.isFile()) return { problem: `target ${JSON.stringify(target)} has no package.json` };
-  if (manifestInfo.size > MAX_MANIFEST_BYTES) return { problem: `${target}/package.json is larger than ${MAX_MANIFEST_BYTES} bytes` };
+  const manifestPath = resolved.relative === '.' ? 'package.json' : `${resolved.relative}/package.json`;
+  const read = readWorkspaceText(workspaceRoot, manifestPath, { maxBytes: MAX_MANIFEST_BYTES });
+  if (!read.ok) {
+    if (read.problem === 'missing') return { problem: `target ${JSON.stringify(target)} has no package.json` };
+    if (read.problem === 'too-large') return { problem: `${target}/package.json is larger than ${MAX_MANIFEST_BYTES} bytes` };
+    return { problem: `target ${JSON.stringify(target)}: ${read.message}; it was not read and no script of it is run` };
+  }
   let manifest: unknown;
   try {
-    manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
+    manifest = JSON.parse(read.text);
   } catch (err) {
     return { problem: `${target}/package.json is not valid JSON (${(err as Error).message})` };
   }

@@ -2,8 +2,8 @@ import { posix } from 'node:path';
 import { displayText } from '../../src/worker-sdk/display-text.js';
 import { SOURCE_CONTROL_KINDS } from '../../src/worker-sdk/ignored-folders.js';
 import { parseJunitXml } from '../../src/worker-sdk/junit-report.js';
-import { readScopedFile } from '../../src/worker-sdk/scoped-file.js';
 import { walkScope } from '../../src/worker-sdk/scope-walk.js';
+import { readScopedFile } from '../../src/worker-sdk/workspace-file.js';
 
 /** Bounds of the walk for reports, so a huge scope cannot hang the worker. */
 export const WALK_LIMITS = { maxEntries: 5000, maxDepth: 8, maxReports: 50, maxReportBytes: 5 * 1024 * 1024 } as const;
@@ -64,6 +64,10 @@ export function readJunitReports(workspaceRoot: string, scope: { absolute: strin
     unreadable: [],
     walkTruncated: walk.stopped || walk.skipCounts['over-file-limit'] > 0 || walk.skipCounts['depth-limit'] > 0,
   };
+  // Hard-linked reports are never read (one may be a file from outside the workspace); they are named.
+  for (const skip of walk.skipped) {
+    if (skip.reason === 'hard-link') summary.unreadable.push({ report: skip.path, reason: 'is a hard link; hard-linked files are not opened' });
+  }
   for (const { path: report } of walk.files) {
     const read = readScopedFile(workspaceRoot, report, { maxBytes: WALK_LIMITS.maxReportBytes });
     if (!read.ok) {

@@ -1,7 +1,5 @@
-import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { ResolvedScope } from '../../src/worker-sdk/scope-path.js';
+import { inspectWorkspacePath, listWorkspaceFolder, readWorkspaceText, type WorkspaceFileRefusal } from '../../src/worker-sdk/workspace-file.js';
 import type { ReleaseGate } from './gate.js';
 import { readJunitReports, type JunitSummary } from './junit-reports.js';
 
@@ -10,6 +8,15 @@ const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnp
 const NPM_INIT_TEST_SCRIPT = /no test specified/i;
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 const MAX_CHANGELOG_BYTES = 2 * 1024 * 1024;
+/** A package.json larger than this is not a project manifest. */
+const MAX_MANIFEST_BYTES = 1024 * 1024;
+const CHANGELOG_NAME = /^(changelog|changes|history)(\.(md|markdown|txt|rst))?$/i;
+
+/** A file of the scope the lane would have read or counted, and why it did not (a link, a hard link, …). */
+export interface FileNotRead {
+  path: string;
+  reason: string;
+}
 
 export interface ProjectEvidence {
   name: string | null;
@@ -18,6 +25,8 @@ export interface ProjectEvidence {
   lockfile: string | null;
   testScript: string | null;
   junit: JunitSummary;
+  /** Project files refused by the workspace opener: never read, never counted. */
+  notRead: FileNotRead[];
 }
 
 interface PackageJson {
@@ -26,19 +35,21 @@ interface PackageJson {
   scripts?: Record<string, unknown>;
 }
 
-async function readPackage(dir: string): Promise<PackageJson | null | { error: string }> {
-  const path = join(dir, 'package.json');
-  if (!existsSync(path)) return null;
+type PackageRead = { manifest: PackageJson } | { missing: true } | { refused: WorkspaceFileRefusal } | { error: string };
+
+/** `name` inside the scope folder, workspace-relative. */
+function inScope(scopeRelative: string, name: string): string {
+  return scopeRelative === '.' ? name : `${scopeRelative}/${name}`;
+}
+
+function readPackage(workspaceRoot: string, scopeRelative: string): PackageRead {
+  const read = readWorkspaceText(workspaceRoot, inScope(scopeRelative, 'package.json'), { maxBytes: MAX_MANIFEST_BYTES });
+  if (!read.ok) return read.problem === 'missing' ? { missing: true } : { refused: read };
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as PackageJson;
+    return { manifest: JSON.parse(read.text) as PackageJson };
   } catch (err) {
     return { error: (err as Error).message };
   }
-}
-
-async function changelogOf(dir: string): Promise<string | null> {
-  const names = await readdir(dir);
-  return names.find((n) => /^(changelog|changes|history)(\.(md|markdown|txt|rst))?$/i.test(n)) ?? null;
 }
 
 /** True when the changelog names the version as a version, not as part of a longer one (1.2.3 ≠ 1.2.30). */
@@ -57,35 +68,49 @@ function mentionsVersion(text: string, version: string): boolean {
  * - test-reports: JUnit reports under the scope with a failing or erroring case fail; all passing
  *   pass; none found warns (no test evidence is not evidence of passing).
  */
-export async function projectGates(
+export function projectGates(
   scoped: ResolvedScope,
   scope: string,
   workspaceRoot: string,
-): Promise<{ gates: ReleaseGate[]; evidence: ProjectEvidence }> {
-  const scopeDir = scoped.absolute;
+): { gates: ReleaseGate[]; evidence: ProjectEvidence } {
   const gates: ReleaseGate[] = [];
-  const pkg = await readPackage(scopeDir);
-  const parsed = pkg !== null && !('error' in pkg) ? pkg : null;
+  const notRead: FileNotRead[] = [];
+  const refused = (refusal: WorkspaceFileRefusal) => notRead.push({ path: refusal.path, reason: refusal.reason });
+  const pkg = readPackage(workspaceRoot, scoped.relative);
+  const parsed = 'manifest' in pkg && typeof pkg.manifest === 'object' && pkg.manifest !== null ? pkg.manifest : null;
   const version = parsed && typeof parsed.version === 'string' && SEMVER.test(parsed.version) ? parsed.version : null;
 
-  if (pkg === null) gates.push({ gate: 'package-version', status: 'fail', evidence: `${scope}/package.json not found` });
-  else if ('error' in pkg) gates.push({ gate: 'package-version', status: 'fail', evidence: `${scope}/package.json is not valid JSON: ${pkg.error}` });
+  if ('missing' in pkg) gates.push({ gate: 'package-version', status: 'fail', evidence: `${scope}/package.json not found` });
+  else if ('refused' in pkg) {
+    refused(pkg.refused);
+    gates.push({ gate: 'package-version', status: 'fail', evidence: `not read: ${pkg.refused.message}` });
+  } else if ('error' in pkg) gates.push({ gate: 'package-version', status: 'fail', evidence: `${scope}/package.json is not valid JSON: ${pkg.error}` });
   else if (version === null) {
     gates.push({ gate: 'package-version', status: 'fail', evidence: `${scope}/package.json has no semantic version (found ${JSON.stringify(parsed?.version ?? null)})` });
   } else gates.push({ gate: 'package-version', status: 'pass', evidence: `${scope}/package.json version ${version}` });
 
-  const changelog = await changelogOf(scopeDir);
+  const listing = listWorkspaceFolder(workspaceRoot, scoped.relative);
+  const entries = listing.ok ? listing.entries : [];
+  const changelogEntry = entries.find((entry) => CHANGELOG_NAME.test(entry.name)) ?? null;
+  let changelog: string | null = changelogEntry?.name ?? null;
   if (changelog === null) {
     gates.push({ gate: 'changelog', status: 'warn', evidence: `no CHANGELOG in ${scope}` });
-  } else if (version === null) {
-    gates.push({ gate: 'changelog', status: 'warn', evidence: `${scope}/${changelog} present, but there is no version to look for` });
   } else {
-    const text = (await readFile(join(scopeDir, changelog), 'utf8')).slice(0, MAX_CHANGELOG_BYTES);
-    gates.push(
-      mentionsVersion(text, version)
-        ? { gate: 'changelog', status: 'pass', evidence: `${scope}/${changelog} mentions ${version}` }
-        : { gate: 'changelog', status: 'warn', evidence: `${scope}/${changelog} does not mention ${version}` },
-    );
+    // Read even without a version to look for: a changelog that cannot be opened is named either way.
+    const read = readWorkspaceText(workspaceRoot, inScope(scoped.relative, changelog), { headBytes: MAX_CHANGELOG_BYTES });
+    if (!read.ok) {
+      refused(read);
+      gates.push({ gate: 'changelog', status: 'warn', evidence: `not read: ${read.message}` });
+      changelog = null;
+    } else if (version === null) {
+      gates.push({ gate: 'changelog', status: 'warn', evidence: `${scope}/${changelog} present, but there is no version to look for` });
+    } else {
+      gates.push(
+        mentionsVersion(read.text, version)
+          ? { gate: 'changelog', status: 'pass', evidence: `${scope}/${changelog} mentions ${version}` }
+          : { gate: 'changelog', status: 'warn', evidence: `${scope}/${changelog} does not mention ${version}` },
+      );
+    }
   }
 
   const rawTest = parsed?.scripts?.test;
@@ -94,11 +119,21 @@ export async function projectGates(
   else if (NPM_INIT_TEST_SCRIPT.test(testScript)) gates.push({ gate: 'test-script', status: 'warn', evidence: `the test script is npm init's default: ${testScript}` });
   else gates.push({ gate: 'test-script', status: 'pass', evidence: `test script: ${testScript.slice(0, 200)}` });
 
-  const lockfile = LOCKFILES.find((name) => existsSync(join(scopeDir, name))) ?? null;
+  // A lockfile counts only as a regular file of the scope: a link to one elsewhere says nothing about this project.
+  let lockfile: string | null = null;
+  for (const name of LOCKFILES) {
+    if (!entries.some((entry) => entry.name === name)) continue;
+    const look = inspectWorkspacePath(workspaceRoot, inScope(scoped.relative, name));
+    if (look.ok && look.kind === 'file') {
+      lockfile = name;
+      break;
+    }
+    if (!look.ok) refused(look);
+  }
   gates.push(
     lockfile
       ? { gate: 'lockfile', status: 'pass', evidence: `${scope}/${lockfile}` }
-      : { gate: 'lockfile', status: 'warn', evidence: `no lockfile in ${scope} (${LOCKFILES.join(', ')})` },
+      : { gate: 'lockfile', status: 'warn', evidence: `no lockfile in ${scope} (${LOCKFILES.join(', ')})${notRead.some((f) => LOCKFILES.some((name) => f.path.endsWith(name))) ? '; a linked or hard-linked lockfile is not counted' : ''}` },
   );
 
   const junit = readJunitReports(workspaceRoot, scoped);
@@ -118,6 +153,6 @@ export async function projectGates(
 
   return {
     gates,
-    evidence: { name: typeof parsed?.name === 'string' ? parsed.name : null, version, changelog, lockfile, testScript, junit },
+    evidence: { name: typeof parsed?.name === 'string' ? parsed.name : null, version, changelog, lockfile, testScript, junit, notRead },
   };
 }

@@ -69,7 +69,7 @@ export async function releaseReadiness(
   if (typeof scope === 'string') {
     const folder = scopeDirectory(context.workspaceRoot, scope);
     if ('problem' in folder) return refuseLane(IDENTITY, folder.problem, ['Resend with scope naming a project folder inside the workspace.']);
-    const scoped = await projectGates(folder, scope, context.workspaceRoot);
+    const scoped = projectGates(folder, scope, context.workspaceRoot);
     gates.push(...scoped.gates);
     project = scoped.evidence;
   }
@@ -87,9 +87,14 @@ export async function releaseReadiness(
       `Release ${posture} for ${subject}: ${gates.length - open.length} of ${gates.length} gates pass` +
       (open.length ? `; ${open.map((g) => `${g.gate} ${g.status} (${g.evidence.slice(0, 120)})`).join('; ')}.` : '.') +
       (project ? '' : ' No scope given: the project itself was not checked.'),
-    recommendedNextActions: open.length
-      ? [...new Set([...open.filter((g) => g.status === 'fail'), ...open.filter((g) => g.status === 'warn')].map(actionFor))]
-      : ['Release through the approval path; this lane does not tag, publish or deploy.'],
+    recommendedNextActions: [
+      ...(project && project.notRead.length > 0
+        ? [`Make ${project.notRead.map((f) => f.path).join(', ')} regular files of the project: symbolic links and hard links are never read.`]
+        : []),
+      ...(open.length
+        ? [...new Set([...open.filter((g) => g.status === 'fail'), ...open.filter((g) => g.status === 'warn')].map(actionFor))]
+        : ['Release through the approval path; this lane does not tag, publish or deploy.']),
+    ],
     specialistContract: specialistContract({ ...IDENTITY, status: 'completed' }),
   };
 }

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
-import { readScopedFile } from '../../src/worker-sdk/scoped-file.js';
+import { readScopedFile } from '../../src/worker-sdk/workspace-file.js';
 import { findDangerousCode } from './code-rules.js';
 import { findRiskyDependencies } from './dependency-rules.js';
 import { isScriptFile, isShellLike } from './file-kinds.js';
@@ -28,7 +28,7 @@ export type SecurityAuditSuccess = LaneResult<{
   scope: string;
   rulesRun: RuleFamily[];
   filesScanned: number;
-  skipped: { oversized: number; binary: number; unreadable: number; symlinks: number; beyondLimit: number };
+  skipped: { oversized: number; binary: number; unreadable: number; symlinks: number; hardLinks: number; beyondLimit: number };
   findings: Finding[];
   findingCounts: Record<Severity, number>;
   exploitabilityRanking: RankedFinding[];
@@ -83,7 +83,7 @@ export function securityAudit(payload: LanePayload<'security-audit'>, context: L
 
   const families = new Set(FAMILIES_BY_TYPE[type]);
   const listing = listScopeFiles(context.workspaceRoot, scope.absolute);
-  const skipped = { oversized: listing.oversized, binary: 0, unreadable: 0, symlinks: listing.symlinks, beyondLimit: listing.beyondLimit };
+  const skipped = { oversized: listing.oversized, binary: 0, unreadable: 0, symlinks: listing.symlinks, hardLinks: listing.hardLinks, beyondLimit: listing.beyondLimit };
   const findings: RankableFinding[] = [];
   const holdsPrivateKey = new Set<string>();
   let filesScanned = 0;

@@ -24,6 +24,8 @@ export interface ScopeListing {
   beyondLimit: number;
   /** Symbolic links are not followed: their target may lie outside the scope. */
   symlinks: number;
+  /** Hard-linked files are not read: one may be a file from outside the workspace. */
+  hardLinks: number;
 }
 
 export type ScopeResolution = { ok: true; absolute: string } | { ok: false; problem: string };
@@ -54,5 +56,6 @@ export function listScopeFiles(workspaceRoot: string, scopePath: string): ScopeL
     oversized: walk.skipCounts['over-byte-limit'],
     beyondLimit: walk.skipCounts['over-file-limit'],
     symlinks: walk.skipCounts['symbolic-link'],
+    hardLinks: walk.skipCounts['hard-link'],
   };
 }

@@ -74,8 +74,13 @@ export function findReports(workspaceRoot: string, scope: string, reports: strin
     maxFiles: MAX_REPORTS,
     maxEntries: MAX_WALK_ENTRIES,
   });
+  // A hard-linked report is listed too, so the result names it among the reports that could not be read.
+  const hardLinked = walk.skipped.filter((skip) => skip.reason === 'hard-link');
   return {
-    files: walk.files.map((file) => ({ path: file.path, format: discoveredFormat(file.name)!, named: false })),
+    files: [
+      ...walk.files.map((file) => ({ path: file.path, format: discoveredFormat(file.name)!, named: false })),
+      ...hardLinked.map((skip) => ({ path: skip.path, format: discoveredFormat(skip.path.split('/').pop()!)!, named: false })),
+    ],
     walkTruncated: walk.stopped || walk.skipCounts['over-file-limit'] > 0,
   };
 }

@@ -1,5 +1,5 @@
 import { displayText } from '../../src/worker-sdk/display-text.js';
-import { readScopedFile } from '../../src/worker-sdk/scoped-file.js';
+import { readScopedFile } from '../../src/worker-sdk/workspace-file.js';
 import type { ReportFile } from './find-reports.js';
 import { parseJsonReport, isJestShapedReport } from './parse-json-report.js';
 import { parseJunit } from './parse-junit.js';

@@ -2,6 +2,7 @@ import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ProgrammingError } from '../domain/errors.js';
 import { ALL_IGNORED_KINDS, isIgnoredFolder, type IgnoredFolderKind } from './ignored-folders.js';
+import { inspectWorkspacePath } from './workspace-file.js';
 
 /** A regular file the walk kept. Read it with readScopedFile(root, path). */
 export interface WalkedFile {
@@ -16,7 +17,10 @@ export interface WalkedFile {
 /**
  * Why the walk passed an entry by:
  * - `ignored-folder`: named in the ignore list (IGNORED_FOLDERS) for the kinds the walk ignores;
- * - `symbolic-link`: never followed, since its target may lie outside the scope;
+ * - `symbolic-link`: never followed, since its target may lie outside the scope (a start below a
+ *   linked folder is one too);
+ * - `hard-link`: a regular file with more than one link, never read, since it may be a file from
+ *   outside the scope under a project name;
  * - `over-byte-limit` / `over-file-limit`: a wanted file beyond `maxFileBytes` / `maxFiles`;
  * - `depth-limit`: a folder deeper than `maxDepth`, not entered;
  * - `entry-limit`: where the walk stopped after `maxEntries` entries;
@@ -27,6 +31,7 @@ export interface WalkedFile {
 export type WalkSkipReason =
   | 'ignored-folder'
   | 'symbolic-link'
+  | 'hard-link'
   | 'over-byte-limit'
   | 'over-file-limit'
   | 'depth-limit'
@@ -37,6 +42,7 @@ export type WalkSkipReason =
 export const WALK_SKIP_REASONS: readonly WalkSkipReason[] = [
   'ignored-folder',
   'symbolic-link',
+  'hard-link',
   'over-byte-limit',
   'over-file-limit',
   'depth-limit',
@@ -98,8 +104,8 @@ function lstatOrNull(path: string): Stats | null {
 
 /**
  * Walks the scope `start` (an absolute folder or file inside `root`) and lists its regular files
- * with what it passed by. Links are never followed, the start included; folders of the ignore list
- * are not entered. Paths are relative to `root` (the workspace root), so a lane cites them as they
+ * with what it passed by. Links are never followed, the start and the folders above it included;
+ * hard-linked files are passed by; folders of the ignore list are not entered. Paths are relative to `root` (the workspace root), so a lane cites them as they
  * are and reads them with readScopedFile(root, path).
  */
 export function walkScope(root: string, start: string, options: ScopeWalkOptions = {}): ScopeWalk {
@@ -131,6 +137,10 @@ export function walkScope(root: string, start: string, options: ScopeWalkOptions
 
   const consider = (path: string, name: string, stats: Stats): void => {
     if (options.include && !options.include({ path, name })) return;
+    if (stats.nlink > 1) {
+      skip({ path, reason: 'hard-link' });
+      return;
+    }
     const file: WalkedFile = { path, name, size: stats.size, mode: stats.mode, modifiedMs: stats.mtimeMs };
     if (stats.size > maxFileBytes) skip({ path, reason: 'over-byte-limit', file });
     else if (walk.files.length >= maxFiles) skip({ path, reason: 'over-file-limit' });
@@ -172,9 +182,12 @@ export function walkScope(root: string, start: string, options: ScopeWalkOptions
   };
 
   const startPosix = toPosix(startRel);
-  const startStats = lstatOrNull(startPath);
   const startLabel = startPosix === '' ? '.' : startPosix;
-  if (startStats === null) skip({ path: startLabel, reason: 'unreadable' });
+  // The folders above the start are checked too: a start below a linked folder is outside the scope's tree.
+  const above = inspectWorkspacePath(rootPath, startLabel);
+  const startStats = !above.ok && above.problem === 'linked-folder' ? null : lstatOrNull(startPath);
+  if (!above.ok && above.problem === 'linked-folder') skip({ path: startLabel, reason: 'symbolic-link' });
+  else if (startStats === null) skip({ path: startLabel, reason: 'unreadable' });
   else if (startStats.isSymbolicLink()) skip({ path: startLabel, reason: 'symbolic-link' });
   else if (startStats.isDirectory()) visitFolder(startPath, startPosix, 0);
   else if (startStats.isFile()) consider(startLabel, basename(startPath), startStats);

@@ -14,6 +14,7 @@ describe('resolveScope', () => {
     mkdirSync(join(root, 'app', 'src'), { recursive: true });
     writeFileSync(join(root, 'app', 'package.json'), '{}');
     symlinkSync(base, join(root, 'escape'));
+    symlinkSync(join(root, 'app'), join(root, 'app-link'));
   });
   afterAll(() => rmSync(base, { recursive: true, force: true }));
 
@@ -29,5 +30,10 @@ describe('resolveScope', () => {
     expect(resolveScope(root, '../elsewhere')).toEqual({ problem: expect.stringMatching(/^scope .*escapes the workspace root/) });
     expect(resolveScope(root, 'escape/x', 'target')).toEqual({ problem: expect.stringMatching(/^target .*through a symbolic link/) });
     expect(resolveScope(root, 'app/missing', 'report')).toEqual({ problem: 'report "app/missing" does not exist in the workspace' });
+  });
+
+  it('refuses a scope that is or passes through a symbolic link, even one that stays inside the workspace', () => {
+    expect(resolveScope(root, 'app-link')).toEqual({ problem: 'scope "app-link" is a symbolic link; links are not followed' });
+    expect(resolveScope(root, 'app-link/src', 'target')).toEqual({ problem: 'target "app-link/src" passes through app-link, a symbolic link; links are not followed' });
   });
 });

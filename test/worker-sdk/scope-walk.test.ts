@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,6 +87,27 @@ describe('walkScope', () => {
     const walk = walkScope(root, join(root, 'app'), { maxFiles: 0, maxListedSkips: 1 });
     expect(walk.skipped.filter((s) => s.reason === 'over-file-limit')).toHaveLength(1);
     expect(walk.skipCounts['over-file-limit']).toBeGreaterThan(1);
+  });
+
+  it.skipIf(process.platform === 'win32')('reports a hard-linked file as skipped, and a start below a linked folder', () => {
+    const hard = mkdtempSync(join(tmpdir(), 'scope-walk-hard-'));
+    try {
+      const ws = join(hard, 'workspace');
+      mkdirSync(join(ws, 'app'), { recursive: true });
+      writeFileSync(join(hard, 'outside.env'), 'TOKEN=from-outside');
+      linkSync(join(hard, 'outside.env'), join(ws, 'app', 'settings.env'));
+      writeFileSync(join(ws, 'app', 'own.env'), 'TOKEN=own');
+      symlinkSync(join(ws, 'app'), join(ws, 'alias'));
+      const walk = walkScope(ws, join(ws, 'app'));
+      expect(paths(walk.files)).toEqual(['app/own.env']);
+      expect(walk.skipped).toEqual([{ path: 'app/settings.env', reason: 'hard-link' }]);
+      expect(walk.skipCounts['hard-link']).toBe(1);
+      // A file the include filter does not want is not reported, hard link or not.
+      expect(walkScope(ws, join(ws, 'app'), { include: ({ name }) => name === 'own.env' }).skipped).toEqual([]);
+      expect(walkScope(ws, join(ws, 'alias', 'own.env'))).toMatchObject({ files: [], skipped: [{ path: 'alias/own.env', reason: 'symbolic-link' }] });
+    } finally {
+      rmSync(hard, { recursive: true, force: true });
+    }
   });
 
   it('walks a single file, and reports a start that does not exist', () => {

@@ -34,7 +34,7 @@ describe('readScopedFile', () => {
   });
 
   it('bounds what it reads and names missing files and folders', () => {
-    expect(readScopedFile(root, 'src/app.js', { maxBytes: 10 })).toEqual({ ok: false, problem: 'too-large', message: 'larger than 10 bytes; not read' });
+    expect(readScopedFile(root, 'src/app.js', { maxBytes: 10 })).toEqual({ ok: false, problem: 'too-large', message: 'is larger than 10 bytes; not read' });
     expect(readScopedFile(root, 'src/gone.js')).toMatchObject({ ok: false, problem: 'missing' });
     expect(readScopedFile(root, 'src')).toMatchObject({ ok: false, problem: 'not-a-file' });
   });

@@ -24,7 +24,7 @@ describe('code-index result paths', () => {
     if (!result.success) throw new Error(result.error);
     expect(result.files.map((f) => f.path)).toEqual(['lib/a.ts', 'lib/b.ts']);
     expect(result.edges).toEqual([{ from: 'lib/a.ts', to: 'lib/b.ts' }]);
-    expect(result.stats.skipped).toEqual({ oversized: ['lib/huge.js'], beyondLimit: 0, symlinks: 1 });
+    expect(result.stats.skipped).toEqual({ oversized: ['lib/huge.js'], beyondLimit: 0, symlinks: 1, hardLinks: 0 });
     expect(JSON.stringify(result)).not.toContain(base);
   });
 });
