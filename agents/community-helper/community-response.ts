@@ -1,4 +1,4 @@
-import { appendFile, mkdir } from 'node:fs/promises';
+import { appendFileNoFollow } from '../../src/workspace/file-writes.js';
 import { basename, dirname } from 'node:path';
 import { displayPath, type DisplayRoots } from '../../src/domain/display-path.js';
 import {
@@ -65,10 +65,10 @@ async function rethrowingWithDisplayedPaths<T>(roots: DisplayRoots, work: () => 
   }
 }
 
+/** Appends to a log of the logs folder, never through a link planted under its name. */
 async function appendLines(path: string, records: unknown[]): Promise<void> {
   if (records.length === 0) return;
-  await mkdir(dirname(path), { recursive: true });
-  await appendFile(path, records.map((r) => `${JSON.stringify(r)}\n`).join(''), 'utf8');
+  await appendFileNoFollow(path, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
 }
 
 function actionsFor(outcome: DraftOutcome): string[] {
