@@ -24,7 +24,8 @@ describe.skipIf(!POSIX)('build-refactor and files that lead outside the workspac
 
   beforeEach(() => {
     fx = outsideFixture('build-refactor-links');
-    ranProof = join(fx.outside, 'script-ran');
+    // Inside the project: the script runs in the sandbox, where only the project is writable.
+    ranProof = join(fx.workspace, 'projects/billing/script-ran');
     fx.write('projects/billing/package.json', JSON.stringify({ name: 'billing', scripts: { test: 'node -e "process.exit(0)"' } }));
     fx.write('projects/billing/src/math.js', MATH_JS);
   });

@@ -19,7 +19,8 @@ describe.skipIf(!POSIX)('qa-verification and a package.json that leads outside t
 
   beforeEach(() => {
     fx = outsideFixture('qa-links');
-    ranProof = join(fx.outside, 'script-ran');
+    // Inside the project: the script runs in the sandbox, where only the project is writable.
+    ranProof = join(fx.workspace, 'services/cart/script-ran');
     const script = `node -e "require('node:fs').writeFileSync(${JSON.stringify(ranProof).replace(/"/g, "'")}, '${marker}'); console.log('ok 1 - ${marker}\\n1..1\\n# pass 1\\n# fail 0')"`;
     outsideManifest = fx.writeOutside('package.json', JSON.stringify({ name: `${marker}-name`, scripts: { test: script, [`test:${'full'}`]: script } }));
     fx.write('services/cart/test/placeholder.txt', 'the project folder, with no package.json of its own\n');
