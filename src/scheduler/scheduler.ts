@@ -51,13 +51,6 @@ export interface Scheduler {
   stop(): void;
 }
 
-/** A scheduler that is already running. */
-export function startScheduler(deps: SchedulerDeps): Scheduler {
-  const scheduler = createScheduler(deps);
-  scheduler.start();
-  return scheduler;
-}
-
 /**
  * The scheduler, built before the runtime that tells it of finished runs and started once the
  * runtime has recovered: nothing runs until `start`.

@@ -1,4 +1,5 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLValidator } from 'fast-xml-parser';
+import { stringValuedXmlParser } from './xml-parser.js';
 import { totalsOfCases, type CaseStatus, type CaseTotals } from './case-totals.js';
 import { shortMessage } from './report-message.js';
 
@@ -35,14 +36,8 @@ export type JunitReadProblem = 'malformed' | 'not-junit';
 
 export type JunitRead = { ok: true; report: JunitReport } | { ok: false; problem: JunitReadProblem; reason: string };
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  textNodeName: '#text',
-  // Names and messages stay strings: a test named "404" must not become a number.
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
+// Names and messages stay strings; the elements JUnit may repeat are always lists.
+const parser = stringValuedXmlParser({
   isArray: (name) => ['testsuite', 'testcase', 'failure', 'error', 'skipped', 'flakyFailure', 'flakyError', 'rerunFailure', 'rerunError'].includes(name),
 });
 

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { retentionSlack, startScheduler, type Scheduler } from '../../src/scheduler/scheduler.js';
+import { createScheduler, retentionSlack, type Scheduler } from '../../src/scheduler/scheduler.js';
 import type { StateStore } from '../../src/store/types.js';
 import { testConfig } from '../support/config.js';
 
@@ -16,9 +16,9 @@ function pruneProbe() {
 
 const settle = () => new Promise((r) => setTimeout(r, 10));
 
-/** A scheduler with cron jobs off and runRetention 1,000 over the given store. */
+/** A started scheduler with cron jobs off and runRetention 1,000 over the given store. */
 function schedulerOver(store: StateStore, onInvalidate: () => void = () => undefined): Scheduler {
-  return startScheduler({
+  const started = createScheduler({
     config: { ...testConfig({}), schedulerEnabled: false, runRetention: 1000 },
     clock: systemClock,
     logger: pino({ level: 'silent' }),
@@ -29,6 +29,8 @@ function schedulerOver(store: StateStore, onInvalidate: () => void = () => undef
     admitDueRetries: async () => 0,
     invalidator: { invalidate: async () => onInvalidate() },
   });
+  started.start();
+  return started;
 }
 
 let scheduler: Scheduler | null = null;

@@ -1,5 +1,6 @@
 import { DomainError } from '../../domain/errors.js';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLValidator } from 'fast-xml-parser';
+import { stringValuedXmlParser } from '../../worker-sdk/xml-parser.js';
 
 export interface FeedEntry {
   title: string;
@@ -16,16 +17,8 @@ export interface ParsedFeed {
   entries: FeedEntry[];
 }
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  textNodeName: '#text',
-  // Keep every value a string: a numeric title must not turn into a number.
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  htmlEntities: true,
-});
+// Every value stays a string (a numeric title must not turn into a number); HTML entities decoded.
+const parser = stringValuedXmlParser({ htmlEntities: true });
 
 type Node = Record<string, unknown>;
 
