@@ -37,7 +37,16 @@ export interface RunEvent {
   data?: Record<string, unknown>;
 }
 
-export type ApprovalStatus = 'not-required' | 'pending' | 'approved' | 'rejected' | 'expired';
+export type ApprovalStatus = 'not-required' | 'pending' | 'approved' | 'rejected' | 'expired' | 'cancelled';
+
+/** One decision (or the service's own: expiry, cancel) taken on a held run's approval, oldest first. */
+export interface ApprovalDecisionEntry {
+  at: string;
+  /** The actor whose key decided, or `service` for expiry and escalation. */
+  actor: string;
+  decision: 'approved' | 'rejected' | 'expired' | 'escalated' | 'cancelled';
+  note: string | null;
+}
 
 export interface RunApproval {
   required: boolean;
@@ -49,6 +58,23 @@ export interface RunApproval {
   note: string | null;
   replayRunId: string | null;
   replayTaskId: string | null;
+  /** The actor whose key requested the held run (self-approval policy reads it). */
+  requestedBy?: string | null;
+  /** When the service decides the approval itself (config approvalPolicy.expiresAfterMinutes); null: never. */
+  expiresAt?: string | null;
+  decisionHistory?: ApprovalDecisionEntry[];
+}
+
+/** An operator's request to stop a run, and how it ended. */
+export interface RunCancellation {
+  requestedAt: string;
+  /** The actor whose key asked. */
+  requestedBy: string;
+  reason: string | null;
+  /** When the run reached `cancelled` (its processes gone); null while cancelling. */
+  completedAt: string | null;
+  /** How a running attempt was stopped: `abort` (in-process), `SIGTERM`, `SIGKILL`; null when it never started. */
+  signal: string | null;
 }
 
 export interface RetryRecovery {
@@ -80,7 +106,7 @@ export interface RunRecord {
   /** Admission order, assigned by the store on first insert (FIFO claims). */
   seq: number;
   payload: Record<string, unknown>;
-  source: 'api' | 'scheduler' | 'approval-replay' | 'retry' | 'startup' | 'system' | 'workflow';
+  source: 'api' | 'scheduler' | 'schedule' | 'rerun' | 'approval-replay' | 'retry' | 'startup' | 'system' | 'workflow';
   requestedBy: string;
   createdAt: string;
   updatedAt: string;
@@ -112,6 +138,14 @@ export interface RunRecord {
   toolGate?: RunToolGate | null;
   /** Set when the run belongs to a tracked repair (drift-repair): src/knowledge/repair-loop.ts. */
   repair?: RunRepair | null;
+  /** Set once an operator asked to cancel the run. */
+  cancellation?: RunCancellation | null;
+  /** A rerun: the run it repeats. */
+  rerunOf?: string | null;
+  /** The runs admitted as reruns of this one, oldest first. */
+  reruns?: string[];
+  /** A scheduled firing (`source: "schedule"`): the schedule that fired it. */
+  scheduleId?: string | null;
 }
 
 export interface RunRepair {
