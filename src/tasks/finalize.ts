@@ -7,6 +7,7 @@ import { runWriteTags, type Admit } from './admission.js';
 import { accountingFor } from './accounting.js';
 import type { ExecutionOutcome } from './executor.js';
 import { retryPlanFor } from './retry-policy.js';
+import { retryWhileUnavailable } from './retry-while-unavailable.js';
 import { markFailed, markSucceeded, withAttemptState, withEvent } from './run-transitions.js';
 import { withTaskRecord } from '../domain/orchestrator-state.js';
 import type { RunRecord } from '../domain/run-record.js';
@@ -92,9 +93,16 @@ export async function finalizeAttempt(
       workerDirectory: null,
     };
   };
-  const written = together
-    ? await store.finishRun(run.runId, transition, { record: taskRecord, ...(stateUpdate ? { stateUpdate } : {}) })
-    : await store.mutateRun(run.runId, transition);
+  // The transition is a guarded compare-and-set (and finishRun one commit): repeating it after a
+  // write that did not commit is safe, so a database restart does not turn into a second execution.
+  const written = await retryWhileUnavailable(
+    () =>
+      together
+        ? store.finishRun(run.runId, transition, { record: taskRecord, ...(stateUpdate ? { stateUpdate } : {}) })
+        : store.mutateRun(run.runId, transition),
+    deps.logger,
+    { runId: run.runId, attempt: run.attempt },
+  );
   if (!written.changed || !written.after) {
     deps.logger.warn({ runId: run.runId, attempt: run.attempt }, 'run attempt no longer owned; result discarded');
     return null;

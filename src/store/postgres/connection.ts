@@ -41,7 +41,11 @@ export function quoteIdent(name: string): string {
 
 /**
  * A pool whose every connection works in the store's schema. Pool errors on idle clients (a
- * server restart) are reported, not thrown: the next query reconnects.
+ * server restart) are reported, not thrown: the next query reconnects. Every connection also
+ * carries an `error` listener of its own for its whole life: the server ending a connection
+ * (restart, failover, `pg_terminate_backend`) can emit `error` on a client that is checked out,
+ * being released or being closed, and an `error` event without a listener ends the process.
+ * The query in flight rejects by itself, so the listener only has to exist.
  */
 export function createPool(target: PostgresTarget, max: number, onIdleError: (err: Error) => void): pg.Pool {
   const pool = new pg.Pool({
@@ -52,5 +56,8 @@ export function createPool(target: PostgresTarget, max: number, onIdleError: (er
     options: `-c search_path=${target.schema}`,
   });
   pool.on('error', onIdleError);
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   return pool;
 }

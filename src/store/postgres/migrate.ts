@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { conflict } from '../../domain/errors.js';
 import { quoteIdent } from './connection.js';
 import { LATEST_VERSION, MIGRATIONS } from './migrations/index.js';
+import { checkOut } from './transaction.js';
 
 /** One advisory lock key per schema: instances starting together apply each migration once. */
 const LOCK_NAMESPACE = 'orchestrator-schema-migrations:';
@@ -13,7 +14,8 @@ const LOCK_NAMESPACE = 'orchestrator-schema-migrations:';
  * wrong layout.
  */
 export async function applyMigrations(pool: pg.Pool, schema: string): Promise<number> {
-  const client = await pool.connect();
+  const held = await checkOut(pool);
+  const { client } = held;
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [LOCK_NAMESPACE + schema]);
     try {
@@ -48,6 +50,6 @@ export async function applyMigrations(pool: pg.Pool, schema: string): Promise<nu
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [LOCK_NAMESPACE + schema]);
     }
   } finally {
-    client.release();
+    held.release(false);
   }
 }

@@ -20,6 +20,7 @@ import type {
 import { appendRecord, listAppended } from './append.js';
 import { claimNextRun, claimRuns } from './claim-next-run.js';
 import { createPool, parsePostgresUrl, type PostgresTarget } from './connection.js';
+import { asUnavailable } from './connection-loss.js';
 import { getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
 import { collectionCounts, serverVersion } from './health.js';
 import { applyMigrations } from './migrate.js';
@@ -206,7 +207,9 @@ export class PostgresStateStore implements StateStore {
     } catch (err) {
       return Promise.reject(err as Error);
     }
-    const pending = work(session.pool);
+    const pending = work(session.pool).catch((err: unknown) => {
+      throw asUnavailable(err, this.connection.display);
+    });
     session.inFlight.add(pending);
     const forget = () => session.inFlight.delete(pending);
     pending.then(forget, forget);
@@ -215,7 +218,9 @@ export class PostgresStateStore implements StateStore {
 
   private read<T>(work: (pool: pg.Pool) => Promise<T>): Promise<T> {
     try {
-      return work(this.lifecycle.readable().pool);
+      return work(this.lifecycle.readable().pool).catch((err: unknown) => {
+        throw asUnavailable(err, this.connection.display);
+      });
     } catch (err) {
       return Promise.reject(err as Error);
     }
