@@ -35,6 +35,25 @@ export default tseslint.config(
     },
   },
   {
+    // The client library and the front doors built on it speak the HTTP contract: they may read
+    // its schemas' types (erased at build), never its server code.
+    files: ['src/client/**/*.ts', 'src/cli/**/*.ts', 'bridge/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)http/',
+              allowTypeImports: true,
+              message: 'The client reads the HTTP contract only through type imports of its schemas.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The operator console runs in the browser (its types: console/tsconfig.json).
     files: ['console/src/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },

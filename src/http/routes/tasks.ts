@@ -43,7 +43,7 @@ const RunObject = Type.Object(
   { additionalProperties: true, description: 'a run record with its derived workflow views' },
 );
 
-const TriggerBody = Type.Object(
+export const TriggerBody = Type.Object(
   {
     type: Type.String({ minLength: 1, description: 'a public-triggerable task type' }),
     payload: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'task-specific fields' })),
@@ -51,14 +51,14 @@ const TriggerBody = Type.Object(
   { additionalProperties: false },
 );
 
-const Queued = Type.Object({
+export const Queued = Type.Object({
   status: Type.Literal('queued'),
   taskId: Type.String(),
   runId: Type.String(),
   type: Type.String(),
   createdAt: Type.String({ format: 'date-time' }),
 });
-const Duplicate = Type.Object({
+export const Duplicate = Type.Object({
   status: Type.Literal('duplicate-suppressed'),
   taskId: Type.String(),
   runId: Type.String(),

@@ -1,0 +1,146 @@
+import { createOrchClient, describeClientError, OrchApiError, OrchNetworkError } from '../client/index.js';
+import { GLOBAL_FLAGS, parseArgs, type FlagSpec } from './args.js';
+import { loginFilePath, readLoginFile } from './config-file.js';
+import type { Output } from './output.js';
+import { didYouMean } from './suggest.js';
+import { UsageError } from './usage-error.js';
+import { EXIT, type Verb } from './verb.js';
+import { ackVerb, approvalsVerb, approveVerb, incidentsVerb, rejectVerb, schedulesVerb } from './verbs/operator-verbs.js';
+import { cancelVerb, logsVerb, rerunVerb, runVerb, runsVerb, showVerb, watchVerb } from './verbs/run-verbs.js';
+import { catalogVerb, healthVerb, loginVerb, logoutVerb } from './verbs/service-verbs.js';
+
+export const VERBS: readonly Verb[] = [
+  runVerb,
+  watchVerb,
+  runsVerb,
+  showVerb,
+  logsVerb,
+  cancelVerb,
+  rerunVerb,
+  approvalsVerb,
+  approveVerb,
+  rejectVerb,
+  incidentsVerb,
+  ackVerb,
+  schedulesVerb,
+  catalogVerb,
+  healthVerb,
+  loginVerb,
+  logoutVerb,
+];
+
+export interface CliIo {
+  argv: readonly string[];
+  env: NodeJS.ProcessEnv;
+  stdout: { write: (text: string) => unknown; isTTY?: boolean };
+  stderr: { write: (text: string) => unknown; isTTY?: boolean };
+  readStdin: () => Promise<string>;
+  signal: AbortSignal;
+}
+
+function flagLine(f: FlagSpec): string {
+  const name = `${f.short ? `-${f.short}, ` : ''}--${f.name}${f.takes === 'value' ? ` <${f.valueName ?? 'value'}>` : ''}`;
+  return `  ${name.padEnd(30)} ${f.summary}`;
+}
+
+export function verbHelp(verb: Verb): string {
+  return [
+    `orch ${verb.name} ${verb.usage}`.trimEnd(),
+    '',
+    verb.summary,
+    ...(verb.details ? ['', ...verb.details] : []),
+    '',
+    'Flags:',
+    ...[...verb.flags, ...GLOBAL_FLAGS].map(flagLine),
+  ].join('\n');
+}
+
+export function mainHelp(): string {
+  const width = Math.max(...VERBS.map((v) => v.name.length));
+  return [
+    'orch: the command line of the task orchestrator',
+    '',
+    'Usage: orch <command> [arguments] [flags]',
+    '',
+    'Commands:',
+    ...VERBS.map((v) => `  ${v.name.padEnd(width)}  ${v.summary}`),
+    '',
+    "The service URL and key come from --url/--api-key, then ORCH_URL/ORCH_API_KEY, then 'orch login'.",
+    "Run 'orch <command> --help' for a command's arguments and flags.",
+  ].join('\n');
+}
+
+/** The URL and key: flags, then the environment, then the login file. */
+function connection(flags: Record<string, string | true | undefined>, env: NodeJS.ProcessEnv): { url: string; apiKey: string | null } {
+  const fromFlags = { url: typeof flags.url === 'string' ? flags.url : undefined, apiKey: typeof flags['api-key'] === 'string' ? flags['api-key'] : undefined };
+  const url = fromFlags.url ?? env.ORCH_URL;
+  const apiKey = fromFlags.apiKey ?? env.ORCH_API_KEY;
+  if (url && apiKey) return { url, apiKey };
+  const file = readLoginFile(loginFilePath(env));
+  const resolvedUrl = url ?? file?.url;
+  if (!resolvedUrl) throw new UsageError("no service URL: pass --url, set ORCH_URL, or run 'orch login'");
+  return { url: resolvedUrl, apiKey: apiKey ?? file?.apiKey ?? null };
+}
+
+/**
+ * Runs one command line and resolves with its exit code: 0 success, 1 a failed run or a refusal
+ * by the service, 2 a usage error (one line on stderr), 130 a cancelled run or an interrupt.
+ */
+export async function runCli(io: CliIo): Promise<number> {
+  const [verbName, ...rest] = io.argv;
+  const wantsJson = rest.includes('--json');
+  const color = io.stdout.isTTY === true && !io.env.NO_COLOR && !rest.includes('--no-color');
+  const output: Output = {
+    out: (text) => io.stdout.write(`${text}\n`),
+    err: (text) => io.stderr.write(`${text}\n`),
+    progress: (text) => io.stderr.write(text),
+    color,
+    json: wantsJson,
+  };
+  try {
+    if (verbName === undefined || verbName === '--help' || verbName === '-h' || verbName === 'help') {
+      output.out(mainHelp());
+      return verbName === undefined ? EXIT.usage : EXIT.ok;
+    }
+    const verb = VERBS.find((v) => v.name === verbName);
+    if (!verb) throw new UsageError(`unknown command '${verbName}'.${didYouMean(verbName, VERBS.map((v) => v.name))} ('orch --help' lists them)`);
+    const args = parseArgs(verb.name, rest, verb.flags, verb.positionals);
+    if (args.flags.help) {
+      output.out(verbHelp(verb));
+      return EXIT.ok;
+    }
+    let client: ReturnType<typeof createOrchClient> | null = null;
+    // Resolved when first needed, after the verb checked its own arguments: a wrong word is
+    // reported as such even where no service is configured.
+    const connect = () => {
+      const resolved = connection(args.flags, io.env);
+      return createOrchClient({
+        url: resolved.url,
+        apiKey: resolved.apiKey,
+        onWait: ({ reason, ms }) => {
+          if (reason === 'rate-limited') output.err(`rate limited: waiting ${(ms / 1000).toFixed(1)} s`);
+        },
+      });
+    };
+    return await verb.run({
+      args,
+      output,
+      env: io.env,
+      readStdin: io.readStdin,
+      signal: io.signal,
+      client: () => (client ??= connect()),
+    });
+  } catch (err) {
+    if (err instanceof UsageError) {
+      output.err(`orch: ${err.message}`);
+      return EXIT.usage;
+    }
+    if (io.signal.aborted) return EXIT.cancelled;
+    if (err instanceof OrchApiError || err instanceof OrchNetworkError) {
+      output.err(`orch: ${describeClientError(err)}`);
+      return EXIT.failed;
+    }
+    output.err(`orch: ${describeClientError(err)}`);
+    return EXIT.failed;
+  }
+}

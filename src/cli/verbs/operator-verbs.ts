@@ -1,0 +1,182 @@
+import { payloadFromAssignments } from '../assignments.js';
+import { paint, statusColour, table, when } from '../output.js';
+import { didYouMean } from '../suggest.js';
+import { UsageError } from '../usage-error.js';
+import { EXIT, flag, printJson, word, words, type Verb } from '../verb.js';
+
+type Row = Record<string, unknown>;
+const text = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
+
+export const approvalsVerb: Verb = {
+  name: 'approvals',
+  summary: 'runs held for an operator decision',
+  usage: '',
+  positionals: [],
+  flags: [],
+  async run({ output, client }) {
+    const pending = await client().pendingApprovals();
+    if (output.json) return printJson(output, pending);
+    output.out(
+      table<Row>(
+        output,
+        pending.pending,
+        [
+          { header: 'id', value: (r) => r.taskId },
+          { header: 'run', value: (r) => r.runId, max: 40 },
+          { header: 'type', value: (r) => r.type },
+          { header: 'requested by', value: (r) => r.requestedBy },
+          { header: 'requested', value: (r) => when(r.requestedAt) },
+          { header: 'expires', value: (r) => (r.expiresAt ? when(r.expiresAt) : 'never') },
+          { header: 'risk', value: (r) => (r.impact as Row | undefined)?.risk ?? (r.impact as Row | undefined)?.level },
+        ],
+        'Nothing waits for approval.',
+      ),
+    );
+    return EXIT.ok;
+  },
+};
+
+function decisionVerb(decision: 'approve' | 'reject'): Verb {
+  return {
+    name: decision,
+    summary: decision === 'approve' ? 'approve a held run (it is then replayed)' : 'reject a held run (it then fails)',
+    usage: '<id> [note ...]',
+    positionals: [
+      { name: 'id', required: true },
+      { name: 'note', required: false, rest: true },
+    ],
+    flags: [],
+    details: ["<id> is the approval's id as 'orch approvals' lists it."],
+    async run({ args, output, client }) {
+      const note = words(args, 'note').join(' ');
+      const answer = await client().decide(word(args, 'id'), decision, note === '' ? undefined : note);
+      if (output.json) return printJson(output, answer);
+      const replay = typeof answer.replayRunId === 'string' ? `  replay run ${answer.replayRunId}` : '';
+      output.out(`${paint(output, decision === 'approve' ? 'green' : 'red', decision === 'approve' ? 'approved' : 'rejected')}  ${word(args, 'id')}${replay}`);
+      return EXIT.ok;
+    },
+  };
+}
+
+export const approveVerb = decisionVerb('approve');
+export const rejectVerb = decisionVerb('reject');
+
+export const incidentsVerb: Verb = {
+  name: 'incidents',
+  summary: 'open incidents, most severe first',
+  usage: '',
+  positionals: [],
+  flags: [],
+  async run({ output, client }) {
+    const answer = await client().incidents();
+    if (output.json) return printJson(output, answer);
+    const rows = (answer.incidents ?? answer.items ?? []) as Row[];
+    output.out(
+      table<Row>(
+        output,
+        rows,
+        [
+          { header: 'id', value: (r) => r.incidentId },
+          { header: 'severity', value: (r) => r.severity, colour: (r) => statusColour(text(r.severity) === 'critical' ? 'critical' : 'pending') },
+          { header: 'status', value: (r) => r.status },
+          { header: 'ack', value: (r) => (r.acknowledged ? 'yes' : 'no') },
+          { header: 'owner', value: (r) => r.owner },
+          { header: 'last seen', value: (r) => when(r.lastSeenAt) },
+          { header: 'title', value: (r) => r.title, max: 60 },
+        ],
+        'No open incidents.',
+      ),
+    );
+    return EXIT.ok;
+  },
+};
+
+export const ackVerb: Verb = {
+  name: 'ack',
+  summary: 'acknowledge an incident',
+  usage: '<id>',
+  positionals: [{ name: 'id', required: true }],
+  flags: [],
+  async run({ args, output, client }) {
+    const answer = await client().acknowledge(word(args, 'id'));
+    if (output.json) return printJson(output, answer);
+    output.out(`acknowledged  ${word(args, 'id')}`);
+    return EXIT.ok;
+  },
+};
+
+const SCHEDULE_ACTIONS = ['list', 'add', 'pause', 'resume', 'rm'];
+
+export const schedulesVerb: Verb = {
+  name: 'schedules',
+  summary: 'list, add, pause, resume or remove schedules',
+  usage: '[list | add <type> --cron "<expr>" [--id id] [--timezone tz] [--overlap skip|allow|cancel-previous] [key=value ...] | pause <id> | resume <id> | rm <id>]',
+  positionals: [
+    { name: 'action', required: false },
+    { name: 'target', required: false },
+    { name: 'assignments', required: false, rest: true },
+  ],
+  flags: [
+    { name: 'cron', takes: 'value', valueName: 'expr', summary: 'five fields, or six with seconds first (add)' },
+    { name: 'id', takes: 'value', valueName: 'id', summary: 'schedule id (add; default: chosen by the service)' },
+    { name: 'timezone', takes: 'value', valueName: 'tz', summary: 'IANA zone, e.g. Europe/Berlin (add; default UTC)' },
+    { name: 'overlap', takes: 'value', valueName: 'policy', summary: 'skip | allow | cancel-previous (add)' },
+  ],
+  details: ['Example: orch schedules add security-audit --cron "0 2 * * *" scope=projects/app'],
+  async run({ args, output, client }) {
+    const action = word(args, 'action') || 'list';
+    if (!SCHEDULE_ACTIONS.includes(action)) throw new UsageError(`unknown schedules action '${action}'.${didYouMean(action, SCHEDULE_ACTIONS)}`);
+    const api = client();
+    const target = word(args, 'target');
+    if (action === 'list') {
+      if (target !== '' || words(args, 'assignments').length > 0) throw new UsageError("'schedules list' takes no arguments");
+      const answer = await api.schedules();
+      if (output.json) return printJson(output, answer);
+      const rows = (answer.schedules ?? answer.items ?? []) as Row[];
+      output.out(
+        table<Row>(
+          output,
+          rows,
+          [
+            { header: 'id', value: (r) => r.id },
+            { header: 'type', value: (r) => r.type },
+            { header: 'cron', value: (r) => r.cron },
+            { header: 'zone', value: (r) => r.timezone ?? 'UTC' },
+            { header: 'state', value: (r) => (r.builtIn ? 'built-in' : r.enabled === false ? 'paused' : 'enabled') },
+            { header: 'next', value: (r) => when((r.nextRunAt as string[] | undefined)?.[0]) },
+            { header: 'last run', value: (r) => r.lastRunId, max: 48 },
+          ],
+          'No schedules.',
+        ),
+      );
+      return EXIT.ok;
+    }
+    if (target === '') throw new UsageError(`'schedules ${action}' needs <${action === 'add' ? 'type' : 'id'}>`);
+    if (action === 'add') {
+      const cron = flag(args, 'cron');
+      if (cron === undefined) throw new UsageError("'schedules add' needs --cron \"<expr>\"");
+      const payload = payloadFromAssignments(words(args, 'assignments'));
+      const body: Record<string, unknown> = { type: target, cron };
+      for (const name of ['id', 'timezone', 'overlap'] as const) {
+        const value = flag(args, name);
+        if (value !== undefined) body[name] = value;
+      }
+      if (Object.keys(payload).length > 0) body.payload = payload;
+      const created = await api.addSchedule(body);
+      if (output.json) return printJson(output, created);
+      output.out(`added  ${text(created.id)}  next ${when((created.nextRunAt as string[] | undefined)?.[0])}`);
+      return EXIT.ok;
+    }
+    if (words(args, 'assignments').length > 0) throw new UsageError(`'schedules ${action}' takes only <id>`);
+    if (action === 'rm') {
+      await api.removeSchedule(target);
+      if (!output.json) output.out(`removed  ${target}`);
+      else output.out(JSON.stringify({ id: target, removed: true }));
+      return EXIT.ok;
+    }
+    const changed = await api.updateSchedule(target, { enabled: action === 'resume' });
+    if (output.json) return printJson(output, changed);
+    output.out(`${action === 'resume' ? 'resumed' : 'paused'}  ${target}`);
+    return EXIT.ok;
+  },
+};

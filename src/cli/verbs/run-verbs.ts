@@ -1,0 +1,262 @@
+import { readFileSync } from 'node:fs';
+import { TASK_CATALOG, INTERNAL_TASK_TYPES } from '../../tasks/catalog.js';
+import type { RunRecordView } from '../../client/index.js';
+import { payloadFromAssignments } from '../assignments.js';
+import { duration, fields, paint, statusColour, table, when, type Output } from '../output.js';
+import { didYouMean } from '../suggest.js';
+import { UsageError } from '../usage-error.js';
+import { EXIT, flag, printJson, word, words, type Verb } from '../verb.js';
+import { watchRun } from '../watch-run.js';
+
+const RUN_STATUSES = ['pending', 'running', 'retrying', 'success', 'failed', 'cancelled'];
+
+/** Task types a client may trigger, from this build's catalog (internal types are the service's own). */
+function triggerableTypes(): string[] {
+  const internal = new Set<string>(INTERNAL_TASK_TYPES);
+  return TASK_CATALOG.map((e) => e.type).filter((t) => !internal.has(t));
+}
+
+function checkType(type: string): void {
+  const known = triggerableTypes();
+  if (!known.includes(type)) throw new UsageError(`unknown task type '${type}'.${didYouMean(type, known)} ('orch catalog' lists them)`);
+}
+
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const current = merged[key];
+    const bothObjects = [current, value].every((v) => typeof v === 'object' && v !== null && !Array.isArray(v));
+    merged[key] = bothObjects ? deepMerge(current as Record<string, unknown>, value as Record<string, unknown>) : value;
+  }
+  return merged;
+}
+
+function payloadFile(path: string | undefined): Record<string, unknown> {
+  if (path === undefined) return {};
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read --payload-file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UsageError(`--payload-file ${path} is not valid JSON`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`--payload-file ${path} must hold a JSON object`);
+  return parsed as Record<string, unknown>;
+}
+
+function checkStatus(status: string | undefined): void {
+  if (status !== undefined && !RUN_STATUSES.includes(status)) throw new UsageError(`unknown status '${status}'.${didYouMean(status, RUN_STATUSES)} (one of ${RUN_STATUSES.join(', ')})`);
+}
+
+function positiveInteger(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a whole number above 0, not '${value}'`);
+  return n;
+}
+
+function printAdmission(output: Output, status: number, body: { status: string; runId: string; type: string; existingStatus?: string; reason?: string }): void {
+  if (output.json) {
+    output.out(JSON.stringify(body, null, 2));
+    return;
+  }
+  if (status === 202) output.out(`${paint(output, 'green', 'queued')}  ${body.runId}  ${body.type}`);
+  else output.out(`${paint(output, 'yellow', 'duplicate')}  ${body.runId} is already ${body.existingStatus ?? 'known'} (${body.reason ?? 'same idempotency key'})`);
+}
+
+const interactive = (output: Output) => process.stderr.isTTY === true && !output.json;
+
+export const runVerb: Verb = {
+  name: 'run',
+  summary: 'trigger a task',
+  usage: '<type> [key=value ...] [--payload-file f.json] [--key <idempotencyKey>] [--watch]',
+  positionals: [
+    { name: 'type', required: true },
+    { name: 'assignments', required: false, rest: true },
+  ],
+  flags: [
+    { name: 'payload-file', takes: 'value', valueName: 'file', summary: 'payload from a JSON file (key=value words override its fields)' },
+    { name: 'key', takes: 'value', valueName: 'idempotencyKey', summary: 'idempotency key: the same key never runs twice' },
+    { name: 'watch', short: 'w', takes: 'switch', summary: 'follow the run to its end; exit 0 success, 1 failed, 130 cancelled' },
+  ],
+  details: [
+    'Values parse as JSON when they are JSON (limit=5, tags=["a"]), else as text; dots nest (constraints.maxFilesChanged=1).',
+    "Example: orch run security-audit scope=projects/app --watch",
+  ],
+  async run({ args, output, client, signal }) {
+    const type = word(args, 'type');
+    checkType(type);
+    const payload = deepMerge(payloadFile(flag(args, 'payload-file')), payloadFromAssignments(words(args, 'assignments')));
+    const key = flag(args, 'key');
+    if (key !== undefined) payload.idempotencyKey = key;
+    const api = client();
+    const admitted = await api.trigger(type, payload);
+    printAdmission(output, admitted.status, admitted.body);
+    if (!args.flags.watch) return EXIT.ok;
+    return watchRun(api, output, admitted.body.runId, signal, interactive(output));
+  },
+};
+
+export const watchVerb: Verb = {
+  name: 'watch',
+  summary: "follow a run's events to its end",
+  usage: '<runId>',
+  positionals: [{ name: 'runId', required: true }],
+  flags: [],
+  details: ['Exit code: 0 success, 1 failed, 130 cancelled (or interrupted).'],
+  run: ({ args, output, client, signal }) => watchRun(client(), output, word(args, 'runId'), signal, interactive(output)),
+};
+
+export const runsVerb: Verb = {
+  name: 'runs',
+  summary: 'list recent runs',
+  usage: '[--status s] [--type t] [--limit n]',
+  positionals: [],
+  flags: [
+    { name: 'status', takes: 'value', valueName: 'status', summary: RUN_STATUSES.join('|') },
+    { name: 'type', takes: 'value', valueName: 'type', summary: 'task type' },
+    { name: 'limit', takes: 'value', valueName: 'n', summary: 'how many (default 20)' },
+  ],
+  async run({ args, output, client }) {
+    const status = flag(args, 'status');
+    checkStatus(status);
+    const type = flag(args, 'type');
+    if (type !== undefined) checkType(type);
+    const page = await client().listRuns({ status, type, limit: positiveInteger('limit', flag(args, 'limit')) ?? 20 });
+    if (output.json) return printJson(output, page);
+    output.out(
+      table<RunRecordView>(
+        output,
+        page.items,
+        [
+          { header: 'run', value: (r) => r.runId, max: 44 },
+          { header: 'type', value: (r) => r.type },
+          { header: 'status', value: (r) => r.status, colour: (r) => statusColour(r.status) },
+          { header: 'created', value: (r) => when(r.createdAt) },
+          { header: 'took', value: (r) => (r.finishedAt && r.startedAt ? duration(Date.parse(String(r.finishedAt)) - Date.parse(String(r.startedAt))) : '') },
+          { header: 'summary', value: (r) => r.operatorSummary ?? r.error ?? '', max: 60 },
+        ],
+        'No runs match.',
+      ),
+    );
+    if (page.total > page.items.length) output.out(paint(output, 'grey', `${page.items.length} of ${page.total} shown`));
+    return EXIT.ok;
+  },
+};
+
+export const showVerb: Verb = {
+  name: 'show',
+  summary: 'one run: status, timing, summary, next actions',
+  usage: '<runId>',
+  positionals: [{ name: 'runId', required: true }],
+  flags: [],
+  async run({ args, output, client }) {
+    const run = await client().getRun(word(args, 'runId'));
+    if (output.json) return printJson(output, run);
+    output.out(
+      fields([
+        ['run', run.runId],
+        ['type', run.type],
+        ['status', paint(output, statusColour(run.status), run.status)],
+        ['requested by', run.requestedBy],
+        ['created', when(run.createdAt)],
+        ['finished', run.finishedAt ? when(run.finishedAt) : null],
+        ['took', run.finishedAt && run.startedAt ? duration(Date.parse(String(run.finishedAt)) - Date.parse(String(run.startedAt))) : null],
+        ['attempts', run.attempt],
+        ['approval', run.approval?.required ? run.approval.status : null],
+        ['error', run.error],
+      ]),
+    );
+    if (run.operatorSummary) output.out(`\n${run.operatorSummary}`);
+    const actions = run.recommendedNextActions ?? [];
+    if (actions.length > 0) output.out(`\nNext:\n${actions.map((a) => `  - ${a}`).join('\n')}`);
+    return EXIT.ok;
+  },
+};
+
+export const logsVerb: Verb = {
+  name: 'logs',
+  summary: "a run's log lines, per attempt",
+  usage: '<runId> [-f]',
+  positionals: [{ name: 'runId', required: true }],
+  flags: [{ name: 'follow', short: 'f', takes: 'switch', summary: 'keep printing new lines until the run ends' }],
+  async run({ args, output, client, signal }) {
+    const runId = word(args, 'runId');
+    const api = client();
+    const logs = await api.runLogs(runId);
+    if (output.json && !args.flags.follow) return printJson(output, logs);
+    let shown = 0;
+    for (const attempt of logs.attempts) {
+      if (!output.json) output.out(paint(output, 'bold', `# ${attempt.attemptId}${attempt.truncated > 0 ? ` (${attempt.truncated} earlier lines dropped)` : ''}`));
+      for (const line of attempt.lines) {
+        output.out(output.json ? JSON.stringify(line) : `${when(line.at).slice(11)} ${line.line}`);
+        shown += 1;
+      }
+    }
+    if (!args.flags.follow) {
+      if (shown === 0 && !output.json) output.out('No log lines.');
+      return EXIT.ok;
+    }
+    const seen = new Set(logs.attempts.flatMap((a) => a.lines.map((l) => `${a.attemptId}|${l.at}|${l.line}`)));
+    await api.followRun(
+      runId,
+      {
+        onEvent: () => undefined,
+        onLog: (line) => {
+          if (seen.has(`${line.attemptId}|${line.at}|${line.line}`)) return;
+          output.out(output.json ? JSON.stringify(line) : `${when(line.at).slice(11)} ${line.line}`);
+        },
+      },
+      { signal },
+    );
+    return EXIT.ok;
+  },
+};
+
+export const cancelVerb: Verb = {
+  name: 'cancel',
+  summary: 'stop a run (pending, held, retrying or running)',
+  usage: '<runId> [reason ...]',
+  positionals: [
+    { name: 'runId', required: true },
+    { name: 'reason', required: false, rest: true },
+  ],
+  flags: [],
+  async run({ args, output, client }) {
+    const reason = words(args, 'reason').join(' ');
+    const answer = await client().cancel(word(args, 'runId'), reason === '' ? undefined : reason);
+    if (output.json) return printJson(output, answer);
+    output.out(`${answer.runId}  ${paint(output, 'grey', answer.status)}`);
+    return EXIT.ok;
+  },
+};
+
+export const rerunVerb: Verb = {
+  name: 'rerun',
+  summary: 'run a run again (key=value words replace payload fields)',
+  usage: '<runId> [key=value ...] [--key <idempotencyKey>] [--watch]',
+  positionals: [
+    { name: 'runId', required: true },
+    { name: 'assignments', required: false, rest: true },
+  ],
+  flags: [
+    { name: 'key', takes: 'value', valueName: 'idempotencyKey', summary: 'idempotency key of the new run' },
+    { name: 'watch', short: 'w', takes: 'switch', summary: 'follow the new run to its end' },
+  ],
+  async run({ args, output, client, signal }) {
+    const override = payloadFromAssignments(words(args, 'assignments'));
+    const key = flag(args, 'key');
+    const api = client();
+    const answer = await api.rerun(word(args, 'runId'), {
+      ...(Object.keys(override).length > 0 ? { payload: override } : {}),
+      ...(key !== undefined ? { idempotencyKey: key } : {}),
+    });
+    printAdmission(output, answer.status, answer.body);
+    return args.flags.watch ? watchRun(api, output, answer.body.runId, signal, interactive(output)) : EXIT.ok;
+  },
+};

@@ -1,0 +1,112 @@
+import type { Static } from 'typebox';
+import type { Duplicate, Queued } from '../http/routes/tasks.js';
+import type { RunView } from '../tasks/run-view.js';
+import { createHttp, type ClientOptions, type ClientResponse } from './http.js';
+import { followEventStream, type FollowOptions, type StreamEvent } from './sse.js';
+
+export type TriggerAnswer = Static<typeof Queued> | Static<typeof Duplicate>;
+export type RunRecordView = RunView;
+
+/** `data` of an `event: run` on a run's or the service's event stream. */
+export interface RunStreamEvent {
+  runId: string;
+  taskId: string;
+  type: string;
+  status: string;
+  seq: number;
+  at: string;
+  kind: string;
+  name: string;
+  detail?: string | null;
+}
+
+/** `data` of an `event: log`. */
+export interface LogStreamLine {
+  runId: string;
+  attemptId: string;
+  at: string;
+  stream: string;
+  line: string;
+}
+
+export interface RunListQuery {
+  status?: string;
+  type?: string;
+  limit?: number;
+  cursor?: string;
+  includeInternal?: boolean;
+}
+
+const enc = encodeURIComponent;
+
+/**
+ * The typed client of the service's API, shared by the `orch` command line and the `/orch` chat
+ * bridge. Every method resolves with the service's JSON or throws an OrchApiError (code, message,
+ * request id) or OrchNetworkError.
+ */
+export function createOrchClient(options: ClientOptions) {
+  const http = createHttp(options);
+  const get = async <T>(path: string, query?: Record<string, string | number | boolean | undefined>) =>
+    (await http.request<T>('GET', path, { query })).body;
+  const post = async <T>(path: string, body: unknown, idempotent = false): Promise<ClientResponse<T>> => http.request<T>('POST', path, { body, idempotent });
+
+  return {
+    http,
+    /** Admits a task. With an idempotency key the request is safe to repeat, so it is retried like a GET. */
+    async trigger(type: string, payload: Record<string, unknown>): Promise<{ status: number; body: TriggerAnswer }> {
+      const keyed = typeof payload.idempotencyKey === 'string';
+      const res = await post<TriggerAnswer>('/api/tasks/trigger', { type, payload }, keyed);
+      return { status: res.status, body: res.body };
+    },
+    listRuns: (query: RunListQuery = {}) =>
+      get<{ items: RunRecordView[]; total: number; limit: number; offset: number; nextCursor: string | null }>('/api/tasks/runs', { ...query }),
+    getRun: (runId: string) => get<RunRecordView>(`/api/tasks/runs/${enc(runId)}`),
+    runLogs: (runId: string) =>
+      get<{ runId: string; attempts: Array<{ attemptId: string; lines: Array<{ at: string; stream: string; line: string }>; truncated: number }> }>(
+        `/api/tasks/runs/${enc(runId)}/logs`,
+      ),
+    async cancel(runId: string, reason?: string) {
+      return (await post<{ runId: string; status: string }>(`/api/tasks/runs/${enc(runId)}/cancel`, reason ? { reason } : {}, true)).body;
+    },
+    async rerun(runId: string, body: { payload?: Record<string, unknown>; idempotencyKey?: string } = {}) {
+      const res = await post<TriggerAnswer>(`/api/tasks/runs/${enc(runId)}/rerun`, body, body.idempotencyKey !== undefined);
+      return { status: res.status, body: res.body };
+    },
+    pendingApprovals: () => get<{ count: number; pending: Array<Record<string, unknown> & { taskId: string; runId: string; type: string }> }>('/api/approvals/pending'),
+    async decide(id: string, decision: 'approve' | 'reject', note?: string) {
+      return (await post<Record<string, unknown>>(`/api/approvals/${enc(id)}/decision`, { decision, ...(note ? { note } : {}) })).body;
+    },
+    incidents: () => get<{ items?: Array<Record<string, unknown>>; incidents?: Array<Record<string, unknown>> } & Record<string, unknown>>('/api/incidents'),
+    async acknowledge(id: string) {
+      return (await post<Record<string, unknown>>(`/api/incidents/${enc(id)}/acknowledge`, {}, true)).body;
+    },
+    schedules: () => get<{ items?: Array<Record<string, unknown>>; schedules?: Array<Record<string, unknown>> } & Record<string, unknown>>('/api/schedules'),
+    async addSchedule(schedule: Record<string, unknown>) {
+      return (await post<Record<string, unknown>>('/api/schedules', schedule)).body;
+    },
+    async updateSchedule(id: string, change: Record<string, unknown>) {
+      return (await http.request<Record<string, unknown>>('PATCH', `/api/schedules/${enc(id)}`, { body: change, idempotent: true })).body;
+    },
+    async removeSchedule(id: string) {
+      await http.request('DELETE', `/api/schedules/${enc(id)}`);
+    },
+    catalog: () => get<{ count: number; tasks: Array<Record<string, unknown> & { type: string }> }>('/api/tasks/catalog'),
+    health: () => get<Record<string, unknown>>('/health'),
+    me: () => get<Record<string, unknown>>('/api/auth/me'),
+    companion: (view: 'overview' | 'catalog' | 'incidents' | 'runs' | 'approvals') => get<Record<string, unknown>>(`/api/companion/${view}`),
+    /** Follows a run's events until its end; `onLog` receives its live log lines. */
+    followRun(runId: string, handlers: { onEvent: (event: RunStreamEvent, id: string | null) => void; onLog?: (line: LogStreamLine) => void }, options: FollowOptions = {}) {
+      return followEventStream(
+        http,
+        `/api/tasks/runs/${enc(runId)}/events`,
+        (event: StreamEvent) => {
+          if (event.event === 'run') handlers.onEvent(JSON.parse(event.data) as RunStreamEvent, event.id);
+          else if (event.event === 'log') handlers.onLog?.(JSON.parse(event.data) as LogStreamLine);
+        },
+        options,
+      );
+    },
+  };
+}
+
+export type OrchClient = ReturnType<typeof createOrchClient>;
