@@ -126,11 +126,10 @@ export const schedulesVerb: Verb = {
   async run({ args, output, client }) {
     const action = word(args, 'action') || 'list';
     if (!SCHEDULE_ACTIONS.includes(action)) throw new UsageError(`unknown schedules action '${action}'.${didYouMean(action, SCHEDULE_ACTIONS)}`);
-    const api = client();
     const target = word(args, 'target');
     if (action === 'list') {
       if (target !== '' || words(args, 'assignments').length > 0) throw new UsageError("'schedules list' takes no arguments");
-      const answer = await api.schedules();
+      const answer = await client().schedules();
       if (output.json) return printJson(output, answer);
       const rows = (answer.schedules ?? answer.items ?? []) as Row[];
       output.out(
@@ -162,19 +161,19 @@ export const schedulesVerb: Verb = {
         if (value !== undefined) body[name] = value;
       }
       if (Object.keys(payload).length > 0) body.payload = payload;
-      const created = await api.addSchedule(body);
+      const created = await client().addSchedule(body);
       if (output.json) return printJson(output, created);
       output.out(`added  ${text(created.id)}  next ${when((created.nextRunAt as string[] | undefined)?.[0])}`);
       return EXIT.ok;
     }
     if (words(args, 'assignments').length > 0) throw new UsageError(`'schedules ${action}' takes only <id>`);
     if (action === 'rm') {
-      await api.removeSchedule(target);
+      await client().removeSchedule(target);
       if (!output.json) output.out(`removed  ${target}`);
       else output.out(JSON.stringify({ id: target, removed: true }));
       return EXIT.ok;
     }
-    const changed = await api.updateSchedule(target, { enabled: action === 'resume' });
+    const changed = await client().updateSchedule(target, { enabled: action === 'resume' });
     if (output.json) return printJson(output, changed);
     output.out(`${action === 'resume' ? 'resumed' : 'paused'}  ${target}`);
     return EXIT.ok;

@@ -127,7 +127,8 @@ export const runsVerb: Verb = {
     checkStatus(status);
     const type = flag(args, 'type');
     if (type !== undefined) checkType(type);
-    const page = await client().listRuns({ status, type, limit: positiveInteger('limit', flag(args, 'limit')) ?? 20 });
+    const limit = positiveInteger('limit', flag(args, 'limit')) ?? 20;
+    const page = await client().listRuns({ status, type, limit });
     if (output.json) return printJson(output, page);
     output.out(
       table<RunRecordView>(
