@@ -1,0 +1,229 @@
+import { payloadFromAssignments } from '../src/cli/assignments.js';
+import { UsageError } from '../src/cli/usage-error.js';
+import { closest } from '../src/cli/suggest.js';
+import { createOrchClient, describeClientError, OrchApiError, OrchNetworkError, type OrchClient } from '../src/client/index.js';
+import { finishReply } from './reply.js';
+import { tokenize } from './tokenize.js';
+
+/** Who wrote the message, as the gateway says. */
+export interface ChatContext {
+  user: string;
+  channel: string;
+}
+
+export interface BridgeOptions {
+  /** The service's base URL. */
+  url: string;
+  /** Chat user -> the service key that user acts with. No user gets more than their key's role. */
+  users: Record<string, string>;
+  /**
+   * A viewer key for chat users not in `users`: they get read-only answers (status, runs,
+   * incidents, help). Without it, unmapped users get a refusal and nothing is read.
+   */
+  readOnlyKey?: string | null;
+  /** Told of each handled message; never given a key. */
+  log?: (entry: { user: string; channel: string; verb: string; outcome: 'ok' | 'refused' | 'error' | 'usage' }) => void;
+  fetch?: typeof fetch;
+}
+
+interface Command {
+  name: string;
+  usage: string;
+  summary: string;
+  /** Needs a mapped user (changes something, or reads what only operators may). */
+  mappedOnly: boolean;
+  run: (client: OrchClient, words: string[]) => Promise<string>;
+}
+
+const VERB_NAMES = ['run', 'status', 'runs', 'approvals', 'approve', 'reject', 'incidents', 'cancel', 'help'];
+
+function need(words: string[], index: number, what: string, verb: string): string {
+  const value = words[index];
+  if (value === undefined || value === '') throw new UsageError(`/orch ${verb} needs <${what}>`);
+  return value;
+}
+
+const line = (parts: Array<string | number | null | undefined>) => parts.filter((p) => p !== null && p !== undefined && p !== '').join(' · ');
+
+const COMMANDS: Command[] = [
+  {
+    name: 'run',
+    usage: '/orch run <task-type> [key=value ...]',
+    summary: 'trigger a task',
+    mappedOnly: true,
+    async run(client, words) {
+      const type = need(words, 0, 'task-type', 'run');
+      const payload = payloadFromAssignments(words.slice(1));
+      const answer = await client.trigger(type, payload);
+      if (answer.status === 202) return `Queued ${type} as run ${answer.body.runId}. Follow up: /orch status ${answer.body.runId}`;
+      return `Already known: run ${answer.body.runId} is ${'existingStatus' in answer.body ? answer.body.existingStatus : 'known'}. Follow up: /orch status ${answer.body.runId}`;
+    },
+  },
+  {
+    name: 'status',
+    usage: '/orch status [runId]',
+    summary: 'the service at a glance, or one run',
+    mappedOnly: false,
+    async run(client, words) {
+      if (words[0]) {
+        const run = await client.getRun(words[0]);
+        const lines = [line([`Run ${run.runId}`, run.type, run.status]), run.operatorSummary ?? run.error ?? ''];
+        const actions = run.recommendedNextActions ?? [];
+        if (actions.length > 0) lines.push(...actions.slice(0, 3).map((a) => `- ${a}`));
+        return lines.filter((l) => l !== '').join('\n');
+      }
+      const brief = (await client.companion('overview')) as {
+        posture: string;
+        queue: { queued: number; processing: number; held: number; retrying: number };
+        approvals: { pendingCount: number };
+        incidents: { openCount: number; criticalCount: number };
+        nextActions: string[];
+      };
+      return [
+        `Posture: ${brief.posture}`,
+        `Queue: ${brief.queue.queued} queued, ${brief.queue.processing} running, ${brief.queue.retrying} retrying, ${brief.queue.held} held`,
+        `Approvals waiting: ${brief.approvals.pendingCount} · Incidents open: ${brief.incidents.openCount} (${brief.incidents.criticalCount} critical)`,
+        ...brief.nextActions.slice(0, 3).map((a) => `- ${a}`),
+      ].join('\n');
+    },
+  },
+  {
+    name: 'runs',
+    usage: '/orch runs',
+    summary: 'recent runs',
+    mappedOnly: false,
+    async run(client) {
+      const brief = (await client.companion('runs')) as { total: number; runs: Array<{ runId: string; type: string; status: string; summary: string | null }> };
+      if (brief.runs.length === 0) return 'No runs yet.';
+      return [`Recent runs (${brief.total} in all):`, ...brief.runs.slice(0, 10).map((r) => `- ${r.runId} · ${r.type} · ${r.status}${r.summary ? ` · ${r.summary.slice(0, 80)}` : ''}`)].join('\n');
+    },
+  },
+  {
+    name: 'approvals',
+    usage: '/orch approvals',
+    summary: 'runs waiting for a decision',
+    mappedOnly: true,
+    async run(client) {
+      const brief = (await client.companion('approvals')) as { pendingCount: number; approvals: Array<{ taskId: string; runId: string; type: string; riskLevel: string | null }> };
+      if (brief.pendingCount === 0) return 'Nothing waits for approval.';
+      return [
+        `${brief.pendingCount} waiting for a decision:`,
+        ...brief.approvals.slice(0, 10).map((a) => `- ${a.taskId} · ${a.type}${a.riskLevel ? ` · risk ${a.riskLevel}` : ''} (/orch approve ${a.taskId})`),
+      ].join('\n');
+    },
+  },
+  ...(['approve', 'reject'] as const).map(
+    (decision): Command => ({
+      name: decision,
+      usage: `/orch ${decision} <id> [note ...]`,
+      summary: decision === 'approve' ? 'approve a held run' : 'reject a held run',
+      mappedOnly: true,
+      async run(client, words) {
+        const id = need(words, 0, 'id', decision);
+        const note = words.slice(1).join(' ');
+        const answer = await client.decide(id, decision, note === '' ? undefined : note);
+        const replay = typeof answer.replayRunId === 'string' ? ` It runs as ${answer.replayRunId}: /orch status ${answer.replayRunId}` : '';
+        return `${decision === 'approve' ? 'Approved' : 'Rejected'} ${id}.${replay}`;
+      },
+    }),
+  ),
+  {
+    name: 'incidents',
+    usage: '/orch incidents',
+    summary: 'open incidents',
+    mappedOnly: false,
+    async run(client) {
+      const brief = (await client.companion('incidents')) as {
+        overallStatus: string;
+        openCount: number;
+        open: Array<{ incidentId: string; title: string; severity: string; acknowledged: boolean }>;
+      };
+      if (brief.openCount === 0) return `No open incidents (${brief.overallStatus}).`;
+      return [`${brief.openCount} open (${brief.overallStatus}):`, ...brief.open.slice(0, 10).map((i) => `- [${i.severity}] ${i.title} · ${i.incidentId}${i.acknowledged ? ' · acknowledged' : ''}`)].join('\n');
+    },
+  },
+  {
+    name: 'cancel',
+    usage: '/orch cancel <runId> [reason ...]',
+    summary: 'stop a run',
+    mappedOnly: true,
+    async run(client, words) {
+      const runId = need(words, 0, 'runId', 'cancel');
+      const reason = words.slice(1).join(' ');
+      const answer = await client.cancel(runId, reason === '' ? undefined : reason);
+      return answer.status === 'cancelled' ? `Cancelled ${runId}.` : `Cancelling ${runId}: its processes are being stopped. Follow up: /orch status ${runId}`;
+    },
+  },
+];
+
+function helpText(mapped: boolean): string {
+  const shown = COMMANDS.filter((c) => mapped || !c.mappedOnly);
+  return ['Commands:', ...shown.map((c) => `${c.usage} — ${c.summary}`), '/orch help — this list'].join('\n');
+}
+
+/**
+ * The `/orch` chat command: what an agent gateway registers as the handler of `/orch`. Each
+ * message acts with the service key its chat user is mapped to, so the service's own role
+ * checks decide what a user may do; the reply is short chat text with the run id to follow up.
+ * Keys never appear in a reply or a log entry.
+ */
+export function createBridge(options: BridgeOptions) {
+  const secrets = [...Object.values(options.users), ...(options.readOnlyKey ? [options.readOnlyKey] : [])];
+  const clients = new Map<string, OrchClient>();
+  const clientFor = (key: string) => {
+    let client = clients.get(key);
+    if (!client) {
+      client = createOrchClient({ url: options.url, apiKey: key, fetch: options.fetch, maxRateLimitWaits: 2 });
+      clients.set(key, client);
+    }
+    return client;
+  };
+
+  async function handle(text: string, context: ChatContext): Promise<string> {
+    const log = (verb: string, outcome: 'ok' | 'refused' | 'error' | 'usage') => options.log?.({ user: context.user, channel: context.channel, verb, outcome });
+    const { words, error } = tokenize(text.trim().replace(/^\/orch\b/, ''));
+    if (error) {
+      log('?', 'usage');
+      return finishReply(`Could not read that: ${error}. Try /orch help`, secrets);
+    }
+    const [verbName = 'help', ...rest] = words;
+    const key = options.users[context.user] ?? null;
+    const mapped = key !== null;
+    if (verbName === 'help') {
+      log('help', 'ok');
+      return finishReply(helpText(mapped), secrets);
+    }
+    const command = COMMANDS.find((c) => c.name === verbName);
+    if (!command) {
+      log(verbName, 'usage');
+      const guess = closest(verbName, VERB_NAMES);
+      return finishReply(`Unknown command "${verbName}".${guess ? ` Did you mean /orch ${guess}?` : ''} Try /orch help`, secrets);
+    }
+    const actingKey = key ?? (command.mappedOnly ? null : (options.readOnlyKey ?? null));
+    if (actingKey === null) {
+      log(verbName, 'refused');
+      return finishReply(`You (${context.user}) are not mapped to a service key${command.mappedOnly ? ' that may do this' : ''}; ask an operator to add you to the bridge's users.`, secrets);
+    }
+    try {
+      const reply = await command.run(clientFor(actingKey), rest);
+      log(verbName, 'ok');
+      return finishReply(reply, secrets);
+    } catch (err) {
+      if (err instanceof UsageError) {
+        log(verbName, 'usage');
+        return finishReply(`${err.message}. Usage: ${command.usage}`, secrets);
+      }
+      if (err instanceof OrchApiError) {
+        log(verbName, 'refused');
+        const why = err.status === 403 ? 'your key may not do this' : err.message;
+        return finishReply(`Refused (${err.code}): ${why}${err.requestId ? ` [request ${err.requestId}]` : ''}`, secrets);
+      }
+      log(verbName, 'error');
+      return finishReply(err instanceof OrchNetworkError ? 'The orchestrator cannot be reached right now.' : `Failed: ${describeClientError(err)}`, secrets);
+    }
+  }
+
+  return { handle };
+}
+
+export type Bridge = ReturnType<typeof createBridge>;

@@ -1,0 +1,77 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { verifyAlertSignature } from '../src/incidents/alert-signature.js';
+import type { Bridge } from './bridge.js';
+
+const MAX_BODY_BYTES = 16 * 1024;
+/** Seen signatures are remembered a little past the ±300 s window, so a replay is always refused. */
+const REPLAY_MEMORY_MS = 11 * 60_000;
+
+export interface BridgeServerOptions {
+  bridge: Bridge;
+  /** The bridge's own signing secret (not the service's webhook secret). */
+  secret: string;
+  now?: () => number;
+}
+
+function readBody(req: IncomingMessage): Promise<string | null> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        resolve(null);
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', () => resolve(null));
+  });
+}
+
+/**
+ * `orch bridge serve`: the bridge over plain HTTP for chat clients that are not a gateway
+ * plugin. `POST /` with `{text, user, channel}`, signed like the service's alert webhook:
+ * `X-Orchestrator-Timestamp` (unix seconds) and `X-Orchestrator-Signature: sha256=<hex>` of
+ * HMAC-SHA256 over `<timestamp>.<raw body>` with the bridge's secret. Answers `{reply}`.
+ * A replayed signature is refused; this process remembers them (one bridge process per secret).
+ */
+export function createBridgeServer(options: BridgeServerOptions): Server {
+  const now = options.now ?? Date.now;
+  const seen = new Map<string, number>();
+  const send = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  };
+  return createServer((req, res) => {
+    void (async () => {
+      if (req.method !== 'POST' || (req.url ?? '/').split('?')[0] !== '/') {
+        send(res, req.method === 'POST' ? 404 : 405, { error: { code: req.method === 'POST' ? 'not_found' : 'method_not_allowed', message: 'POST / only' } });
+        return;
+      }
+      const raw = await readBody(req);
+      if (raw === null) return send(res, 413, { error: { code: 'payload_too_large', message: `body over ${MAX_BODY_BYTES} bytes` } });
+      const check = verifyAlertSignature(
+        options.secret,
+        { rawBody: raw, signature: req.headers['x-orchestrator-signature'] as string | undefined, timestamp: req.headers['x-orchestrator-timestamp'] as string | undefined },
+        now(),
+      );
+      if (!check.ok) return send(res, 401, { error: { code: 'unauthorized', message: `signature ${check.reason}` } });
+      for (const [digest, at] of seen) if (now() - at > REPLAY_MEMORY_MS) seen.delete(digest);
+      if (seen.has(check.digest)) return send(res, 401, { error: { code: 'unauthorized', message: 'signature replayed' } });
+      seen.set(check.digest, now());
+      let message: { text?: unknown; user?: unknown; channel?: unknown };
+      try {
+        message = JSON.parse(raw) as typeof message;
+      } catch {
+        return send(res, 400, { error: { code: 'invalid_request', message: 'body is not JSON' } });
+      }
+      if (typeof message.text !== 'string' || typeof message.user !== 'string' || message.user === '') {
+        return send(res, 400, { error: { code: 'invalid_request', message: 'body needs text and user strings' } });
+      }
+      const reply = await options.bridge.handle(message.text, { user: message.user, channel: typeof message.channel === 'string' ? message.channel : '' });
+      send(res, 200, { reply });
+    })().catch(() => send(res, 500, { error: { code: 'internal', message: 'the bridge failed' } }));
+  });
+}
