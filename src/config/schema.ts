@@ -29,6 +29,26 @@ export const DEFAULT_RATE_LIMITS: Record<RateLimitBucket, { max: number; windowS
   'admin-export': { max: 10, windowSeconds: 60 },
 };
 
+/** Roles that may be asked to decide an approval (a viewer never decides). */
+export const APPROVER_ROLES = ['operator', 'admin'] as const;
+export const APPROVAL_EXPIRY_FALLBACKS = ['reject', 'escalate'] as const;
+
+/**
+ * One entry of `approvalPolicy` (keyed by task type or `default`): who decides a held run of the
+ * type and what happens when nobody does. docs/approvals-and-reruns.md.
+ */
+export const ApprovalPolicyEntrySchema = Type.Object(
+  {
+    approverRole: Type.Optional(Type.Union(APPROVER_ROLES.map((r) => Type.Literal(r)))),
+    allowSelfApproval: Type.Optional(Type.Boolean()),
+    // A year at most; fractions of a minute are allowed (a short expiry is what tests and drills use).
+    expiresAfterMinutes: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 525_600 })),
+    onExpiry: Type.Optional(Type.Union(APPROVAL_EXPIRY_FALLBACKS.map((f) => Type.Literal(f)))),
+  },
+  { additionalProperties: false },
+);
+export type ApprovalPolicyEntry = Static<typeof ApprovalPolicyEntrySchema>;
+
 /** Everything the JSON config file may hold. Secrets (keys, webhook secret) come from env only. */
 export const ConfigFileSchema = Type.Object(
   {
@@ -130,6 +150,8 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** Approval policy by task type or `default`; the task types are checked against the catalog at start. */
+    approvalPolicy: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 100 }), ApprovalPolicyEntrySchema)),
     /** How project code (qa-verification's execute mode, build-refactor's verification) may run. */
     sandbox: Type.Optional(
       Type.Object(

@@ -51,14 +51,15 @@ const TriggerBody = Type.Object(
   { additionalProperties: false },
 );
 
-const Queued = Type.Object({
+/** The trigger route's answers; the rerun route (run-rerun.ts) answers the same way. */
+export const Queued = Type.Object({
   status: Type.Literal('queued'),
   taskId: Type.String(),
   runId: Type.String(),
   type: Type.String(),
   createdAt: Type.String({ format: 'date-time' }),
 });
-const Duplicate = Type.Object({
+export const Duplicate = Type.Object({
   status: Type.Literal('duplicate-suppressed'),
   taskId: Type.String(),
   runId: Type.String(),
@@ -68,7 +69,7 @@ const Duplicate = Type.Object({
 });
 
 /** A new key is 202 queued; a key some run already owns is 200 duplicate-suppressed. */
-function triggerReply(outcome: AdmissionOutcome): RouteReply {
+export function triggerReply(outcome: AdmissionOutcome): RouteReply {
   const { run } = outcome;
   if (outcome.kind === 'duplicate') {
     const body: Static<typeof Duplicate> = {
