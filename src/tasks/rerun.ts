@@ -58,11 +58,16 @@ export function rerunPayload(original: Record<string, unknown>, request: RerunRe
 export function createRerun(deps: RerunDeps) {
   const { store } = deps;
 
-  /** Adds the rerun to its original's `reruns[]`: one compare-and-set, a no-op when already listed. */
-  async function link(originalId: string, rerunId: string): Promise<void> {
+  /**
+   * Adds the rerun to its original's `reruns[]`: one compare-and-set, a no-op when already listed.
+   * A repair (a repeated request) leaves a full list alone: the id missing from it was more
+   * likely trimmed as the oldest than lost, and must not come back as the newest.
+   */
+  async function link(originalId: string, rerunId: string, repair: boolean): Promise<void> {
     const result = await store.mutateRun(originalId, (current) => {
-      if (!current || (current.reruns ?? []).includes(rerunId)) return null;
-      return { ...current, reruns: [...(current.reruns ?? []), rerunId].slice(-MAX_RERUN_LINKS) };
+      const listed = current?.reruns ?? [];
+      if (!current || listed.includes(rerunId) || (repair && listed.length >= MAX_RERUN_LINKS)) return null;
+      return { ...current, reruns: [...listed, rerunId].slice(-MAX_RERUN_LINKS) };
     });
     if (result.changed && result.after) await deps.invalidator.invalidate(runWriteTags(result.after, result.before?.status ?? null));
   }
@@ -91,7 +96,7 @@ export function createRerun(deps: RerunDeps) {
     });
     // A repeated request (same key) finds the rerun it admitted before: linking again repairs a
     // link a crash left unwritten. A key owned by any other run is not a rerun of this one.
-    if (outcome.run.rerunOf === original.runId) await link(original.runId, outcome.run.runId);
+    if (outcome.run.rerunOf === original.runId) await link(original.runId, outcome.run.runId, outcome.kind !== 'admitted');
     return outcome;
   };
 }
