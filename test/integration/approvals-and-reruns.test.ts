@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor, waitForTerminal } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
+import { tempDir } from '../support/config.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
 import type { ServiceProcess } from '../support/service-process.js';
 
@@ -121,6 +122,12 @@ describe('approval policy and reruns through the service', () => {
       const late = await decide(taskId, 'approved');
       expect(late.status).toBe(409);
     });
+  });
+
+  it('refuses to start with a policy for a task type the catalog does not have', async () => {
+    await expect(startRuntimeService({ approvalPolicy: { 'build-refractor': { approverRole: 'admin' } } }, tempDir('policy-typo-'))).rejects.toThrow(
+      /fatal: approvalPolicy: "build-refractor" is not a task type of the catalog/,
+    );
   });
 
   describe('reruns', () => {
