@@ -29,21 +29,17 @@ export const DEFAULT_RATE_LIMITS: Record<RateLimitBucket, { max: number; windowS
   'admin-export': { max: 10, windowSeconds: 60 },
 };
 
-/** Roles that may be asked to decide an approval (a viewer never decides). */
-export const APPROVER_ROLES = ['operator', 'admin'] as const;
-export const APPROVAL_EXPIRY_FALLBACKS = ['reject', 'escalate'] as const;
-
 /**
  * One entry of `approvalPolicy` (keyed by task type or `default`): who decides a held run of the
  * type and what happens when nobody does. docs/approvals-and-reruns.md.
  */
 export const ApprovalPolicyEntrySchema = Type.Object(
   {
-    approverRole: Type.Optional(Type.Union(APPROVER_ROLES.map((r) => Type.Literal(r)))),
+    approverRole: Type.Optional(Type.Union([Type.Literal('operator'), Type.Literal('admin')])),
     allowSelfApproval: Type.Optional(Type.Boolean()),
     // A year at most; fractions of a minute are allowed (a short expiry is what tests and drills use).
     expiresAfterMinutes: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 525_600 })),
-    onExpiry: Type.Optional(Type.Union(APPROVAL_EXPIRY_FALLBACKS.map((f) => Type.Literal(f)))),
+    onExpiry: Type.Optional(Type.Union([Type.Literal('reject'), Type.Literal('escalate')])),
   },
   { additionalProperties: false },
 );
