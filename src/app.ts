@@ -21,6 +21,7 @@ import { configError } from './config/errors.js';
 import { createWakeSignal } from './domain/wake-signal.js';
 import { buildServer } from './http/server.js';
 import { buildServiceRoutes } from './http/service-routes.js';
+import { createApprovalEscalation } from './incidents/approval-escalation.js';
 import { createIncidentLedger } from './incidents/ledger.js';
 import { createIncidentReadPort } from './incidents/read-model.js';
 import { createIncidentService } from './incidents/service.js';
@@ -36,6 +37,7 @@ import { createScheduler } from './scheduler/scheduler.js';
 import { openStateStore } from './store/open.js';
 import type { StateStore } from './store/types.js';
 import { createAdmission } from './tasks/admission.js';
+import { createApprovalPolicy } from './tasks/approval-policy.js';
 import { TASK_CATALOG } from './tasks/catalog.js';
 import { createCatalogView } from './tasks/catalog-view.js';
 import { createControlPlaneSnapshot } from './tasks/control-plane-snapshot.js';
@@ -109,7 +111,16 @@ export function composeService(infra: ServiceInfrastructure) {
 
   // The one admission path; the runner built below subscribes to its wake-ups.
   const readyRuns = createWakeSignal();
-  const admit = createAdmission({ store, clock, invalidator, onReady: () => readyRuns.notify(), telemetryRetention: TELEMETRY_RETENTION });
+  // A policy key that is no task type stops the start (invalid_config), like a broken manifest.
+  const approvalPolicy = createApprovalPolicy(config.approvalPolicy, TASK_CATALOG.map((e) => e.type));
+  const admit = createAdmission({
+    store,
+    clock,
+    invalidator,
+    onReady: () => readyRuns.notify(),
+    telemetryRetention: TELEMETRY_RETENTION,
+    approvalPolicy,
+  });
   const checkTrigger = createTriggerCheck(config.workspaceRoot);
 
   // The modules that admit work of their own.
@@ -179,6 +190,8 @@ export function composeService(infra: ServiceInfrastructure) {
     lanes,
     spawner,
     ownerId,
+    approvalPolicy,
+    approvalEscalation: createApprovalEscalation({ ledger: incidentLedger, clock, runPolicies: incidents.runPolicies }),
     preflightToolGate: (taskType, agentId) =>
       preflightToolGate({
         taskType,

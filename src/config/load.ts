@@ -220,6 +220,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     sandbox: {
       allowUnsandboxed: cfg.sandbox?.allowUnsandboxed ?? false,
     },
+    approvalPolicy: cfg.approvalPolicy ?? {},
   };
 }
 

@@ -29,6 +29,22 @@ export const DEFAULT_RATE_LIMITS: Record<RateLimitBucket, { max: number; windowS
   'admin-export': { max: 10, windowSeconds: 60 },
 };
 
+/**
+ * One entry of `approvalPolicy` (keyed by task type or `default`): who decides a held run of the
+ * type and what happens when nobody does. docs/approvals-and-reruns.md.
+ */
+export const ApprovalPolicyEntrySchema = Type.Object(
+  {
+    approverRole: Type.Optional(Type.Union([Type.Literal('operator'), Type.Literal('admin')])),
+    allowSelfApproval: Type.Optional(Type.Boolean()),
+    // A year at most; fractions of a minute are allowed (a short expiry is what tests and drills use).
+    expiresAfterMinutes: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 525_600 })),
+    onExpiry: Type.Optional(Type.Union([Type.Literal('reject'), Type.Literal('escalate')])),
+  },
+  { additionalProperties: false },
+);
+export type ApprovalPolicyEntry = Static<typeof ApprovalPolicyEntrySchema>;
+
 /** Everything the JSON config file may hold. Secrets (keys, webhook secret) come from env only. */
 export const ConfigFileSchema = Type.Object(
   {
@@ -130,6 +146,8 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** Approval policy by task type or `default`; the task types are checked against the catalog at start. */
+    approvalPolicy: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 100 }), ApprovalPolicyEntrySchema)),
     /** How project code (qa-verification's execute mode, build-refactor's verification) may run. */
     sandbox: Type.Optional(
       Type.Object(

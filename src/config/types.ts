@@ -1,4 +1,4 @@
-import type { RateLimitBucket } from './schema.js';
+import type { ApprovalPolicyEntry, RateLimitBucket } from './schema.js';
 
 export type Role = 'viewer' | 'operator' | 'admin';
 
@@ -121,4 +121,10 @@ export interface AppConfig {
    * (default false: those runs are refused). docs/workers.md, "Project code".
    */
   sandbox: { allowUnsandboxed: boolean };
+  /**
+   * Approval policy as configured, keyed by task type or `default` (empty: today's behaviour,
+   * operators decide, self-approval allowed, no expiry). Resolved by src/tasks/approval-policy.ts,
+   * which also refuses a key that is not a task type of the catalog.
+   */
+  approvalPolicy: Record<string, ApprovalPolicyEntry>;
 }

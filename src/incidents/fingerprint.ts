@@ -10,6 +10,8 @@ export const Fingerprints = {
   run: (runId: string) => `run:${runId}`,
   serviceGap: (agentId: string) => `service-gap:${agentId}`,
   approvalBacklog: () => 'approval-backlog',
+  /** One held approval that expired under `onExpiry: "escalate"` (by its approval id, the held task id). */
+  approvalExpired: (taskId: string) => `approval-expired:${taskId}`,
   stateStore: () => 'persistence:state-store',
   coordination: () => 'persistence:coordination',
   knowledgeStaleness: () => 'knowledge:staleness',

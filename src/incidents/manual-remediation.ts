@@ -1,7 +1,9 @@
 import type { Clock } from '../clock.js';
+import { invalidRequest, pointer, type ErrorDetail } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
 import type { Admit } from '../tasks/admission.js';
-import { TASK_CATALOG } from '../tasks/catalog.js';
+import { getCatalogEntry, TASK_CATALOG } from '../tasks/catalog.js';
+import { getPayloadSchema } from '../tasks/payload-schemas.js';
 import type { CheckedTaskRequest, TaskRequest } from '../tasks/payload-validation.js';
 import type { IncidentLedger } from './ledger.js';
 import { keepNewest, normalize, withHistory } from './record.js';
@@ -33,6 +35,45 @@ export interface RemediationDeps {
   clock: Clock;
 }
 
+/** The workspace path an incident concerns: its own scope, else an alert's `scope` label. */
+function incidentScopeOf(incident: IncidentRecord): string | null {
+  const label = incident.labels.scope;
+  return incident.scope ?? (typeof label === 'string' && label.trim() !== '' ? label.trim() : null);
+}
+
+/**
+ * Fills what a remediation payload must carry and the operator left out, from the incident: a
+ * required workspace-path field of the type (its catalog scope field, e.g. qa-verification's
+ * `target`, build-refactor's `scope`) takes the incident's scope. A required field the incident
+ * cannot supply is a 400 naming it, so `{taskType}` alone works for every type that needs nothing
+ * more. The filled payload is then checked as a trigger's is (boundary included).
+ */
+export function withIncidentSuppliedFields(taskType: string, payload: Record<string, unknown>, incident: IncidentRecord): Record<string, unknown> {
+  const required = (getPayloadSchema(taskType) as { required?: string[] } | undefined)?.required ?? [];
+  const scopeFields = new Set(getCatalogEntry(taskType)?.scopeFields ?? []);
+  const scope = incidentScopeOf(incident);
+  const filled = { ...payload };
+  const missing: ErrorDetail[] = [];
+  for (const field of required) {
+    if (filled[field] !== undefined) continue;
+    if (scopeFields.has(field) && scope !== null) {
+      filled[field] = scope;
+      continue;
+    }
+    missing.push({
+      path: pointer('body', 'payload', field),
+      message: scopeFields.has(field)
+        ? `is required: ${taskType} needs a workspace path and incident ${incident.incidentId} names no scope to take it from`
+        : `is required: ${taskType} needs it and an incident cannot supply it`,
+    });
+  }
+  if (missing.length > 0) {
+    const names = missing.map((d) => d.path.split('/').pop()).join(', ');
+    throw invalidRequest(`${taskType} needs ${names} in its payload, which incident ${incident.incidentId} cannot supply`, missing);
+  }
+  return filled;
+}
+
 /**
  * Starts an operator's remediation task for an incident through the trigger path's checks and
  * the one admission function, and links it. A build-refactor is always held for approval and
@@ -41,8 +82,8 @@ export interface RemediationDeps {
  */
 export async function remediateIncident(deps: RemediationDeps, incidentId: string, request: RemediationRequest, identity: Identity) {
   const { ledger, clock } = deps;
-  await ledger.require(incidentId);
-  let payload = { ...(request.payload ?? {}) };
+  const incident = await ledger.require(incidentId);
+  let payload = withIncidentSuppliedFields(request.taskType, { ...(request.payload ?? {}) }, incident);
   if (request.taskType === 'build-refactor') {
     const constraints = typeof payload.constraints === 'object' && payload.constraints !== null ? (payload.constraints as Record<string, unknown>) : {};
     const asked = typeof constraints.maxFilesChanged === 'number' ? constraints.maxFilesChanged : MANUAL_CHANGE_MAX_FILES;

@@ -4,6 +4,7 @@ import { CacheTags, runListWriteTags, type CacheInvalidator } from '../domain/ca
 import { ProgrammingError } from '../domain/errors.js';
 import type { AppendRecord, MutateResult, RunMutator, StateStore } from '../store/types.js';
 import { indexHeldRun } from './approval-index.js';
+import { builtInApprovalPolicy, type ApprovalPolicy } from './approval-policy.js';
 import { getCatalogEntry } from './catalog.js';
 import { admitRetry, newRunRecord, retryRecordMatches } from './run-transitions.js';
 import type { RunRecord, RunStatus, WorkflowParent } from '../domain/run-record.js';
@@ -18,6 +19,8 @@ export interface AdmissionRequest {
   approvedFromTaskId?: string;
   /** Links a child run to the integration workflow that started it. */
   workflowParent?: WorkflowParent;
+  /** A rerun (POST /api/tasks/runs/:runId/rerun): the run it repeats. */
+  rerunOf?: string;
 }
 
 export type DuplicateReason = `duplicate-${Exclude<RunStatus, 'retrying'>}` | 'duplicate-type-mismatch' | 'duplicate-retrying';
@@ -34,6 +37,8 @@ export interface AdmissionDeps {
   /** Called after a run became claimable so a runner can pick it up at once. */
   onReady: () => void;
   telemetryRetention: number;
+  /** Sets a held run's approval expiry (config approvalPolicy); absent: approvals never expire. */
+  approvalPolicy?: Pick<ApprovalPolicy, 'expiresAtFor'>;
 }
 
 function approvalReasonFor(type: string, gatedByDefault: boolean, payload: Record<string, unknown>): string | null {
@@ -95,6 +100,7 @@ export function createAdmission(deps: AdmissionDeps) {
     // Approval replays are the approved work itself; everything else passes the approval gate.
     const approvalReason =
       request.source === 'approval-replay' ? null : approvalReasonFor(request.type, entry.approvalGated, request.payload);
+    const approvalExpiresAt = approvalReason === null ? null : (deps.approvalPolicy ?? builtInApprovalPolicy).expiresAtFor(request.type, now);
 
     const outcome = await storeRun(runId, (current) => {
       if (!current) {
@@ -111,6 +117,8 @@ export function createAdmission(deps: AdmissionDeps) {
           approvalReason,
           approvedFromTaskId: request.approvedFromTaskId ?? null,
           workflowParent: request.workflowParent ?? null,
+          approvalExpiresAt,
+          rerunOf: request.rerunOf ?? null,
         });
       }
       if (retryRecordMatches(current, request.type)) return admitRetry(current, now, request.source);

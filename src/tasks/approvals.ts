@@ -1,15 +1,19 @@
+import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { CacheInvalidator } from '../domain/cache-invalidation.js';
-import { conflict, notFound } from '../domain/errors.js';
+import { conflict, DomainError, notFound } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
 import type { StateStore } from '../store/types.js';
 import { runWriteTags, type Admit } from './admission.js';
+import { createApprovalExpiry, type ApprovalEscalation } from './approval-expiry.js';
 import { approvalImpact, payloadPreview } from './approval-impact.js';
 import { APPROVAL_INDEX, indexHeldRun } from './approval-index.js';
+import { approvalExpired, approvalRequesterOf, builtInApprovalPolicy, decisionRefusal, type ApprovalPolicy } from './approval-policy.js';
+import { decisionHistoryOf, wasEscalated, withOperatorDecision } from './approval-transitions.js';
 import { getCatalogEntry } from './catalog.js';
 import type { LaneRegistry } from './lanes.js';
 import { withAttemptState, withEvent } from './run-transitions.js';
-import type { RunApproval, RunRecord } from '../domain/run-record.js';
+import type { RunRecord } from '../domain/run-record.js';
 
 /** The run-id namespace of approval replays; only this module mints keys in it. */
 export const APPROVAL_REPLAY_PREFIX = 'approval-replay:';
@@ -18,9 +22,36 @@ export const replayRunIdFor = (taskId: string) => `${APPROVAL_REPLAY_PREFIX}${ta
 export const DECISIONS = ['approved', 'rejected'] as const;
 export type Decision = (typeof DECISIONS)[number];
 
+/**
+ * The API shape of one run's approval: the stored fields with the ones older records lack filled
+ * in, and the run it belongs to. Every approval answer (pending list, one approval, a decision)
+ * is built from it.
+ */
+export function approvalView(run: RunRecord) {
+  const a = run.approval;
+  return {
+    taskId: run.taskId,
+    runId: run.runId,
+    type: run.type,
+    required: a.required,
+    status: a.status,
+    reason: a.reason,
+    requestedBy: a.required ? approvalRequesterOf(run) : (a.requestedBy ?? null),
+    requestedAt: a.requestedAt,
+    expiresAt: a.expiresAt ?? null,
+    decidedAt: a.decidedAt,
+    decidedBy: a.decidedBy,
+    note: a.note,
+    replayRunId: a.replayRunId,
+    replayTaskId: a.replayTaskId,
+    decisionHistory: decisionHistoryOf(a),
+  };
+}
+export type ApprovalView = ReturnType<typeof approvalView>;
+
 export interface DecisionResult {
   status: 'ok';
-  approval: RunApproval & { taskId: string; runId: string };
+  approval: ApprovalView & { replayTaskId?: string | null };
   replayTaskId?: string;
   replayRunId?: string;
 }
@@ -31,29 +62,57 @@ export interface ApprovalsDeps {
   invalidator: CacheInvalidator;
   admit: Admit;
   lanes: LaneRegistry;
+  /** Who may decide and when approvals expire (config approvalPolicy); absent: the built-in policy. */
+  policy?: ApprovalPolicy;
+  /** Opens and resolves the incident of an approval that expired under `onExpiry: "escalate"`. */
+  escalation?: ApprovalEscalation;
+  logger?: Logger;
   /** Told of a held run a decision settled (rejected, or closed after its replay was admitted). */
   onDecided?: (run: RunRecord) => Promise<void>;
 }
 
 export function createApprovals(deps: ApprovalsDeps) {
   const { store, clock } = deps;
+  const policy = deps.policy ?? builtInApprovalPolicy;
+  const expiry = createApprovalExpiry({
+    store,
+    clock,
+    invalidator: deps.invalidator,
+    policy,
+    escalation: deps.escalation,
+    logger: deps.logger,
+    onDecided: deps.onDecided,
+  });
+
+  /** What an approver reads of a held run: its approval, the impact of approving it and the policy that applies. */
+  function describe(run: RunRecord) {
+    const entry = getCatalogEntry(run.type);
+    const { approverRole, allowSelfApproval, onExpiry } = policy.forType(run.type);
+    return {
+      ...approvalView(run),
+      impact: entry ? approvalImpact(run, entry, deps.lanes) : null,
+      payloadPreview: payloadPreview(run.payload),
+      policy: { approverRole, allowSelfApproval, onExpiry },
+    };
+  }
 
   async function listPending() {
     const { items, total } = await store.listRuns({ queueState: 'held', includeInternal: true, limit: 200, order: 'oldest' });
-    const pending = items.map((run) => {
-      const entry = getCatalogEntry(run.type);
-      return {
-        taskId: run.taskId,
-        runId: run.runId,
-        type: run.type,
-        requestedAt: run.approval.requestedAt,
-        requestedBy: run.requestedBy,
-        status: run.approval.status,
-        impact: entry ? approvalImpact(run, entry, deps.lanes) : null,
-        payloadPreview: payloadPreview(run.payload),
-      };
-    });
-    return { count: total, pending };
+    return { count: total, pending: items.map(describe) };
+  }
+
+  async function heldRunOf(taskId: string): Promise<RunRecord> {
+    const index = await store.getDoc(APPROVAL_INDEX, taskId);
+    const run = index && typeof index.runId === 'string' ? await store.getRun(index.runId) : null;
+    if (!run || run.taskId !== taskId) throw notFound(`approval ${taskId}`);
+    return run;
+  }
+
+  /** One approval by its id (the held task's id, as the decision route takes it), with the payload without its `__` keys. */
+  async function get(taskId: string) {
+    const run = await heldRunOf(taskId);
+    const payload = Object.fromEntries(Object.entries(run.payload).filter(([key]) => !key.startsWith('__')));
+    return { ...describe(run), payload };
   }
 
   /**
@@ -92,45 +151,34 @@ export function createApprovals(deps: ApprovalsDeps) {
   }
 
   async function decide(taskId: string, decision: Decision, note: string | null, identity: Identity): Promise<DecisionResult> {
-    const index = await store.getDoc(APPROVAL_INDEX, taskId);
-    if (!index || typeof index.runId !== 'string') throw notFound(`approval ${taskId}`);
+    const held = await heldRunOf(taskId);
+    const refusal = decisionRefusal(policy.forType(held.type), held, identity);
+    if (refusal) throw new DomainError('forbidden', refusal);
+    // An approval past its expiry whose fallback is rejection is settled now rather than at the
+    // next sweep, so no decision lands on an approval the policy says is over.
+    if (approvalExpired(held, clock.now()) && policy.forType(held.type).onExpiry === 'reject') {
+      await expiry.expire(held.runId);
+      throw conflict(`approval ${taskId} expired at ${held.approval.expiresAt} and was rejected by the service`);
+    }
     const now = clock.now();
+    const replayRunId = decision === 'approved' ? replayRunIdFor(taskId) : null;
     // The decision itself is one compare-and-set on the held run: of two concurrent decisions
     // exactly one finds it pending; the other gets 409.
-    const written = await store.mutateRun(index.runId, (current) => {
-      if (!current || current.taskId !== taskId || current.approval.status !== 'pending') return null;
-      const approval: RunApproval = {
-        ...current.approval,
-        status: decision,
-        decidedAt: now.toISOString(),
-        decidedBy: identity.actor,
-        note,
-        replayRunId: decision === 'approved' ? replayRunIdFor(taskId) : null,
-      };
-      let next: RunRecord = { ...current, approval, queueState: null };
-      next = withEvent(next, now, { kind: 'approval', name: decision, detail: note ?? undefined, data: { decidedBy: identity.actor } });
-      if (decision === 'approved') return next;
-      next = {
-        ...next,
-        status: 'failed',
-        finishedAt: now.toISOString(),
-        failureReason: 'approval_rejected',
-        error: `approval rejected by ${identity.actor}${note ? `: ${note}` : ''}`,
-      };
-      return withAttemptState(next, now, 'failed', 'approval_rejected');
-    });
+    const written = await store.mutateRun(held.runId, (current) =>
+      current && current.taskId === taskId ? withOperatorDecision(current, now, decision, identity.actor, note, replayRunId) : null,
+    );
     if (!written.changed || !written.after) {
       if (!written.before) throw notFound(`approval ${taskId}`);
       throw conflict(`approval ${taskId} is no longer pending (status ${written.before.approval.status})`);
     }
     await deps.invalidator.invalidate(runWriteTags(written.after, written.before?.status));
-    const approval = { ...written.after.approval, taskId, runId: written.after.runId };
+    if (wasEscalated(written.after)) await expiry.settleEscalation(written.after);
     if (decision === 'rejected') {
       await deps.onDecided?.(written.after);
-      return { status: 'ok', approval };
+      return { status: 'ok', approval: approvalView(written.after) };
     }
     const replay = await completeApproval(written.after);
-    return { status: 'ok', approval: { ...approval, replayTaskId: replay.replayTaskId }, ...replay };
+    return { status: 'ok', approval: { ...approvalView(written.after), replayTaskId: replay.replayTaskId }, ...replay };
   }
 
   /** Restart repair: index every held run and finish approvals decided just before a crash. */
@@ -150,7 +198,7 @@ export function createApprovals(deps: ApprovalsDeps) {
     return repaired;
   }
 
-  return { listPending, decide, recover };
+  return { listPending, get, decide, recover, expiry };
 }
 
 export type Approvals = ReturnType<typeof createApprovals>;

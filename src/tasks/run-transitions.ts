@@ -19,6 +19,10 @@ export interface NewRunInput {
   approvalReason: string | null;
   approvedFromTaskId: string | null;
   workflowParent?: WorkflowParent | null;
+  /** When a held run's approval expires (approvalPolicy); null or absent: never. */
+  approvalExpiresAt?: string | null;
+  /** A rerun: the run it repeats. */
+  rerunOf?: string | null;
 }
 
 /** Appends an event, keeping the newest MAX_RUN_EVENTS; `seq` keeps counting so gaps show truncation. */
@@ -72,9 +76,13 @@ export function newRunRecord(input: NewRunInput): RunRecord {
       note: null,
       replayRunId: null,
       replayTaskId: null,
+      requestedBy: input.approvalRequired ? input.requestedBy : null,
+      expiresAt: input.approvalRequired ? (input.approvalExpiresAt ?? null) : null,
+      decisionHistory: [],
     },
     approvedFromTaskId: input.approvedFromTaskId,
     ...(input.workflowParent ? { workflowParent: input.workflowParent } : {}),
+    ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}),
     retry: null,
     result: null,
     error: null,
@@ -91,7 +99,13 @@ export function newRunRecord(input: NewRunInput): RunRecord {
   }
   if (input.approvalRequired) {
     run = withAttemptState(run, input.now, 'awaiting-approval', input.approvalReason ?? undefined);
-    run = withEvent(run, input.now, { kind: 'approval', name: 'approval-requested', detail: input.approvalReason ?? undefined });
+    const expiresAt = run.approval.expiresAt;
+    run = withEvent(run, input.now, {
+      kind: 'approval',
+      name: 'approval-requested',
+      detail: input.approvalReason ?? undefined,
+      ...(expiresAt ? { data: { expiresAt } } : {}),
+    });
   }
   return run;
 }

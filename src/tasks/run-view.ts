@@ -191,8 +191,13 @@ export function toRunView(run: RunRecord) {
       note: run.approval.note,
       replayRunId: run.approval.replayRunId,
       replayTaskId: run.approval.replayTaskId,
+      requestedBy: run.approval.requestedBy ?? (run.approval.required ? run.requestedBy : null),
+      expiresAt: run.approval.expiresAt ?? null,
+      decisionHistory: run.approval.decisionHistory ?? [],
     },
     approvedFromTaskId: run.approvedFromTaskId,
+    rerunOf: run.rerunOf ?? null,
+    reruns: run.reruns ?? [],
     retry: run.retry,
     workflow: {
       stage,

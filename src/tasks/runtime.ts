@@ -8,11 +8,14 @@ import type { WakeSignal } from '../domain/wake-signal.js';
 import type { RunQuery, StateStore } from '../store/types.js';
 import type { WorkerSpawner } from '../workers/spawn-worker.js';
 import type { AdmissionOutcome, Admit } from './admission.js';
+import type { ApprovalEscalation } from './approval-expiry.js';
+import type { ApprovalPolicy } from './approval-policy.js';
 import { createApprovals } from './approvals.js';
 import type { ExecutorDeps } from './executor.js';
 import type { LaneRegistry } from './lanes.js';
 import type { TaskRequest } from './payload-validation.js';
 import { recoverInterruptedRuns } from './recovery.js';
+import { createRerun } from './rerun.js';
 import { Runner } from './runner.js';
 import { decodeRunCursor, encodeRunCursor } from './run-cursor.js';
 import { toRunView } from './run-view.js';
@@ -34,6 +37,10 @@ export interface RuntimeDeps {
   spawner: WorkerSpawner;
   ownerId: string;
   preflightToolGate?: ExecutorDeps['preflightToolGate'];
+  /** Config approvalPolicy, resolved (src/tasks/approval-policy.ts); absent: the built-in policy. */
+  approvalPolicy?: ApprovalPolicy;
+  /** Opens the incident of an approval that expired under `onExpiry: "escalate"` (the incidents module). */
+  approvalEscalation?: ApprovalEscalation;
   /**
    * Told of every finalized attempt (success, failed or retrying), after the lane's own
    * `afterFinish`: signal sources (incidents, milestones, retention) listen here.
@@ -62,7 +69,18 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     workspaceRoot: config.workspaceRoot,
     now: () => clock.now(),
   });
-  const approvals = createApprovals({ store, clock, invalidator: deps.invalidator, admit, lanes: deps.lanes, onDecided: workflows.onRunFinished });
+  const approvals = createApprovals({
+    store,
+    clock,
+    invalidator: deps.invalidator,
+    admit,
+    lanes: deps.lanes,
+    policy: deps.approvalPolicy,
+    escalation: deps.approvalEscalation,
+    logger,
+    onDecided: workflows.onRunFinished,
+  });
+  const rerun = createRerun({ store, admit, checkTrigger, invalidator: deps.invalidator });
 
   /** A listener's failure must not undo the run's own finalization: it is logged and the next one runs. */
   async function tell(run: RunRecord, listener: (run: RunRecord) => Promise<void> | void, what: string): Promise<void> {
@@ -167,10 +185,12 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     }
     runner.start();
     startLeaseSweep();
+    approvals.expiry.start();
   }
 
   async function stop(graceMs = 5000): Promise<void> {
     if (leaseSweep) clearInterval(leaseSweep);
+    await approvals.expiry.stop();
     await runner.stop(graceMs);
   }
 
@@ -182,6 +202,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     getRun,
     toolGateEvidence,
     approvals,
+    rerun,
     start,
     stop,
     activeCount: () => runner.activeCount,

@@ -185,6 +185,8 @@ export function incidentRoutes(deps: { incidents: IncidentService }): RouteSpec[
       path: '/api/incidents/:id/remediate',
       operationId: 'remediateIncident',
       summary: 'Start a linked remediation task (drift-repair, build-refactor, qa-verification or system-monitor); build-refactor is held for approval',
+      description:
+        "The payload may be left out: a required workspace-path field (qa-verification's `target`, build-refactor's `scope`) is taken from the incident's scope; a required field the incident cannot supply is 400 `invalid_request` naming it in `details`.",
       tags: ['incidents'],
       access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: {

@@ -51,6 +51,7 @@ export const TriggerBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** The trigger route's answers; the rerun route (run-rerun.ts) answers the same way. */
 export const Queued = Type.Object({
   status: Type.Literal('queued'),
   taskId: Type.String(),
@@ -68,7 +69,7 @@ export const Duplicate = Type.Object({
 });
 
 /** A new key is 202 queued; a key some run already owns is 200 duplicate-suppressed. */
-function triggerReply(outcome: AdmissionOutcome): RouteReply {
+export function triggerReply(outcome: AdmissionOutcome): RouteReply {
   const { run } = outcome;
   if (outcome.kind === 'duplicate') {
     const body: Static<typeof Duplicate> = {

@@ -1,0 +1,97 @@
+import { configError } from '../config/errors.js';
+import { roleAtLeast } from '../config/keys.js';
+import type { ApprovalPolicyEntry } from '../config/schema.js';
+import type { Identity } from '../domain/identity.js';
+import type { RunRecord } from '../domain/run-record.js';
+
+/** The config key whose entry applies to every task type without one of its own. */
+export const DEFAULT_POLICY_KEY = 'default';
+
+/** One task type's approval policy, every field decided. */
+export interface ResolvedApprovalPolicy {
+  approverRole: 'operator' | 'admin';
+  allowSelfApproval: boolean;
+  /** null: the approval waits for a decision however long it takes. */
+  expiresAfterMinutes: number | null;
+  onExpiry: 'reject' | 'escalate';
+}
+
+/** Today's behaviour, kept where the config says nothing: an operator decides, self-approval allowed, no expiry. */
+export const BUILT_IN_APPROVAL_POLICY: Readonly<ResolvedApprovalPolicy> = Object.freeze({
+  approverRole: 'operator',
+  allowSelfApproval: true,
+  expiresAfterMinutes: null,
+  onExpiry: 'reject',
+});
+
+export interface ApprovalPolicy {
+  /** The policy of a task type: its own entry's fields, then `default`'s, then the built-in ones. */
+  forType(type: string): ResolvedApprovalPolicy;
+  /** When an approval requested at `requestedAt` expires; null when the type's approvals never do. */
+  expiresAtFor(type: string, requestedAt: Date): string | null;
+}
+
+/**
+ * Builds the approval policy from config `approvalPolicy`. A key that is neither `default` nor a
+ * task type of the catalog is an `invalid_config` error: a misspelt type would otherwise leave
+ * its approvals under the default policy without anyone noticing.
+ */
+export function createApprovalPolicy(configured: Record<string, ApprovalPolicyEntry>, knownTypes: readonly string[]): ApprovalPolicy {
+  const unknown = Object.keys(configured).filter((key) => key !== DEFAULT_POLICY_KEY && !knownTypes.includes(key));
+  if (unknown.length > 0) {
+    throw configError(
+      `approvalPolicy: ${unknown.map((k) => `"${k}"`).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not a task type of the catalog (keys are task types or "${DEFAULT_POLICY_KEY}")`,
+    );
+  }
+  const fallback = configured[DEFAULT_POLICY_KEY] ?? {};
+  const resolved = new Map<string, ResolvedApprovalPolicy>();
+  function forType(type: string): ResolvedApprovalPolicy {
+    let policy = resolved.get(type);
+    if (!policy) {
+      const own = Object.hasOwn(configured, type) ? configured[type]! : {};
+      policy = Object.freeze({
+        approverRole: own.approverRole ?? fallback.approverRole ?? BUILT_IN_APPROVAL_POLICY.approverRole,
+        allowSelfApproval: own.allowSelfApproval ?? fallback.allowSelfApproval ?? BUILT_IN_APPROVAL_POLICY.allowSelfApproval,
+        expiresAfterMinutes: own.expiresAfterMinutes ?? fallback.expiresAfterMinutes ?? BUILT_IN_APPROVAL_POLICY.expiresAfterMinutes,
+        onExpiry: own.onExpiry ?? fallback.onExpiry ?? BUILT_IN_APPROVAL_POLICY.onExpiry,
+      });
+      resolved.set(type, policy);
+    }
+    return policy;
+  }
+  return {
+    forType,
+    expiresAtFor(type, requestedAt) {
+      const minutes = forType(type).expiresAfterMinutes;
+      return minutes === null ? null : new Date(requestedAt.getTime() + Math.round(minutes * 60_000)).toISOString();
+    },
+  };
+}
+
+/** The policy of a service without configured approval rules (and of tests that set none). */
+export const builtInApprovalPolicy: ApprovalPolicy = createApprovalPolicy({}, []);
+
+/** Who asked for the held run: the approval's own record, or the run's requester for records from before it kept one. */
+export const approvalRequesterOf = (run: RunRecord): string => run.approval.requestedBy ?? run.requestedBy;
+
+/**
+ * Why `identity` may not decide the held run, or null when it may. Both the approver role and
+ * the self-approval rule apply to either decision: a requester who wants the work gone cancels
+ * the run instead of rejecting their own request.
+ */
+export function decisionRefusal(policy: ResolvedApprovalPolicy, run: RunRecord, identity: Identity): string | null {
+  if (!roleAtLeast(identity.role, policy.approverRole)) {
+    return `deciding a ${run.type} approval needs the ${policy.approverRole} role (approvalPolicy); ${identity.actor} is ${identity.role}`;
+  }
+  const requester = approvalRequesterOf(run);
+  if (!policy.allowSelfApproval && identity.actor === requester) {
+    return `${identity.actor} requested this ${run.type} run and approvalPolicy does not allow self-approval for ${run.type}: another ${policy.approverRole} must decide it`;
+  }
+  return null;
+}
+
+/** Whether a still-pending approval has passed its expiry at `now`. */
+export function approvalExpired(run: RunRecord, now: Date): boolean {
+  const expiresAt = run.approval.expiresAt;
+  return run.approval.status === 'pending' && typeof expiresAt === 'string' && Date.parse(expiresAt) <= now.getTime();
+}
