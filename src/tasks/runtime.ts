@@ -34,6 +34,7 @@ export interface RuntimeDeps {
   spawner: WorkerSpawner;
   ownerId: string;
   preflightToolGate?: ExecutorDeps['preflightToolGate'];
+  runLogs?: ExecutorDeps['runLogs'];
   /**
    * Told of every finalized attempt (success, failed or retrying), after the lane's own
    * `afterFinish`: signal sources (incidents, milestones, retention) listen here.
@@ -94,6 +95,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     lanes: deps.lanes,
     spawner: deps.spawner,
     preflightToolGate: deps.preflightToolGate,
+    runLogs: deps.runLogs,
   });
   deps.readyRuns.subscribe(() => runner.wake());
 

@@ -44,6 +44,7 @@ const SPEC_ROUTES: Record<string, Expected> = {
   'POST /api/tasks/trigger': write,
   'GET /api/tasks/runs': v(true),
   'GET /api/tasks/runs/:runId': v(true),
+  'GET /api/tasks/runs/:runId/logs': { role: 'operator', bucket: 'viewer-read', cached: false },
   'GET /api/approvals/pending': { role: 'operator', bucket: 'viewer-read', cached: true },
   'POST /api/approvals/:id/decision': write,
   'GET /api/incidents': v(true),
