@@ -39,7 +39,8 @@ export class AttemptWriter implements AttemptLog {
   readonly runId: string;
   readonly attemptId: string;
   private readonly lines: BoundedLines;
-  private readonly splitter: LineSplitter;
+  /** Made on the first stderr chunk: most attempts (in-process handlers) never have one. */
+  private splitter: LineSplitter | null = null;
   private dirty = false;
   private indexed = false;
   private closed = false;
@@ -56,7 +57,6 @@ export class AttemptWriter implements AttemptLog {
     this.runId = attempt.runId;
     this.attemptId = attemptIdOf(attempt.runId, attempt.attempt);
     this.lines = new BoundedLines(deps.limits.maxLines, deps.limits.maxBytes);
-    this.splitter = new LineSplitter(deps.limits.pendingMaxBytes, (text, skipped) => this.keep('stderr', text, skipped));
   }
 
   write(stream: RunLogStream, text: string): void {
@@ -66,6 +66,7 @@ export class AttemptWriter implements AttemptLog {
 
   stderr(chunk: Buffer | string): void {
     if (this.closed) return;
+    this.splitter ??= new LineSplitter(this.deps.limits.pendingMaxBytes, (text, skipped) => this.keep('stderr', text, skipped));
     this.splitter.write(chunk);
   }
 
@@ -99,11 +100,16 @@ export class AttemptWriter implements AttemptLog {
   }
 
   private async finish(): Promise<void> {
-    this.splitter.end();
+    this.splitter?.end();
     this.closed = true;
-    await this.save();
-    // One more try for a write that failed (a store briefly away); after that the lines are lost.
-    if (this.dirty) await this.save();
+    if (this.dirty) {
+      await this.save();
+      // One more try for a write that failed (a store briefly away); after that the lines are lost.
+      if (this.dirty) await this.save();
+    } else {
+      // Nothing new, but a timer's write may still be on its way: the attempt ends after it.
+      await this.saving;
+    }
     if (this.dirty) this.deps.logger.error({ runId: this.runId, attemptId: this.attemptId }, 'run log lost: its last lines could not be written to the store');
     this.deps.onClosed(this);
   }
