@@ -33,6 +33,8 @@ import { projectCodeLanes } from './lanes/project-code.js';
 import { createMetrics, startMetricsServer } from './metrics.js';
 import { createMilestoneRecorder } from './proof/milestone-recorder.js';
 import { createProofFeed } from './proof/proof-feed.js';
+import { createRunLogBook } from './runlogs/run-log-book.js';
+import { serviceSecrets } from './runlogs/service-secrets.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { openStateStore } from './store/open.js';
 import type { StateStore } from './store/types.js';
@@ -106,6 +108,8 @@ export function composeService(infra: ServiceInfrastructure) {
   const [skillProblem] = validateManifestSkills(registry.list(), skills);
   if (skillProblem) throw configError(formatManifestSkillProblem(skillProblem));
   const spawner = createWorkerSpawner({ config, registry, logger });
+  // What each attempt prints, kept per attempt in the store; the event streams subscribe to its live lines.
+  const runLogs = createRunLogBook({ store, clock, logger, secrets: serviceSecrets(config) });
   const probe = createServiceProbe({ runShow: systemctlRunShow, ttlMs: 180_000 });
   const agents = { registry, store, probe, skills, serviceHeartbeat: createHeartbeatReader(config.logsDir), now };
 
@@ -149,6 +153,7 @@ export function composeService(infra: ServiceInfrastructure) {
     admitDueRetries: () => admitDueRetries({ store, clock, admit, logger }),
     invalidator,
     businessCycle: business.service.evaluateSchedule,
+    afterPrune: runLogs.sweep,
   });
 
   // The lanes: what each task type registers beyond its catalog entry.
@@ -192,6 +197,7 @@ export function composeService(infra: ServiceInfrastructure) {
     ownerId,
     approvalPolicy,
     approvalEscalation: createApprovalEscalation({ ledger: incidentLedger, clock, runPolicies: incidents.runPolicies }),
+    runLogs,
     preflightToolGate: (taskType, agentId) =>
       preflightToolGate({
         taskType,
@@ -244,10 +250,11 @@ export function composeService(infra: ServiceInfrastructure) {
     proofFeed,
     aggregates,
     companion,
+    runLogs,
     metricsPort: infra.metricsPort,
   });
 
-  return { serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, runtime, routes };
+  return { serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, runtime, runLogs, routes };
 }
 
 /**

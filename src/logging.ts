@@ -7,7 +7,7 @@ export type { Logger } from 'pino';
  * log object (top level, or one or two levels down such as `req.headers.authorization` or
  * `entry.secret`). Their values are replaced, never printed.
  */
-const SECRET_FIELDS = ['authorization', 'x-api-key', 'apiKey', 'apiKeys', 'key', 'secret', 'webhookSecret', 'password'];
+export const SECRET_FIELDS = ['authorization', 'x-api-key', 'apiKey', 'apiKeys', 'key', 'secret', 'webhookSecret', 'password'];
 
 /** Redaction path syntax: plain names are dotted, names with a dash need brackets. */
 const accessor = (field: string) => (/^[A-Za-z_$][\w$]*$/.test(field) ? `.${field}` : `["${field}"]`);

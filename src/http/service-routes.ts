@@ -9,6 +9,7 @@ import type { Coordination } from '../coordination/types.js';
 import type { IncidentService } from '../incidents/service.js';
 import type { KnowledgeService } from '../knowledge/service.js';
 import type { ProofFeed } from '../proof/proof-feed.js';
+import type { RunLogReader } from '../runlogs/types.js';
 import type { StateStore } from '../store/types.js';
 import type { CatalogView } from '../tasks/catalog-view.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
@@ -27,6 +28,7 @@ import { openapiRoutes } from './routes/openapi.js';
 import { persistenceHealthRoutes, persistenceRoutes } from './routes/persistence.js';
 import { proofRoutes } from './routes/proof.js';
 import { runRerunRoutes } from './routes/run-rerun.js';
+import { runLogRoutes } from './routes/run-logs.js';
 import { skillRoutes } from './routes/skills.js';
 import { taskRoutes } from './routes/tasks.js';
 import { webhookRoutes } from './routes/webhook.js';
@@ -52,6 +54,8 @@ export interface ServiceRouteDeps {
   /** Extended health, dashboard and runtime facts. */
   aggregates: ReturnType<typeof createAggregateReaders>;
   companion: ReturnType<typeof createCompanionBriefs>;
+  /** What each attempt of a run printed. */
+  runLogs: RunLogReader;
   /** The metrics listener's port (null when metrics are off). */
   metricsPort: number | null;
 }
@@ -68,6 +72,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     taskRoutes({ runtime, catalog: deps.catalog }),
     runRerunRoutes({ runtime }),
     approvalRoutes({ runtime }),
+    runLogRoutes({ runLogs: deps.runLogs }),
     proofRoutes({ feed: deps.proofFeed }),
     knowledgeRoutes({ knowledge: deps.knowledge }),
     skillRoutes({ skills: deps.skills, agents: deps.agents.registry, evidence: () => runtime.toolGateEvidence() }),

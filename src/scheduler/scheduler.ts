@@ -19,6 +19,8 @@ export interface SchedulerDeps {
   invalidator: CacheInvalidator;
   /** One automatic business slot (src/business/service.ts evaluateSchedule); it decides skip or start itself. */
   businessCycle?: () => Promise<unknown>;
+  /** Called after a retention pass that deleted runs: what belongs to them goes too (their run logs). */
+  afterPrune?: () => Promise<unknown>;
 }
 
 const RETRY_SCAN_INTERVAL_MS = 1000;
@@ -93,6 +95,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     if (removed === 0) return;
     await deps.invalidator.invalidate([CacheTags.runs, ...runListPruneTags(PRUNABLE_STATUSES)]);
     logger.info({ removed }, 'pruned runs beyond retention');
+    await deps.afterPrune?.();
   };
   let finishedSincePrune = 0;
   let stopped = false;

@@ -148,6 +148,8 @@ export interface StateStore {
   /** Keyed documents of later features (incidents, business cycles, agent memory, ...). */
   putDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<void>;
   getDoc(collection: string, id: string): Promise<Record<string, unknown> | null>;
+  /** Removes one document; removing one that is not there is not an error. Durable before it resolves. */
+  deleteDoc(collection: string, id: string): Promise<void>;
   listDocs(collection: string): Promise<Record<string, unknown>[]>;
   /** The same documents with their ids (ordered by id): what an export or a migration must carry over. */
   listDocEntries(collection: string): Promise<Array<{ id: string; doc: Record<string, unknown> }>>;

@@ -3,6 +3,8 @@ import { lazyChild } from '../logging.js';
 import type { Clock } from '../clock.js';
 import { executeEvidence, type ToolGatePreflight } from '../agents/tool-gate.js';
 import type { StateStore } from '../store/types.js';
+import { teeHandlerLogger } from '../runlogs/handler-log-tee.js';
+import type { AttemptLog, AttemptLogOpener } from '../runlogs/types.js';
 import { removeWorkerDirectory, type WorkerSpawner } from '../workers/spawn-worker.js';
 import { isOwnedAttempt } from './run-transitions.js';
 import type { CatalogEntry } from './catalog.js';
@@ -48,6 +50,8 @@ export interface ExecutorDeps {
   ownerId: string;
   /** The tool-gate preflight of a lane's agent (src/agents/tool-gate.ts); absent, no lane is gated. */
   preflightToolGate?: (taskType: string, agentId: string) => ToolGatePreflight;
+  /** Keeps what each attempt prints (src/runlogs/); absent, nothing is kept. */
+  runLogs?: AttemptLogOpener;
 }
 
 function agentFields(result: unknown): Pick<ExecutionOutcome, 'operatorSummary' | 'recommendedNextActions' | 'specialistContract'> {
@@ -64,18 +68,19 @@ function agentFields(result: unknown): Pick<ExecutionOutcome, 'operatorSummary' 
   };
 }
 
-async function runHandler(deps: ExecutorDeps, handler: BoundTaskHandler, run: RunRecord, signal: AbortSignal): Promise<ExecutionOutcome> {
+async function runHandler(deps: ExecutorDeps, handler: BoundTaskHandler, run: RunRecord, signal: AbortSignal, log: AttemptLog | null): Promise<ExecutionOutcome> {
   const started = Date.now();
   let outcome: HandlerOutcome;
   try {
     const state = await deps.store.getState();
+    const logger = lazyChild(deps.logger, { runId: run.runId, type: run.type });
     outcome = await handler.run(state, {
       runId: run.runId,
       taskId: run.taskId,
       type: run.type,
       payload: run.payload,
       signal,
-      logger: lazyChild(deps.logger, { runId: run.runId, type: run.type }),
+      logger: log ? teeHandlerLogger(logger, log) : logger,
       clock: deps.clock,
     });
   } catch (err) {
@@ -146,7 +151,7 @@ function blockedBeforeSpawn(blocked: BlockedAttempt): ExecutionOutcome {
   };
 }
 
-async function runWorker(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord, signal: AbortSignal): Promise<ExecutionOutcome> {
+async function runWorker(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord, signal: AbortSignal, log: AttemptLog | null): Promise<ExecutionOutcome> {
   if (!entry.agentId) throw new ProgrammingError(`task type ${entry.type} runs as a worker but names no agent`);
   const preflight = entry.toolGatePreflight && deps.preflightToolGate ? deps.preflightToolGate(entry.type, entry.agentId) : null;
   if (preflight && preflight.decision === 'refused') return refusedByToolGate(deps, preflight);
@@ -162,6 +167,7 @@ async function runWorker(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord
     payload: { ...run.payload, ...input, ...gate?.input },
     signal,
     retainDirectory: true,
+    ...(log ? { onStderr: (chunk: Buffer) => log.stderr(chunk) } : {}),
     onPrepared: async (directory) => {
       await deps.store.mutateRun(run.runId, (current) =>
         isOwnedAttempt(current, deps.ownerId, run.attempt) ? { ...current, workerDirectory: directory } : null,
@@ -195,15 +201,28 @@ async function runWorker(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord
   };
 }
 
-/** Runs one attempt of a run with the executor its catalog entry names. Never throws. */
+/**
+ * Runs one attempt of a run with the executor its catalog entry names. Never throws. The
+ * attempt's run log is closed (its last lines written) before the outcome is returned, so before
+ * the run's final write: a client that sees the run finished reads its whole log.
+ */
 export async function executeRun(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord, signal: AbortSignal): Promise<ExecutionOutcome> {
+  const log = deps.runLogs?.open(run) ?? null;
+  try {
+    return await executeAttempt(deps, entry, run, signal, log);
+  } finally {
+    await log?.close();
+  }
+}
+
+async function executeAttempt(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord, signal: AbortSignal, log: AttemptLog | null): Promise<ExecutionOutcome> {
   try {
     if (entry.executor === 'handler') {
       const handler = deps.lanes.get(entry.type).handler;
       if (!handler) throw new ProgrammingError(`no in-process handler registered for ${entry.type}`);
-      return await runHandler(deps, handler, run, signal);
+      return await runHandler(deps, handler, run, signal, log);
     }
-    return await runWorker(deps, entry, run, signal);
+    return await runWorker(deps, entry, run, signal, log);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     deps.logger.error({ err, runId: run.runId, type: run.type }, 'run execution failed');

@@ -41,6 +41,7 @@ export interface RuntimeDeps {
   approvalPolicy?: ApprovalPolicy;
   /** Opens the incident of an approval that expired under `onExpiry: "escalate"` (the incidents module). */
   approvalEscalation?: ApprovalEscalation;
+  runLogs?: ExecutorDeps['runLogs'];
   /**
    * Told of every finalized attempt (success, failed or retrying), after the lane's own
    * `afterFinish`: signal sources (incidents, milestones, retention) listen here.
@@ -112,6 +113,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     lanes: deps.lanes,
     spawner: deps.spawner,
     preflightToolGate: deps.preflightToolGate,
+    runLogs: deps.runLogs,
   });
   deps.readyRuns.subscribe(() => runner.wake());
 

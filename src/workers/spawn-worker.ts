@@ -108,6 +108,7 @@ export function createWorkerSpawner(deps: WorkerSpawnerDeps): WorkerSpawner {
         killGraceMs,
         maxStdoutBytes: MAX_WORKER_STDOUT_BYTES,
         signal: request.signal,
+        onStderr: request.onStderr,
       });
       if (exit.spawnError !== null) return failBeforeStart('spawn-error', `could not start the worker: ${exit.spawnError}`);
       const classified = classifyWorkerExit(exit);

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { WorkerExit } from './classify-outcome.js';
 import { createGroupTerminator } from './process-group.js';
+import { teeStderr } from './stderr-tee.js';
 import { collectStdout } from './stdout-collector.js';
 
 export interface SuperviseOptions {
@@ -12,6 +13,8 @@ export interface SuperviseOptions {
   killGraceMs: number;
   maxStdoutBytes: number;
   signal?: AbortSignal;
+  /** Each chunk of the worker's stderr, which still goes on to the service's own stderr. */
+  onStderr?: (chunk: Buffer) => void;
 }
 
 export type SupervisedExit =
@@ -28,7 +31,8 @@ function describeAbortReason(reason: unknown): string {
  * Runs one worker process to completion and reports how it ended. The worker leads its own
  * process group (`detached: true`) so that a timeout, an abort or an oversized output can kill
  * everything it started, not just the top process. stdin is closed, stdout is collected,
- * stderr goes straight to the orchestrator's stderr so agent diagnostics are never lost.
+ * stderr goes to the orchestrator's stderr so agent diagnostics are never lost: inherited, or
+ * with `onStderr` read through a pipe and passed on as it arrives.
  *
  * The promise settles on 'close' (process gone and stdout drained), never earlier: settling on
  * 'exit' could lose the tail of the JSON result still sitting in the pipe.
@@ -40,7 +44,7 @@ export function superviseProcess(options: SuperviseOptions): Promise<SupervisedE
       child = spawn(options.command, options.args, {
         cwd: options.cwd,
         env: options.env,
-        stdio: ['ignore', 'pipe', 'inherit'],
+        stdio: ['ignore', 'pipe', options.onStderr ? 'pipe' : 'inherit'],
         detached: true,
       });
     } catch (err) {
@@ -65,6 +69,7 @@ export function superviseProcess(options: SuperviseOptions): Promise<SupervisedE
     const stdout = collectStdout(child.stdout!, options.maxStdoutBytes, () =>
       stop({ failure: 'non-json', error: `worker stdout exceeded the ${options.maxStdoutBytes}-byte limit` }),
     );
+    if (options.onStderr && child.stderr) teeStderr(child.stderr, options.onStderr);
     const timeout = setTimeout(
       () => stop({ failure: 'timeout', error: `worker timed out after ${options.timeoutMs} ms` }),
       options.timeoutMs,
@@ -79,7 +84,10 @@ export function superviseProcess(options: SuperviseOptions): Promise<SupervisedE
       // Whatever the worker left behind is an orphan nobody supervises, and it may hold stdout
       // open so 'close' never comes: the group goes down with its leader.
       terminator.terminate();
-      drainTimer = setTimeout(() => child.stdout?.destroy(), options.killGraceMs + 1000);
+      drainTimer = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, options.killGraceMs + 1000);
     });
     child.on('error', () => {
       // After a successful spawn an 'error' only reports a failed kill; 'close' still follows.

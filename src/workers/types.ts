@@ -23,6 +23,8 @@ export interface WorkerRequest {
    * caller removes it with removeWorkerDirectory once it has recorded the outcome durably.
    */
   retainDirectory?: boolean;
+  /** Each chunk of the worker's standard error (the attempt's run log); it still reaches the service's stderr. */
+  onStderr?: (chunk: Buffer) => void;
   /** Called with the payload directory before the worker starts (to record it durably). */
   onPrepared?: (directory: string) => Promise<void>;
 }

@@ -46,6 +46,7 @@ const SPEC_ROUTES: Record<string, Expected> = {
   'GET /api/tasks/runs/:runId': v(true),
   'POST /api/tasks/runs/:runId/rerun': write,
   'GET /api/approvals/:id': { role: 'operator', bucket: 'viewer-read', cached: false },
+  'GET /api/tasks/runs/:runId/logs': { role: 'operator', bucket: 'viewer-read', cached: false },
   'GET /api/approvals/pending': { role: 'operator', bucket: 'viewer-read', cached: true },
   'POST /api/approvals/:id/decision': write,
   'GET /api/incidents': v(true),

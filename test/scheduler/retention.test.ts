@@ -5,11 +5,11 @@ import { createScheduler, retentionSlack, type Scheduler } from '../../src/sched
 import type { StateStore } from '../../src/store/types.js';
 import { testConfig } from '../support/config.js';
 
-/** A store whose retention passes the test releases one at a time. */
+/** A store whose retention passes the test releases one at a time, each deleting `removed` runs. */
 function pruneProbe() {
-  const passes: Array<() => void> = [];
+  const passes: Array<(removed?: number) => void> = [];
   const store = {
-    pruneRuns: () => new Promise<number>((resolve) => passes.push(() => resolve(1))),
+    pruneRuns: () => new Promise<number>((resolve) => passes.push((removed = 1) => resolve(removed))),
   } as unknown as StateStore;
   return { store, passes };
 }
@@ -17,7 +17,7 @@ function pruneProbe() {
 const settle = () => new Promise((r) => setTimeout(r, 10));
 
 /** A started scheduler with cron jobs off and runRetention 1,000 over the given store. */
-function schedulerOver(store: StateStore, onInvalidate: () => void = () => undefined): Scheduler {
+function schedulerOver(store: StateStore, onInvalidate: () => void = () => undefined, afterPrune?: () => Promise<unknown>): Scheduler {
   const started = createScheduler({
     config: { ...testConfig({}), schedulerEnabled: false, runRetention: 1000 },
     clock: systemClock,
@@ -28,6 +28,7 @@ function schedulerOver(store: StateStore, onInvalidate: () => void = () => undef
     },
     admitDueRetries: async () => 0,
     invalidator: { invalidate: async () => onInvalidate() },
+    afterPrune,
   });
   started.start();
   return started;
@@ -72,6 +73,19 @@ describe('run retention', () => {
     await settle();
     expect(passes).toHaveLength(3);
     expect(invalidations).toBe(3);
+  });
+
+  it('removes what belongs to pruned runs (their logs) after a pass that deleted runs, and only then', async () => {
+    const { store, passes } = pruneProbe();
+    let sweeps = 0;
+    scheduler = schedulerOver(store, undefined, async () => (sweeps += 1));
+    passes[0]!(0);
+    await settle();
+    expect(sweeps).toBe(0);
+    for (let i = 0; i < retentionSlack(1000); i++) scheduler.noteRunFinished();
+    passes[1]!(3);
+    await settle();
+    expect(sweeps).toBe(1);
   });
 
   it('starts no pass once stopped (runs finishing during shutdown)', async () => {

@@ -624,6 +624,27 @@ export function describeStoreConformance(
         ]);
         expect(await store.listDocEntries('nothing-here')).toEqual([]);
       });
+
+      it('deletes one document, durably, and an absent one without complaint', async () => {
+        const { store, dir } = await openStore();
+        await store.putDoc('runLogs', 'a', { id: 'a' });
+        await store.putDoc('runLogs', 'b', { id: 'b' });
+        await store.putDoc('other', 'a', { id: 'a', kept: true });
+        await store.deleteDoc('runLogs', 'a');
+        await store.deleteDoc('runLogs', 'never-there');
+        await store.deleteDoc('no-such-collection', 'a');
+        expect(await store.getDoc('runLogs', 'a')).toBeNull();
+        expect(await store.listDocEntries('runLogs')).toEqual([{ id: 'b', doc: { id: 'b' } }]);
+        expect(await store.getDoc('other', 'a')).toEqual({ id: 'a', kept: true });
+
+        await store.deleteDoc('runLogs', 'b');
+        // An emptied collection is counted by no driver.
+        expect(Object.keys((await store.health()).collections)).not.toContain('docs:runLogs');
+        await store.putDoc('runLogs', 'c', { id: 'c' });
+        const reopened = await reopen(store, dir);
+        expect(await reopened.listDocEntries('runLogs')).toEqual([{ id: 'c', doc: { id: 'c' } }]);
+        expect(await reopened.getDoc('other', 'a')).toEqual({ id: 'a', kept: true });
+      });
     });
 
     describe('lifecycle', () => {

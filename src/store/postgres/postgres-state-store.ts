@@ -21,7 +21,7 @@ import { appendRecord, listAppended } from './append.js';
 import { claimNextRun, claimRuns } from './claim-next-run.js';
 import { createPool, parsePostgresUrl, type PostgresTarget } from './connection.js';
 import { asUnavailable } from './connection-loss.js';
-import { getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
+import { deleteDoc, getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
 import { collectionCounts, serverVersion } from './health.js';
 import { applyMigrations } from './migrate.js';
 import { finishRun, mutateRun, mutateRunAndAppend } from './mutate-run.js';
@@ -185,6 +185,10 @@ export class PostgresStateStore implements StateStore {
 
   getDoc(collection: string, id: string): Promise<Record<string, unknown> | null> {
     return this.read((pool) => getDoc(pool, collection, id));
+  }
+
+  deleteDoc(collection: string, id: string): Promise<void> {
+    return this.write((pool) => deleteDoc(pool, collection, id));
   }
 
   listDocs(collection: string): Promise<Record<string, unknown>[]> {

@@ -23,7 +23,7 @@ import { TransactionBatcher, type CommittedView, type Work } from './batcher.js'
 import { appendedRows, appendRecords, groupAppends, listAppended } from './collections.js';
 import { BUSY_TIMEOUT_MS, asStateCorrupt, openDatabase } from './connection.js';
 import { startCheckpointer, type Checkpointer, type CheckpointerStats } from './checkpointer.js';
-import { countDocsByCollection, getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
+import { countDocsByCollection, deleteDoc, getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
 import {
   COMMUNITY_RESPONSES,
   DEPLOYED_AGENTS,
@@ -248,6 +248,10 @@ export class SqliteStateStore implements StateStore {
 
   async getDoc(collection: string, id: string): Promise<Record<string, unknown> | null> {
     return this.read((db) => getDoc(db, collection, id));
+  }
+
+  deleteDoc(collection: string, id: string): Promise<void> {
+    return this.write((ctx) => deleteDoc(ctx, collection, id));
   }
 
   async listDocs(collection: string): Promise<Record<string, unknown>[]> {

@@ -1,0 +1,27 @@
+import type { AppConfig } from '../config/types.js';
+
+/** The password of a connection URL (`postgres://user:password@host/db`), when it has one. */
+function urlPassword(url: string | null): string[] {
+  if (url === null) return [];
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password === '' ? [] : [password];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Every value the service holds secret that a worker could print: its API keys (also inactive
+ * and expired ones), the webhook secret, the code host token and the passwords of its database
+ * and KV store URLs. Run logs replace each wherever it appears.
+ */
+export function serviceSecrets(config: Pick<AppConfig, 'apiKeys' | 'webhookSecret' | 'codeHostMonitor' | 'databaseUrl' | 'kvStoreUrl'>): string[] {
+  return [
+    ...config.apiKeys.map((key) => key.secret),
+    config.webhookSecret,
+    ...(config.codeHostMonitor.token ? [config.codeHostMonitor.token] : []),
+    ...urlPassword(config.databaseUrl),
+    ...urlPassword(config.kvStoreUrl),
+  ].filter((secret) => secret !== '');
+}
