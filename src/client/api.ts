@@ -74,7 +74,8 @@ export function createOrchClient(options: ClientOptions) {
     },
     pendingApprovals: () => get<{ count: number; pending: Array<Record<string, unknown> & { taskId: string; runId: string; type: string }> }>('/api/approvals/pending'),
     async decide(id: string, decision: 'approve' | 'reject', note?: string) {
-      return (await post<Record<string, unknown>>(`/api/approvals/${enc(id)}/decision`, { decision, ...(note ? { note } : {}) })).body;
+      const body = { decision: decision === 'approve' ? 'approved' : 'rejected', ...(note ? { note } : {}) };
+      return (await post<Record<string, unknown>>(`/api/approvals/${enc(id)}/decision`, body)).body;
     },
     incidents: () => get<{ items?: Array<Record<string, unknown>>; incidents?: Array<Record<string, unknown>> } & Record<string, unknown>>('/api/incidents'),
     async acknowledge(id: string) {
