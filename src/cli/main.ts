@@ -7,6 +7,7 @@ import { UsageError } from './usage-error.js';
 import { EXIT, type Verb } from './verb.js';
 import { ackVerb, approvalsVerb, approveVerb, incidentsVerb, rejectVerb, schedulesVerb } from './verbs/operator-verbs.js';
 import { cancelVerb, logsVerb, rerunVerb, runVerb, runsVerb, showVerb, watchVerb } from './verbs/run-verbs.js';
+import { bridgeVerb } from './verbs/bridge-verb.js';
 import { catalogVerb, healthVerb, loginVerb, logoutVerb } from './verbs/service-verbs.js';
 
 export const VERBS: readonly Verb[] = [
@@ -27,6 +28,7 @@ export const VERBS: readonly Verb[] = [
   healthVerb,
   loginVerb,
   logoutVerb,
+  bridgeVerb,
 ];
 
 export interface CliIo {
