@@ -151,6 +151,8 @@ export interface StateStore {
   listDocs(collection: string): Promise<Record<string, unknown>[]>;
   /** The same documents with their ids (ordered by id): what an export or a migration must carry over. */
   listDocEntries(collection: string): Promise<Array<{ id: string; doc: Record<string, unknown> }>>;
+  /** Removes one document; a document that does not exist is not an error. Durable before it resolves. */
+  deleteDoc(collection: string, id: string): Promise<void>;
 }
 
 /**

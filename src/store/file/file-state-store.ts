@@ -393,6 +393,11 @@ export class FileStateStore implements StateStore {
     await this.commit(session, { seq: session.model.lastSeq + 1, op: 'doc', collection, id, doc });
   }
 
+  async deleteDoc(collection: string, id: string): Promise<void> {
+    const session = this.writable();
+    await this.commit(session, { seq: session.model.lastSeq + 1, op: 'doc-delete', collection, id });
+  }
+
   async getDoc(collection: string, id: string): Promise<Record<string, unknown> | null> {
     const doc = this.readable().model.getDoc(collection, id);
     return doc === undefined ? null : structuredClone(doc);

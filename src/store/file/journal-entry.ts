@@ -14,7 +14,8 @@ export type JournalEntry =
   | { seq: number; op: 'state'; state: OrchestratorState }
   | { seq: number; op: 'task'; record: TaskRecord }
   | { seq: number; op: 'append'; collection: AppendCollection; record: Record<string, unknown>; keep: number }
-  | { seq: number; op: 'doc'; collection: string; id: string; doc: Record<string, unknown> };
+  | { seq: number; op: 'doc'; collection: string; id: string; doc: Record<string, unknown> }
+  | { seq: number; op: 'doc-delete'; collection: string; id: string };
 
 export const APPEND_COLLECTIONS: readonly AppendCollection[] = ['telemetry', 'milestones'];
 
@@ -53,6 +54,8 @@ export function journalEntryProblem(value: unknown): string | null {
     case 'doc':
       if (typeof value.collection !== 'string' || typeof value.id !== 'string') return 'collection or id is not a string';
       return isPlainObject(value.doc) ? null : 'doc is not an object';
+    case 'doc-delete':
+      return typeof value.collection === 'string' && typeof value.id === 'string' ? null : 'collection or id is not a string';
     default:
       return `unknown op ${JSON.stringify(value.op)}`;
   }

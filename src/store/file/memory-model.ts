@@ -73,6 +73,9 @@ export class MemoryModel {
       case 'doc':
         this.putDoc(entry.collection, entry.id, entry.doc);
         break;
+      case 'doc-delete':
+        this.deleteDoc(entry.collection, entry.id);
+        break;
     }
     this.lastSeq = entry.seq;
   }
@@ -196,6 +199,14 @@ export class MemoryModel {
       this.docs.set(collection, byId);
     }
     byId.set(id, doc);
+  }
+
+  private deleteDoc(collection: string, id: string): void {
+    const byId = this.docs.get(collection);
+    if (byId === undefined) return;
+    byId.delete(id);
+    // An emptied collection goes too, as the SQL drivers count none for it.
+    if (byId.size === 0) this.docs.delete(collection);
   }
 }
 

@@ -11,6 +11,10 @@ export async function putDoc(pool: pg.Pool, collection: string, id: string, doc:
   );
 }
 
+export async function deleteDoc(pool: pg.Pool, collection: string, id: string): Promise<void> {
+  await pool.query('DELETE FROM documents WHERE collection = $1 AND id = $2', [collection, id]);
+}
+
 export async function getDoc(pool: pg.Pool, collection: string, id: string): Promise<Record<string, unknown> | null> {
   const { rows } = await pool.query<{ doc: Record<string, unknown> }>('SELECT doc FROM documents WHERE collection = $1 AND id = $2', [
     collection,

@@ -20,7 +20,7 @@ import type {
 import { appendRecord, listAppended } from './append.js';
 import { claimNextRun, claimRuns } from './claim-next-run.js';
 import { createPool, parsePostgresUrl, type PostgresTarget } from './connection.js';
-import { getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
+import { deleteDoc, getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
 import { collectionCounts, serverVersion } from './health.js';
 import { applyMigrations } from './migrate.js';
 import { finishRun, mutateRun, mutateRunAndAppend } from './mutate-run.js';
@@ -180,6 +180,10 @@ export class PostgresStateStore implements StateStore {
 
   putDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<void> {
     return this.write((pool) => putDoc(pool, collection, id, doc));
+  }
+
+  deleteDoc(collection: string, id: string): Promise<void> {
+    return this.write((pool) => deleteDoc(pool, collection, id));
   }
 
   getDoc(collection: string, id: string): Promise<Record<string, unknown> | null> {

@@ -14,6 +14,10 @@ export function putDoc(ctx: Pick<WriteContext, 'run'>, collection: string, id: s
   ]);
 }
 
+export function deleteDoc(ctx: Pick<WriteContext, 'run'>, collection: string, id: string): void {
+  ctx.run('DELETE FROM documents WHERE collection = ? AND id = ?', [collection, id]);
+}
+
 export function getDoc(db: Database.Database, collection: string, id: string): Record<string, unknown> | null {
   const row = statement(db, 'SELECT doc FROM documents WHERE collection = ? AND id = ?').get(collection, id) as
     | { doc: string }

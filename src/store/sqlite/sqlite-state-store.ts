@@ -23,7 +23,7 @@ import { TransactionBatcher, type CommittedView, type Work } from './batcher.js'
 import { appendedRows, appendRecords, groupAppends, listAppended } from './collections.js';
 import { BUSY_TIMEOUT_MS, asStateCorrupt, openDatabase } from './connection.js';
 import { startCheckpointer, type Checkpointer, type CheckpointerStats } from './checkpointer.js';
-import { countDocsByCollection, getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
+import { countDocsByCollection, deleteDoc, getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
 import {
   COMMUNITY_RESPONSES,
   DEPLOYED_AGENTS,
@@ -244,6 +244,10 @@ export class SqliteStateStore implements StateStore {
 
   putDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<void> {
     return this.write((ctx) => putDoc(ctx, collection, id, doc));
+  }
+
+  deleteDoc(collection: string, id: string): Promise<void> {
+    return this.write((ctx) => deleteDoc(ctx, collection, id));
   }
 
   async getDoc(collection: string, id: string): Promise<Record<string, unknown> | null> {
