@@ -18,6 +18,8 @@ export interface AdmissionRequest {
   approvedFromTaskId?: string;
   /** Links a child run to the integration workflow that started it. */
   workflowParent?: WorkflowParent;
+  /** A schedule's firing (`source: "schedule"`, run id `schedule:<id>:<fire time>` in forceRunId). */
+  scheduleId?: string;
 }
 
 export type DuplicateReason = `duplicate-${Exclude<RunStatus, 'retrying'>}` | 'duplicate-type-mismatch' | 'duplicate-retrying';
@@ -111,6 +113,7 @@ export function createAdmission(deps: AdmissionDeps) {
           approvalReason,
           approvedFromTaskId: request.approvedFromTaskId ?? null,
           workflowParent: request.workflowParent ?? null,
+          scheduleId: request.scheduleId ?? null,
         });
       }
       if (retryRecordMatches(current, request.type)) return admitRetry(current, now, request.source);

@@ -19,6 +19,8 @@ export interface NewRunInput {
   approvalReason: string | null;
   approvedFromTaskId: string | null;
   workflowParent?: WorkflowParent | null;
+  /** A schedule's firing: the schedule that fired it. */
+  scheduleId?: string | null;
 }
 
 /** Appends an event, keeping the newest MAX_RUN_EVENTS; `seq` keeps counting so gaps show truncation. */
@@ -75,6 +77,7 @@ export function newRunRecord(input: NewRunInput): RunRecord {
     },
     approvedFromTaskId: input.approvedFromTaskId,
     ...(input.workflowParent ? { workflowParent: input.workflowParent } : {}),
+    ...(input.scheduleId ? { scheduleId: input.scheduleId } : {}),
     retry: null,
     result: null,
     error: null,
