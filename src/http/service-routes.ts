@@ -9,6 +9,7 @@ import type { Coordination } from '../coordination/types.js';
 import type { IncidentService } from '../incidents/service.js';
 import type { KnowledgeService } from '../knowledge/service.js';
 import type { ProofFeed } from '../proof/proof-feed.js';
+import type { ScheduleService } from '../schedules/schedule-service.js';
 import type { StateStore } from '../store/types.js';
 import type { CatalogView } from '../tasks/catalog-view.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
@@ -26,6 +27,7 @@ import { incidentRoutes } from './routes/incidents.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { persistenceHealthRoutes, persistenceRoutes } from './routes/persistence.js';
 import { proofRoutes } from './routes/proof.js';
+import { scheduleRoutes } from './routes/schedules.js';
 import { skillRoutes } from './routes/skills.js';
 import { taskRoutes } from './routes/tasks.js';
 import { webhookRoutes } from './routes/webhook.js';
@@ -51,6 +53,7 @@ export interface ServiceRouteDeps {
   /** Extended health, dashboard and runtime facts. */
   aggregates: ReturnType<typeof createAggregateReaders>;
   companion: ReturnType<typeof createCompanionBriefs>;
+  schedules: ScheduleService;
   /** The metrics listener's port (null when metrics are off). */
   metricsPort: number | null;
 }
@@ -75,6 +78,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     incidentRoutes({ incidents: deps.incidents }),
     webhookRoutes({ incidents: deps.incidents }),
     businessRoutes({ business: deps.business }),
+    scheduleRoutes({ schedules: deps.schedules }),
   ]);
   return routes;
 }
