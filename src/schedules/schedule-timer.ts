@@ -153,7 +153,8 @@ export function createScheduleTimer(deps: ScheduleTimerDeps): ScheduleTimer {
   function arm(): void {
     if (fireTimer !== null) clearTimeout(fireTimer);
     fireTimer = null;
-    if (stopped) return;
+    // A pass asked for with `tick` before `start` (a test stepping its clock) arms nothing.
+    if (stopped || !started) return;
     const now = clock.now();
     let next = Number.POSITIVE_INFINITY;
     for (const definition of definitions) {
