@@ -117,9 +117,12 @@ export function createScheduleTimer(deps: ScheduleTimerDeps): ScheduleTimer {
       decided.delete(cached.id);
       return;
     }
-    if (atOrAfter(fresh.lastFiredAt, fireAt) || atOrAfter(fresh.lastSkippedAt, fireAt)) return;
-
     const tick = fireAt.toISOString();
+    if (atOrAfter(fresh.lastFiredAt, fireAt) || atOrAfter(fresh.lastSkippedAt, fireAt)) {
+      logger.debug({ scheduleId: definition.id, fireAt: tick }, 'schedule tick already decided by another instance');
+      return;
+    }
+
     if (due.kind === 'missed') {
       await schedules.recordFiring(definition.id, { kind: 'skipped', fireAt, reason: `missed: the service was not running at ${tick} (catchUp skip)` });
       logger.info({ scheduleId: definition.id, fireAt: tick }, 'scheduled firing missed and skipped');
