@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
-import type { apiClient} from '../support/http.js';
-import { waitFor, waitForTerminal } from '../support/http.js';
+import { waitFor, waitForTerminal, type apiClient } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
 import { dropTestSchemas, postgresUrlWithSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
