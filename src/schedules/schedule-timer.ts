@@ -4,7 +4,7 @@ import { freshShared } from '../domain/fresh-share.js';
 import type { StateStore } from '../store/types.js';
 import type { Admit } from '../tasks/admission.js';
 import { nextFireTime } from './cron-expression.js';
-import { dueFiring, MISFIRE_GRACE_MS, overlapAction } from './firing-decision.js';
+import { dueFiring, MISFIRE_GRACE_MS, overlapAction, type DueFiring } from './firing-decision.js';
 import { NO_FIRINGS, scheduleActor, scheduleRunId, type ScheduleDefinition, type ScheduleFiringState } from './schedule-record.js';
 import type { ScheduleStore } from './schedule-store.js';
 
@@ -96,7 +96,7 @@ export function createScheduleTimer(deps: ScheduleTimerDeps): ScheduleTimer {
     }
   }
 
-  /** Carries out the decision for one schedule's due tick, with the store's current word on it. */
+  /** Decides one schedule's due tick and carries the decision out. */
   async function fireIfDue(cached: ScheduleDefinition, firing: ScheduleFiringState, now: Date): Promise<void> {
     const due = dueFiring({
       spec: cached,
@@ -106,9 +106,22 @@ export function createScheduleTimer(deps: ScheduleTimerDeps): ScheduleTimer {
       graceMs,
     });
     if (due.kind === 'none') return;
-    const { fireAt } = due;
-    decided.set(cached.id, fireAt.getTime());
+    const before = decided.get(cached.id);
+    decided.set(cached.id, due.fireAt.getTime());
+    try {
+      await carryOut(cached, due);
+    } catch (err) {
+      // Not decided after all (the store failed): the next pass, within the grace, tries the tick
+      // again, and the admission's idempotency makes a second try of an admitted tick harmless.
+      if (before === undefined) decided.delete(cached.id);
+      else decided.set(cached.id, before);
+      throw err;
+    }
+  }
 
+  /** Carries out the decision for a due tick, with the store's current word on it. */
+  async function carryOut(cached: ScheduleDefinition, due: Exclude<DueFiring, { kind: 'none' }>): Promise<void> {
+    const { fireAt } = due;
     // Read again: another instance may have fired or skipped this tick, or the schedule changed.
     const [definition, fresh] = await Promise.all([schedules.get(cached.id), schedules.firings(cached.id)]);
     if (!definition || !definition.enabled) return;

@@ -28,9 +28,17 @@ async function openStore(): Promise<StateStore> {
 }
 
 /** One instance's schedules module over `store` (several may share one), with its own clock. */
-function instance(store: StateStore, options: { clock?: ReturnType<typeof fixedClock>; cancelRun?: CancelRun } = {}) {
+function instance(store: StateStore, options: { clock?: ReturnType<typeof fixedClock>; cancelRun?: CancelRun; failingAdmissions?: number } = {}) {
   const clock = options.clock ?? fixedClock(START);
-  const admit = createAdmission({ store, clock, invalidator: { invalidate: async () => undefined }, onReady: () => undefined, telemetryRetention: 100 });
+  const admitted = createAdmission({ store, clock, invalidator: { invalidate: async () => undefined }, onReady: () => undefined, telemetryRetention: 100 });
+  let failing = options.failingAdmissions ?? 0;
+  const admit: typeof admitted = async (request) => {
+    if (failing > 0) {
+      failing -= 1;
+      throw new DomainError('unavailable', 'the store is away');
+    }
+    return admitted(request);
+  };
   const module = createSchedulesModule({
     config: BUILT_INS,
     store,
@@ -158,6 +166,18 @@ describe('the schedule timer', () => {
     expect(run).toMatchObject({ type: 'nightly-batch', source: 'schedule', scheduleId: 'ten', requestedBy: 'ops-alice', status: 'pending' });
     expect((await store.listRuns({ limit: 10 })).total).toBe(1);
     expect(await service.get('ten')).toMatchObject({ lastRunId: run!.runId, lastFiredAt: '2026-03-01T10:00:10.000Z', lastCatchUp: false });
+  });
+
+  it('tries a tick again at the next pass when its admission failed', async () => {
+    const store = await openStore();
+    const { service, timer, clock } = instance(store, { failingAdmissions: 1 });
+    await service.create(EVERY_TEN, 'ops');
+    clock.set('2026-03-01T10:00:10.000Z');
+    await timer.tick();
+    expect(await store.getRun('schedule:ten:2026-03-01T10:00:10.000Z')).toBeNull();
+    clock.set('2026-03-01T10:00:12.000Z');
+    await timer.tick();
+    expect(await store.getRun('schedule:ten:2026-03-01T10:00:10.000Z')).toMatchObject({ source: 'schedule' });
   });
 
   it('admits a tick once when two instances sharing the store fire it', async () => {
