@@ -36,6 +36,7 @@ import { createProofFeed } from './proof/proof-feed.js';
 import { createRunLogBook } from './runlogs/run-log-book.js';
 import { serviceSecrets } from './runlogs/service-secrets.js';
 import { createScheduler } from './scheduler/scheduler.js';
+import { createSchedulesModule } from './schedules/module.js';
 import { openStateStore } from './store/open.js';
 import type { StateStore } from './store/types.js';
 import { createAdmission } from './tasks/admission.js';
@@ -155,6 +156,8 @@ export function composeService(infra: ServiceInfrastructure) {
     businessCycle: business.service.evaluateSchedule,
     afterPrune: runLogs.sweep,
   });
+  // User schedules fire through the same admission; overlap cancel-previous needs a cancel path (not wired yet).
+  const schedules = createSchedulesModule({ config, store, clock, logger, admit, checkTrigger });
 
   // The lanes: what each task type registers beyond its catalog entry.
   const controlPlaneSnapshot = createControlPlaneSnapshot({
@@ -251,10 +254,11 @@ export function composeService(infra: ServiceInfrastructure) {
     aggregates,
     companion,
     runLogs,
+    schedules: schedules.service,
     metricsPort: infra.metricsPort,
   });
 
-  return { serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, runtime, runLogs, routes };
+  return { serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, runLogs, routes };
 }
 
 /**
@@ -283,7 +287,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   // Metrics listen first, so the health route can name their port.
   const metricsServer = config.metricsEnabled ? await startMetricsServer(metrics, config.host, config.metricsPort) : null;
   const service = composeService({ config, logger, clock, store, coordination, metricsPort: metricsServer?.port ?? null });
-  const { registry, probe, codeHost, knowledge, incidents, scheduler, runtime } = service;
+  const { registry, probe, codeHost, knowledge, incidents, scheduler, schedules, runtime } = service;
 
   const responseCacheEnabled = responseCacheSharing(store.exclusive, config.kvStoreUrl);
   if (!responseCacheEnabled) {
@@ -304,6 +308,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   await runtime.start();
   await knowledge.start();
   scheduler.start();
+  schedules.timer.start();
   const stopIncidentSweeps = incidents.startSweeps(INCIDENT_SWEEP_INTERVAL_MS);
   // Every start records a `startup` run (internal); its milestone is appended when it finishes.
   await service.admit({
@@ -326,6 +331,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       if (stopped) return;
       stopped = true;
       scheduler.stop();
+      await schedules.timer.stop();
       stopProbe();
       stopCodeHost();
       await knowledge.stop();

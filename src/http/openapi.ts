@@ -84,7 +84,7 @@ function errorResponsesFor(route: RouteSpec): Map<number, string> {
   if (route.access.kind === 'signed') out.set(401, 'InvalidSignature');
   out.set(403, route.access.kind === 'protected' ? 'Forbidden' : 'OriginNotAllowed');
   if (route.path.includes(':')) out.set(404, 'NotFound');
-  if (route.method === 'POST') {
+  if (route.method === 'POST' || route.method === 'PATCH') {
     out.set(413, 'PayloadTooLarge');
     out.set(415, 'UnsupportedMediaType');
   }

@@ -57,7 +57,7 @@ export type ProtectedContext<Q = unknown, P = unknown, B = unknown> = RouteConte
 type Handler<I extends Identity | null> = (ctx: RouteContext<any, any, any, I>) => RouteReply | Promise<RouteReply>;
 
 interface RouteSpecBase {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Fastify path syntax, e.g. `/api/tasks/runs/:runId`. */
   path: string;
   operationId: string;

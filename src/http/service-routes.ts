@@ -10,6 +10,7 @@ import type { IncidentService } from '../incidents/service.js';
 import type { KnowledgeService } from '../knowledge/service.js';
 import type { ProofFeed } from '../proof/proof-feed.js';
 import type { RunLogReader } from '../runlogs/types.js';
+import type { ScheduleService } from '../schedules/schedule-service.js';
 import type { StateStore } from '../store/types.js';
 import type { CatalogView } from '../tasks/catalog-view.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
@@ -29,6 +30,7 @@ import { persistenceHealthRoutes, persistenceRoutes } from './routes/persistence
 import { proofRoutes } from './routes/proof.js';
 import { runRerunRoutes } from './routes/run-rerun.js';
 import { runLogRoutes } from './routes/run-logs.js';
+import { scheduleRoutes } from './routes/schedules.js';
 import { skillRoutes } from './routes/skills.js';
 import { taskRoutes } from './routes/tasks.js';
 import { webhookRoutes } from './routes/webhook.js';
@@ -56,6 +58,7 @@ export interface ServiceRouteDeps {
   companion: ReturnType<typeof createCompanionBriefs>;
   /** What each attempt of a run printed. */
   runLogs: RunLogReader;
+  schedules: ScheduleService;
   /** The metrics listener's port (null when metrics are off). */
   metricsPort: number | null;
 }
@@ -82,6 +85,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     incidentRoutes({ incidents: deps.incidents }),
     webhookRoutes({ incidents: deps.incidents }),
     businessRoutes({ business: deps.business }),
+    scheduleRoutes({ schedules: deps.schedules }),
   ]);
   return routes;
 }

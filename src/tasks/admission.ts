@@ -21,6 +21,8 @@ export interface AdmissionRequest {
   workflowParent?: WorkflowParent;
   /** A rerun (POST /api/tasks/runs/:runId/rerun): the run it repeats. */
   rerunOf?: string;
+  /** A schedule's firing (`source: "schedule"`, run id `schedule:<id>:<fire time>` in forceRunId). */
+  scheduleId?: string;
 }
 
 export type DuplicateReason = `duplicate-${Exclude<RunStatus, 'retrying'>}` | 'duplicate-type-mismatch' | 'duplicate-retrying';
@@ -119,6 +121,7 @@ export function createAdmission(deps: AdmissionDeps) {
           workflowParent: request.workflowParent ?? null,
           approvalExpiresAt,
           rerunOf: request.rerunOf ?? null,
+          scheduleId: request.scheduleId ?? null,
         });
       }
       if (retryRecordMatches(current, request.type)) return admitRetry(current, now, request.source);

@@ -23,6 +23,8 @@ export interface NewRunInput {
   approvalExpiresAt?: string | null;
   /** A rerun: the run it repeats. */
   rerunOf?: string | null;
+  /** A schedule's firing: the schedule that fired it. */
+  scheduleId?: string | null;
 }
 
 /** Appends an event, keeping the newest MAX_RUN_EVENTS; `seq` keeps counting so gaps show truncation. */
@@ -83,6 +85,7 @@ export function newRunRecord(input: NewRunInput): RunRecord {
     approvedFromTaskId: input.approvedFromTaskId,
     ...(input.workflowParent ? { workflowParent: input.workflowParent } : {}),
     ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}),
+    ...(input.scheduleId ? { scheduleId: input.scheduleId } : {}),
     retry: null,
     result: null,
     error: null,

@@ -241,6 +241,7 @@ export function toRunView(run: RunRecord) {
     specialistContract: run.specialistContract,
     toolGate: run.toolGate ?? null,
     ...(run.repair ? { repair: run.repair } : {}),
+    ...(run.scheduleId ? { scheduleId: run.scheduleId } : {}),
   };
 }
 

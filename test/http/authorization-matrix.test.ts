@@ -44,11 +44,12 @@ describe('authorization matrix: every route x every credential', () => {
       for (const credential of CREDENTIALS) {
         const headers: Record<string, string> = {};
         if (credential.header) headers.authorization = credential.header;
-        if (route.method === 'POST') headers['content-type'] = 'application/json';
+        const hasBody = route.method === 'POST' || route.method === 'PATCH';
+        if (hasBody) headers['content-type'] = 'application/json';
         const res = await fetch(`${running.service.url}${concretePath(route)}`, {
           method: route.method,
           headers,
-          body: route.method === 'POST' ? '{}' : undefined,
+          body: hasBody ? '{}' : undefined,
         });
         await res.arrayBuffer();
         cells += 1;

@@ -75,6 +75,12 @@ const SPEC_ROUTES: Record<string, Expected> = {
   'POST /api/business/cycles/:cycleId/retry': write,
   'POST /api/business/scheduler': write,
   'POST /webhook/alerts': { role: 'signed', bucket: 'abuse-guard', cached: false },
+  // Run control (DECISIONS.md, "Run control, front doors and models"): schedules answer as of now, uncached.
+  'GET /api/schedules': v(false),
+  'POST /api/schedules': write,
+  'GET /api/schedules/:id': v(false),
+  'PATCH /api/schedules/:id': write,
+  'DELETE /api/schedules/:id': write,
 };
 
 /** Routes the delivered issues (foundation, task runtime) must have registered. */

@@ -117,7 +117,7 @@ function buildRequest(random: () => number, route: RouteEntry, base: string, ser
     headers['x-timestamp'] = pick(random, ['0', String(Math.floor(random() * 2e9)), 'soon']);
   }
   let body: string | undefined;
-  if (route.method === 'POST') {
+  if (route.method === 'POST' || route.method === 'PATCH') {
     headers['content-type'] =
       random() < 0.85 ? 'application/json' : pick(random, ['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'multipart/form-data']);
     body = route.path === '/api/tasks/trigger' ? triggerBody(random) : random() < 0.1 ? pick(random, ['{', '', 'null', '[]']) : JSON.stringify(fuzzValue(random));

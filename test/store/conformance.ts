@@ -645,6 +645,28 @@ export function describeStoreConformance(
         expect(await reopened.listDocEntries('runLogs')).toEqual([{ id: 'c', doc: { id: 'c' } }]);
         expect(await reopened.getDoc('other', 'a')).toEqual({ id: 'a', kept: true });
       });
+
+      it('deletes one document durably, leaving its neighbours and other collections, and a missing one is no error', async () => {
+        const { store, dir } = await openStore();
+        await store.putDoc('schedules', 'a', { id: 'a' });
+        await store.putDoc('schedules', 'b', { id: 'b' });
+        await store.putDoc('memory', 'a', { id: 'a', text: 'other collection' });
+        await store.deleteDoc('schedules', 'a');
+        await store.deleteDoc('schedules', 'never-there');
+        await store.deleteDoc('nothing-here', 'x');
+        expect(await store.getDoc('schedules', 'a')).toBeNull();
+        expect(await store.listDocEntries('schedules')).toEqual([{ id: 'b', doc: { id: 'b' } }]);
+        expect(await store.getDoc('memory', 'a')).toEqual({ id: 'a', text: 'other collection' });
+
+        // Gone after a reopen too (the file driver replays its journal), and a put brings it back.
+        const reopened = await reopen(store, dir);
+        expect(await reopened.getDoc('schedules', 'a')).toBeNull();
+        expect(await reopened.listDocs('schedules')).toEqual([{ id: 'b' }]);
+        await reopened.deleteDoc('schedules', 'b');
+        expect((await reopened.health()).collections['docs:schedules'] ?? 0).toBe(0);
+        await reopened.putDoc('schedules', 'a', { id: 'a', again: true });
+        expect(await reopened.getDoc('schedules', 'a')).toEqual({ id: 'a', again: true });
+      });
     });
 
     describe('lifecycle', () => {

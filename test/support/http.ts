@@ -25,6 +25,8 @@ export function apiClient(baseUrl: string) {
   return {
     get: <T = any>(path: string, key: string | null = TEST_KEYS.viewer) => call<T>('GET', path, key),
     post: <T = any>(path: string, body: unknown, key: string | null = TEST_KEYS.operator) => call<T>('POST', path, key, body),
+    patch: <T = any>(path: string, body: unknown, key: string | null = TEST_KEYS.operator) => call<T>('PATCH', path, key, body),
+    delete: <T = any>(path: string, key: string | null = TEST_KEYS.operator) => call<T>('DELETE', path, key),
     trigger: <T = any>(type: string, payload: Record<string, unknown> = {}, key: string = TEST_KEYS.operator) =>
       call<T>('POST', '/api/tasks/trigger', key, { type, payload }),
     run: <T = any>(runId: string) => call<T>('GET', `/api/tasks/runs/${encodeURIComponent(runId)}`, TEST_KEYS.viewer),

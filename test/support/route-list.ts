@@ -11,7 +11,7 @@ import { testConfig } from './config.js';
 
 /** What a test needs of a route of the table to call it: method, path and who may call it. */
 export interface RouteEntry {
-  method: 'GET' | 'POST';
+  method: RouteSpec['method'];
   path: string;
   /** `public`, `signed` (HMAC webhook) or the least role that may call it. */
   access: 'public' | 'signed' | Role;

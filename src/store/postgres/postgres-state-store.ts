@@ -183,12 +183,12 @@ export class PostgresStateStore implements StateStore {
     return this.write((pool) => putDoc(pool, collection, id, doc));
   }
 
-  getDoc(collection: string, id: string): Promise<Record<string, unknown> | null> {
-    return this.read((pool) => getDoc(pool, collection, id));
-  }
-
   deleteDoc(collection: string, id: string): Promise<void> {
     return this.write((pool) => deleteDoc(pool, collection, id));
+  }
+
+  getDoc(collection: string, id: string): Promise<Record<string, unknown> | null> {
+    return this.read((pool) => getDoc(pool, collection, id));
   }
 
   listDocs(collection: string): Promise<Record<string, unknown>[]> {

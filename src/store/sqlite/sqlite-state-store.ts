@@ -246,12 +246,12 @@ export class SqliteStateStore implements StateStore {
     return this.write((ctx) => putDoc(ctx, collection, id, doc));
   }
 
-  async getDoc(collection: string, id: string): Promise<Record<string, unknown> | null> {
-    return this.read((db) => getDoc(db, collection, id));
-  }
-
   deleteDoc(collection: string, id: string): Promise<void> {
     return this.write((ctx) => deleteDoc(ctx, collection, id));
+  }
+
+  async getDoc(collection: string, id: string): Promise<Record<string, unknown> | null> {
+    return this.read((db) => getDoc(db, collection, id));
   }
 
   async listDocs(collection: string): Promise<Record<string, unknown>[]> {

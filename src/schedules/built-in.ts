@@ -1,0 +1,85 @@
+import type { AppConfig } from '../config/types.js';
+import { slotRunId } from '../scheduler/scheduler.js';
+import type { StateStore } from '../store/types.js';
+import { latestFireTime, nextFireTimes, type CronSpec } from './cron-expression.js';
+import type { ScheduleView } from './schedule-record.js';
+
+/**
+ * The service's own schedules (src/scheduler/scheduler.ts), shown beside the user schedules so
+ * an operator sees everything that fires. They come from config and are changed there, never
+ * through the schedules API.
+ */
+interface BuiltInSchedule {
+  id: string;
+  cron: string;
+  type: string;
+  enabled: boolean;
+  /** The run id a firing at `at` gets, when the slot is named by one (null: the business cycle names its own). */
+  runIdAt: ((at: Date) => string) | null;
+}
+
+export const BUILT_IN_SCHEDULE_IDS: readonly string[] = ['heartbeat', 'nightly-batch', 'business-cycle'];
+
+export const isBuiltInSchedule = (id: string): boolean => BUILT_IN_SCHEDULE_IDS.includes(id);
+
+/** croner reads a job without a time zone in the process's zone: the built-ins' zone. */
+const processTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+export type BuiltInConfig = Pick<AppConfig, 'heartbeatCron' | 'nightlyBatchCron' | 'businessCycleCron' | 'schedulerEnabled'>;
+
+function builtIns(config: BuiltInConfig): BuiltInSchedule[] {
+  return [
+    { id: 'heartbeat', cron: config.heartbeatCron, type: 'heartbeat', enabled: config.schedulerEnabled, runIdAt: (at) => slotRunId('heartbeat', at) },
+    {
+      id: 'nightly-batch',
+      cron: config.nightlyBatchCron,
+      type: 'nightly-batch',
+      enabled: config.schedulerEnabled,
+      runIdAt: (at) => slotRunId('nightly-batch', at),
+    },
+    // The slot evaluates the business gate (src/business/service.ts), which admits this type when due.
+    { id: 'business-cycle', cron: config.businessCycleCron, type: 'business-value-cycle', enabled: config.schedulerEnabled, runIdAt: null },
+  ];
+}
+
+/** A built-in's times; a config cron this view cannot read (croner's seven fields) lists none rather than failing the list. */
+function safely<T>(compute: () => T, fallback: T): T {
+  try {
+    return compute();
+  } catch {
+    return fallback;
+  }
+}
+
+/** The built-in schedules as views; `lastRunId` is the run of the latest slot when that run exists. */
+export async function builtInScheduleViews(config: BuiltInConfig, store: StateStore, now: Date): Promise<ScheduleView[]> {
+  return Promise.all(
+    builtIns(config).map(async (schedule): Promise<ScheduleView> => {
+      const spec: CronSpec = { cron: schedule.cron, timezone: processTimeZone() };
+      const latest = schedule.enabled ? safely(() => latestFireTime(spec, now), null) : null;
+      const latestRun = latest !== null && schedule.runIdAt !== null ? await store.getRun(schedule.runIdAt(latest)) : null;
+      return {
+        id: schedule.id,
+        builtIn: true,
+        cron: schedule.cron,
+        timezone: spec.timezone,
+        type: schedule.type,
+        payload: {},
+        enabled: schedule.enabled,
+        // Each slot is one run id per minute: a second firing in the slot is a duplicate, never a second run.
+        overlap: 'allow',
+        catchUp: 'skip',
+        nextRunAt: schedule.enabled ? safely(() => nextFireTimes(spec, now, 5), []).map((d) => d.toISOString()) : [],
+        lastRunId: latestRun?.runId ?? null,
+        lastFiredAt: latestRun && latest ? latest.toISOString() : null,
+        lastCatchUp: false,
+        lastSkippedAt: null,
+        lastSkipReason: null,
+        createdAt: null,
+        updatedAt: null,
+        createdBy: null,
+        updatedBy: null,
+      };
+    }),
+  );
+}

@@ -1,0 +1,150 @@
+import Type, { type Static } from 'typebox';
+
+/**
+ * The words of a schedule: what an operator sends, what the store keeps, what a reader gets.
+ * One schema each; the route validates and documents with them, the types come from them.
+ */
+
+/** Letters, digits, `.`, `_`, `-`; starts with a letter or digit. It becomes part of run ids. */
+export const SCHEDULE_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$';
+
+export const OverlapPolicySchema = Type.Union(
+  [Type.Literal('skip'), Type.Literal('allow'), Type.Literal('cancel-previous')],
+  {
+    description:
+      'While the previous run of the schedule is not finished: `skip` this firing, `allow` it beside the previous run, or `cancel-previous` (ask the previous run to cancel, then admit)',
+  },
+);
+export const CatchUpPolicySchema = Type.Union(
+  [Type.Literal('skip'), Type.Literal('once')],
+  { description: 'After downtime: `skip` the missed firings, or run the most recent missed one `once`' },
+);
+export type OverlapPolicy = Static<typeof OverlapPolicySchema>;
+export type CatchUpPolicy = Static<typeof CatchUpPolicySchema>;
+
+const ScheduleId = Type.String({ pattern: SCHEDULE_ID_PATTERN, description: 'The schedule id (letters, digits, `.`, `_`, `-`; at most 100)' });
+const Cron = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  description: 'Five fields (minute hour day-of-month month day-of-week), or six with seconds first',
+});
+const TimeZone = Type.String({ minLength: 1, maxLength: 100, description: 'IANA time zone the cron expression is read in (default UTC)' });
+const TaskType = Type.String({ minLength: 1, maxLength: 100, description: 'A public task type of the catalog' });
+const Payload = Type.Record(Type.String(), Type.Unknown(), { description: 'The payload of every run, checked like a trigger’s' });
+
+export const ScheduleCreateSchema = Type.Object(
+  {
+    id: Type.Optional(ScheduleId),
+    cron: Cron,
+    timezone: Type.Optional(TimeZone),
+    type: TaskType,
+    payload: Type.Optional(Payload),
+    enabled: Type.Optional(Type.Boolean({ description: 'Default true' })),
+    overlap: Type.Optional(OverlapPolicySchema),
+    catchUp: Type.Optional(CatchUpPolicySchema),
+  },
+  { additionalProperties: false },
+);
+export type ScheduleCreate = Static<typeof ScheduleCreateSchema>;
+
+export const SchedulePatchSchema = Type.Object(
+  {
+    cron: Type.Optional(Cron),
+    timezone: Type.Optional(TimeZone),
+    type: Type.Optional(TaskType),
+    payload: Type.Optional(Payload),
+    enabled: Type.Optional(Type.Boolean()),
+    overlap: Type.Optional(OverlapPolicySchema),
+    catchUp: Type.Optional(CatchUpPolicySchema),
+  },
+  { additionalProperties: false, minProperties: 1, description: 'The fields to change; `payload` replaces the whole payload' },
+);
+export type SchedulePatch = Static<typeof SchedulePatchSchema>;
+
+const Instant = Type.String({ format: 'date-time' });
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const NullableInstant = Type.Union([Instant, Type.Null()]);
+
+/** A user schedule as the store keeps it (collection `schedules`, keyed by id). Written only by the API. */
+export const ScheduleDefinitionSchema = Type.Object({
+  id: Type.String(),
+  cron: Type.String(),
+  timezone: Type.String(),
+  type: Type.String(),
+  payload: Type.Record(Type.String(), Type.Unknown()),
+  enabled: Type.Boolean(),
+  overlap: OverlapPolicySchema,
+  catchUp: CatchUpPolicySchema,
+  createdAt: Instant,
+  updatedAt: Instant,
+  createdBy: Type.String(),
+  updatedBy: Type.String(),
+  /**
+   * Fire times at or before this are never due: set at creation and whenever the timing or
+   * `enabled` changes, so a disabled stretch or an old cron is not "missed" work to catch up.
+   */
+  activeSince: Instant,
+});
+export type ScheduleDefinition = Static<typeof ScheduleDefinitionSchema>;
+
+/**
+ * What firing has done (collection `schedule-firings`, keyed by the schedule id), kept apart from
+ * the definition: the timers of every instance write it, the API never does, so neither
+ * overwrites the other's fields.
+ */
+export const ScheduleFiringStateSchema = Type.Object({
+  /** The latest fire time admitted (or found admitted by another instance). */
+  lastFiredAt: NullableInstant,
+  lastRunId: NullableString,
+  /** Whether that firing was a catch-up after downtime. */
+  lastCatchUp: Type.Boolean(),
+  /** The latest fire time not admitted: overlap `skip`, or missed while down with catchUp `skip`. */
+  lastSkippedAt: NullableInstant,
+  lastSkipReason: NullableString,
+});
+export type ScheduleFiringState = Static<typeof ScheduleFiringStateSchema>;
+
+export const NO_FIRINGS: ScheduleFiringState = Object.freeze({
+  lastFiredAt: null,
+  lastRunId: null,
+  lastCatchUp: false,
+  lastSkippedAt: null,
+  lastSkipReason: null,
+});
+
+export const ScheduleViewSchema = Type.Object(
+  {
+    id: Type.String(),
+    builtIn: Type.Boolean({ description: 'A schedule of the service itself (config): listed, never written through this API' }),
+    cron: Type.String(),
+    timezone: Type.String(),
+    type: Type.String(),
+    payload: Type.Record(Type.String(), Type.Unknown()),
+    enabled: Type.Boolean(),
+    overlap: OverlapPolicySchema,
+    catchUp: CatchUpPolicySchema,
+    nextRunAt: Type.Array(Instant, { description: 'The next five fire times (empty while disabled)' }),
+    lastRunId: NullableString,
+    lastFiredAt: NullableInstant,
+    lastCatchUp: Type.Boolean(),
+    lastSkippedAt: NullableInstant,
+    lastSkipReason: NullableString,
+    createdAt: NullableInstant,
+    updatedAt: NullableInstant,
+    createdBy: NullableString,
+    updatedBy: NullableString,
+  },
+  { additionalProperties: false },
+);
+export type ScheduleView = Static<typeof ScheduleViewSchema>;
+
+export const ScheduleListSchema = Type.Object({ count: Type.Integer(), schedules: Type.Array(ScheduleViewSchema) }, { additionalProperties: false });
+export type ScheduleList = Static<typeof ScheduleListSchema>;
+
+/** The run id of one firing: every instance firing the same tick names the same run. */
+export function scheduleRunId(scheduleId: string, fireAt: Date): string {
+  return `schedule:${scheduleId}:${fireAt.toISOString()}`;
+}
+
+/** The actor of a schedule's own requests (cancel of a previous run), distinct from its creator. */
+export const scheduleActor = (scheduleId: string) => `schedule:${scheduleId}`;

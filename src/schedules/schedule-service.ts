@@ -1,0 +1,197 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import { conflict, DomainError, invalidRequest, notFound, pointer, type ErrorDetail } from '../domain/errors.js';
+import type { StateStore } from '../store/types.js';
+import type { TriggerCheck } from '../tasks/trigger-check.js';
+import { builtInScheduleViews, isBuiltInSchedule, type BuiltInConfig } from './built-in.js';
+import { cronProblems, DEFAULT_TIMEZONE, nextFireTimes } from './cron-expression.js';
+import {
+  NO_FIRINGS,
+  type ScheduleCreate,
+  type ScheduleDefinition,
+  type ScheduleFiringState,
+  type ScheduleList,
+  type SchedulePatch,
+  type ScheduleView,
+} from './schedule-record.js';
+import type { ScheduleStore } from './schedule-store.js';
+
+export interface ScheduleServiceDeps {
+  schedules: ScheduleStore;
+  /** Reads the runs of the built-in schedules' latest slots. */
+  store: StateStore;
+  clock: Clock;
+  /** The trigger route's check (catalog, internal types, reserved fields, payload schema, workspace scope). */
+  checkTrigger: TriggerCheck;
+  builtInConfig: BuiltInConfig;
+  /** Told after every write on this instance, so its timer takes the change at once. */
+  onChange: () => void;
+}
+
+const NEXT_RUNS_SHOWN = 5;
+
+/** Codes of the trigger check that mean "this type or payload cannot be scheduled": a 400 naming the field. */
+const TRIGGER_REFUSALS = new Set(['invalid_request', 'task_type_internal', 'reserved_field', 'scope_outside_workspace']);
+
+/** The problems of a would-be definition, each naming its body field; empty when it can be stored. */
+function definitionProblems(candidate: Pick<ScheduleDefinition, 'cron' | 'timezone' | 'type' | 'payload'>, checkTrigger: TriggerCheck, now: Date): ErrorDetail[] {
+  const problems = cronProblems(candidate, { cron: pointer('body', 'cron'), timezone: pointer('body', 'timezone') }, now);
+  try {
+    // The same check a trigger of this type and payload passes: the route's field names are the
+    // schedule's (`type`, `payload`), so its details name the schedule's fields too.
+    checkTrigger({ type: candidate.type, payload: candidate.payload });
+  } catch (err) {
+    if (!(err instanceof DomainError) || !TRIGGER_REFUSALS.has(err.code)) throw err;
+    const details = Array.isArray(err.details) ? (err.details as ErrorDetail[]) : [];
+    problems.push(...(details.length > 0 ? details : [{ path: pointer('body', 'type'), message: err.message }]));
+  }
+  if ('idempotencyKey' in candidate.payload) {
+    problems.push({
+      path: pointer('body', 'payload', 'idempotencyKey'),
+      message: 'a schedule names each run itself (schedule:<id>:<fire time>); leave idempotencyKey out',
+    });
+  }
+  return problems;
+}
+
+function refuseInvalid(problems: ErrorDetail[]): void {
+  if (problems.length === 0) return;
+  const fields = [...new Set(problems.map((p) => p.path))].join(', ');
+  throw invalidRequest(`the schedule is not valid (${fields})`, problems);
+}
+
+const builtInRefusal = (id: string) =>
+  conflict(`'${id}' is a built-in schedule of the service; change it in the configuration (heartbeatCron, nightlyBatchCron, businessCycleCron, schedulerEnabled)`, [
+    { path: pointer('params', 'id'), message: 'is a built-in schedule' },
+  ]);
+
+/** A fresh id for a schedule created without one: short enough to read in a run id. */
+const generatedId = () => `sched-${randomBytes(6).toString('hex')}`;
+
+/** The view of a user schedule at `now`: its definition, its next times and what firing last did. */
+export function scheduleView(definition: ScheduleDefinition, firing: ScheduleFiringState, now: Date): ScheduleView {
+  const after = new Date(Math.max(now.getTime(), Date.parse(definition.activeSince)));
+  return {
+    id: definition.id,
+    builtIn: false,
+    cron: definition.cron,
+    timezone: definition.timezone,
+    type: definition.type,
+    payload: definition.payload,
+    enabled: definition.enabled,
+    overlap: definition.overlap,
+    catchUp: definition.catchUp,
+    nextRunAt: definition.enabled ? nextFireTimes(definition, after, NEXT_RUNS_SHOWN).map((d) => d.toISOString()) : [],
+    lastRunId: firing.lastRunId,
+    lastFiredAt: firing.lastFiredAt,
+    lastCatchUp: firing.lastCatchUp,
+    lastSkippedAt: firing.lastSkippedAt,
+    lastSkipReason: firing.lastSkipReason,
+    createdAt: definition.createdAt,
+    updatedAt: definition.updatedAt,
+    createdBy: definition.createdBy,
+    updatedBy: definition.updatedBy,
+  };
+}
+
+/**
+ * The schedules API of the domain: list, read, create, change and delete user schedules, with
+ * the built-in schedules listed beside them and refused to writes (`conflict`).
+ *
+ * Writes are read-then-write on one document: two instances creating the same id in the same
+ * instant can both succeed, the later write winning (the store has no insert-if-absent for
+ * documents). A firing's exactly-once does not rest on this: it rests on the run id.
+ */
+export function createScheduleService(deps: ScheduleServiceDeps) {
+  const { schedules, clock, checkTrigger } = deps;
+
+  async function userView(definition: ScheduleDefinition, now: Date): Promise<ScheduleView> {
+    return scheduleView(definition, await schedules.firings(definition.id), now);
+  }
+
+  async function list(): Promise<ScheduleList> {
+    const now = clock.now();
+    const [builtIns, definitions, firings] = await Promise.all([
+      builtInScheduleViews(deps.builtInConfig, deps.store, now),
+      schedules.list(),
+      schedules.allFirings(),
+    ]);
+    const views = [...builtIns, ...definitions.map((d) => scheduleView(d, firings.get(d.id) ?? NO_FIRINGS, now))];
+    return { count: views.length, schedules: views };
+  }
+
+  async function get(id: string): Promise<ScheduleView> {
+    const now = clock.now();
+    if (isBuiltInSchedule(id)) {
+      const view = (await builtInScheduleViews(deps.builtInConfig, deps.store, now)).find((s) => s.id === id);
+      if (view) return view;
+    }
+    const definition = await schedules.get(id);
+    if (!definition) throw notFound(`schedule '${id}'`);
+    return userView(definition, now);
+  }
+
+  async function create(input: ScheduleCreate, actor: string): Promise<ScheduleView> {
+    const id = input.id ?? generatedId();
+    if (isBuiltInSchedule(id)) throw builtInRefusal(id);
+    if (await schedules.get(id)) {
+      throw conflict(`a schedule with id '${id}' already exists`, [{ path: pointer('body', 'id'), message: 'is taken' }]);
+    }
+    const now = clock.now();
+    const at = now.toISOString();
+    const definition: ScheduleDefinition = {
+      id,
+      cron: input.cron.trim(),
+      timezone: input.timezone ?? DEFAULT_TIMEZONE,
+      type: input.type,
+      payload: input.payload ?? {},
+      enabled: input.enabled ?? true,
+      overlap: input.overlap ?? 'skip',
+      catchUp: input.catchUp ?? 'skip',
+      createdAt: at,
+      updatedAt: at,
+      createdBy: actor,
+      updatedBy: actor,
+      activeSince: at,
+    };
+    refuseInvalid(definitionProblems(definition, checkTrigger, now));
+    // A deleted schedule's firing state (a firing in flight when it was deleted) is not this one's.
+    await schedules.resetFirings(id);
+    await schedules.put(definition);
+    deps.onChange();
+    return scheduleView(definition, NO_FIRINGS, now);
+  }
+
+  async function update(id: string, patch: SchedulePatch, actor: string): Promise<ScheduleView> {
+    if (isBuiltInSchedule(id)) throw builtInRefusal(id);
+    const existing = await schedules.get(id);
+    if (!existing) throw notFound(`schedule '${id}'`);
+    const now = clock.now();
+    const at = now.toISOString();
+    const merged: ScheduleDefinition = {
+      ...existing,
+      ...patch,
+      cron: (patch.cron ?? existing.cron).trim(),
+      updatedAt: at,
+      updatedBy: actor,
+    };
+    refuseInvalid(definitionProblems(merged, checkTrigger, now));
+    // New timing, or switched on again: ticks before now were never this schedule's to catch up.
+    const retimed = merged.cron !== existing.cron || merged.timezone !== existing.timezone || (merged.enabled && !existing.enabled);
+    const definition = { ...merged, activeSince: retimed ? at : existing.activeSince };
+    await schedules.put(definition);
+    deps.onChange();
+    return userView(definition, now);
+  }
+
+  async function remove(id: string): Promise<void> {
+    if (isBuiltInSchedule(id)) throw builtInRefusal(id);
+    if (!(await schedules.get(id))) throw notFound(`schedule '${id}'`);
+    await schedules.remove(id);
+    deps.onChange();
+  }
+
+  return { list, get, create, update, remove };
+}
+
+export type ScheduleService = ReturnType<typeof createScheduleService>;

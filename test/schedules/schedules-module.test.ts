@@ -1,0 +1,299 @@
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DomainError } from '../../src/domain/errors.js';
+import { createSchedulesModule } from '../../src/schedules/module.js';
+import type { ScheduleCreate } from '../../src/schedules/schedule-record.js';
+import type { CancelRun } from '../../src/schedules/schedule-timer.js';
+import { openStateStore } from '../../src/store/open.js';
+import type { StateStore } from '../../src/store/types.js';
+import { createAdmission } from '../../src/tasks/admission.js';
+import { createTriggerCheck } from '../../src/tasks/trigger-check.js';
+import { fixedClock } from '../support/clocks.js';
+import { tempDir } from '../support/config.js';
+
+const BUILT_INS = { heartbeatCron: '*/5 * * * *', nightlyBatchCron: '0 3 * * *', businessCycleCron: '17 */6 * * *', schedulerEnabled: true };
+const START = '2026-03-01T10:00:00.500Z';
+
+const open: StateStore[] = [];
+afterEach(async () => {
+  for (const store of open.splice(0)) await store.close();
+});
+
+async function openStore(): Promise<StateStore> {
+  const store = openStateStore(join(tempDir('schedules-'), 'state.json'));
+  await store.open();
+  open.push(store);
+  return store;
+}
+
+/** One instance's schedules module over `store` (several may share one), with its own clock. */
+function instance(store: StateStore, options: { clock?: ReturnType<typeof fixedClock>; cancelRun?: CancelRun; failingAdmissions?: number } = {}) {
+  const clock = options.clock ?? fixedClock(START);
+  const admitted = createAdmission({ store, clock, invalidator: { invalidate: async () => undefined }, onReady: () => undefined, telemetryRetention: 100 });
+  let failing = options.failingAdmissions ?? 0;
+  const admit: typeof admitted = async (request) => {
+    if (failing > 0) {
+      failing -= 1;
+      throw new DomainError('unavailable', 'the store is away');
+    }
+    return admitted(request);
+  };
+  const module = createSchedulesModule({
+    config: BUILT_INS,
+    store,
+    clock,
+    logger: pino({ level: 'silent' }),
+    admit,
+    checkTrigger: createTriggerCheck(tempDir('schedules-workspace-')),
+    cancelRun: options.cancelRun,
+  });
+  return { clock, ...module };
+}
+
+async function refusal(promise: Promise<unknown>): Promise<DomainError> {
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(DomainError);
+  return err as DomainError;
+}
+
+const EVERY_TEN: ScheduleCreate = { id: 'ten', cron: '*/10 * * * * *', type: 'nightly-batch' };
+
+describe('the schedules service', () => {
+  it('creates a schedule with its defaults and lists it after the built-ins, with the next five times', async () => {
+    const { service } = instance(await openStore());
+    const created = await service.create(EVERY_TEN, 'ops-alice');
+    expect(created).toMatchObject({
+      id: 'ten',
+      builtIn: false,
+      timezone: 'UTC',
+      payload: {},
+      enabled: true,
+      overlap: 'skip',
+      catchUp: 'skip',
+      createdBy: 'ops-alice',
+      lastRunId: null,
+      createdAt: START,
+    });
+    expect(created.nextRunAt).toEqual(['10:00:10', '10:00:20', '10:00:30', '10:00:40', '10:00:50'].map((t) => `2026-03-01T${t}.000Z`));
+
+    const list = await service.list();
+    expect(list.schedules.map((s) => [s.id, s.builtIn])).toEqual([
+      ['heartbeat', true],
+      ['nightly-batch', true],
+      ['business-cycle', true],
+      ['ten', false],
+    ]);
+    expect(list.count).toBe(4);
+    expect(list.schedules[0]).toMatchObject({ type: 'heartbeat', cron: '*/5 * * * *', enabled: true });
+    expect(list.schedules[0]!.nextRunAt).toHaveLength(5);
+    expect((await service.get('ten')).id).toBe('ten');
+    expect((await service.get('business-cycle')).type).toBe('business-value-cycle');
+  });
+
+  it('generates an id when none is given', async () => {
+    const { service } = instance(await openStore());
+    const created = await service.create({ cron: '0 * * * *', type: 'nightly-batch' }, 'ops');
+    expect(created.id).toMatch(/^sched-[0-9a-f]{12}$/);
+  });
+
+  it('refuses a bad cron, zone, type or payload as invalid_request, each detail naming its field', async () => {
+    const { service } = instance(await openStore());
+    const cases: Array<[ScheduleCreate, string]> = [
+      [{ cron: '* * * *', type: 'nightly-batch' }, '/body/cron'],
+      [{ cron: '61 * * * *', type: 'nightly-batch' }, '/body/cron'],
+      [{ cron: '* * * * *', timezone: 'Mars/Olympus', type: 'nightly-batch' }, '/body/timezone'],
+      [{ cron: '* * * * *', type: 'no-such-type' }, '/body/type'],
+      [{ cron: '* * * * *', type: 'heartbeat' }, '/body/type'],
+      [{ cron: '* * * * *', type: 'summarize-content', payload: {} }, '/body/payload/content'],
+      [{ cron: '* * * * *', type: 'summarize-content', payload: { content: 'x', maxSentences: 0 } }, '/body/payload/maxSentences'],
+      [{ cron: '* * * * *', type: 'nightly-batch', payload: { idempotencyKey: 'k' } }, '/body/payload/idempotencyKey'],
+      [{ cron: '* * * * *', type: 'nightly-batch', payload: { approvedBy: 'me' } }, '/body/payload/approvedBy'],
+    ];
+    for (const [input, path] of cases) {
+      const err = await refusal(service.create(input, 'ops'));
+      expect(err.code, path).toBe('invalid_request');
+      expect(err.details, path).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
+    }
+    expect((await service.list()).count).toBe(3);
+  });
+
+  it('answers conflict to a taken id and to writes of a built-in, not_found to an unknown id', async () => {
+    const { service } = instance(await openStore());
+    await service.create(EVERY_TEN, 'ops');
+    expect((await refusal(service.create(EVERY_TEN, 'ops'))).code).toBe('conflict');
+    for (const id of ['heartbeat', 'nightly-batch', 'business-cycle']) {
+      expect((await refusal(service.create({ ...EVERY_TEN, id }, 'ops'))).code).toBe('conflict');
+      expect((await refusal(service.update(id, { enabled: false }, 'ops'))).code).toBe('conflict');
+      expect((await refusal(service.remove(id))).code).toBe('conflict');
+    }
+    expect((await refusal(service.get('nope'))).code).toBe('not_found');
+    expect((await refusal(service.update('nope', { enabled: false }, 'ops'))).code).toBe('not_found');
+    expect((await refusal(service.remove('nope'))).code).toBe('not_found');
+  });
+
+  it('changes and deletes a schedule; a change is checked as a whole', async () => {
+    const { service, clock } = instance(await openStore());
+    await service.create({ ...EVERY_TEN, type: 'summarize-content', payload: { content: 'text' } }, 'ops');
+    clock.set('2026-03-01T10:00:03.000Z');
+    const changed = await service.update('ten', { cron: '0 12 * * *', timezone: 'Europe/Berlin' }, 'ops-bob');
+    expect(changed).toMatchObject({ cron: '0 12 * * *', timezone: 'Europe/Berlin', updatedBy: 'ops-bob', createdBy: 'ops', updatedAt: '2026-03-01T10:00:03.000Z' });
+    expect(changed.nextRunAt[0]).toBe('2026-03-01T11:00:00.000Z');
+    // The payload stays the summarize one: a new type it does not fit is refused on the payload.
+    const err = await refusal(service.update('ten', { type: 'normalize-data' }, 'ops'));
+    expect(err.code).toBe('invalid_request');
+    expect((await service.update('ten', { enabled: false }, 'ops')).nextRunAt).toEqual([]);
+    await service.remove('ten');
+    expect((await refusal(service.get('ten'))).code).toBe('not_found');
+  });
+});
+
+describe('the schedule timer', () => {
+  it('admits a due tick through admission with the schedule’s run id, source and creator, once', async () => {
+    const store = await openStore();
+    const { service, timer, clock } = instance(store);
+    await service.create(EVERY_TEN, 'ops-alice');
+    await timer.tick();
+    expect(await store.listRuns({ limit: 10 })).toMatchObject({ total: 0 });
+
+    clock.set('2026-03-01T10:00:10.002Z');
+    await timer.tick();
+    await timer.tick();
+    const run = await store.getRun('schedule:ten:2026-03-01T10:00:10.000Z');
+    expect(run).toMatchObject({ type: 'nightly-batch', source: 'schedule', scheduleId: 'ten', requestedBy: 'ops-alice', status: 'pending' });
+    expect((await store.listRuns({ limit: 10 })).total).toBe(1);
+    expect(await service.get('ten')).toMatchObject({ lastRunId: run!.runId, lastFiredAt: '2026-03-01T10:00:10.000Z', lastCatchUp: false });
+  });
+
+  it('tries a tick again at the next pass when its admission failed', async () => {
+    const store = await openStore();
+    const { service, timer, clock } = instance(store, { failingAdmissions: 1 });
+    await service.create(EVERY_TEN, 'ops');
+    clock.set('2026-03-01T10:00:10.000Z');
+    await timer.tick();
+    expect(await store.getRun('schedule:ten:2026-03-01T10:00:10.000Z')).toBeNull();
+    clock.set('2026-03-01T10:00:12.000Z');
+    await timer.tick();
+    expect(await store.getRun('schedule:ten:2026-03-01T10:00:10.000Z')).toMatchObject({ source: 'schedule' });
+  });
+
+  it('admits a tick once when two instances sharing the store fire it', async () => {
+    const store = await openStore();
+    const a = instance(store);
+    const b = instance(store, { clock: fixedClock(START) });
+    await a.service.create({ ...EVERY_TEN, overlap: 'allow' }, 'ops');
+    for (const tick of ['10:00:10.001', '10:00:20.004', '10:00:30.000']) {
+      a.clock.set(`2026-03-01T${tick}Z`);
+      b.clock.set(`2026-03-01T${tick}Z`);
+      await Promise.all([a.timer.tick(), b.timer.tick()]);
+    }
+    const { items } = await store.listRuns({ limit: 10, order: 'oldest' });
+    expect(items.map((r) => r.runId)).toEqual(['10', '20', '30'].map((s) => `schedule:ten:2026-03-01T10:00:${s}.000Z`));
+  });
+
+  it('with overlap skip, skips while the previous run is unfinished and records why', async () => {
+    const store = await openStore();
+    const { service, timer, clock } = instance(store);
+    await service.create(EVERY_TEN, 'ops');
+    clock.set('2026-03-01T10:00:10.000Z');
+    await timer.tick();
+    clock.set('2026-03-01T10:00:20.000Z');
+    await timer.tick();
+    expect((await store.listRuns({ limit: 10 })).total).toBe(1);
+    const first = 'schedule:ten:2026-03-01T10:00:10.000Z';
+    expect(await service.get('ten')).toMatchObject({
+      lastRunId: first,
+      lastSkippedAt: '2026-03-01T10:00:20.000Z',
+      lastSkipReason: `overlap: the previous run ${first} is still pending`,
+    });
+    // Finished: the next tick runs.
+    await store.mutateRun(first, (run) => (run ? { ...run, status: 'success', queueState: null } : null));
+    clock.set('2026-03-01T10:00:30.000Z');
+    await timer.tick();
+    expect(await store.getRun('schedule:ten:2026-03-01T10:00:30.000Z')).not.toBeNull();
+  });
+
+  it('with overlap allow admits beside the previous run; with cancel-previous asks to cancel it first', async () => {
+    const store = await openStore();
+    const cancels: unknown[][] = [];
+    const { service, timer, clock } = instance(store, { cancelRun: async (...args) => void cancels.push(args) });
+    await service.create({ ...EVERY_TEN, overlap: 'allow' }, 'ops');
+    await service.create({ ...EVERY_TEN, id: 'cancelling', overlap: 'cancel-previous' }, 'ops');
+    for (const t of ['10', '20']) {
+      clock.set(`2026-03-01T10:00:${t}.000Z`);
+      await timer.tick();
+    }
+    for (const id of ['ten', 'cancelling']) {
+      for (const t of ['10', '20']) expect(await store.getRun(`schedule:${id}:2026-03-01T10:00:${t}.000Z`), `${id} ${t}`).not.toBeNull();
+    }
+    expect(cancels).toEqual([
+      ['schedule:cancelling:2026-03-01T10:00:10.000Z', 'schedule:cancelling', 'schedule cancelling fired at 2026-03-01T10:00:20.000Z (overlap cancel-previous)'],
+    ]);
+  });
+
+  it('after downtime runs the most recent missed tick once with catchUp once, and records a skip with catchUp skip', async () => {
+    const store = await openStore();
+    const before = instance(store);
+    await before.service.create({ ...EVERY_TEN, id: 'once', catchUp: 'once', overlap: 'allow' }, 'ops');
+    await before.service.create({ ...EVERY_TEN, id: 'skip', catchUp: 'skip', overlap: 'allow' }, 'ops');
+    before.clock.set('2026-03-01T10:00:10.000Z');
+    await before.timer.tick();
+    await before.timer.stop();
+
+    // A new instance (a restart) long after: ticks 10:00:20 ... 10:05:00 were missed.
+    const after = instance(store, { clock: fixedClock('2026-03-01T10:05:07.000Z') });
+    await after.timer.tick();
+    await after.timer.tick();
+    const runs = (await store.listRuns({ limit: 20, order: 'oldest' })).items.map((r) => r.runId);
+    expect(runs).toEqual([
+      'schedule:once:2026-03-01T10:00:10.000Z',
+      'schedule:skip:2026-03-01T10:00:10.000Z',
+      'schedule:once:2026-03-01T10:05:00.000Z',
+    ]);
+    expect(await after.service.get('once')).toMatchObject({ lastFiredAt: '2026-03-01T10:05:00.000Z', lastCatchUp: true });
+    expect(await after.service.get('skip')).toMatchObject({
+      lastFiredAt: '2026-03-01T10:00:10.000Z',
+      lastSkippedAt: '2026-03-01T10:05:00.000Z',
+      lastSkipReason: expect.stringMatching(/^missed/),
+    });
+
+    // A third start does not catch up the same tick again.
+    const third = instance(store, { clock: fixedClock('2026-03-01T10:05:08.000Z') });
+    await third.timer.tick();
+    expect((await store.listRuns({ limit: 20 })).total).toBe(3);
+  });
+
+  it('does not catch up ticks from before a change of timing or a re-enable', async () => {
+    const store = await openStore();
+    const { service, timer, clock } = instance(store);
+    await service.create({ ...EVERY_TEN, catchUp: 'once', overlap: 'allow', enabled: false }, 'ops');
+    clock.set('2026-03-01T10:03:00.000Z');
+    await timer.tick();
+    await service.update('ten', { enabled: true }, 'ops');
+    await timer.tick();
+    expect((await store.listRuns({ limit: 10 })).total).toBe(0);
+    clock.set('2026-03-01T10:03:10.000Z');
+    await timer.tick();
+    expect((await store.listRuns({ limit: 10 })).items.map((r) => r.runId)).toEqual(['schedule:ten:2026-03-01T10:03:10.000Z']);
+  });
+
+  it('fires nothing for a deleted or disabled schedule, and nothing after stop', async () => {
+    const store = await openStore();
+    const { service, timer, clock } = instance(store);
+    await service.create(EVERY_TEN, 'ops');
+    await service.create({ ...EVERY_TEN, id: 'off' }, 'ops');
+    await service.update('off', { enabled: false }, 'ops');
+    await service.create({ ...EVERY_TEN, id: 'late' }, 'ops');
+    await service.remove('ten');
+    await timer.stop();
+    clock.set('2026-03-01T10:00:10.000Z');
+    await timer.tick();
+    expect((await store.listRuns({ limit: 10 })).total).toBe(0);
+    const other = instance(store, { clock });
+    await other.timer.tick();
+    expect((await store.listRuns({ limit: 10 })).items.map((r) => r.runId)).toEqual(['schedule:late:2026-03-01T10:00:10.000Z']);
+  });
+});
