@@ -26,6 +26,7 @@ import { incidentRoutes } from './routes/incidents.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { persistenceHealthRoutes, persistenceRoutes } from './routes/persistence.js';
 import { proofRoutes } from './routes/proof.js';
+import { runCancelRoutes } from './routes/run-cancel.js';
 import { skillRoutes } from './routes/skills.js';
 import { taskRoutes } from './routes/tasks.js';
 import { webhookRoutes } from './routes/webhook.js';
@@ -65,6 +66,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     persistenceHealthRoutes({ storeHealth: () => store.health(), storeKind: () => store.kind, coordination }),
     persistenceRoutes({ store, coordination, now: () => clock.now() }),
     taskRoutes({ runtime, catalog: deps.catalog }),
+    runCancelRoutes({ runtime }),
     approvalRoutes({ runtime }),
     proofRoutes({ feed: deps.proofFeed }),
     knowledgeRoutes({ knowledge: deps.knowledge }),

@@ -35,6 +35,8 @@ export interface ExecutionOutcome {
   toolGate?: RunToolGate;
   /** Shared coordination refused the attempt before it started (dedupe, budget): why. */
   coordinationBlocked?: string;
+  /** A worker stopped by the orchestrator: the strongest signal its processes needed (null: none was left to signal). */
+  stopSignal?: 'SIGTERM' | 'SIGKILL' | null;
 }
 
 export interface ExecutorDeps {
@@ -178,6 +180,7 @@ async function runWorker(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord
     failureReason: outcome.ok ? null : `worker-${outcome.failure ?? 'failure'}`,
     transient,
     durationMs: outcome.durationMs,
+    stopSignal: outcome.stopSignal ?? null,
     release: directory ? () => removeWorkerDirectory(directory) : undefined,
     ...agentFields(outcome.result),
     ...(preflight
