@@ -71,6 +71,8 @@ async function runHandler(deps: ExecutorDeps, handler: BoundTaskHandler, run: Ru
   let outcome: HandlerOutcome;
   try {
     const state = await deps.store.getState();
+    // Stopped (cancel, shutdown, lease lost) before it began: the handler is not called at all.
+    if (signal.aborted) return abortedBeforeStart(signal);
     outcome = await handler.run(state, {
       runId: run.runId,
       taskId: run.taskId,
@@ -113,6 +115,11 @@ async function runHandler(deps: ExecutorDeps, handler: BoundTaskHandler, run: Ru
     ...(outcome.toolGate ? { toolGate: outcome.toolGate } : {}),
     ...agentFields(outcome.result),
   };
+}
+
+function abortedBeforeStart(signal: AbortSignal): ExecutionOutcome {
+  const error = `stopped before the handler started (${String(signal.reason)})`;
+  return { ok: false, result: null, error, failureReason: 'aborted', transient: false, durationMs: 0, operatorSummary: null, recommendedNextActions: null, specialistContract: null };
 }
 
 /** A refused preflight fails the run with its reason and spawns nothing; it is not retried. */

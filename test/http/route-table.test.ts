@@ -44,6 +44,8 @@ const SPEC_ROUTES: Record<string, Expected> = {
   'POST /api/tasks/trigger': write,
   'GET /api/tasks/runs': v(true),
   'GET /api/tasks/runs/:runId': v(true),
+  // Run control (DECISIONS.md, "Run control, front doors and models").
+  'POST /api/tasks/runs/:runId/cancel': write,
   'GET /api/approvals/pending': { role: 'operator', bucket: 'viewer-read', cached: true },
   'POST /api/approvals/:id/decision': write,
   'GET /api/incidents': v(true),
