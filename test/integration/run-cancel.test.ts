@@ -195,6 +195,10 @@ describe('cancel over HTTP', () => {
     expect((await running.api.run('cancel-finished')).body.status).toBe('success');
     expect((await cancel(running, 'no-such-run')).status).toBe(404);
     expect((await cancel(running, 'cancel-finished', { reason: 'x'.repeat(1001) })).status).toBe(400);
+    // The route is in the OpenAPI document, with the new status word in the runs filter.
+    const openapi = await running.api.get('/api/openapi.json', null);
+    expect(openapi.body.paths['/api/tasks/runs/{runId}/cancel'].post.responses).toHaveProperty('202');
+    expect(JSON.stringify(openapi.body.paths['/api/tasks/runs'].get.parameters)).toContain('cancelled');
   }, 30_000);
 });
 
