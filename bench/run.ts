@@ -15,6 +15,7 @@ import { FULL, QUICK, type Settings } from './lib/settings.js';
 import { markdownTable, textTable } from './lib/table.js';
 import { errorMessage } from './lib/util.js';
 import { admission } from './scenarios/admission.js';
+import { cancel } from './scenarios/cancel.js';
 import { aggregateReads } from './scenarios/aggregate-reads.js';
 import { e2e } from './scenarios/e2e.js';
 import { footprint } from './scenarios/footprint.js';
@@ -24,7 +25,7 @@ import { reads } from './scenarios/reads.js';
 import { spawnOverhead } from './scenarios/spawn.js';
 import { startup } from './scenarios/startup.js';
 
-const SCENARIOS: Scenario[] = [admission, health, e2e, spawnOverhead, reads, aggregateReads, footprint, startup, postgres];
+const SCENARIOS: Scenario[] = [admission, health, e2e, spawnOverhead, reads, aggregateReads, footprint, startup, postgres, cancel];
 
 interface Args {
   quick: boolean;

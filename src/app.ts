@@ -49,6 +49,7 @@ import { createLaneRegistry } from './tasks/lanes.js';
 import { admitDueRetries } from './tasks/retry-scanner.js';
 import { createTaskRuntime, queueDepthOf } from './tasks/runtime.js';
 import { createTriggerCheck } from './tasks/trigger-check.js';
+import { createGroupLedger, endPreviousLifeGroups, groupLedgerDir } from './workers/group-ledger.js';
 import { createWorkerSpawner } from './workers/spawn-worker.js';
 
 export interface RunningApp {
@@ -108,9 +109,12 @@ export function composeService(infra: ServiceInfrastructure) {
   // A grant of a skill the registry does not govern is a broken manifest: stop, naming file and field.
   const [skillProblem] = validateManifestSkills(registry.list(), skills);
   if (skillProblem) throw configError(formatManifestSkillProblem(skillProblem));
-  const spawner = createWorkerSpawner({ config, registry, logger });
   // What each attempt prints, kept per attempt in the store; the event streams subscribe to its live lines.
   const runLogs = createRunLogBook({ store, clock, logger, secrets: serviceSecrets(config) });
+  // The worker process groups this life starts are recorded, so that the next start can end
+  // them if this process dies without stopping them (src/workers/group-ledger.ts).
+  const groupLedger = createGroupLedger(groupLedgerDir(config), logger);
+  const spawner = createWorkerSpawner({ config, registry, logger, cancelGraceMs: config.cancelGraceMs, groupLedger });
   const probe = createServiceProbe({ runShow: systemctlRunShow, ttlMs: 180_000 });
   const agents = { registry, store, probe, skills, serviceHeartbeat: createHeartbeatReader(config.logsDir), now };
 
@@ -305,6 +309,9 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     60_000,
   );
   const stopCodeHost = codeHost.start();
+  // Whatever worker processes a previous life of the service left are ended before restart
+  // recovery runs their attempts again: an attempt must never run twice at once.
+  await endPreviousLifeGroups(groupLedgerDir(config), logger);
   await runtime.start();
   await knowledge.start();
   scheduler.start();

@@ -191,7 +191,7 @@ export async function getRun(url: string, runId: string): Promise<RunRecordView 
   return res.body;
 }
 
-export const TERMINAL = new Set(['success', 'failed']);
+export const TERMINAL = new Set(['success', 'failed', 'cancelled']);
 
 /** Runs not yet terminal (pending + running + retrying), as the runs list counts them. */
 export async function unfinishedRuns(url: string, type?: string): Promise<number> {

@@ -59,6 +59,8 @@ export interface Settings {
   footprint: { budgetSec: number; checkpoints: number[]; retention: number; stores: StoreKind[]; connections: number };
   /** `largeState`: runs written before the restart-time rows. */
   startup: { budgetSec: number; reps: number; largeState: number };
+  /** `runs`: cancels of each kind of worker (one that honours SIGTERM, one that ignores it). */
+  cancel: { budgetSec: number; runs: number };
 }
 
 export const QUICK: Settings = {
@@ -79,6 +81,7 @@ export const QUICK: Settings = {
   reads: { budgetSec: 25, runs: 1000, serviceConcurrency: 16, stores: ['json'], connections: 10, durationSec: 1.5, detailAmount: 1000 },
   footprint: { budgetSec: 30, checkpoints: [1000, 5000], retention: 1000, stores: ['json'], connections: 50 },
   startup: { budgetSec: 45, reps: 2, largeState: 20_000 },
+  cancel: { budgetSec: 30, runs: 6 },
 };
 
 export const FULL: Settings = {
@@ -99,4 +102,5 @@ export const FULL: Settings = {
   reads: { budgetSec: 200, runs: 10_000, serviceConcurrency: 16, stores: ['json', 'sql'], connections: 10, durationSec: 4, detailAmount: 4000 },
   footprint: { budgetSec: 240, checkpoints: [10_000, 100_000], retention: 5000, stores: ['json', 'sql'], connections: 50 },
   startup: { budgetSec: 90, reps: 5, largeState: 100_000 },
+  cancel: { budgetSec: 90, runs: 25 },
 };

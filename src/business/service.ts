@@ -133,6 +133,13 @@ export function createBusinessService(deps: BusinessDeps) {
       await finishCycle(cycle, { state: 'failed', error, blockers: [error], nextActions: [`POST /api/business/cycles/${cycle.cycleId}/retry`] }, error, true, null);
       return cycles.scheduler();
     }
+    if (status === 'cancelled' && cycle?.state === 'active') {
+      // An operator stopped the cycle's run: the cycle ends, but a cancel is not a planner failure (no backoff).
+      const error = `the cycle run was cancelled by ${run?.cancellation?.requestedBy ?? 'an operator'}`;
+      logger.warn({ cycleId: lock.cycleId }, 'business cycle run cancelled; cycle marked failed');
+      await finishCycle(cycle, { state: 'failed', error, blockers: [error], nextActions: [`POST /api/business/cycles/${cycle.cycleId}/retry`] }, error, false, null);
+      return cycles.scheduler();
+    }
     if (isOrphaned(lock, status, now) || (cycle && cycle.state !== 'active') || (status === 'success' && !cycle)) {
       logger.warn({ cycleId: lock.cycleId, runStatus: status }, 'orphaned business cycle lock reconciled');
       if (cycle?.state === 'active') {

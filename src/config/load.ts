@@ -191,6 +191,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     runRetention: cfg.runRetention ?? 5000,
     workerTimeoutMs: cfg.workerTimeoutMs ?? 120_000,
     runLeaseMs: cfg.runLeaseMs ?? 60_000,
+    cancelGraceMs: cfg.cancelGraceMs ?? 10_000,
     laneTimeoutsMs: cfg.laneTimeoutsMs ?? {},
     retry: {
       maxAttempts: cfg.retry?.maxAttempts ?? 3,

@@ -92,6 +92,7 @@ export const ConfigFileSchema = Type.Object(
     runRetention: Type.Optional(Type.Integer({ minimum: 10 })),
     workerTimeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),
     runLeaseMs: Type.Optional(Type.Integer({ minimum: 1000 })),
+    cancelGraceMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
     laneTimeoutsMs: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 100 }))),
     retry: Type.Optional(
       Type.Object(

@@ -91,6 +91,8 @@ export interface AppConfig {
   workerTimeoutMs: number;
   /** Claim lease of a running attempt on a shared store; an instance silent this long loses its runs to another. */
   runLeaseMs: number;
+  /** A cancelled running worker's process group gets SIGTERM, then SIGKILL this long after (docs/run-control.md). */
+  cancelGraceMs: number;
   laneTimeoutsMs: Record<string, number>;
   retry: RetryConfig;
   heartbeatCron: string;

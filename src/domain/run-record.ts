@@ -2,9 +2,19 @@
  * The run record and its parts: what the store keeps of one admitted task request, shared by
  * the runtime (src/tasks/), every store driver (src/store/) and the readers built on them.
  */
-/** Run status as named in responses (the spec's run/admission vocabulary, minus admission-only words). */
-export const RUN_STATUSES = ['pending', 'running', 'success', 'failed', 'retrying'] as const;
+/**
+ * Run status as named in responses (the spec's run/admission vocabulary, minus admission-only
+ * words, plus `cancelled`: an operator stopped the run, DECISIONS.md "Run control").
+ */
+export const RUN_STATUSES = ['pending', 'running', 'success', 'failed', 'retrying', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** Statuses a run never leaves: nothing executes it again and retention may prune it. */
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['success', 'failed', 'cancelled'];
+
+export function isTerminalStatus(status: RunStatus): boolean {
+  return status === 'success' || status === 'failed' || status === 'cancelled';
+}
 
 /** The spec's queueAttempts[] entry states. */
 export type QueueAttemptState =
@@ -177,6 +187,7 @@ export const WORKFLOW_STEP_STATES = [
   'failed',
   'refused',
   'skipped',
+  'cancelled',
 ] as const;
 export type WorkflowStepState = (typeof WORKFLOW_STEP_STATES)[number];
 

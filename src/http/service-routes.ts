@@ -31,6 +31,7 @@ import { proofRoutes } from './routes/proof.js';
 import { runRerunRoutes } from './routes/run-rerun.js';
 import { runLogRoutes } from './routes/run-logs.js';
 import { scheduleRoutes } from './routes/schedules.js';
+import { runCancelRoutes } from './routes/run-cancel.js';
 import { skillRoutes } from './routes/skills.js';
 import { taskRoutes } from './routes/tasks.js';
 import { webhookRoutes } from './routes/webhook.js';
@@ -74,6 +75,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     persistenceRoutes({ store, coordination, now: () => clock.now() }),
     taskRoutes({ runtime, catalog: deps.catalog }),
     runRerunRoutes({ runtime }),
+    runCancelRoutes({ runtime }),
     approvalRoutes({ runtime }),
     runLogRoutes({ runLogs: deps.runLogs }),
     proofRoutes({ feed: deps.proofFeed }),

@@ -182,7 +182,8 @@ function verificationOf(record: IncidentRecord): IncidentRecord['verification'] 
   const required = record.policy.verifierTaskType !== null || manualChange;
   const last = verifiers.at(-1);
   if (last) {
-    const status = last.status === 'success' ? 'passed' : last.status === 'failed' || last.status === 'rejected' ? 'failed' : 'queued';
+    const stopped = last.status === 'failed' || last.status === 'rejected' || last.status === 'cancelled';
+    const status = last.status === 'success' ? 'passed' : stopped ? 'failed' : 'queued';
     return { required, status, summary: `${last.taskType} run ${last.runId}: ${last.status}` };
   }
   if (!required) return { required, status: 'not-required', summary: 'no verifier lane applies' };
@@ -206,10 +207,11 @@ function remediationOf(record: IncidentRecord, verification: IncidentRecord['ver
   } else if (last && ACTIVE_TASK.has(last.status)) {
     status = 'in-progress';
     nextAction = last.status === 'awaiting-approval' ? `decide approval of ${last.taskType} task ${last.taskId}` : `wait for ${last.taskType} run ${last.runId}`;
-  } else if (last && (last.status === 'failed' || last.status === 'rejected')) {
+  } else if (last && (last.status === 'failed' || last.status === 'rejected' || last.status === 'cancelled')) {
     status = 'blocked';
     blockers.push(`${last.taskType} run ${last.runId} ${last.status}`);
-    const retryLeft = last.role === 'primary' && record.policy.autoRetryBlockedRemediation && primaryAttempts < record.policy.maxAutoRemediationAttempts;
+    // An operator who cancelled the remediation decided against it: no automatic retry follows.
+    const retryLeft = last.status !== 'cancelled' && last.role === 'primary' && record.policy.autoRetryBlockedRemediation && primaryAttempts < record.policy.maxAutoRemediationAttempts;
     nextAction = retryLeft ? `automatic retry of ${last.taskType}` : 'operator: start a remediation (POST /api/incidents/:id/remediate)';
   } else if (last && last.status === 'success') {
     status = 'watching';

@@ -116,7 +116,8 @@ export function createIncidentService(deps: IncidentServiceDeps) {
     }
     const change = runSignal(run);
     if (!change) return;
-    if ('resolve' in change) await ledger.resolveSignal(change.resolve, `run ${run.runId} succeeded on attempt ${run.attempt}`, `run:${run.runId}`);
+    const why = run.status === 'cancelled' ? `run ${run.runId} was cancelled by ${run.cancellation?.requestedBy ?? 'an operator'}` : `run ${run.runId} succeeded on attempt ${run.attempt}`;
+    if ('resolve' in change) await ledger.resolveSignal(change.resolve, why, `run:${run.runId}`);
     else await reportAndAct(change.signal);
   }
 

@@ -17,7 +17,8 @@ export function incidentLinkOf(run: RunRecord): string | null {
  * What a settled run says about incidents, by its lineage (the run id: a retry is a new attempt
  * of the same run). `signal`: a run still retrying is watched (under threshold), one that failed
  * for good is active, with `retry-recovery` when it used up its retries. `resolve`: a run that
- * succeeded after retrying clears its incident. Runs started for an incident (its remediation,
+ * succeeded after retrying clears its incident, and so does one an operator cancelled (the lineage
+ * ends there: a cancel is a decision, not a fault). Runs started for an incident (its remediation,
  * verifier or escalation) and rejected approvals report nothing: they are tracked on the
  * incident that started them, or are an operator's decision, not a fault.
  */
@@ -25,6 +26,7 @@ export function runSignal(run: RunRecord): { signal: IncidentSignal } | { resolv
   if (incidentLinkOf(run) !== null) return null;
   const fingerprint = Fingerprints.run(run.runId);
   if (run.status === 'success') return run.attempt > 1 ? { resolve: fingerprint } : null;
+  if (run.status === 'cancelled') return { resolve: fingerprint };
   if (run.status === 'failed' && run.failureReason === 'approval_rejected') return null;
   const base = { fingerprint, source: 'run' as const, linkedRunIds: [run.runId] };
   const error = (run.error ?? run.failureReason ?? 'failed').slice(0, 300);

@@ -2,7 +2,7 @@ import type { RunRecord } from '../domain/run-record.js';
 import { normalize, resolveRecord, withHistory } from './record.js';
 import type { IncidentRecord, RemediationTask, RemediationTaskStatus } from './types.js';
 
-const SETTLED = new Set<RemediationTaskStatus>(['success', 'failed', 'rejected']);
+const SETTLED = new Set<RemediationTaskStatus>(['success', 'failed', 'rejected', 'cancelled']);
 
 export const isSettledTask = (task: RemediationTask) => SETTLED.has(task.status);
 

@@ -62,7 +62,8 @@ export interface PolicyExecution {
 }
 
 export type RemediationTaskRole = 'primary' | 'verifier' | 'escalation' | 'manual';
-export type RemediationTaskStatus = 'queued' | 'awaiting-approval' | 'running' | 'retrying' | 'success' | 'failed' | 'rejected';
+/** `cancelled`: an operator stopped the task's run (it is settled, and neither a success nor a fault). */
+export type RemediationTaskStatus = 'queued' | 'awaiting-approval' | 'running' | 'retrying' | 'success' | 'failed' | 'rejected' | 'cancelled';
 
 export interface RemediationTask {
   taskId: string;

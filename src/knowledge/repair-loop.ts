@@ -266,7 +266,9 @@ export function createRepairLoop(deps: RepairLoopDeps) {
     const verification = (typeof result.verification === 'object' && result.verification !== null ? result.verification : {}) as Record<string, unknown>;
     const pack = (typeof result.knowledgePack === 'object' && result.knowledgePack !== null ? result.knowledgePack : {}) as Record<string, unknown>;
     const verified = run.status === 'success' && verification.verified === true;
-    const status: RunRepair['status'] = run.status === 'retrying' ? 'retrying' : verified ? 'verified' : run.status === 'success' || run.status === 'failed' ? 'failed' : 'running';
+    // A cancelled repair did not verify: it ends `failed` like any repair that stopped short.
+    const stopped = run.status === 'success' || run.status === 'failed' || run.status === 'cancelled';
+    const status: RunRepair['status'] = run.status === 'retrying' ? 'retrying' : verified ? 'verified' : stopped ? 'failed' : 'running';
     const paths = Array.isArray(run.payload.paths) ? (run.payload.paths as unknown[]).filter((p): p is string => typeof p === 'string') : [];
     const summary =
       typeof verification.summary === 'string' ? verification.summary : run.error ? `repair did not verify: ${run.error}` : 'repair finished without verification evidence';

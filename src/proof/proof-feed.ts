@@ -55,7 +55,7 @@ const TYPES = TASK_CATALOG.map((e) => e.type);
 const LABELS = TASK_CATALOG.map((e) => e.label);
 const OPERATIONAL = ['confirmed-working', 'partially-operational', 'externally-dependent', 'unconfirmed'] as const;
 const DEPENDENCY = ['control-plane', 'worker', 'external'] as const;
-const RUN_COUNT_RULES: FieldRules = { success: COUNT, failed: COUNT, running: COUNT, pending: COUNT, retrying: COUNT, total: COUNT };
+const RUN_COUNT_RULES: FieldRules = { success: COUNT, failed: COUNT, running: COUNT, pending: COUNT, retrying: COUNT, cancelled: COUNT, total: COUNT };
 
 /** A public id for a stored milestone: a hash, so the stored id (which names a run) stays private. */
 function publicId(milestoneId: unknown): string {
@@ -129,7 +129,7 @@ export function createProofFeed(deps: ProofFeedDeps) {
   async function control() {
     const counts = await store.countRuns(false);
     const lanes = publicCatalog().map((entry) => {
-      const byStatus = counts.byType[entry.type] ?? { pending: 0, running: 0, success: 0, failed: 0, retrying: 0 };
+      const byStatus = counts.byType[entry.type] ?? { pending: 0, running: 0, success: 0, failed: 0, retrying: 0, cancelled: 0 };
       const finished = byStatus.success + byStatus.failed;
       return {
         ...pickPublic(

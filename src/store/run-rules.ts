@@ -1,4 +1,4 @@
-import { RUN_STATUSES, type RunRecord, type RunStatus } from '../domain/run-record.js';
+import { RUN_STATUSES, TERMINAL_RUN_STATUSES, type RunRecord, type RunStatus } from '../domain/run-record.js';
 import { ProgrammingError } from '../domain/errors.js';
 import type { ClaimOptions, RunCounts, RunQuery } from './types.js';
 
@@ -8,8 +8,8 @@ import type { ClaimOptions, RunCounts, RunQuery } from './types.js';
  * find and store rows; the rules live here.
  */
 
-/** Only finished runs are ever pruned; pending, running and retrying runs are kept whatever their age. */
-export const PRUNABLE_STATUSES: readonly RunStatus[] = ['success', 'failed'];
+/** Only finished runs (success, failed, cancelled) are ever pruned; pending, running and retrying runs are kept whatever their age. */
+export const PRUNABLE_STATUSES: readonly RunStatus[] = TERMINAL_RUN_STATUSES;
 
 export const DEFAULT_RUN_LIST_LIMIT = 50;
 

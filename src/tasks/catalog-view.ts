@@ -4,7 +4,9 @@ import { getPayloadSchema } from './payload-schemas.js';
 
 /**
  * The catalog route's view: static classification labels from the catalog plus telemetry
- * overlays from run counts. Overlays never change the labels.
+ * overlays from run counts. Overlays never change the labels. A cancelled run counts in
+ * `totalRuns` and `cancelledCount` but in neither rate: an operator's stop says nothing about
+ * whether the lane works (docs/run-control.md, "Cancel").
  */
 export function createCatalogView(store: StateStore) {
   async function publicEntries() {
@@ -24,6 +26,7 @@ export function createCatalogView(store: StateStore) {
           successRate: finished > 0 ? success / finished : null,
           failureRate: finished > 0 ? failed / finished : null,
           retryingCount: byStatus?.retrying ?? 0,
+          cancelledCount: byStatus?.cancelled ?? 0,
           recentSuccessCount: success,
           recentFailureCount: failed,
         },

@@ -108,7 +108,8 @@ async function windowRuns(store: StateStore): Promise<WindowRun[]> {
 /**
  * Per-type figures over the window. A `retrying` run counts as failed: its latest attempt
  * failed, and a type whose attempts keep failing must show it before the retries run out.
- * failureRate = failed / (success + failed), 0 when nothing has finished yet.
+ * failureRate = failed / (success + failed), 0 when nothing has finished yet. A cancelled run
+ * counts in `total` only: an operator's stop is neither a success nor a failure of the lane.
  */
 function byType(runs: WindowRun[]): ControlPlaneSnapshot['runs']['byType'] {
   const figures = new Map<string, { type: string; total: number; success: number; failed: number; running: number }>();

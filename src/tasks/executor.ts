@@ -37,6 +37,8 @@ export interface ExecutionOutcome {
   toolGate?: RunToolGate;
   /** Shared coordination refused the attempt before it started (dedupe, budget): why. */
   coordinationBlocked?: string;
+  /** A worker stopped by the orchestrator: the strongest signal its processes needed (null: none was left to signal). */
+  stopSignal?: 'SIGTERM' | 'SIGKILL' | null;
 }
 
 export interface ExecutorDeps {
@@ -73,6 +75,8 @@ async function runHandler(deps: ExecutorDeps, handler: BoundTaskHandler, run: Ru
   let outcome: HandlerOutcome;
   try {
     const state = await deps.store.getState();
+    // Stopped (cancel, shutdown, lease lost) before it began: the handler is not called at all.
+    if (signal.aborted) return abortedBeforeStart(signal);
     const logger = lazyChild(deps.logger, { runId: run.runId, type: run.type });
     outcome = await handler.run(state, {
       runId: run.runId,
@@ -116,6 +120,11 @@ async function runHandler(deps: ExecutorDeps, handler: BoundTaskHandler, run: Ru
     ...(outcome.toolGate ? { toolGate: outcome.toolGate } : {}),
     ...agentFields(outcome.result),
   };
+}
+
+function abortedBeforeStart(signal: AbortSignal): ExecutionOutcome {
+  const error = `stopped before the handler started (${String(signal.reason)})`;
+  return { ok: false, result: null, error, failureReason: 'aborted', transient: false, durationMs: 0, operatorSummary: null, recommendedNextActions: null, specialistContract: null };
 }
 
 /** A refused preflight fails the run with its reason and spawns nothing; it is not retried. */
@@ -184,6 +193,7 @@ async function runWorker(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord
     failureReason: outcome.ok ? null : `worker-${outcome.failure ?? 'failure'}`,
     transient,
     durationMs: outcome.durationMs,
+    stopSignal: outcome.stopSignal ?? null,
     release: directory ? () => removeWorkerDirectory(directory) : undefined,
     ...agentFields(outcome.result),
     ...(preflight

@@ -8,6 +8,7 @@ import { accountingFor } from './accounting.js';
 import type { ExecutionOutcome } from './executor.js';
 import { retryPlanFor } from './retry-policy.js';
 import { retryWhileUnavailable } from './retry-while-unavailable.js';
+import { markCancelled } from './run-cancellation.js';
 import { markFailed, markSucceeded, withAttemptState, withEvent } from './run-transitions.js';
 import { withTaskRecord } from '../domain/orchestrator-state.js';
 import type { RunRecord } from '../domain/run-record.js';
@@ -30,6 +31,8 @@ export interface FinalizeDeps {
  * commit (`finishRun`: a superseded attempt then applies neither). With follow-ups, side effects
  * go first: a crash before the transition re-executes or re-finalizes the attempt rather than
  * losing its effects, and follow-ups carry idempotency keys so they are not admitted twice.
+ * A run whose cancel was requested while the attempt finished by itself (before its owner could
+ * stop it) ends `cancelled` whatever the outcome, its result kept as evidence and never retried.
  * Returns the stored run, or null when the attempt was no longer ours.
  */
 export async function finalizeAttempt(
@@ -81,6 +84,9 @@ export async function finalizeAttempt(
       specialistContract: outcome.specialistContract,
       ...(outcome.toolGate ? { toolGate: outcome.toolGate } : {}),
     };
+    if (current.cancellation) {
+      return { ...markCancelled({ ...current, ...fields }, now, null, `attempt ${current.attempt} finished before it could be stopped`), workerDirectory: null };
+    }
     if (outcome.ok) return { ...markSucceeded(current, now, fields), workerDirectory: null };
     const error = outcome.error ?? 'failed';
     return {

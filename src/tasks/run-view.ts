@@ -1,14 +1,15 @@
-import type { RunRecord } from '../domain/run-record.js';
+import { isTerminalStatus, type RunRecord } from '../domain/run-record.js';
 
 /** Result keys promoted into resultSummary highlights when an agent emits them. */
 const PROMOTED_FIELDS = ['queueBudgetFusion', 'routingDecision', 'acceptanceCoverage', 'comparisonReadiness', 'posture', 'topic', 'summary'];
 const HIGHLIGHT_MAX_CHARS = 280;
 
-type Stage = 'admitted' | 'awaiting-approval' | 'queued' | 'running' | 'retry-scheduled' | 'completed' | 'failed';
+type Stage = 'admitted' | 'awaiting-approval' | 'queued' | 'running' | 'retry-scheduled' | 'completed' | 'failed' | 'cancelled';
 
 function currentStage(run: RunRecord): Stage {
   if (run.status === 'success') return 'completed';
   if (run.status === 'failed') return 'failed';
+  if (run.status === 'cancelled') return 'cancelled';
   if (run.status === 'retrying') return 'retry-scheduled';
   if (run.status === 'running') return 'running';
   if (run.queueState === 'held') return 'awaiting-approval';
@@ -33,6 +34,10 @@ function stopInfo(run: RunRecord): { stopReason: string | null; stopClassificati
     return { stopReason: run.error, stopClassification: cls };
   }
   if (run.status === 'success') return { stopReason: null, stopClassification: 'completed' };
+  if (run.status === 'cancelled') {
+    const by = run.cancellation ? `cancelled by ${run.cancellation.requestedBy}` : 'cancelled';
+    return { stopReason: run.cancellation?.reason ? `${by}: ${run.cancellation.reason}` : by, stopClassification: 'cancelled' };
+  }
   if (run.queueState === 'held') return { stopReason: run.approval.reason, stopClassification: 'awaiting-approval' };
   return { stopReason: null, stopClassification: null };
 }
@@ -45,7 +50,7 @@ function graphOf(run: RunRecord) {
   const reachedRun = run.startedAt !== null;
   nodes.push({ id: 'execution', label: 'execution', status: run.status === 'running' ? 'active' : reachedRun ? 'done' : 'waiting' });
   if (run.retry) nodes.push({ id: 'retry', label: 'retry', status: 'scheduled' });
-  const terminal = run.status === 'success' || run.status === 'failed';
+  const terminal = isTerminalStatus(run.status);
   nodes.push({ id: 'result', label: 'result', status: terminal ? run.status : 'waiting' });
   const edges = nodes.slice(1).map((node, i) => ({ from: nodes[i]!.id, to: node.id }));
   return { nodes, edges };
@@ -143,6 +148,7 @@ function workflowLinksOf(run: RunRecord) {
             steps: steps.length,
             succeeded: steps.filter((c) => c.state === 'success').length,
             failed: count('failed', 'refused'),
+            cancelled: count('cancelled'),
             inProgress: count('queued', 'running', 'retrying', 'awaiting-approval'),
             waiting: count('waiting'),
             skipped: count('skipped'),
@@ -199,9 +205,11 @@ export function toRunView(run: RunRecord) {
     rerunOf: run.rerunOf ?? null,
     reruns: run.reruns ?? [],
     retry: run.retry,
+    /** Set once an operator asked to cancel the run; `completedAt` null while it is cancelling. */
+    cancellation: run.cancellation ?? null,
     workflow: {
       stage,
-      graphStatus: stage === 'completed' ? 'completed' : stage === 'failed' ? 'failed' : 'in-progress',
+      graphStatus: stage === 'completed' || stage === 'failed' || stage === 'cancelled' ? stage : 'in-progress',
       currentStage: stage,
       blockedStage: stage === 'awaiting-approval' ? 'approval' : null,
       stopReason,

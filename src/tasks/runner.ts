@@ -8,8 +8,10 @@ import { runWriteTags, type Admit } from './admission.js';
 import { getCatalogEntry } from './catalog.js';
 import { executeRun, type ExecutorDeps } from './executor.js';
 import { finalizeAttempt } from './finalize.js';
+import { finalizeCancelledAttempt } from './run-cancel.js';
 import { isOwnedAttempt, markRunning } from './run-transitions.js';
 import type { RunRecord } from '../domain/run-record.js';
+import { CANCEL_ABORT_REASON } from '../workers/types.js';
 
 export interface RunnerDeps extends ExecutorDeps {
   config: Pick<AppConfig, 'concurrency' | 'typeConcurrency' | 'retry'>;
@@ -32,8 +34,20 @@ interface ActiveRun {
   controller: AbortController;
 }
 
-/** Why an attempt was stopped before it finished; the attempt is then left to whoever owns the run. */
-type StopReason = 'shutdown' | 'lease-lost';
+/**
+ * Why an attempt was stopped before it finished. After a shutdown or a lost lease the attempt is
+ * left to whoever owns the run; after a cancel this runner writes the run `cancelled`.
+ */
+type StopReason = 'shutdown' | 'lease-lost' | typeof CANCEL_ABORT_REASON;
+
+/**
+ * How often the runner reads the stored record of its running attempts for a cancel request: a
+ * request arriving at another instance sharing the store reaches the owner within this (plus
+ * one read), well inside the 2 s DECISIONS.md allows. A request arriving here stops the attempt
+ * at once (Runner.stopCancelled); the check also catches one that came while the run was being claimed.
+ */
+const CANCEL_CHECK_SHARED_MS = 500;
+const CANCEL_CHECK_EXCLUSIVE_MS = 1000;
 
 /** A lease this runner holds: the attempt it covers and how long the last written lease lasts. */
 interface HeldLease {
@@ -54,6 +68,7 @@ export class Runner {
   private readonly leased = new Map<string, HeldLease>();
   private pumping = false;
   private pumpAgain = false;
+  private checkingCancels = false;
   private stopping = true;
   private timers: NodeJS.Timeout[] = [];
 
@@ -66,6 +81,8 @@ export class Runner {
   start(): void {
     this.stopping = false;
     this.timers.push(setInterval(() => this.wake(), this.deps.pollIntervalMs));
+    const cancelCheckMs = this.deps.store.exclusive ? CANCEL_CHECK_EXCLUSIVE_MS : CANCEL_CHECK_SHARED_MS;
+    this.timers.push(setInterval(() => void this.checkCancels(), cancelCheckMs));
     if (!this.deps.store.exclusive) {
       this.timers.push(setInterval(() => void this.renewLeases(), Math.max(1000, Math.floor(this.deps.leaseMs / 3))));
     }
@@ -160,6 +177,18 @@ export class Runner {
     const entry = getCatalogEntry(run.type);
     if (!entry) throw new ProgrammingError(`claimed run ${run.runId} has type ${run.type}, which the catalog does not know`);
     const outcome = await executeRun(this.deps, entry, run, signal);
+    if (signal.aborted && signal.reason === CANCEL_ABORT_REASON) {
+      // Its processes are gone (a worker's whole group) or its handler returned: the run ends
+      // cancelled, written only while this attempt is still ours.
+      const how = entry.executor === 'handler' ? 'abort' : (outcome.stopSignal ?? null);
+      const finalized = finalizeCancelledAttempt(this.deps, run, how, (current): current is RunRecord =>
+        isOwnedAttempt(current, this.deps.ownerId, run.attempt),
+      );
+      freeSlot();
+      await finalized;
+      await outcome.release?.();
+      return;
+    }
     if (signal.aborted) {
       // Neither the outcome nor its side effects are recorded: the run belongs to restart
       // recovery (shutdown) or to the instance that took it over (lease lost).
@@ -204,6 +233,41 @@ export class Runner {
         lost = this.deps.clock.now().getTime() >= held.until;
       }
       if (lost) this.stopLostAttempt(runId, held.run);
+    }
+  }
+
+  /**
+   * An operator's cancel of a run whose attempt runs here (the fast path: the request came to
+   * this instance). True when an attempt was stopped; false when none runs here (it runs on
+   * another instance, which notices in checkCancels, or it has just finished).
+   */
+  stopCancelled(runId: string): boolean {
+    const active = this.active.get(runId);
+    if (!active || active.controller.signal.aborted) return false;
+    this.deps.logger.info({ runId }, 'cancel requested: stopping the attempt');
+    active.controller.abort(CANCEL_ABORT_REASON satisfies StopReason);
+    return true;
+  }
+
+  /**
+   * Reads the stored record of each attempt running here and stops those whose cancel was
+   * requested (at another instance, or here while the run was being claimed).
+   */
+  private async checkCancels(): Promise<void> {
+    if (this.checkingCancels || this.active.size === 0) return;
+    this.checkingCancels = true;
+    try {
+      for (const [runId, active] of [...this.active]) {
+        if (active.controller.signal.aborted) continue;
+        const current = await this.deps.store.getRun(runId);
+        if (current?.cancellation && isOwnedAttempt(current, this.deps.ownerId, active.run.attempt) && this.active.get(runId) === active) {
+          this.stopCancelled(runId);
+        }
+      }
+    } catch (err) {
+      this.deps.logger.error({ err }, 'could not read running attempts for cancel requests');
+    } finally {
+      this.checkingCancels = false;
     }
   }
 

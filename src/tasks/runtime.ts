@@ -16,6 +16,7 @@ import type { LaneRegistry } from './lanes.js';
 import type { TaskRequest } from './payload-validation.js';
 import { recoverInterruptedRuns } from './recovery.js';
 import { createRerun } from './rerun.js';
+import { createRunCancel } from './run-cancel.js';
 import { Runner } from './runner.js';
 import { decodeRunCursor, encodeRunCursor } from './run-cursor.js';
 import { toRunView } from './run-view.js';
@@ -116,6 +117,14 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     runLogs: deps.runLogs,
   });
   deps.readyRuns.subscribe(() => runner.wake());
+  const cancels = createRunCancel({
+    store,
+    clock,
+    logger,
+    invalidator: deps.invalidator,
+    stopLocal: (runId) => runner.stopCancelled(runId),
+    onRunFinished,
+  });
 
   /** Checks a client's task request (checkTrigger) and admits it. */
   async function trigger(request: TaskRequest, identity: Identity): Promise<AdmissionOutcome> {
@@ -164,7 +173,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
       sweeping = true;
       recoverInterruptedRuns(recoveryDeps)
         .then((recovered) => {
-          if (recovered.requeued + recovered.failed + recovered.finished > 0) {
+          if (recovered.requeued + recovered.failed + recovered.finished + recovered.cancelled > 0) {
             logger.warn(recovered, 'took over runs whose lease expired');
             runner.wake();
           }
@@ -182,7 +191,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     const recovered = await recoverInterruptedRuns(recoveryDeps);
     const approvalsRepaired = await approvals.recover();
     await workflows.reconcile();
-    if (recovered.requeued + recovered.failed + recovered.finished + approvalsRepaired > 0) {
+    if (recovered.requeued + recovered.failed + recovered.finished + recovered.cancelled + approvalsRepaired > 0) {
       logger.warn({ ...recovered, approvalsRepaired }, 'restart recovery finished');
     }
     runner.start();
@@ -205,6 +214,8 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     toolGateEvidence,
     approvals,
     rerun,
+    /** An operator's cancel of a run (src/tasks/run-cancel.ts). */
+    cancelRun: cancels.cancel,
     start,
     stop,
     activeCount: () => runner.activeCount,

@@ -55,7 +55,9 @@ function planOf(run: RunRecord): PlannedStep[] | null {
  * through the one admission path, one after another, and reroutes a failed step. It keeps no
  * state of its own: every call derives the workflow's progress from the runs in the store and
  * admits under run ids derived from the workflow's (`<workflow>:step-N`, `…:reroute`), so calling
- * it twice, after a crash, or from two instances admits nothing twice.
+ * it twice, after a crash, or from two instances admits nothing twice. A step an operator
+ * cancelled stops the workflow where it is: the later steps are skipped and nothing is rerouted
+ * (a cancel is a decision, not a failure to triage).
  */
 export function createWorkflowDriver(deps: WorkflowDriverDeps) {
   const { store } = deps;
@@ -77,6 +79,8 @@ export function createWorkflowDriver(deps: WorkflowDriverDeps) {
         return 'success';
       case 'failed':
         return 'failed';
+      case 'cancelled':
+        return 'cancelled';
     }
   }
 
@@ -138,16 +142,18 @@ export function createWorkflowDriver(deps: WorkflowDriverDeps) {
     const children: WorkflowChild[] = [];
     let blocked = false;
     let failed: PlannedStep | null = null;
+    let cancelled = false;
     for (const step of plan) {
       const runId = stepRunId(workflow.runId, step.index);
-      if (failed || blocked) {
-        children.push(childOf(step, 'step', runId, failed ? 'skipped' : 'waiting', null));
+      if (failed || blocked || cancelled) {
+        children.push(childOf(step, 'step', runId, failed || cancelled ? 'skipped' : 'waiting', null));
         continue;
       }
       const { run, refusal } = await ensureChild(workflow, 'step', step, step.type, step.payload);
       const state = run ? await stateOf(run) : 'refused';
       children.push(childOf(step, 'step', runId, state, refusal));
       if (state === 'failed' || state === 'refused') failed = step;
+      else if (state === 'cancelled') cancelled = true;
       else if (state !== 'success') blocked = true;
     }
     if (failed) {
@@ -182,7 +188,7 @@ export function createWorkflowDriver(deps: WorkflowDriverDeps) {
   /** Restart: moves on every recent workflow whose steps are not all settled (a crash may have cut a step's hand-off). */
   async function reconcile(): Promise<number> {
     const { items } = await store.listRuns({ type: WORKFLOW_TYPE, status: 'success', limit: RECONCILE_LIMIT });
-    const settled: ReadonlySet<WorkflowStepState> = new Set(['success', 'failed', 'refused', 'skipped']);
+    const settled: ReadonlySet<WorkflowStepState> = new Set(['success', 'failed', 'refused', 'skipped', 'cancelled']);
     let advanced = 0;
     for (const run of items) {
       const children = run.workflowChildren;

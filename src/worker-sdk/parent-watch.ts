@@ -1,12 +1,36 @@
+import { signalChildGroups } from './child-groups.js';
+import { ownProcessGroup } from './process-table.js';
+
+/**
+ * How an orphaned worker ends: every group it started (project commands) and then its own
+ * group, itself included, so nothing it started lives on. The group is killed only when this
+ * worker leads it (the orchestrator spawns workers detached, so it does); a worker run by hand
+ * inside someone else's group (a shell, a test runner) must not take that group down, and only
+ * exits.
+ */
+export function endOrphanedWorker(exit: (code: number) => void): void {
+  signalChildGroups('SIGKILL');
+  if (ownProcessGroup() === process.pid) {
+    try {
+      process.kill(-process.pid, 'SIGKILL');
+    } catch {
+      // Nothing to do but exit.
+    }
+  }
+  exit(137);
+}
+
 /**
  * Ends a worker whose orchestrator is gone. Workers lead their own process group (so a timeout
  * can kill their children), which also means a crash of the orchestrator does not take them
  * down; when the parent changes (the worker was re-parented) the work must stop, because restart
- * recovery will run the attempt again and it must never run twice at the same time.
+ * recovery will run the attempt again and it must never run twice at the same time. What the
+ * worker started goes with it (endOrphanedWorker).
  */
 export function exitWhenOrphaned(
   intervalMs = 100,
-  exit: (code: number) => void = (code) => process.exit(code),
+  /** What happens to an orphan; by default it ends with everything it started (endOrphanedWorker). */
+  exit: (code: number) => void = () => endOrphanedWorker((code) => process.exit(code)),
   /**
    * The pid of the orchestrator that spawned this worker, which it passes as ORCHESTRATOR_PID.
    * Reading `process.ppid` at start-up instead would miss an orchestrator that died while the

@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, sep } from 'node:path';
+import { forgetChildGroup, recordChildGroup } from './child-groups.js';
 
 /**
  * How code that comes from a project (its test scripts, its build) is run: `bubblewrap` puts it
@@ -210,6 +211,8 @@ export function runProjectCommand(command: string, args: readonly string[], opti
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    // Its own group is outside the worker's: recorded, so the orchestrator can end it with the worker's.
+    if (child.pid !== undefined) recordChildGroup(child.pid);
     child.stdout.on('data', (chunk: Buffer) => output.append(chunk));
     child.stderr.on('data', (chunk: Buffer) => output.append(chunk));
     const stop = () => {
@@ -230,7 +233,10 @@ export function runProjectCommand(command: string, args: readonly string[], opti
       clearTimeout(timeout);
       clearTimeout(killTimer);
       // What the command left running in its group (a watcher, a server) goes with it.
-      if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+      if (child.pid !== undefined) {
+        signalGroup(child.pid, 'SIGKILL');
+        forgetChildGroup(child.pid);
+      }
       resolve({
         exitCode: spawnError === null ? exitCode : null,
         signal,

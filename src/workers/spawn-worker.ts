@@ -5,11 +5,13 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { AgentRegistry } from '../agents/registry.js';
 import type { AppConfig } from '../config/types.js';
+import { PROCESS_GROUPS_FILE_ENV } from '../worker-sdk/child-groups.js';
 import { classifyWorkerExit } from './classify-outcome.js';
+import { NO_GROUP_LEDGER, type WorkerGroupLedger } from './group-ledger.js';
 import { writePayloadFile, type PayloadFile } from './payload-file.js';
 import { resolveWorkerTimeout } from './resolve-timeout.js';
 import { superviseProcess } from './supervise-process.js';
-import type { WorkerFailure, WorkerOutcome, WorkerRequest } from './types.js';
+import { CANCEL_ABORT_REASON, type WorkerFailure, type WorkerOutcome, type WorkerRequest } from './types.js';
 import { buildWorkerEnv } from './worker-env.js';
 
 export type { WorkerFailure, WorkerOutcome, WorkerRequest } from './types.js';
@@ -18,9 +20,13 @@ export type { WorkerFailure, WorkerOutcome, WorkerRequest } from './types.js';
 export const MAX_WORKER_STDOUT_BYTES = 8 * 1024 * 1024;
 /** Time between SIGTERM and SIGKILL when a worker's process group is stopped. */
 export const DEFAULT_KILL_GRACE_MS = 2_000;
+/** Time between SIGTERM and SIGKILL when an operator cancels the run (config cancelGraceMs). */
+export const DEFAULT_CANCEL_GRACE_MS = 10_000;
 
 /** Name of the result file a worker writes (fsynced) in its payload directory before answering. */
 export const RESULT_FILE_NAME = 'result.json';
+/** Name of the file in the payload directory where the worker records the process groups it starts (child-groups.ts). */
+export const CHILD_GROUPS_FILE_NAME = 'process-groups';
 
 /** Removes a retained payload directory; safe to call more than once. */
 export async function removeWorkerDirectory(directory: string): Promise<void> {
@@ -34,6 +40,10 @@ export interface WorkerSpawnerDeps {
   /** Environment the allowlist is read from; the orchestrator's own by default. */
   parentEnv?: NodeJS.ProcessEnv;
   killGraceMs?: number;
+  /** SIGTERM to SIGKILL when an operator cancels the run (abort reason CANCEL_ABORT_REASON). */
+  cancelGraceMs?: number;
+  /** Where the process groups of running workers are recorded, for the next start after a crash. */
+  groupLedger?: WorkerGroupLedger;
 }
 
 export interface WorkerSpawner {
@@ -48,6 +58,8 @@ export interface WorkerSpawner {
  */
 export function createWorkerSpawner(deps: WorkerSpawnerDeps): WorkerSpawner {
   const killGraceMs = deps.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const cancelGraceMs = deps.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
+  const ledger = deps.groupLedger ?? NO_GROUP_LEDGER;
 
   function report(request: WorkerRequest, outcome: WorkerOutcome): WorkerOutcome {
     const fields = {
@@ -96,6 +108,7 @@ export function createWorkerSpawner(deps: WorkerSpawnerDeps): WorkerSpawner {
     try {
       await request.onPrepared?.(payloadFile.directory);
       const timeoutMs = resolveWorkerTimeout(request.timeoutMs, request.taskType, deps.config, agent.timeoutMs);
+      const childGroupsFile = join(payloadFile.directory, CHILD_GROUPS_FILE_NAME);
       const exit = await superviseProcess({
         command: process.execPath,
         args: [agent.entrypointPath, '--payload', payloadFile.path],
@@ -103,20 +116,29 @@ export function createWorkerSpawner(deps: WorkerSpawnerDeps): WorkerSpawner {
         env: {
           ...buildWorkerEnv(deps.parentEnv ?? process.env, deps.config, request.runId, request.taskType),
           ORCHESTRATOR_RESULT_FILE: join(payloadFile.directory, RESULT_FILE_NAME),
+          [PROCESS_GROUPS_FILE_ENV]: childGroupsFile,
         },
         timeoutMs,
         killGraceMs,
+        abortGraceMs: (reason) => (reason === CANCEL_ABORT_REASON ? cancelGraceMs : killGraceMs),
         maxStdoutBytes: MAX_WORKER_STDOUT_BYTES,
         signal: request.signal,
         onStderr: request.onStderr,
+        childGroupsFile,
+        onGroupStarted: (group) => ledger.started({ group, runId: request.runId, childGroupsFile }),
+        onGroupEnded: (group) => ledger.ended(group.pgid),
       });
       if (exit.spawnError !== null) return failBeforeStart('spawn-error', `could not start the worker: ${exit.spawnError}`);
+      if (exit.survivors) {
+        deps.logger.error({ runId: request.runId, pgid: exit.pid }, 'processes of a worker attempt survived SIGKILL; the next start of the service ends them');
+      }
       const classified = classifyWorkerExit(exit);
       retained = request.retainDirectory === true;
       return report(request, {
         ...classified,
         exitCode: exit.exitCode,
         signal: exit.signal,
+        stopSignal: exit.stopSignal,
         durationMs: elapsed(),
         pid: exit.pid,
         directory: retained ? payloadFile.directory : null,

@@ -1,3 +1,6 @@
+/** The abort reason of an operator's cancel: the worker's group gets the cancel grace (config cancelGraceMs) before SIGKILL. */
+export const CANCEL_ABORT_REASON = 'cancel';
+
 /** How a worker run went wrong; null when it succeeded. */
 export type WorkerFailure =
   | 'spawn-error'
@@ -16,7 +19,10 @@ export interface WorkerRequest {
   payload: Record<string, unknown>;
   /** Overrides every configured timeout for this run. */
   timeoutMs?: number;
-  /** Aborting kills the worker's whole process group. */
+  /**
+   * Aborting kills the worker's whole process group (and the groups it recorded): SIGTERM, then
+   * SIGKILL after the spawner's grace, or after its cancel grace when the reason is CANCEL_ABORT_REASON.
+   */
   signal?: AbortSignal;
   /**
    * Keep the payload directory (and the worker's durable `result.json` in it) after the run; the
@@ -40,6 +46,8 @@ export interface WorkerOutcome {
   signal: string | null;
   durationMs: number;
   pid: number | null;
+  /** The strongest signal the orchestrator had to send to a live process of the attempt; null when none. */
+  stopSignal?: 'SIGTERM' | 'SIGKILL' | null;
   /** The payload directory when the request asked to retain it. */
   directory?: string | null;
 }

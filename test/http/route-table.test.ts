@@ -47,6 +47,8 @@ const SPEC_ROUTES: Record<string, Expected> = {
   'POST /api/tasks/runs/:runId/rerun': write,
   'GET /api/approvals/:id': { role: 'operator', bucket: 'viewer-read', cached: false },
   'GET /api/tasks/runs/:runId/logs': { role: 'operator', bucket: 'viewer-read', cached: false },
+  // Run control (DECISIONS.md, "Run control, front doors and models").
+  'POST /api/tasks/runs/:runId/cancel': write,
   'GET /api/approvals/pending': { role: 'operator', bucket: 'viewer-read', cached: true },
   'POST /api/approvals/:id/decision': write,
   'GET /api/incidents': v(true),

@@ -45,7 +45,7 @@ describe('incident policies', () => {
   });
 
   /** Finishes a run as the runner would and tells the incident service. */
-  async function settle(runId: string, status: 'success' | 'failed'): Promise<RunRecord> {
+  async function settle(runId: string, status: 'success' | 'failed' | 'cancelled'): Promise<RunRecord> {
     const written = await store.mutateRun(runId, (run) => ({
       ...run!,
       status,
@@ -103,6 +103,16 @@ describe('incident policies', () => {
     expect(record.remediation.blockers).toContain(`system-monitor run incident:${incidentId}:e1:remediation:2 failed`);
     expect(record.remediation.nextAction).toContain('POST /api/incidents/:id/remediate');
     expect(await runsOfType('system-monitor')).toHaveLength(2);
+  });
+
+  it('reports a cancelled remediation blocked, with no automatic retry: the operator decided', async () => {
+    const { incidentId } = await service.reportSignal(gapSignal());
+    await settle(`incident:${incidentId}:e1:remediation:1`, 'cancelled');
+    const record = (await service.ledger.get(incidentId))!;
+    expect(record.remediationTasks.map((t) => [t.attempt, t.status])).toEqual([[1, 'cancelled']]);
+    expect(record.remediation.status).toBe('blocked');
+    expect(record.remediation.nextAction).toContain('POST /api/incidents/:id/remediate');
+    expect(await runsOfType('system-monitor')).toHaveLength(1);
   });
 
   it('queues the verifier once a remediation succeeds; a verified run incident resolves', async () => {

@@ -40,6 +40,8 @@ describe('fingerprints and incident ids', () => {
     expect(runSignal(makeRun({ status: 'success', attempt: 1 }))).toBeNull();
     expect(runSignal(makeRun({ status: 'failed', failureReason: 'approval_rejected' }))).toBeNull();
     expect(runSignal(makeRun({ status: 'failed', payload: { __incidentId: 'x' } }))).toBeNull();
+    // An operator's cancel is no fault: no signal, and an incident the lineage raised while retrying clears.
+    expect(runSignal(makeRun({ runId: 'r3', status: 'cancelled', attempt: 1 }))).toEqual({ resolve: 'run:r3' });
   });
 });
 

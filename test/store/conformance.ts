@@ -382,15 +382,16 @@ export function describeStoreConformance(
       it('counts by status, by type, ready and held', async () => {
         const { store } = await openStore();
         await seed(store);
+        await insert(store, { runId: 'r6', type: 'doc-sync', status: 'cancelled', queueState: null });
         const visible = await store.countRuns();
-        expect(visible.total).toBe(4);
-        expect(visible.byStatus).toEqual({ pending: 2, running: 1, success: 1, failed: 0, retrying: 0 });
-        expect(visible.byType['doc-sync']).toEqual({ pending: 1, running: 1, success: 1, failed: 0, retrying: 0 });
+        expect(visible.total).toBe(5);
+        expect(visible.byStatus).toEqual({ pending: 2, running: 1, success: 1, failed: 0, retrying: 0, cancelled: 1 });
+        expect(visible.byType['doc-sync']).toEqual({ pending: 1, running: 1, success: 1, failed: 0, retrying: 0, cancelled: 1 });
         expect(visible.byType.heartbeat).toBeUndefined();
         expect(visible.ready).toBe(1);
         expect(visible.held).toBe(1);
         const all = await store.countRuns(true);
-        expect(all.total).toBe(5);
+        expect(all.total).toBe(6);
         expect(all.byStatus.success).toBe(2);
         expect(all.byType.heartbeat?.success).toBe(1);
       });
@@ -403,13 +404,16 @@ export function describeStoreConformance(
         await insert(store, { runId: 'old-success', status: 'success', queueState: null });
         await insert(store, { runId: 'old-running', status: 'running', queueState: null });
         await insert(store, { runId: 'old-failed', status: 'failed', queueState: null });
+        await insert(store, { runId: 'old-cancelled', status: 'cancelled', queueState: null });
         await insert(store, { runId: 'old-retrying', status: 'retrying' });
         await insert(store, { runId: 'new-success', status: 'success', queueState: null });
         await insert(store, { runId: 'new-pending', status: 'pending' });
 
-        expect(await store.pruneRuns(5)).toBe(2);
+        // success, failed and cancelled are finished: each may go.
+        expect(await store.pruneRuns(5)).toBe(3);
         expect(await store.getRun('old-success')).toBeNull();
         expect(await store.getRun('old-failed')).toBeNull();
+        expect(await store.getRun('old-cancelled')).toBeNull();
         expect(await store.getRun('new-success')).not.toBeNull();
 
         // Fewer finished runs than the excess: only those go, unfinished runs stay whatever keep says.

@@ -49,9 +49,9 @@ export async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs 
   throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
 }
 
-export const TERMINAL = new Set(['success', 'failed']);
+export const TERMINAL = new Set(['success', 'failed', 'cancelled']);
 
-/** Waits until the run is in a terminal status (success or failed) and returns its record. */
+/** Waits until the run is in a terminal status (success, failed or cancelled) and returns its record. */
 export async function waitForTerminal(api: ReturnType<typeof apiClient>, runId: string, timeoutMs = 15_000) {
   return waitFor(
     async () => {

@@ -6,6 +6,7 @@ import type { StateStore } from '../../src/store/types.js';
 import { accountingFor } from '../../src/tasks/accounting.js';
 import { createAdmission } from '../../src/tasks/admission.js';
 import { markFailed, markRunning, markSucceeded } from '../../src/tasks/run-transitions.js';
+import { applyCancelRequest } from '../../src/tasks/run-cancellation.js';
 import { toRunView } from '../../src/tasks/run-view.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { createWorkflowDriver } from '../../src/tasks/workflow-driver.js';
@@ -111,6 +112,20 @@ describe('workflow driver: steps as child runs, one after another, reroute on fa
     await driver.reconcile();
     expect((await store.countRuns(true)).total).toBe(before.total);
     expect(await store.getRun('wf-2:step-2')).toBeNull();
+  });
+
+  it('stops at a cancelled step: the rest are skipped, nothing is rerouted, and the workflow counts as settled', async () => {
+    const { store, driver, workflow } = await setup();
+    await workflow('wf-c', ['system-monitor: check health', 'incident-triage: rank']);
+    const written = await store.mutateRun('wf-c:step-1', (run) => (run ? applyCancelRequest(run, NOW, { actor: 'ops', reason: null }) : null));
+    await driver.onRunFinished(written.after!);
+    const wf = (await store.getRun('wf-c'))!;
+    expect(states(wf)).toEqual(['step:system-monitor:cancelled', 'step:incident-triage:skipped']);
+    expect(await store.getRun('wf-c:step-1:reroute')).toBeNull();
+    expect(await store.getRun('wf-c:step-2')).toBeNull();
+    expect(toRunView(wf).workflowGraph).toMatchObject({ dependencySummary: { cancelled: 1, skipped: 1, inProgress: 0 } });
+    // Settled: restart reconcile leaves it as it is.
+    expect(await driver.reconcile()).toBe(0);
   });
 
   it('refuses a step whose payload a client could not send, and reroutes instead of admitting it', async () => {

@@ -7,6 +7,7 @@ import { waitFor } from '../support/http.js';
 import { expectedParentPid } from '../../src/worker-sdk/parent-watch.js';
 
 const WATCH_MODULE = join(import.meta.dirname, '..', '..', 'dist', 'src', 'worker-sdk', 'parent-watch.js');
+const CHILD_GROUPS_MODULE = join(import.meta.dirname, '..', '..', 'dist', 'src', 'worker-sdk', 'child-groups.js');
 
 describe('exitWhenOrphaned', () => {
   it('ends a worker once the process that spawned it is gone', async () => {
@@ -23,6 +24,46 @@ describe('exitWhenOrphaned', () => {
     expect(pidAlive(workerPid)).toBe(true);
     await new Promise((r) => parent.on('exit', r));
     await waitFor(async () => (pidAlive(workerPid) ? undefined : true), 3000, 'the orphaned worker to exit');
+  });
+
+  it('ends what an orphaned worker started too: its own group and the groups it recorded (a project command)', async () => {
+    expect(existsSync(CHILD_GROUPS_MODULE), 'dist/ is missing: run npm run build').toBe(true);
+    // The worker starts a child in its own group and a command in a group of its own (recorded as
+    // the SDK's project commands are), both ignoring SIGTERM, prints the three pids and watches.
+    const workerCode = `
+      const { spawn } = require('node:child_process');
+      const sleeper = "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)";
+      Promise.all([import(${JSON.stringify(WATCH_MODULE)}), import(${JSON.stringify(CHILD_GROUPS_MODULE)})]).then(([watch, groups]) => {
+        const inGroup = spawn(process.execPath, ['-e', sleeper], { stdio: 'ignore' });
+        const ownGroup = spawn(process.execPath, ['-e', sleeper], { stdio: 'ignore', detached: true });
+        groups.recordChildGroup(ownGroup.pid, {});
+        console.log([process.pid, inGroup.pid, ownGroup.pid].join(' '));
+        watch.exitWhenOrphaned(50);
+        setInterval(() => {}, 1000);
+      });`;
+    const parentCode = `
+      const { spawn } = require('node:child_process');
+      const w = spawn(process.execPath, ['-e', ${JSON.stringify(workerCode)}], { detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+      w.stdout.once('data', (d) => { process.stdout.write(d); setTimeout(() => process.exit(0), 100); });`;
+    const out = await new Promise<string>((resolve) => {
+      const p = spawn(process.execPath, ['-e', parentCode], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let text = '';
+      p.stdout.on('data', (d: Buffer) => (text += d.toString()));
+      p.on('exit', () => resolve(text));
+    });
+    const pids = out.trim().split(' ').map(Number);
+    expect(pids).toHaveLength(3);
+    try {
+      await waitFor(async () => (pids.every((pid) => !pidAlive(pid)) ? true : undefined), 5000, 'the worker and everything it started to end');
+    } finally {
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+    }
   });
 
   it('ends a worker at once when its stated orchestrator is not its parent (the orchestrator died while it started)', async () => {

@@ -248,7 +248,7 @@ describe('worker spawner: what the worker is given', () => {
 
     expect(outcome.ok).toBe(true);
     const env = outcome.result!.env as Record<string, string>;
-    const allowed = new Set<string>([...WORKER_ENV_ALLOWLIST, 'ORCHESTRATOR_WORKSPACE_ROOT', 'ORCHESTRATOR_RUN_ID', 'ORCHESTRATOR_TASK_TYPE', 'ORCHESTRATOR_PID', 'ORCHESTRATOR_RESULT_FILE']);
+    const allowed = new Set<string>([...WORKER_ENV_ALLOWLIST, 'ORCHESTRATOR_WORKSPACE_ROOT', 'ORCHESTRATOR_RUN_ID', 'ORCHESTRATOR_TASK_TYPE', 'ORCHESTRATOR_PID', 'ORCHESTRATOR_RESULT_FILE', 'ORCHESTRATOR_PROCESS_GROUPS_FILE']);
     expect((outcome.result!.envKeys as string[]).filter((key) => !allowed.has(key))).toEqual([]);
     for (const name of Object.keys(secrets)) expect(env).not.toHaveProperty(name);
     expect(JSON.stringify(outcome.result)).not.toContain('leak-me');
@@ -260,6 +260,8 @@ describe('worker spawner: what the worker is given', () => {
     expect(env.ORCHESTRATOR_RUN_ID).toBe(id);
     // The worker's parent is the orchestrator it names (the worker SDK's orphan check relies on it).
     expect(env.ORCHESTRATOR_PID).toBe(String(process.pid));
+    // Where the worker records process groups it starts outside its own: in its own payload directory.
+    expect(env.ORCHESTRATOR_PROCESS_GROUPS_FILE).toMatch(/orchestrator-.*\/process-groups$/);
   });
 
   it('hands state and config overrides down to the worker', async () => {

@@ -4,7 +4,7 @@ import { useFilterParams } from '../lib/use-filter-params.js';
 import { LeafTable, QueryView, StatusBadge } from '../components/common.js';
 import { toQueryString, segment } from '../lib/query-string.js';
 
-const RUN_STATUSES = ['pending', 'running', 'retrying', 'success', 'failed'];
+const RUN_STATUSES = ['pending', 'running', 'retrying', 'success', 'failed', 'cancelled'];
 const PAGE_SIZE = 20;
 
 interface RunRecord {
