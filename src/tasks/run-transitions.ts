@@ -208,7 +208,11 @@ export function markFailed(run: RunRecord, now: Date, fields: FailureFields): Ru
   return next;
 }
 
-/** Restart recovery of a run found `running`: retried once under a new attempt, else failed `interrupted`. */
+/**
+ * Restart recovery of a run found `running`: retried once under a new attempt, else failed
+ * `interrupted`. A run whose cancel was requested never comes here: recovery.ts ends it
+ * `cancelled` (run-cancellation.ts markCancelled) before anything else is considered.
+ */
 export function recoverInterrupted(run: RunRecord, now: Date): RunRecord {
   const interruptions = (run.interruptions ?? 0) + 1;
   const detail = `interrupted during attempt ${run.attempt} (owner ${run.claim?.ownerId ?? 'unknown'})`;

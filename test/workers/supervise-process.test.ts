@@ -40,13 +40,19 @@ function supervise(code: string, options: { signal?: AbortSignal; abortGraceMs?:
   });
 }
 
-const STUBBORN_CHILD = `require('node:child_process').spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], { stdio: 'ignore' });`;
+/**
+ * Worker code that starts a child in its group which ignores SIGTERM, then runs `then` once the
+ * child says its handler is in place (a SIGTERM before that would end it, and the test would
+ * measure a child that never ignored anything).
+ */
+const withStubbornChild = (then: string) =>
+  `const c = require('node:child_process').spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); process.stdout.write('r'); setInterval(() => {}, 1000)"], { stdio: ['ignore', 'pipe', 'ignore'] }); c.stdout.once('data', () => { ${then} });`;
 
 describe.skipIf(process.platform !== 'linux')('superviseProcess and the processes of an attempt', () => {
   it('after an abort with its own grace: SIGTERM, then SIGKILL to a group that ignores it, and settles only once the group is empty', async () => {
     const controller = new AbortController();
     const events: string[] = [];
-    const exit = supervise(`process.on('SIGTERM', () => {}); ${STUBBORN_CHILD} console.log('ready'); setInterval(() => {}, 1000);`, {
+    const exit = supervise(`process.on('SIGTERM', () => {}); ${withStubbornChild("console.log('ready');")} setInterval(() => {}, 1000);`, {
       signal: controller.signal,
       abortGraceMs: 600,
       events,
@@ -94,7 +100,7 @@ describe.skipIf(process.platform !== 'linux')('superviseProcess and the processe
 
   it('a worker that exits leaving a process in its group settles only once that process is gone', async () => {
     const events: string[] = [];
-    const result = await supervise(`${STUBBORN_CHILD} setTimeout(() => { process.stdout.write('{"success":true}'); process.exit(0); }, 100);`, { events });
+    const result = await supervise(withStubbornChild(`process.stdout.write('{"success":true}'); process.exit(0);`), { events });
     const pgid = Number(events[0]!.split(' ')[1]);
     expect(result).toMatchObject({ exitCode: 0, stopSignal: 'SIGKILL', survivors: false, stoppedBy: null });
     expect(groupMembers(pgid)).toEqual([]);
