@@ -160,8 +160,6 @@ export function composeService(infra: ServiceInfrastructure) {
     businessCycle: business.service.evaluateSchedule,
     afterPrune: runLogs.sweep,
   });
-  // User schedules fire through the same admission; overlap cancel-previous needs a cancel path (not wired yet).
-  const schedules = createSchedulesModule({ config, store, clock, logger, admit, checkTrigger });
 
   // The lanes: what each task type registers beyond its catalog entry.
   const controlPlaneSnapshot = createControlPlaneSnapshot({
@@ -217,6 +215,17 @@ export function composeService(infra: ServiceInfrastructure) {
       (run) => incidents.onRunSettled(run),
       () => scheduler.noteRunFinished(),
     ],
+  });
+  // User schedules fire through the same admission; overlap `cancel-previous` cancels through the
+  // runtime's cancel, acting as the schedule.
+  const schedules = createSchedulesModule({
+    config,
+    store,
+    clock,
+    logger,
+    admit,
+    checkTrigger,
+    cancelRun: (runId, actor, reason) => runtime.cancelRun(runId, reason, { actor, role: 'operator', apiKeyLabel: actor, apiKeyExpiresAt: null }),
   });
 
   // Read models behind the aggregate, companion and proof routes.
