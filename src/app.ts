@@ -19,6 +19,7 @@ import { createCacheInvalidator } from './coordination/cache-invalidator.js';
 import { createCoordination } from './coordination/create.js';
 import { configError } from './config/errors.js';
 import { createWakeSignal } from './domain/wake-signal.js';
+import { createLiveEvents } from './events/compose.js';
 import { buildServer } from './http/server.js';
 import { buildServiceRoutes } from './http/service-routes.js';
 import { createIncidentLedger } from './incidents/ledger.js';
@@ -216,6 +217,9 @@ export function composeService(infra: ServiceInfrastructure) {
     now,
   });
 
+  // Live event streams: one feed reader per instance, whatever the number of clients (docs/events.md).
+  const events = createLiveEvents({ config, store, logger, instanceId: ownerId });
+
   const routes = buildServiceRoutes({
     config,
     clock,
@@ -232,9 +236,10 @@ export function composeService(infra: ServiceInfrastructure) {
     aggregates,
     companion,
     metricsPort: infra.metricsPort,
+    events,
   });
 
-  return { serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, runtime, routes };
+  return { serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, runtime, routes, events };
 }
 
 /**
@@ -309,6 +314,8 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       stopProbe();
       stopCodeHost();
       await knowledge.stop();
+      // Open event streams would hold the server's close until their clients left.
+      await service.events.close();
       await server.close();
       await runtime.stop(SHUTDOWN_GRACE_MS);
       await stopIncidentSweeps();

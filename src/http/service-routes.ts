@@ -11,6 +11,7 @@ import type { KnowledgeService } from '../knowledge/service.js';
 import type { ProofFeed } from '../proof/proof-feed.js';
 import type { StateStore } from '../store/types.js';
 import type { CatalogView } from '../tasks/catalog-view.js';
+import type { RunEventHub } from '../events/run-event-hub.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
 import type { RouteSpec } from './route-spec.js';
 import { buildRouteTable } from './route-table.js';
@@ -20,6 +21,7 @@ import { agentRoutes } from './routes/agents.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { authRoutes } from './routes/auth.js';
 import { businessRoutes } from './routes/business.js';
+import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { knowledgeRoutes } from './routes/knowledge.js';
 import { incidentRoutes } from './routes/incidents.js';
@@ -53,6 +55,8 @@ export interface ServiceRouteDeps {
   companion: ReturnType<typeof createCompanionBriefs>;
   /** The metrics listener's port (null when metrics are off). */
   metricsPort: number | null;
+  /** The live event streams. */
+  events: RunEventHub;
 }
 
 /** The service's whole route table: every route family, in one place. */
@@ -65,6 +69,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     persistenceHealthRoutes({ storeHealth: () => store.health(), storeKind: () => store.kind, coordination }),
     persistenceRoutes({ store, coordination, now: () => clock.now() }),
     taskRoutes({ runtime, catalog: deps.catalog }),
+    eventRoutes({ events: deps.events }),
     approvalRoutes({ runtime }),
     proofRoutes({ feed: deps.proofFeed }),
     knowledgeRoutes({ knowledge: deps.knowledge }),

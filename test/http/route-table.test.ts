@@ -44,6 +44,9 @@ const SPEC_ROUTES: Record<string, Expected> = {
   'POST /api/tasks/trigger': write,
   'GET /api/tasks/runs': v(true),
   'GET /api/tasks/runs/:runId': v(true),
+  // Issue 27: live events (server-sent events), never cached.
+  'GET /api/tasks/runs/:runId/events': v(false),
+  'GET /api/events': v(false),
   'GET /api/approvals/pending': { role: 'operator', bucket: 'viewer-read', cached: true },
   'POST /api/approvals/:id/decision': write,
   'GET /api/incidents': v(true),
