@@ -4,6 +4,9 @@ import type { RunEventFilter, StateStore, StoredRunEvent } from '../store/types.
 import type { FeedEvent, FeedSubscriber, RunEventFeed } from './run-event-feed.js';
 import { KEEPALIVE_FRAME, RETRY_FRAME, endFrame, errorFrame, runEventFrame } from './sse-frames.js';
 
+/** How long a client closed for not reading may still take its last bytes before the connection is dropped. */
+export const SLOW_CLIENT_GRACE_MS = 10_000;
+
 /** Run statuses after which nothing more happens to a run: its stream sends `end`. */
 export const TERMINAL_RUN_STATUSES: ReadonlySet<string> = new Set(['success', 'failed', 'cancelled']);
 
@@ -17,7 +20,11 @@ export interface StreamSink {
   readonly bufferedBytes: number;
   /** Resolves once the connection's buffer has drained, or the connection closed. */
   drained(): Promise<void>;
-  end(): void;
+  /**
+   * Ends the response (the connection closes once it is sent). With `dropAfterMs`, a client that
+   * has not taken the rest within that time loses the connection, and the bytes held for it.
+   */
+  end(options?: { dropAfterMs?: number }): void;
   /** Called once when the client goes away (not when the stream ends itself). */
   onClose(listener: () => void): void;
 }
@@ -121,11 +128,11 @@ export class RunEventStream implements FeedSubscriber {
   }
 
   /** Ends the stream from this side, `last` (if any) being its final frame. */
-  close(last?: Buffer): void {
+  close(last?: Buffer, options: { dropAfterMs?: number } = {}): void {
     if (this.closed) return;
     this.closed = true;
     if (last !== undefined) this.options.sink.write(last);
-    this.options.sink.end();
+    this.options.sink.end(options);
     this.detach();
   }
 
@@ -195,6 +202,7 @@ export class RunEventStream implements FeedSubscriber {
     if (sink.bufferedBytes + frame.length > bufferBytes) {
       this.close(
         errorFrame('slow_consumer', `the client did not read its events: more than ${bufferBytes} bytes waited to be sent; resume with Last-Event-ID`),
+        { dropAfterMs: SLOW_CLIENT_GRACE_MS },
       );
       return false;
     }

@@ -27,6 +27,39 @@ export interface SseClient {
   body: string;
 }
 
+/** Parses one frame's text (the lines between two blank lines). */
+export function parseSseFrame(block: string): SseFrame {
+  const frame: SseFrame = { event: 'message', id: null, data: '' };
+  const data: string[] = [];
+  for (const line of block.split('\n')) {
+    if (line.startsWith(':')) {
+      frame.comment = line.slice(1).trim();
+      continue;
+    }
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    if (field === 'event') frame.event = value;
+    else if (field === 'id') frame.id = value;
+    else if (field === 'data') data.push(value);
+    else if (field === 'retry') frame.event = 'retry';
+  }
+  frame.data = data.join('\n');
+  return frame;
+}
+
+/** Splits text/event-stream text into its complete frames and the incomplete rest. */
+export function splitSseFrames(text: string): { frames: SseFrame[]; rest: string } {
+  const frames: SseFrame[] = [];
+  let rest = text;
+  let at: number;
+  while ((at = rest.indexOf('\n\n')) !== -1) {
+    frames.push(parseSseFrame(rest.slice(0, at)));
+    rest = rest.slice(at + 2);
+  }
+  return { frames, rest };
+}
+
 /**
  * A small text/event-stream client over node:http (fetch hides the frames' timing): parses
  * frames as they arrive, per the SSE format (fields `event`, `id`, `data`, comment lines).
@@ -42,28 +75,9 @@ export function openSse(url: string, headers: Record<string, string> = {}): Prom
       const ended = new Promise<void>((r) => (endResolve = r));
       res.setEncoding('utf8');
       const parse = () => {
-        let at: number;
-        while ((at = buffer.indexOf('\n\n')) !== -1) {
-          const block = buffer.slice(0, at);
-          buffer = buffer.slice(at + 2);
-          const frame: SseFrame = { event: 'message', id: null, data: '' };
-          const data: string[] = [];
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) {
-              frame.comment = line.slice(1).trim();
-              continue;
-            }
-            const colon = line.indexOf(':');
-            const field = colon === -1 ? line : line.slice(0, colon);
-            const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-            if (field === 'event') frame.event = value;
-            else if (field === 'id') frame.id = value;
-            else if (field === 'data') data.push(value);
-            else if (field === 'retry') frame.event = 'retry';
-          }
-          frame.data = data.join('\n');
-          frames.push(frame);
-        }
+        const split = splitSseFrames(buffer);
+        buffer = split.rest;
+        frames.push(...split.frames);
         for (const wake of waiters.splice(0)) wake();
       };
       res.on('data', (chunk: string) => {

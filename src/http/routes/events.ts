@@ -52,8 +52,13 @@ function responseSink(response: ServerResponse): StreamSink {
         socket.on('drain', done);
         response.on('close', done);
       }),
-    end: () => {
+    end: (options = {}) => {
       response.end();
+      if (options.dropAfterMs === undefined || response.writableFinished) return;
+      const drop = setTimeout(() => response.destroy(), options.dropAfterMs);
+      drop.unref();
+      response.once('finish', () => clearTimeout(drop));
+      response.once('close', () => clearTimeout(drop));
     },
     onClose: (listener) => {
       response.on('close', listener);
@@ -63,7 +68,8 @@ function responseSink(response: ServerResponse): StreamSink {
 
 function streamReply(prepared: PreparedStream): RouteReply {
   return {
-    headers: { 'X-Accel-Buffering': 'no' },
+    // No proxy buffering; and the connection closes with the stream (a client reconnects anew).
+    headers: { 'X-Accel-Buffering': 'no', Connection: 'close' },
     takeover: { contentType: EVENT_STREAM, start: (response) => prepared.start(responseSink(response)), abandon: () => prepared.release() },
   };
 }
