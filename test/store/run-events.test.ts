@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { compareCursors, type EventCursor } from '../../src/domain/run-event-cursor.js';
@@ -178,6 +180,64 @@ describeRunEventFeed('FileStateStore compacting every few writes', (dir) => new 
   exclusive: true,
 });
 describeRunEventFeed('SqliteStateStore', (dir) => new SqliteStateStore(join(dir, 'state.sqlite')), { exclusive: true });
+
+/** Takes every stored event back to before stamps existed (no `tx`, no `status`). */
+const unstamped = (run: { events: Array<Record<string, unknown>> }) => {
+  for (const event of run.events) {
+    delete event.tx;
+    delete event.status;
+  }
+};
+
+describe('events stored before stamps existed', () => {
+  async function checkLegacy(store: StateStore): Promise<void> {
+    const legacy = await readAll(store, null);
+    expect(names(legacy)).toEqual(['old:admitted']);
+    expect(legacy[0]!.cursor.tx).toBe(0);
+    // Its status was not recorded: the run's own stands in.
+    expect(legacy[0]!.status).toBe('pending');
+    const head = await store.runEventsHead();
+    expect(await settledPage(store, head, 10)).toEqual([]);
+    await store.mutateRun('old', step('started', 'running'));
+    const next = await readAll(store, head);
+    expect(names(next)).toEqual(['old:started']);
+    expect(next[0]!.cursor.tx).toBeGreaterThan(0);
+    // The old event keeps no stamp: it is not announced again.
+    expect((await store.getRun('old'))!.events[0]!.tx).toBeUndefined();
+    await store.close();
+  }
+
+  it('reads them at stamp 0 on SQLite upgraded from layout 5, and stamps only what is written after', async () => {
+    const path = join(tempDir('legacy-sqlite-'), 'state.sqlite');
+    const first = new SqliteStateStore(path);
+    await first.open();
+    await first.mutateRun('old', () => admitted('old'));
+    await first.close();
+    const db = new Database(path);
+    const doc = JSON.parse((db.prepare("SELECT doc FROM runs WHERE run_id = 'old'").get() as { doc: string }).doc);
+    unstamped(doc);
+    db.prepare("UPDATE runs SET doc = ? WHERE run_id = 'old'").run(JSON.stringify(doc));
+    db.exec("DROP INDEX runs_last_tx; ALTER TABLE runs DROP COLUMN last_tx; DELETE FROM counters WHERE name = 'event_tx'; DELETE FROM schema_migrations WHERE version = 6");
+    db.close();
+    const upgraded = new SqliteStateStore(path);
+    await upgraded.open();
+    await checkLegacy(upgraded);
+  });
+
+  it('reads them at stamp 0 from a file store snapshot written before', async () => {
+    const path = join(tempDir('legacy-file-'), 'state.json');
+    const first = new FileStateStore(path);
+    await first.open();
+    await first.mutateRun('old', () => admitted('old'));
+    await first.close();
+    const snapshot = JSON.parse(readFileSync(path, 'utf8'));
+    for (const run of snapshot.runs) unstamped(run);
+    writeFileSync(path, JSON.stringify(snapshot));
+    const reopened = new FileStateStore(path);
+    await reopened.open();
+    await checkLegacy(reopened);
+  });
+});
 
 const PG_SKIP = 'TEST_DATABASE_URL unset: PostgreSQL run event feed skipped';
 const schemas = new Map<string, string>();
