@@ -17,6 +17,8 @@ export const TERMINAL_RUN_STATUSES: ReadonlySet<string> = new Set(['success', 'f
  */
 export interface StreamSink {
   write(chunk: Buffer): void;
+  /** Runs `writes` with the connection corked: the frames of one page leave in one system call. */
+  batch(writes: () => void): void;
   readonly bufferedBytes: number;
   /** Resolves once the connection's buffer has drained, or the connection closed. */
   drained(): Promise<void>;
@@ -104,7 +106,9 @@ export class RunEventStream implements FeedSubscriber {
   deliver(batch: readonly FeedEvent[]): void {
     if (this.closed) return;
     if (this.live) {
-      for (const event of batch) this.takeLive(event);
+      this.options.sink.batch(() => {
+        for (const event of batch) this.takeLive(event);
+      });
       return;
     }
     for (const event of batch) {
@@ -158,7 +162,9 @@ export class RunEventStream implements FeedSubscriber {
         if (this.closed) return;
         const page = await store.readRunEvents(this.cursor, pageSize, filter);
         if (this.closed) return;
-        for (const entry of page.events) this.sendEntry(entry);
+        sink.batch(() => {
+          for (const entry of page.events) this.sendEntry(entry);
+        });
         if (page.events.length < pageSize) break;
       }
     } while (this.overflowed);
@@ -169,7 +175,9 @@ export class RunEventStream implements FeedSubscriber {
     const waiting = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
-    for (const event of waiting) this.takeLive(event);
+    this.options.sink.batch(() => {
+      for (const event of waiting) this.takeLive(event);
+    });
   }
 
   private takeLive(event: FeedEvent): void {

@@ -45,6 +45,10 @@ export class MemorySink implements StreamSink {
     for (const wake of this.waiters.splice(0)) wake();
   }
 
+  batch(writes: () => void): void {
+    writes();
+  }
+
   get bufferedBytes(): number {
     return 0;
   }

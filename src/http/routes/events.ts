@@ -34,6 +34,14 @@ function responseSink(response: ServerResponse): StreamSink {
     write: (chunk) => {
       response.write(chunk);
     },
+    batch: (writes) => {
+      response.cork();
+      try {
+        writes();
+      } finally {
+        response.uncork();
+      }
+    },
     get bufferedBytes() {
       return response.writableLength;
     },

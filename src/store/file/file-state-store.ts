@@ -354,8 +354,8 @@ export class FileStateStore implements StateStore {
 
   /**
    * From memory: one run's events, or the runs the event index lists at or past the cursor's
-   * stamp (every run when reading from the start, whose events may predate stamps), up to the
-   * durable head.
+   * stamp (every run when reading from among the events stored before stamps, which the index
+   * does not list), up to the durable head.
    */
   async readRunEvents(after: EventCursor | null, limit: number, filter: RunEventFilter = {}): Promise<RunEventPage> {
     const { model, eventsDurableTx } = this.readable();
@@ -364,7 +364,8 @@ export class FileStateStore implements StateStore {
     if (filter.runId !== undefined) {
       const run = model.getRun(filter.runId);
       if (run !== undefined) picked.push(...runEventsPast(run, from, eventsDurableTx, filter));
-    } else if (from.tx === 0) {
+    } else if (from.tx === 0 && from.runSeq !== Number.MAX_SAFE_INTEGER) {
+      // Events stored before stamps (stamp 0) are not in the index.
       for (const run of model.allRuns()) picked.push(...runEventsPast(run, from, eventsDurableTx, filter));
     } else {
       for (const runId of new Set(model.eventIndex.runsSince(from.tx))) {
