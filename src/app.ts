@@ -19,6 +19,7 @@ import { createCacheInvalidator } from './coordination/cache-invalidator.js';
 import { createCoordination } from './coordination/create.js';
 import { configError } from './config/errors.js';
 import { createWakeSignal } from './domain/wake-signal.js';
+import { createLiveEvents } from './events/compose.js';
 import { buildServer } from './http/server.js';
 import { buildServiceRoutes } from './http/service-routes.js';
 import { createApprovalEscalation } from './incidents/approval-escalation.js';
@@ -251,6 +252,16 @@ export function composeService(infra: ServiceInfrastructure) {
     now,
   });
 
+  // Live event streams: one feed reader per instance, whatever the number of clients (docs/events.md).
+  // Log lines kept by this instance's attempts go out live on the run streams of every instance.
+  const events = createLiveEvents({
+    config,
+    store,
+    logger,
+    instanceId: ownerId,
+    liveLogs: { subscribe: (_runId, listener) => runLogs.subscribe(listener) },
+  });
+
   const routes = buildServiceRoutes({
     config,
     clock,
@@ -269,9 +280,10 @@ export function composeService(infra: ServiceInfrastructure) {
     runLogs,
     schedules: schedules.service,
     metricsPort: infra.metricsPort,
+    events,
   });
 
-  return { serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, runLogs, routes };
+  return { serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, runLogs, routes, events };
 }
 
 /**
@@ -351,6 +363,8 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       stopProbe();
       stopCodeHost();
       await knowledge.stop();
+      // Open event streams would hold the server's close until their clients left.
+      await service.events.close();
       await server.close();
       await runtime.stop(SHUTDOWN_GRACE_MS);
       await stopIncidentSweeps();

@@ -186,6 +186,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       publicMaxAgeSeconds: cfg.cache?.publicMaxAgeSeconds ?? 30,
       protectedMaxAgeSeconds: cfg.cache?.protectedMaxAgeSeconds ?? 15,
     },
+    eventStreams: {
+      maxPerKey: cfg.eventStreams?.maxPerKey ?? 20,
+      bufferBytes: cfg.eventStreams?.bufferBytes ?? 1024 * 1024,
+      keepaliveSeconds: cfg.eventStreams?.keepaliveSeconds ?? 15,
+    },
     concurrency: cfg.concurrency ?? 2,
     typeConcurrency: cfg.typeConcurrency ?? {},
     runRetention: cfg.runRetention ?? 5000,

@@ -87,6 +87,17 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** The live event streams (docs/events.md). */
+    eventStreams: Type.Optional(
+      Type.Object(
+        {
+          maxPerKey: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+          bufferBytes: Type.Optional(Type.Integer({ minimum: 4096, maximum: 64 * 1024 * 1024 })),
+          keepaliveSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 3600 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
     typeConcurrency: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 1 }))),
     runRetention: Type.Optional(Type.Integer({ minimum: 10 })),

@@ -30,6 +30,16 @@ export interface CacheConfig {
   protectedMaxAgeSeconds: number;
 }
 
+/** The live event streams (docs/events.md). */
+export interface EventStreamsConfig {
+  /** Streams one key (its actor) may hold open on one instance; one more answers 429. */
+  maxPerKey: number;
+  /** Bytes a stream's connection may hold unsent before the client counts as not reading and is closed. */
+  bufferBytes: number;
+  /** Interval of the keepalive comment on every open stream. */
+  keepaliveSeconds: number;
+}
+
 export interface RetryConfig {
   maxAttempts: number;
   baseDelayMs: number;
@@ -85,6 +95,7 @@ export interface AppConfig {
   rateLimits: Record<RateLimitBucket, { max: number; windowSeconds: number }>;
   maxBodyBytes: number;
   cache: CacheConfig;
+  eventStreams: EventStreamsConfig;
   concurrency: number;
   typeConcurrency: Record<string, number>;
   runRetention: number;

@@ -45,6 +45,14 @@ export interface RunEvent {
   name: string;
   detail?: string;
   data?: Record<string, unknown>;
+  /**
+   * Set by the store when it writes the event, never by the code that appends it: the commit
+   * order of the write that appended it (the event streams' cursor; docs/events.md). Absent on
+   * events stored before stamps existed (read as 0).
+   */
+  tx?: number;
+  /** Set by the store with `tx`: the run's status right after the write that appended the event. */
+  status?: RunStatus;
 }
 
 export type ApprovalStatus = 'not-required' | 'pending' | 'approved' | 'rejected' | 'expired' | 'cancelled';

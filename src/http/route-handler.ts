@@ -56,7 +56,34 @@ function send(reply: FastifyReply, response: CachedResponse): FastifyReply | und
 }
 
 function respond(reply: FastifyReply, result: RouteReply): FastifyReply | undefined {
+  if (result.takeover) return takeOver(reply, result, result.takeover);
   return result.stream ? sendStream(reply, result, result.stream) : send(reply, render(result));
+}
+
+/**
+ * Hands the raw response to a long-lived stream. Fastify writes nothing more for a hijacked
+ * reply, its onSend hook included, so the head carries here what that hook and the access hooks
+ * would have put on it.
+ */
+function takeOver(reply: FastifyReply, result: RouteReply, takeover: NonNullable<RouteReply['takeover']>): undefined {
+  reply.hijack();
+  const response = reply.raw;
+  const headers: Record<string, string | number | string[]> = {};
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name.toLowerCase()] = value;
+  headers['content-type'] = takeover.contentType;
+  headers['cache-control'] = 'no-store';
+  headers['x-request-id'] = reply.request.id;
+  response.writeHead(result.statusCode ?? 200, headers);
+  if (reply.request.method === 'HEAD') {
+    response.end();
+    takeover.abandon();
+    return undefined;
+  }
+  // The head goes out now, before the first event: a client knows at once the stream is open.
+  response.flushHeaders();
+  takeover.start(response);
+  return undefined;
 }
 
 const isPromise = (value: RouteReply | Promise<RouteReply>): value is Promise<RouteReply> =>

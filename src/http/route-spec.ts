@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { RateLimitBucket } from '../config/schema.js';
@@ -38,6 +39,13 @@ export interface RouteReply {
   headers?: Record<string, string>;
   /** A body sent as it is produced (never cached, never held whole): used instead of `body`. */
   stream?: { contentType: string; chunks: AsyncIterable<string> };
+  /**
+   * The response is handed over (server-sent events): the status line and headers (those the
+   * access hooks set, `contentType`, X-Request-Id, Cache-Control: no-store) are written at once,
+   * then `start` owns the response until it ends it or the client goes. A HEAD request gets the
+   * head alone and `abandon` instead. Used instead of `body`.
+   */
+  takeover?: { contentType: string; start: (response: ServerResponse) => void; abandon: () => void };
 }
 
 export interface RouteSchemas {

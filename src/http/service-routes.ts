@@ -13,6 +13,7 @@ import type { RunLogReader } from '../runlogs/types.js';
 import type { ScheduleService } from '../schedules/schedule-service.js';
 import type { StateStore } from '../store/types.js';
 import type { CatalogView } from '../tasks/catalog-view.js';
+import type { RunEventHub } from '../events/run-event-hub.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
 import type { RouteSpec } from './route-spec.js';
 import { buildRouteTable } from './route-table.js';
@@ -22,6 +23,7 @@ import { agentRoutes } from './routes/agents.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { authRoutes } from './routes/auth.js';
 import { businessRoutes } from './routes/business.js';
+import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { knowledgeRoutes } from './routes/knowledge.js';
 import { incidentRoutes } from './routes/incidents.js';
@@ -62,6 +64,8 @@ export interface ServiceRouteDeps {
   schedules: ScheduleService;
   /** The metrics listener's port (null when metrics are off). */
   metricsPort: number | null;
+  /** The live event streams. */
+  events: RunEventHub;
 }
 
 /** The service's whole route table: every route family, in one place. */
@@ -76,6 +80,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     taskRoutes({ runtime, catalog: deps.catalog }),
     runRerunRoutes({ runtime }),
     runCancelRoutes({ runtime }),
+    eventRoutes({ events: deps.events }),
     approvalRoutes({ runtime }),
     runLogRoutes({ runLogs: deps.runLogs }),
     proofRoutes({ feed: deps.proofFeed }),

@@ -10,11 +10,13 @@ export type Digests = Record<string, { count: number; sha256: string }>;
 
 /**
  * A run as compared between stores: `seq` is the store's own admission number (a target
- * numbers the runs again, in the same order), so it is left out of the content.
+ * numbers the runs again, in the same order), and each event's `tx` its own write stamp (a
+ * target stamps the events it is given again: stamps of one store mean nothing in another), so
+ * both are left out of the content.
  */
 export function runContent(run: RunRecord): Omit<RunRecord, 'seq'> {
   const { seq: _seq, ...content } = run;
-  return content;
+  return { ...content, events: run.events.map(({ tx: _tx, ...event }) => event) };
 }
 
 export async function copiedDocumentCollections(store: StateStore): Promise<string[]> {

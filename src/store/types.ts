@@ -1,4 +1,5 @@
-import type { QueueState, RunRecord, RunStatus } from '../domain/run-record.js';
+import type { QueueState, RunEvent, RunRecord, RunStatus } from '../domain/run-record.js';
+import type { EventCursor } from '../domain/run-event-cursor.js';
 import type { OrchestratorState, TaskRecord } from '../domain/orchestrator-state.js';
 import { DomainError } from '../domain/errors.js';
 
@@ -79,6 +80,40 @@ export interface TaskOutcomeWrite {
 /** Records to append in the same commit as a run write, chosen from its outcome. */
 export type AppendsFor = (result: MutateResult) => AppendRecord[];
 
+/** Which run events a change-feed read returns; every field narrows, none set: all of them. */
+export interface RunEventFilter {
+  /** One run's events only. */
+  runId?: string;
+  /** Runs of this task type only. */
+  type?: string;
+  /** Events whose write left the run in this status only. */
+  status?: RunStatus;
+  /** Internal task types (startup, heartbeat, doc-change) are left out unless true (or `runId` names one). */
+  includeInternal?: boolean;
+}
+
+/** One run event as the change feed hands it out, with the run it belongs to. */
+export interface StoredRunEvent {
+  cursor: EventCursor;
+  runId: string;
+  taskId: string;
+  type: string;
+  internal: boolean;
+  /** The run's status right after the write that appended the event. */
+  status: RunStatus;
+  event: RunEvent;
+}
+
+export interface RunEventPage {
+  /** In cursor order, each after the `after` of the read. */
+  events: StoredRunEvent[];
+  /**
+   * True when the store holds committed events beyond these that it may not hand out yet
+   * (PostgreSQL: a transaction stamped earlier has not ended): read again soon.
+   */
+  heldBack: boolean;
+}
+
 /**
  * The persistence port. Every write resolves only once it is durable (fsynced journal or
  * committed transaction); a 202 or any other acknowledgement is sent after that.
@@ -122,6 +157,21 @@ export interface StateStore {
   getRun(runId: string): Promise<RunRecord | null>;
   listRuns(query: RunQuery): Promise<{ items: RunRecord[]; total: number }>;
   countRuns(includeInternal?: boolean): Promise<RunCounts>;
+  /**
+   * The change feed of run events: up to `limit` events past `after` (null: from the first),
+   * in commit order (docs/events.md). Gapless: an event is handed out only once every event
+   * ordered before it is committed (and durable) and can be handed out too, so a reader that
+   * continues from the last cursor it got never misses one, also across restarts.
+   */
+  readRunEvents(after: EventCursor | null, limit: number, filter?: RunEventFilter): Promise<RunEventPage>;
+  /** The cursor just past every event `readRunEvents` can hand out now: where a new subscriber starts. */
+  runEventsHead(): Promise<EventCursor>;
+  /**
+   * Calls `listener` after each write of this process that appended run events, once it is
+   * committed and durable (other instances' writes are announced by the event channel, not
+   * here). Returns the unsubscribe function. A listener must not throw.
+   */
+  onRunEvents(listener: () => void): () => void;
   /** Deletes the oldest runs in a terminal status (success, failed) beyond `keep`; returns how many. */
   pruneRuns(keep: number): Promise<number>;
 

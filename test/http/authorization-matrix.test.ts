@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../../src/config/types.js';
+import { bodyText } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
 import { raisedLimitsForEveryBucket, serviceRouteList, type RouteEntry } from '../support/route-list.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
@@ -51,7 +52,7 @@ describe('authorization matrix: every route x every credential', () => {
           headers,
           body: hasBody ? '{}' : undefined,
         });
-        await res.arrayBuffer();
+        await bodyText(res, 0);
         cells += 1;
         const cell = `${route.method} ${route.path} as ${credential.name}: ${res.status}`;
         if (res.status >= 500) findings.push(`${cell} (5xx)`);

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitForTerminal } from '../support/http.js';
+import { bodyText, waitForTerminal } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
 import { raisedLimitsForEveryBucket, serviceRouteList, type RouteEntry } from '../support/route-list.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
@@ -42,7 +42,7 @@ describe('no response names a file by the server path', () => {
       const path = route.params.reduce((p, name) => p.replace(`:${name}`, encodeURIComponent(params[name] ?? `x-${name}`)), route.path);
       const query = route.path === '/api/memory/recall' ? '?agentId=doc-specialist' : '';
       const res = await fetch(`${running.service.url}${path}${query}`, { headers: { authorization: `Bearer ${TEST_KEYS.admin}` } });
-      const body = await res.text();
+      const body = await bodyText(res);
       if (body.includes(running.base)) {
         const at = body.indexOf(running.base);
         findings.push(`${route.path} (${res.status}): …${body.slice(Math.max(0, at - 60), at + 80)}…`);

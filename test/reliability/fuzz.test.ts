@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../../src/config/types.js';
 import { tempDir } from '../support/config.js';
+import { bodyText } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
 import { raisedLimitsForEveryBucket, serviceRouteList, type RouteEntry } from '../support/route-list.js';
 import { STAND_IN_AGENTS_DIR } from '../support/paths.js';
@@ -210,7 +211,7 @@ describe('fuzzed requests on every route family and the webhook', () => {
         try {
           const res = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body });
           status = res.status;
-          text = await res.text();
+          text = await bodyText(res);
           requestId = res.headers.get('x-request-id');
         } catch (err) {
           failures.push(`${request.method} ${request.url}: connection failed (${(err as Error).message})`);

@@ -19,6 +19,11 @@ function undoLayout5(db: Database.Database): void {
   db.exec('CREATE INDEX runs_created ON runs (internal, created_at); DELETE FROM schema_migrations WHERE version = 5');
 }
 
+/** Takes a database back to layout 5: no write stamps of run events. */
+function undoLayout6(db: Database.Database): void {
+  db.exec("DROP INDEX runs_last_tx; ALTER TABLE runs DROP COLUMN last_tx; DELETE FROM counters WHERE name = 'event_tx'; DELETE FROM schema_migrations WHERE version = 6");
+}
+
 /** Takes a database back to layout 3: no row counts of the append tables. */
 function undoLayout4(db: Database.Database): void {
   for (const table of ['telemetry', 'milestones']) db.exec(`DROP TRIGGER ${table}_rows_added; DROP TRIGGER ${table}_rows_removed`);
@@ -62,7 +67,7 @@ describe('SqliteStateStore on disk', () => {
     }
   });
 
-  it('creates the layout (version 2, the run-count index of version 3, the counted append tables of 4, one index less in 5) in WAL mode', async () => {
+  it('creates the layout (version 2, the run-count index of version 3, the counted append tables of 4, one index less in 5, event stamps in 6) in WAL mode', async () => {
     const dir = tempDir();
     const store = await openStore(dir);
     expect(store.target).toBe(`sql:${join(dir, DB)}`);
@@ -73,13 +78,14 @@ describe('SqliteStateStore on disk', () => {
         { version: 3, description: 'covering index of run counts' },
         { version: 4, description: 'row counts of the append tables' },
         { version: 5, description: 'no index of run creation times' },
+        { version: 6, description: 'write stamps of run events' },
       ]);
       // Every index of the runs table is one more B-tree each run write updates: only these.
       const runIndexes = db
         .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' AND name NOT LIKE 'sqlite_%' ORDER BY name")
         .pluck()
         .all();
-      expect(runIndexes).toEqual(['runs_claim', 'runs_counts', 'runs_counts_all', 'runs_listing', 'runs_status', 'runs_type']);
+      expect(runIndexes).toEqual(['runs_claim', 'runs_counts', 'runs_counts_all', 'runs_last_tx', 'runs_listing', 'runs_status', 'runs_type']);
       // The per-type counts of the aggregates are answered from the index alone.
       const plan = db.prepare("EXPLAIN QUERY PLAN SELECT type, status, queue_state, COUNT(*) FROM runs WHERE internal = 0 GROUP BY type, status, queue_state").all() as Array<{ detail: string }>;
       expect(plan.map((p) => p.detail).join(' ')).toMatch(/COVERING INDEX runs_counts\b/);
@@ -109,7 +115,7 @@ describe('SqliteStateStore on disk', () => {
       expect(claimPlan.map((row) => row.detail).join(' ')).toContain('runs_claim');
     });
     const health = await store.health();
-    expect(health.detail).toMatch(/^SQLite 3\.\d+\.\d+, WAL, layout version 5$/);
+    expect(health.detail).toMatch(/^SQLite 3\.\d+\.\d+, WAL, layout version 6$/);
   });
 
   it('maps runs and the OrchestratorState onto typed columns', async () => {
@@ -304,9 +310,9 @@ describe('SqliteStateStore on disk', () => {
     const dir = tempDir();
     await (await openStore(dir)).close();
     const db = new Database(join(dir, DB));
-    db.prepare("INSERT INTO schema_migrations VALUES (6, 'from the future', 'now')").run();
+    db.prepare("INSERT INTO schema_migrations VALUES (7, 'from the future', 'now')").run();
     db.close();
-    await expect(new SqliteStateStore(join(dir, DB)).open()).rejects.toThrow(/layout version 6; this build reads version 5/);
+    await expect(new SqliteStateStore(join(dir, DB)).open()).rejects.toThrow(/layout version 7; this build reads version 6/);
   });
 
   /** Stores one run, takes the database back with `undo`, and reopens it: the run must be there. */
@@ -325,13 +331,14 @@ describe('SqliteStateStore on disk', () => {
   it('upgrades a version 2 database in place, keeping its runs', async () => {
     const dir = tempDir();
     const reopened = await upgradedFrom(dir, (db) => {
+      undoLayout6(db);
       undoLayout5(db);
       db.exec("DROP INDEX runs_counts; DROP INDEX runs_counts_all; DELETE FROM schema_migrations WHERE version = 3");
       undoLayout4(db);
     });
     await reopened.close();
     inspect(dir, (d) => {
-      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5]);
+      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5, 6]);
       expect(d.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'runs_counts'").pluck().all()).toEqual(['runs_counts']);
     });
   });
@@ -342,6 +349,7 @@ describe('SqliteStateStore on disk', () => {
     for (let i = 0; i < 7; i += 1) await first.append('telemetry', { n: i }, 100);
     await first.close();
     const db = new Database(join(dir, DB));
+    undoLayout6(db);
     undoLayout5(db);
     undoLayout4(db);
     db.close();
@@ -370,12 +378,15 @@ describe('SqliteStateStore on disk', () => {
 
   it('upgrades a version 4 database by dropping the index of run creation times, keeping its runs', async () => {
     const dir = tempDir();
-    const reopened = await upgradedFrom(dir, undoLayout5);
+    const reopened = await upgradedFrom(dir, (db) => {
+      undoLayout6(db);
+      undoLayout5(db);
+    });
     await reopened.mutateRun('added', () => makeRun({ runId: 'added' }));
     expect((await reopened.listRuns({ limit: 10 })).total).toBe(2);
     await reopened.close();
     inspect(dir, (d) => {
-      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5]);
+      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5, 6]);
       expect(d.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'runs_created'").pluck().all()).toEqual([]);
     });
   });

@@ -73,3 +73,28 @@ export type JsonBody = any;
 export async function readJson(res: Response): Promise<JsonBody> {
   return res.json();
 }
+
+/**
+ * The body as text. An event stream does not end by itself: it is read for `streamMs`, then
+ * the client leaves (what arrived by then is returned), so a walker over every route can call
+ * the streaming ones too.
+ */
+export async function bodyText(res: Response, streamMs = 300): Promise<string> {
+  if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream') || res.body === null) return res.text();
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const timer = setTimeout(() => void reader.cancel().catch(() => undefined), streamMs);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    // The stream was left while a read was pending: what arrived is the answer.
+  } finally {
+    clearTimeout(timer);
+  }
+  return text;
+}

@@ -2,6 +2,7 @@ import { nodeStoreFs, type StoreFs } from '../store-fs.js';
 import { shownTarget } from '../shown-target.js';
 import { dirname, resolve } from 'node:path';
 import type { RunRecord } from '../../domain/run-record.js';
+import { FEED_START, afterTx, type EventCursor } from '../../domain/run-event-cursor.js';
 import type { OrchestratorState, TaskRecord } from '../../domain/orchestrator-state.js';
 import { ProgrammingError } from '../../domain/errors.js';
 import { FlushScheduler } from '../flush-scheduler.js';
@@ -20,8 +21,12 @@ import {
   storedRun,
 } from '../run-rules.js';
 import { stateCorrupt } from '../types.js';
+import { appendsEvents, firstInCursorOrder, runEventsPast, stampNewEvents } from '../run-event-stamps.js';
 import type {
   AppendCollection,
+  RunEventFilter,
+  RunEventPage,
+  StoredRunEvent,
   AppendsFor,
   ClaimOptions,
   MutateResult,
@@ -83,6 +88,22 @@ interface Session {
   sealed: boolean;
   /** The background compaction in progress; at most one. Never rejects. */
   compaction: Promise<void> | null;
+  /**
+   * The change feed's head: the stamp (journal number) of the last durable write that appended
+   * run events. Every journal line up to it is fsynced (group commits are in journal order), so
+   * events stamped up to it can be handed out; a later one might still be lost to a crash.
+   */
+  eventsDurableTx: number;
+}
+
+/**
+ * The record a run write stores: `seq` as the store owns it, and the events it appends stamped
+ * with the write's journal number, which is its commit order and survives every restart and
+ * compaction (the snapshot keeps the last number).
+ */
+function runToStore(runId: string, current: RunRecord | null, next: RunRecord, seq: number): { record: RunRecord; stamped: boolean } {
+  const record = stampNewEvents(current, storedRun(runId, current, next, () => seq), () => seq);
+  return { record, stamped: appendsEvents(current, record) };
 }
 
 /**
@@ -134,6 +155,7 @@ export class FileStateStore implements StateStore {
   /** Journal size when compaction last failed: the next try waits for another threshold's worth. */
   private compactionFloor = { bytes: 0, entries: 0 };
   private readonly fs: StoreFs;
+  private readonly eventListeners = new Set<() => void>();
   private readonly acquireLock: (lockPath: string, statePath: string) => Promise<PidLock>;
 
   constructor(path: string, options: FileStoreOptions = {}) {
@@ -190,6 +212,7 @@ export class FileStateStore implements StateStore {
         scheduler: new FlushScheduler(this.flushIntervalMs, () => this.flush(session)),
         sealed: replay.sealed,
         compaction: null,
+        eventsDurableTx: model.lastSeq,
       };
       // Start from a clean pair: a snapshot in the current layout and an empty journal.
       if (snapshot === null || snapshot.legacy || replay.sealed || replay.lineCount > 0) await this.compactOrLog(session);
@@ -250,7 +273,8 @@ export class FileStateStore implements StateStore {
     const { current, next } = proposeRun(session, runId, mutate);
     if (next === null) return unchanged(session, current);
     const seq = session.model.lastSeq + 1;
-    const durable = [this.commit(session, { seq, op: 'run', record: storedRun(runId, current, next, () => seq) })];
+    const { record, stamped } = runToStore(runId, current, next, seq);
+    const durable = [this.commit(session, { seq, op: 'run', record })];
     // The stored record is deep-frozen and parsed from the journal line (nothing else holds it):
     // it is handed out as is, like reads do, instead of cloned once more.
     const after = session.model.getRun(runId) ?? null;
@@ -261,6 +285,7 @@ export class FileStateStore implements StateStore {
       durable.push(this.commit(session, { seq: session.model.lastSeq + 1, op: 'append', collection, record, keep: retentionCount(keep) }));
     }
     await Promise.all(durable);
+    if (stamped) this.eventsDurable(session, seq);
     return result;
   }
 
@@ -274,16 +299,19 @@ export class FileStateStore implements StateStore {
     const session = this.writable();
     const claimed: RunRecord[] = [];
     const durable: Promise<void>[] = [];
+    let lastStamp = 0;
     while (claimed.length < max) {
       const candidate = session.model.firstReady(blockedTypes(options, session.model.runningCounts()));
       if (candidate === undefined) break;
       const seq = session.model.lastSeq + 1;
-      const record = storedRun(candidate.runId, candidate, mutate(candidate), () => seq);
+      const { record, stamped } = runToStore(candidate.runId, candidate, mutate(candidate), seq);
+      if (stamped) lastStamp = seq;
       durable.push(this.commit(session, { seq, op: 'run', record }));
       claimed.push(session.model.getRun(candidate.runId)!);
     }
     // Every promise is awaited (not only the last) so a failed fsync rejects none of them unhandled.
     await Promise.all(durable);
+    if (lastStamp > 0) this.eventsDurable(session, lastStamp);
     return claimed;
   }
 
@@ -302,9 +330,11 @@ export class FileStateStore implements StateStore {
       : { seq: session.model.lastSeq + 1, op: 'task', record: task.record };
     const stateDurable = this.commit(session, stateEntry);
     const seq = session.model.lastSeq + 1;
-    const runDurable = this.commit(session, { seq, op: 'run', record: storedRun(runId, current, next, () => seq) });
+    const { record, stamped } = runToStore(runId, current, next, seq);
+    const runDurable = this.commit(session, { seq, op: 'run', record });
     const after = session.model.getRun(runId) ?? null;
     await Promise.all([stateDurable, runDurable]);
+    if (stamped) this.eventsDurable(session, seq);
     return { before: current, after, changed: true };
   }
 
@@ -320,6 +350,45 @@ export class FileStateStore implements StateStore {
     if (q.order === 'newest') matching.reverse();
     const page = q.afterSeq === undefined ? matching : matching.filter((run) => pastCursor(run, q));
     return { items: page.slice(q.offset, q.offset + q.limit), total: matching.length };
+  }
+
+  /**
+   * From memory: one run's events, or the runs the event index lists at or past the cursor's
+   * stamp (every run when reading from among the events stored before stamps, which the index
+   * does not list), up to the durable head.
+   */
+  async readRunEvents(after: EventCursor | null, limit: number, filter: RunEventFilter = {}): Promise<RunEventPage> {
+    const { model, eventsDurableTx } = this.readable();
+    const from = after ?? FEED_START;
+    const picked: StoredRunEvent[] = [];
+    if (filter.runId !== undefined) {
+      const run = model.getRun(filter.runId);
+      if (run !== undefined) picked.push(...runEventsPast(run, from, eventsDurableTx, filter));
+    } else if (from.tx === 0 && from.runSeq !== Number.MAX_SAFE_INTEGER) {
+      // Events stored before stamps (stamp 0) are not in the index.
+      for (const run of model.allRuns()) picked.push(...runEventsPast(run, from, eventsDurableTx, filter));
+    } else {
+      for (const runId of new Set(model.eventIndex.runsSince(from.tx))) {
+        const run = model.getRun(runId);
+        if (run !== undefined) picked.push(...runEventsPast(run, from, eventsDurableTx, filter));
+      }
+    }
+    return { events: firstInCursorOrder(picked, Math.max(0, Math.floor(limit))), heldBack: false };
+  }
+
+  async runEventsHead(): Promise<EventCursor> {
+    return afterTx(this.readable().eventsDurableTx);
+  }
+
+  onRunEvents(listener: () => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  /** A write that appended events is durable: the feed's head moves and its readers are woken. */
+  private eventsDurable(session: Session, tx: number): void {
+    if (tx > session.eventsDurableTx) session.eventsDurableTx = tx;
+    for (const listener of this.eventListeners) listener();
   }
 
   async countRuns(includeInternal = false): Promise<RunCounts> {

@@ -7,6 +7,8 @@ import { BoundedLog } from './bounded-log.js';
 import { SNAPSHOT_SCHEMA_VERSION, type SnapshotCapture, type SnapshotDocument } from './snapshot.js';
 import { deepFreeze } from '../deep-freeze.js';
 import { withTaskRecord } from '../../domain/orchestrator-state.js';
+import { lastEventTx } from '../run-event-stamps.js';
+import { RunEventIndex } from './event-index.js';
 
 /**
  * Everything the file driver stores, held in memory: the snapshot plus every journal entry
@@ -33,6 +35,8 @@ export class MemoryModel {
   private readonly runningByType = new Map<string, number>();
   private readonly collections: Record<AppendCollection, BoundedLog<Record<string, unknown>>>;
   private readonly docs = new Map<string, Map<string, Record<string, unknown>>>();
+  /** Runs by the stamp of their last write that appended events (the change feed's lookup). */
+  readonly eventIndex = new RunEventIndex();
 
   constructor(snapshot: SnapshotDocument | null) {
     this.lastSeq = snapshot?.meta.lastSeq ?? 0;
@@ -44,6 +48,8 @@ export class MemoryModel {
     };
     const runs = [...(snapshot?.runs ?? [])].sort((a, b) => a.seq - b.seq);
     for (const run of runs) this.putRun(run);
+    // Loaded in admission order; the index wants stamp order.
+    this.eventIndex.rebuild(this.runStamps());
     for (const [collection, byId] of Object.entries(snapshot?.docs ?? {})) {
       this.docs.set(collection, new Map(Object.entries(byId)));
     }
@@ -163,10 +169,20 @@ export class MemoryModel {
     return { document, runTexts: runs.map((run) => this.runTexts.get(run.runId)) };
   }
 
+  /** Each run with the stamp of its last write that appended events. */
+  *runStamps(): Generator<[string, number]> {
+    for (const run of this.runs.values()) yield [run.runId, lastEventTx(run)];
+  }
+
   private putRun(run: RunRecord): void {
     const previous = this.runs.get(run.runId);
     if (previous !== undefined) this.unindex(previous);
     this.runs.set(run.runId, deepFreeze(run));
+    const tx = lastEventTx(run);
+    if (tx > (previous === undefined ? 0 : lastEventTx(previous))) {
+      this.eventIndex.note(run.runId, tx);
+      this.eventIndex.compactIfStale(this.runs.size, () => this.runStamps());
+    }
     if (run.queueState === 'ready') this.ready.add(run.seq, run.runId);
     if (run.status === 'running') this.runningByType.set(run.type, (this.runningByType.get(run.type) ?? 0) + 1);
   }

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { RunRecord } from '../../domain/run-record.js';
 import { blockedTypes, storedRun } from '../run-rules.js';
 import type { ClaimOptions } from '../types.js';
-import { runFromRow, updateRun } from './save-run.js';
+import { runFromRow, updateRun, withUnstampedEvents } from './save-run.js';
 import { withTransaction, type Queryable } from './transaction.js';
 
 /** Claims that enforce per-type limits take this transaction lock, so two never both see a free slot. */
@@ -46,7 +46,8 @@ export async function claimRuns(
       );
       if (!rows[0]) break;
       const current = runFromRow(rows[0]);
-      claimed.push(await updateRun(client, storedRun(current.runId, current, mutate(structuredClone(current)), () => current.seq)));
+      const next = storedRun(current.runId, current, mutate(structuredClone(current)), () => current.seq);
+      claimed.push(await updateRun(client, withUnstampedEvents(current, next)));
     }
     return claimed;
   });

@@ -4,7 +4,7 @@ import { storedRun } from '../run-rules.js';
 import { retentionCount } from '../retention.js';
 import type { AppendsFor, MutateResult, RunMutator, TaskOutcomeWrite } from '../types.js';
 import { appendRecord } from './append.js';
-import { insertRun, runFromRow, updateRun } from './save-run.js';
+import { insertRun, runFromRow, updateRun, withUnstampedEvents } from './save-run.js';
 import { mutateStateIn, recordTaskIn } from './state.js';
 import { withTransaction } from './transaction.js';
 
@@ -23,7 +23,7 @@ export async function mutateRun(pool: pg.Pool, runId: string, mutate: RunMutator
   if (seen.rowCount === 0) {
     const next = mutate(null);
     if (next === null) return { before: null, after: null, changed: false };
-    const inserted = await insertRun(pool, storedRun(runId, null, next, () => 0));
+    const inserted = await insertRun(pool, withUnstampedEvents(null, storedRun(runId, null, next, () => 0)));
     if (inserted !== null) return { before: null, after: inserted, changed: true };
   }
   return mutateRunAndAppend(pool, runId, mutate, () => []);
@@ -44,9 +44,9 @@ export async function mutateRunAndAppend(pool: pg.Pool, runId: string, mutate: R
       if (next === null) return { before, after: before === null ? null : structuredClone(before), changed: false };
       let result: MutateResult;
       if (before !== null) {
-        result = { before, after: await updateRun(client, storedRun(runId, before, next, () => before.seq)), changed: true };
+        result = { before, after: await updateRun(client, withUnstampedEvents(before, storedRun(runId, before, next, () => before.seq))), changed: true };
       } else {
-        const inserted = await insertRun(client, storedRun(runId, null, next, () => 0));
+        const inserted = await insertRun(client, withUnstampedEvents(null, storedRun(runId, null, next, () => 0)));
         if (inserted === null) return 'lost-insert';
         result = { before: null, after: inserted, changed: true };
       }
@@ -69,7 +69,7 @@ export function finishRun(pool: pg.Pool, stateKey: string, runId: string, mutate
     const next = before === null ? null : mutate(structuredClone(before));
     // Only an existing run can finish an attempt: an absent one is left absent.
     if (before === null || next === null) return { before, after: before === null ? null : structuredClone(before), changed: false };
-    const after = await updateRun(client, storedRun(runId, before, next, () => before.seq));
+    const after = await updateRun(client, withUnstampedEvents(before, storedRun(runId, before, next, () => before.seq)));
     if (task.stateUpdate) await mutateStateIn(client, stateKey, task.stateUpdate);
     await recordTaskIn(client, stateKey, task.record);
     return { before, after, changed: true };

@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import { DomainError } from '../../domain/errors.js';
 import type { RunRecord } from '../../domain/run-record.js';
+import { FEED_START, type EventCursor } from '../../domain/run-event-cursor.js';
+import { appendsEvents } from '../run-event-stamps.js';
 import type { OrchestratorState, TaskRecord } from '../../domain/orchestrator-state.js';
 import { silentLogger, type StoreOptions } from '../options.js';
 import { retentionCount } from '../retention.js';
@@ -12,6 +14,8 @@ import type {
   MutateResult,
   RunCounts,
   RunMutator,
+  RunEventFilter,
+  RunEventPage,
   RunQuery,
   StateStore,
   StoreHealth,
@@ -27,9 +31,12 @@ import { applyMigrations } from './migrate.js';
 import { finishRun, mutateRun, mutateRunAndAppend } from './mutate-run.js';
 import { pruneRuns } from './prune-runs.js';
 import { countRuns, getRun, listRuns } from './read-runs.js';
+import { readRunEvents, runEventsHead } from './run-events.js';
 import { ensureStateDocument, getState, mutateState, recordTask } from './state.js';
 
 export const DEFAULT_STATE_KEY = 'default';
+
+const appendedBy = (result: MutateResult) => result.changed && result.after !== null && appendsEvents(result.before, result.after);
 
 export interface PostgresStoreOptions extends StoreOptions {
   /** Which OrchestratorState document this instance works on (`docdb:<key>`); runs and documents are shared. */
@@ -57,10 +64,12 @@ export class PostgresStateStore implements StateStore {
   readonly exclusive = false;
   readonly target: string;
   readonly stateKey: string;
-  private readonly connection: PostgresTarget;
+  /** Where the database is (the event channel opens its own listening connection there). */
+  readonly connection: PostgresTarget;
   private readonly poolSize: number;
   private readonly logger;
   private readonly lifecycle: StoreLifecycle<Session>;
+  private readonly eventListeners = new Set<() => void>();
 
   constructor(databaseUrl: string, options: PostgresStoreOptions = {}) {
     this.connection = parsePostgresUrl(databaseUrl);
@@ -119,23 +128,44 @@ export class PostgresStateStore implements StateStore {
   }
 
   mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult> {
-    return this.write((pool) => mutateRun(pool, runId, mutate));
+    return this.announced(this.write((pool) => mutateRun(pool, runId, mutate)), appendedBy);
   }
 
   mutateRunAndAppend(runId: string, mutate: RunMutator, appendsFor: AppendsFor): Promise<MutateResult> {
-    return this.write((pool) => mutateRunAndAppend(pool, runId, mutate, appendsFor));
+    return this.announced(this.write((pool) => mutateRunAndAppend(pool, runId, mutate, appendsFor)), appendedBy);
   }
 
   claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
-    return this.write((pool) => claimNextRun(pool, options, mutate));
+    return this.announced(this.write((pool) => claimNextRun(pool, options, mutate)), (run) => run !== null);
   }
 
   claimRuns(options: ClaimOptions, max: number, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord[]> {
-    return this.write((pool) => claimRuns(pool, options, max, mutate));
+    return this.announced(this.write((pool) => claimRuns(pool, options, max, mutate)), (runs) => runs.length > 0);
   }
 
   finishRun(runId: string, mutate: RunMutator, task: TaskOutcomeWrite): Promise<MutateResult> {
-    return this.write((pool) => finishRun(pool, this.stateKey, runId, mutate, task));
+    return this.announced(this.write((pool) => finishRun(pool, this.stateKey, runId, mutate, task)), appendedBy);
+  }
+
+  readRunEvents(after: EventCursor | null, limit: number, filter: RunEventFilter = {}): Promise<RunEventPage> {
+    return this.read((pool) => readRunEvents(pool, after ?? FEED_START, Math.max(0, Math.floor(limit)), filter));
+  }
+
+  runEventsHead(): Promise<EventCursor> {
+    return this.read((pool) => runEventsHead(pool));
+  }
+
+  onRunEvents(listener: () => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  /** Tells the run-event listeners once a committed write appended events (claims always do: `started`). */
+  private announced<T>(write: Promise<T>, appended: (value: T) => boolean): Promise<T> {
+    return write.then((value) => {
+      if (this.eventListeners.size > 0 && appended(value)) for (const listener of this.eventListeners) listener();
+      return value;
+    });
   }
 
   getRun(runId: string): Promise<RunRecord | null> {

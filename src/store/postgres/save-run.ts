@@ -1,4 +1,5 @@
 import type { RunRecord } from '../../domain/run-record.js';
+import { stampNewEvents } from '../run-event-stamps.js';
 import { runProblem } from '../record-checks.js';
 import { stateCorrupt } from '../types.js';
 import type { Queryable } from './transaction.js';
@@ -6,6 +7,25 @@ import type { Queryable } from './transaction.js';
 /** Runs read back from a `doc` column: a fresh object per read, so callers may change it freely. */
 export function runFromRow(row: { doc: RunRecord }): RunRecord {
   return row.doc;
+}
+
+/**
+ * The stamp a new event is written with; `run_events_stamped` (migration 3) replaces it in the
+ * statement that stores it by the writing transaction's id, which only the database knows.
+ */
+export const UNSTAMPED_TX = -1;
+
+/** A write's record with the events it appends marked for stamping in SQL. */
+export function withUnstampedEvents(current: RunRecord | null, next: RunRecord): RunRecord {
+  return stampNewEvents(current, next, () => UNSTAMPED_TX);
+}
+
+const awaitsStamp = (run: RunRecord) => run.events.some((event) => event.tx === UNSTAMPED_TX);
+
+/** The stored record as the database stamped it (the statement returned the transaction's id). */
+function stampedAs(run: RunRecord, tx: string | number): RunRecord {
+  const stamp = Number(tx);
+  return { ...run, events: run.events.map((event) => (event.tx === UNSTAMPED_TX ? { ...event, tx: stamp } : event)) };
 }
 
 /** The record as it will be stored (a JSON round trip), refused when a restart could not read it back. */
@@ -42,26 +62,35 @@ function columns(run: RunRecord, doc: string): unknown[] {
 export async function insertRun(db: Queryable, run: RunRecord): Promise<RunRecord | null> {
   // Checked with a placeholder number: the real one comes from the sequence.
   const { stored, doc } = checked({ ...run, seq: 1 });
-  const result = await db.query<{ seq: string }>(
-    `INSERT INTO runs (run_id, seq, type, status, queue_state, internal, attempt, lease_owner, lease_until, created_at, updated_at, doc)
-     SELECT $1, n.seq, $2, $3, $4, $5, $6, $7, $8, $9, $10, jsonb_set($11::jsonb, '{seq}', to_jsonb(n.seq))
+  const stamps = awaitsStamp(stored);
+  const result = await db.query<{ seq: string; last_tx: string }>(
+    `INSERT INTO runs (run_id, seq, type, status, queue_state, internal, attempt, lease_owner, lease_until, created_at, updated_at, doc, last_tx)
+     SELECT $1, n.seq, $2, $3, $4, $5, $6, $7, $8, $9, $10,
+       CASE WHEN $12 THEN run_events_stamped(jsonb_set($11::jsonb, '{seq}', to_jsonb(n.seq))) ELSE jsonb_set($11::jsonb, '{seq}', to_jsonb(n.seq)) END,
+       CASE WHEN $12 THEN pg_current_xact_id()::text::bigint ELSE 0 END
      FROM (SELECT nextval('run_seq') AS seq) AS n
      ON CONFLICT (run_id) DO NOTHING
-     RETURNING seq`,
-    [stored.runId, ...columns(stored, doc)],
+     RETURNING seq, last_tx`,
+    [stored.runId, ...columns(stored, doc), stamps],
   );
   const row = result.rows[0];
-  return row === undefined ? null : { ...stored, seq: Number(row.seq) };
+  if (row === undefined) return null;
+  return { ...(stamps ? stampedAs(stored, row.last_tx) : stored), seq: Number(row.seq) };
 }
 
 /** Replaces an existing run (locked by the caller); `seq` is never changed. */
 export async function updateRun(db: Queryable, run: RunRecord): Promise<RunRecord> {
   const { stored, doc } = checked(run);
-  await db.query(
+  const stamps = awaitsStamp(stored);
+  const result = await db.query<{ last_tx: string }>(
     `UPDATE runs SET type = $3, status = $4, queue_state = $5, internal = $6, attempt = $7, lease_owner = $8,
-       lease_until = $9, created_at = $10, updated_at = $11, doc = $12::jsonb
-     WHERE run_id = $1 AND seq = $2`,
-    [stored.runId, stored.seq, ...columns(stored, doc)],
+       lease_until = $9, created_at = $10, updated_at = $11,
+       doc = CASE WHEN $13 THEN run_events_stamped($12::jsonb) ELSE $12::jsonb END,
+       last_tx = CASE WHEN $13 THEN pg_current_xact_id()::text::bigint ELSE last_tx END
+     WHERE run_id = $1 AND seq = $2
+     RETURNING last_tx`,
+    [stored.runId, stored.seq, ...columns(stored, doc), stamps],
   );
-  return stored;
+  const row = result.rows[0];
+  return stamps && row !== undefined ? stampedAs(stored, row.last_tx) : stored;
 }

@@ -20,6 +20,8 @@ export interface CommittedView {
   /** The run counter and the state document as committed. */
   seq: number;
   state: OrchestratorState;
+  /** The run events' write stamp as committed (0 when absent). */
+  eventTx?: number;
 }
 
 interface Queued {
@@ -61,6 +63,8 @@ export class TransactionBatcher {
     flushIntervalMs: number,
     walSync: WalSyncPort,
     databasePath: string,
+    /** Called with a batch's last stamp once a batch whose writes appended run events is durable, in commit order. */
+    private readonly onEventsDurable: (tx: number) => void = () => undefined,
   ) {
     this.scheduler = new FlushScheduler(flushIntervalMs, () => this.commitBatch());
     this.sync = new CommitSync(walSync, databasePath);
@@ -111,7 +115,7 @@ export class TransactionBatcher {
       for (const item of items) item.reject(broken);
       return;
     }
-    const batch = new WriteBatch(this.committed.db, this.committed.seq, this.committed.state);
+    const batch = new WriteBatch(this.committed.db, this.committed.seq, this.committed.state, this.committed.eventTx ?? 0);
     const outcomes = items.map((item) => this.stage(batch, item.work));
     let committed: BatchCommitted;
     try {
@@ -123,9 +127,11 @@ export class TransactionBatcher {
     }
     this.committed.seq = batch.seq;
     this.committed.state = batch.state;
+    this.committed.eventTx = batch.tx;
     const durable = committed.wroteRows ? this.sync.afterCommit() : this.sync.covered();
     durable.then(
       () => {
+        if (batch.stampedEvents) this.onEventsDurable(batch.tx);
         items.forEach((item, index) => {
           const outcome = outcomes[index]!;
           if (!outcome.ok) item.reject(outcome.error);

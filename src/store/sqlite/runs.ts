@@ -12,6 +12,8 @@ import {
 } from '../run-rules.js';
 import { stateCorrupt, type ClaimOptions, type MutateResult, type RunCounts, type RunMutator, type RunQuery } from '../types.js';
 import { deepFreeze } from '../deep-freeze.js';
+import { lastEventTx, stampNewEvents } from '../run-event-stamps.js';
+import { EVENT_TX_COUNTER } from './schema.js';
 import { statement } from './statements.js';
 import type { ChangeCount, WriteContext } from './write-context.js';
 
@@ -36,7 +38,7 @@ export function mutateRun(ctx: WriteContext, runId: string, mutate: RunMutator):
   const before = deepFreeze(currentRun(ctx, runId));
   const next = mutate(before);
   if (next === null) return { before, after: before, changed: false };
-  const after = saveRun(ctx, storedRun(runId, before, next, () => ctx.nextSeq()), before);
+  const after = saveRun(ctx, runToStore(ctx, runId, before, next), before);
   return { before, after, changed: true };
 }
 
@@ -85,7 +87,7 @@ export function claimRuns(ctx: WriteContext, options: ClaimOptions, max: number,
       }
       if (blocked.has(candidate.type)) continue;
       const current = deepFreeze(JSON.parse(candidate.doc) as RunRecord);
-      const run = saveRun(ctx, storedRun(current.runId, current, mutate(current), () => ctx.nextSeq()), current);
+      const run = saveRun(ctx, runToStore(ctx, current.runId, current, mutate(current)), current);
       claimed.push(run);
       if (run.status !== 'running' || limits[run.type] === undefined) continue;
       running.set(run.type, (running.get(run.type) ?? 0) + 1);
@@ -184,6 +186,11 @@ function currentRun(ctx: WriteContext, runId: string): RunRecord | null {
   return staged !== undefined ? (JSON.parse(staged) as RunRecord) : getRun(ctx.db, runId);
 }
 
+/** The record a write stores: `seq` as the store owns it, the events it appends stamped with the batch's next write stamp. */
+function runToStore(ctx: WriteContext, runId: string, current: RunRecord | null, next: RunRecord): RunRecord {
+  return stampNewEvents(current, storedRun(runId, current, next, () => ctx.nextSeq()), () => ctx.nextTx());
+}
+
 /** Stores a run (insert or full replace; `seq` never changes on update) and returns it as stored. */
 function saveRun(ctx: WriteContext, run: RunRecord, current: RunRecord | null): RunRecord {
   const doc = JSON.stringify(run);
@@ -191,12 +198,12 @@ function saveRun(ctx: WriteContext, run: RunRecord, current: RunRecord | null): 
   const problem = runProblem(stored, 'run');
   if (problem !== null) throw stateCorrupt(`refusing to store run ${run.runId}: ${problem}`);
   ctx.run(
-    `INSERT INTO runs (run_id, seq, type, status, queue_state, internal, created_at, updated_at, doc)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO runs (run_id, seq, type, status, queue_state, internal, created_at, updated_at, last_tx, doc)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (run_id) DO UPDATE SET
        type = excluded.type, status = excluded.status, queue_state = excluded.queue_state,
        internal = excluded.internal, created_at = excluded.created_at, updated_at = excluded.updated_at,
-       doc = excluded.doc`,
+       last_tx = excluded.last_tx, doc = excluded.doc`,
     [
       stored.runId,
       stored.seq,
@@ -206,6 +213,7 @@ function saveRun(ctx: WriteContext, run: RunRecord, current: RunRecord | null): 
       stored.internal ? 1 : 0,
       stored.createdAt ?? null,
       stored.updatedAt ?? null,
+      lastEventTx(stored),
       doc,
     ],
   );
@@ -216,6 +224,11 @@ function saveRun(ctx: WriteContext, run: RunRecord, current: RunRecord | null): 
 /** The run counter as committed, read once when the store opens (the store then keeps it). */
 export function committedRunSeq(db: Database.Database): number {
   return (statement(db, "SELECT value FROM counters WHERE name = 'run_seq'").get() as { value: number }).value;
+}
+
+/** The run events' write stamp as committed, read once when the store opens. */
+export function committedEventTx(db: Database.Database): number {
+  return (statement(db, `SELECT value FROM counters WHERE name = '${EVENT_TX_COUNTER}'`).get() as { value: number }).value;
 }
 
 /**

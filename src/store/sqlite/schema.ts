@@ -6,9 +6,13 @@ import { conflict } from '../../domain/errors.js';
  * the single JSON document, never upgraded in place); 3 adds a covering index so the per-type
  * run counts the aggregates read are answered from the index, not a scan of every run document;
  * 4 keeps the row counts of the append collections in `counters`, maintained by triggers; 5
- * drops the index of run creation times, which no query uses.
+ * drops the index of run creation times, which no query uses; 6 adds the run events' write
+ * stamps: each run's `last_tx` (indexed, the change feed's lookup) and the `event_tx` counter.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
+
+/** The `counters` row holding the last write stamp given to run events (layout 6). */
+export const EVENT_TX_COUNTER = 'event_tx';
 
 /** The `counters` row holding the row count of an append table (layout 4). */
 export const rowCountName = (table: string): string => `rows:${table}`;
@@ -148,6 +152,14 @@ const MIGRATIONS: ReadonlyArray<{ version: number; description: string; sql: str
     // No query filters or orders runs by created_at: the index was one more B-tree to update
     // on every run write (an insert and two updates per run cost 72-74 µs with it, 67-71 without).
     sql: 'DROP INDEX IF EXISTS runs_created;',
+  },
+  {
+    version: 6,
+    description: 'write stamps of run events',
+    // Runs stored before have unstamped events (read as stamp 0): last_tx 0, the counter from 0.
+    sql: `ALTER TABLE runs ADD COLUMN last_tx INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX runs_last_tx ON runs (last_tx);
+INSERT INTO counters (name, value) VALUES ('${EVENT_TX_COUNTER}', 0);`,
   },
 ];
 

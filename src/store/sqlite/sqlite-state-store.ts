@@ -3,6 +3,7 @@ import { shownTarget } from '../shown-target.js';
 import { dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { RunRecord } from '../../domain/run-record.js';
+import { FEED_START, afterTx, type EventCursor } from '../../domain/run-event-cursor.js';
 import type { OrchestratorState, TaskRecord } from '../../domain/orchestrator-state.js';
 import { DEFAULT_FLUSH_INTERVAL_MS, type StoreOptions } from '../options.js';
 import { acquirePidLock, type PidLock } from '../pid-lock.js';
@@ -14,6 +15,8 @@ import type {
   MutateResult,
   RunCounts,
   RunMutator,
+  RunEventFilter,
+  RunEventPage,
   RunQuery,
   StateStore,
   StoreHealth,
@@ -35,6 +38,7 @@ import {
   countItems,
 } from './item-tables.js';
 import * as runs from './runs.js';
+import { readRunEvents } from './run-events.js';
 import { SCHEMA_VERSION, migrate } from './schema.js';
 import { mutateState, readState, recordTask } from './state.js';
 import { SqliteWriter } from './writer-thread.js';
@@ -62,6 +66,13 @@ interface Session {
    * single-owner (pid lock), so every change comes through this store.
    */
   committed: CommittedView;
+  /**
+   * The change feed's head: the last write stamp of run events whose batch is durable (its WAL
+   * fsynced). The store's connection already sees a batch once committed; events stamped past
+   * this are not handed out until their sync returned, so a power cut cannot take back an event
+   * a client was sent.
+   */
+  events: { durableTx: number };
 }
 
 /**
@@ -80,6 +91,7 @@ export class SqliteStateStore implements StateStore {
   private readonly flushIntervalMs: number;
   private readonly lifecycle: StoreLifecycle<Session>;
   private readonly walSync: (databasePath: string) => WalSyncPort;
+  private readonly eventListeners = new Set<() => void>();
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = resolve(path);
@@ -99,7 +111,7 @@ export class SqliteStateStore implements StateStore {
       try {
         db = openDatabase(this.path);
         migrate(db, this.path);
-        committed = { db, seq: runs.committedRunSeq(db), state: deepFreeze(readState(db)) };
+        committed = { db, seq: runs.committedRunSeq(db), state: deepFreeze(readState(db)), eventTx: runs.committedEventTx(db) };
         writer = await SqliteWriter.start(this.path, BUSY_TIMEOUT_MS);
       } catch (err) {
         db?.close();
@@ -110,8 +122,12 @@ export class SqliteStateStore implements StateStore {
         busyTimeoutMs: BUSY_TIMEOUT_MS,
         setAutocheckpoint: (pages) => writer.setAutocheckpoint(pages),
       });
-      const batcher = new TransactionBatcher(writer, committed, this.flushIntervalMs, this.walSync(this.path), this.path);
-      return { db, writer, lock, checkpointer, batcher, committed };
+      const events = { durableTx: committed.eventTx ?? 0 };
+      const batcher = new TransactionBatcher(writer, committed, this.flushIntervalMs, this.walSync(this.path), this.path, (tx) => {
+        events.durableTx = Math.max(events.durableTx, tx);
+        for (const listener of this.eventListeners) listener();
+      });
+      return { db, writer, lock, checkpointer, batcher, committed, events };
     });
   }
 
@@ -205,6 +221,21 @@ export class SqliteStateStore implements StateStore {
 
   async listRuns(query: RunQuery): Promise<{ items: RunRecord[]; total: number }> {
     return this.read((db) => runs.listRuns(db, query));
+  }
+
+  async readRunEvents(after: EventCursor | null, limit: number, filter: RunEventFilter = {}): Promise<RunEventPage> {
+    const maxTx = this.lifecycle.readable().events.durableTx;
+    const events = this.read((db) => readRunEvents(db, after ?? FEED_START, Math.max(0, Math.floor(limit)), filter, maxTx));
+    return { events, heldBack: false };
+  }
+
+  async runEventsHead(): Promise<EventCursor> {
+    return afterTx(this.lifecycle.readable().events.durableTx);
+  }
+
+  onRunEvents(listener: () => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
   }
 
   async countRuns(includeInternal = false): Promise<RunCounts> {

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { RunRecord } from '../../domain/run-record.js';
 import type { OrchestratorState } from '../../domain/orchestrator-state.js';
 import type { SqlParam, WriteOp } from './writer-thread.js';
+import { EVENT_TX_COUNTER } from './schema.js';
 
 /**
  * What a write sees and produces while its batch is being built on the event loop. Reads come
@@ -26,18 +27,30 @@ export class ChangeCount {
   constructor(readonly index: number) {}
 }
 
-/** One batch: its statements, the runs its writes stored, the run counter and the state document. */
+/**
+ * One batch: its statements, the runs its writes stored, the run counter, the run events' write
+ * stamp (see run-event-stamps.ts: batches are built on the event loop in commit order, so a
+ * counter stamped here is commit order) and the state document.
+ */
 export class WriteBatch {
   readonly ops: WriteOp[] = [];
   readonly runs = new Map<string, StagedRun>();
   readonly firstSeq: number;
+  readonly firstTx: number;
 
   constructor(
     readonly db: Database.Database,
     public seq: number,
     public state: OrchestratorState,
+    public tx = 0,
   ) {
     this.firstSeq = seq;
+    this.firstTx = tx;
+  }
+
+  /** True when a write of the batch appended run events. */
+  get stampedEvents(): boolean {
+    return this.tx !== this.firstTx;
   }
 
   /** A context for the next write of the batch. */
@@ -47,8 +60,10 @@ export class WriteBatch {
 
   /** The statements to run, the run counter's new value last. */
   statements(): WriteOp[] {
-    if (this.seq === this.firstSeq) return this.ops;
-    return [...this.ops, ["UPDATE counters SET value = ? WHERE name = 'run_seq'", [this.seq]]];
+    const counters: WriteOp[] = [];
+    if (this.seq !== this.firstSeq) counters.push(["UPDATE counters SET value = ? WHERE name = 'run_seq'", [this.seq]]);
+    if (this.tx !== this.firstTx) counters.push([`UPDATE counters SET value = ? WHERE name = '${EVENT_TX_COUNTER}'`, [this.tx]]);
+    return counters.length === 0 ? this.ops : [...this.ops, ...counters];
   }
 }
 
@@ -56,11 +71,13 @@ export class WriteContext {
   private readonly ops: WriteOp[] = [];
   private readonly runs = new Map<string, StagedRun>();
   private seq: number;
+  private tx: number;
   /** The state document as this write sees it (deep-frozen). */
   state: OrchestratorState;
 
   constructor(private readonly batch: WriteBatch) {
     this.seq = batch.seq;
+    this.tx = batch.tx;
     this.state = batch.state;
   }
 
@@ -83,6 +100,12 @@ export class WriteContext {
   nextSeq(): number {
     this.seq += 1;
     return this.seq;
+  }
+
+  /** The next write stamp of run events. */
+  nextTx(): number {
+    this.tx += 1;
+    return this.tx;
   }
 
   /** The row text of a run stored earlier in this batch, or undefined when the connection has the current one. */
@@ -116,6 +139,7 @@ export class WriteContext {
     this.batch.ops.push(...this.ops);
     for (const [runId, staged] of this.runs) this.batch.runs.set(runId, staged);
     this.batch.seq = this.seq;
+    this.batch.tx = this.tx;
     this.batch.state = this.state;
   }
 }

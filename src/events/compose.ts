@@ -1,0 +1,44 @@
+import type { Logger } from 'pino';
+import type { AppConfig } from '../config/types.js';
+import { PostgresStateStore } from '../store/postgres/postgres-state-store.js';
+import type { StateStore } from '../store/types.js';
+import type { EventChannel } from './event-channel.js';
+import { PostgresEventChannel } from './postgres-event-channel.js';
+import { RunEventHub, type LiveLogSource } from './run-event-hub.js';
+
+export interface LiveEventsDeps {
+  config: Pick<AppConfig, 'eventStreams'>;
+  store: StateStore;
+  logger: Logger;
+  /** This instance's id (its own notifications are told apart by it). */
+  instanceId: string;
+  liveLogs?: LiveLogSource;
+}
+
+/**
+ * The live event streams of one instance: the hub over the store, with the PostgreSQL channel
+ * when instances share a PostgreSQL store (with a store one process owns, there is no one else
+ * to tell).
+ */
+export function createLiveEvents(deps: LiveEventsDeps): RunEventHub {
+  const { config, store, logger } = deps;
+  let channel: EventChannel | null = null;
+  if (store instanceof PostgresStateStore) {
+    channel = new PostgresEventChannel({
+      connectionString: store.connection.connectionString,
+      schema: store.schema,
+      notify: (name, payload) => store.pool().query('SELECT pg_notify($1, $2)', [name, payload]),
+      instanceId: deps.instanceId,
+      logger,
+    });
+  }
+  return new RunEventHub({
+    store,
+    channel,
+    logger,
+    maxStreamsPerKey: config.eventStreams.maxPerKey,
+    bufferBytes: config.eventStreams.bufferBytes,
+    keepaliveMs: config.eventStreams.keepaliveSeconds * 1000,
+    ...(deps.liveLogs ? { liveLogs: deps.liveLogs } : {}),
+  });
+}

@@ -1,0 +1,100 @@
+import pg from 'pg';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { RunLogLine } from '../../src/domain/run-log-line.js';
+import { channelNames, PostgresEventChannel } from '../../src/events/postgres-event-channel.js';
+import type { RunEventHub } from '../../src/events/run-event-hub.js';
+import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
+import { withEvent } from '../../src/tasks/run-transitions.js';
+import { MemorySink, silentLogger, testHub } from '../support/event-streams.js';
+import { dropTestSchemas, postgresUrlWithSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
+import { makeRun } from '../support/runs.js';
+
+const SKIP_REASON = 'TEST_DATABASE_URL unset: PostgreSQL event channel skipped';
+const AT = new Date('2026-01-01T00:00:00Z');
+/** Far longer than any wait below: only the channel can wake the other instance's feed in time. */
+const NO_POLL_MS = 60_000;
+
+describe.skipIf(!TEST_DATABASE_URL)(`PostgreSQL event channel between instances (${TEST_DATABASE_URL ? 'TEST_DATABASE_URL' : SKIP_REASON})`, () => {
+  const schema = uniqueSchema('ev_channel');
+  const cleanup: Array<() => Promise<unknown>> = [];
+  afterEach(async () => {
+    for (const done of cleanup.splice(0).reverse()) await done();
+  });
+  afterAll(async () => {
+    await dropTestSchemas(TEST_DATABASE_URL!, [schema]);
+  });
+
+  /** One "instance": its own store (pool) and hub with a channel on the shared schema. */
+  async function instance(name: string): Promise<{ store: PostgresStateStore; hub: RunEventHub }> {
+    const store = new PostgresStateStore(postgresUrlWithSchema(TEST_DATABASE_URL!, schema), { poolSize: 3 });
+    await store.open();
+    const channel = new PostgresEventChannel({
+      connectionString: store.connection.connectionString,
+      schema: store.schema,
+      notify: (channelName, payload) => store.pool().query('SELECT pg_notify($1, $2)', [channelName, payload]),
+      instanceId: name,
+      logger: silentLogger,
+    });
+    const hub = testHub(store, { channel, pollIntervalMs: NO_POLL_MS });
+    cleanup.push(() => store.close(), () => hub.close());
+    return { store, hub };
+  }
+
+  it('wakes the other instance’s feed at once, carries log lines across, and recovers from a lost listening connection', async () => {
+    const a = await instance('instance-a');
+    const b = await instance('instance-b');
+    const onB = new MemorySink();
+    (await b.hub.prepareFeedStream({}, { key: 'k' })).start(onB);
+    // B is listening once its LISTEN connection shows up in pg_stat_activity.
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    cleanup.push(() => admin.end());
+    const listenerPid = async () => {
+      const { rows } = await admin.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN "${channelNames(schema).logs}"%' AND pid <> pg_backend_pid()`,
+      );
+      return rows.map((r) => r.pid);
+    };
+    await waitUntil(async () => (await listenerPid()).length === 1);
+
+    const started = Date.now();
+    await a.store.mutateRun('on-a', () => withEvent(makeRun({ runId: 'on-a', taskId: 'on-a' }), AT, { kind: 'queue', name: 'admitted' }));
+    await onB.until(() => onB.runEvents().some((e) => e.data.runId === 'on-a'), 5000, 'A’s event on B');
+    expect(Date.now() - started).toBeLessThan(1000);
+
+    // Log lines: published on A, delivered to B's stream of that run (and cut when long).
+    const ofRun = new MemorySink();
+    (await b.hub.prepareRunStream('on-a', { key: 'k' })).start(ofRun);
+    await ofRun.until(() => ofRun.runEvents().length === 1);
+    const line: RunLogLine = { runId: 'on-a', attemptId: 'on-a#1', at: AT.toISOString(), stream: 'stderr', line: 'y'.repeat(10_000) };
+    a.hub.publishLogLine(line);
+    a.hub.publishLogLine({ ...line, line: 'short' });
+    await ofRun.until(() => ofRun.frames.filter((f) => f.event === 'log').length === 2, 5000, 'the log lines');
+    const logs = ofRun.frames.filter((f) => f.event === 'log').map((f) => JSON.parse(f.data) as RunLogLine);
+    expect(logs[0]!.line.length).toBeLessThan(2100);
+    expect(logs[0]!.line.startsWith('y'.repeat(2000))).toBe(true);
+    expect(logs[1]).toEqual({ ...line, line: 'short' });
+
+    // The listening connection dies; B reconnects, and A's next write still wakes it at once.
+    const [pid] = await listenerPid();
+    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    await waitUntil(async () => {
+      const pids = await listenerPid();
+      return pids.length === 1 && pids[0] !== pid;
+    }, 10_000);
+    const again = Date.now();
+    await a.store.mutateRun('on-a-2', () => withEvent(makeRun({ runId: 'on-a-2', taskId: 'on-a-2' }), AT, { kind: 'queue', name: 'admitted' }));
+    await onB.until(() => onB.runEvents().some((e) => e.data.runId === 'on-a-2'), 5000, 'the event after the reconnect');
+    expect(Date.now() - again).toBeLessThan(1000);
+    expect(onB.runEvents().map((e) => e.data.runId)).toEqual(['on-a', 'on-a-2']);
+  }, 30_000);
+});
+if (!TEST_DATABASE_URL) it.skip(SKIP_REASON, () => undefined);
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
