@@ -13,7 +13,7 @@ describe('orch against a real service', () => {
 
   beforeAll(async () => {
     // operator-write allows three requests per 2 s: the fourth trigger in a row meets a 429.
-    svc = await startRuntimeService({ rateLimits: { ...RAISED_RATE_LIMITS, 'operator-write': { max: 3, windowSeconds: 2 } } });
+    svc = await startRuntimeService({ laneTimeoutsMs: { 'summarize-content': 60_000 }, rateLimits: { ...RAISED_RATE_LIMITS, 'operator-write': { max: 3, windowSeconds: 2 } } });
     env = { ORCH_URL: svc.service.url, ORCH_API_KEY: TEST_KEYS.operator, XDG_CONFIG_HOME: tempDir('orch-cli-config-') };
   });
 
