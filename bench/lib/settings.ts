@@ -59,6 +59,12 @@ export interface Settings {
   footprint: { budgetSec: number; checkpoints: number[]; retention: number; stores: StoreKind[]; connections: number };
   /** `largeState`: runs written before the restart-time rows. */
   startup: { budgetSec: number; reps: number; largeState: number };
+  /**
+   * Live events: `subscribers` on /api/events while doc-sync runs arrive at `runsPerSec` for
+   * `durationSec`; then `admissionSec` of closed-loop admission at `connections`, without and
+   * with the subscribers.
+   */
+  fanout: { budgetSec: number; subscribers: number; runsPerSec: number; durationSec: number; admissionSec: number; connections: number };
 }
 
 export const QUICK: Settings = {
@@ -79,6 +85,7 @@ export const QUICK: Settings = {
   reads: { budgetSec: 25, runs: 1000, serviceConcurrency: 16, stores: ['json'], connections: 10, durationSec: 1.5, detailAmount: 1000 },
   footprint: { budgetSec: 30, checkpoints: [1000, 5000], retention: 1000, stores: ['json'], connections: 50 },
   startup: { budgetSec: 45, reps: 2, largeState: 20_000 },
+  fanout: { budgetSec: 90, subscribers: 1000, runsPerSec: 20, durationSec: 4, admissionSec: 3, connections: 50 },
 };
 
 export const FULL: Settings = {
@@ -99,4 +106,5 @@ export const FULL: Settings = {
   reads: { budgetSec: 200, runs: 10_000, serviceConcurrency: 16, stores: ['json', 'sql'], connections: 10, durationSec: 4, detailAmount: 4000 },
   footprint: { budgetSec: 240, checkpoints: [10_000, 100_000], retention: 5000, stores: ['json', 'sql'], connections: 50 },
   startup: { budgetSec: 90, reps: 5, largeState: 100_000 },
+  fanout: { budgetSec: 150, subscribers: 1000, runsPerSec: 30, durationSec: 10, admissionSec: 8, connections: 50 },
 };

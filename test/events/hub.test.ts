@@ -87,9 +87,11 @@ describe.each(STORES)('event hub over the %s store', (_name, makeStore) => {
       }
     };
     await Promise.all([writer(1), writer(2), writer(3), joiner()]);
+    // One more event after the last client joined: every client, from the head too, must get it.
+    await store.mutateRun('last', () => admitted('last'));
     const all = (await everything(store)).map(idOf);
-    expect(all).toHaveLength(3 * 6 * 10);
-    for (const { sink } of clients) await sink.until(() => sink.frames.some((f) => f.id === all.at(-1)), 10_000, 'the last event');
+    expect(all).toHaveLength(3 * 6 * 10 + 1);
+    for (const { sink, after } of clients) await sink.until(() => sink.frames.some((f) => f.id === all.at(-1)), 10_000, `the last event (client from ${after ?? 'the head'})`);
     for (const { sink, after } of clients) {
       const got = sink.runEvents().map((e) => e.id);
       expect(new Set(got).size).toBe(got.length);
