@@ -18,6 +18,7 @@ import { admission } from './scenarios/admission.js';
 import { cancel } from './scenarios/cancel.js';
 import { aggregateReads } from './scenarios/aggregate-reads.js';
 import { e2e } from './scenarios/e2e.js';
+import { fanout } from './scenarios/fanout.js';
 import { footprint } from './scenarios/footprint.js';
 import { health } from './scenarios/health.js';
 import { postgres } from './scenarios/postgres.js';
@@ -25,7 +26,7 @@ import { reads } from './scenarios/reads.js';
 import { spawnOverhead } from './scenarios/spawn.js';
 import { startup } from './scenarios/startup.js';
 
-const SCENARIOS: Scenario[] = [admission, health, e2e, spawnOverhead, reads, aggregateReads, footprint, startup, postgres, cancel];
+const SCENARIOS: Scenario[] = [admission, health, e2e, spawnOverhead, reads, aggregateReads, footprint, startup, postgres, cancel, fanout];
 
 interface Args {
   quick: boolean;

@@ -61,6 +61,12 @@ export interface Settings {
   startup: { budgetSec: number; reps: number; largeState: number };
   /** `runs`: cancels of each kind of worker (one that honours SIGTERM, one that ignores it). */
   cancel: { budgetSec: number; runs: number };
+  /**
+   * Live events: `subscribers` on /api/events while doc-sync runs arrive at `runsPerSec` for
+   * `durationSec`; then `admissionSec` of closed-loop admission at `connections`, without and
+   * with the subscribers.
+   */
+  fanout: { budgetSec: number; subscribers: number; runsPerSec: number; durationSec: number; admissionSec: number; connections: number };
 }
 
 export const QUICK: Settings = {
@@ -82,6 +88,7 @@ export const QUICK: Settings = {
   footprint: { budgetSec: 30, checkpoints: [1000, 5000], retention: 1000, stores: ['json'], connections: 50 },
   startup: { budgetSec: 45, reps: 2, largeState: 20_000 },
   cancel: { budgetSec: 30, runs: 6 },
+  fanout: { budgetSec: 90, subscribers: 1000, runsPerSec: 20, durationSec: 4, admissionSec: 3, connections: 50 },
 };
 
 export const FULL: Settings = {
@@ -103,4 +110,5 @@ export const FULL: Settings = {
   footprint: { budgetSec: 240, checkpoints: [10_000, 100_000], retention: 5000, stores: ['json', 'sql'], connections: 50 },
   startup: { budgetSec: 90, reps: 5, largeState: 100_000 },
   cancel: { budgetSec: 90, runs: 25 },
+  fanout: { budgetSec: 150, subscribers: 1000, runsPerSec: 30, durationSec: 10, admissionSec: 8, connections: 50 },
 };

@@ -10,10 +10,16 @@ export interface FeedEvent {
   frame: Buffer;
 }
 
+/** One read's events, and all their frames joined: what a client that takes every one of them writes in one go. */
+export interface FeedPage {
+  events: readonly FeedEvent[];
+  frames: Buffer;
+}
+
 /** What the feed delivers to: a stream (or anything else that follows the feed). */
 export interface FeedSubscriber {
-  /** Events in cursor order, each batch after the previous one; must not throw. */
-  deliver(batch: readonly FeedEvent[]): void;
+  /** Pages in cursor order, each after the previous one; must not throw. */
+  deliver(page: FeedPage): void;
 }
 
 export interface RunEventFeedOptions {
@@ -24,10 +30,19 @@ export interface RunEventFeedOptions {
   pollIntervalMs?: number;
   /** Events per store read. */
   pageSize?: number;
+  /** Least time from one read's start to the next one's (see RunEventFeed). */
+  minReadIntervalMs?: number;
 }
 
 export const DEFAULT_FEED_POLL_MS = 1000;
 export const DEFAULT_FEED_PAGE_SIZE = 500;
+/**
+ * At most 50 reads a second: under a burst of writes each read then takes a page of many
+ * events, and each client gets that page in one write instead of one write per event (with
+ * 1,000 clients, per-event writes cost the service more than admitting the runs did). An event
+ * after a quiet spell is read at once; one inside a burst waits at most this long.
+ */
+export const DEFAULT_FEED_MIN_READ_INTERVAL_MS = 20;
 /** Re-reads while the store holds committed events back (PostgreSQL horizon): first after this, doubling. */
 const HELD_BACK_FIRST_RETRY_MS = 5;
 
@@ -45,6 +60,9 @@ export class RunEventFeed {
   private readonly subscribers = new Set<FeedSubscriber>();
   private readonly pollIntervalMs: number;
   private readonly pageSize: number;
+  private readonly minReadIntervalMs: number;
+  private lastReadAt = 0;
+  private throttleTimer: NodeJS.Timeout | null = null;
   /** Where the next read starts; null while stopped. */
   private position: EventCursor | null = null;
   /** Resolves once `position` is set for the current run of the feed. */
@@ -61,6 +79,7 @@ export class RunEventFeed {
   constructor(private readonly options: RunEventFeedOptions) {
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_FEED_POLL_MS;
     this.pageSize = options.pageSize ?? DEFAULT_FEED_PAGE_SIZE;
+    this.minReadIntervalMs = options.minReadIntervalMs ?? DEFAULT_FEED_MIN_READ_INTERVAL_MS;
   }
 
   get subscriberCount(): number {
@@ -90,7 +109,17 @@ export class RunEventFeed {
       this.readAgain = true;
       return;
     }
-    void this.read();
+    if (this.throttleTimer !== null) return;
+    const wait = this.lastReadAt + this.minReadIntervalMs - Date.now();
+    if (wait <= 0) {
+      void this.read();
+      return;
+    }
+    this.throttleTimer = setTimeout(() => {
+      this.throttleTimer = null;
+      this.wake();
+    }, wait);
+    this.throttleTimer.unref();
   }
 
   private async start(): Promise<void> {
@@ -123,8 +152,10 @@ export class RunEventFeed {
     this.stopListening = [];
     if (this.pollTimer !== null) clearInterval(this.pollTimer);
     if (this.heldBackTimer !== null) clearTimeout(this.heldBackTimer);
+    if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);
     this.pollTimer = null;
     this.heldBackTimer = null;
+    this.throttleTimer = null;
     this.heldBackDelay = 0;
     this.position = null;
     this.started = null;
@@ -133,26 +164,36 @@ export class RunEventFeed {
     this.readAgain = false;
   }
 
+  /** Reads page after page while they come full; a wake-up meanwhile makes one more read, through the throttle. */
   private async read(): Promise<void> {
     const generation = this.generation;
     this.reading = true;
+    this.readAgain = false;
     try {
+      let full: boolean;
       do {
-        this.readAgain = false;
+        this.lastReadAt = Date.now();
         const page = await this.options.store.readRunEvents(this.position, this.pageSize, { includeInternal: true });
         if (generation !== this.generation) return;
+        full = page.events.length === this.pageSize;
         if (page.events.length > 0) {
           this.position = page.events[page.events.length - 1]!.cursor;
-          this.fanOut(page.events.map((entry) => ({ entry, frame: runEventFrame(entry) })));
-          if (page.events.length === this.pageSize) this.readAgain = true;
+          const events = page.events.map((entry) => ({ entry, frame: runEventFrame(entry) }));
+          this.fanOut({ events, frames: Buffer.concat(events.map((event) => event.frame)) });
         }
         this.noteHeldBack(page.heldBack);
-      } while (this.readAgain && generation === this.generation);
+      } while (full && generation === this.generation);
     } catch (err) {
       // The next wake-up or poll tries again from the same cursor: nothing is skipped.
       this.options.logger.warn({ cause: (err as Error).message }, 'run event feed read failed; retrying');
     } finally {
-      if (generation === this.generation) this.reading = false;
+      if (generation === this.generation) {
+        this.reading = false;
+        if (this.readAgain) {
+          this.readAgain = false;
+          this.wake();
+        }
+      }
     }
   }
 
@@ -171,7 +212,7 @@ export class RunEventFeed {
     this.heldBackTimer.unref();
   }
 
-  private fanOut(batch: readonly FeedEvent[]): void {
-    for (const subscriber of this.subscribers) subscriber.deliver(batch);
+  private fanOut(page: FeedPage): void {
+    for (const subscriber of this.subscribers) subscriber.deliver(page);
   }
 }

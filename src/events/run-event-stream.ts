@@ -1,7 +1,7 @@
 import { compareCursors, type EventCursor } from '../domain/run-event-cursor.js';
 import { eventCursorOf } from '../store/run-event-stamps.js';
 import type { RunEventFilter, StateStore, StoredRunEvent } from '../store/types.js';
-import type { FeedEvent, FeedSubscriber, RunEventFeed } from './run-event-feed.js';
+import type { FeedEvent, FeedPage, FeedSubscriber, RunEventFeed } from './run-event-feed.js';
 import { KEEPALIVE_FRAME, RETRY_FRAME, endFrame, errorFrame, runEventFrame } from './sse-frames.js';
 
 /** How long a client closed for not reading may still take its last bytes before the connection is dropped. */
@@ -19,6 +19,8 @@ export interface StreamSink {
   write(chunk: Buffer): void;
   /** Runs `writes` with the connection corked: the frames of one page leave in one system call. */
   batch(writes: () => void): void;
+  /** Inside `batch`: hands what was corked so far to the connection now (a page larger than the bound is not a slow client). */
+  flush(): void;
   readonly bufferedBytes: number;
   /** Resolves once the connection's buffer has drained, or the connection closed. */
   drained(): Promise<void>;
@@ -103,15 +105,20 @@ export class RunEventStream implements FeedSubscriber {
     }
   }
 
-  deliver(batch: readonly FeedEvent[]): void {
+  deliver(page: FeedPage): void {
     if (this.closed) return;
     if (this.live) {
+      if (this.takesWholePage(page) && this.options.sink.bufferedBytes + page.frames.length <= this.options.bufferBytes) {
+        // The usual case of /api/events: the page's frames, joined once for every client, in one write.
+        if (this.send(page.frames)) this.sent(page.events[page.events.length - 1]!.entry);
+        return;
+      }
       this.options.sink.batch(() => {
-        for (const event of batch) this.takeLive(event);
+        for (const event of page.events) this.takeLive(event);
       });
       return;
     }
-    for (const event of batch) {
+    for (const event of page.events) {
       this.pending.push(event);
       this.pendingBytes += event.frame.length;
     }
@@ -153,18 +160,21 @@ export class RunEventStream implements FeedSubscriber {
     this.options.onClosed();
   }
 
+  /** History, page by page; a frame that would not fit the bound waits for the connection to drain (the client is reading). */
   private async catchUp(): Promise<void> {
     const { store, filter, pageSize, sink, bufferBytes } = this.options;
     do {
       this.overflowed = false;
       for (;;) {
-        if (sink.bufferedBytes > bufferBytes / 2) await sink.drained();
         if (this.closed) return;
         const page = await store.readRunEvents(this.cursor, pageSize, filter);
-        if (this.closed) return;
-        sink.batch(() => {
-          for (const entry of page.events) this.sendEntry(entry);
-        });
+        for (const entry of page.events) {
+          if (this.closed) return;
+          if (!this.isNew(entry)) continue;
+          const frame = runEventFrame(entry);
+          while (sink.bufferedBytes > 0 && sink.bufferedBytes + frame.length > bufferBytes && !this.closed) await sink.drained();
+          if (this.send(frame)) this.sent(entry);
+        }
         if (page.events.length < pageSize) break;
       }
     } while (this.overflowed);
@@ -178,6 +188,13 @@ export class RunEventStream implements FeedSubscriber {
     this.options.sink.batch(() => {
       for (const event of waiting) this.takeLive(event);
     });
+  }
+
+  /** Every event of the page is new to this stream and passes its filter (a per-run stream takes events one by one: it ends on a terminal one). */
+  private takesWholePage(page: FeedPage): boolean {
+    if (this.options.runId !== null || page.events.length === 0 || !this.isNew(page.events[0]!.entry)) return false;
+    for (const event of page.events) if (!matches(event.entry, this.options.filter)) return false;
+    return true;
   }
 
   private takeLive(event: FeedEvent): void {
@@ -207,6 +224,7 @@ export class RunEventStream implements FeedSubscriber {
   private send(frame: Buffer): boolean {
     if (this.closed) return false;
     const { sink, bufferBytes } = this.options;
+    if (sink.bufferedBytes + frame.length > bufferBytes) sink.flush();
     if (sink.bufferedBytes + frame.length > bufferBytes) {
       this.close(
         errorFrame('slow_consumer', `the client did not read its events: more than ${bufferBytes} bytes waited to be sent; resume with Last-Event-ID`),

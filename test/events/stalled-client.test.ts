@@ -82,6 +82,26 @@ describe('a client that stops reading', () => {
     const ids = [...got.map((f) => JSON.parse(f.data).runId), ...resumed.runEvents().map((e) => e.data.runId)];
     expect(ids).toEqual(Array.from({ length: written }, (_, i) => `big-${i}`));
   }, 120_000);
+
+  it('keeps a client that reads, though one page of events is larger than the bound', async () => {
+    const store = new SqliteStateStore(join(tempDir('large-page-'), 'state.sqlite'));
+    await store.open();
+    const hub = testHub(store, { bufferBytes: BOUND });
+    const { app, url } = await serveEventRoutes(hub);
+    cleanup.push(() => store.close(), () => app.close(), () => hub.close());
+    const reader = await openSse(`${url}/api/events`, { authorization: `Bearer ${TEST_KEYS.viewer}` });
+    cleanup.push(() => reader.close());
+    await waitUntil(() => hub.openStreams === 1);
+    // Written together: one commit, one page of 40 x 16 KiB, ten times the bound.
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        store.mutateRun(`page-${i}`, () => withEvent(makeRun({ runId: `page-${i}`, taskId: `page-${i}` }), AT, { kind: 'queue', name: 'admitted', detail: DETAIL })),
+      ),
+    );
+    await reader.waitFor((_f, all) => all.filter((f) => f.event === 'run').length === 40, 20_000, 'all 40 events');
+    expect(reader.frames.some((f) => f.event === 'error')).toBe(false);
+    expect(hub.openStreams).toBe(1);
+  }, 60_000);
 });
 
 async function waitUntil(check: () => boolean, timeoutMs = 5000): Promise<void> {

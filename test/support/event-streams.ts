@@ -49,6 +49,8 @@ export class MemorySink implements StreamSink {
     writes();
   }
 
+  flush(): void {}
+
   get bufferedBytes(): number {
     return 0;
   }

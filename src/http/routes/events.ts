@@ -42,14 +42,24 @@ function responseSink(response: ServerResponse): StreamSink {
         response.uncork();
       }
     },
+    flush: () => {
+      if (response.writableCorked === 0) return;
+      response.uncork();
+      response.cork();
+    },
     get bufferedBytes() {
       return response.writableLength;
     },
     drained: () =>
       new Promise<void>((resolve) => {
         const socket = response.socket;
-        if (socket === null || response.destroyed || socket.writableLength === 0) {
+        if (socket === null || response.destroyed) {
           resolve();
+          return;
+        }
+        if (socket.writableLength === 0) {
+          // Nothing waits on the socket itself: give the event loop a turn, then look again.
+          setImmediate(resolve);
           return;
         }
         const done = () => {
