@@ -40,9 +40,20 @@ export const DEFAULT_FEED_PAGE_SIZE = 500;
  * At most 50 reads a second: under a burst of writes each read then takes a page of many
  * events, and each client gets that page in one write instead of one write per event (with
  * 1,000 clients, per-event writes cost the service more than admitting the runs did). An event
- * after a quiet spell is read at once; one inside a burst waits at most this long.
+ * after a quiet spell is read at once; one inside a burst waits at most this long, or longer
+ * when handing out pages is expensive (FAN_OUT_SHARE).
  */
 export const DEFAULT_FEED_MIN_READ_INTERVAL_MS = 20;
+/**
+ * The most of the event loop that handing pages to clients may take: after a page that took
+ * `t` ms to write to every client, the next read waits at least `t / share` ms from the page's
+ * start. With many clients a page costs a system call per client whatever its size, so under
+ * load the pages grow instead of the cost. The share is small while the loop is busy (the
+ * admissions and runs keep most of it) and larger while it idles (events go out sooner).
+ */
+export const FAN_OUT_SHARE = { busy: 0.1, idle: 0.4 };
+/** Share of the time since the last page that other work (not handing out pages) kept the loop busy, above which it counts as busy. */
+const BUSY_LOOP = 0.5;
 /** Re-reads while the store holds committed events back (PostgreSQL horizon): first after this, doubling. */
 const HELD_BACK_FIRST_RETRY_MS = 5;
 
@@ -62,6 +73,9 @@ export class RunEventFeed {
   private readonly pageSize: number;
   private readonly minReadIntervalMs: number;
   private lastReadAt = 0;
+  private loopUsage = performance.eventLoopUtilization();
+  /** Earliest start of the next read: the minimum interval, stretched by the cost of the last fan-out. */
+  private nextReadAt = 0;
   private throttleTimer: NodeJS.Timeout | null = null;
   /** Where the next read starts; null while stopped. */
   private position: EventCursor | null = null;
@@ -110,7 +124,7 @@ export class RunEventFeed {
       return;
     }
     if (this.throttleTimer !== null) return;
-    const wait = this.lastReadAt + this.minReadIntervalMs - Date.now();
+    const wait = Math.max(this.lastReadAt + this.minReadIntervalMs, this.nextReadAt) - Date.now();
     if (wait <= 0) {
       void this.read();
       return;
@@ -212,7 +226,23 @@ export class RunEventFeed {
     this.heldBackTimer.unref();
   }
 
+  /**
+   * Hands a page to every subscriber. Its cost is measured up to the next turn of the event loop:
+   * the connections' writes leave there (HTTP responses flush their corked sockets on the next tick).
+   */
   private fanOut(page: FeedPage): void {
+    const started = performance.now();
+    const startedAt = Date.now();
     for (const subscriber of this.subscribers) subscriber.deliver(page);
+    setImmediate(() => {
+      const cost = performance.now() - started;
+      const usage = performance.eventLoopUtilization();
+      const since = performance.eventLoopUtilization(usage, this.loopUsage);
+      this.loopUsage = usage;
+      // The fan-out's own cost does not make the loop busy: only what else it had to do.
+      const elapsed = since.active + since.idle;
+      const busy = elapsed > 0 && (since.active - cost) / elapsed > BUSY_LOOP;
+      this.nextReadAt = Math.max(this.nextReadAt, startedAt + cost / (busy ? FAN_OUT_SHARE.busy : FAN_OUT_SHARE.idle));
+    });
   }
 }
