@@ -1,5 +1,7 @@
 import type { Static } from 'typebox';
 import type { Duplicate, Queued } from '../http/routes/tasks.js';
+import type { RunLogLine } from '../domain/run-log-line.js';
+import type { RunEventData } from '../events/sse-frames.js';
 import type { RunView } from '../tasks/run-view.js';
 import { createHttp, type ClientOptions, type ClientResponse } from './http.js';
 import { followEventStream, type FollowOptions, type StreamEvent } from './sse.js';
@@ -8,26 +10,10 @@ export type TriggerAnswer = Static<typeof Queued> | Static<typeof Duplicate>;
 export type RunRecordView = RunView;
 
 /** `data` of an `event: run` on a run's or the service's event stream. */
-export interface RunStreamEvent {
-  runId: string;
-  taskId: string;
-  type: string;
-  status: string;
-  seq: number;
-  at: string;
-  kind: string;
-  name: string;
-  detail?: string | null;
-}
+export type RunStreamEvent = RunEventData;
 
 /** `data` of an `event: log`. */
-export interface LogStreamLine {
-  runId: string;
-  attemptId: string;
-  at: string;
-  stream: string;
-  line: string;
-}
+export type LogStreamLine = RunLogLine;
 
 export interface RunListQuery {
   status?: string;
