@@ -18,7 +18,7 @@ export default tseslint.config(
   {
     // Layers: src/http adapts HTTP to the domain; nothing outside it (and the composition root
     // that wires both) may import it. A domain error carries a code; src/http maps it to a status.
-    files: ['src/**/*.ts', 'agents/**/*.ts'],
+    files: ['src/**/*.ts', 'agents/**/*.ts', 'bridge/**/*.ts'],
     ignores: ['src/http/**', 'src/app.ts', 'src/main.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -28,25 +28,6 @@ export default tseslint.config(
             {
               regex: '(^|/)http/',
               message: 'Domain code must not import src/http: throw a DomainError (src/domain/errors.ts) and take ports from src/domain.',
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // The client library and the front doors built on it speak the HTTP contract: they may read
-    // its schemas' types (erased at build), never its server code.
-    files: ['src/client/**/*.ts', 'src/cli/**/*.ts', 'bridge/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '(^|/)http/',
-              allowTypeImports: true,
-              message: 'The client reads the HTTP contract only through type imports of its schemas.',
             },
           ],
         },

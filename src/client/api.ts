@@ -1,12 +1,11 @@
-import type { Static } from 'typebox';
-import type { Duplicate, Queued } from '../http/routes/tasks.js';
 import type { RunLogLine } from '../domain/run-log-line.js';
 import type { RunEventData } from '../events/sse-frames.js';
+import type { TriggerAnswer } from '../tasks/trigger-answer.js';
 import type { RunView } from '../tasks/run-view.js';
 import { createHttp, type ClientOptions, type ClientResponse } from './http.js';
 import { followEventStream, type FollowOptions, type StreamEvent } from './sse.js';
 
-export type TriggerAnswer = Static<typeof Queued> | Static<typeof Duplicate>;
+export type { TriggerAnswer } from '../tasks/trigger-answer.js';
 export type RunRecordView = RunView;
 
 /** `data` of an `event: run` on a run's or the service's event stream. */

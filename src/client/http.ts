@@ -81,7 +81,9 @@ export function createHttp(options: ClientOptions) {
         });
       } catch (err) {
         if (request.signal?.aborted) throw err;
-        const reason = (err as { cause?: { code?: string; message?: string } }).cause?.code ?? (err as Error).message;
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        // The socket's error code (ECONNREFUSED) when there is one, else what fetch said of it.
+        const reason = cause?.code ?? cause?.message ?? (err as Error).message;
         if (!idempotent || retries >= maxRetries) throw new OrchNetworkError(base, reason);
         const ms = retryBackoffMs(retries++, random);
         options.onWait?.({ reason: 'retry', ms, path });

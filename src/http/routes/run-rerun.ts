@@ -2,7 +2,8 @@ import Type, { type Static } from 'typebox';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../tasks/payload-schemas.js';
 import type { TaskRuntime } from '../../tasks/runtime.js';
 import type { ProtectedContext, RouteSpec } from '../route-spec.js';
-import { Duplicate, Queued, triggerReply } from './tasks.js';
+import { Duplicate, Queued } from '../../tasks/trigger-answer.js';
+import { triggerReply } from './tasks.js';
 
 const RunIdParams = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 400 }) });
 

@@ -1,3 +1,4 @@
+import { Duplicate, Queued } from '../../tasks/trigger-answer.js';
 import Type, { type Static } from 'typebox';
 import { CacheTags, runListPageTags } from '../../domain/cache-invalidation.js';
 import { notFound } from '../../domain/errors.js';
@@ -51,22 +52,6 @@ export const TriggerBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** The trigger route's answers; the rerun route (run-rerun.ts) answers the same way. */
-export const Queued = Type.Object({
-  status: Type.Literal('queued'),
-  taskId: Type.String(),
-  runId: Type.String(),
-  type: Type.String(),
-  createdAt: Type.String({ format: 'date-time' }),
-});
-export const Duplicate = Type.Object({
-  status: Type.Literal('duplicate-suppressed'),
-  taskId: Type.String(),
-  runId: Type.String(),
-  type: Type.String(),
-  existingStatus: Type.String(),
-  reason: Type.String(),
-});
 
 /** A new key is 202 queued; a key some run already owns is 200 duplicate-suppressed. */
 export function triggerReply(outcome: AdmissionOutcome): RouteReply {
