@@ -65,9 +65,8 @@ const Instant = Type.String({ format: 'date-time' });
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 const NullableInstant = Type.Union([Instant, Type.Null()]);
 
-/** A user schedule as the store keeps it (collection `schedules`, keyed by id). Written only by the API. */
-export const ScheduleDefinitionSchema = Type.Object({
-  id: Type.String(),
+/** What a schedule is, as stored and as shown. */
+const ScheduleFields = {
   cron: Type.String(),
   timezone: Type.String(),
   type: Type.String(),
@@ -75,6 +74,12 @@ export const ScheduleDefinitionSchema = Type.Object({
   enabled: Type.Boolean(),
   overlap: OverlapPolicySchema,
   catchUp: CatchUpPolicySchema,
+};
+
+/** A user schedule as the store keeps it (collection `schedules`, keyed by id). Written only by the API. */
+export const ScheduleDefinitionSchema = Type.Object({
+  id: Type.String(),
+  ...ScheduleFields,
   createdAt: Instant,
   updatedAt: Instant,
   createdBy: Type.String(),
@@ -116,13 +121,7 @@ export const ScheduleViewSchema = Type.Object(
   {
     id: Type.String(),
     builtIn: Type.Boolean({ description: 'A schedule of the service itself (config): listed, never written through this API' }),
-    cron: Type.String(),
-    timezone: Type.String(),
-    type: Type.String(),
-    payload: Type.Record(Type.String(), Type.Unknown()),
-    enabled: Type.Boolean(),
-    overlap: OverlapPolicySchema,
-    catchUp: CatchUpPolicySchema,
+    ...ScheduleFields,
     nextRunAt: Type.Array(Instant, { description: 'The next five fire times (empty while disabled)' }),
     lastRunId: NullableString,
     lastFiredAt: NullableInstant,
