@@ -6,6 +6,7 @@ import type { Identity } from '../domain/identity.js';
 import type { RunRecord } from '../domain/run-record.js';
 import type { StateStore } from '../store/types.js';
 import { runWriteTags } from './admission.js';
+import { wasEscalated } from './approval-transitions.js';
 import { applyCancelRequest, cancelDecisionFor, markCancelled, replyStatusOf, type CancelReplyStatus } from './run-cancellation.js';
 
 export interface RunCancelDeps {
@@ -17,6 +18,8 @@ export interface RunCancelDeps {
   stopLocal: (runId: string) => boolean;
   /** Told of a run that ended cancelled before it started (workflows, incidents and the lane's own hooks). */
   onRunFinished: (run: RunRecord) => Promise<void>;
+  /** Resolves the approval-backlog incident of a held run whose approval had been escalated (approval-expiry.ts). */
+  settleEscalation?: (run: RunRecord) => Promise<void>;
 }
 
 export interface CancelReply {
@@ -50,6 +53,8 @@ export function createRunCancel(deps: RunCancelDeps) {
     await deps.invalidator.invalidate(runWriteTags(after, before.status));
     if (after.status === 'cancelled') {
       deps.logger.info({ runId, actor: identity.actor, was: before.status }, 'run cancelled before it started');
+      // A cancel closes the approval as a decision would, so its escalation incident resolves too.
+      if (wasEscalated(after)) await deps.settleEscalation?.(after);
       await deps.onRunFinished(after);
       return { runId, status: 'cancelled' };
     }

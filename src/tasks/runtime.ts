@@ -124,6 +124,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     invalidator: deps.invalidator,
     stopLocal: (runId) => runner.stopCancelled(runId),
     onRunFinished,
+    settleEscalation: (run) => approvals.expiry.settleEscalation(run),
   });
 
   /** Checks a client's task request (checkTrigger) and admits it. */

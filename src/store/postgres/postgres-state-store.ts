@@ -25,7 +25,7 @@ import { appendRecord, listAppended } from './append.js';
 import { claimNextRun, claimRuns } from './claim-next-run.js';
 import { createPool, parsePostgresUrl, type PostgresTarget } from './connection.js';
 import { asUnavailable } from './connection-loss.js';
-import { deleteDoc, getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
+import { deleteDoc, getDoc, insertDoc, listDocEntries, listDocs, putDoc } from './documents.js';
 import { collectionCounts, serverVersion } from './health.js';
 import { applyMigrations } from './migrate.js';
 import { finishRun, mutateRun, mutateRunAndAppend } from './mutate-run.js';
@@ -211,6 +211,10 @@ export class PostgresStateStore implements StateStore {
 
   putDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<void> {
     return this.write((pool) => putDoc(pool, collection, id, doc));
+  }
+
+  insertDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<boolean> {
+    return this.write((pool) => insertDoc(pool, collection, id, doc));
   }
 
   deleteDoc(collection: string, id: string): Promise<void> {
