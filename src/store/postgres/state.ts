@@ -96,3 +96,25 @@ export async function recordTaskIn(client: Queryable, stateKey: string, record: 
     [stateKey, STATE_BOUNDS.taskHistory],
   );
 }
+
+/** recordTaskIn for several finished tasks, in the order given: three statements whatever their number. */
+export async function recordTasksIn(client: Queryable, stateKey: string, records: TaskRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  await client.query({
+    name: 'state-tasks-processed-add',
+    text: 'UPDATE state_documents SET tasks_processed = tasks_processed + $2 WHERE state_key = $1',
+    values: [stateKey, records.length],
+  });
+  await client.query({
+    name: 'task-history-insert-many',
+    text: 'INSERT INTO task_history (state_key, record) SELECT $1, u.record::jsonb FROM unnest($2::text[]) WITH ORDINALITY AS u(record, ord) ORDER BY u.ord',
+    values: [stateKey, records.map((record) => JSON.stringify(record))],
+  });
+  await client.query({
+    name: 'task-history-trim',
+    text: `DELETE FROM task_history WHERE state_key = $1 AND id < (
+       SELECT MIN(id) FROM (SELECT id FROM task_history WHERE state_key = $1 ORDER BY id DESC LIMIT $2) AS kept
+     )`,
+    values: [stateKey, STATE_BOUNDS.taskHistory],
+  });
+}
