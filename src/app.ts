@@ -261,6 +261,9 @@ export function composeService(infra: ServiceInfrastructure) {
     instanceId: ownerId,
     liveLogs: { subscribe: (_runId, listener) => runLogs.subscribe(listener) },
   });
+  // Runs admitted or freed by another instance wake this runner through the channel's
+  // LISTEN/NOTIFY; the runner's poll stays as the safety net for a lost notification.
+  events.onOtherInstanceWrite(() => readyRuns.notify());
 
   const routes = buildServiceRoutes({
     config,
