@@ -3,9 +3,7 @@ import type { RequestSpan, ServiceTracer } from '../tracing/service-tracer.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The request span's trace context (W3C traceparent); null when tracing is off. */
-    traceparent: string | null;
-    /** The open request span; null when tracing is off. */
+    /** The open request span (its `traceparent` is the request's trace context); null when tracing is off. */
     traceSpan: RequestSpan | null;
   }
 }
@@ -18,19 +16,15 @@ declare module 'fastify' {
  * stream (server-sent events) has no onResponse, so its span is never ended nor exported.
  */
 export function registerRequestTracing(app: FastifyInstance, tracer: ServiceTracer | undefined): void {
-  app.decorateRequest('traceparent', null);
   app.decorateRequest('traceSpan', null);
   if (!tracer?.enabled) return;
   app.addHook('onRequest', (request, _reply, done) => {
     const incoming = request.headers.traceparent;
-    const span = tracer.startRequest(request.method, request.routeOptions.url, typeof incoming === 'string' ? incoming : undefined);
-    request.traceSpan = span;
-    request.traceparent = span.traceparent;
+    request.traceSpan = tracer.startRequest(request.method, request.routeOptions.url, typeof incoming === 'string' ? incoming : undefined);
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
     request.traceSpan?.end(reply.statusCode);
-    request.traceSpan = null;
     done();
   });
 }

@@ -50,8 +50,13 @@ function openSpan(span: Span): AdmissionSpan {
     if (error) span.setStatus({ code: SpanStatusCode.ERROR, message: error.slice(0, MAX_STATUS_MESSAGE) });
     span.end();
   };
+  let traceparent: string | null | undefined;
   return {
-    traceparent: traceparentOf(span),
+    // Formatted on first read: most spans are never asked for it.
+    get traceparent() {
+      if (traceparent === undefined) traceparent = traceparentOf(span);
+      return traceparent;
+    },
     identify(run, existing) {
       span.setAttributes(runAttributes(run));
       const linked = fromTraceparent(existing);
@@ -79,8 +84,12 @@ export function createOtelServiceTracer(tracer: Tracer): ServiceTracer {
       // Named by the route pattern, never the path: ids in a path would make every name unique.
       const attributes: Attributes = route === undefined ? { 'http.request.method': method } : { 'http.request.method': method, 'http.route': route };
       const span = tracer.startSpan(route === undefined ? method : `${method} ${route}`, { kind: SpanKind.SERVER, attributes }, parentContext(incoming));
+      let traceparent: string | null | undefined;
       return {
-        traceparent: traceparentOf(span),
+        get traceparent() {
+          if (traceparent === undefined) traceparent = traceparentOf(span);
+          return traceparent;
+        },
         end(statusCode) {
           span.setAttribute('http.response.status_code', statusCode);
           // Server spans are failed by 5xx only: a 4xx is the client's mistake, answered correctly.

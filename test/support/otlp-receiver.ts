@@ -17,7 +17,8 @@ export interface OtlpReceiver {
   url: string;
   /** Paths the exporter posted to (should be /v1/traces). */
   paths: string[];
-  spans: ReceivedSpan[];
+  /** Every span received so far (bodies are parsed when this is read, not while a load runs). */
+  readonly spans: ReceivedSpan[];
   close(): Promise<void>;
 }
 
@@ -44,33 +45,42 @@ function attributesOf(list: KeyValue[] | undefined): Record<string, string | num
   return Object.fromEntries((list ?? []).map((kv) => [kv.key, valueOf(kv.value)]));
 }
 
-/** A collector stand-in on 127.0.0.1: accepts OTLP/HTTP JSON trace exports and keeps their spans. */
+function spansOf(body: Buffer): ReceivedSpan[] {
+  const spans: ReceivedSpan[] = [];
+  const request = JSON.parse(body.toString('utf8')) as ExportRequest;
+  for (const resourceSpans of request.resourceSpans ?? []) {
+    const serviceName = attributesOf(resourceSpans.resource?.attributes)['service.name'];
+    for (const scope of resourceSpans.scopeSpans ?? []) {
+      for (const span of scope.spans ?? []) {
+        spans.push({
+          serviceName: typeof serviceName === 'string' ? serviceName : null,
+          traceId: span.traceId,
+          spanId: span.spanId,
+          parentSpanId: span.parentSpanId ? span.parentSpanId : null,
+          name: span.name,
+          attributes: attributesOf(span.attributes),
+        });
+      }
+    }
+  }
+  return spans;
+}
+
+/**
+ * A collector stand-in on 127.0.0.1: accepts OTLP/HTTP JSON trace exports and keeps their spans.
+ * It only stores each body while exports arrive (a benchmark's load generator shares its thread).
+ */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const paths: string[] = [];
-  const spans: ReceivedSpan[] = [];
+  const parsed: ReceivedSpan[] = [];
+  const pending: Buffer[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       paths.push(req.url ?? '');
-      let body = Buffer.concat(chunks);
-      if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
-      const request = JSON.parse(body.toString('utf8')) as ExportRequest;
-      for (const resourceSpans of request.resourceSpans ?? []) {
-        const serviceName = attributesOf(resourceSpans.resource?.attributes)['service.name'];
-        for (const scope of resourceSpans.scopeSpans ?? []) {
-          for (const span of scope.spans ?? []) {
-            spans.push({
-              serviceName: typeof serviceName === 'string' ? serviceName : null,
-              traceId: span.traceId,
-              spanId: span.spanId,
-              parentSpanId: span.parentSpanId ? span.parentSpanId : null,
-              name: span.name,
-              attributes: attributesOf(span.attributes),
-            });
-          }
-        }
-      }
+      const body = Buffer.concat(chunks);
+      pending.push(req.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body);
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
@@ -79,7 +89,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   return {
     url: `http://127.0.0.1:${port}`,
     paths,
-    spans,
+    get spans() {
+      for (const body of pending.splice(0)) parsed.push(...spansOf(body));
+      return parsed;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
