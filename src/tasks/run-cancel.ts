@@ -7,6 +7,7 @@ import type { RunRecord } from '../domain/run-record.js';
 import type { StateStore } from '../store/types.js';
 import { runWriteTags } from './admission.js';
 import { applyCancelRequest, cancelDecisionFor, markCancelled, replyStatusOf, type CancelReplyStatus } from './run-cancellation.js';
+import { noopServiceTracer, type ServiceTracer } from '../tracing/service-tracer.js';
 
 export interface RunCancelDeps {
   store: StateStore;
@@ -71,6 +72,8 @@ export interface CancelFinalizeDeps {
   logger: Logger;
   invalidator: CacheInvalidator;
   onRunFinished: (run: RunRecord) => Promise<void>;
+  /** The finalize span of the cancelled attempt (src/tracing/); absent: tracing off. */
+  tracer?: ServiceTracer;
 }
 
 /**
@@ -80,6 +83,23 @@ export interface CancelFinalizeDeps {
  * is applied, and it is never retried. Returns the stored run, or null when it was not ours.
  */
 export async function finalizeCancelledAttempt(
+  deps: CancelFinalizeDeps,
+  run: RunRecord,
+  signal: string | null,
+  stillOwned: (current: RunRecord | null) => current is RunRecord,
+): Promise<RunRecord | null> {
+  const span = (deps.tracer ?? noopServiceTracer).startFinalize(run);
+  try {
+    const stored = await writeCancelled(deps, run, signal, stillOwned);
+    span.end(stored === null ? 'not-owned' : 'cancelled');
+    return stored;
+  } catch (err) {
+    span.fail(err);
+    throw err;
+  }
+}
+
+async function writeCancelled(
   deps: CancelFinalizeDeps,
   run: RunRecord,
   signal: string | null,

@@ -175,7 +175,39 @@ describe('spans of one run on one instance', () => {
     expect(traceOf(second)).not.toBe(traceOf(admission!));
     expect(second.links.map((l) => l.context.spanId)).toEqual([idOf(admission!)]);
   });
+
+  it('ends a cancelled attempt with a stopped execution and a cancelled finalize, in the run trace', async () => {
+    const dir = tempDir('orch-trace-cancel-');
+    const instance = await startInstance(configFor(dir), true);
+    instances.push(instance);
+    const log = join(dir, 'executions.jsonl');
+    const admitted = await trigger(instance, { type: 'summarize-content', payload: { content: 'x', sleepMs: 20_000, log, idempotencyKey: 'traced-cancel' } });
+    const runId = admitted.body.runId;
+    // Cancel once the worker runs.
+    const deadline = Date.now() + 10_000;
+    while (!readExecutionLogSafe(log).some((r) => r.event === 'start')) {
+      if (Date.now() > deadline) throw new Error('the worker never started');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const cancel = await instance.server.inject({ method: 'POST', url: `/api/tasks/runs/${runId}/cancel`, headers: bearer(TEST_KEYS.operator), payload: {} });
+    expect(cancel.statusCode).toBeLessThan(300);
+    const finalize = await finalized(instance.tracing, runId);
+    const [admission] = forRun(instance.tracing, 'task.admission', runId);
+    const [execution] = forRun(instance.tracing, 'task.execute', runId);
+    expect(finalize.attributes['task.outcome']).toBe('cancelled');
+    expect(parentOf(finalize)).toBe(idOf(admission!));
+    expect(execution!.attributes['task.outcome']).toBe('stopped');
+    expect(execution!.status.code).toBe(SpanStatusCode.ERROR);
+  });
 });
+
+function readExecutionLogSafe(path: string) {
+  try {
+    return readExecutionLog(path);
+  } catch {
+    return [];
+  }
+}
 
 describe.skipIf(!TEST_DATABASE_URL)(
   `spans of one run across two instances on one PostgreSQL (${TEST_DATABASE_URL ? 'TEST_DATABASE_URL' : 'TEST_DATABASE_URL unset: skipped'})`,
