@@ -9,6 +9,8 @@ import type { Tracing } from './setup.js';
 /** service.name when OTEL_SERVICE_NAME (or OTEL_RESOURCE_ATTRIBUTES) names none. */
 export const DEFAULT_SERVICE_NAME = 'task-orchestrator';
 const INSTRUMENTATION_SCOPE = 'task-orchestrator';
+/** How long a stop waits for the last spans to be sent: an unreachable receiver must not hold it. */
+const SHUTDOWN_WAIT_MS = 5000;
 
 /**
  * The SDK half of tracing, loaded only when an endpoint is configured (setup.ts). The exporter
@@ -34,6 +36,19 @@ export function startOtlpTracing(logger: Logger): Tracing {
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
   return {
     tracer: createOtelServiceTracer(provider.getTracer(INSTRUMENTATION_SCOPE)),
-    shutdown: () => provider.shutdown(),
+    async shutdown() {
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          logger.warn('tracing: the last spans were not sent before the stop deadline');
+          resolve();
+        }, SHUTDOWN_WAIT_MS);
+      });
+      try {
+        await Promise.race([provider.shutdown().catch((err: unknown) => logger.warn({ err }, 'tracing: the last export failed')), waited]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
   };
 }

@@ -92,6 +92,18 @@ describe('OTLP/HTTP export of the built service', () => {
     expect(started.loadedModules().some(isSdkModule)).toBe(true);
   });
 
+  it('sends the spans still buffered when the service stops', async () => {
+    const receiver = await startOtlpReceiver();
+    running.push({ kill: () => receiver.close() });
+    // A batch delay far beyond the test: only the stop can send them.
+    const started = await startTracedService({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '600000' });
+    const runId = await runToSuccess(started.service, 'flushed-at-stop');
+    expect(receiver.spans.filter((s) => s.attributes['task.run_id'] === runId)).toEqual([]);
+    await started.service.service.kill('SIGTERM');
+    const names = (await spansOfRun(receiver, runId)).map((s) => s.name).sort();
+    expect(names).toEqual(['task.admission', 'task.execute', 'task.finalize', 'task.queue_wait']);
+  });
+
   it('with no endpoint set, loads no OpenTelemetry module at all and runs work as usual', async () => {
     const started = await startTracedService({ OTEL_SERVICE_NAME: 'orchestrator-untraced' });
     await runToSuccess(started.service, 'untraced-run');
