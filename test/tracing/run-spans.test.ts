@@ -12,6 +12,7 @@ import { buildServer } from '../../src/http/server.js';
 import { createMetrics } from '../../src/metrics.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
+import { admitDueRetries } from '../../src/tasks/retry-scanner.js';
 import { toTraceparent } from '../../src/tracing/traceparent.js';
 import { tempDir, testConfig, writeConfigFile } from '../support/config.js';
 import { readExecutionLog } from '../support/execution-log.js';
@@ -174,6 +175,39 @@ describe('spans of one run on one instance', () => {
     // Its own request's trace, linked to the trace of the run it found.
     expect(traceOf(second)).not.toBe(traceOf(admission!));
     expect(second.links.map((l) => l.context.spanId)).toEqual([idOf(admission!)]);
+  });
+
+  it('keeps a retried run in one trace: the retry admission and the second attempt under the first admission', async () => {
+    const dir = tempDir('orch-trace-retry-');
+    const instance = await startInstance(configFor(dir, { retry: { maxAttempts: 2, baseDelayMs: 200, maxDelayMs: 400 } }), true);
+    instances.push(instance);
+    const log = join(dir, 'executions.jsonl');
+    const admitted = await trigger(instance, { type: 'summarize-content', payload: { content: 'x', mode: 'fail-first', log, idempotencyKey: 'traced-retry' } });
+    const runId = admitted.body.runId;
+    await finalized(instance.tracing, runId);
+    // The retry scan (the scheduler's job, not started here) once the backoff has passed.
+    const deadline = Date.now() + 10_000;
+    const { service, store } = instance;
+    while ((await admitDueRetries({ store, clock: systemClock, admit: service.admit, logger: pino({ level: 'silent' }) })) === 0) {
+      if (Date.now() > deadline) throw new Error('the retry was never admitted');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const until = Date.now() + 15_000;
+    while (forRun(instance.tracing, 'task.finalize', runId).length < 2) {
+      if (Date.now() > until) throw new Error('the second attempt never finalized');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const [first, retry] = forRun(instance.tracing, 'task.admission', runId);
+    expect(retry!.attributes).toMatchObject({ 'task.source': 'retry', 'task.outcome': 'retry-admitted', 'task.attempt': 2 });
+    expect(parentOf(retry!)).toBe(idOf(first!));
+    expect(traceOf(retry!)).toBe(traceOf(first!));
+    for (const name of ['task.queue_wait', 'task.execute', 'task.finalize']) {
+      const spans = forRun(instance.tracing, name, runId);
+      expect(spans.map((s) => s.attributes['task.attempt']), name).toEqual([1, 2]);
+      for (const span of spans) expect(parentOf(span), name).toBe(idOf(first!));
+    }
+    expect(forRun(instance.tracing, 'task.execute', runId).map((s) => s.attributes['task.outcome'])).toEqual(['worker-crash', 'success']);
+    expect(forRun(instance.tracing, 'task.finalize', runId).map((s) => s.attributes['task.outcome'])).toEqual(['retrying', 'success']);
   });
 
   it('ends a cancelled attempt with a stopped execution and a cancelled finalize, in the run trace', async () => {
