@@ -43,7 +43,8 @@ async function measureOnce(ctx: ScenarioContext, mode: Mode, receiverUrl: string
   const base = makeBaseDir('orch-bench-tracing-');
   const proc = await startService({
     baseDir: base.dir,
-    config: benchConfig('json', base.dir),
+    // Retention off: every 202 must still be there to be counted (as in the admission scenario).
+    config: benchConfig('json', base.dir, { concurrency: ctx.settings.concurrency, runRetention: 10_000_000 }),
     env: { LOG_LEVEL: 'warn', ...mode.env(receiverUrl) },
   });
   const stop = onCleanup(`tracing service pid ${proc.child.pid}`, async () => {
