@@ -49,6 +49,8 @@ import { coreHandlerLanes } from './tasks/handlers/index.js';
 import { createLaneRegistry } from './tasks/lanes.js';
 import { admitDueRetries } from './tasks/retry-scanner.js';
 import { createTaskRuntime, queueDepthOf } from './tasks/runtime.js';
+import { startTracing } from './tracing/setup.js';
+import type { ServiceTracer } from './tracing/service-tracer.js';
 import { createTriggerCheck } from './tasks/trigger-check.js';
 import { createGroupLedger, endPreviousLifeGroups, groupLedgerDir } from './workers/group-ledger.js';
 import { createWorkerSpawner } from './workers/spawn-worker.js';
@@ -88,6 +90,8 @@ export interface ServiceInfrastructure {
   coordination: Coordination;
   /** The metrics listener's port (null when metrics are off); the health route names it. */
   metricsPort: number | null;
+  /** Spans of requests and runs (src/tracing/); absent: tracing off. */
+  tracer?: ServiceTracer;
 }
 
 /**
@@ -130,6 +134,7 @@ export function composeService(infra: ServiceInfrastructure) {
     onReady: () => readyRuns.notify(),
     telemetryRetention: TELEMETRY_RETENTION,
     approvalPolicy,
+    tracer: infra.tracer,
   });
   const checkTrigger = createTriggerCheck(config.workspaceRoot);
 
@@ -216,6 +221,7 @@ export function composeService(infra: ServiceInfrastructure) {
       (run) => incidents.onRunSettled(run),
       () => scheduler.noteRunFinished(),
     ],
+    tracer: infra.tracer,
   });
   // User schedules fire through the same admission; overlap `cancel-previous` cancels through the
   // runtime's cancel, acting as the schedule.
@@ -307,6 +313,8 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     cacheMaxEntries: config.cache.maxEntries,
     cacheMaxBytes: config.cache.maxBytes,
   });
+  // Off unless an OTLP endpoint is configured; then the SDK is loaded (docs/tracing.md).
+  const tracing = await startTracing(process.env, logger);
   const metrics = createMetrics();
   metrics.setQueueDepthSource(async () => {
     const counts = await store.countRuns(true);
@@ -314,7 +322,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   });
   // Metrics listen first, so the health route can name their port.
   const metricsServer = config.metricsEnabled ? await startMetricsServer(metrics, config.host, config.metricsPort) : null;
-  const service = composeService({ config, logger, clock, store, coordination, metricsPort: metricsServer?.port ?? null });
+  const service = composeService({ config, logger, clock, store, coordination, metricsPort: metricsServer?.port ?? null, tracer: tracing.tracer });
   const { registry, probe, codeHost, knowledge, incidents, scheduler, schedules, runtime } = service;
 
   const responseCacheEnabled = responseCacheSharing(store.exclusive, config.kvStoreUrl);
@@ -324,7 +332,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       'the state store is shared by instances but no KV store is configured: response cache off (set KV_STORE_URL to share it, and rate limits and locks with it)',
     );
   }
-  const server = await buildServer({ config, coordination, logger, metrics, responseCacheEnabled }, service.routes);
+  const server = await buildServer({ config, coordination, logger, metrics, responseCacheEnabled, tracer: tracing.tracer }, service.routes);
 
   // Start: the probes, recovery and the runner, knowledge, the scheduler and the incident sweeps.
   const stopProbe = startServiceProbeTimer(
@@ -374,6 +382,8 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       await metricsServer?.close();
       await coordination.close();
       await store.close();
+      // Last: the spans of the runs finished during shutdown are exported too.
+      await tracing.shutdown();
     },
   };
 }

@@ -164,6 +164,12 @@ export interface RunRecord {
   reruns?: string[];
   /** A scheduled firing (`source: "schedule"`): the schedule that fired it. */
   scheduleId?: string | null;
+  /**
+   * The W3C trace context of the run's admission span (docs/tracing.md): every later span of
+   * the run (queue wait, execution, finalize), on whichever instance, is its child. Absent when
+   * the run was admitted with tracing off.
+   */
+  traceparent?: string | null;
 }
 
 export interface RunRepair {

@@ -131,6 +131,8 @@ export function createApprovals(deps: ApprovalsDeps) {
       approvedFromTaskId: held.taskId,
       // An approved workflow step's work is the replay: it reports back to the same workflow.
       workflowParent: held.workflowParent ?? undefined,
+      // The replay continues the held run's trace.
+      traceparent: held.traceparent,
     });
     const replayTaskId = outcome.run.taskId;
     const now = clock.now();

@@ -8,6 +8,7 @@ import type { StateStore } from '../store/types.js';
 import { runWriteTags } from './admission.js';
 import { wasEscalated } from './approval-transitions.js';
 import { applyCancelRequest, cancelDecisionFor, markCancelled, replyStatusOf, type CancelReplyStatus } from './run-cancellation.js';
+import { noopServiceTracer, type ServiceTracer } from '../tracing/service-tracer.js';
 
 export interface RunCancelDeps {
   store: StateStore;
@@ -76,6 +77,8 @@ export interface CancelFinalizeDeps {
   logger: Logger;
   invalidator: CacheInvalidator;
   onRunFinished: (run: RunRecord) => Promise<void>;
+  /** The finalize span of the cancelled attempt (src/tracing/); absent: tracing off. */
+  tracer?: ServiceTracer;
 }
 
 /**
@@ -85,6 +88,23 @@ export interface CancelFinalizeDeps {
  * is applied, and it is never retried. Returns the stored run, or null when it was not ours.
  */
 export async function finalizeCancelledAttempt(
+  deps: CancelFinalizeDeps,
+  run: RunRecord,
+  signal: string | null,
+  stillOwned: (current: RunRecord | null) => current is RunRecord,
+): Promise<RunRecord | null> {
+  const span = (deps.tracer ?? noopServiceTracer).startFinalize(run);
+  try {
+    const stored = await writeCancelled(deps, run, signal, stillOwned);
+    span.end(stored === null ? 'not-owned' : 'cancelled');
+    return stored;
+  } catch (err) {
+    span.fail(err);
+    throw err;
+  }
+}
+
+async function writeCancelled(
   deps: CancelFinalizeDeps,
   run: RunRecord,
   signal: string | null,

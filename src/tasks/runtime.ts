@@ -6,6 +6,7 @@ import type { Identity } from '../domain/identity.js';
 import type { RunRecord } from '../domain/run-record.js';
 import type { WakeSignal } from '../domain/wake-signal.js';
 import type { RunQuery, StateStore } from '../store/types.js';
+import type { ServiceTracer } from '../tracing/service-tracer.js';
 import type { WorkerSpawner } from '../workers/spawn-worker.js';
 import type { AdmissionOutcome, Admit } from './admission.js';
 import type { ApprovalEscalation } from './approval-expiry.js';
@@ -48,6 +49,8 @@ export interface RuntimeDeps {
    * `afterFinish`: signal sources (incidents, milestones, retention) listen here.
    */
   runListeners?: ReadonlyArray<(run: RunRecord) => Promise<void> | void>;
+  /** Spans of each attempt (queue wait, execution, finalize); absent: tracing off. */
+  tracer?: ServiceTracer;
 }
 
 /** Runs waiting in the queue right now (ready + held). */
@@ -115,6 +118,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     spawner: deps.spawner,
     preflightToolGate: deps.preflightToolGate,
     runLogs: deps.runLogs,
+    tracer: deps.tracer,
   });
   deps.readyRuns.subscribe(() => runner.wake());
   const cancels = createRunCancel({
@@ -127,10 +131,10 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     settleEscalation: (run) => approvals.expiry.settleEscalation(run),
   });
 
-  /** Checks a client's task request (checkTrigger) and admits it. */
-  async function trigger(request: TaskRequest, identity: Identity): Promise<AdmissionOutcome> {
+  /** Checks a client's task request (checkTrigger) and admits it; `traceparent`: the request's span. */
+  async function trigger(request: TaskRequest, identity: Identity, traceparent?: string | null): Promise<AdmissionOutcome> {
     const checked = checkTrigger(request);
-    return admit({ type: checked.type, payload: checked.payload, source: 'api', requestedBy: identity.actor });
+    return admit({ type: checked.type, payload: checked.payload, source: 'api', requestedBy: identity.actor, traceparent });
   }
 
   async function listRuns(query: RunQuery & { cursor?: string }) {
@@ -159,7 +163,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     return run ? toRunView(run) : null;
   }
 
-  const recoveryDeps = { config, store, clock, logger, invalidator: deps.invalidator, admit, onRunFinished };
+  const recoveryDeps = { config, store, clock, logger, invalidator: deps.invalidator, admit, onRunFinished, tracer: deps.tracer };
   let leaseSweep: NodeJS.Timeout | null = null;
   let sweeping = false;
 

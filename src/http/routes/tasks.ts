@@ -104,7 +104,7 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
       access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { body: TriggerBody, response: { 202: Queued, 200: Duplicate } },
       handler: async (ctx: ProtectedContext<unknown, unknown, Static<typeof TriggerBody>>) =>
-        triggerReply(await runtime.trigger(ctx.body, ctx.identity)),
+        triggerReply(await runtime.trigger(ctx.body, ctx.identity, ctx.traceparent)),
     },
     {
       method: 'GET',
