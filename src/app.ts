@@ -47,6 +47,7 @@ import { createCatalogView } from './tasks/catalog-view.js';
 import { createControlPlaneSnapshot } from './tasks/control-plane-snapshot.js';
 import { coreHandlerLanes } from './tasks/handlers/index.js';
 import { createLaneRegistry } from './tasks/lanes.js';
+import { agentModelName, createModels } from './models/index.js';
 import { admitDueRetries } from './tasks/retry-scanner.js';
 import { createTaskRuntime, queueDepthOf } from './tasks/runtime.js';
 import { createTriggerCheck } from './tasks/trigger-check.js';
@@ -117,7 +118,10 @@ export function composeService(infra: ServiceInfrastructure) {
   const groupLedger = createGroupLedger(groupLedgerDir(config), logger);
   const spawner = createWorkerSpawner({ config, registry, logger, cancelGraceMs: config.cancelGraceMs, groupLedger });
   const probe = createServiceProbe({ runShow: systemctlRunShow, ttlMs: 180_000 });
-  const agents = { registry, store, probe, skills, serviceHeartbeat: createHeartbeatReader(config.logsDir), now };
+  // Every model call goes through one gateway: metered into its run, within the shared daily budget (docs/models.md).
+  const models = createModels({ config: config.llm, store, coordination, clock, logger, registry, secrets: serviceSecrets(config) });
+  const modelOf = (agent: { lanes: string[]; model: { tier: string; name: string | null } }) => (models.configured ? agentModelName(agent, config.llm) : null);
+  const agents = { registry, store, probe, skills, serviceHeartbeat: createHeartbeatReader(config.logsDir), now, modelOf };
 
   // The one admission path; the runner built below subscribes to its wake-ups.
   const readyRuns = createWakeSignal();
@@ -204,6 +208,8 @@ export function composeService(infra: ServiceInfrastructure) {
     approvalPolicy,
     approvalEscalation: createApprovalEscalation({ ledger: incidentLedger, clock, runPolicies: incidents.runPolicies }),
     runLogs,
+    modelChannel: models.channel,
+    modelGateway: models.gateway,
     preflightToolGate: (taskType, agentId) =>
       preflightToolGate({
         taskType,
@@ -240,7 +246,17 @@ export function composeService(infra: ServiceInfrastructure) {
     repairs: { counts: knowledge.repairStats },
     business: { summary: business.service.summary },
   };
-  const aggregates = createAggregateReaders({ config, clock, store, coordination, agents, codeHost, ports: aggregatePorts, serviceStartedAt });
+  const aggregates = createAggregateReaders({
+    config,
+    clock,
+    store,
+    coordination,
+    agents,
+    codeHost,
+    ports: aggregatePorts,
+    serviceStartedAt,
+    modelBudget: async () => ({ limitUsd: models.budget.limitUsd, remainingUsd: await models.budget.remainingUsd() }),
+  });
   const companion = createCompanionBriefs({
     store,
     incidents: incidentReadPort,
@@ -283,7 +299,7 @@ export function composeService(infra: ServiceInfrastructure) {
     events,
   });
 
-  return { serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, runLogs, routes, events };
+  return { serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, runLogs, routes, events, models };
 }
 
 /**
@@ -367,6 +383,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       await service.events.close();
       await server.close();
       await runtime.stop(SHUTDOWN_GRACE_MS);
+      await service.models.channel.close();
       await stopIncidentSweeps();
       await metricsServer?.close();
       await coordination.close();

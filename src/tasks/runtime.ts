@@ -43,6 +43,8 @@ export interface RuntimeDeps {
   /** Opens the incident of an approval that expired under `onExpiry: "escalate"` (the incidents module). */
   approvalEscalation?: ApprovalEscalation;
   runLogs?: ExecutorDeps['runLogs'];
+  modelChannel?: ExecutorDeps['modelChannel'];
+  modelGateway?: ExecutorDeps['modelGateway'];
   /**
    * Told of every finalized attempt (success, failed or retrying), after the lane's own
    * `afterFinish`: signal sources (incidents, milestones, retention) listen here.
@@ -115,6 +117,8 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     spawner: deps.spawner,
     preflightToolGate: deps.preflightToolGate,
     runLogs: deps.runLogs,
+    modelChannel: deps.modelChannel,
+    modelGateway: deps.modelGateway,
   });
   deps.readyRuns.subscribe(() => runner.wake());
   const cancels = createRunCancel({
