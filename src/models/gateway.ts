@@ -9,7 +9,7 @@ import { remainderOf, type DailyBudget } from './daily-budget.js';
 import { laneModel } from './lane-policy.js';
 import { costOf, worstCaseCost } from './prices.js';
 import { ProviderCallError, type ProviderClient } from './provider-client.js';
-import { MAX_ANSWER_TOKENS, MAX_PROMPT_CHARS, type CompletionAnswer, type CompletionRequest, type ModelGateway } from './types.js';
+import { MAX_ANSWER_TOKENS, MAX_PROMPT_CHARS, type CompletionRequest, type ModelGateway } from './types.js';
 
 export interface GatewayDeps {
   config: LlmConfig;

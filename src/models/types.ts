@@ -29,7 +29,9 @@ export type CompletionRefusal =
   | 'budget-exhausted'
   | 'provider-failed'
   | 'aborted'
-  | 'invalid-request';
+  | 'invalid-request'
+  /** Worker side: the service's channel could not be reached or answered out of protocol. */
+  | 'channel-failed';
 
 export type CompletionAnswer =
   | { ok: true; text: string; model: string; inputTokens: number; outputTokens: number; costUsd: number; latencyMs: number }
