@@ -129,7 +129,7 @@ describe('model gateway against an OpenAI-compatible provider', () => {
     expect(await models.gateway.complete({ ...request, lane: 'security-audit' })).toMatchObject({ ok: false, refusal: 'lane-not-allowed' });
     expect(await models.gateway.complete({ ...request, lane: 'normalize-data' })).toMatchObject({ ok: false, refusal: 'lane-not-allowed' });
     expect(await models.gateway.complete({ ...request, name: 'some-costly-model' })).toMatchObject({ ok: false, refusal: 'no-model' });
-    await store.mutateRun(runId, (run) => (run ? { ...run, cancellation: { requestedAt: new Date().toISOString(), requestedBy: 'op', reason: 'stop' } as never } : null));
+    await store.mutateRun(runId, (run) => (run ? { ...run, cancellation: { requestedAt: new Date().toISOString(), requestedBy: 'op', reason: 'stop', completedAt: null, signal: null } } : null));
     expect(await models.gateway.complete(request)).toMatchObject({ ok: false, refusal: 'attempt-not-running' });
     expect(fake.received).toHaveLength(0);
   });
