@@ -35,7 +35,7 @@ describe('summarize-content with a model', () => {
   it('bullets from the model become the bullets of the result', async () => {
     const scripted = scriptedModel(() => '- The database migration moved customer records to the managed service.\n- No rollback was needed; the migration closed on schedule.');
     const result = await summarized(scripted.model, 'bullets');
-    expect(result.generation.path).toBe('provider');
+    expect(result.generation?.path).toBe('provider');
     expect(result.bullets).toEqual(['The database migration moved customer records to the managed service.', 'No rollback was needed; the migration closed on schedule.']);
     expect(result.summary.split('\n').every((line) => line.startsWith('- '))).toBe(true);
   });
