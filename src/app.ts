@@ -53,6 +53,7 @@ import { createTaskRuntime, queueDepthOf } from './tasks/runtime.js';
 import { createTriggerCheck } from './tasks/trigger-check.js';
 import { createGroupLedger, endPreviousLifeGroups, groupLedgerDir } from './workers/group-ledger.js';
 import { createWorkerSpawner } from './workers/spawn-worker.js';
+import { resolveWorkerTimeout } from './workers/resolve-timeout.js';
 
 export interface RunningApp {
   url: string;
@@ -119,7 +120,16 @@ export function composeService(infra: ServiceInfrastructure) {
   const spawner = createWorkerSpawner({ config, registry, logger, cancelGraceMs: config.cancelGraceMs, groupLedger });
   const probe = createServiceProbe({ runShow: systemctlRunShow, ttlMs: 180_000 });
   // Every model call goes through one gateway: metered into its run, within the shared daily budget (docs/models.md).
-  const models = createModels({ config: config.llm, store, coordination, clock, logger, registry, secrets: serviceSecrets(config) });
+  const models = createModels({
+    config: config.llm,
+    store,
+    coordination,
+    clock,
+    logger,
+    registry,
+    secrets: serviceSecrets(config),
+    attemptTimeoutMs: (lane) => resolveWorkerTimeout(undefined, lane, config, registry.forLane(lane)?.timeoutMs),
+  });
   const modelOf = (agent: { lanes: string[]; model: { tier: string; name: string | null } }) => (models.configured ? agentModelName(agent, config.llm) : null);
   const agents = { registry, store, probe, skills, serviceHeartbeat: createHeartbeatReader(config.logsDir), now, modelOf };
 

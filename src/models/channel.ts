@@ -20,8 +20,15 @@ interface Grant {
   runId: string;
   attempt: number;
   lane: string;
+  /** Aborted when the attempt is stopped, ends, or its share of the attempt's time for models is spent. */
   signal: AbortSignal;
 }
+
+/**
+ * The share of a worker's timeout its model calls may take, retries and backoff included: what is
+ * left lets the lane fall back to its deterministic path before the worker is stopped.
+ */
+export const MODEL_SHARE_OF_ATTEMPT = 0.6;
 
 export interface OpenedChannel {
   input: Record<string, unknown>;
@@ -99,6 +106,8 @@ export function createModelChannel(deps: {
   logger: Logger;
   /** Why a lane gets no channel (no provider, a local or security-sensitive lane); null when it may ask. */
   unavailable: (lane: string) => { reason: string; detail: string } | null;
+  /** The worker timeout of a lane; its MODEL_SHARE_OF_ATTEMPT bounds the attempt's model calls. Absent: no bound. */
+  attemptTimeoutMs?: (lane: string) => number | null;
 }): ModelChannel {
   const grants = new Map<string, Grant>();
   let listening: Promise<string> | null = null;
@@ -140,11 +149,23 @@ export function createModelChannel(deps: {
       if (missing) return { input: { [MODEL_CHANNEL_PAYLOAD_KEY]: { endpoint: null, ...missing } satisfies ModelChannelInput }, close: () => undefined };
       const endpoint = await start();
       const token = randomBytes(32).toString('base64url');
-      grants.set(token, { runId: run.runId, attempt: run.attempt, lane: run.type, signal });
+      // The grant's own signal: a call in flight stops (no further try) when the attempt is
+      // stopped, when it ends (the worker timed out or exited), or when its model time is spent.
+      const stop = new AbortController();
+      const onAttemptAbort = () => stop.abort(signal.reason);
+      if (signal.aborted) stop.abort(signal.reason);
+      else signal.addEventListener('abort', onAttemptAbort, { once: true });
+      const attemptMs = deps.attemptTimeoutMs?.(run.type) ?? null;
+      const deadline = attemptMs === null ? null : setTimeout(() => stop.abort('the attempt\'s time for model calls is spent'), Math.floor(attemptMs * MODEL_SHARE_OF_ATTEMPT));
+      deadline?.unref();
+      grants.set(token, { runId: run.runId, attempt: run.attempt, lane: run.type, signal: stop.signal });
       return {
         input: { [MODEL_CHANNEL_PAYLOAD_KEY]: { endpoint, token } satisfies ModelChannelInput },
         close: () => {
           grants.delete(token);
+          if (deadline) clearTimeout(deadline);
+          signal.removeEventListener('abort', onAttemptAbort);
+          stop.abort('the attempt ended');
         },
       };
     },

@@ -32,6 +32,8 @@ export function createModels(deps: {
   secrets: readonly string[];
   /** Tests substitute the client; by default the `openai` one when a provider is configured. */
   provider?: ProviderClient | null;
+  /** A lane's worker timeout: part of it bounds the attempt's model calls (channel.ts). */
+  attemptTimeoutMs?: (lane: string) => number | null;
 }) {
   const { config } = deps;
   const budget = createDailyBudget({ coordination: deps.coordination, clock: deps.clock, limitUsd: config.dailyBudgetUsd });
@@ -49,6 +51,7 @@ export function createModels(deps: {
   const channel = createModelChannel({
     gateway,
     logger: deps.logger,
+    ...(deps.attemptTimeoutMs ? { attemptTimeoutMs: deps.attemptTimeoutMs } : {}),
     unavailable: (lane) => {
       if (!provider) return { reason: 'no-provider', detail: 'no model provider is configured (OPENAI_API_KEY or OPENAI_BASE_URL)' };
       const picked = laneModel(deps.registry, config, lane);

@@ -97,6 +97,51 @@ describe('the per-attempt model channel of a spawned worker', () => {
     }
   });
 
+  it('bounds the model calls of an attempt to a share of its worker timeout, and stops a call in flight when the attempt ends', async () => {
+    fake = await startFakeOpenAi();
+    fake.fallback = () => ({ text: 'too slow', delayMs: 3_000 });
+    const base = tempDir('model-channel-');
+    store = openStateStore(join(base, 'state.json'));
+    await store.open();
+    const models = createModels({
+      config: { apiKey: PROVIDER_KEY, baseUrl: fake.baseUrl, models: { standard: 'small-model' }, prices: {}, dailyBudgetUsd: null, timeoutMs: 10_000, maxRetries: 3 },
+      store,
+      coordination: new MemoryCoordination({ cacheMaxEntries: 10, cacheMaxBytes: 100_000 }),
+      clock: systemClock,
+      logger,
+      registry,
+      secrets: [],
+      // A 1 s worker timeout leaves its model calls 600 ms.
+      attemptTimeoutMs: () => 1_000,
+    });
+    const ask = async (runId: string, close?: (opened: { close(): void }) => void) => {
+      const run = markRunning(admittedRun({ runId, type: 'fixture-model-env' }));
+      await store!.mutateRun(runId, insertIfAbsent(run));
+      const opened = await models.channel.open(run, new AbortController().signal);
+      const { endpoint, token } = opened.input.__model as { endpoint: string; token: string };
+      if (close) setTimeout(() => close(opened), 200);
+      const started = Date.now();
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], maxTokens: 10 }),
+      });
+      return { answer: (await response.json()) as Record<string, unknown>, elapsed: Date.now() - started };
+    };
+    try {
+      const timed = await ask('deadline-run');
+      expect(timed.answer).toMatchObject({ ok: false, refusal: 'aborted' });
+      expect(timed.elapsed).toBeLessThan(2_000);
+      const ended = await ask('ended-run', (opened) => opened.close());
+      expect(ended.answer).toMatchObject({ ok: false, refusal: 'aborted' });
+      expect(ended.elapsed).toBeLessThan(1_000);
+      // One request each, none retried after the stop.
+      expect(fake.received).toHaveLength(2);
+    } finally {
+      await models.channel.close();
+    }
+  });
+
   it('tells a lane that may not use a model why, and opens no endpoint for it', async () => {
     fake = await startFakeOpenAi();
     const base = tempDir('model-channel-');
