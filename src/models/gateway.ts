@@ -67,6 +67,10 @@ export function createModelGateway(deps: GatewayDeps): ModelGateway {
     async complete(request) {
       const problem = requestProblem(request);
       if (problem) return { ok: false, refusal: 'invalid-request', detail: problem, model: null };
+      // A secret of the service never leaves for a provider, whoever put it in the prompt.
+      if (request.messages.some((m) => answerProblem(m.content, deps.secrets) !== null)) {
+        return { ok: false, refusal: 'invalid-request', detail: 'the prompt contains secret text held by the service; nothing was sent', model: null };
+      }
       if (!provider) return { ok: false, refusal: 'no-provider', detail: 'no model provider is configured (OPENAI_API_KEY or OPENAI_BASE_URL)', model: null };
       const picked = laneModel(registry, config, request.lane, { ...(request.tier ? { tier: request.tier } : {}), ...(request.name ? { name: request.name } : {}) });
       if (picked.model === null) return { ok: false, refusal: picked.reason, detail: picked.detail, model: null };

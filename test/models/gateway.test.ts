@@ -144,12 +144,17 @@ describe('model gateway against an OpenAI-compatible provider', () => {
     expect(fake.received).toHaveLength(1);
   });
 
-  it('withholds an answer that carries the provider key or a service secret', async () => {
+  it('withholds an answer that carries the provider key or a service secret, and sends no prompt that does', async () => {
     const { fake, store, models, runId, request } = await setup();
     fake.script({ text: `Sure, the key is ${PROVIDER_KEY}` }, { text: 'and the secret: webhook-secret-of-the-service' });
     expect(await models.gateway.complete(request)).toMatchObject({ ok: false, refusal: 'provider-failed', detail: expect.stringContaining('secret') });
     expect(await models.gateway.complete(request)).toMatchObject({ ok: false, refusal: 'provider-failed' });
     expect((await store.getRun(runId))!.modelCalls!.map((c) => c.outcome)).toEqual(['failed', 'failed']);
+    // Nor does a prompt carrying one leave for the provider.
+    const sent = fake.received.length;
+    const leaking = { ...request, messages: [{ role: 'user' as const, content: 'Summarize: webhook-secret-of-the-service' }] };
+    expect(await models.gateway.complete(leaking)).toMatchObject({ ok: false, refusal: 'invalid-request', detail: expect.stringContaining('nothing was sent') });
+    expect(fake.received).toHaveLength(sent);
   });
 
   it('answers no-provider when neither a key nor a base URL is configured', async () => {
