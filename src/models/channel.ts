@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { RunRecord } from '../domain/run-record.js';
+import { readLaneRequest } from './lane-request.js';
 import type { CompletionAnswer, CompletionRequest, ModelGateway } from './types.js';
 
 /** The payload key under which a worker finds its channel (a service-reserved `__` key). */
@@ -74,25 +75,9 @@ function laneRequest(body: string, grant: Grant): CompletionRequest | string {
   } catch {
     return 'body is not JSON';
   }
-  if (typeof value !== 'object' || value === null) return 'body is not a JSON object';
-  const v = value as Record<string, unknown>;
-  const messages = v.messages;
-  if (!Array.isArray(messages) || !messages.every((m) => typeof m === 'object' && m !== null && ['system', 'user', 'assistant'].includes((m as Record<string, unknown>).role as string) && typeof (m as Record<string, unknown>).content === 'string')) {
-    return 'messages must be an array of {role: system|user|assistant, content: string}';
-  }
-  if (typeof v.maxTokens !== 'number') return 'maxTokens must be a number';
-  if (v.tier !== undefined && v.tier !== 'standard' && v.tier !== 'advanced') return 'tier must be standard or advanced';
-  if (v.name !== undefined && typeof v.name !== 'string') return 'name must be a string';
-  return {
-    runId: grant.runId,
-    attempt: grant.attempt,
-    lane: grant.lane,
-    messages: messages.map((m: { role: 'system' | 'user' | 'assistant'; content: string }) => ({ role: m.role, content: m.content })),
-    maxTokens: v.maxTokens,
-    ...(v.tier !== undefined ? { tier: v.tier } : {}),
-    ...(typeof v.name === 'string' ? { name: v.name } : {}),
-    signal: grant.signal,
-  };
+  const request = readLaneRequest(value);
+  if (typeof request === 'string') return request;
+  return { ...request, runId: grant.runId, attempt: grant.attempt, lane: grant.lane, signal: grant.signal };
 }
 
 /**

@@ -1,10 +1,8 @@
 import type { ModelTier } from '../agents/manifest.js';
+import type { ChatMessage } from './lane-request.js';
 
-/** One chat message, as OpenAI-compatible chat completions take it. */
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+export type { ChatMessage, LaneCompletionRequest } from './lane-request.js';
+export { MAX_ANSWER_TOKENS, MAX_PROMPT_CHARS } from './lane-request.js';
 
 /** What a lane asks the gateway for. The run, attempt and lane come from the caller's grant, never from the lane. */
 export interface CompletionRequest {
@@ -41,7 +39,3 @@ export type CompletionAnswer =
 export interface ModelGateway {
   complete(request: CompletionRequest): Promise<CompletionAnswer>;
 }
-
-/** Bounds of a request a lane may send (prompt size, answer size). */
-export const MAX_PROMPT_CHARS = 60_000;
-export const MAX_ANSWER_TOKENS = 4_000;

@@ -1,17 +1,9 @@
-import type { ChatMessage, CompletionAnswer, CompletionRefusal } from '../models/types.js';
+import type { CompletionAnswer, CompletionRefusal, LaneCompletionRequest } from '../models/types.js';
 
-export type { ChatMessage, CompletionAnswer, CompletionRefusal } from '../models/types.js';
+export type { ChatMessage, CompletionAnswer, CompletionRefusal, LaneCompletionRequest } from '../models/types.js';
 
 /** The payload key the service puts the attempt's model channel under (src/models/channel.ts). */
 const CHANNEL_KEY = '__model';
-
-/** What a lane asks for; the service decides the run, attempt, lane and model tier it is made for. */
-export interface LaneCompletionRequest {
-  messages: ChatMessage[];
-  maxTokens: number;
-  tier?: 'standard' | 'advanced';
-  name?: string;
-}
 
 /** A lane's way to a model: always answers, never throws; a refusal says why there is no text. */
 export interface ModelAccess {

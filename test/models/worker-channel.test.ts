@@ -129,6 +129,16 @@ describe('the per-attempt model channel of a spawned worker', () => {
       return { answer: (await response.json()) as Record<string, unknown>, elapsed: Date.now() - started };
     };
     try {
+      // A request out of shape is refused by the channel and never reaches the gateway.
+      const run = markRunning(admittedRun({ runId: 'bad-request-run', type: 'fixture-model-env' }));
+      const opened = await models.channel.open(run, new AbortController().signal);
+      const { endpoint, token } = opened.input.__model as { endpoint: string; token: string };
+      const bad = await fetch(endpoint, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ messages: [], maxTokens: 99_999 }) });
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as { error: string }).error).toMatch(/\/messages.*|\/maxTokens/);
+      opened.close();
+      expect(fake.received).toHaveLength(0);
+
       const timed = await ask('deadline-run');
       expect(timed.answer).toMatchObject({ ok: false, refusal: 'aborted' });
       expect(timed.elapsed).toBeLessThan(2_000);
