@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { LlmConfig } from '../config/types.js';
 import type { ModelCall, RunRecord } from '../domain/run-record.js';
 import type { StateStore } from '../store/types.js';
+import { withEvent } from '../tasks/run-transitions.js';
 import { answerProblem, MAX_ANSWER_CHARS } from './answer-guard.js';
 import { remainderOf, type DailyBudget } from './daily-budget.js';
 import { laneModel } from './lane-policy.js';
@@ -59,8 +60,19 @@ export function createModelGateway(deps: GatewayDeps): ModelGateway {
       ...call,
       budget: { limitUsd, remainingUsd: limitUsd === null ? null : remainderOf(limitUsd, spentUsd) },
     };
-    // The call was made and paid for whatever became of the attempt since: it is recorded on the run.
-    await store.mutateRun(request.runId, (run) => (run ? { ...run, modelCalls: [...(run.modelCalls ?? []), entry] } : null));
+    // The call was made and paid for whatever became of the attempt since: it is recorded on the
+    // run, with an event so that streams and the console see it as it happens.
+    const detail = `${entry.model} ${entry.outcome}: ${entry.inputTokens} in, ${entry.outputTokens} out, ${entry.costUsd} USD, ${entry.tries} tr${entry.tries === 1 ? 'y' : 'ies'}`;
+    await store.mutateRun(request.runId, (run) =>
+      run
+        ? withEvent({ ...run, modelCalls: [...(run.modelCalls ?? []), entry] }, clock.now(), {
+            kind: 'execution',
+            name: 'model-call',
+            detail: entry.error ? `${detail} (${entry.error})` : detail,
+            data: { model: entry.model, outcome: entry.outcome, inputTokens: entry.inputTokens, outputTokens: entry.outputTokens, costUsd: entry.costUsd, attempt: entry.attempt },
+          })
+        : null,
+    );
   }
 
   return {

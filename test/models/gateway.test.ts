@@ -68,6 +68,7 @@ describe('model gateway against an OpenAI-compatible provider', () => {
     expect(run!.modelCalls).toEqual([
       expect.objectContaining({ attempt: 1, lane: 'summarize-content', model: 'small-model', outcome: 'ok', inputTokens: 1000, outputTokens: 500, costUsd: 0.003, tries: 1, error: null, budget: { limitUsd: 1, remainingUsd: 0.997 } }),
     ]);
+    expect(run!.events.at(-1)).toMatchObject({ kind: 'execution', name: 'model-call', detail: 'small-model ok: 1000 in, 500 out, 0.003 USD, 1 try' });
     expect(accountingFor(run!.modelCalls, 1234)).toMatchObject({
       model: 'small-model',
       metered: true,
