@@ -47,6 +47,7 @@ import { createCatalogView } from './tasks/catalog-view.js';
 import { createControlPlaneSnapshot } from './tasks/control-plane-snapshot.js';
 import { coreHandlerLanes } from './tasks/handlers/index.js';
 import { createLaneRegistry } from './tasks/lanes.js';
+import { agentModelName, createModels } from './models/index.js';
 import { admitDueRetries } from './tasks/retry-scanner.js';
 import { createTaskRuntime, queueDepthOf } from './tasks/runtime.js';
 import { startTracing } from './tracing/setup.js';
@@ -54,6 +55,7 @@ import type { ServiceTracer } from './tracing/service-tracer.js';
 import { createTriggerCheck } from './tasks/trigger-check.js';
 import { createGroupLedger, endPreviousLifeGroups, groupLedgerDir } from './workers/group-ledger.js';
 import { createWorkerSpawner } from './workers/spawn-worker.js';
+import { resolveWorkerTimeout } from './workers/resolve-timeout.js';
 
 export interface RunningApp {
   url: string;
@@ -121,7 +123,19 @@ export function composeService(infra: ServiceInfrastructure) {
   const groupLedger = createGroupLedger(groupLedgerDir(config), logger);
   const spawner = createWorkerSpawner({ config, registry, logger, cancelGraceMs: config.cancelGraceMs, groupLedger });
   const probe = createServiceProbe({ runShow: systemctlRunShow, ttlMs: 180_000 });
-  const agents = { registry, store, probe, skills, serviceHeartbeat: createHeartbeatReader(config.logsDir), now };
+  // Every model call goes through one gateway: metered into its run, within the shared daily budget (docs/models.md).
+  const models = createModels({
+    config: config.llm,
+    store,
+    coordination,
+    clock,
+    logger,
+    registry,
+    secrets: serviceSecrets(config),
+    attemptTimeoutMs: (lane) => resolveWorkerTimeout(undefined, lane, config, registry.forLane(lane)?.timeoutMs),
+  });
+  const modelOf = (agent: { lanes: string[]; model: { tier: string; name: string | null } }) => (models.configured ? agentModelName(agent, config.llm) : null);
+  const agents = { registry, store, probe, skills, serviceHeartbeat: createHeartbeatReader(config.logsDir), now, modelOf };
 
   // The one admission path; the runner built below subscribes to its wake-ups.
   const readyRuns = createWakeSignal();
@@ -209,6 +223,8 @@ export function composeService(infra: ServiceInfrastructure) {
     approvalPolicy,
     approvalEscalation: createApprovalEscalation({ ledger: incidentLedger, clock, runPolicies: incidents.runPolicies }),
     runLogs,
+    modelChannel: models.channel,
+    modelGateway: models.gateway,
     preflightToolGate: (taskType, agentId) =>
       preflightToolGate({
         taskType,
@@ -246,7 +262,17 @@ export function composeService(infra: ServiceInfrastructure) {
     repairs: { counts: knowledge.repairStats },
     business: { summary: business.service.summary },
   };
-  const aggregates = createAggregateReaders({ config, clock, store, coordination, agents, codeHost, ports: aggregatePorts, serviceStartedAt });
+  const aggregates = createAggregateReaders({
+    config,
+    clock,
+    store,
+    coordination,
+    agents,
+    codeHost,
+    ports: aggregatePorts,
+    serviceStartedAt,
+    modelBudget: async () => ({ limitUsd: models.budget.limitUsd, remainingUsd: await models.budget.remainingUsd() }),
+  });
   const companion = createCompanionBriefs({
     store,
     incidents: incidentReadPort,
@@ -292,7 +318,7 @@ export function composeService(infra: ServiceInfrastructure) {
     events,
   });
 
-  return { serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, runLogs, routes, events };
+  return { serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, runLogs, routes, events, models };
 }
 
 /**
@@ -378,6 +404,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       await service.events.close();
       await server.close();
       await runtime.stop(SHUTDOWN_GRACE_MS);
+      await service.models.channel.close();
       await stopIncidentSweeps();
       await metricsServer?.close();
       await coordination.close();

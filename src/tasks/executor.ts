@@ -13,7 +13,8 @@ import { DomainError, ProgrammingError, type ErrorCode } from '../domain/errors.
 
 /** Error codes of refusals: retrying the attempt cannot change them. */
 const REFUSAL_CODES: ReadonlySet<ErrorCode> = new Set(['scope_outside_workspace', 'invalid_request', 'invalid_config', 'forbidden']);
-import type { FollowUpTask, HandlerOutcome } from './handler-types.js';
+import type { FollowUpTask, HandlerInput, HandlerOutcome } from './handler-types.js';
+import type { ModelGateway } from '../models/types.js';
 import type { BlockedAttempt, BoundTaskHandler, LaneRegistry } from './lanes.js';
 import type { RunRecord, RunToolGate, SpecialistContract } from '../domain/run-record.js';
 import type { OrchestratorState } from '../domain/orchestrator-state.js';
@@ -57,6 +58,10 @@ export interface ExecutorDeps {
   runLogs?: AttemptLogOpener;
   /** Spans of each attempt's queue wait and execution (src/tracing/); absent: tracing off. */
   tracer?: ServiceTracer;
+  /** Opens a worker's per-attempt channel to the model gateway (src/models/channel.ts); absent, workers get none. */
+  modelChannel?: { open(run: RunRecord, signal: AbortSignal): Promise<{ input: Record<string, unknown>; close(): void }> };
+  /** The model gateway in-process handlers reach through `complete` (src/models/gateway.ts). */
+  modelGateway?: ModelGateway;
 }
 
 function agentFields(result: unknown): Pick<ExecutionOutcome, 'operatorSummary' | 'recommendedNextActions' | 'specialistContract'> {
@@ -89,6 +94,7 @@ async function runHandler(deps: ExecutorDeps, handler: BoundTaskHandler, run: Ru
       signal,
       logger: log ? teeHandlerLogger(logger, log) : logger,
       clock: deps.clock,
+      ...(deps.modelGateway ? { complete: bindGateway(deps.modelGateway, run, signal) } : {}),
     });
   } catch (err) {
     // A handler exception is a TaskResult with status error; the service keeps running.
@@ -123,6 +129,11 @@ async function runHandler(deps: ExecutorDeps, handler: BoundTaskHandler, run: Ru
     ...(outcome.toolGate ? { toolGate: outcome.toolGate } : {}),
     ...agentFields(outcome.result),
   };
+}
+
+/** The gateway as a handler sees it: every request made for this run, attempt and lane. */
+function bindGateway(gateway: ModelGateway, run: RunRecord, signal: AbortSignal): NonNullable<HandlerInput['complete']> {
+  return (request) => gateway.complete({ ...request, runId: run.runId, attempt: run.attempt, lane: run.type, signal });
 }
 
 function abortedBeforeStart(signal: AbortSignal): ExecutionOutcome {
@@ -179,21 +190,25 @@ async function runWorker(
   if (gate?.blocked) return blockedBeforeSpawn(gate.blocked);
   // Service-reserved `__` keys the lane asked for; a client can never send such a key.
   const input = lane.workerInput ? await lane.workerInput(run) : {};
-  const outcome = await deps.spawner.run({
-    agentId: entry.agentId,
-    runId: run.runId,
-    taskType: run.type,
-    payload: { ...run.payload, ...input, ...gate?.input },
-    signal,
-    retainDirectory: true,
-    ...(traceparent ? { traceparent } : {}),
-    ...(log ? { onStderr: (chunk: Buffer) => log.stderr(chunk) } : {}),
-    onPrepared: async (directory) => {
-      await deps.store.mutateRun(run.runId, (current) =>
-        isOwnedAttempt(current, deps.ownerId, run.attempt) ? { ...current, workerDirectory: directory } : null,
-      );
-    },
-  });
+  // The model channel lives exactly as long as the attempt: revoked whatever way the worker ends.
+  const channel = deps.modelChannel ? await deps.modelChannel.open(run, signal) : null;
+  const outcome = await deps.spawner
+    .run({
+      agentId: entry.agentId,
+      runId: run.runId,
+      taskType: run.type,
+      payload: { ...run.payload, ...input, ...gate?.input, ...channel?.input },
+      signal,
+      retainDirectory: true,
+      ...(traceparent ? { traceparent } : {}),
+      ...(log ? { onStderr: (chunk: Buffer) => log.stderr(chunk) } : {}),
+      onPrepared: async (directory) => {
+        await deps.store.mutateRun(run.runId, (current) =>
+          isOwnedAttempt(current, deps.ownerId, run.attempt) ? { ...current, workerDirectory: directory } : null,
+        );
+      },
+    })
+    .finally(() => channel?.close());
   if (!outcome.ok) await gate?.onFailure?.();
   const directory = outcome.directory ?? null;
   const transient = outcome.failure === 'timeout' || outcome.failure === 'crash' || outcome.failure === 'spawn-error' || outcome.failure === 'non-json';

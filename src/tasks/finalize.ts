@@ -94,9 +94,10 @@ async function recordOutcome(
   for (const followUp of followUps) {
     await deps.admit({ type: followUp.type, payload: followUp.payload, source: 'system', requestedBy: `task:${run.type}` });
   }
-  const accounting = accountingFor(outcome.result, outcome.durationMs);
   const transition: RunMutator = (owned) => {
     if (!stillOwned(owned)) return null;
+    // The model calls the gateway recorded on the run while the attempt ran are its metering.
+    const accounting = accountingFor(owned.modelCalls, outcome.durationMs);
     let current = provenance ? withEvent(owned, now, { kind: 'queue', ...provenance }) : owned;
     // The spec's coordination-blocked attempt entry: shared coordination refused the attempt.
     if (outcome.coordinationBlocked) current = withAttemptState(current, now, 'coordination-blocked', outcome.coordinationBlocked);

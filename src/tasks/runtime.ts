@@ -44,6 +44,8 @@ export interface RuntimeDeps {
   /** Opens the incident of an approval that expired under `onExpiry: "escalate"` (the incidents module). */
   approvalEscalation?: ApprovalEscalation;
   runLogs?: ExecutorDeps['runLogs'];
+  modelChannel?: ExecutorDeps['modelChannel'];
+  modelGateway?: ExecutorDeps['modelGateway'];
   /**
    * Told of every finalized attempt (success, failed or retrying), after the lane's own
    * `afterFinish`: signal sources (incidents, milestones, retention) listen here.
@@ -119,6 +121,8 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     preflightToolGate: deps.preflightToolGate,
     runLogs: deps.runLogs,
     tracer: deps.tracer,
+    modelChannel: deps.modelChannel,
+    modelGateway: deps.modelGateway,
   });
   deps.readyRuns.subscribe(() => runner.wake());
   const cancels = createRunCancel({

@@ -33,6 +33,33 @@ const CodeHost = Obj(
   'CI status of the configured repository and branch; `disabled` unless the code-host monitor is on',
 );
 
+/** Model accounting of the newest finished runs (src/aggregates/accounting-rollup.ts), shared by dashboard and extended health. */
+const Accounting = Obj({
+  windowRuns: Int,
+  totalCostUsd: Type.Number(),
+  currentBudget: Obj({ limitUsd: NNum, remainingUsd: NNum }),
+  meteredRuns: Int,
+  unmeteredRuns: Int,
+  modelCalls: Int,
+  tokens: Obj({ inputTokens: Int, outputTokens: Int, totalTokens: Int }),
+  averageLatencyMs: NNum,
+  byModel: Type.Array(
+    Obj({
+      model: Str,
+      runs: Int,
+      metered: Type.Boolean(),
+      calls: Int,
+      failedCalls: Int,
+      costUsd: Type.Number(),
+      inputTokens: Int,
+      outputTokens: Int,
+      totalTokens: Int,
+      averageLatencyMs: NNum,
+    }),
+  ),
+  communityHelperBudget: Type.Union([Obj({ runId: Str, at: Str }), Type.Null()]),
+});
+
 const ExtendedHealthBody = Obj({
   status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded'), Type.Literal('critical')]),
   statusReasons: Type.Array(Str),
@@ -52,6 +79,7 @@ const ExtendedHealthBody = Obj({
     serviceOperationalCount: Int,
   }),
   repairs: Obj({ activeCount: NInt, verifiedCount: NInt, failedCount: NInt, ...Unavailable }),
+  accounting: Accounting,
   dependencies: Obj({
     persistence: Persistence,
     knowledge: Obj({ indexedEntries: NInt, conceptCount: NInt, ...Unavailable }),
@@ -75,17 +103,7 @@ const DashboardBody = Obj({
   approvals: Obj({ pendingCount: Int }),
   selfHealing: Obj({ summary: Obj({ totalCount: NInt, activeCount: NInt, verifiedCount: NInt, ...Unavailable }) }),
   governance: Obj({ taskRetryRecoveries: Obj({ count: Int, nextRetryAt: NStr }) }),
-  accounting: Obj({
-    windowRuns: Int,
-    totalCostUsd: Type.Number(),
-    currentBudget: Obj({ limitUsd: NNum, remainingUsd: NNum }),
-    meteredRuns: Int,
-    unmeteredRuns: Int,
-    tokens: Obj({ inputTokens: Int, outputTokens: Int, totalTokens: Int }),
-    averageLatencyMs: NNum,
-    byModel: Type.Array(Obj({ model: Str, runs: Int, costUsd: Type.Number(), totalTokens: Int, averageLatencyMs: NNum })),
-    communityHelperBudget: Type.Union([Obj({ runId: Str, at: Str }), Type.Null()]),
-  }),
+  accounting: Accounting,
   incidents: Obj({
     overallStatus: Str,
     openCount: Int,
