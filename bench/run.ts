@@ -61,7 +61,7 @@ function parseArgs(argv: string[]): Args {
 
 const USAGE = `usage: npm run bench -- [--quick] [--only <scenario>[,<scenario>]] [--out <dir>] [--concurrency <n>]
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}
-  --quick        every scenario, small (under 4 minutes)
+  --quick        every scenario, small (under 5 minutes)
   --only         run just these scenarios
   --out          output folder (default bench-results/<timestamp>/)
   --concurrency  run slots of the service and worker concurrency of the queue peers alike`;

@@ -1,8 +1,8 @@
 import type { StoreKind } from './service.js';
 
 /**
- * Sizes of every scenario per mode. Quick runs everything small enough to finish in under four
- * minutes; full in under twelve. Every load is bounded by a count and by its scenario's time budget.
+ * Sizes of every scenario per mode. Quick runs everything small enough to finish in under five
+ * minutes; full in under fifteen. Every load is bounded by a count and by its scenario's time budget.
  */
 export interface Settings {
   /** Whole-run budget in seconds; each scenario is also capped by `budgetSec`. */
@@ -57,6 +57,21 @@ export interface Settings {
     detailAmount: number;
   };
   footprint: { budgetSec: number; checkpoints: number[]; retention: number; stores: StoreKind[]; connections: number };
+  /**
+   * PostgreSQL store against pg-boss and the PostgreSQL admission ceiling: `unique` keys plus
+   * `duplicates`; pg-boss swept over `pgBossWorkers` x `pgBossBatchSizes`; admission at
+   * `connections` in `rounds` turns of `admissionSec` alternating ceiling and service.
+   */
+  postgres: {
+    budgetSec: number;
+    unique: number;
+    duplicates: number;
+    pgBossWorkers: number[];
+    pgBossBatchSizes: number[];
+    admissionSec: number;
+    connections: number;
+    rounds: number;
+  };
   /** `largeState`: runs written before the restart-time rows. */
   startup: { budgetSec: number; reps: number; largeState: number };
   /** `runs`: cancels of each kind of worker (one that honours SIGTERM, one that ignores it). */
@@ -70,7 +85,7 @@ export interface Settings {
 }
 
 export const QUICK: Settings = {
-  totalBudgetSec: 240,
+  totalBudgetSec: 300,
   concurrency: 4,
   admission: {
     budgetSec: 75,
@@ -86,13 +101,14 @@ export const QUICK: Settings = {
   spawn: { budgetSec: 25, runs: 3, warmup: 1, throughputRuns: 12 },
   reads: { budgetSec: 25, runs: 1000, serviceConcurrency: 16, stores: ['json'], connections: 10, durationSec: 1.5, detailAmount: 1000 },
   footprint: { budgetSec: 30, checkpoints: [1000, 5000], retention: 1000, stores: ['json'], connections: 50 },
+  postgres: { budgetSec: 120, unique: 300, duplicates: 30, pgBossWorkers: [8, 32], pgBossBatchSizes: [50, 200], admissionSec: 1.5, connections: 48, rounds: 2 },
   startup: { budgetSec: 45, reps: 2, largeState: 20_000 },
   cancel: { budgetSec: 30, runs: 6 },
   fanout: { budgetSec: 90, subscribers: 1000, runsPerSec: 20, durationSec: 4, admissionSec: 3, connections: 50 },
 };
 
 export const FULL: Settings = {
-  totalBudgetSec: 720,
+  totalBudgetSec: 900,
   concurrency: 4,
   admission: {
     budgetSec: 160,
@@ -108,6 +124,7 @@ export const FULL: Settings = {
   spawn: { budgetSec: 60, runs: 15, warmup: 2, throughputRuns: 60 },
   reads: { budgetSec: 200, runs: 10_000, serviceConcurrency: 16, stores: ['json', 'sql'], connections: 10, durationSec: 4, detailAmount: 4000 },
   footprint: { budgetSec: 240, checkpoints: [10_000, 100_000], retention: 5000, stores: ['json', 'sql'], connections: 50 },
+  postgres: { budgetSec: 300, unique: 2000, duplicates: 200, pgBossWorkers: [4, 8, 16, 32], pgBossBatchSizes: [50, 200, 500], admissionSec: 5, connections: 48, rounds: 2 },
   startup: { budgetSec: 90, reps: 5, largeState: 100_000 },
   cancel: { budgetSec: 90, runs: 25 },
   fanout: { budgetSec: 150, subscribers: 1000, runsPerSec: 30, durationSec: 10, admissionSec: 8, connections: 50 },
