@@ -14,11 +14,14 @@ export interface Settings {
    * sweep from that rate (x`factor` per `stepSec` step, at most `maxSteps` steps and `maxSec` per
    * target); a step passes when every arrival is answered 2xx with p99 <= `p99BoundMs`.
    * `noopCeiling`: sweep the no-op ceiling too (the durable ceiling is always swept).
+   * The closed-loop load runs in `rounds` turns of `durationSec / rounds` per subject, the
+   * ceilings and the service alternating (A/B/A/B); each subject's best turn is reported.
    */
   admission: {
     budgetSec: number;
     connections: number;
     durationSec: number;
+    rounds: number;
     warmupSec: number;
     openLoopRate: number;
     openLoopSec: number;
@@ -91,6 +94,7 @@ export const QUICK: Settings = {
     budgetSec: 75,
     connections: 50,
     durationSec: 3,
+    rounds: 2,
     warmupSec: 1,
     openLoopRate: 300,
     openLoopSec: 3,
@@ -114,6 +118,7 @@ export const FULL: Settings = {
     budgetSec: 160,
     connections: 50,
     durationSec: 10,
+    rounds: 3,
     warmupSec: 2,
     openLoopRate: 1000,
     openLoopSec: 10,
