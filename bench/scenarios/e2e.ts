@@ -30,7 +30,7 @@ import {
   type StoreKind,
 } from '../lib/service.js';
 import { summarize, type Summary } from '../lib/stats.js';
-import { describeCpu } from '../lib/process-cpu.js';
+import { benchCpuMs, cpuMeter, describeCpu, processCpuMs } from '../lib/process-cpu.js';
 import { errorMessage, runPool, sleep, waitFor } from '../lib/util.js';
 import { bullmqAvailable, redisDurability, runBullmq } from '../peers/bullmq.js';
 import { pgBossAvailable, postgresDurability, runPgBoss } from '../peers/pg-boss.js';
@@ -65,6 +65,7 @@ async function runService(ctx: ScenarioContext, store: StoreKind, plan: ExactlyO
       return res.code;
     };
 
+    const cpu = cpuMeter({ service: () => processCpuMs(service.pid), bench: benchCpuMs });
     const t0 = performance.now();
     await runPool(plan.submissions, s.submitConcurrency, submit);
     const submitMs = performance.now() - t0;
@@ -77,6 +78,7 @@ async function runService(ctx: ScenarioContext, store: StoreKind, plan: ExactlyO
       { timeoutMs, intervalMs: 20 },
     );
     const durationMs = performance.now() - t0;
+    const cpuSec = cpu.stop();
 
     await runPool(plan.late, s.submitConcurrency, submit);
     // Every 202 beyond one per unique key admitted a duplicate.
@@ -118,7 +120,7 @@ async function runService(ctx: ScenarioContext, store: StoreKind, plan: ExactlyO
       tasksPerSec: terminal ? completed / (durationMs / 1000) : Number.NaN,
       timedOut: terminal === null,
       settings: { concurrency: s.concurrency, submitConcurrency: s.submitConcurrency, dedupe: 'payload.idempotencyKey' },
-      extra: { responseCodes: codes, duplicatesAdmitted, extraRuns, reexecutedRuns: reexecuted, notSuccess, handlerExecutions: executions, queueLatency: summarize(queueMs) },
+      extra: { responseCodes: codes, duplicatesAdmitted, extraRuns, reexecutedRuns: reexecuted, notSuccess, handlerExecutions: executions, cpuSec, queueLatency: summarize(queueMs) },
     };
   } finally {
     await service.stop();
@@ -250,11 +252,14 @@ export const e2e: Scenario = {
     let runsLeft = live.length * s.rounds;
     const slice = () => Math.max(10_000, Math.floor(ctx.remainingMs() / Math.max(1, runsLeft--)));
     try {
+      let roundMs = 0;
       for (let round = 0; round < s.rounds; round++) {
-        if (round > 0 && ctx.remainingMs() < 10_000 * live.length) {
+        // Another round only when one more like the last fits in what is left.
+        if (round > 0 && ctx.remainingMs() < roundMs * 1.3 + 3000) {
           ctx.log(`round ${round + 1} skipped: time budget`);
           break;
         }
+        const roundStart = Date.now();
         const roundPlan = forRound(plan, round);
         for (const { system } of live) {
           ctx.log(`${system.name}, round ${round + 1}/${s.rounds}: ${plan.unique.length} unique + ${plan.submissions.length - plan.unique.length + plan.late.length} duplicates`);
@@ -265,6 +270,7 @@ export const e2e: Scenario = {
             details[`${system.name} error`] = String(err);
           }
         }
+        roundMs = Date.now() - roundStart;
       }
     } finally {
       for (const { teardown } of live) await teardown?.();
