@@ -45,8 +45,9 @@ export interface Settings {
     duplicates: number;
     submitConcurrency: number;
     settleMs: number;
-    pgBossBatchSize: number;
-    pgBossWorkers: number;
+    /** pg-boss swept over workers x batch size in the first round; later rounds use the best point. */
+    pgBossBatchSizes: number[];
+    pgBossWorkers: number[];
     concurrency: number;
   };
   /** `throughputRuns`: runs for the throughput rows, `concurrency` at a time. */
@@ -103,7 +104,7 @@ export const QUICK: Settings = {
     saturation: { factor: 1.5, stepSec: 1, maxSteps: 8, maxSec: 10, p99BoundMs: 100, drainMs: 1000, noopCeiling: false },
   },
   health: { budgetSec: 20, connections: 50, durationSec: 2.5, warmupSec: 0.5, rounds: 2, stores: ['json'] },
-  e2e: { budgetSec: 60, rounds: 2, unique: 300, duplicates: 30, submitConcurrency: 50, settleMs: 1200, pgBossBatchSize: 200, pgBossWorkers: 8, concurrency: 32 },
+  e2e: { budgetSec: 60, rounds: 2, unique: 300, duplicates: 30, submitConcurrency: 50, settleMs: 1200, pgBossBatchSizes: [50, 200], pgBossWorkers: [8, 32], concurrency: 32 },
   spawn: { budgetSec: 25, runs: 3, warmup: 1, throughputRuns: 12 },
   reads: { budgetSec: 25, runs: 1000, serviceConcurrency: 16, stores: ['json'], connections: 10, durationSec: 1.5, detailAmount: 1000 },
   footprint: { budgetSec: 30, checkpoints: [1000, 5000], retention: 1000, stores: ['json'], connections: 50 },
@@ -127,7 +128,7 @@ export const FULL: Settings = {
     saturation: { factor: 1.5, stepSec: 2, maxSteps: 10, maxSec: 24, p99BoundMs: 100, drainMs: 1000, noopCeiling: true },
   },
   health: { budgetSec: 60, connections: 50, durationSec: 8, warmupSec: 1, rounds: 4, stores: ['json', 'sql'] },
-  e2e: { budgetSec: 150, rounds: 2, unique: 6000, duplicates: 600, submitConcurrency: 50, settleMs: 1500, pgBossBatchSize: 200, pgBossWorkers: 8, concurrency: 32 },
+  e2e: { budgetSec: 150, rounds: 2, unique: 6000, duplicates: 600, submitConcurrency: 50, settleMs: 1500, pgBossBatchSizes: [100, 200, 500], pgBossWorkers: [8, 16, 32], concurrency: 32 },
   spawn: { budgetSec: 60, runs: 15, warmup: 2, throughputRuns: 60 },
   reads: { budgetSec: 200, runs: 10_000, serviceConcurrency: 16, stores: ['json', 'sql'], connections: 10, durationSec: 4, detailAmount: 4000 },
   footprint: { budgetSec: 240, checkpoints: [10_000, 100_000], retention: 5000, stores: ['json', 'sql'], connections: 50 },

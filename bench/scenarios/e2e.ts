@@ -33,7 +33,7 @@ import { summarize, type Summary } from '../lib/stats.js';
 import { benchCpuMs, cpuMeter, describeCpu, processCpuMs } from '../lib/process-cpu.js';
 import { errorMessage, runPool, sleep, waitFor } from '../lib/util.js';
 import { bullmqAvailable, redisDurability, runBullmq } from '../peers/bullmq.js';
-import { pgBossAvailable, postgresDurability, runPgBoss } from '../peers/pg-boss.js';
+import { pgBossAvailable, postgresDurability, runPgBoss, sweepPgBoss } from '../peers/pg-boss.js';
 
 const TYPE = 'doc-sync';
 const BULLMQ = 'bullmq';
@@ -155,12 +155,15 @@ interface System {
   peer: boolean;
 }
 
-/** The plan under keys of their own for one round (each system starts from an empty queue anyway). */
-function forRound(plan: ExactlyOncePlan, round: number): ExactlyOncePlan {
-  if (round === 0) return plan;
-  const tag = `${plan.tag}r${round}`;
+/** The plan under keys of their own (a round, a sweep point); each system starts from an empty queue anyway. */
+function rekey(plan: ExactlyOncePlan, suffix: string): ExactlyOncePlan {
+  const tag = `${plan.tag}${suffix}`;
   const k = (key: string) => key.replace(plan.tag, tag);
   return { ...plan, tag, unique: plan.unique.map(k), submissions: plan.submissions.map(k), late: plan.late.map(k) };
+}
+
+function forRound(plan: ExactlyOncePlan, round: number): ExactlyOncePlan {
+  return round === 0 ? plan : rekey(plan, `r${round}`);
 }
 
 export const e2e: Scenario = {
@@ -179,6 +182,8 @@ export const e2e: Scenario = {
     };
 
     const peerOptions = { concurrency: s.concurrency, submitConcurrency: s.submitConcurrency, settleMs: s.settleMs };
+    const passes = (r: ExactlyOnceResult) => exactlyOnceChecks(r).every((c) => c.ok) && Number(r.extra?.duplicatesAdmitted ?? 0) === 0;
+    let bossTuning: { workers: number; batchSize: number } | null = null;
     const redisBinary = redisServerBinary();
     let ownRedisUrl = '';
     const systems: System[] = [
@@ -208,14 +213,16 @@ export const e2e: Scenario = {
         peer: true,
         available: pgBossAvailable,
         durability: postgresDurability,
-        run: (p, timeoutMs) =>
-          runPgBoss(p, {
-            ...peerOptions,
-            concurrency: s.pgBossWorkers,
-            timeoutMs,
-            batchSize: s.pgBossBatchSize,
-            pollingIntervalSeconds: PG_BOSS_MIN_POLLING_SECONDS,
-          }),
+        run: async (p, timeoutMs) => {
+          const base = { ...peerOptions, timeoutMs, pollingIntervalSeconds: PG_BOSS_MIN_POLLING_SECONDS };
+          if (bossTuning) return runPgBoss(p, { ...base, concurrency: bossTuning.workers, batchSize: bossTuning.batchSize });
+          // First round: the sweep; its fastest passing point is this round's result and the setting of the next.
+          const sweep = await sweepPgBoss(p, { workers: s.pgBossWorkers, batchSizes: s.pgBossBatchSizes }, base, rekey, passes);
+          details['pg-boss sweep'] = sweep.points.map((pt) => ({ workers: pt.workers, batchSize: pt.batchSize, tasksPerSec: pt.result?.tasksPerSec ?? null, passed: pt.result ? passes(pt.result) : false, error: pt.error }));
+          if (!sweep.best) throw new Error(sweep.points.map((pt) => pt.error).filter(Boolean)[0] ?? 'no sweep point ran');
+          bossTuning = { workers: Number(sweep.best.settings.workers), batchSize: Number(sweep.best.settings.batchSize) };
+          return sweep.best;
+        },
         down: 'postgresql not reachable on 127.0.0.1:5432/test',
       },
       ...STORES.map(
@@ -276,7 +283,6 @@ export const e2e: Scenario = {
       for (const { teardown } of live) await teardown?.();
     }
 
-    const passes = (r: ExactlyOnceResult) => exactlyOnceChecks(r).every((c) => c.ok) && Number(r.extra?.duplicatesAdmitted ?? 0) === 0;
     const best: Record<string, ExactlyOnceResult | null> = {};
     for (const { system, durability } of live) {
       const all = results[system.name] ?? [];
