@@ -104,7 +104,7 @@ export const QUICK: Settings = {
     saturation: { factor: 1.5, stepSec: 1, maxSteps: 8, maxSec: 10, p99BoundMs: 100, drainMs: 1000, noopCeiling: false },
   },
   health: { budgetSec: 20, connections: 50, durationSec: 2.5, warmupSec: 0.5, rounds: 2, stores: ['json'] },
-  e2e: { budgetSec: 60, rounds: 2, unique: 300, duplicates: 30, submitConcurrency: 50, settleMs: 1200, pgBossBatchSizes: [50, 200], pgBossWorkers: [8, 32], concurrency: 32 },
+  e2e: { budgetSec: 75, rounds: 2, unique: 300, duplicates: 30, submitConcurrency: 50, settleMs: 1200, pgBossBatchSizes: [50, 200], pgBossWorkers: [8, 32], concurrency: 32 },
   spawn: { budgetSec: 25, runs: 3, warmup: 1, throughputRuns: 12 },
   reads: { budgetSec: 25, runs: 1000, serviceConcurrency: 16, stores: ['json'], connections: 10, durationSec: 1.5, detailAmount: 1000 },
   footprint: { budgetSec: 30, checkpoints: [1000, 5000], retention: 1000, stores: ['json'], connections: 50 },
