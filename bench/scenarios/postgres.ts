@@ -119,7 +119,7 @@ function clusterCpu(services: BenchService[]) {
  * log; successes from the service's run status (a failed run is no throughput); every key
  * answered 202 must be stored.
  */
-async function endToEnd(cluster: Cluster, plan: ExactlyOncePlan, timeoutMs: number, settleMs: number) {
+async function endToEnd(cluster: Cluster, plan: ExactlyOncePlan, timeoutMs: number, settleMs: number, runSlots: number) {
   const n = plan.unique.length;
   const url = cluster.services[0]!.url;
   const codes: Record<string, number> = {};
@@ -161,7 +161,7 @@ async function endToEnd(cluster: Cluster, plan: ExactlyOncePlan, timeoutMs: numb
     // Only successes are throughput.
     tasksPerSec: done ? completed / (durationMs / 1000) : Number.NaN,
     timedOut: done === null || drained === null,
-    settings: { instances: cluster.services.length, concurrency: cluster.services.length },
+    settings: { instances: cluster.services.length, runSlotsPerInstance: runSlots },
     extra: { responseCodes: codes, cpuSec, droppedByFault: cluster.proxy?.dropped() ?? null },
   };
   return { result, keys: compareKeys(acknowledged, stored, 0), cpuSec };
@@ -335,7 +335,7 @@ export const postgres: Scenario = {
         try {
           // End to end first, on an empty queue.
           ctx.log(`${subject}: end to end, ${plan.unique.length} unique keys`);
-          const e2e = await endToEnd(cluster, rekey(plan, `x${instances}`), Math.max(10_000, ctx.remainingMs() / 3), 500);
+          const e2e = await endToEnd(cluster, rekey(plan, `x${instances}`), Math.max(10_000, ctx.remainingMs() / 3), 500, ctx.settings.concurrency);
           const r = e2e.result;
           details[subject] = { ...r, keys: { ...e2e.keys, missing: e2e.keys.missing.slice(0, 20) } };
           rows.add({ subject, metric: 'tasks/s vs pg-boss', unit: '', value: r.tasksPerSec, better: 'higher', baseline: { subject: PG_BOSS, value: boss ? boss.tasksPerSec : null }, durability, note: e2eNote(r, e2e.cpuSec) });
