@@ -1,7 +1,8 @@
 import Type, { type TSchema } from 'typebox';
 import type { AggregateReaders } from '../../aggregates/readers.js';
+import { RunStatsQuerySchema, RunStatsSchema, type RunStatsQuery } from '../../aggregates/run-stats.js';
 import { CacheTags } from '../../domain/cache-invalidation.js';
-import type { RouteSpec } from '../route-spec.js';
+import type { ProtectedContext, RouteSpec } from '../route-spec.js';
 
 const Str = Type.String();
 const NStr = Type.Union([Type.String(), Type.Null()]);
@@ -149,6 +150,19 @@ export function aggregateRoutes(deps: { readers: AggregateReaders }): RouteSpec[
       cache: { tags: AGGREGATE_TAGS },
       schema: { response: { 200: DashboardBody } },
       handler: async () => ({ body: await deps.readers.dashboard() }),
+    },
+    {
+      method: 'GET',
+      path: '/api/dashboard/run-stats',
+      operationId: 'getRunStats',
+      summary: 'Runs per time bucket by status, failure rate and p50/p95 duration per type, queue depth',
+      description:
+        'Over the last hour (1-minute buckets) or day (15-minute buckets), from one read of at most the 2,000 newest public runs (`sample.truncated` when the window held more). Cached until a run changes, and at most 15 s, since the window moves.',
+      tags: ['dashboard'],
+      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
+      cache: { tags: [CacheTags.runs], maxAgeSeconds: 15 },
+      schema: { querystring: RunStatsQuerySchema, response: { 200: RunStatsSchema } },
+      handler: async (ctx: ProtectedContext<RunStatsQuery>) => ({ body: await deps.readers.runStats(ctx.query.window ?? 'hour') }),
     },
     {
       method: 'GET',
