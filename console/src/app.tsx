@@ -3,11 +3,15 @@ import { BrowserRouter, Link, Route, Routes } from 'react-router';
 import { retryDelayMs, shouldRetry } from './api/retry.js';
 import { SessionProvider } from './auth/session.js';
 import { ProtectedLayout } from './components/Layout.js';
+import { AgentsPage } from './pages/Agents.js';
 import { ApprovalsPage } from './pages/Approvals.js';
+import { BusinessPage } from './pages/Business.js';
 import { HomePage } from './pages/Home.js';
 import { IncidentDetailPage, IncidentsPage } from './pages/Incidents.js';
+import { KnowledgePage } from './pages/Knowledge.js';
 import { PublicProofPage } from './pages/PublicProof.js';
 import { RunDetailPage, RunsPage } from './pages/Runs.js';
+import { SchedulesPage } from './pages/Schedules.js';
 import { SystemHealthPage } from './pages/SystemHealth.js';
 import { TasksPage } from './pages/Tasks.js';
 
@@ -48,6 +52,10 @@ export function App() {
               <Route path="approvals" element={<ApprovalsPage />} />
               <Route path="incidents" element={<IncidentsPage />} />
               <Route path="incidents/:incidentId" element={<IncidentDetailPage />} />
+              <Route path="schedules" element={<SchedulesPage />} />
+              <Route path="agents" element={<AgentsPage />} />
+              <Route path="knowledge" element={<KnowledgePage />} />
+              <Route path="business" element={<BusinessPage />} />
               <Route path="system-health" element={<SystemHealthPage />} />
               <Route path="*" element={<NotFoundPage />} />
             </Route>

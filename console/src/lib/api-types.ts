@@ -1,0 +1,7 @@
+/**
+ * Types of API records, taken from the service's own schemas (type-only imports: nothing of
+ * the service reaches the bundle). A schema change breaks the console's type-check, not a page.
+ */
+export type { RunStats, RunStatsWindow } from '../../../src/aggregates/run-stats.js';
+export type { ScheduleCreate, ScheduleList, SchedulePatch, ScheduleView } from '../../../src/schedules/schedule-record.js';
+export type { IncidentRecord } from '../../../src/incidents/types.js';
