@@ -47,8 +47,8 @@ export function AgentsPage() {
           return (
             <>
               <Section id="agent-readiness" title="Agent readiness">
-                <div className="table-scroll">
-                  <table>
+                <div className="table-scroll" tabIndex={0}>
+                  <table className="wide">
                     <caption>{d.agents.length} agents</caption>
                     <thead>
                       <tr>
@@ -65,7 +65,7 @@ export function AgentsPage() {
                       {d.agents.map((a) => (
                         <tr key={a.id}>
                           <td>
-                            <strong>{a.id}</strong>
+                            <strong className="id">{a.id}</strong>
                             {a.name && <div className="hint">{a.name}</div>}
                           </td>
                           <td>

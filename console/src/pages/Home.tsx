@@ -42,8 +42,8 @@ function QueueDepth({ queue }: { queue: RunStats['queue'] }) {
 
 function ByTypeTable({ stats }: { stats: RunStats }) {
   return (
-    <div className="table-scroll">
-      <table>
+    <div className="table-scroll" tabIndex={0}>
+      <table className="wide">
         <caption>Per task type, last day</caption>
         <thead>
           <tr>
@@ -57,7 +57,7 @@ function ByTypeTable({ stats }: { stats: RunStats }) {
         <tbody>
           {stats.byType.map((t) => (
             <tr key={t.type}>
-              <td>
+              <td className="nowrap">
                 <Link to={`/runs?type=${encodeURIComponent(t.type)}`}>{t.type}</Link>
               </td>
               <td className="num">{t.created}</td>

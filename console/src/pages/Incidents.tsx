@@ -64,8 +64,8 @@ export function IncidentsPage() {
       <Loadable query={list} label="incidents" isEmpty={(d) => d.total === 0} empty="No incidents match these filters.">
         {(data) => (
           <>
-            <div className="table-scroll">
-              <table>
+            <div className="table-scroll" tabIndex={0}>
+              <table className="wide">
                 <caption>
                   {data.total} incidents, most severe first{data.total > 0 ? `; showing ${data.offset + 1}–${data.offset + data.incidents.length}` : ''}
                 </caption>
@@ -272,7 +272,7 @@ function IncidentDetail({ i }: { i: Incident }) {
             'not acknowledged'
           )}
         </li>
-        <li aria-label="Owner">owner {i.owner ?? 'none'}</li>
+        <li aria-label="Current owner">owner {i.owner ?? 'none'}</li>
         <li>
           first seen <RelativeTime iso={i.firstSeenAt} />, last seen <RelativeTime iso={i.lastSeenAt} /> ({i.occurrences} times)
         </li>
@@ -336,8 +336,8 @@ function IncidentDetail({ i }: { i: Incident }) {
         {i.remediationTasks.length === 0 ? (
           <p className="empty">No remediation task has run for this incident.</p>
         ) : (
-          <div className="table-scroll">
-            <table>
+          <div className="table-scroll" tabIndex={0}>
+            <table className="wide">
               <caption>Remediation tasks</caption>
               <thead>
                 <tr>
@@ -351,7 +351,7 @@ function IncidentDetail({ i }: { i: Incident }) {
               <tbody>
                 {i.remediationTasks.map((t) => (
                   <tr key={t.taskId}>
-                    <td>{t.taskType}</td>
+                    <td className="nowrap">{t.taskType}</td>
                     <td>
                       {t.role} #{t.attempt}
                     </td>
@@ -403,8 +403,8 @@ function IncidentDetail({ i }: { i: Incident }) {
         {i.policyExecutions.length === 0 ? (
           <p className="empty">Policy {i.policy.policyId} has not acted on this incident.</p>
         ) : (
-          <div className="table-scroll">
-            <table>
+          <div className="table-scroll" tabIndex={0}>
+            <table className="wide">
               <caption>Policy {i.policy.policyId}</caption>
               <thead>
                 <tr>
@@ -421,7 +421,7 @@ function IncidentDetail({ i }: { i: Incident }) {
                     <td className="nowrap">
                       <RelativeTime iso={p.at} />
                     </td>
-                    <td>{p.action}</td>
+                    <td className="nowrap">{p.action}</td>
                     <td>{p.outcome}</td>
                     <td>{p.summary}</td>
                     <td className="wrap-anywhere">{runLink(p.runId)}</td>
@@ -433,7 +433,7 @@ function IncidentDetail({ i }: { i: Incident }) {
         )}
       </Section>
       <div className="grid">
-        <div className="table-scroll">
+        <div className="table-scroll" tabIndex={0}>
           <table>
             <caption>Acknowledgements</caption>
             <thead>
@@ -463,7 +463,7 @@ function IncidentDetail({ i }: { i: Incident }) {
             </tbody>
           </table>
         </div>
-        <div className="table-scroll">
+        <div className="table-scroll" tabIndex={0}>
           <table>
             <caption>Ownership</caption>
             <thead>

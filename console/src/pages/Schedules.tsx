@@ -164,7 +164,7 @@ function ScheduleRow({ s, mayWrite, onEdit, onMessage }: { s: ScheduleView; mayW
   const words = describeCron(s.cron, s.timezone) ?? s.cron;
   return (
     <tr>
-      <td>
+      <td className="nowrap">
         <strong>{s.id}</strong>
         {s.builtIn && <div className="hint">built in</div>}
       </td>
@@ -280,8 +280,8 @@ export function SchedulesPage() {
       <Section id="schedules" title="All schedules">
         <Loadable query={list} label="schedules" isEmpty={(d) => d.count === 0} empty="No schedules yet.">
           {(d) => (
-            <div className="table-scroll">
-              <table>
+            <div className="table-scroll" tabIndex={0}>
+              <table className="wide">
                 <caption>{d.count} schedules (times in your zone; lists in UTC)</caption>
                 <thead>
                   <tr>

@@ -14,7 +14,8 @@ export interface GraphEdge {
   label?: string;
 }
 
-const WIDTH = 190;
+/** Node width from its label, so dagre leaves room for it (labels do not wrap). */
+const widthOf = (label: string) => Math.max(140, label.length * 8 + 36);
 const HEIGHT = 44;
 
 /** Positions from dagre (left to right, layered); xyflow draws, pans and zooms. */
@@ -23,7 +24,7 @@ function place(nodes: readonly GraphNode[], edges: readonly GraphEdge[], directi
   g.setGraph({ rankdir: direction, nodesep: 24, ranksep: 70 });
   g.setDefaultEdgeLabel(() => ({}));
   const known = new Set(nodes.map((n) => n.id));
-  for (const n of nodes) g.setNode(n.id, { width: WIDTH, height: HEIGHT });
+  for (const n of nodes) g.setNode(n.id, { width: widthOf(n.label), height: HEIGHT });
   const shown = edges.filter((e) => known.has(e.from) && known.has(e.to));
   for (const e of shown) g.setEdge(e.from, e.to);
   layout(g);
@@ -33,7 +34,8 @@ function place(nodes: readonly GraphNode[], edges: readonly GraphEdge[], directi
       return {
         id: n.id,
         data: { label: n.label },
-        position: { x: (p?.x ?? 0) - WIDTH / 2, y: (p?.y ?? 0) - HEIGHT / 2 },
+        position: { x: (p?.x ?? 0) - widthOf(n.label) / 2, y: (p?.y ?? 0) - HEIGHT / 2 },
+        style: { width: widthOf(n.label) },
         className: `graph-node graph-node-${n.kind}`,
         sourcePosition: direction === 'LR' ? ('right' as Node['sourcePosition']) : ('bottom' as Node['sourcePosition']),
         targetPosition: direction === 'LR' ? ('left' as Node['targetPosition']) : ('top' as Node['targetPosition']),
@@ -55,7 +57,7 @@ export default function LayeredGraph({ nodes, edges, label }: { nodes: readonly 
   const narrow = typeof window !== 'undefined' && window.innerWidth < 640;
   const placed = useMemo(() => place(nodes, edges, narrow ? 'TB' : 'LR'), [nodes, edges, narrow]);
   return (
-    <div className="graph" role="img" aria-label={label}>
+    <div className="graph" role="group" aria-label={label}>
       <ReactFlow
         nodes={placed.nodes}
         edges={placed.edges}
