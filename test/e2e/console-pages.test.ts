@@ -246,7 +246,7 @@ describe.skipIf(NO_BROWSER)(`console pages in a real browser${NO_BROWSER ? ` (sk
       const remediationRunId = (await started.getByRole('link').textContent()) ?? '';
       const timeline = page.getByRole('list', { name: 'Incident history' });
       await timeline.getByText('acknowledged', { exact: true }).waitFor();
-      await timeline.getByText('owner changed', { exact: true }).waitFor();
+      await timeline.getByText(/owner system-monitor-agent -> pool-team/).waitFor();
       await page.locator('table', { has: page.locator('caption', { hasText: 'Remediation tasks' }) }).getByRole('link', { name: remediationRunId }).waitFor({ timeout: 15_000 });
       const stored = (await running.api.get(`/api/incidents/${incidentId}`)).body;
       expect(stored).toMatchObject({ acknowledged: true, acknowledgedBy: 'ops', owner: 'pool-team' });
