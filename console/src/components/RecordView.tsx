@@ -84,7 +84,8 @@ function Value({ name, value, depth }: { name: string; value: unknown; depth: nu
 }
 
 function Fields({ value, depth }: { value: Record<string, unknown>; depth: number }) {
-  const entries = Object.entries(value);
+  // A null `unavailableReason` says the figures are real: nothing to show.
+  const entries = Object.entries(value).filter(([key, child]) => !(key === 'unavailableReason' && child === null));
   if (entries.length === 0) return <span className="muted">none</span>;
   return (
     <dl className="fields">

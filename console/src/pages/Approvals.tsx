@@ -105,7 +105,7 @@ function ApprovalItem({ item, onDecided }: { item: PendingApproval; onDecided: (
             'does not expire'
           )}
         </li>
-        <li>decided by a {item.policy.approverRole}</li>
+        <li>decided by {item.policy.approverRole === 'admin' ? 'an admin' : 'an operator'}</li>
       </ul>
       {(impact?.approvalReason ?? item.reason) && <p>{impact?.approvalReason ?? item.reason}</p>}
       {impact && (
