@@ -18,7 +18,7 @@ describe('composeRunStats', () => {
   const counts = emptyRunCounts();
   addToRunCounts(counts, { type: 'summarize-content', status: 'pending', queueState: 'ready' }, 3);
   addToRunCounts(counts, { type: 'summarize-content', status: 'pending', queueState: 'held' }, 2);
-  addToRunCounts(counts, { type: 'summarize-content', status: 'running', queueState: 'processing' }, 1);
+  addToRunCounts(counts, { type: 'summarize-content', status: 'running', queueState: null }, 1);
 
   it('buckets runs of the last hour per minute by status and ignores older ones', () => {
     const runs = [finished('a', 'success', 0, 10), finished('a', 'failed', 0, 10), finished('a', 'success', 59, 10), finished('a', 'success', 61, 10)];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { humanize } from '../../console/src/components/RecordView.js';
+import { humanize } from '../../console/src/lib/labels.js';
 import { checkCron, describeCron } from '../../console/src/lib/cron.js';
 import { slaDueAt } from '../../console/src/lib/incidents.js';
 import { formatDuration, formatRelative, isIsoInstant } from '../../console/src/lib/time.js';

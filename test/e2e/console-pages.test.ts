@@ -51,9 +51,8 @@ async function watchedPage(context: BrowserContext): Promise<{ page: Page; probl
   });
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
   await page.exposeFunction('__reportCsp', (text: string) => problems.push(`CSP: ${text}`));
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => (window as unknown as { __reportCsp: (t: string) => void }).__reportCsp(`${e.violatedDirective} ${e.blockedURI}`));
-  });
+  // Browser-side code is passed as text: it runs in the page, not under this file's Node types.
+  await page.addInitScript(`document.addEventListener('securitypolicyviolation', (e) => window.__reportCsp(e.violatedDirective + ' ' + e.blockedURI));`);
   return { page, problems };
 }
 
@@ -67,7 +66,22 @@ async function signIn(page: Page, baseUrl: string, key: string, shownAs: string)
 /** Waits until nothing on the page is still loading (every section shows data, empty or error). */
 async function settled(page: Page): Promise<void> {
   await page.locator('h1').first().waitFor();
-  await page.waitForFunction(() => document.querySelectorAll('[aria-busy="true"], .loading').length === 0, undefined, { timeout: 15_000 });
+  // A function, not text: polling text would need 'unsafe-eval', which the console's CSP refuses.
+  await page.waitForFunction(() => (globalThis as unknown as BrowserGlobals).document.querySelectorAll('[aria-busy="true"], .loading').length === 0, undefined, {
+    timeout: 15_000,
+  });
+}
+
+/** The little of the page's globals the waits read (this file is type-checked without DOM types). */
+interface BrowserGlobals {
+  document: { querySelectorAll(selector: string): { length: number } };
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string;
+  help: string;
+  targets: string[];
 }
 
 /**
@@ -76,11 +90,10 @@ async function settled(page: Page): Promise<void> {
  */
 async function seriousViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: unknown) => Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
-  });
+  const violations = await page.evaluate<AxeViolation[]>(`
+    axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+      result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))
+  `);
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.targets.join(', ')}`);
 }
 
@@ -151,7 +164,7 @@ describe.skipIf(NO_BROWSER)(`console pages in a real browser${NO_BROWSER ? ` (sk
             const where = `${target.name} @${width}px ${scheme}`;
             for (const v of await seriousViolations(page)) failures.push(`${where}: ${v}`);
             if (width === 390 && OWN_PAGES.has(target.name)) {
-              const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+              const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
               if (overflow > 1) failures.push(`${where}: the page scrolls sideways by ${overflow}px`);
             }
             await page.screenshot({ path: join(SHOTS, `${target.name}-${width}-${scheme}.png`), fullPage: true });

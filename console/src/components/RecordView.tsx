@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { humanize } from '../lib/labels.js';
 import { formatScalar } from '../lib/leaves.js';
 import { isIsoInstant } from '../lib/time.js';
 import { Duration, RelativeTime } from './Time.js';
@@ -11,17 +12,6 @@ import { Duration, RelativeTime } from './Time.js';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isScalar = (value: unknown) => value === null || value === undefined || ['string', 'number', 'boolean'].includes(typeof value);
-
-/** `lastRefreshAt` → "Last refresh at"; `p95DurationMs` → "P95 duration". */
-export function humanize(key: string): string {
-  const words = key
-    .replace(/Ms$/, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/[-_]+/g, ' ')
-    .toLowerCase()
-    .trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
 
 const MAX_ROWS = 50;
 const MAX_COLUMNS = 8;
