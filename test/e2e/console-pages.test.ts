@@ -302,6 +302,24 @@ describe.skipIf(NO_BROWSER)(`console pages in a real browser${NO_BROWSER ? ` (sk
     }
   }, 60_000);
 
+  it('an operator pauses and resumes the business scheduler', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 900 }, colorScheme: 'dark' });
+    const { page, problems } = await watchedPage(context);
+    try {
+      await signIn(page, base, TEST_KEYS.operator, 'ops (operator)');
+      await page.goto(`${base}/operator/business`);
+      await page.getByRole('button', { name: 'Pause scheduler' }).click();
+      await page.getByRole('button', { name: 'Resume scheduler' }).waitFor();
+      expect((await running.api.get('/api/business/overview')).body.scheduler.mode).toBe('paused');
+      await page.getByRole('button', { name: 'Resume scheduler' }).click();
+      await page.getByRole('button', { name: 'Pause scheduler' }).waitFor();
+      expect((await running.api.get('/api/business/overview')).body.scheduler.mode).toBe('enabled');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
   it('a viewer sees every page and no write control on any of them', async () => {
     const held = await running.api.trigger('summarize-content', { content: 'Held for the viewer.', idempotencyKey: 'pages-held-viewer', requiresApproval: true });
     expect(held.status).toBe(202);

@@ -88,7 +88,7 @@ export function IncidentsPage() {
                         <td>
                           <StatusBadge status={i.severity} />
                         </td>
-                        <td>
+                        <td className="col-title">
                           <Link to={`/incidents/${segment(i.incidentId)}`}>{i.title}</Link>
                           <div className="hint">{i.classification}</div>
                         </td>

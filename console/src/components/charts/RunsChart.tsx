@@ -14,6 +14,10 @@ export const STATUS_COLOURS: Record<string, string> = {
 };
 const ORDER = ['success', 'failed', 'cancelled', 'running', 'retrying', 'pending'];
 
+const CLOCK = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+/** Axis labels as 24-hour clock times in the reader's zone. */
+const clockTicks = (_u: uPlot, splits: number[]) => splits.map((s) => CLOCK.format(s * 1000));
+
 const cssVar = (name: string, fallback: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
 
 /**
@@ -50,7 +54,7 @@ export default function RunsChart({ stats, height = 220 }: { stats: RunStats; he
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, Math.ceil(max))] } },
       axes: [
-        { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } },
+        { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, values: clockTicks },
         { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: 40, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] },
       ],
       series: [{}, ...statuses.map((s) => ({ label: s, fill: STATUS_COLOURS[s], stroke: STATUS_COLOURS[s], width: 0, paths: bars, points: { show: false } }))],
