@@ -4,14 +4,14 @@ import { retryDelayMs, shouldRetry } from './api/retry.js';
 import { SessionProvider } from './auth/session.js';
 import { ProtectedLayout } from './components/Layout.js';
 import { AgentsPage } from './pages/Agents.js';
-import { ApprovalsPage } from './pages/Approvals.js';
 import { BusinessPage } from './pages/Business.js';
+import { KnowledgePage } from './pages/Knowledge.js';
+import { SchedulesPage } from './pages/Schedules.js';
+import { ApprovalsPage } from './pages/Approvals.js';
 import { HomePage } from './pages/Home.js';
 import { IncidentDetailPage, IncidentsPage } from './pages/Incidents.js';
-import { KnowledgePage } from './pages/Knowledge.js';
 import { PublicProofPage } from './pages/PublicProof.js';
 import { RunDetailPage, RunsPage } from './pages/Runs.js';
-import { SchedulesPage } from './pages/Schedules.js';
 import { SystemHealthPage } from './pages/SystemHealth.js';
 import { TasksPage } from './pages/Tasks.js';
 
