@@ -1,8 +1,5 @@
 import type { IncidentRecord } from './api-types.js';
 
-/** Most severe first. */
-export const SEVERITY_RANK: Record<IncidentRecord['severity'], number> = { critical: 0, warning: 1, info: 2 };
-
 /**
  * When the incident's SLA runs out: the escalation's due time if the policy set one, else the
  * current episode's opening plus the policy's target minutes; none once resolved.

@@ -8,7 +8,7 @@ import { Loadable, Section } from '../components/states.js';
 import { Duration, RelativeTime, TimeLeft } from '../components/Time.js';
 import type { IncidentRecord, RunStats } from '../lib/api-types.js';
 import { segment } from '../lib/query-string.js';
-import { slaDueAt, SEVERITY_RANK } from '../lib/incidents.js';
+import { slaDueAt } from '../lib/incidents.js';
 
 interface PendingApproval {
   taskId: string;
@@ -85,18 +85,15 @@ function OpenIncidents() {
       {(d) => (
         <>
           <ul className="linked" aria-label="Open incidents">
-            {[...d.incidents]
-              .sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity])
-              .slice(0, 8)
-              .map((i) => (
-                <li key={i.incidentId}>
-                  <StatusBadge status={i.severity} />
-                  <Link to={`/incidents/${segment(i.incidentId)}`}>{i.title}</Link>
-                  <span className="muted">
-                    SLA <TimeLeft iso={slaDueAt(i)} />
-                  </span>
-                </li>
-              ))}
+            {d.incidents.slice(0, 8).map((i) => (
+              <li key={i.incidentId}>
+                <StatusBadge status={i.severity} />
+                <Link to={`/incidents/${segment(i.incidentId)}`}>{i.title}</Link>
+                <span className="muted">
+                  SLA <TimeLeft iso={slaDueAt(i)} />
+                </span>
+              </li>
+            ))}
           </ul>
           {d.total > 8 && (
             <p>

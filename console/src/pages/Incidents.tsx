@@ -9,7 +9,7 @@ import { ErrorNotice, QueryView, StatusBadge } from '../components/common.js';
 import { Loadable, Section } from '../components/states.js';
 import { RelativeTime, TimeLeft } from '../components/Time.js';
 import type { IncidentRecord } from '../lib/api-types.js';
-import { SEVERITY_RANK, slaDueAt } from '../lib/incidents.js';
+import { slaDueAt } from '../lib/incidents.js';
 import { segment, toQueryString } from '../lib/query-string.js';
 
 const STATUSES = ['active', 'watching', 'resolved'];
@@ -67,7 +67,7 @@ export function IncidentsPage() {
             <div className="table-scroll" tabIndex={0}>
               <table className="wide">
                 <caption>
-                  {data.total} incidents, most severe first{data.total > 0 ? `; showing ${data.offset + 1}–${data.offset + data.incidents.length}` : ''}
+                  {data.total} incidents, most urgent first{data.total > 0 ? `; showing ${data.offset + 1}–${data.offset + data.incidents.length}` : ''}
                 </caption>
                 <thead>
                   <tr>
@@ -81,30 +81,29 @@ export function IncidentsPage() {
                   </tr>
                 </thead>
                 <tbody>
-                  {[...data.incidents]
-                    .sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || Date.parse(b.lastSeenAt) - Date.parse(a.lastSeenAt))
-                    .map((i) => (
-                      <tr key={i.incidentId}>
-                        <td>
-                          <StatusBadge status={i.severity} />
-                        </td>
-                        <td className="col-title">
-                          <Link to={`/incidents/${segment(i.incidentId)}`}>{i.title}</Link>
-                          <div className="hint">{i.classification}</div>
-                        </td>
-                        <td className="nowrap">
-                          <TimeLeft iso={slaDueAt(i)} />
-                        </td>
-                        <td>
-                          <StatusBadge status={i.status} />
-                        </td>
-                        <td>{i.owner ?? <span className="muted">none</span>}</td>
-                        <td>{i.acknowledged ? `by ${i.acknowledgedBy ?? '—'}` : 'no'}</td>
-                        <td className="nowrap">
-                          <RelativeTime iso={i.lastSeenAt} />
-                        </td>
-                      </tr>
-                    ))}
+                  {/* The service lists by urgency: open first, then severity, then the latest seen. */}
+                  {data.incidents.map((i) => (
+                    <tr key={i.incidentId}>
+                      <td>
+                        <StatusBadge status={i.severity} />
+                      </td>
+                      <td className="col-title">
+                        <Link to={`/incidents/${segment(i.incidentId)}`}>{i.title}</Link>
+                        <div className="hint">{i.classification}</div>
+                      </td>
+                      <td className="nowrap">
+                        <TimeLeft iso={slaDueAt(i)} />
+                      </td>
+                      <td>
+                        <StatusBadge status={i.status} />
+                      </td>
+                      <td>{i.owner ?? <span className="muted">none</span>}</td>
+                      <td>{i.acknowledged ? `by ${i.acknowledgedBy ?? '—'}` : 'no'}</td>
+                      <td className="nowrap">
+                        <RelativeTime iso={i.lastSeenAt} />
+                      </td>
+                    </tr>
+                  ))}
                 </tbody>
               </table>
             </div>
