@@ -264,7 +264,12 @@ describe.skipIf(NO_BROWSER)(`console pages in a real browser${NO_BROWSER ? ` (sk
       const stored = (await running.api.get(`/api/incidents/${incidentId}`)).body;
       expect(stored).toMatchObject({ acknowledged: true, acknowledgedBy: 'ops', owner: 'pool-team' });
       expect(stored.remediationTasks.map((t: any) => t.runId)).toContain(remediationRunId);
-      expect(problems).toEqual([]);
+
+      // An incident that does not exist shows the service's error, not a blank page.
+      await page.goto(`${base}/operator/incidents/00000000-0000-4000-8000-000000000000`);
+      await page.getByRole('alert').getByText('HTTP 404 not_found').waitFor();
+      // The failed read is logged by the browser as a failed resource load; nothing else may be.
+      expect(problems.filter((p) => !p.includes('status of 404'))).toEqual([]);
     } finally {
       await context.close();
     }

@@ -14,9 +14,9 @@ export function RunsChartPanel({ stats, title }: { stats: RunStats; title: strin
     .map((t) => `${t.total} ${t.status}`)
     .join(', ') || 'none'}.`;
   return (
-    <figure className="card" style={{ margin: 0 }}>
+    <figure className="card chart-figure">
       <figcaption>
-        <h3 style={{ marginTop: 0 }}>{title}</h3>
+        <h3>{title}</h3>
         <p className="hint">Runs created per {formatDuration(stats.bucketSeconds * 1000)}, by their status now.</p>
       </figcaption>
       <div role="img" aria-label={summary}>
