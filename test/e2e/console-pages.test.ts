@@ -21,7 +21,7 @@ const WIDTHS = [1400, 390] as const;
 const SCHEMES = ['light', 'dark'] as const;
 
 /** Pages this suite owns: besides the checks every page gets, they must not scroll sideways at 390 px. */
-const OWN_PAGES = new Set(['overview', 'schedules', 'approvals', 'incidents', 'incident', 'agents', 'knowledge', 'business', 'system-health']);
+const OWN_PAGES = new Set(['overview', 'tasks', 'schedules', 'approvals', 'incidents', 'incident', 'agents', 'knowledge', 'business', 'system-health']);
 
 /** Write controls: none may be shown to a viewer, on any page. */
 const WRITE_CONTROLS = /^(Approve|Reject|Acknowledge|Set owner|Start remediation|New schedule|Create schedule|Save schedule|Edit|Pause|Resume|Delete|Confirm delete|Pause scheduler|Resume scheduler|Trigger|Search|Cancel run|Cancel|Rerun.*|Run again.*)$/;
