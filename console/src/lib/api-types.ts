@@ -5,3 +5,4 @@
 export type { RunStats, RunStatsWindow } from '../../../src/aggregates/run-stats.js';
 export type { ScheduleCreate, ScheduleList, SchedulePatch, ScheduleView } from '../../../src/schedules/schedule-record.js';
 export type { IncidentRecord } from '../../../src/incidents/types.js';
+export type { ApprovalWithPayload, DecisionAnswer, PendingApproval, PendingApprovals } from '../../../src/tasks/approval-answer.js';

@@ -7,41 +7,13 @@ import { ErrorNotice, StatusBadge } from '../components/common.js';
 import { RecordView } from '../components/RecordView.js';
 import { EmptyState, Loadable } from '../components/states.js';
 import { RelativeTime, TimeLeft } from '../components/Time.js';
+import type { ApprovalWithPayload, DecisionAnswer, PendingApproval, PendingApprovals } from '../lib/api-types.js';
 import { segment } from '../lib/query-string.js';
-
-/** The fields of `GET /api/approvals/pending` entries the page reads. */
-interface PendingApproval {
-  taskId: string;
-  runId: string;
-  type: string;
-  status: string;
-  reason: string | null;
-  requestedBy: string | null;
-  requestedAt: string | null;
-  expiresAt: string | null;
-  decisionHistory: { at: string; actor: string; decision: string; note: string | null }[];
-  impact: {
-    riskLevel?: string;
-    approvalReason?: string;
-    dependencyClass?: string;
-    affectedSurfaces?: string[];
-    dependencyRequirements?: string[];
-    caveats?: string[];
-  } | null;
-  payloadPreview: { keyCount: number; keys: string[]; internalKeyCount: number };
-  policy: { approverRole: 'operator' | 'admin'; allowSelfApproval: boolean; onExpiry: 'reject' | 'escalate' };
-}
 
 interface Decision {
   taskId: string;
   decision: 'approved' | 'rejected';
   note: string;
-}
-
-interface DecisionResult {
-  status: 'ok';
-  approval: { status?: string; decidedBy?: string };
-  replayRunId?: string;
 }
 
 /** Why this identity may not decide the approval (the service's own rule), or null. */
@@ -54,7 +26,7 @@ function refusal(item: PendingApproval, actor: string, role: string): string | n
 }
 
 function Payload({ taskId }: { taskId: string }) {
-  const detail = useApiQuery<{ payload: Record<string, unknown> }>(`/api/approvals/${segment(taskId)}`);
+  const detail = useApiQuery<ApprovalWithPayload>(`/api/approvals/${segment(taskId)}`);
   return (
     <Loadable query={detail} label="payload" isEmpty={(d) => Object.keys(d.payload).length === 0} empty="The payload is empty.">
       {(d) => <RecordView value={d.payload} />}
@@ -66,7 +38,7 @@ function ApprovalItem({ item, onDecided }: { item: PendingApproval; onDecided: (
   const { identity } = useSession();
   const [note, setNote] = useState('');
   const [showPayload, setShowPayload] = useState(false);
-  const decide = useApiMutation<Decision, DecisionResult>(
+  const decide = useApiMutation<Decision, DecisionAnswer>(
     (d) => `/api/approvals/${segment(d.taskId)}/decision`,
     (d) => (d.note.trim() ? { decision: d.decision, note: d.note.trim() } : { decision: d.decision }),
   );
@@ -182,7 +154,7 @@ function ApprovalItem({ item, onDecided }: { item: PendingApproval; onDecided: (
 export function ApprovalsPage() {
   const { identity } = useSession();
   const allowed = can(identity?.role, 'readApprovals');
-  const pending = useApiQuery<{ count: number; pending: PendingApproval[] }>('/api/approvals/pending', {
+  const pending = useApiQuery<PendingApprovals>('/api/approvals/pending', {
     enabled: allowed,
     refetchInterval: 5_000,
   });

@@ -6,18 +6,9 @@ import { RunsChartPanel } from '../components/charts/RunsChartPanel.js';
 import { StatusBadge } from '../components/common.js';
 import { Loadable, Section } from '../components/states.js';
 import { Duration, RelativeTime, TimeLeft } from '../components/Time.js';
-import type { IncidentRecord, RunStats } from '../lib/api-types.js';
+import type { IncidentRecord, PendingApprovals, RunStats } from '../lib/api-types.js';
 import { segment } from '../lib/query-string.js';
 import { slaDueAt } from '../lib/incidents.js';
-
-interface PendingApproval {
-  taskId: string;
-  runId: string;
-  type: string;
-  requestedBy: string | null;
-  requestedAt: string | null;
-  expiresAt: string | null;
-}
 
 const pct = (rate: number | null) => (rate === null ? '—' : `${Math.round(rate * 1000) / 10} %`);
 
@@ -107,7 +98,7 @@ function OpenIncidents() {
 }
 
 function PendingApprovals() {
-  const pending = useApiQuery<{ count: number; pending: PendingApproval[] }>('/api/approvals/pending', { refetchInterval: 10_000 });
+  const pending = useApiQuery<PendingApprovals>('/api/approvals/pending', { refetchInterval: 10_000 });
   return (
     <Loadable query={pending} label="pending approvals" isEmpty={(d) => d.count === 0} empty="No approvals pending.">
       {(d) => (
