@@ -6,3 +6,4 @@ export type { RunStats, RunStatsWindow } from '../../../src/aggregates/run-stats
 export type { ScheduleCreate, ScheduleList, SchedulePatch, ScheduleView } from '../../../src/schedules/schedule-record.js';
 export type { IncidentRecord } from '../../../src/incidents/types.js';
 export type { ApprovalWithPayload, DecisionAnswer, PendingApproval, PendingApprovals } from '../../../src/tasks/approval-answer.js';
+export type { ExtendedHealth } from '../../../src/aggregates/extended-health-answer.js';

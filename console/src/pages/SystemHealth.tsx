@@ -3,24 +3,14 @@ import { StatusBadge } from '../components/common.js';
 import { RecordView } from '../components/RecordView.js';
 import { Loadable, Section } from '../components/states.js';
 import { RelativeTime } from '../components/Time.js';
+import type { ExtendedHealth } from '../lib/api-types.js';
 
-/** The fields of `GET /api/health/extended` the page reads by name; the sections are shown as records. */
-interface ExtendedHealth {
-  status: string;
-  statusReasons: string[];
-  checkedAt: string;
-  controlPlane: { routing: { status: string; lanesWithoutSpawnableAgent: string[] }; queue: Record<string, number> };
-  workers: Record<string, number>;
-  repairs: Record<string, unknown>;
-  dependencies: { persistence: Record<string, unknown> & { status: string }; knowledge: Record<string, unknown>; codeHost: Record<string, unknown> & { status: string; summary: string } };
-  truthLayers: { configured: { status: string; summary: string }; observed: { status: string; summary: string; serviceMode: string } };
-  incidents: { overallStatus: string; openCount: number; activeCount: number; bySeverity: Record<string, number> };
-}
-
-function Stats({ label, values }: { label: string; values: Record<string, number> }) {
+/** The numeric fields of a section as tiles. */
+function Stats({ label, values }: { label: string; values: object }) {
+  const numbers = Object.entries(values).filter((entry): entry is [string, number] => typeof entry[1] === 'number');
   return (
     <ul className="stats" aria-label={label}>
-      {Object.entries(values).map(([k, v]) => (
+      {numbers.map(([k, v]) => (
         <li key={k} className="stat">
           <span className="stat-value">{v}</span>
           <span className="stat-label">{k.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()}</span>

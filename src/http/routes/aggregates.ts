@@ -1,69 +1,9 @@
-import Type, { type TSchema } from 'typebox';
+import Type from 'typebox';
+import { BySeverity, ExtendedHealthSchema, Int, NInt, NNum, NStr, Obj, Str, Unavailable } from '../../aggregates/extended-health-answer.js';
 import type { AggregateReaders } from '../../aggregates/readers.js';
 import { RunStatsQuerySchema, RunStatsSchema, type RunStatsQuery } from '../../aggregates/run-stats.js';
 import { CacheTags } from '../../domain/cache-invalidation.js';
 import type { ProtectedContext, RouteSpec } from '../route-spec.js';
-
-const Str = Type.String();
-const NStr = Type.Union([Type.String(), Type.Null()]);
-const Int = Type.Integer({ minimum: 0 });
-const NInt = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]);
-const NNum = Type.Union([Type.Number(), Type.Null()]);
-const Obj = (props: Record<string, TSchema>, description?: string) =>
-  Type.Object(props, { additionalProperties: true, ...(description ? { description } : {}) });
-const Unavailable = { unavailableReason: Type.Union([Type.String(), Type.Null()], { description: 'null when the figures are real; else why they are null' }) };
-
-const BySeverity = Obj({ critical: Int, warning: Int, info: Int });
-
-const Persistence = Obj({
-  status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded'), Type.Literal('down')]),
-  database: Obj({ mode: Str, target: Str, status: Str, detail: Str }),
-  collections: Type.Record(Type.String(), Type.Integer({ minimum: 0 })),
-  coordination: Obj({ status: Str, store: Str, redisConfigured: Type.Boolean(), redisReachable: Type.Boolean(), detail: Str }),
-});
-
-const CodeHost = Obj(
-  {
-    status: Type.Union(['disabled', 'pending', 'passing', 'failing', 'running', 'no-runs', 'unavailable'].map((s) => Type.Literal(s))),
-    summary: Str,
-    repository: NStr,
-    branch: NStr,
-    latestRun: Obj({ workflowName: NStr, conclusion: NStr, url: NStr }),
-    checkedAt: NStr,
-  },
-  'CI status of the configured repository and branch; `disabled` unless the code-host monitor is on',
-);
-
-const ExtendedHealthBody = Obj({
-  status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded'), Type.Literal('critical')]),
-  statusReasons: Type.Array(Str),
-  checkedAt: Str,
-  controlPlane: Obj({
-    routing: Obj({ status: Str, lanesWithoutSpawnableAgent: Type.Array(Str) }),
-    queue: Obj({ queued: Int, processing: Int, held: Int, retrying: Int }),
-  }),
-  workers: Obj({
-    declaredAgents: Int,
-    spawnedWorkerCapableCount: Int,
-    serviceExpectedCount: Int,
-    serviceAvailableCount: Int,
-    serviceInstalledCount: Int,
-    serviceRunningCount: Int,
-    serviceExpectedGapCount: Int,
-    serviceOperationalCount: Int,
-  }),
-  repairs: Obj({ activeCount: NInt, verifiedCount: NInt, failedCount: NInt, ...Unavailable }),
-  dependencies: Obj({
-    persistence: Persistence,
-    knowledge: Obj({ indexedEntries: NInt, conceptCount: NInt, ...Unavailable }),
-    codeHost: CodeHost,
-  }),
-  truthLayers: Obj({
-    configured: Obj({ status: Str, summary: Str }),
-    observed: Obj({ status: Str, summary: Str, serviceMode: Str }),
-  }),
-  incidents: Obj({ overallStatus: Str, openCount: Int, activeCount: Int, bySeverity: BySeverity }),
-});
 
 const DashboardBody = Obj({
   generatedAt: Str,
@@ -136,7 +76,7 @@ export function aggregateRoutes(deps: { readers: AggregateReaders }): RouteSpec[
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       // The code-host reading changes without a state write: its probe time is part of the key.
       cache: { tags: () => [...AGGREGATE_TAGS, `code-host:${deps.readers.codeHostCheckedAt()}`] },
-      schema: { response: { 200: ExtendedHealthBody } },
+      schema: { response: { 200: ExtendedHealthSchema } },
       handler: async () => ({ body: await deps.readers.extendedHealth() }),
     },
     {
