@@ -7,3 +7,4 @@ export type { ScheduleCreate, ScheduleList, SchedulePatch, ScheduleView } from '
 export type { IncidentRecord } from '../../../src/incidents/types.js';
 export type { ApprovalWithPayload, DecisionAnswer, PendingApproval, PendingApprovals } from '../../../src/tasks/approval-answer.js';
 export type { ExtendedHealth } from '../../../src/aggregates/extended-health-answer.js';
+export type { Topology } from '../../../src/agents/topology.js';

@@ -3,7 +3,8 @@ import { useApiQuery } from '../api/hooks.js';
 import { StatusBadge } from '../components/common.js';
 import { Loadable, Section } from '../components/states.js';
 import { RelativeTime } from '../components/Time.js';
-import type { GraphEdge, GraphNode } from '../components/graph/LayeredGraph.js';
+import type { GraphEdge } from '../components/graph/LayeredGraph.js';
+import type { Topology } from '../lib/api-types.js';
 
 // The graph libraries load with this page's graph only.
 const LayeredGraph = lazy(() => import('../components/graph/LayeredGraph.js'));
@@ -26,7 +27,7 @@ interface AgentsOverview {
     memory: { totalRuns: number; lastRunAt: string | null; successfulRuns?: number; failedRuns?: number };
     capability?: { currentReadiness?: unknown; ultraGapSummary?: string };
   }[];
-  topology?: { status?: string; nodes?: GraphNode[]; edges?: { from: string; to: string; relationship?: string }[] };
+  topology?: Topology;
   serviceGaps: { agentId: string; unit: string; reason: string; detail: string }[];
 }
 
