@@ -105,7 +105,9 @@ function PendingApprovals() {
         <ul className="linked" aria-label="Pending approvals">
           {d.pending.slice(0, 8).map((p) => (
             <li key={p.taskId}>
-              <Link to={`/approvals#approval-${segment(p.taskId)}`}>{p.type}</Link>
+              <Link to={`/approvals#approval-${segment(p.taskId)}`}>
+                {p.type} <span className="mono">{p.runId}</span>
+              </Link>
               <span className="muted">
                 asked by {p.requestedBy ?? 'unknown'} <RelativeTime iso={p.requestedAt} />
               </span>
