@@ -10,6 +10,7 @@ import { composeExtendedHealth } from './extended-health.js';
 import { persistenceView } from './persistence-view.js';
 import { readPort, type AggregateReadPorts } from './read-ports.js';
 import { composeRuntimeFacts } from './runtime-facts.js';
+import { composeRunStats, RUN_STATS_SCAN_LIMIT, type RunStatsWindow } from './run-stats.js';
 
 export interface AggregateDeps {
   config: AppConfig;
@@ -116,6 +117,15 @@ export function createAggregateReaders(deps: AggregateDeps) {
         agents: deps.agents.registry.list(),
         probe: (unit) => deps.agents.probe.current(unit),
       });
+    },
+
+    /** Run activity of the last hour or day: one bounded read of the newest public runs. */
+    async runStats(window: RunStatsWindow) {
+      const [recent, counts] = await Promise.all([
+        store.listRuns({ includeInternal: false, limit: RUN_STATS_SCAN_LIMIT, order: 'newest' }),
+        store.countRuns(true),
+      ]);
+      return composeRunStats({ now: deps.clock.now(), window, runs: recent.items, scanLimit: RUN_STATS_SCAN_LIMIT, counts });
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { DECISIONS } from './approval-answer.js';
 import type { Clock } from '../clock.js';
 import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 import { conflict, DomainError, notFound } from '../domain/errors.js';
@@ -19,7 +20,7 @@ import type { RunRecord } from '../domain/run-record.js';
 export const APPROVAL_REPLAY_PREFIX = 'approval-replay:';
 export const replayRunIdFor = (taskId: string) => `${APPROVAL_REPLAY_PREFIX}${taskId}`;
 
-export const DECISIONS = ['approved', 'rejected'] as const;
+export { DECISIONS };
 export type Decision = (typeof DECISIONS)[number];
 
 /**

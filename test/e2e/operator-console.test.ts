@@ -106,7 +106,7 @@ describe.skipIf(NO_BROWSER)(`operator console in a real browser${NO_BROWSER ? ` 
       expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).toContain(TEST_KEYS.operator);
       await page.reload();
       await page.getByLabel('Signed in as').getByText('ops (operator)').waitFor();
-      await page.getByRole('heading', { name: 'Agent readiness' }).waitFor();
+      await page.getByRole('heading', { name: 'Queue depth' }).waitFor();
 
       await nav(page, 'Runs');
       await page.getByRole('heading', { name: 'Runs', exact: true }).waitFor();
@@ -158,7 +158,7 @@ describe.skipIf(NO_BROWSER)(`operator console in a real browser${NO_BROWSER ? ` 
       const incident = listed.body.incidents.find((i: any) => i.title === 'Disk almost full on db1');
       expect(incident).toMatchObject({ acknowledged: true, acknowledgedBy: 'ops' });
       await page.locator('table', { has: page.locator('caption', { hasText: 'Acknowledgements' }) }).getByText('on it').waitFor();
-      await page.getByLabel('Remediation task').selectOption('system-monitor');
+      await page.getByLabel('Remediation task', { exact: true }).selectOption('system-monitor');
       await page.getByRole('button', { name: 'Start remediation' }).click();
       const remediation = page.getByRole('status').filter({ hasText: /HTTP 202 (queued|awaiting-approval): system-monitor run/ });
       await remediation.waitFor();
@@ -168,7 +168,7 @@ describe.skipIf(NO_BROWSER)(`operator console in a real browser${NO_BROWSER ? ` 
 
       await nav(page, 'System health');
       await page.getByRole('heading', { name: 'System health' }).waitFor();
-      await page.locator('caption', { hasText: 'controlPlane' }).waitFor();
+      await page.getByRole('heading', { name: 'Truth layers' }).waitFor();
       await page.getByText('Status', { exact: false }).locator('.badge').first().waitFor();
 
       await page.getByRole('button', { name: 'Log out' }).click();

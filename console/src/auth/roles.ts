@@ -15,6 +15,9 @@ export function hasRole(role: Role | null | undefined, required: Role): boolean 
  */
 export const ACTION_ROLES = {
   triggerTask: 'operator',
+  writeSchedules: 'operator',
+  switchBusinessScheduler: 'operator',
+  searchKnowledge: 'operator',
   readApprovals: 'operator',
   decideApproval: 'operator',
   acknowledgeIncident: 'operator',
