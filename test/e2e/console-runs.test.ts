@@ -112,7 +112,7 @@ describe.skipIf(NO_BROWSER)(`console run pages in a real browser${NO_BROWSER ? `
     await page.locator('.run-header .badge', { hasText: 'success' }).waitFor({ timeout: 20_000 });
     expect(await documentKept(page)).toBe(true);
     // The result reads as text (Markdown), and the events arrived on the live stream.
-    await page.getByRole('article', { name: 'Generated text' }).waitFor();
+    await page.getByRole('article', { name: 'Generated text' }).locator('.markdown', { hasText: 'Quarterly revenue grew' }).waitFor();
     await page.getByRole('region', { name: 'Events' }).locator('tbody tr').nth(2).waitFor();
     await screenshots(page, 'run-summarize');
     expect((await running.api.run('runs-form-1')).body.status).toBe('success');

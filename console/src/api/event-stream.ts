@@ -64,7 +64,8 @@ export async function followStream(path: string, options: FollowStreamOptions): 
       setState(failures === 0 ? 'connecting' : 'reconnecting', {});
       const headers: Record<string, string> = { accept: 'text/event-stream', authorization: `Bearer ${options.token}` };
       if (lastEventId) headers['last-event-id'] = lastEventId;
-      const res = await fetch(path, { headers, cache: 'no-store', credentials: 'omit', signal });
+      // The service answers streams with Cache-Control: no-store; the browser keeps nothing of them.
+      const res = await fetch(path, { headers, credentials: 'omit', signal });
       if (!res.ok) {
         const text = await res.text();
         let body: unknown = null;
@@ -78,6 +79,8 @@ export async function followStream(path: string, options: FollowStreamOptions): 
       if (!res.body) throw new Error('the event stream answered without a body');
       setState('open', {});
       const parser = new EventStreamParser((event) => {
+        // Nothing after `end` belongs to this follow, even when it came in the same chunk.
+        if (ended) return;
         failures = 0;
         if (event.id !== null) lastEventId = event.id;
         if (event.event === 'end') ended = true;

@@ -1,6 +1,6 @@
 import type { RunEventData } from '../api/types.js';
 import { StatusBadge } from '../components/common.js';
-import { formatTime } from './format.js';
+import { formatClock, formatTime } from './format.js';
 
 /** The run's events as they stream in (stored first, then live). */
 export function RunEvents({ events }: { events: RunEventData[] }) {
@@ -24,14 +24,16 @@ export function RunEvents({ events }: { events: RunEventData[] }) {
             <tr key={e.seq}>
               <td>{e.seq}</td>
               <td>
-                <time dateTime={e.at}>{formatTime(e.at)}</time>
+                <time dateTime={e.at} title={formatTime(e.at)}>
+                  {formatClock(e.at)}
+                </time>
               </td>
               <td>{e.kind}</td>
               <td>{e.name}</td>
               <td>
                 <StatusBadge status={e.status} />
               </td>
-              <td>{e.detail ?? ''}</td>
+              <td className="wrap">{e.detail ?? ''}</td>
             </tr>
           ))}
         </tbody>

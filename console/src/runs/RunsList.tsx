@@ -79,7 +79,7 @@ export function RunsPage() {
   const filter = params.get('q') ?? '';
   const cursor = params.get('cursor') ?? '';
   const [previous, setPrevious] = useState<string[]>([]);
-  const now = useNow(30_000);
+  const now = useNow(10_000);
   const catalog = useApiQuery<Catalog>(CATALOG_PATH);
 
   const path = `${RUNS_PATH}${toQueryString({ status, type, limit: PAGE_SIZE, cursor })}`;
@@ -157,8 +157,12 @@ export function RunsPage() {
                       <th scope="col">Type</th>
                       <th scope="col">Status</th>
                       <th scope="col">Created</th>
-                      <th scope="col">Duration</th>
-                      <th scope="col">By</th>
+                      <th scope="col" className="wide-only">
+                        Duration
+                      </th>
+                      <th scope="col" className="wide-only">
+                        By
+                      </th>
                     </tr>
                   </thead>
                   <tbody>
@@ -176,8 +180,8 @@ export function RunsPage() {
                             {formatAgo(r.createdAt, now)}
                           </time>
                         </td>
-                        <td>{r.finishedAt ? formatDuration(Date.parse(r.finishedAt) - Date.parse(r.createdAt)) : '—'}</td>
-                        <td>{r.requestedBy ?? r.source}</td>
+                        <td className="wide-only">{r.finishedAt ? formatDuration(Date.parse(r.finishedAt) - Date.parse(r.createdAt)) : '—'}</td>
+                        <td className="wide-only">{r.requestedBy ?? r.source}</td>
                       </tr>
                     ))}
                   </tbody>
