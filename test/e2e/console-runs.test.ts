@@ -27,6 +27,9 @@ function writeProjects(workspace: string): void {
     join(invoice, 'test', 'rounding.test.mjs'),
     "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\ntest('rounds half cents up', () => assert.equal(Math.round(0.125 * 100) / 100, 0.12));\n",
   );
+  const audited = join(workspace, 'apps', 'audited', 'src');
+  mkdirSync(audited, { recursive: true });
+  writeFileSync(join(audited, 'render.js'), "export function show(el, html) {\n  el.innerHTML = html;\n}\nexport const run = (code) => eval(code);\n");
   const slow = join(workspace, 'apps', 'slow');
   mkdirSync(slow, { recursive: true });
   writeFileSync(join(slow, 'package.json'), JSON.stringify({ name: 'slow-app', private: true, scripts: { test: "node -e \"console.error('suite started'); setInterval(() => {}, 1000)\"" } }));
@@ -189,6 +192,39 @@ describe.skipIf(NO_BROWSER)(`console run pages in a real browser${NO_BROWSER ? `
     await page.locator('.run-header .badge', { hasText: 'success' }).waitFor({ timeout: 20_000 });
     await page.getByRole('list', { name: 'Related runs' }).getByRole('link', { name: 'runs-held-1' }).waitFor();
   }, 60_000);
+
+  it('a security audit reads as a sortable findings table, and a workflow draws its steps linking to their runs', async () => {
+    const audit = await running.api.trigger('security-audit', { type: 'code', scope: 'apps/audited', idempotencyKey: 'runs-audit-1' });
+    expect(audit.status).toBe(202);
+    expect((await waitForTerminal(running.api, 'runs-audit-1', 30_000)).status).toBe('success');
+    await runPage(page, running.service.url, 'runs-audit-1');
+    const table = page.locator('table.findings');
+    await table.waitFor();
+    const rules = async () => table.locator('tbody tr td:nth-child(2)').allTextContents();
+    // Severity first: the high eval-call before the medium innerHTML assignment.
+    expect(await rules()).toEqual(['eval-call', 'inner-html-assignment']);
+    await table.getByRole('button', { name: 'Severity' }).click();
+    expect(await rules()).toEqual(['inner-html-assignment', 'eval-call']);
+    await table.getByRole('cell', { name: 'apps/audited/src/render.js:4' }).waitFor();
+    await screenshots(page, 'run-security-audit');
+
+    const steps = [
+      { type: 'summarize-content', payload: { content: 'First step text for the workflow graph check.' }, description: 'summarize first' },
+      { type: 'summarize-content', payload: { content: 'Second step text for the workflow graph check.' }, description: 'summarize second' },
+    ];
+    expect((await running.api.trigger('integration-workflow', { steps, idempotencyKey: 'runs-wf-1' })).status).toBe(202);
+    await runPage(page, running.service.url, 'runs-wf-1');
+    await page.getByRole('heading', { name: 'Workflow steps' }).waitFor({ timeout: 20_000 });
+    const graph = page.locator('.graph-box');
+    await graph.getByRole('link', { name: '2. summarize-content' }).waitFor({ timeout: 20_000 });
+    await graph.locator('.graph-node', { hasText: '2. summarize-content' }).locator('.badge', { hasText: 'success' }).waitFor({ timeout: 30_000 });
+    await screenshots(page, 'run-workflow');
+    // The drawn node links to its child run; the step list under the graph is the keyboard path to it.
+    expect(await graph.getByRole('link', { name: '1. summarize-content' }).getAttribute('href')).toBe('/operator/runs/runs-wf-1%3Astep-1');
+    await page.getByRole('list', { name: 'Steps' }).getByRole('link', { name: '1. summarize-content' }).click();
+    await page.getByRole('heading', { name: /^Run runs-wf-1:step-1/ }).waitFor();
+    await page.getByRole('list', { name: 'Related runs' }).getByRole('link', { name: 'runs-wf-1', exact: true }).waitFor();
+  }, 90_000);
 
   it('a viewer sees the run page and its live state but no write control', async () => {
     await running.api.trigger('summarize-content', { content: 'Held for the viewer.', requiresApproval: true, idempotencyKey: 'runs-held-viewer' });

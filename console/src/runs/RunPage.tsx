@@ -1,7 +1,9 @@
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../api/errors.js';
-import { useApiQuery } from '../api/hooks.js';
+import { useQuery } from '@tanstack/react-query';
+import { apiRequest } from '../api/client.js';
+import { useSession } from '../auth/session.js';
 import type { RunView } from '../api/types.js';
 import { QueryView, StatusBadge } from '../components/common.js';
 import { segment } from '../lib/query-string.js';
@@ -139,8 +141,10 @@ function RunBody({ run, live }: { run: RunView; live: ReturnType<typeof useRunLi
             <RunEvents events={live.events.length > 0 ? live.events : run.events.map((e) => ({ runId: run.runId, taskId: run.taskId, type: run.type, status: e.status ?? run.status, seq: e.seq, at: e.at, kind: e.kind, name: e.name, detail: e.detail ?? null }))} />
           </Panel>
         </div>
-        <aside className="run-side">
+        <aside className="run-actions" aria-label="Run actions">
           <RunActions run={run} />
+        </aside>
+        <aside className="run-info" aria-label="Run input and links">
           <Panel id="payload" title="Input payload">
             {Object.keys(run.payload).length === 0 ? <p className="empty">Empty payload.</p> : <ResultTree value={run.payload} />}
           </Panel>
@@ -151,11 +155,38 @@ function RunBody({ run, live }: { run: RunView; live: ReturnType<typeof useRunLi
   );
 }
 
+const BUSY_STEP_STATES = new Set(['waiting', 'queued', 'awaiting-approval', 'running', 'retrying']);
+
+/** A workflow whose steps are still moving: their changes are written to the child runs, not to this one's events. */
+function hasBusySteps(run: RunView | undefined): boolean {
+  const links = (run?.workflowGraph as { causalLinks?: Array<{ state?: string }> } | undefined)?.causalLinks ?? [];
+  return links.some((l) => l.state !== undefined && BUSY_STEP_STATES.has(l.state));
+}
+
+/**
+ * The run's record. Its own events refresh it (useRunLive); it is read again every 2 s only while
+ * a workflow's steps are moving, and every 5 s while the event stream is down.
+ */
+function useRunQuery(runId: string, streamState: string) {
+  const { token } = useSession();
+  const path = `/api/tasks/runs/${segment(runId)}`;
+  return useQuery({
+    queryKey: ['api', path],
+    queryFn: async ({ signal }) => (await apiRequest<RunView>(path, { token, signal })).body,
+    enabled: token !== null,
+    refetchInterval: (query) => {
+      if (hasBusySteps(query.state.data)) return 2000;
+      const live = streamState === 'open' || streamState === 'connecting' || streamState === 'ended';
+      return live || isTerminal(query.state.data?.status ?? '') ? false : 5000;
+    },
+  });
+}
+
 /** `/operator/runs/:runId`: one run, live. */
 export function RunDetailPage() {
   const { runId = '' } = useParams();
-  const run = useApiQuery<RunView>(`/api/tasks/runs/${segment(runId)}`);
   const live = useRunLive(runId);
+  const run = useRunQuery(runId, live.stream.state);
   const notFound = run.error instanceof ApiError && run.error.status === 404;
   return (
     <>
