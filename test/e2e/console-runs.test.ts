@@ -101,7 +101,9 @@ describe.skipIf(NO_BROWSER)(`console run pages in a real browser${NO_BROWSER ? `
     expect(other.status).toBe(202);
     await page.getByRole('link', { name: 'runs-live-1' }).waitFor({ timeout: 15_000 });
     await page.getByRole('row').filter({ hasText: 'runs-live-1' }).locator('.badge', { hasText: 'success' }).waitFor({ timeout: 15_000 });
-    await page.getByRole('list', { name: 'Runs per status' }).getByRole('button', { name: /success \d+/ }).waitFor();
+    await page.getByRole('list', { name: 'Runs per status' }).getByRole('button', { name: 'success 1' }).waitFor();
+    await page.getByRole('list', { name: 'Runs per status' }).getByRole('button', { name: 'running 0' }).waitFor();
+    await page.getByRole('row').filter({ hasText: 'runs-live-1' }).getByRole('cell', { name: /^\d+(\.\d)? (ms|s)$/ }).waitFor();
     expect(await documentKept(page)).toBe(true);
     await screenshots(page, 'runs-list');
 

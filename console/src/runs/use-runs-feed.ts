@@ -59,8 +59,10 @@ export function useRunsFeed(options: { listKey: QueryKey; countsKey: QueryKey; f
         items[index] = { ...current, status: data.status as typeof current.status, updatedAt: data.at > current.updatedAt ? data.at : current.updatedAt };
         return { ...page, items };
       });
-      // A row that left the filtered status leaves the first page with the next read.
-      scheduleRefetch(firstPage && (!onPage || (status !== '' && data.status !== status)));
+      // A new run or a row that left the filtered status changes the first page; a row that
+      // finished gets its finish time and duration. Reading a cursor page again gives the same rows.
+      const finished = data.status === 'success' || data.status === 'failed' || data.status === 'cancelled';
+      scheduleRefetch((onPage && finished) || (firstPage && (!onPage || (status !== '' && data.status !== status))));
     },
     [queryClient, listKey, firstPage, status, scheduleRefetch],
   );
