@@ -1,7 +1,7 @@
 import dagre from '@dagrejs/dagre';
-import { Background, Controls, Handle, Position, ReactFlow, type Edge, type Node, type NodeProps } from '@xyflow/react';
+import { Background, Controls, Handle, Position, ReactFlow, type Edge, type Node, type NodeProps, type ReactFlowInstance } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { useMemo } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { StatusBadge } from '../components/common.js';
 import { segment } from '../lib/query-string.js';
@@ -54,9 +54,19 @@ function layout(model: GraphModel): { nodes: RunNode[]; edges: Edge[] } {
 /** The run's graph, drawn; loaded on demand (its libraries are the console's largest). */
 export default function WorkflowGraph({ model }: { model: GraphModel }) {
   const { nodes, edges } = useMemo(() => layout(model), [model]);
+  const box = useRef<HTMLDivElement>(null);
+  const [flow, setFlow] = useState<ReactFlowInstance<RunNode, Edge> | null>(null);
+  // The drawing is fitted again when its box changes width (a phone turned, a window resized).
+  useEffect(() => {
+    if (!flow || !box.current) return;
+    const observer = new ResizeObserver(() => void flow.fitView());
+    observer.observe(box.current);
+    return () => observer.disconnect();
+  }, [flow]);
   return (
-    <div className="graph-box">
+    <div className="graph-box" ref={box}>
       <ReactFlow
+        onInit={setFlow}
         nodes={nodes}
         edges={edges}
         nodeTypes={NODE_TYPES}
