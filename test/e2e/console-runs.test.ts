@@ -148,8 +148,12 @@ describe.skipIf(NO_BROWSER)(`console run pages in a real browser${NO_BROWSER ? `
     await runPage(page, running.service.url, 'runs-slow-1');
     await page.locator('.run-header .badge', { hasText: 'running' }).waitFor({ timeout: 30_000 });
     await markDocument(page);
-    await page.getByLabel('Reason (optional)').fill('stuck suite');
-    await page.getByRole('button', { name: 'Cancel run' }).click();
+    // By keyboard alone: type the reason, Tab to the button, Enter.
+    await page.getByLabel('Reason (optional)').focus();
+    await page.keyboard.type('stuck suite');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Cancel run');
+    await page.keyboard.press('Enter');
     await page.locator('.run-header .badge', { hasText: 'cancelled' }).waitFor({ timeout: 20_000 });
     await page.getByText('asked by ops: stuck suite').waitFor();
     expect(await documentKept(page)).toBe(true);
