@@ -11,9 +11,10 @@ import { ApprovalsPage } from './pages/Approvals.js';
 import { HomePage } from './pages/Home.js';
 import { IncidentDetailPage, IncidentsPage } from './pages/Incidents.js';
 import { PublicProofPage } from './pages/PublicProof.js';
-import { RunDetailPage, RunsPage } from './pages/Runs.js';
 import { SystemHealthPage } from './pages/SystemHealth.js';
 import { TasksPage } from './pages/Tasks.js';
+import { RunDetailPage } from './runs/RunPage.js';
+import { RunsPage } from './runs/RunsList.js';
 
 /** Client errors (4xx) are answers, not blips; 429 waits for Retry-After (src/api/retry.ts). */
 const queryClient = new QueryClient({

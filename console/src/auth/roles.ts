@@ -23,6 +23,9 @@ export const ACTION_ROLES = {
   acknowledgeIncident: 'operator',
   setIncidentOwner: 'operator',
   remediateIncident: 'operator',
+  cancelRun: 'operator',
+  rerunRun: 'operator',
+  readRunLogs: 'operator',
 } as const satisfies Record<string, Role>;
 
 export type ConsoleAction = keyof typeof ACTION_ROLES;
