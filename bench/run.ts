@@ -7,6 +7,7 @@
  */
 import { join, resolve } from 'node:path';
 import { runCleanups } from './lib/cleanup.js';
+import { benchFault } from './lib/fault.js';
 import { machineInfo } from './lib/machine.js';
 import { ROOT, serviceBuilt } from './lib/paths.js';
 import { RowSink, writeReport, type Row, type RunReport, type ScenarioResult } from './lib/results.js';
@@ -25,8 +26,9 @@ import { postgres } from './scenarios/postgres.js';
 import { reads } from './scenarios/reads.js';
 import { spawnOverhead } from './scenarios/spawn.js';
 import { startup } from './scenarios/startup.js';
+import { tracing } from './scenarios/tracing.js';
 
-const SCENARIOS: Scenario[] = [admission, health, e2e, spawnOverhead, reads, aggregateReads, footprint, startup, postgres, cancel, fanout];
+const SCENARIOS: Scenario[] = [admission, health, e2e, spawnOverhead, reads, aggregateReads, footprint, startup, postgres, cancel, fanout, tracing];
 
 interface Args {
   quick: boolean;
@@ -61,7 +63,7 @@ function parseArgs(argv: string[]): Args {
 
 const USAGE = `usage: npm run bench -- [--quick] [--only <scenario>[,<scenario>]] [--out <dir>] [--concurrency <n>]
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}
-  --quick        every scenario, small (under 4 minutes)
+  --quick        every scenario, small (under 5 minutes)
   --only         run just these scenarios
   --out          output folder (default bench-results/<timestamp>/)
   --concurrency  run slots of the service and worker concurrency of the queue peers alike`;
@@ -99,6 +101,11 @@ async function main(): Promise<number> {
   const log = (message: string) => console.log(`[bench ${((Date.now() - startedAt.getTime()) / 1000).toFixed(1).padStart(6)}s] ${message}`);
 
   log(`mode ${mode}; scenarios ${selected.map((s) => s.name).join(', ')}; output ${outDir}`);
+  const machine: Record<string, unknown> = { ...machineInfo(), serviceBuilt: serviceBuilt() };
+  const fs = machine.stateFilesystem as { type: string | null; mountPoint: string | null } | undefined;
+  log(`state folders under ${String(machine.stateDir)} on ${fs?.type ?? 'unknown'} (${fs?.mountPoint ?? '?'}); ${String(machine.nproc)} cores`);
+  const fault = benchFault();
+  if (fault) log(`BENCH_FAULT=${fault}: a deliberately broken run; its checks must fail`);
   if (!serviceBuilt()) log('service entry dist/src/main.js not built: service rows are reported as skipped');
 
   const results: ScenarioResult[] = [];
@@ -146,7 +153,7 @@ async function main(): Promise<number> {
     mode,
     only: args.only,
     outDir,
-    machine: { ...machineInfo(), serviceBuilt: serviceBuilt() },
+    machine: { ...machine, fault },
     scenarios: results,
   };
   const written = writeReport(report, text, md);

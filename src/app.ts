@@ -47,11 +47,15 @@ import { createCatalogView } from './tasks/catalog-view.js';
 import { createControlPlaneSnapshot } from './tasks/control-plane-snapshot.js';
 import { coreHandlerLanes } from './tasks/handlers/index.js';
 import { createLaneRegistry } from './tasks/lanes.js';
+import { agentModelName, createModels } from './models/index.js';
 import { admitDueRetries } from './tasks/retry-scanner.js';
 import { createTaskRuntime, queueDepthOf } from './tasks/runtime.js';
+import { startTracing } from './tracing/setup.js';
+import type { ServiceTracer } from './tracing/service-tracer.js';
 import { createTriggerCheck } from './tasks/trigger-check.js';
 import { createGroupLedger, endPreviousLifeGroups, groupLedgerDir } from './workers/group-ledger.js';
 import { createWorkerSpawner } from './workers/spawn-worker.js';
+import { resolveWorkerTimeout } from './workers/resolve-timeout.js';
 
 export interface RunningApp {
   url: string;
@@ -88,6 +92,8 @@ export interface ServiceInfrastructure {
   coordination: Coordination;
   /** The metrics listener's port (null when metrics are off); the health route names it. */
   metricsPort: number | null;
+  /** Spans of requests and runs (src/tracing/); absent: tracing off. */
+  tracer?: ServiceTracer;
 }
 
 /**
@@ -117,7 +123,19 @@ export function composeService(infra: ServiceInfrastructure) {
   const groupLedger = createGroupLedger(groupLedgerDir(config), logger);
   const spawner = createWorkerSpawner({ config, registry, logger, cancelGraceMs: config.cancelGraceMs, groupLedger });
   const probe = createServiceProbe({ runShow: systemctlRunShow, ttlMs: 180_000 });
-  const agents = { registry, store, probe, skills, serviceHeartbeat: createHeartbeatReader(config.logsDir), now };
+  // Every model call goes through one gateway: metered into its run, within the shared daily budget (docs/models.md).
+  const models = createModels({
+    config: config.llm,
+    store,
+    coordination,
+    clock,
+    logger,
+    registry,
+    secrets: serviceSecrets(config),
+    attemptTimeoutMs: (lane) => resolveWorkerTimeout(undefined, lane, config, registry.forLane(lane)?.timeoutMs),
+  });
+  const modelOf = (agent: { lanes: string[]; model: { tier: string; name: string | null } }) => (models.configured ? agentModelName(agent, config.llm) : null);
+  const agents = { registry, store, probe, skills, serviceHeartbeat: createHeartbeatReader(config.logsDir), now, modelOf };
 
   // The one admission path; the runner built below subscribes to its wake-ups.
   const readyRuns = createWakeSignal();
@@ -130,6 +148,7 @@ export function composeService(infra: ServiceInfrastructure) {
     onReady: () => readyRuns.notify(),
     telemetryRetention: TELEMETRY_RETENTION,
     approvalPolicy,
+    tracer: infra.tracer,
   });
   const checkTrigger = createTriggerCheck(config.workspaceRoot);
 
@@ -204,6 +223,8 @@ export function composeService(infra: ServiceInfrastructure) {
     approvalPolicy,
     approvalEscalation: createApprovalEscalation({ ledger: incidentLedger, clock, runPolicies: incidents.runPolicies }),
     runLogs,
+    modelChannel: models.channel,
+    modelGateway: models.gateway,
     preflightToolGate: (taskType, agentId) =>
       preflightToolGate({
         taskType,
@@ -216,6 +237,7 @@ export function composeService(infra: ServiceInfrastructure) {
       (run) => incidents.onRunSettled(run),
       () => scheduler.noteRunFinished(),
     ],
+    tracer: infra.tracer,
   });
   // User schedules fire through the same admission; overlap `cancel-previous` cancels through the
   // runtime's cancel, acting as the schedule.
@@ -240,7 +262,17 @@ export function composeService(infra: ServiceInfrastructure) {
     repairs: { counts: knowledge.repairStats },
     business: { summary: business.service.summary },
   };
-  const aggregates = createAggregateReaders({ config, clock, store, coordination, agents, codeHost, ports: aggregatePorts, serviceStartedAt });
+  const aggregates = createAggregateReaders({
+    config,
+    clock,
+    store,
+    coordination,
+    agents,
+    codeHost,
+    ports: aggregatePorts,
+    serviceStartedAt,
+    modelBudget: async () => ({ limitUsd: models.budget.limitUsd, remainingUsd: await models.budget.remainingUsd() }),
+  });
   const companion = createCompanionBriefs({
     store,
     incidents: incidentReadPort,
@@ -261,6 +293,9 @@ export function composeService(infra: ServiceInfrastructure) {
     instanceId: ownerId,
     liveLogs: { subscribe: (_runId, listener) => runLogs.subscribe(listener) },
   });
+  // Runs admitted or freed by another instance wake this runner through the channel's
+  // LISTEN/NOTIFY; the runner's poll stays as the safety net for a lost notification.
+  events.onOtherInstanceWrite(() => readyRuns.notify());
 
   const routes = buildServiceRoutes({
     config,
@@ -283,7 +318,7 @@ export function composeService(infra: ServiceInfrastructure) {
     events,
   });
 
-  return { serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, runLogs, routes, events };
+  return { serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, runLogs, routes, events, models };
 }
 
 /**
@@ -304,6 +339,8 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     cacheMaxEntries: config.cache.maxEntries,
     cacheMaxBytes: config.cache.maxBytes,
   });
+  // Off unless an OTLP endpoint is configured; then the SDK is loaded (docs/tracing.md).
+  const tracing = await startTracing(process.env, logger);
   const metrics = createMetrics();
   metrics.setQueueDepthSource(async () => {
     const counts = await store.countRuns(true);
@@ -311,7 +348,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   });
   // Metrics listen first, so the health route can name their port.
   const metricsServer = config.metricsEnabled ? await startMetricsServer(metrics, config.host, config.metricsPort) : null;
-  const service = composeService({ config, logger, clock, store, coordination, metricsPort: metricsServer?.port ?? null });
+  const service = composeService({ config, logger, clock, store, coordination, metricsPort: metricsServer?.port ?? null, tracer: tracing.tracer });
   const { registry, probe, codeHost, knowledge, incidents, scheduler, schedules, runtime } = service;
 
   const responseCacheEnabled = responseCacheSharing(store.exclusive, config.kvStoreUrl);
@@ -321,7 +358,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       'the state store is shared by instances but no KV store is configured: response cache off (set KV_STORE_URL to share it, and rate limits and locks with it)',
     );
   }
-  const server = await buildServer({ config, coordination, logger, metrics, responseCacheEnabled }, service.routes);
+  const server = await buildServer({ config, coordination, logger, metrics, responseCacheEnabled, tracer: tracing.tracer }, service.routes);
 
   // Start: the probes, recovery and the runner, knowledge, the scheduler and the incident sweeps.
   const stopProbe = startServiceProbeTimer(
@@ -367,10 +404,13 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       await service.events.close();
       await server.close();
       await runtime.stop(SHUTDOWN_GRACE_MS);
+      await service.models.channel.close();
       await stopIncidentSweeps();
       await metricsServer?.close();
       await coordination.close();
       await store.close();
+      // Last: the spans of the runs finished during shutdown are exported too.
+      await tracing.shutdown();
     },
   };
 }

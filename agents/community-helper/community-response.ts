@@ -14,6 +14,8 @@ import type { CommunityRecord } from '../../src/domain/orchestrator-state.js';
 import { draftResponses, type DraftOutcome } from './draft-responses.js';
 import { docStates, packAgeHours } from './freshness.js';
 import { readKnowledgePack } from './knowledge-pack.js';
+import { polishDrafts } from './polish.js';
+import type { Generation } from '../../src/worker-sdk/model.js';
 
 const IDENTITY = { role: 'community-helper', workflowStage: 'draft', deliverable: 'community reply drafts' };
 const UNMETERED = 'unmetered: deterministic drafts from the knowledge pack, no provider call was made';
@@ -29,7 +31,9 @@ export type CommunityResponseSuccess = LaneResult<{
   knowledgePack: { version: number; generatedAt: string; packHash: string; ageHours: number; docCount: number };
   freshnessWarnings: string[];
   budget: CommunityResponseGate['budget'];
-  polish: 'unmetered';
+  /** `provider` when at least one draft was polished by a model; `generation` says which, or why none was. */
+  polish: 'unmetered' | 'provider';
+  generation: Generation;
   accountingNote: string;
   /** The CommunityRecords the service keeps in state (last 100). */
   communityRecords: CommunityRecord[];
@@ -118,6 +122,14 @@ export async function communityResponse(
         : `no selected item could be drafted (${reasons})`;
     return { ...refuseLane(IDENTITY, reason, actionsFor(outcome)), skipped: outcome.skipped, freshnessWarnings: outcome.freshnessWarnings };
   }
+  // Drafts exist: the model may polish them before anything is written.
+  const polish = await polishDrafts(outcome, items, context.model);
+  const accountingNote =
+    polish.generation.path === 'provider'
+      ? `metered: ${polish.polished} of ${outcome.drafts.length} draft(s) polished by ${polish.generation.model} through the service`
+      : /^(no-provider|no model channel|lane-not-allowed)/.test(polish.generation.reason)
+        ? UNMETERED
+        : `deterministic drafts from the knowledge pack; no polish applied (${polish.generation.reason})`;
   await rethrowingWithDisplayedPaths(roots, async () => {
     await appendLines(gate.draftsLogPath, outcome.drafts);
     await appendLines(gate.queueLogPath, outcome.submissions);
@@ -136,8 +148,9 @@ export async function communityResponse(
     knowledgePack: { version: pack.version, generatedAt: pack.generatedAt, packHash: pack.packHash, ageHours: packAgeHours(pack, at), docCount: pack.docs.length },
     freshnessWarnings: outcome.freshnessWarnings,
     budget: gate.budget,
-    polish: 'unmetered',
-    accountingNote: UNMETERED,
+    polish: polish.generation.path === 'provider' ? 'provider' : 'unmetered',
+    generation: polish.generation,
+    accountingNote,
     communityRecords: outcome.drafts.map((d) => ({
       timestamp: d.timestamp,
       postId: d.postId,
@@ -149,7 +162,7 @@ export async function communityResponse(
     })),
     operatorSummary:
       `Drafted ${outcome.drafts.length} of ${outcome.postsEvaluated} item(s) from knowledge pack v${pack.version} into ${basename(gate.draftsLogPath)}` +
-      `${outcome.skipped.length > 0 ? `; skipped ${outcome.skipped.length}` : ''}; ${UNMETERED}.${warned}`,
+      `${outcome.skipped.length > 0 ? `; skipped ${outcome.skipped.length}` : ''}; ${accountingNote}.${warned}`,
     recommendedNextActions: actionsFor(outcome),
     specialistContract: specialistContract({ ...IDENTITY, status: partial ? 'partial' : 'completed' }),
   };

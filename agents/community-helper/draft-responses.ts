@@ -16,8 +16,8 @@ export type DraftRecord = CommunityRecord & {
   citations: Array<{ path: string; title: string; hash: string; score: number }>;
   knowledgePack: { version: number; packHash: string; generatedAt: string };
   freshnessWarnings: string[];
-  /** No provider polished the draft: it is the deterministic local text. */
-  polish: 'unmetered';
+  /** `unmetered`: the deterministic local text; `provider`: polished by a model through the service (polish.ts). */
+  polish: 'unmetered' | 'provider';
 };
 
 /** One line of the queue submissions log: what goes to human review, never posted by the lane. */

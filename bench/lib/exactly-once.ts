@@ -94,20 +94,26 @@ export interface QueueUnderTest {
   submit(key: string): Promise<unknown>;
   /** Jobs in a terminal state so far. */
   finishedCounts(): Promise<{ completed: number; failed: number }>;
+  /** Jobs not yet terminal (queued, retrying or active): the late duplicates are awaited to 0. */
+  unfinished(): Promise<number>;
 }
 
 /**
  * The protocol every queue peer runs: submit the plan's keys (unique ones with early duplicates
- * mixed in), wait until every unique key is terminal, submit the late duplicates, let them
- * settle, then ask the worker process how often it executed each key.
+ * mixed in), wait until every unique key is terminal, submit the late duplicates, wait until
+ * nothing is queued or active any more (a late duplicate that slipped through has then run),
+ * settle, then ask the worker process how often its handler executed each key.
  */
 export async function measureExactlyOnce(
   plan: ExactlyOncePlan,
   queue: QueueUnderTest,
   worker: PeerProcess,
   options: { submitConcurrency: number; timeoutMs: number; settleMs: number },
-): Promise<Omit<ExactlyOnceResult, 'system' | 'settings' | 'extra'> & { finalCounts: { completed: number; failed: number } }> {
+  /** Started with the timed phase and stopped at its end (per-process CPU beside the row). */
+  meter?: () => { stop(): Record<string, number | null> },
+): Promise<Omit<ExactlyOnceResult, 'system' | 'settings' | 'extra'> & { finalCounts: { completed: number; failed: number }; cpuSec: Record<string, number | null> | null }> {
   const n = plan.unique.length;
+  const running = meter?.() ?? null;
   const t0 = performance.now();
   await runPool(plan.submissions, options.submitConcurrency, queue.submit);
   const submitMs = performance.now() - t0;
@@ -119,14 +125,16 @@ export async function measureExactlyOnce(
     { timeoutMs: options.timeoutMs, intervalMs: 20 },
   );
   const durationMs = performance.now() - t0;
+  const cpuSec = running?.stop() ?? null;
   await runPool(plan.late, options.submitConcurrency, queue.submit);
+  const drained = await waitFor(async () => ((await queue.unfinished()) === 0 ? true : null), { timeoutMs: Math.max(5000, options.settleMs * 10), intervalMs: 50 });
   await sleep(options.settleMs);
   const finalCounts = await queue.finishedCounts();
   worker.send({ type: 'report' });
   const report = await worker.next<{ type: string; counts: Record<string, number> }>('report');
   const analysis = analyzeCounts(plan, report.counts);
-  // A failed job is no throughput: only keys executed and not failed count.
-  const completed = Math.max(0, analysis.completed - finalCounts.failed);
+  // A failed job is no throughput: only keys the handler executed whose job completed count.
+  const completed = Math.min(analysis.completed, finalCounts.completed);
   return {
     unique: n,
     duplicatesSubmitted: plan.submissions.length - n + plan.late.length,
@@ -137,8 +145,9 @@ export async function measureExactlyOnce(
     durationMs,
     submitMs,
     tasksPerSec: counts ? completed / (durationMs / 1000) : Number.NaN,
-    timedOut: counts === null,
+    timedOut: counts === null || drained === null,
     finalCounts,
+    cpuSec,
   };
 }
 

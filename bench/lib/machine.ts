@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpus, totalmem, freemem, platform, release } from 'node:os';
+import { cpus, totalmem, freemem, platform, release, tmpdir } from 'node:os';
 
 /** What the figures were measured on: they only compare within one run on one machine. */
 export function machineInfo(): Record<string, unknown> {
@@ -17,6 +17,23 @@ export function machineInfo(): Record<string, unknown> {
     memFreeGiB: Number((freemem() / 2 ** 30).toFixed(1)),
     freeH: sh('free', ['-h']),
     node: process.version,
+    // The services' state folders are made under the temp dir: its filesystem decides what an
+    // fdatasync costs (tmpfs: nothing; ext4 on a disk: a flush), so it is part of every figure.
+    stateDir: tmpdir(),
+    stateFilesystem: stateFilesystem(sh),
     platform: `${platform()} ${release()}`,
+  };
+}
+
+/** Type, device and mount options of the filesystem holding the temp dir (`df -T`, `findmnt`). */
+function stateFilesystem(sh: (cmd: string, args: string[]) => string | null): Record<string, string | null> {
+  const df = sh('df', ['-PT', tmpdir()]);
+  const fields = df?.split('\n')[1]?.split(/\s+/) ?? [];
+  const mount = fields[6] ?? null;
+  return {
+    device: fields[0] ?? null,
+    type: fields[1] ?? null,
+    mountPoint: mount,
+    options: mount ? sh('findmnt', ['-no', 'OPTIONS', '--target', mount]) : null,
   };
 }

@@ -14,6 +14,8 @@ export interface OpenLoopOptions {
   durationSec: number;
   /** Requests still unanswered this long after the last arrival count as timed out. */
   drainMs?: number;
+  /** Sees every answer (status, body text); the body is only collected when this is set. */
+  onAnswer?: (status: number, body: string) => void;
 }
 
 export interface OpenLoopResult {
@@ -57,9 +59,12 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
           headers: { ...options.headers, ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}) },
         },
         (res) => {
-          res.resume();
+          const chunks: Buffer[] = [];
+          if (options.onAnswer) res.on('data', (c: Buffer) => chunks.push(c));
+          else res.resume();
           res.on('end', () => {
             latencies.push(performance.now() - scheduled);
+            options.onAnswer?.(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'));
             const code = String(res.statusCode ?? 0);
             statusCodes[code] = (statusCodes[code] ?? 0) + 1;
             if (code.startsWith('2')) ok2xx++;

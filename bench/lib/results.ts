@@ -15,6 +15,11 @@ export interface Row {
   baseline?: { subject: string; value: number | null };
   /** value / baseline.value. */
   ratio?: number | null;
+  /**
+   * Set when the subject or its baseline failed a check: the ratio compares against work that
+   * was wrong, so it is withheld (null) and printed as failed instead of as a number.
+   */
+  ratioFailed?: boolean;
   /** What an acknowledgement of this subject survives (peer rows and the service say it). */
   durability?: string;
   /** Set when the bench found the subject's work wrong: the run exits non-zero. */
@@ -46,6 +51,8 @@ export interface RowInput {
 /** Collects the rows of one scenario and fills in ratios. */
 export class RowSink {
   readonly rows: Row[] = [];
+  /** Subjects with a failed check so far: no ratio involving them is printed as a number. */
+  private readonly failedSubjects = new Set<string>();
   constructor(private readonly scenario: string) {}
 
   add(input: RowInput): Row {
@@ -74,7 +81,22 @@ export class RowSink {
     const note = notes.filter(Boolean).join('; ');
     if (note) row.note = note;
     this.rows.push(row);
+    this.withholdRatio(row);
     return row;
+  }
+
+  private withholdRatio(row: Row): void {
+    if (row.ratio === undefined) return;
+    if (this.failedSubjects.has(row.subject) || (row.baseline && this.failedSubjects.has(row.baseline.subject))) {
+      row.ratio = null;
+      row.ratioFailed = true;
+    }
+  }
+
+  /** Marks `subject` as failed: every ratio of or against it, before and after, prints as failed. */
+  failSubject(subject: string): void {
+    this.failedSubjects.add(subject);
+    for (const row of this.rows) this.withholdRatio(row);
   }
 
   /**
@@ -84,7 +106,10 @@ export class RowSink {
    */
   check(subject: string, what: string, ok: boolean, detail: string): boolean {
     const row = this.add({ subject, metric: `check: ${what}`, unit: '', value: null, note: `${ok ? 'ok' : 'FAIL'}: ${detail}` });
-    if (!ok) row.failed = true;
+    if (!ok) {
+      row.failed = true;
+      this.failSubject(subject);
+    }
     return ok;
   }
 

@@ -41,6 +41,8 @@ export interface LaunchOptions {
   config?: Record<string, unknown>;
   /** Start-up timeout. */
   timeoutMs?: number;
+  /** Extra env for the service process (e.g. the handler execution log's preload). */
+  env?: Record<string, string>;
 }
 
 export function serviceAvailable(): boolean {
@@ -85,7 +87,7 @@ export async function launchService(options: LaunchOptions): Promise<BenchServic
   const base = makeBaseDir();
   const config = benchConfig(options.store, base.dir, options.config);
   try {
-    return await startOn(options.store, base, config, options.timeoutMs ?? 60_000);
+    return await startOn(options.store, base, config, options.timeoutMs ?? 60_000, options.env ?? {});
   } catch (err) {
     await base.remove();
     throw err;
@@ -97,12 +99,13 @@ async function startOn(
   base: { dir: string; remove: () => Promise<void> },
   config: Record<string, unknown>,
   timeoutMs: number,
+  extraEnv: Record<string, string>,
 ): Promise<BenchService> {
   // Env overrides config: the launcher's default LOG_LEVEL=info would log every request.
   const proc = await startService({
     baseDir: base.dir,
     config,
-    env: { LOG_LEVEL: String(config.logLevel ?? 'warn') },
+    env: { LOG_LEVEL: String(config.logLevel ?? 'warn'), ...extraEnv },
     timeoutMs,
   });
   // Keep only the tail of the service's output: under load it can log far more than is useful.
@@ -137,7 +140,7 @@ async function startOn(
       await shutdown();
       try {
         await between?.();
-        return await startOn(store, base, config, timeoutMs);
+        return await startOn(store, base, config, timeoutMs, extraEnv);
       } catch (err) {
         await base.remove();
         throw err;
@@ -234,4 +237,20 @@ export async function waitHealthy(url: string, timeoutMs = 10_000): Promise<bool
     { timeoutMs, intervalMs: 50 },
   );
   return ok === true;
+}
+
+/** Every run id of `type` the service holds, paged through GET /api/tasks/runs by cursor. */
+export async function storedRunIds(url: string, type: string): Promise<Set<string>> {
+  const ids = new Set<string>();
+  let cursor: string | null = null;
+  for (;;) {
+    const query: Record<string, string> = { type, limit: '200' };
+    if (cursor) query.cursor = cursor;
+    const qs = new URLSearchParams(query).toString();
+    const res = await requestJson<RunsPage & { nextCursor: string | null }>(`${url}/api/tasks/runs?${qs}`, { key: VIEWER_KEY, timeoutMs: 30_000 });
+    if (res.status !== 200) throw new Error(`GET /api/tasks/runs?${qs} answered ${res.status}`);
+    for (const item of res.body.items) ids.add(item.runId);
+    cursor = res.body.nextCursor;
+    if (!cursor || res.body.items.length === 0) return ids;
+  }
 }

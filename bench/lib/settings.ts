@@ -1,8 +1,8 @@
 import type { StoreKind } from './service.js';
 
 /**
- * Sizes of every scenario per mode. Quick runs everything small enough to finish in under four
- * minutes; full in under twelve. Every load is bounded by a count and by its scenario's time budget.
+ * Sizes of every scenario per mode. Quick runs everything small enough to finish in under five
+ * minutes; full in under fifteen. Every load is bounded by a count and by its scenario's time budget.
  */
 export interface Settings {
   /** Whole-run budget in seconds; each scenario is also capped by `budgetSec`. */
@@ -14,11 +14,14 @@ export interface Settings {
    * sweep from that rate (x`factor` per `stepSec` step, at most `maxSteps` steps and `maxSec` per
    * target); a step passes when every arrival is answered 2xx with p99 <= `p99BoundMs`.
    * `noopCeiling`: sweep the no-op ceiling too (the durable ceiling is always swept).
+   * The closed-loop load runs in `rounds` turns of `durationSec / rounds` per subject, the
+   * ceilings and the service alternating (A/B/A/B); each subject's best turn is reported.
    */
   admission: {
     budgetSec: number;
     connections: number;
     durationSec: number;
+    rounds: number;
     warmupSec: number;
     openLoopRate: number;
     openLoopSec: number;
@@ -36,12 +39,15 @@ export interface Settings {
    */
   e2e: {
     budgetSec: number;
+    /** Every system runs the plan once per round, in turns (A/B/A/B); the best passing round is reported. */
+    rounds: number;
     unique: number;
     duplicates: number;
     submitConcurrency: number;
     settleMs: number;
-    pgBossBatchSize: number;
-    pgBossWorkers: number;
+    /** pg-boss swept over workers x batch size in the first round; later rounds use the best point. */
+    pgBossBatchSizes: number[];
+    pgBossWorkers: number[];
     concurrency: number;
   };
   /** `throughputRuns`: runs for the throughput rows, `concurrency` at a time. */
@@ -57,6 +63,21 @@ export interface Settings {
     detailAmount: number;
   };
   footprint: { budgetSec: number; checkpoints: number[]; retention: number; stores: StoreKind[]; connections: number };
+  /**
+   * PostgreSQL store against pg-boss and the PostgreSQL admission ceiling: `unique` keys plus
+   * `duplicates`; pg-boss swept over `pgBossWorkers` x `pgBossBatchSizes`; admission at
+   * `connections` in `rounds` turns of `admissionSec` alternating ceiling and service.
+   */
+  postgres: {
+    budgetSec: number;
+    unique: number;
+    duplicates: number;
+    pgBossWorkers: number[];
+    pgBossBatchSizes: number[];
+    admissionSec: number;
+    connections: number;
+    rounds: number;
+  };
   /** `largeState`: runs written before the restart-time rows. */
   startup: { budgetSec: number; reps: number; largeState: number };
   /** `runs`: cancels of each kind of worker (one that honours SIGTERM, one that ignores it). */
@@ -70,44 +91,48 @@ export interface Settings {
 }
 
 export const QUICK: Settings = {
-  totalBudgetSec: 240,
+  totalBudgetSec: 300,
   concurrency: 4,
   admission: {
     budgetSec: 75,
     connections: 50,
     durationSec: 3,
+    rounds: 2,
     warmupSec: 1,
     openLoopRate: 300,
     openLoopSec: 3,
     saturation: { factor: 1.5, stepSec: 1, maxSteps: 8, maxSec: 10, p99BoundMs: 100, drainMs: 1000, noopCeiling: false },
   },
   health: { budgetSec: 20, connections: 50, durationSec: 2.5, warmupSec: 0.5, rounds: 2, stores: ['json'] },
-  e2e: { budgetSec: 40, unique: 300, duplicates: 30, submitConcurrency: 50, settleMs: 1200, pgBossBatchSize: 200, pgBossWorkers: 8, concurrency: 32 },
+  e2e: { budgetSec: 75, rounds: 2, unique: 300, duplicates: 30, submitConcurrency: 50, settleMs: 1200, pgBossBatchSizes: [50, 200], pgBossWorkers: [8, 32], concurrency: 32 },
   spawn: { budgetSec: 25, runs: 3, warmup: 1, throughputRuns: 12 },
   reads: { budgetSec: 25, runs: 1000, serviceConcurrency: 16, stores: ['json'], connections: 10, durationSec: 1.5, detailAmount: 1000 },
   footprint: { budgetSec: 30, checkpoints: [1000, 5000], retention: 1000, stores: ['json'], connections: 50 },
+  postgres: { budgetSec: 120, unique: 300, duplicates: 30, pgBossWorkers: [8, 32], pgBossBatchSizes: [50, 200], admissionSec: 1.5, connections: 48, rounds: 2 },
   startup: { budgetSec: 45, reps: 2, largeState: 20_000 },
   cancel: { budgetSec: 30, runs: 6 },
   fanout: { budgetSec: 90, subscribers: 1000, runsPerSec: 20, durationSec: 4, admissionSec: 3, connections: 50 },
 };
 
 export const FULL: Settings = {
-  totalBudgetSec: 720,
+  totalBudgetSec: 900,
   concurrency: 4,
   admission: {
     budgetSec: 160,
     connections: 50,
     durationSec: 10,
+    rounds: 3,
     warmupSec: 2,
     openLoopRate: 1000,
     openLoopSec: 10,
     saturation: { factor: 1.5, stepSec: 2, maxSteps: 10, maxSec: 24, p99BoundMs: 100, drainMs: 1000, noopCeiling: true },
   },
   health: { budgetSec: 60, connections: 50, durationSec: 8, warmupSec: 1, rounds: 4, stores: ['json', 'sql'] },
-  e2e: { budgetSec: 90, unique: 6000, duplicates: 600, submitConcurrency: 50, settleMs: 1500, pgBossBatchSize: 200, pgBossWorkers: 8, concurrency: 32 },
+  e2e: { budgetSec: 150, rounds: 2, unique: 6000, duplicates: 600, submitConcurrency: 50, settleMs: 1500, pgBossBatchSizes: [100, 200, 500], pgBossWorkers: [8, 16, 32], concurrency: 32 },
   spawn: { budgetSec: 60, runs: 15, warmup: 2, throughputRuns: 60 },
   reads: { budgetSec: 200, runs: 10_000, serviceConcurrency: 16, stores: ['json', 'sql'], connections: 10, durationSec: 4, detailAmount: 4000 },
   footprint: { budgetSec: 240, checkpoints: [10_000, 100_000], retention: 5000, stores: ['json', 'sql'], connections: 50 },
+  postgres: { budgetSec: 300, unique: 2000, duplicates: 200, pgBossWorkers: [4, 8, 16, 32], pgBossBatchSizes: [50, 200, 500], admissionSec: 5, connections: 48, rounds: 2 },
   startup: { budgetSec: 90, reps: 5, largeState: 100_000 },
   cancel: { budgetSec: 90, runs: 25 },
   fanout: { budgetSec: 150, subscribers: 1000, runsPerSec: 30, durationSec: 10, admissionSec: 8, connections: 50 },

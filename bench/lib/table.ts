@@ -18,7 +18,7 @@ function cells(row: Row): Record<(typeof COLUMNS)[number], string> {
     metric: row.metric,
     value: row.value === null ? '-' : `${formatNumber(row.value)}${unit}`,
     baseline: row.baseline ? `${row.baseline.subject}: ${formatNumber(row.baseline.value)}${unit}` : '',
-    ratio: row.ratio === undefined ? '' : row.ratio === null ? '-' : `${formatNumber(row.ratio)}x`,
+    ratio: row.ratioFailed ? 'failed' : row.ratio === undefined ? '' : row.ratio === null ? '-' : `${formatNumber(row.ratio)}x`,
     note: [row.durability ? `durability: ${row.durability}` : '', row.note ?? '', row.ratio !== undefined && row.ratio !== null ? hint.trim() : ''].filter(Boolean).join('; '),
   };
 }

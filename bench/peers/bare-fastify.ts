@@ -11,17 +11,27 @@
  * line to that file and answers only once an fdatasync covering the line returned. Syncs are
  * group-committed (one in flight; the lines that arrive meanwhile share the next one), the least
  * any store must do for a 202 to survive power loss.
+ *
+ * With `pg` set it is the PostgreSQL admission ceiling: each trigger's record is a row of one
+ * table, inserted with the rows that arrive meanwhile as one multi-row INSERT committed on one
+ * connection (group commit; one commit in flight), answered once its COMMIT returned (durable
+ * with the server's synchronous_commit on).
+ *
+ * `fail500Every` (deliberately broken bench runs only) answers 500 to every n-th trigger.
  */
 import Fastify from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { fdatasync, openSync, readFileSync, readdirSync, write } from 'node:fs';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
+import pg from 'pg';
 
 interface Args {
   port?: number;
   fixtureDir?: string;
   durableFile?: string;
+  pg?: { url: string; table: string };
+  fail500Every?: number;
 }
 
 const args = JSON.parse(process.argv[2] ?? '{}') as Args;
@@ -40,6 +50,34 @@ function groupCommitter(path: string): (line: string) => Promise<void> {
   const fd = openSync(path, 'a');
   const writeAsync = promisify(write);
   const syncAsync = promisify(fdatasync);
+  return batcher(async (lines) => {
+    await writeAsync(fd, lines.map((line) => `${line}\n`).join(''));
+    await syncAsync(fd);
+  });
+}
+
+/** Group commit into PostgreSQL: the queued records as one multi-row INSERT, one COMMIT in flight. */
+async function pgCommitter(options: { url: string; table: string }): Promise<(line: string) => Promise<void>> {
+  const client = new pg.Client({ connectionString: options.url });
+  client.on('error', (err) => console.error(`pg ceiling connection: ${err.message}`));
+  await client.connect();
+  const table = `"${options.table.replace(/"/g, '')}"`;
+  await client.query(`CREATE TABLE IF NOT EXISTS ${table} (key text PRIMARY KEY, record jsonb NOT NULL)`);
+  return batcher(async (lines) => {
+    const values: string[] = [];
+    const params: string[] = [];
+    for (const line of lines) {
+      const key = (JSON.parse(line) as { runId: string }).runId;
+      params.push(key, line);
+      values.push(`($${params.length - 1}, $${params.length}::jsonb)`);
+    }
+    // An autocommit statement is its own transaction: the COMMIT (WAL flush) precedes the reply.
+    await client.query(`INSERT INTO ${table} (key, record) VALUES ${values.join(',')} ON CONFLICT (key) DO NOTHING`, params);
+  });
+}
+
+/** Queues lines while one `commit` of an earlier batch is in flight; each caller resolves after its batch committed. */
+function batcher(commit: (lines: string[]) => Promise<void>): (line: string) => Promise<void> {
   let queued: { line: string; done: () => void; fail: (err: Error) => void }[] = [];
   let flushing = false;
   const flush = async () => {
@@ -48,8 +86,7 @@ function groupCommitter(path: string): (line: string) => Promise<void> {
       const batch = queued;
       queued = [];
       try {
-        await writeAsync(fd, batch.map((b) => `${b.line}\n`).join(''));
-        await syncAsync(fd);
+        await commit(batch.map((b) => b.line));
         for (const b of batch) b.done();
       } catch (err) {
         for (const b of batch) b.fail(err as Error);
@@ -63,7 +100,8 @@ function groupCommitter(path: string): (line: string) => Promise<void> {
       if (!flushing) void flush();
     });
 }
-const commit = args.durableFile ? groupCommitter(args.durableFile) : null;
+const commit = args.pg ? await pgCommitter(args.pg) : args.durableFile ? groupCommitter(args.durableFile) : null;
+let triggers = 0;
 
 // With a health fixture, /health is the ceiling of the service's own /health: the same bytes, from memory.
 const healthBytes = fixtures.get('health');
@@ -73,6 +111,7 @@ app.get('/health', async (_request, reply) => {
 });
 
 app.post('/api/tasks/trigger', async (request, reply) => {
+  if (args.fail500Every && ++triggers % args.fail500Every === 0) return reply.code(500).send({ error: 'injected fault' });
   const body = (request.body ?? {}) as { type?: string; payload?: { idempotencyKey?: string } };
   const taskId = randomUUID();
   const answer = {

@@ -10,6 +10,7 @@ import { onCleanup } from '../lib/cleanup.js';
 import { measureExactlyOnce, type ExactlyOncePlan, type ExactlyOnceResult } from '../lib/exactly-once.js';
 import { assertLoopback } from '../lib/loopback.js';
 import { PEERS_DIR } from '../lib/paths.js';
+import { benchCpuMs, cpuMeter, processCpuMs } from '../lib/process-cpu.js';
 import { spawnPeer } from '../lib/peer-process.js';
 import { tcpReachable } from '../lib/util.js';
 
@@ -65,7 +66,7 @@ export async function runBullmq(plan: ExactlyOncePlan, options: QueuePeerOptions
     });
     try {
       await worker.next('ready');
-      const { finalCounts, ...figures } = await measureExactlyOnce(
+      const { finalCounts, cpuSec, ...figures } = await measureExactlyOnce(
         plan,
         {
           submit: (key) => queue.add('noop', { key }, { jobId: key }),
@@ -73,15 +74,20 @@ export async function runBullmq(plan: ExactlyOncePlan, options: QueuePeerOptions
             const c = await queue.getJobCounts('completed', 'failed');
             return { completed: c.completed ?? 0, failed: c.failed ?? 0 };
           },
+          unfinished: async () => {
+            const c = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+            return Object.values(c).reduce((a, b) => a + (b ?? 0), 0);
+          },
         },
         worker,
         options,
+        () => cpuMeter({ 'bullmq worker': () => processCpuMs(worker.child.pid), 'bench (sender)': benchCpuMs }),
       );
       return {
         system: 'bullmq',
         ...figures,
         settings: { workerConcurrency: options.concurrency, submitConcurrency: options.submitConcurrency, dedupe: 'jobId' },
-        extra: { jobCounts: finalCounts },
+        extra: { jobCounts: finalCounts, cpuSec },
       };
     } finally {
       await worker.kill();

@@ -13,8 +13,19 @@ export interface BareFastify {
 }
 
 /** Starts bench/peers/bare-fastify.ts as plain node on loopback; resolves once it listens. */
-export async function startBareFastify(options: { port?: number; fixtureDir?: string; durableFile?: string } = {}): Promise<BareFastify> {
-  const peer = spawnPeer(join(PEERS_DIR, 'bare-fastify.ts'), options);
+export interface BareFastifyOptions {
+  port?: number;
+  fixtureDir?: string;
+  /** The durable file ceiling: records appended and fdatasynced (group commit) before each 202. */
+  durableFile?: string;
+  /** The PostgreSQL admission ceiling: records inserted into this table (group commit) before each 202. */
+  pg?: { url: string; table: string };
+  /** Deliberately broken runs only: answer 500 to every n-th trigger. */
+  fail500Every?: number;
+}
+
+export async function startBareFastify(options: BareFastifyOptions = {}): Promise<BareFastify> {
+  const peer = spawnPeer(join(PEERS_DIR, 'bare-fastify.ts'), { ...options });
   try {
     const ready = await peer.next<{ type: string; url: string }>('ready', 20_000);
     assertLoopback(ready.url);

@@ -3,28 +3,40 @@
  * request from 50 concurrent connections (autocannon), for the JSON file store and the SQLite
  * store, against two ceilings: a bare Fastify route that does nothing (the no-op ceiling) and
  * the same route appending each record with a group-committed fdatasync (the durable ceiling).
- * Each 202 is a durable, idempotent admission; the doc-sync runs it admits drain in the
- * background meanwhile. Then an open loop at a fixed arrival rate, and from there a bounded rate
- * sweep for the saturation point (the highest arrival rate answered in full within a p99 bound).
- * The bench then checks its own work: the service must hold exactly as many runs as it answered
- * 202 (warm-up, open loop and every sweep step included), or the scenario fails.
+ * The closed-loop load runs in rounds, the ceilings and the service taking turns (A/B/A/B), so a
+ * host that slows mid-run favours no side; each subject's best turn is reported. Each 202 is a
+ * durable, idempotent admission; the doc-sync runs it admits drain in the background meanwhile.
+ * Then an open loop at a fixed arrival rate, and from there a bounded rate sweep for the
+ * saturation point (the highest arrival rate answered in full within a p99 bound).
+ *
+ * The bench checks its own work: the keys each durable subject stored are compared, as sets,
+ * with the keys it acknowledged (warm-up, every turn, open loop and sweep included); a ceiling
+ * that failed or dropped requests is a failed row, not a lower baseline, and every ratio against
+ * it prints as failed.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { benchFault, CEILING_500_EVERY, startAckDroppingProxy, type AckDroppingProxy } from '../lib/fault.js';
+import { acknowledgedKey, compareKeys } from '../lib/key-sets.js';
 import { runLoad, type LoadSummary } from '../lib/load.js';
 import { runOpenLoop, type OpenLoopOptions, type OpenLoopResult } from '../lib/open-loop.js';
+import { benchCpuMs, cpuMeter, describeCpu, processCpuMs } from '../lib/process-cpu.js';
 import { describeSweep, sweepSaturation, type SweepResult } from '../lib/saturation.js';
 import type { Scenario, ScenarioContext } from '../lib/scenario.js';
 import {
   launchService,
+  makeBaseDir,
   OPERATOR_KEY,
   serviceAvailable,
   SKIP_SERVICE_REASON,
+  storedRunIds,
   storeLabel,
   STORES,
+  unfinishedRuns,
+  type BenchService,
 } from '../lib/service.js';
-import { join } from 'node:path';
-import { makeBaseDir, runsTotal, unfinishedRuns } from '../lib/service.js';
 import { errorMessage, mainThreadCpuMs } from '../lib/util.js';
-import { startBareFastify } from '../peers/launch-bare-fastify.js';
+import { startBareFastify, type BareFastify } from '../peers/launch-bare-fastify.js';
 
 const CEILING = 'bare fastify';
 const DURABLE_CEILING = 'bare fastify + fdatasync';
@@ -35,6 +47,153 @@ const DURABILITY: Record<string, string> = {
   sql: 'SQLite WAL COMMIT then fdatasync of the WAL (group commit) before 202',
 };
 
+/** One subject under load: where requests go, what it acknowledged, its best closed-loop turn. */
+interface Target {
+  subject: string;
+  url: string;
+  /** The process serving it (CPU figures). */
+  pid: number | undefined;
+  headers: Record<string, string>;
+  tag: string;
+  counter: number;
+  acknowledged: Set<string>;
+  /** Requests that may have been stored without their answer being seen. */
+  unanswered: number;
+  /** Non-2xx answers and socket errors over every load (open-loop timeouts of a saturated step excepted). */
+  non2xx: number;
+  errors: number;
+  statusCodes: Record<string, number>;
+  turns: number;
+  best: { summary: LoadSummary; cpuSec: Record<string, number | null>; cpuUsPerRequest: number | null } | null;
+  openLoop: OpenLoopResult | null;
+  sweep: SweepResult | null;
+  /** Runs not yet finished when the sweep began (service only: the earlier loads' runs still draining). */
+  backlogAtSweep: number | null;
+}
+
+function target(subject: string, url: string, pid: number | undefined, headers: Record<string, string>): Target {
+  return {
+    subject,
+    url,
+    pid,
+    headers,
+    tag: `adm-${process.pid}-${Date.now().toString(36)}-${subject.replace(/\W+/g, '')}`,
+    counter: 0,
+    acknowledged: new Set(),
+    unanswered: 0,
+    non2xx: 0,
+    errors: 0,
+    statusCodes: {},
+    turns: 0,
+    best: null,
+    openLoop: null,
+    sweep: null,
+    backlogAtSweep: null,
+  };
+}
+
+const body = (t: Target) => () => JSON.stringify({ type: 'doc-sync', payload: { idempotencyKey: `${t.tag}-${t.counter++}` } });
+
+function record(t: Target, status: number, text: string): void {
+  const key = acknowledgedKey(status, text);
+  if (key) t.acknowledged.add(key);
+}
+
+function tally(t: Target, codes: Record<string, number>, errors: number): void {
+  for (const [code, n] of Object.entries(codes)) {
+    t.statusCodes[code] = (t.statusCodes[code] ?? 0) + n;
+    if (!code.startsWith('2')) t.non2xx += n;
+  }
+  t.errors += errors;
+}
+
+/** One closed-loop load of `durationSec` (a warm-up or a measured turn). */
+async function closedLoad(ctx: ScenarioContext, t: Target, title: string, durationSec: number): Promise<LoadSummary> {
+  const next = body(t);
+  const summary = await runLoad({
+    title,
+    url: t.url,
+    connections: ctx.settings.admission.connections,
+    method: 'POST',
+    path: '/api/tasks/trigger',
+    headers: t.headers,
+    body: next(),
+    setup: () => ({ body: next() }),
+    durationSec,
+    maxMs: durationSec * 1000 + 10_000,
+    onResponse: (status, text) => record(t, status, text),
+  });
+  // A timed load stops with up to one request per connection in flight.
+  t.unanswered += ctx.settings.admission.connections;
+  tally(t, summary.statusCodes, summary.errors);
+  return summary;
+}
+
+async function turn(ctx: ScenarioContext, t: Target, durationSec: number): Promise<void> {
+  const main = mainThreadCpuMs(t.pid);
+  const meter = cpuMeter({ [t.subject.startsWith('service') ? 'service' : 'ceiling']: () => processCpuMs(t.pid), bench: benchCpuMs });
+  const summary = await closedLoad(ctx, t, `${t.subject} turn ${t.turns + 1}`, durationSec);
+  const cpuSec = meter.stop();
+  const mainAfter = mainThreadCpuMs(t.pid);
+  const cpuUsPerRequest = main !== null && mainAfter !== null && summary.completed > 0 ? ((mainAfter - main) * 1000) / summary.completed : null;
+  t.turns++;
+  if (!t.best || summary.okRps > t.best.summary.okRps) t.best = { summary, cpuSec, cpuUsPerRequest };
+}
+
+/** Warm-up each, then `rounds` turns of each target in order: A/B/C/A/B/C. */
+async function alternate(ctx: ScenarioContext, targets: Target[]): Promise<void> {
+  const s = ctx.settings.admission;
+  for (const t of targets) {
+    ctx.log(`${t.subject}: warm-up ${s.warmupSec} s`);
+    await closedLoad(ctx, t, `${t.subject} warm-up`, s.warmupSec);
+  }
+  const perTurn = Math.max(1, s.durationSec / s.rounds);
+  for (let round = 0; round < s.rounds; round++) {
+    const left = Math.floor(ctx.remainingMs() / 1000) - 3;
+    if (round > 0 && left < perTurn * targets.length + 5) break;
+    ctx.log(`round ${round + 1}/${s.rounds}: ${targets.map((t) => t.subject).join(', ')}, ${perTurn} s each`);
+    for (const t of targets) await turn(ctx, t, perTurn);
+  }
+}
+
+/** The open loop at the fixed rate, then (when `sweep`) the saturation sweep from it. */
+async function openPhase(ctx: ScenarioContext, t: Target, sweep: boolean, backlog?: () => Promise<number>): Promise<void> {
+  const s = ctx.settings.admission;
+  const open: Omit<OpenLoopOptions, 'ratePerSec' | 'durationSec'> = {
+    url: t.url,
+    path: '/api/tasks/trigger',
+    method: 'POST',
+    headers: t.headers,
+    body: body(t),
+    onAnswer: (status, text) => record(t, status, text),
+  };
+  ctx.log(`${t.subject}: open loop, ${s.openLoopRate} arrivals/s for ${s.openLoopSec} s`);
+  t.openLoop = await runOpenLoop({ ...open, ratePerSec: s.openLoopRate, durationSec: s.openLoopSec });
+  const sat = s.saturation;
+  t.backlogAtSweep = sweep && backlog ? await backlog() : null;
+  t.sweep = sweep
+    ? await sweepSaturation({
+        first: t.openLoop,
+        factor: sat.factor,
+        stepSec: sat.stepSec,
+        maxSteps: sat.maxSteps,
+        maxMs: Math.min(sat.maxSec * 1000, ctx.remainingMs() - 2000),
+        p99BoundMs: sat.p99BoundMs,
+        drainMs: sat.drainMs,
+        step: (ratePerSec, durationSec, drainMs) => {
+          ctx.log(`${t.subject}: saturation step, ${ratePerSec} arrivals/s for ${durationSec} s`);
+          return runOpenLoop({ ...open, ratePerSec, durationSec, drainMs });
+        },
+      })
+    : null;
+  // The fixed-rate open loop is the sweep's first step; without a sweep it is the only one.
+  for (const r of t.sweep ? t.sweep.steps : [t.openLoop]) {
+    tally(t, r.statusCodes, 0);
+    // An arrival that errored or never answered (a saturated step leaves some) may be stored.
+    t.unanswered += r.errors + r.timedOut;
+  }
+}
+
 function describe(summary: LoadSummary): string {
   const parts = [`${summary.ok2xx} admitted in ${summary.durationSec.toFixed(1)} s`];
   const odd = Object.entries(summary.statusCodes).filter(([code]) => code !== '202');
@@ -44,85 +203,6 @@ function describe(summary: LoadSummary): string {
   return parts.join('; ');
 }
 
-/** The measured loads plus every 202 answered, warm-up included (each one must be stored). */
-interface Measured {
-  summary: LoadSummary;
-  openLoop: OpenLoopResult;
-  /** The saturation sweep from the open loop's rate; null when this target is not swept. */
-  sweep: SweepResult | null;
-  /** Runs not yet finished when the sweep began (service only: the earlier loads' runs still draining). */
-  backlogAtSweep: number | null;
-  accepted: number;
-  /** Requests that may have been stored without their answer being seen. */
-  unanswered: number;
-  /** The server's main-thread CPU per answered request of the closed-loop load (µs); null without /proc. */
-  cpuUsPerRequest: number | null;
-}
-
-async function measure(
-  ctx: ScenarioContext,
-  url: string,
-  title: string,
-  headers: Record<string, string>,
-  options: { sweep: boolean; pid: number | undefined; backlog?: () => Promise<number> },
-): Promise<Measured> {
-  const s = ctx.settings.admission;
-  const tag = `adm-${process.pid}-${Date.now().toString(36)}-${title.replace(/\W+/g, '')}`;
-  let counter = 0;
-  const body = () => JSON.stringify({ type: 'doc-sync', payload: { idempotencyKey: `${tag}-${counter++}` } });
-  const base = {
-    url,
-    connections: s.connections,
-    method: 'POST' as const,
-    path: '/api/tasks/trigger',
-    headers,
-    body: body(),
-    setup: () => ({ body: body() }),
-  };
-  ctx.log(`${title}: warm-up ${s.warmupSec} s`);
-  const warm = await runLoad({ ...base, title: `${title} warm-up`, durationSec: s.warmupSec, maxMs: s.warmupSec * 1000 + 5000 });
-  const durationSec = Math.max(1, Math.min(s.durationSec, Math.floor(ctx.remainingMs() / 1000) - 3));
-  ctx.log(`${title}: ${durationSec} s at ${s.connections} connections`);
-  const cpuBefore = mainThreadCpuMs(options.pid);
-  const summary = await runLoad({ ...base, title, durationSec, maxMs: durationSec * 1000 + 10_000 });
-  const cpuAfter = mainThreadCpuMs(options.pid);
-  const cpuUsPerRequest = cpuBefore !== null && cpuAfter !== null && summary.completed > 0 ? ((cpuAfter - cpuBefore) * 1000) / summary.completed : null;
-  ctx.log(`${title}: open loop, ${s.openLoopRate} arrivals/s for ${s.openLoopSec} s`);
-  const open: Omit<OpenLoopOptions, 'ratePerSec' | 'durationSec'> = { url, path: '/api/tasks/trigger', method: 'POST', headers, body };
-  const openLoop = await runOpenLoop({ ...open, ratePerSec: s.openLoopRate, durationSec: s.openLoopSec });
-  const sat = s.saturation;
-  const backlogAtSweep = options.sweep && options.backlog ? await options.backlog() : null;
-  const result = options.sweep
-    ? await sweepSaturation({
-        first: openLoop,
-        factor: sat.factor,
-        stepSec: sat.stepSec,
-        maxSteps: sat.maxSteps,
-        maxMs: Math.min(sat.maxSec * 1000, ctx.remainingMs() - 2000),
-        p99BoundMs: sat.p99BoundMs,
-        drainMs: sat.drainMs,
-        step: (ratePerSec, durationSec, drainMs) => {
-          ctx.log(`${title}: saturation step, ${ratePerSec} arrivals/s for ${durationSec} s`);
-          return runOpenLoop({ ...open, ratePerSec, durationSec, drainMs });
-        },
-      })
-    : null;
-  // The fixed-rate open loop is the sweep's first step; without a sweep it is the only one.
-  const openLoops = result ? result.steps : [openLoop];
-  return {
-    summary,
-    openLoop,
-    sweep: result,
-    backlogAtSweep,
-    accepted: (warm.statusCodes['202'] ?? 0) + (summary.statusCodes['202'] ?? 0) + openLoops.reduce((n, r) => n + (r.statusCodes['202'] ?? 0), 0),
-    // A timed load stops with up to one request per connection in flight (warm-up and measured
-    // load); an open-loop request that errored or never answered (a saturated sweep step leaves
-    // some) may be stored as well.
-    unanswered: 2 * s.connections + openLoops.reduce((n, r) => n + r.errors + r.timedOut, 0),
-    cpuUsPerRequest,
-  };
-}
-
 function openLoopNote(r: OpenLoopResult): string {
   const parts = [`${r.ratePerSec}/s open loop, ${r.sent} sent, ${r.ok2xx} 2xx`];
   if (r.errors) parts.push(`${r.errors} errors`);
@@ -130,16 +210,8 @@ function openLoopNote(r: OpenLoopResult): string {
   return parts.join(', ');
 }
 
-async function measureCeiling(ctx: ScenarioContext, title: string, sweep: boolean, durableFile?: string): Promise<Measured> {
-  const bare = await startBareFastify(durableFile ? { durableFile } : {});
-  try {
-    return await measure(ctx, bare.url, title, {}, { sweep, pid: bare.pid });
-  } finally {
-    await bare.stop();
-  }
-}
-
-function addOpenLoopRows(rows: ScenarioContext['rows'], subject: string, r: OpenLoopResult, base: OpenLoopResult | null): void {
+function addOpenLoopRows(rows: ScenarioContext['rows'], subject: string, r: OpenLoopResult | null, base: OpenLoopResult | null): void {
+  if (!r) return;
   for (const [metric, key] of [
     ['open-loop p50', 'p50'],
     ['open-loop p99', 'p99'],
@@ -157,35 +229,55 @@ function addOpenLoopRows(rows: ScenarioContext['rows'], subject: string, r: Open
   }
 }
 
-function addSaturationRow(ctx: ScenarioContext, subject: string, run: Measured, durable: Measured | null): void {
-  if (!run.sweep) return;
+function addSaturationRow(ctx: ScenarioContext, t: Target, durable: Target | null): void {
+  if (!t.sweep) return;
   const bound = ctx.settings.admission.saturation.p99BoundMs;
   const base = durable?.sweep ? { subject: DURABLE_CEILING, value: durable.sweep.saturationPerSec } : undefined;
-  const none = run.sweep.saturationPerSec === null ? 'no step passed; ' : '';
-  const backlog =
-    run.backlogAtSweep === null ? '' : `; ${run.backlogAtSweep} admitted runs still unfinished when the sweep began (they drain meanwhile)`;
-  ctx.rows.add({
-    subject,
-    metric: 'saturation point',
-    unit: 'arrivals/s',
-    value: run.sweep.saturationPerSec,
-    better: 'higher',
-    baseline: base,
-    note: none + describeSweep(run.sweep, bound) + backlog,
-  });
+  const none = t.sweep.saturationPerSec === null ? 'no step passed; ' : '';
+  const backlog = t.backlogAtSweep === null ? '' : `; ${t.backlogAtSweep} admitted runs still unfinished when the sweep began (they drain meanwhile)`;
+  ctx.rows.add({ subject: t.subject, metric: 'saturation point', unit: 'arrivals/s', value: t.sweep.saturationPerSec, better: 'higher', baseline: base, note: none + describeSweep(t.sweep, bound) + backlog });
 }
 
 /**
- * What one answered request cost the server's main (JavaScript) thread during the closed-loop
- * load; the thread pool's fdatasyncs are left out on both sides. The service's figure includes
- * the admitted runs draining meanwhile.
+ * What one answered request cost the server's main (JavaScript) thread during its best
+ * closed-loop turn; the thread pool's fdatasyncs are left out on both sides. The service's
+ * figure includes the admitted runs draining meanwhile.
  */
-function addCpuRow(rows: ScenarioContext['rows'], subject: string, run: Measured, durable: Measured | null): void {
-  if (run.cpuUsPerRequest === null) return;
-  const value = Math.round(run.cpuUsPerRequest * 10) / 10;
-  const base = durable?.cpuUsPerRequest != null ? { subject: DURABLE_CEILING, value: Math.round(durable.cpuUsPerRequest * 10) / 10 } : undefined;
+function addCpuRow(rows: ScenarioContext['rows'], t: Target, durable: Target | null): void {
+  const own = t.best?.cpuUsPerRequest;
+  if (own === null || own === undefined) return;
+  const value = Math.round(own * 10) / 10;
+  const theirs = durable?.best?.cpuUsPerRequest;
+  const base = theirs !== null && theirs !== undefined ? { subject: DURABLE_CEILING, value: Math.round(theirs * 10) / 10 } : undefined;
   const note = durable ? 'main thread, user + system, per 202; the admitted runs draining meanwhile included' : 'main thread, user + system';
-  rows.add({ subject, metric: 'CPU per request', unit: 'µs', value, better: 'lower', baseline: base, note });
+  rows.add({ subject: t.subject, metric: 'CPU per request', unit: 'µs', value, better: 'lower', baseline: base, note });
+}
+
+/** The no-non-2xx check every subject passes: a subject that failed requests measured something else. */
+function answersCheck(rows: ScenarioContext['rows'], t: Target): void {
+  const odd = Object.entries(t.statusCodes).filter(([code]) => !code.startsWith('2'));
+  rows.check(
+    t.subject,
+    'every request answered 2xx',
+    t.non2xx === 0 && t.errors === 0,
+    `${t.non2xx} non-2xx${odd.length ? ` (${odd.map(([c, n]) => `${c}x${n}`).join(', ')})` : ''}, ${t.errors} socket errors`,
+  );
+}
+
+function keysCheck(rows: ScenarioContext['rows'], t: Target, stored: Set<string>): void {
+  const keys = compareKeys(t.acknowledged, stored, t.unanswered);
+  rows.check(t.subject, 'stored keys = acknowledged keys', keys.ok, keys.detail);
+}
+
+/** The keys the durable ceiling's journal holds (one JSON record a line). */
+function journalKeys(file: string): Set<string> {
+  const keys = new Set<string>();
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line) continue;
+    const runId = (JSON.parse(line) as { runId?: unknown }).runId;
+    if (typeof runId === 'string') keys.add(runId);
+  }
+  return keys;
 }
 
 export const admission: Scenario = {
@@ -193,95 +285,101 @@ export const admission: Scenario = {
   title: 'Trigger admission over HTTP (unique keys, 50 concurrent clients)',
   async run(ctx) {
     const { rows, details } = ctx;
-    const ceilingRun = await measureCeiling(ctx, CEILING, ctx.settings.admission.saturation.noopCeiling);
+    const fault = benchFault();
+    const fail500 = fault === 'ceiling-500' ? { fail500Every: CEILING_500_EVERY } : {};
     const scratch = makeBaseDir('orch-bench-durable-');
-    let durableRun: Measured;
+    const journal = join(scratch.dir, 'journal');
+    let noop: BareFastify | null = null;
+    let durableBare: BareFastify | null = null;
     try {
-      durableRun = await measureCeiling(ctx, DURABLE_CEILING, true, join(scratch.dir, 'journal'));
-    } finally {
-      await scratch.remove();
-    }
-    const ceiling = ceilingRun.summary;
-    const durable = durableRun.summary;
-    for (const [subject, run, note] of [
-      [CEILING, ceilingRun, 'no-op ceiling'],
-      [DURABLE_CEILING, durableRun, 'durable ceiling'],
-    ] as const) {
-      const summary = run.summary;
-      details[subject] = { ...summary, openLoop: run.openLoop, saturationSweep: run.sweep };
-      rows.add({ subject, metric: 'req/s', unit: '', value: summary.okRps, better: 'higher', durability: DURABILITY[subject], note });
-      rows.add({ subject, metric: 'p50', unit: 'ms', value: summary.latencyMs.p50, better: 'lower' });
-      rows.add({ subject, metric: 'p99', unit: 'ms', value: summary.latencyMs.p99, better: 'lower' });
-      addOpenLoopRows(rows, subject, run.openLoop, null);
-      addSaturationRow(ctx, subject, run, subject === DURABLE_CEILING ? null : durableRun);
-      addCpuRow(rows, subject, run, null);
-    }
+      noop = await startBareFastify(fail500);
+      durableBare = await startBareFastify({ durableFile: journal, ...fail500 });
+      const ceiling = target(CEILING, noop.url, noop.pid, {});
+      const durable = target(DURABLE_CEILING, durableBare.url, durableBare.pid, {});
+      // The ceilings' open loops and sweeps first: the service rows compare with them.
+      await openPhase(ctx, ceiling, ctx.settings.admission.saturation.noopCeiling);
+      await openPhase(ctx, durable, true);
 
-    for (const store of STORES) {
-      const subject = storeLabel(store);
-      if (!serviceAvailable()) {
-        rows.skip(subject, 'req/s, p50, p99', SKIP_SERVICE_REASON);
-        continue;
-      }
-      if (ctx.remainingMs() < 8000) {
-        rows.skip(subject, 'req/s, p50, p99', 'time budget spent');
-        continue;
-      }
-      try {
-        // Retention far above the load, so every admitted run is still there to be counted.
-        const service = await launchService({ store, config: { concurrency: ctx.settings.concurrency, runRetention: 10_000_000 } });
-        let measured: Measured;
-        let stored: number;
-        try {
-          measured = await measure(ctx, service.url, subject, { authorization: `Bearer ${OPERATOR_KEY}` }, {
-            sweep: true,
-            pid: service.pid,
-            backlog: () => unfinishedRuns(service.url, 'doc-sync'),
-          });
-          stored = await runsTotal(service.url, { type: 'doc-sync' });
-        } finally {
-          await service.stop();
+      const services: Target[] = [];
+      let alternated = false;
+      for (const store of STORES) {
+        const subject = storeLabel(store);
+        if (!serviceAvailable()) {
+          rows.skip(subject, 'req/s, p50, p99', SKIP_SERVICE_REASON);
+          continue;
         }
-        const summary = measured.summary;
-        details[subject] = { ...summary, openLoop: measured.openLoop, saturationSweep: measured.sweep, backlogAtSweep: measured.backlogAtSweep, accepted202: measured.accepted, storedRuns: stored };
-        for (const base of [
-          { subject: CEILING, load: ceiling },
-          { subject: DURABLE_CEILING, load: durable },
-        ]) {
-          const vs = `vs ${base.subject === CEILING ? 'no-op' : 'durable'}`;
+        if (ctx.remainingMs() < 8000) {
+          rows.skip(subject, 'req/s, p50, p99', 'time budget spent');
+          continue;
+        }
+        let service: BenchService | null = null;
+        let proxy: AckDroppingProxy | null = null;
+        try {
+          // Retention far above the load, so every admitted run is still there to be compared.
+          service = await launchService({ store, config: { concurrency: ctx.settings.concurrency, runRetention: 10_000_000 } });
+          if (fault === 'drop-one-ack') proxy = await startAckDroppingProxy(service.url);
+          const t = target(subject, proxy?.url ?? service.url, service.pid, { authorization: `Bearer ${OPERATOR_KEY}` });
+          await alternate(ctx, [ceiling, durable, t]);
+          alternated = true;
+          const url = service.url;
+          await openPhase(ctx, t, true, () => unfinishedRuns(url, 'doc-sync'));
+          const stored = await storedRunIds(service.url, 'doc-sync');
+          details[subject] = { best: t.best, openLoop: t.openLoop, saturationSweep: t.sweep, backlogAtSweep: t.backlogAtSweep, acknowledged: t.acknowledged.size, storedRuns: stored.size, droppedByFault: proxy?.dropped() ?? null };
+          services.push(t);
+          // Checks right away (they mark the subject), rows once the ceilings' best turns are known.
+          answersCheck(rows, t);
+          keysCheck(rows, t, stored);
+        } catch (err) {
+          rows.add({ subject, metric: 'req/s, p50, p99', unit: '', value: null, note: `error: ${errorMessage(err)}` });
+          details[`${subject} error`] = String(err);
+        } finally {
+          await proxy?.stop();
+          await service?.stop();
+        }
+      }
+      if (!alternated) await alternate(ctx, [ceiling, durable]);
+
+      for (const [t, note] of [
+        [ceiling, 'no-op ceiling'],
+        [durable, 'durable ceiling'],
+      ] as const) {
+        details[t.subject] = { best: t.best, openLoop: t.openLoop, saturationSweep: t.sweep, acknowledged: t.acknowledged.size };
+        const b = t.best!.summary;
+        rows.add({ subject: t.subject, metric: 'req/s', unit: '', value: b.okRps, better: 'higher', durability: DURABILITY[t.subject], note: `${note}; best of ${t.turns} turns; ${describeCpu(t.best!.cpuSec, b.durationSec)}` });
+        rows.add({ subject: t.subject, metric: 'p50', unit: 'ms', value: b.latencyMs.p50, better: 'lower' });
+        rows.add({ subject: t.subject, metric: 'p99', unit: 'ms', value: b.latencyMs.p99, better: 'lower' });
+        addOpenLoopRows(rows, t.subject, t.openLoop, null);
+        addSaturationRow(ctx, t, t === durable ? null : durable);
+        addCpuRow(rows, t, null);
+        answersCheck(rows, t);
+      }
+      keysCheck(rows, durable, journalKeys(journal));
+
+      for (const t of services) {
+        const summary = t.best!.summary;
+        for (const base of [ceiling, durable]) {
+          const vs = `vs ${base === ceiling ? 'no-op' : 'durable'}`;
           rows.add({
-            subject,
+            subject: t.subject,
             metric: `req/s ${vs}`,
             unit: '',
             value: summary.okRps,
             better: 'higher',
-            baseline: { subject: base.subject, value: base.load.okRps },
-            durability: base.subject === CEILING ? DURABILITY[store] : undefined,
-            note: base.subject === CEILING ? describe(summary) : undefined,
+            baseline: { subject: base.subject, value: base.best!.summary.okRps },
+            durability: base === ceiling ? DURABILITY[t.subject.includes('sqlite') ? 'sql' : 'json'] : undefined,
+            note: base === ceiling ? `${describe(summary)}; best of ${t.turns} turns; ${describeCpu(t.best!.cpuSec, summary.durationSec)}` : undefined,
           });
-          rows.add({ subject, metric: `p99 ${vs}`, unit: 'ms', value: summary.latencyMs.p99, better: 'lower', baseline: { subject: base.subject, value: base.load.latencyMs.p99 } });
+          rows.add({ subject: t.subject, metric: `p99 ${vs}`, unit: 'ms', value: summary.latencyMs.p99, better: 'lower', baseline: { subject: base.subject, value: base.best!.summary.latencyMs.p99 } });
         }
-        rows.add({ subject, metric: 'p50', unit: 'ms', value: summary.latencyMs.p50, better: 'lower', baseline: { subject: CEILING, value: ceiling.latencyMs.p50 } });
-        const fiveXx = Object.entries(summary.statusCodes).filter(([code]) => code.startsWith('5')).reduce((n, [, c]) => n + c, 0);
-        rows.check(subject, 'no 5xx, no socket errors', fiveXx === 0 && summary.errors === 0, `${fiveXx} 5xx, ${summary.errors} errors`);
-        addOpenLoopRows(rows, subject, measured.openLoop, durableRun.openLoop);
-        addSaturationRow(ctx, subject, measured, durableRun);
-        addCpuRow(rows, subject, measured, durableRun);
-        // Requests in flight when a load stopped may be stored without their answer being
-        // counted. Fewer stored than 202s is a loss.
-        const inFlightAtStop = measured.unanswered;
-        const extra = stored - measured.accepted;
-        rows.check(
-          subject,
-          'stored runs = 202s',
-          extra >= 0 && extra <= inFlightAtStop,
-          `${measured.accepted} answered 202, ${stored} runs stored` +
-            (extra > 0 ? ` (${extra} in flight when the load stopped, at most ${inFlightAtStop})` : ''),
-        );
-      } catch (err) {
-        rows.add({ subject, metric: 'req/s, p50, p99', unit: '', value: null, note: `error: ${errorMessage(err)}` });
-        details[`${subject} error`] = String(err);
+        rows.add({ subject: t.subject, metric: 'p50', unit: 'ms', value: summary.latencyMs.p50, better: 'lower', baseline: { subject: CEILING, value: ceiling.best!.summary.latencyMs.p50 } });
+        addOpenLoopRows(rows, t.subject, t.openLoop, durable.openLoop);
+        addSaturationRow(ctx, t, durable);
+        addCpuRow(rows, t, durable);
       }
+    } finally {
+      await durableBare?.stop();
+      await noop?.stop();
+      await scratch.remove();
     }
   },
 };

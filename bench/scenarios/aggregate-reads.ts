@@ -9,6 +9,7 @@
  * read recomputes the aggregate; the trigger is held for approval and never executes).
  */
 import { requestJson } from '../lib/http.js';
+import { checkAnswers } from '../lib/answers.js';
 import { runLoad, type LoadSummary } from '../lib/load.js';
 import type { Scenario, ScenarioContext } from '../lib/scenario.js';
 import {
@@ -113,6 +114,7 @@ async function measureStore(ctx: ScenarioContext, store: StoreKind, size: (typeo
     const base = await load('/health');
     details[`${subject} cached /health`] = base;
     rows.add({ subject: BASELINE, metric: `${store} under load p50`, unit: 'ms', value: base.latencyMs.p50, better: 'lower', note: `${size.connections} connections` });
+    checkAnswers(rows, BASELINE, `${store} under load`, base);
     for (const route of ROUTES) {
       await requestJson(`${service.url}${route.path}`, { key: VIEWER_KEY }); // warm the entry
       const s = await load(route.path, VIEWER_KEY);
@@ -121,6 +123,7 @@ async function measureStore(ctx: ScenarioContext, store: StoreKind, size: (typeo
       const hits = c ? `X-Svc-Cache hit ${Math.round((c.hit / Math.max(1, c.hit + c.miss + c.none)) * 100)}%` : '';
       rows.add({ subject, metric: `${route.name} cached p50`, unit: 'ms', value: s.latencyMs.p50, better: 'lower', baseline: { subject: BASELINE, value: base.latencyMs.p50 }, note: hits });
       rows.add({ subject, metric: `${route.name} cached req/s`, unit: '', value: s.okRps, better: 'higher', baseline: { subject: BASELINE, value: base.okRps } });
+      checkAnswers(rows, subject, `${route.name} cached`, s);
     }
   } finally {
     await service.stop();

@@ -12,6 +12,7 @@
  * a last chunk goes through HTTP before the reading. The row says how many runs came which way.
  */
 import { requestJson } from '../lib/http.js';
+import { checkAnswers } from '../lib/answers.js';
 import { runLoad } from '../lib/load.js';
 import { seedRuns } from '../lib/seed.js';
 import type { Scenario, ScenarioContext } from '../lib/scenario.js';
@@ -45,10 +46,11 @@ async function meanRecordBytes(url: string): Promise<number | null> {
   return items.reduce<number>((sum, item) => sum + Buffer.byteLength(JSON.stringify(item)), 0) / items.length;
 }
 
-async function bareBaseline(ctx: ScenarioContext): Promise<{ idle: number | null; after: Record<number, number | null> }> {
+async function bareBaseline(ctx: ScenarioContext): Promise<{ idle: number | null; after: Record<number, number | null>; answers: Answers }> {
   const s = ctx.settings.footprint;
   const bare = await startBareFastify();
   const after: Record<number, number | null> = {};
+  const answers = emptyAnswers();
   try {
     await sleep(300);
     const idle = bare.rssMiB();
@@ -68,10 +70,14 @@ async function bareBaseline(ctx: ScenarioContext): Promise<{ idle: number | null
         setup: () => ({ body: body() }),
       });
       served += load.ok2xx;
+      answers.completed += load.completed;
+      answers.non2xx += load.non2xx;
+      answers.errors += load.errors;
+      for (const [code, n] of Object.entries(load.statusCodes)) answers.statusCodes[code] = (answers.statusCodes[code] ?? 0) + n;
       await sleep(300);
       after[checkpoint] = bare.rssMiB();
     }
-    return { idle, after };
+    return { idle, after, answers };
   } finally {
     await bare.stop();
   }
@@ -81,7 +87,7 @@ async function measureStore(
   ctx: ScenarioContext,
   store: StoreKind,
   share: number,
-  bare: { idle: number | null; after: Record<number, number | null> },
+  bare: { idle: number | null; after: Record<number, number | null>; answers: Answers },
 ): Promise<void> {
   const { rows, details } = ctx;
   const s = ctx.settings.footprint;
@@ -111,11 +117,16 @@ async function measureStore(
     let chunkNo = 0;
     let httpMs = 0;
     let restarted = false;
+    const answers = emptyAnswers();
     const httpChunk = async (n: number, deadlineMs: number) => {
       const t0 = Date.now();
       const { summary } = await seedRuns(service.url, `${tag}-${chunkNo++}`, n, Math.max(1000, Math.floor(deadlineMs * 0.5)), s.connections);
       const drained = await waitDrained(service.url, Math.max(1000, deadlineMs - (Date.now() - t0)));
       viaHttp += summary.ok2xx;
+      answers.completed += summary.completed;
+      answers.non2xx += summary.non2xx;
+      answers.errors += summary.errors;
+      for (const [code, c] of Object.entries(summary.statusCodes)) answers.statusCodes[code] = (answers.statusCodes[code] ?? 0) + c;
       httpMs += Date.now() - t0;
       return { admitted: summary.ok2xx, drained: drained !== null };
     };
@@ -188,10 +199,14 @@ async function measureStore(
       });
       if (left() < 3000) break;
     }
+    checkAnswers(rows, subject, 'admissions', answers);
   } finally {
     await service.stop();
   }
 }
+
+type Answers = { completed: number; non2xx: number; errors: number; statusCodes: Record<string, number> };
+const emptyAnswers = (): Answers => ({ completed: 0, non2xx: 0, errors: 0, statusCodes: {} });
 
 export const footprint: Scenario = {
   name: 'footprint',
@@ -206,6 +221,7 @@ export const footprint: Scenario = {
     const bare = await bareBaseline(ctx);
     details[BARE] = { idleMiB: bare.idle, afterPostsMiB: bare.after };
     rows.add({ subject: BARE, metric: 'RSS idle', unit: 'MiB', value: bare.idle, better: 'lower' });
+    checkAnswers(rows, BARE, 'POSTs', bare.answers);
 
     for (const [index, store] of s.stores.entries()) {
       const subject = storeLabel(store);

@@ -8,6 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { requestJson } from '../lib/http.js';
+import { checkAnswers } from '../lib/answers.js';
 import { runLoad, type LoadSummary } from '../lib/load.js';
 import { seedRuns } from '../lib/seed.js';
 import type { Scenario } from '../lib/scenario.js';
@@ -195,6 +196,7 @@ export const reads: Scenario = {
                 rows.add({ subject: CEILING, metric: `${c.ceilingFixture} req/s`, unit: '', value: cs.okRps, better: 'higher', note: `${s.connections} connections` });
                 rows.add({ subject: CEILING, metric: `${c.ceilingFixture} p50`, unit: 'ms', value: cs.latencyMs.p50, better: 'lower' });
                 rows.add({ subject: CEILING, metric: `${c.ceilingFixture} p99`, unit: 'ms', value: cs.latencyMs.p99, better: 'lower' });
+                checkAnswers(rows, CEILING, c.ceilingFixture, cs);
               }
               ctx.log(`${subject}: ${c.name}`);
               const summary = await c.load(service.url);
@@ -225,6 +227,7 @@ export const reads: Scenario = {
                 better: 'lower',
                 baseline: { subject: CEILING, value: base ? base.latencyMs.p99 : null },
               });
+              checkAnswers(rows, subject, c.name, summary);
             }
           } finally {
             await service.stop();

@@ -3,13 +3,18 @@ import { BrowserRouter, Link, Route, Routes } from 'react-router';
 import { retryDelayMs, shouldRetry } from './api/retry.js';
 import { SessionProvider } from './auth/session.js';
 import { ProtectedLayout } from './components/Layout.js';
+import { AgentsPage } from './pages/Agents.js';
+import { BusinessPage } from './pages/Business.js';
+import { KnowledgePage } from './pages/Knowledge.js';
+import { SchedulesPage } from './pages/Schedules.js';
 import { ApprovalsPage } from './pages/Approvals.js';
 import { HomePage } from './pages/Home.js';
 import { IncidentDetailPage, IncidentsPage } from './pages/Incidents.js';
 import { PublicProofPage } from './pages/PublicProof.js';
-import { RunDetailPage, RunsPage } from './pages/Runs.js';
 import { SystemHealthPage } from './pages/SystemHealth.js';
 import { TasksPage } from './pages/Tasks.js';
+import { RunDetailPage } from './runs/RunPage.js';
+import { RunsPage } from './runs/RunsList.js';
 
 /** Client errors (4xx) are answers, not blips; 429 waits for Retry-After (src/api/retry.ts). */
 const queryClient = new QueryClient({
@@ -48,6 +53,10 @@ export function App() {
               <Route path="approvals" element={<ApprovalsPage />} />
               <Route path="incidents" element={<IncidentsPage />} />
               <Route path="incidents/:incidentId" element={<IncidentDetailPage />} />
+              <Route path="schedules" element={<SchedulesPage />} />
+              <Route path="agents" element={<AgentsPage />} />
+              <Route path="knowledge" element={<KnowledgePage />} />
+              <Route path="business" element={<BusinessPage />} />
               <Route path="system-health" element={<SystemHealthPage />} />
               <Route path="*" element={<NotFoundPage />} />
             </Route>

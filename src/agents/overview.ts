@@ -23,6 +23,8 @@ export interface AgentsOverviewDeps {
   now: () => Date;
   /** Whether a resident service entrypoint exists in the repository; defaults to agents/<id>/service.{ts,js}. */
   serviceEntrypointExists?: (agent: RegisteredAgent) => boolean;
+  /** The model an agent's tier resolves to now (src/models/lane-policy.ts); absent or null: none. */
+  modelOf?: (agent: RegisteredAgent) => string | null;
 }
 
 export interface EvidenceItem {
@@ -58,6 +60,8 @@ export interface AgentOverviewEntry {
   serviceUnitFileState: string | null;
   serviceHeartbeat: { status: string; heartbeatAt: string; pid: number; stale: boolean } | null;
   modelTier: RegisteredAgent['model']['tier'];
+  /** The model the tier resolves to with the configured provider; null for local agents or without a provider. */
+  model: string | null;
   allowedSkills: string[];
   memory: { totalRuns: number; lastRunAt: string | null; successfulRuns: number; failedRuns: number };
   /** Legacy alias of serviceAvailable; not stronger truth. */
@@ -269,6 +273,7 @@ async function overviewEntry(
     serviceUnitFileState: reading?.serviceUnitFileState ?? null,
     serviceHeartbeat: heartbeat,
     modelTier: agent.model.tier,
+    model: deps.modelOf?.(agent) ?? null,
     allowedSkills: [...agent.allowedSkills],
     memory: { totalRuns, lastRunAt, successfulRuns, failedRuns },
     serviceImplementation: serviceAvailable,

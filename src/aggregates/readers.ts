@@ -3,13 +3,14 @@ import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { Coordination } from '../coordination/types.js';
 import type { StateStore } from '../store/types.js';
-import { ACCOUNTING_WINDOW, rollupAccounting } from './accounting-rollup.js';
+import { ACCOUNTING_WINDOW, rollupAccounting, type LiveBudget } from './accounting-rollup.js';
 import type { CodeHostMonitor } from './code-host-monitor.js';
 import { composeDashboard, RETRY_SCAN_LIMIT } from './dashboard.js';
 import { composeExtendedHealth } from './extended-health.js';
 import { persistenceView } from './persistence-view.js';
 import { readPort, type AggregateReadPorts } from './read-ports.js';
 import { composeRuntimeFacts } from './runtime-facts.js';
+import { composeRunStats, RUN_STATS_SCAN_LIMIT, type RunStatsWindow } from './run-stats.js';
 
 export interface AggregateDeps {
   config: AppConfig;
@@ -21,6 +22,8 @@ export interface AggregateDeps {
   codeHost: CodeHostMonitor;
   ports: AggregateReadPorts;
   serviceStartedAt: Date;
+  /** Today's shared model budget (src/models/daily-budget.ts); absent, the newest run's snapshot stands in. */
+  modelBudget?: () => Promise<LiveBudget>;
 }
 
 const KNOWLEDGE_KEYS = ['indexedEntries', 'conceptCount'] as const;
@@ -38,20 +41,31 @@ export function createAggregateReaders(deps: AggregateDeps) {
     return persistenceView(store.kind, health, coordination);
   };
 
+  /** The accounting rollup of the newest finished runs, which dashboard and extended health share. */
+  const readAccounting = async () => {
+    const [window, community, budget] = await Promise.all([
+      store.listRuns({ includeInternal: true, limit: ACCOUNTING_WINDOW, order: 'newest' }),
+      store.listRuns({ type: 'community-response', includeInternal: true, limit: 1, order: 'newest' }),
+      deps.modelBudget ? deps.modelBudget() : Promise.resolve(undefined),
+    ]);
+    return rollupAccounting(window.items, community.items[0] ?? null, budget);
+  };
+
   return {
     /** Changes whenever the code-host reading does: extended health's cache keys carry it. */
     codeHostCheckedAt: () => deps.codeHost.current().checkedAt ?? 'never',
 
     async extendedHealth() {
       const agents = agentsLifecycle(deps.agents);
-      const [counts, persistence, knowledge, repairs, incidents] = await Promise.all([
+      const [counts, persistence, knowledge, repairs, incidents, accounting] = await Promise.all([
         store.countRuns(true),
         readPersistence(),
         readPort(KNOWLEDGE_KEYS, 'knowledge index', ports.knowledge && (() => ports.knowledge!.stats())),
         readRepairs(),
         ports.incidents.rollup(),
+        readAccounting(),
       ]);
-      return composeExtendedHealth({
+      const health = composeExtendedHealth({
         now: deps.clock.now(),
         config: deps.config,
         counts,
@@ -62,14 +76,14 @@ export function createAggregateReaders(deps: AggregateDeps) {
         codeHost: deps.codeHost.current(),
         incidents,
       });
+      return { ...health, accounting };
     },
 
     async dashboard() {
-      const [counts, retrying, window, community, repairs, incidents, state, persistence] = await Promise.all([
+      const [counts, retrying, accounting, repairs, incidents, state, persistence] = await Promise.all([
         store.countRuns(true),
         store.listRuns({ status: 'retrying', includeInternal: true, limit: RETRY_SCAN_LIMIT, order: 'oldest' }),
-        store.listRuns({ includeInternal: true, limit: ACCOUNTING_WINDOW, order: 'newest' }),
-        store.listRuns({ type: 'community-response', includeInternal: true, limit: 1, order: 'newest' }),
+        readAccounting(),
         readRepairs(),
         ports.incidents.rollup(),
         store.getState(),
@@ -82,7 +96,7 @@ export function createAggregateReaders(deps: AggregateDeps) {
         counts,
         retrying: retrying.items,
         repairs,
-        accounting: rollupAccounting(window.items, community.items[0] ?? null),
+        accounting,
         incidents,
         taskHistory: state.taskHistory,
         persistence,
@@ -103,6 +117,15 @@ export function createAggregateReaders(deps: AggregateDeps) {
         agents: deps.agents.registry.list(),
         probe: (unit) => deps.agents.probe.current(unit),
       });
+    },
+
+    /** Run activity of the last hour or day: one bounded read of the newest public runs. */
+    async runStats(window: RunStatsWindow) {
+      const [recent, counts] = await Promise.all([
+        store.listRuns({ includeInternal: false, limit: RUN_STATS_SCAN_LIMIT, order: 'newest' }),
+        store.countRuns(true),
+      ]);
+      return composeRunStats({ now: deps.clock.now(), window, runs: recent.items, scanLimit: RUN_STATS_SCAN_LIMIT, counts });
     },
   };
 }

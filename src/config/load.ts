@@ -217,6 +217,15 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       dailyLlmBudget: cfg.communityResponse?.dailyLlmBudget ?? 50,
       dedupeWindowHours: cfg.communityResponse?.dedupeWindowHours ?? 168,
     },
+    llm: {
+      apiKey: env.OPENAI_API_KEY ? env.OPENAI_API_KEY : null,
+      baseUrl: env.OPENAI_BASE_URL ? env.OPENAI_BASE_URL : null,
+      models: cfg.llm?.models ?? {},
+      prices: cfg.llm?.prices ?? {},
+      dailyBudgetUsd: cfg.llm?.dailyBudgetUsd ?? null,
+      timeoutMs: cfg.llm?.timeoutMs ?? 30_000,
+      maxRetries: cfg.llm?.maxRetries ?? 2,
+    },
     docWatcher: cfg.docWatcher ?? true,
     docRepairCooldownMs: cfg.docRepairCooldownMs ?? 10 * 60_000,
     marketResearch: {

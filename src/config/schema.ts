@@ -158,6 +158,30 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** Model provider settings (docs/models.md); the key and base URL come from OPENAI_API_KEY / OPENAI_BASE_URL. */
+    llm: Type.Optional(
+      Type.Object(
+        {
+          models: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 40 }), Type.String({ minLength: 1, maxLength: 200 }))),
+          prices: Type.Optional(
+            Type.Record(
+              Type.String({ minLength: 1, maxLength: 200 }),
+              Type.Object(
+                {
+                  inputPerMillionTokensUsd: Type.Number({ minimum: 0 }),
+                  outputPerMillionTokensUsd: Type.Number({ minimum: 0 }),
+                },
+                { additionalProperties: false },
+              ),
+            ),
+          ),
+          dailyBudgetUsd: Type.Optional(Type.Number({ minimum: 0 })),
+          timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 600_000 })),
+          maxRetries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     /** Approval policy by task type or `default`; the task types are checked against the catalog at start. */
     approvalPolicy: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 100 }), ApprovalPolicyEntrySchema)),
     /** How project code (qa-verification's execute mode, build-refactor's verification) may run. */

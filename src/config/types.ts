@@ -46,6 +46,29 @@ export interface RetryConfig {
   maxDelayMs: number;
 }
 
+/** Price of a model per million tokens, in US dollars. */
+export interface ModelPrice {
+  inputPerMillionTokensUsd: number;
+  outputPerMillionTokensUsd: number;
+}
+
+/**
+ * The model provider (one OpenAI-compatible chat-completions API). apiKey is null for a local
+ * server that needs none; baseUrl null means the client library's default. The provider counts as
+ * configured when either is set.
+ */
+export interface LlmConfig {
+  apiKey: string | null;
+  baseUrl: string | null;
+  /** Model name per manifest tier (`standard`, `advanced`); a manifest's model.name overrides it. */
+  models: Record<string, string>;
+  prices: Record<string, ModelPrice>;
+  /** Spend allowed per UTC day across every instance; null: no limit. */
+  dailyBudgetUsd: number | null;
+  timeoutMs: number;
+  maxRetries: number;
+}
+
 /** The code host's CI runs API, read by the monitor behind `dependencies.codeHost` of extended health. */
 export interface CodeHostMonitorConfig {
   enabled: boolean;
@@ -121,6 +144,8 @@ export interface AppConfig {
   digestTargetFile: string | null;
   /** community-response: drafts per UTC day (the helper's daily LLM budget) and the per-item dedupe window. */
   communityResponse: { dailyLlmBudget: number; dedupeWindowHours: number };
+  /** Model provider settings (src/models/, docs/models.md). */
+  llm: LlmConfig;
   /** Watch docsPath and feed doc-change tasks (off in tests unless a test turns it on). */
   docWatcher: boolean;
   /** A doc set that was repaired is not repaired again before this much time has passed. */

@@ -113,6 +113,28 @@ export interface RunAccounting {
   budget: { limitUsd: number | null; remainingUsd: number | null };
 }
 
+/**
+ * One model provider call the service made for a run (src/models/gateway.ts), as metered: the
+ * run's accounting is the sum of these. Only calls that reached the provider are recorded; a call
+ * the budget or the lane's policy refused was never made.
+ */
+export interface ModelCall {
+  at: string;
+  attempt: number;
+  lane: string;
+  model: string;
+  outcome: 'ok' | 'failed';
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  latencyMs: number;
+  /** Requests sent for this call, retries included. */
+  tries: number;
+  error: string | null;
+  /** The shared daily budget once this call was charged; null figures when no budget is configured. */
+  budget: { limitUsd: number | null; remainingUsd: number | null };
+}
+
 /** The persisted run record. Derived views (workflow, workflowGraph, proofLinks, resultSummary) are computed on read. */
 export interface RunRecord {
   runId: string;
@@ -162,8 +184,16 @@ export interface RunRecord {
   rerunOf?: string | null;
   /** The runs admitted as reruns of this one, oldest first. */
   reruns?: string[];
+  /** Model provider calls made for the run, every attempt's (src/models/); absent when none. */
+  modelCalls?: ModelCall[];
   /** A scheduled firing (`source: "schedule"`): the schedule that fired it. */
   scheduleId?: string | null;
+  /**
+   * The W3C trace context of the run's admission span (docs/tracing.md): every later span of
+   * the run (queue wait, execution, finalize), on whichever instance, is its child. Absent when
+   * the run was admitted with tracing off.
+   */
+  traceparent?: string | null;
 }
 
 export interface RunRepair {

@@ -10,6 +10,13 @@ export const MAX_NOTIFY_PAYLOAD_BYTES = 7500;
 export const MAX_NOTIFIED_LINE_CHARS = 2000;
 
 const RECONNECT_MIN_MS = 250;
+/**
+ * Least time between two announcements: the writes committed meanwhile share the next one. Under
+ * load every claim, admission batch and finish announces, and a NOTIFY per write was the
+ * largest share of the store's statements per run; this bounds them to about 100 a second at
+ * the cost of up to this much delay before another instance hears of a write.
+ */
+export const ANNOUNCE_GAP_MS = 10;
 const RECONNECT_MAX_MS = 5000;
 
 export interface PostgresEventChannelOptions {
@@ -44,8 +51,8 @@ function bounded(line: RunLogLine): RunLogLine {
 
 /**
  * The event channel over PostgreSQL `LISTEN/NOTIFY`. Announcements are NOTIFYs sent on the pool
- * right after the commit they announce, coalesced (one in flight, at most one more queued), so a
- * burst of writes costs a couple of notifications, and the write's own transaction never takes
+ * right after the commit they announce, coalesced (one in flight, at most one more queued, sent
+ * ANNOUNCE_GAP_MS after the previous one), so a burst of writes costs a couple of notifications, and the write's own transaction never takes
  * the notification queue's lock. Log lines go in batches that fit one payload.
  *
  * One dedicated connection listens; when it drops (server restart, network), it reconnects with
@@ -82,11 +89,17 @@ export class PostgresEventChannel implements EventChannel {
       .notify(this.names.events, this.options.instanceId)
       .catch((err: Error) => this.options.logger.warn({ cause: err.message }, 'run event announcement to other instances failed'))
       .finally(() => {
-        this.announcing = false;
-        if (this.announceAgain) {
+        if (!this.announceAgain) {
+          this.announcing = false;
+          return;
+        }
+        // Still `announcing` through the gap: what commits meanwhile joins the queued one.
+        const timer = setTimeout(() => {
+          this.announcing = false;
           this.announceAgain = false;
           this.announce();
-        }
+        }, ANNOUNCE_GAP_MS);
+        timer.unref();
       });
   }
 

@@ -87,6 +87,21 @@ export class RunEventHub {
     if (liveLogs !== undefined) this.stopListening.push(liveLogs.subscribe(null, (line) => this.publishLogLine(line)));
   }
 
+  /**
+   * Calls `listener` when another instance sharing the store committed run events (admitted,
+   * finished, retried a run), or the channel reconnected and may have missed some: the runner
+   * then looks for claimable runs at once instead of at its next poll. No channel (a store one
+   * process owns): never called. Returns the unsubscribe function.
+   */
+  onOtherInstanceWrite(listener: () => void): () => void {
+    const { channel } = this.options;
+    if (channel === null || this.closed) return () => undefined;
+    channel.listen();
+    const stop = channel.onWake(listener);
+    this.stopListening.push(stop);
+    return stop;
+  }
+
   /** Open streams (all keys). */
   get openStreams(): number {
     return this.streams.size;

@@ -1,25 +1,14 @@
 import { encodeCursor } from '../domain/run-event-cursor.js';
 import type { RunLogLine } from '../domain/run-log-line.js';
 import type { StoredRunEvent } from '../store/types.js';
+import type { RunEndData, RunEventData } from './run-event-data.js';
+
+export type { RunEventData } from './run-event-data.js';
 
 /**
  * The text/event-stream frames the event streams send (docs/events.md). Each is encoded once:
  * a live event's frame is one Buffer written to every client that takes it.
  */
-
-/** The `data` of an `event: run`. */
-export interface RunEventData {
-  runId: string;
-  taskId: string;
-  type: string;
-  /** The run's status right after the write that recorded the event. */
-  status: string;
-  seq: number;
-  at: string;
-  kind: string;
-  name: string;
-  detail: string | null;
-}
 
 export function runEventData(entry: StoredRunEvent): RunEventData {
   const { event } = entry;
@@ -47,7 +36,8 @@ export function logFrame(line: RunLogLine): Buffer {
 }
 
 export function endFrame(runId: string, status: string): Buffer {
-  return Buffer.from(`event: end\ndata: ${JSON.stringify({ runId, status })}\n\n`);
+  const data: RunEndData = { runId, status };
+  return Buffer.from(`event: end\ndata: ${JSON.stringify(data)}\n\n`);
 }
 
 /** The last frame of a stream the service closes for a reason the client should know. */

@@ -11,6 +11,7 @@ function contextOf(request: FastifyRequest): RouteContext {
   return {
     identity: request.identity,
     requestId: request.id,
+    traceparent: request.traceSpan?.traceparent ?? null,
     query: request.query,
     params: request.params,
     body: request.body,

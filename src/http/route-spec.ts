@@ -25,6 +25,8 @@ export type RouteAccess = ProtectedAccess | OpenAccess;
 export interface RouteContext<Q = unknown, P = unknown, B = unknown, I extends Identity | null = Identity | null> {
   identity: I;
   requestId: string;
+  /** The request span's trace context (W3C traceparent) when tracing is on: work it admits continues it. */
+  traceparent?: string | null;
   query: Q;
   params: P;
   body: B;

@@ -21,6 +21,8 @@ import { ResponseCache } from './response-cache.js';
 import { createRouteHandler } from './route-handler.js';
 import type { RouteSpec } from './route-spec.js';
 import { validatorCompiler } from './validation.js';
+import { registerRequestTracing } from './request-tracing.js';
+import type { ServiceTracer } from '../tracing/service-tracer.js';
 
 export interface ServerDeps {
   config: AppConfig;
@@ -33,6 +35,8 @@ export interface ServerDeps {
   consoleDir?: string;
   /** False stores no response and answers every cached route as a miss (default true). */
   responseCacheEnabled?: boolean;
+  /** A server span per request when tracing is on (docs/tracing.md); absent: off. */
+  tracer?: ServiceTracer;
 }
 
 /** Metrics label for requests that matched no table route (unknown paths, 405s, CORS preflights). */
@@ -95,6 +99,8 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
   }) as unknown as FastifyInstance;
 
   app.server.on('connect', answerConnect);
+  // First of the hooks: the request span covers every check the request then crosses.
+  registerRequestTracing(app, deps.tracer);
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document responses; they never filter fields out of them.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

@@ -13,14 +13,17 @@ function urlPassword(url: string | null): string[] {
 
 /**
  * Every value the service holds secret that a worker could print: its API keys (also inactive
- * and expired ones), the webhook secret, the code host token and the passwords of its database
+ * and expired ones), the webhook secret, the code host token, the model provider key and the passwords of its database
  * and KV store URLs. Run logs replace each wherever it appears.
  */
-export function serviceSecrets(config: Pick<AppConfig, 'apiKeys' | 'webhookSecret' | 'codeHostMonitor' | 'databaseUrl' | 'kvStoreUrl'>): string[] {
+export function serviceSecrets(
+  config: Pick<AppConfig, 'apiKeys' | 'webhookSecret' | 'codeHostMonitor' | 'databaseUrl' | 'kvStoreUrl'> & { llm?: Pick<AppConfig['llm'], 'apiKey'> },
+): string[] {
   return [
     ...config.apiKeys.map((key) => key.secret),
     config.webhookSecret,
     ...(config.codeHostMonitor.token ? [config.codeHostMonitor.token] : []),
+    ...(config.llm?.apiKey ? [config.llm.apiKey] : []),
     ...urlPassword(config.databaseUrl),
     ...urlPassword(config.kvStoreUrl),
   ].filter((secret) => secret !== '');

@@ -69,6 +69,8 @@ const builtInRefusal = (id: string) =>
 const generatedId = () => `sched-${randomBytes(6).toString('hex')}`;
 
 /** The view of a user schedule at `now`: its definition, its next times and what firing last did. */
+const idTaken = (id: string) => conflict(`a schedule with id '${id}' already exists`, [{ path: pointer('body', 'id'), message: 'is taken' }]);
+
 export function scheduleView(definition: ScheduleDefinition, firing: ScheduleFiringState, now: Date): ScheduleView {
   const after = new Date(Math.max(now.getTime(), Date.parse(definition.activeSince)));
   return {
@@ -134,9 +136,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
   async function create(input: ScheduleCreate, actor: string): Promise<ScheduleView> {
     const id = input.id ?? generatedId();
     if (isBuiltInSchedule(id)) throw builtInRefusal(id);
-    if (await schedules.get(id)) {
-      throw conflict(`a schedule with id '${id}' already exists`, [{ path: pointer('body', 'id'), message: 'is taken' }]);
-    }
+    if (await schedules.get(id)) throw idTaken(id);
     const now = clock.now();
     const at = now.toISOString();
     const definition: ScheduleDefinition = {
@@ -157,7 +157,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
     refuseInvalid(definitionProblems(definition, checkTrigger, now));
     // A deleted schedule's firing state (a firing in flight when it was deleted) is not this one's.
     await schedules.resetFirings(id);
-    await schedules.put(definition);
+    if (!(await schedules.create(definition))) throw idTaken(id);
     deps.onChange();
     return scheduleView(definition, NO_FIRINGS, now);
   }

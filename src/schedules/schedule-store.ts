@@ -28,6 +28,8 @@ export interface ScheduleStore {
   list(): Promise<ScheduleDefinition[]>;
   get(id: string): Promise<ScheduleDefinition | null>;
   put(definition: ScheduleDefinition): Promise<void>;
+  /** Stores a new definition unless its id is taken (also by another instance at the same instant); true when stored. */
+  create(definition: ScheduleDefinition): Promise<boolean>;
   /** Removes the definition and its firing state. */
   remove(id: string): Promise<void>;
   firings(id: string): Promise<ScheduleFiringState>;
@@ -62,6 +64,7 @@ export function createScheduleStore(store: StateStore): ScheduleStore {
       return asDefinition(await store.getDoc(SCHEDULES_COLLECTION, id));
     },
     put: (definition) => store.putDoc(SCHEDULES_COLLECTION, definition.id, { ...definition }),
+    create: (definition) => store.insertDoc(SCHEDULES_COLLECTION, definition.id, { ...definition }),
     async remove(id) {
       await store.deleteDoc(SCHEDULES_COLLECTION, id);
       await store.deleteDoc(SCHEDULE_FIRINGS_COLLECTION, id);

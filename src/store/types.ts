@@ -197,6 +197,11 @@ export interface StateStore {
 
   /** Keyed documents of later features (incidents, business cycles, agent memory, ...). */
   putDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<void>;
+  /**
+   * Stores the document only when none has that id: true when this call created it, false when
+   * one was there (left unchanged). Of two instances creating the same id at once, one wins.
+   */
+  insertDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<boolean>;
   getDoc(collection: string, id: string): Promise<Record<string, unknown> | null>;
   /** Removes one document; removing one that is not there is not an error. Durable before it resolves. */
   deleteDoc(collection: string, id: string): Promise<void>;

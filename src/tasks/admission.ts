@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { CacheTags, runListWriteTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
 import { ProgrammingError } from '../domain/errors.js';
 import type { AppendRecord, MutateResult, RunMutator, StateStore } from '../store/types.js';
+import { noopServiceTracer, type AdmissionSpan, type ServiceTracer } from '../tracing/service-tracer.js';
 import { indexHeldRun } from './approval-index.js';
 import { builtInApprovalPolicy, type ApprovalPolicy } from './approval-policy.js';
 import { getCatalogEntry } from './catalog.js';
@@ -23,6 +24,11 @@ export interface AdmissionRequest {
   rerunOf?: string;
   /** A schedule's firing (`source: "schedule"`, run id `schedule:<id>:<fire time>` in forceRunId). */
   scheduleId?: string;
+  /**
+   * The caller's trace context (W3C traceparent): the HTTP request span, or the run this
+   * admission continues (a retry, an approval replay). The admission span is its child.
+   */
+  traceparent?: string | null;
 }
 
 export type DuplicateReason = `duplicate-${Exclude<RunStatus, 'retrying'>}` | 'duplicate-type-mismatch' | 'duplicate-retrying';
@@ -41,6 +47,8 @@ export interface AdmissionDeps {
   telemetryRetention: number;
   /** Sets a held run's approval expiry (config approvalPolicy); absent: approvals never expire. */
   approvalPolicy?: Pick<ApprovalPolicy, 'expiresAtFor'>;
+  /** Spans of the admission (src/tracing/); absent: tracing off. */
+  tracer?: ServiceTracer;
 }
 
 function approvalReasonFor(type: string, gatedByDefault: boolean, payload: Record<string, unknown>): string | null {
@@ -91,7 +99,23 @@ export function createAdmission(deps: AdmissionDeps) {
   /** The run write, with its telemetry in the same commit (one durability round per admission, not two). */
   const storeRun = (runId: string, mutate: RunMutator): Promise<MutateResult> => deps.store.mutateRunAndAppend(runId, mutate, telemetryFor);
 
+  const tracer = deps.tracer ?? noopServiceTracer;
+
   return async function admit(request: AdmissionRequest): Promise<AdmissionOutcome> {
+    const span = tracer.startAdmission(request.type, request.source, request.traceparent);
+    try {
+      const outcome = await admitTraced(request, span);
+      // A found run (duplicate, retry) keeps the trace its own admission started: linked, not joined.
+      span.identify(outcome.run, outcome.kind === 'admitted' ? null : outcome.run.traceparent);
+      span.end(outcome.kind === 'duplicate' ? outcome.reason : outcome.kind);
+      return outcome;
+    } catch (err) {
+      span.fail(err);
+      throw err;
+    }
+  };
+
+  async function admitTraced(request: AdmissionRequest, span: AdmissionSpan): Promise<AdmissionOutcome> {
     const entry = getCatalogEntry(request.type);
     // Every caller checked the type first (the trigger route against the catalog, the service against its own constants).
     if (!entry) throw new ProgrammingError(`admission of unknown task type ${request.type}`);
@@ -122,6 +146,7 @@ export function createAdmission(deps: AdmissionDeps) {
           approvalExpiresAt,
           rerunOf: request.rerunOf ?? null,
           scheduleId: request.scheduleId ?? null,
+          traceparent: span.traceparent,
         });
       }
       if (retryRecordMatches(current, request.type)) return admitRetry(current, now, request.source);
@@ -138,7 +163,7 @@ export function createAdmission(deps: AdmissionDeps) {
     if (run.queueState === 'held') await indexHeldRun(deps.store, run);
     if (run.queueState === 'ready') deps.onReady();
     return { kind: outcome.before === null ? 'admitted' : 'retry-admitted', run };
-  };
+  }
 }
 
 export type Admit = ReturnType<typeof createAdmission>;

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { DECISIONS } from './approval-answer.js';
 import type { Clock } from '../clock.js';
 import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 import { conflict, DomainError, notFound } from '../domain/errors.js';
@@ -19,7 +20,7 @@ import type { RunRecord } from '../domain/run-record.js';
 export const APPROVAL_REPLAY_PREFIX = 'approval-replay:';
 export const replayRunIdFor = (taskId: string) => `${APPROVAL_REPLAY_PREFIX}${taskId}`;
 
-export const DECISIONS = ['approved', 'rejected'] as const;
+export { DECISIONS };
 export type Decision = (typeof DECISIONS)[number];
 
 /**
@@ -131,6 +132,8 @@ export function createApprovals(deps: ApprovalsDeps) {
       approvedFromTaskId: held.taskId,
       // An approved workflow step's work is the replay: it reports back to the same workflow.
       workflowParent: held.workflowParent ?? undefined,
+      // The replay continues the held run's trace.
+      traceparent: held.traceparent,
     });
     const replayTaskId = outcome.run.taskId;
     const now = clock.now();

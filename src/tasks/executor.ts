@@ -6,13 +6,15 @@ import type { StateStore } from '../store/types.js';
 import { teeHandlerLogger } from '../runlogs/handler-log-tee.js';
 import type { AttemptLog, AttemptLogOpener } from '../runlogs/types.js';
 import { removeWorkerDirectory, type WorkerSpawner } from '../workers/spawn-worker.js';
+import { noopServiceTracer, type OpenSpan, type ServiceTracer } from '../tracing/service-tracer.js';
 import { isOwnedAttempt } from './run-transitions.js';
 import type { CatalogEntry } from './catalog.js';
 import { DomainError, ProgrammingError, type ErrorCode } from '../domain/errors.js';
 
 /** Error codes of refusals: retrying the attempt cannot change them. */
 const REFUSAL_CODES: ReadonlySet<ErrorCode> = new Set(['scope_outside_workspace', 'invalid_request', 'invalid_config', 'forbidden']);
-import type { FollowUpTask, HandlerOutcome } from './handler-types.js';
+import type { FollowUpTask, HandlerInput, HandlerOutcome } from './handler-types.js';
+import type { ModelGateway } from '../models/types.js';
 import type { BlockedAttempt, BoundTaskHandler, LaneRegistry } from './lanes.js';
 import type { RunRecord, RunToolGate, SpecialistContract } from '../domain/run-record.js';
 import type { OrchestratorState } from '../domain/orchestrator-state.js';
@@ -54,6 +56,12 @@ export interface ExecutorDeps {
   preflightToolGate?: (taskType: string, agentId: string) => ToolGatePreflight;
   /** Keeps what each attempt prints (src/runlogs/); absent, nothing is kept. */
   runLogs?: AttemptLogOpener;
+  /** Spans of each attempt's queue wait and execution (src/tracing/); absent: tracing off. */
+  tracer?: ServiceTracer;
+  /** Opens a worker's per-attempt channel to the model gateway (src/models/channel.ts); absent, workers get none. */
+  modelChannel?: { open(run: RunRecord, signal: AbortSignal): Promise<{ input: Record<string, unknown>; close(): void }> };
+  /** The model gateway in-process handlers reach through `complete` (src/models/gateway.ts). */
+  modelGateway?: ModelGateway;
 }
 
 function agentFields(result: unknown): Pick<ExecutionOutcome, 'operatorSummary' | 'recommendedNextActions' | 'specialistContract'> {
@@ -86,6 +94,7 @@ async function runHandler(deps: ExecutorDeps, handler: BoundTaskHandler, run: Ru
       signal,
       logger: log ? teeHandlerLogger(logger, log) : logger,
       clock: deps.clock,
+      ...(deps.modelGateway ? { complete: bindGateway(deps.modelGateway, run, signal) } : {}),
     });
   } catch (err) {
     // A handler exception is a TaskResult with status error; the service keeps running.
@@ -120,6 +129,11 @@ async function runHandler(deps: ExecutorDeps, handler: BoundTaskHandler, run: Ru
     ...(outcome.toolGate ? { toolGate: outcome.toolGate } : {}),
     ...agentFields(outcome.result),
   };
+}
+
+/** The gateway as a handler sees it: every request made for this run, attempt and lane. */
+function bindGateway(gateway: ModelGateway, run: RunRecord, signal: AbortSignal): NonNullable<HandlerInput['complete']> {
+  return (request) => gateway.complete({ ...request, runId: run.runId, attempt: run.attempt, lane: run.type, signal });
 }
 
 function abortedBeforeStart(signal: AbortSignal): ExecutionOutcome {
@@ -160,7 +174,14 @@ function blockedBeforeSpawn(blocked: BlockedAttempt): ExecutionOutcome {
   };
 }
 
-async function runWorker(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord, signal: AbortSignal, log: AttemptLog | null): Promise<ExecutionOutcome> {
+async function runWorker(
+  deps: ExecutorDeps,
+  entry: CatalogEntry,
+  run: RunRecord,
+  signal: AbortSignal,
+  log: AttemptLog | null,
+  traceparent: string | null,
+): Promise<ExecutionOutcome> {
   if (!entry.agentId) throw new ProgrammingError(`task type ${entry.type} runs as a worker but names no agent`);
   const preflight = entry.toolGatePreflight && deps.preflightToolGate ? deps.preflightToolGate(entry.type, entry.agentId) : null;
   if (preflight && preflight.decision === 'refused') return refusedByToolGate(deps, preflight);
@@ -169,20 +190,25 @@ async function runWorker(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord
   if (gate?.blocked) return blockedBeforeSpawn(gate.blocked);
   // Service-reserved `__` keys the lane asked for; a client can never send such a key.
   const input = lane.workerInput ? await lane.workerInput(run) : {};
-  const outcome = await deps.spawner.run({
-    agentId: entry.agentId,
-    runId: run.runId,
-    taskType: run.type,
-    payload: { ...run.payload, ...input, ...gate?.input },
-    signal,
-    retainDirectory: true,
-    ...(log ? { onStderr: (chunk: Buffer) => log.stderr(chunk) } : {}),
-    onPrepared: async (directory) => {
-      await deps.store.mutateRun(run.runId, (current) =>
-        isOwnedAttempt(current, deps.ownerId, run.attempt) ? { ...current, workerDirectory: directory } : null,
-      );
-    },
-  });
+  // The model channel lives exactly as long as the attempt: revoked whatever way the worker ends.
+  const channel = deps.modelChannel ? await deps.modelChannel.open(run, signal) : null;
+  const outcome = await deps.spawner
+    .run({
+      agentId: entry.agentId,
+      runId: run.runId,
+      taskType: run.type,
+      payload: { ...run.payload, ...input, ...gate?.input, ...channel?.input },
+      signal,
+      retainDirectory: true,
+      ...(traceparent ? { traceparent } : {}),
+      ...(log ? { onStderr: (chunk: Buffer) => log.stderr(chunk) } : {}),
+      onPrepared: async (directory) => {
+        await deps.store.mutateRun(run.runId, (current) =>
+          isOwnedAttempt(current, deps.ownerId, run.attempt) ? { ...current, workerDirectory: directory } : null,
+        );
+      },
+    })
+    .finally(() => channel?.close());
   if (!outcome.ok) await gate?.onFailure?.();
   const directory = outcome.directory ?? null;
   const transient = outcome.failure === 'timeout' || outcome.failure === 'crash' || outcome.failure === 'spawn-error' || outcome.failure === 'non-json';
@@ -217,22 +243,51 @@ async function runWorker(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord
  * the run's final write: a client that sees the run finished reads its whole log.
  */
 export async function executeRun(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord, signal: AbortSignal): Promise<ExecutionOutcome> {
+  const tracer = deps.tracer ?? noopServiceTracer;
+  if (tracer.enabled) tracer.recordQueueWait(run, readyAtOf(run), new Date(run.startedAt ?? run.updatedAt), deps.ownerId);
+  const span = tracer.startExecution(run, deps.ownerId);
   const log = deps.runLogs?.open(run) ?? null;
+  let outcome: ExecutionOutcome | null = null;
   try {
-    return await executeAttempt(deps, entry, run, signal, log);
+    outcome = await executeAttempt(deps, entry, run, signal, log, span.traceparent);
+    return outcome;
   } finally {
     await log?.close();
+    endExecutionSpan(span, signal, outcome);
   }
 }
 
-async function executeAttempt(deps: ExecutorDeps, entry: CatalogEntry, run: RunRecord, signal: AbortSignal, log: AttemptLog | null): Promise<ExecutionOutcome> {
+function endExecutionSpan(span: OpenSpan, signal: AbortSignal, outcome: ExecutionOutcome | null): void {
+  if (signal.aborted) span.end('stopped', `stopped: ${String(signal.reason)}`);
+  else if (!outcome) span.end('executor-error', 'the attempt ended without an outcome');
+  else if (outcome.ok) span.end('success');
+  else span.end(outcome.failureReason ?? 'failed', outcome.error ?? 'failed');
+}
+
+/** When the attempt just claimed became claimable: its admission (first or retry), else the run's creation. */
+function readyAtOf(run: RunRecord): Date {
+  for (let i = run.queueAttempts.length - 1; i >= 0; i -= 1) {
+    const entry = run.queueAttempts[i]!;
+    if (entry.attempt === run.attempt && entry.state === 'admitted') return new Date(entry.at);
+  }
+  return new Date(run.createdAt);
+}
+
+async function executeAttempt(
+  deps: ExecutorDeps,
+  entry: CatalogEntry,
+  run: RunRecord,
+  signal: AbortSignal,
+  log: AttemptLog | null,
+  traceparent: string | null,
+): Promise<ExecutionOutcome> {
   try {
     if (entry.executor === 'handler') {
       const handler = deps.lanes.get(entry.type).handler;
       if (!handler) throw new ProgrammingError(`no in-process handler registered for ${entry.type}`);
       return await runHandler(deps, handler, run, signal, log);
     }
-    return await runWorker(deps, entry, run, signal, log);
+    return await runWorker(deps, entry, run, signal, log, traceparent);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     deps.logger.error({ err, runId: run.runId, type: run.type }, 'run execution failed');

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 import type { RunMutator, StateStore } from '../store/types.js';
+import { noopServiceTracer, type ServiceTracer } from '../tracing/service-tracer.js';
 import { runWriteTags, type Admit } from './admission.js';
 import { accountingFor } from './accounting.js';
 import type { ExecutionOutcome } from './executor.js';
@@ -22,6 +23,8 @@ export interface FinalizeDeps {
   invalidator: CacheInvalidator;
   admit: Admit;
   onRunFinished: (run: RunRecord) => Promise<void>;
+  /** The finalize span of each attempt (src/tracing/); absent: tracing off. */
+  tracer?: ServiceTracer;
 }
 
 /**
@@ -43,6 +46,27 @@ export async function finalizeAttempt(
   stillOwned: (current: RunRecord | null) => current is RunRecord,
   /** Evidence of how the outcome was obtained when not by this process (restart recovery). */
   provenance?: { name: string; detail: string },
+): Promise<RunRecord | null> {
+  const span = (deps.tracer ?? noopServiceTracer).startFinalize(run);
+  try {
+    const stored = await recordOutcome(deps, run, retryable, outcome, stillOwned, provenance);
+    // The stored status says what the attempt led to: success, failed, retrying, cancelled.
+    if (stored === null) span.end('not-owned');
+    else span.end(stored.status, stored.status === 'failed' ? (stored.error ?? 'failed') : null);
+    return stored;
+  } catch (err) {
+    span.fail(err);
+    throw err;
+  }
+}
+
+async function recordOutcome(
+  deps: FinalizeDeps,
+  run: RunRecord,
+  retryable: boolean,
+  outcome: ExecutionOutcome,
+  stillOwned: (current: RunRecord | null) => current is RunRecord,
+  provenance: { name: string; detail: string } | undefined,
 ): Promise<RunRecord | null> {
   const { store, clock } = deps;
   const now = clock.now();
@@ -70,9 +94,10 @@ export async function finalizeAttempt(
   for (const followUp of followUps) {
     await deps.admit({ type: followUp.type, payload: followUp.payload, source: 'system', requestedBy: `task:${run.type}` });
   }
-  const accounting = accountingFor(outcome.result, outcome.durationMs);
   const transition: RunMutator = (owned) => {
     if (!stillOwned(owned)) return null;
+    // The model calls the gateway recorded on the run while the attempt ran are its metering.
+    const accounting = accountingFor(owned.modelCalls, outcome.durationMs);
     let current = provenance ? withEvent(owned, now, { kind: 'queue', ...provenance }) : owned;
     // The spec's coordination-blocked attempt entry: shared coordination refused the attempt.
     if (outcome.coordinationBlocked) current = withAttemptState(current, now, 'coordination-blocked', outcome.coordinationBlocked);

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { OrchestratorState, TaskResult } from '../domain/orchestrator-state.js';
 import type { RunToolGate } from '../domain/run-record.js';
 import type { BoundTaskHandler } from './lanes.js';
+import type { CompletionAnswer, CompletionRequest } from '../models/types.js';
 
 /** What the runner hands every in-process handler about the run it executes. */
 export interface HandlerInput {
@@ -14,7 +15,16 @@ export interface HandlerInput {
   signal: AbortSignal;
   logger: Logger;
   clock: Clock;
+  /**
+   * Asks the model gateway (src/models/gateway.ts) for a completion on behalf of this attempt:
+   * metered into the run, within the shared budget, refused with a reason when no model may be
+   * used. Absent when the service runs without the models module.
+   */
+  complete?: (request: HandlerCompletionRequest) => Promise<CompletionAnswer>;
 }
+
+/** A handler's request: the run, attempt, lane and signal are the attempt's own. */
+export type HandlerCompletionRequest = Omit<CompletionRequest, 'runId' | 'attempt' | 'lane' | 'signal'>;
 
 /** A task the handler asks the runtime to admit through the one admission path. */
 export interface FollowUpTask {

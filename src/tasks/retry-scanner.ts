@@ -19,6 +19,8 @@ export async function admitDueRetries(deps: { store: StateStore; clock: Clock; a
       source: 'retry',
       requestedBy: 'retry-recovery',
       forceRunId: run.runId,
+      // The retry's admission joins the trace of the run's first admission.
+      traceparent: run.traceparent,
     });
     if (outcome.kind === 'retry-admitted') admitted += 1;
   }

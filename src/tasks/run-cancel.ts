@@ -6,7 +6,9 @@ import type { Identity } from '../domain/identity.js';
 import type { RunRecord } from '../domain/run-record.js';
 import type { StateStore } from '../store/types.js';
 import { runWriteTags } from './admission.js';
+import { wasEscalated } from './approval-transitions.js';
 import { applyCancelRequest, cancelDecisionFor, markCancelled, replyStatusOf, type CancelReplyStatus } from './run-cancellation.js';
+import { noopServiceTracer, type ServiceTracer } from '../tracing/service-tracer.js';
 
 export interface RunCancelDeps {
   store: StateStore;
@@ -17,6 +19,8 @@ export interface RunCancelDeps {
   stopLocal: (runId: string) => boolean;
   /** Told of a run that ended cancelled before it started (workflows, incidents and the lane's own hooks). */
   onRunFinished: (run: RunRecord) => Promise<void>;
+  /** Resolves the approval-backlog incident of a held run whose approval had been escalated (approval-expiry.ts). */
+  settleEscalation?: (run: RunRecord) => Promise<void>;
 }
 
 export interface CancelReply {
@@ -50,6 +54,8 @@ export function createRunCancel(deps: RunCancelDeps) {
     await deps.invalidator.invalidate(runWriteTags(after, before.status));
     if (after.status === 'cancelled') {
       deps.logger.info({ runId, actor: identity.actor, was: before.status }, 'run cancelled before it started');
+      // A cancel closes the approval as a decision would, so its escalation incident resolves too.
+      if (wasEscalated(after)) await deps.settleEscalation?.(after);
       await deps.onRunFinished(after);
       return { runId, status: 'cancelled' };
     }
@@ -71,6 +77,8 @@ export interface CancelFinalizeDeps {
   logger: Logger;
   invalidator: CacheInvalidator;
   onRunFinished: (run: RunRecord) => Promise<void>;
+  /** The finalize span of the cancelled attempt (src/tracing/); absent: tracing off. */
+  tracer?: ServiceTracer;
 }
 
 /**
@@ -80,6 +88,23 @@ export interface CancelFinalizeDeps {
  * is applied, and it is never retried. Returns the stored run, or null when it was not ours.
  */
 export async function finalizeCancelledAttempt(
+  deps: CancelFinalizeDeps,
+  run: RunRecord,
+  signal: string | null,
+  stillOwned: (current: RunRecord | null) => current is RunRecord,
+): Promise<RunRecord | null> {
+  const span = (deps.tracer ?? noopServiceTracer).startFinalize(run);
+  try {
+    const stored = await writeCancelled(deps, run, signal, stillOwned);
+    span.end(stored === null ? 'not-owned' : 'cancelled');
+    return stored;
+  } catch (err) {
+    span.fail(err);
+    throw err;
+  }
+}
+
+async function writeCancelled(
   deps: CancelFinalizeDeps,
   run: RunRecord,
   signal: string | null,

@@ -25,6 +25,8 @@ export interface NewRunInput {
   rerunOf?: string | null;
   /** A schedule's firing: the schedule that fired it. */
   scheduleId?: string | null;
+  /** The admission span's trace context (tracing on). */
+  traceparent?: string | null;
 }
 
 /** Appends an event, keeping the newest MAX_RUN_EVENTS; `seq` keeps counting so gaps show truncation. */
@@ -86,6 +88,7 @@ export function newRunRecord(input: NewRunInput): RunRecord {
     ...(input.workflowParent ? { workflowParent: input.workflowParent } : {}),
     ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}),
     ...(input.scheduleId ? { scheduleId: input.scheduleId } : {}),
+    ...(input.traceparent ? { traceparent: input.traceparent } : {}),
     retry: null,
     result: null,
     error: null,

@@ -244,6 +244,8 @@ export function toRunView(run: RunRecord) {
     usage: accounting?.usage ?? null,
     budget: accounting?.budget ?? null,
     accounting,
+    /** Each model call the service made for the run (src/models/gateway.ts); empty when none. */
+    modelCalls: run.modelCalls ?? [],
     operatorSummary: run.operatorSummary,
     recommendedNextActions: run.recommendedNextActions,
     specialistContract: run.specialistContract,

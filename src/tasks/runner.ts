@@ -47,6 +47,8 @@ type StopReason = 'shutdown' | 'lease-lost' | typeof CANCEL_ABORT_REASON;
  * at once (Runner.stopCancelled); the check also catches one that came while the run was being claimed.
  */
 const CANCEL_CHECK_SHARED_MS = 500;
+/** Claims one runner keeps in flight at once (see Runner.fill). */
+const CLAIMS_IN_FLIGHT = 2;
 const CANCEL_CHECK_EXCLUSIVE_MS = 1000;
 
 /** A lease this runner holds: the attempt it covers and how long the last written lease lasts. */
@@ -66,8 +68,11 @@ export class Runner {
   private readonly finishing = new Set<Promise<void>>();
   /** Runs whose claim this runner holds, slot or not: leases are renewed until the final write settles. */
   private readonly leased = new Map<string, HeldLease>();
-  private pumping = false;
-  private pumpAgain = false;
+  /** Claims this runner has in flight, and the slots they were asked to fill. */
+  private claimsInFlight = 0;
+  private reservedSlots = 0;
+  /** Counts wake-ups: a claim that began before one may have missed the run it announced. */
+  private wakes = 0;
   private checkingCancels = false;
   private stopping = true;
   private timers: NodeJS.Timeout[] = [];
@@ -92,11 +97,8 @@ export class Runner {
   /** Asks the runner to claim more work now (called after every admission). */
   wake(): void {
     if (this.stopping) return;
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    void this.pump();
+    this.wakes++;
+    this.fill();
   }
 
   /**
@@ -108,28 +110,47 @@ export class Runner {
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
     const deadline = Date.now() + graceMs;
+    // A claim in flight launches what it took: wait for it, so those attempts are counted below.
+    while (this.claimsInFlight > 0) await new Promise((r) => setTimeout(r, 10));
     while (this.active.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     for (const { controller } of this.active.values()) controller.abort('shutdown' satisfies StopReason);
     while (this.active.size > 0) await new Promise((r) => setTimeout(r, 20));
     await Promise.all([...this.finishing]);
   }
 
-  private async pump(): Promise<void> {
-    this.pumping = true;
-    try {
-      do {
-        this.pumpAgain = false;
-        while (!this.stopping && this.active.size < this.deps.config.concurrency) {
-          const free = this.deps.config.concurrency - this.active.size;
-          const claimed = await this.claim(free);
-          for (const run of claimed) this.launch(run);
-          if (claimed.length < free) break;
-        }
-      } while (this.pumpAgain && !this.stopping);
-    } catch (err) {
-      this.deps.logger.error({ err }, 'runner failed to claim work');
-    } finally {
-      this.pumping = false;
+  /**
+   * Claims for the free slots not already promised to a claim in flight, with up to
+   * CLAIMS_IN_FLIGHT claims at once: a slot that frees while a claim is on its way to the store
+   * starts its own claim instead of waiting for that one to return. On a shared store a claim is
+   * a transaction with its commit, so one at a time capped an instance at one claim per commit
+   * latency whatever its slots. A claim that filled every slot it asked for, or that began before
+   * a wake-up, is followed by another; one that found fewer ready runs is not (the next
+   * admission, freed slot or poll wakes the runner).
+   */
+  private fill(): void {
+    while (!this.stopping && this.claimsInFlight < CLAIMS_IN_FLIGHT) {
+      const free = this.deps.config.concurrency - this.active.size - this.reservedSlots;
+      if (free <= 0) return;
+      const wakesBefore = this.wakes;
+      this.reservedSlots += free;
+      this.claimsInFlight++;
+      void this.claim(free)
+        .then(
+          (claimed) => {
+            this.reservedSlots -= free;
+            for (const run of claimed) this.launch(run);
+            return claimed.length === free || this.wakes !== wakesBefore;
+          },
+          (err: unknown) => {
+            this.reservedSlots -= free;
+            this.deps.logger.error({ err }, 'runner failed to claim work');
+            return false;
+          },
+        )
+        .then((again) => {
+          this.claimsInFlight--;
+          if (again) this.fill();
+        });
     }
   }
 

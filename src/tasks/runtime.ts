@@ -6,6 +6,7 @@ import type { Identity } from '../domain/identity.js';
 import type { RunRecord } from '../domain/run-record.js';
 import type { WakeSignal } from '../domain/wake-signal.js';
 import type { RunQuery, StateStore } from '../store/types.js';
+import type { ServiceTracer } from '../tracing/service-tracer.js';
 import type { WorkerSpawner } from '../workers/spawn-worker.js';
 import type { AdmissionOutcome, Admit } from './admission.js';
 import type { ApprovalEscalation } from './approval-expiry.js';
@@ -43,11 +44,15 @@ export interface RuntimeDeps {
   /** Opens the incident of an approval that expired under `onExpiry: "escalate"` (the incidents module). */
   approvalEscalation?: ApprovalEscalation;
   runLogs?: ExecutorDeps['runLogs'];
+  modelChannel?: ExecutorDeps['modelChannel'];
+  modelGateway?: ExecutorDeps['modelGateway'];
   /**
    * Told of every finalized attempt (success, failed or retrying), after the lane's own
    * `afterFinish`: signal sources (incidents, milestones, retention) listen here.
    */
   runListeners?: ReadonlyArray<(run: RunRecord) => Promise<void> | void>;
+  /** Spans of each attempt (queue wait, execution, finalize); absent: tracing off. */
+  tracer?: ServiceTracer;
 }
 
 /** Runs waiting in the queue right now (ready + held). */
@@ -115,6 +120,9 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     spawner: deps.spawner,
     preflightToolGate: deps.preflightToolGate,
     runLogs: deps.runLogs,
+    tracer: deps.tracer,
+    modelChannel: deps.modelChannel,
+    modelGateway: deps.modelGateway,
   });
   deps.readyRuns.subscribe(() => runner.wake());
   const cancels = createRunCancel({
@@ -124,12 +132,13 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     invalidator: deps.invalidator,
     stopLocal: (runId) => runner.stopCancelled(runId),
     onRunFinished,
+    settleEscalation: (run) => approvals.expiry.settleEscalation(run),
   });
 
-  /** Checks a client's task request (checkTrigger) and admits it. */
-  async function trigger(request: TaskRequest, identity: Identity): Promise<AdmissionOutcome> {
+  /** Checks a client's task request (checkTrigger) and admits it; `traceparent`: the request's span. */
+  async function trigger(request: TaskRequest, identity: Identity, traceparent?: string | null): Promise<AdmissionOutcome> {
     const checked = checkTrigger(request);
-    return admit({ type: checked.type, payload: checked.payload, source: 'api', requestedBy: identity.actor });
+    return admit({ type: checked.type, payload: checked.payload, source: 'api', requestedBy: identity.actor, traceparent });
   }
 
   async function listRuns(query: RunQuery & { cursor?: string }) {
@@ -158,7 +167,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     return run ? toRunView(run) : null;
   }
 
-  const recoveryDeps = { config, store, clock, logger, invalidator: deps.invalidator, admit, onRunFinished };
+  const recoveryDeps = { config, store, clock, logger, invalidator: deps.invalidator, admit, onRunFinished, tracer: deps.tracer };
   let leaseSweep: NodeJS.Timeout | null = null;
   let sweeping = false;
 

@@ -47,7 +47,10 @@ export interface CommunityResponseGate {
   /** Per selected item: claimed for this run, already drafted by another run, or over the daily budget. */
   items: Array<{ itemKey: string; gate: ItemGate; claimedBy?: string }>;
   budget: CommunityBudgetSnapshot;
-  /** No LLM provider is configured in this build: drafts are deterministic and unmetered. */
+  /**
+   * Always null: the gate names no provider. A model, when one is configured, is reached through
+   * the attempt's model channel (`__model`, docs/models.md), never from here.
+   */
   provider: null;
 }
 

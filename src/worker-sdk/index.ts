@@ -5,6 +5,19 @@ import type { LaneContext } from './lane-result.js';
 import type { LaneDefinition, LaneRouter } from './lane-definition.js';
 import { writeDurableResult } from './durable-result.js';
 import { exitWhenOrphaned } from './parent-watch.js';
+import { modelAccessOf } from './model.js';
+export { countWords, figuresNotIn, looksLikeSecret, providerTextProblem } from './provider-text.js';
+
+export {
+  deterministicBecause,
+  modelAccessOf,
+  NO_MODEL,
+  type ChatMessage,
+  type CompletionAnswer,
+  type Generation,
+  type LaneCompletionRequest,
+  type ModelAccess,
+} from './model.js';
 
 export {
   defineLane,
@@ -94,6 +107,7 @@ async function answer(lanes: LaneDefinition | LaneRouter, io: AgentMainIo): Prom
     const context: LaneContext = {
       workspaceRoot: io.env.ORCHESTRATOR_WORKSPACE_ROOT || io.cwd(),
       runId: io.env.ORCHESTRATOR_RUN_ID || null,
+      model: modelAccessOf(payload),
     };
     const lane = typeof lanes === 'function' ? lanes(payload, io.env) : lanes;
     // A payload its schema refuses comes back as the lane's answer (success: false, exit 0).

@@ -1,5 +1,6 @@
 import { ProgrammingError } from '../domain/errors.js';
 import type { SpecialistContract } from '../domain/run-record.js';
+import type { ModelAccess } from './model.js';
 
 export type { SpecialistContract } from '../domain/run-record.js';
 
@@ -11,6 +12,8 @@ export interface LaneContext {
   /** Absolute workspace root; every path in a payload is relative to it. */
   workspaceRoot: string;
   runId: string | null;
+  /** The attempt's way to a model through the service (model.ts); absent, the lane has none. */
+  model?: ModelAccess;
 }
 
 /**

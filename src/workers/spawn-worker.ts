@@ -117,6 +117,8 @@ export function createWorkerSpawner(deps: WorkerSpawnerDeps): WorkerSpawner {
           ...buildWorkerEnv(deps.parentEnv ?? process.env, deps.config, request.runId, request.taskType),
           ORCHESTRATOR_RESULT_FILE: join(payloadFile.directory, RESULT_FILE_NAME),
           [PROCESS_GROUPS_FILE_ENV]: childGroupsFile,
+          // A worker that traces continues the attempt's trace (the environment-carrier convention).
+          ...(request.traceparent ? { TRACEPARENT: request.traceparent } : {}),
         },
         timeoutMs,
         killGraceMs,

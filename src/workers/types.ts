@@ -33,6 +33,8 @@ export interface WorkerRequest {
   onStderr?: (chunk: Buffer) => void;
   /** Called with the payload directory before the worker starts (to record it durably). */
   onPrepared?: (directory: string) => Promise<void>;
+  /** The attempt's execution span (W3C traceparent), given to the worker as TRACEPARENT. */
+  traceparent?: string;
 }
 
 export interface WorkerOutcome {

@@ -177,11 +177,27 @@ describe('dashboard', () => {
       averageLatencyMs: 433,
     });
     expect(a.byModel).toEqual([
-      { model: 'local-deterministic', runs: 2, metered: false, costUsd: 0, totalTokens: 0, averageLatencyMs: 200 },
-      { model: 'gpt-x', runs: 1, metered: true, costUsd: 0.0125, totalTokens: 1250, averageLatencyMs: 900 },
+      { model: 'local-deterministic', runs: 2, metered: false, calls: 0, failedCalls: 0, costUsd: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, averageLatencyMs: 200 },
+      { model: 'gpt-x', runs: 1, metered: true, calls: 0, failedCalls: 0, costUsd: 0.0125, inputTokens: 1000, outputTokens: 250, totalTokens: 1250, averageLatencyMs: 900 },
     ]);
     expect(a.communityHelperBudget).toEqual({ runId: 'c1', at: '2026-03-01T11:00:00.000Z', metered: true, costUsd: 0.002, limitUsd: 1, remainingUsd: 0.5 });
     expect(rollupAccounting([], null)).toMatchObject({ windowRuns: 0, averageLatencyMs: null, communityHelperBudget: null, byModel: [] });
+  });
+
+  it('rolls up metered runs by the model calls the gateway recorded, with the live budget when given', () => {
+    const call = (model: string, inputTokens: number, outputTokens: number, costUsd: number, outcome: 'ok' | 'failed' = 'ok') => ({
+      at: '2026-03-01T10:59:00.000Z', attempt: 1, lane: 'summarize-content', model, outcome, inputTokens, outputTokens, costUsd, latencyMs: 200,
+      tries: 1, error: outcome === 'failed' ? 'provider error (500) after 3 tries' : null, budget: { limitUsd: 2, remainingUsd: 1.5 },
+    });
+    const calls = [call('small-model', 100, 50, 0.001), call('big-model', 400, 100, 0.01), call('small-model', 0, 0, 0, 'failed')];
+    const run = { ...accounted('m2', { model: 'big-model', metered: true, costUsd: 0.011, usage: { inputTokens: 500, outputTokens: 150, totalTokens: 650 } }), modelCalls: calls };
+    const a = rollupAccounting([run, accounted('u3', {})], null, { limitUsd: 2, remainingUsd: 1.25 });
+    expect(a).toMatchObject({ windowRuns: 2, meteredRuns: 1, unmeteredRuns: 1, modelCalls: 3, currentBudget: { limitUsd: 2, remainingUsd: 1.25 } });
+    expect(a.byModel).toEqual([
+      { model: 'big-model', runs: 1, metered: true, calls: 1, failedCalls: 0, costUsd: 0.01, inputTokens: 400, outputTokens: 100, totalTokens: 500, averageLatencyMs: 200 },
+      { model: 'local-deterministic', runs: 1, metered: false, calls: 0, failedCalls: 0, costUsd: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, averageLatencyMs: 100 },
+      { model: 'small-model', runs: 1, metered: true, calls: 2, failedCalls: 1, costUsd: 0.001, inputTokens: 100, outputTokens: 50, totalTokens: 150, averageLatencyMs: 200 },
+    ]);
   });
 
   it('queue pressure lists busy types heaviest first with catalog labels', () => {

@@ -106,26 +106,26 @@ describe.skipIf(NO_BROWSER)(`operator console in a real browser${NO_BROWSER ? ` 
       expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).toContain(TEST_KEYS.operator);
       await page.reload();
       await page.getByLabel('Signed in as').getByText('ops (operator)').waitFor();
-      await page.getByRole('heading', { name: 'Agent readiness' }).waitFor();
+      await page.getByRole('heading', { name: 'Queue depth' }).waitFor();
 
       await nav(page, 'Runs');
       await page.getByRole('heading', { name: 'Runs', exact: true }).waitFor();
-      await page.locator('caption', { hasText: /^Runs \d+–\d+ of \d+$/ }).waitFor();
+      await page.locator('caption', { hasText: /^Newest runs: \d+ shown of \d+$/ }).waitFor();
 
       // Trigger from the catalog-driven form; the run shows up in the list and finishes.
       await triggerFromForm(page, JSON.stringify({ content: 'Quarterly revenue grew 12 percent while churn fell.' }), 'e2e-summary-1', false);
       await nav(page, 'Runs');
       await page.getByRole('link', { name: 'e2e-summary-1' }).click();
-      await page.getByRole('heading', { name: 'Run e2e-summary-1' }).waitFor();
+      await page.getByRole('heading', { name: /^Run e2e-summary-1/ }).waitFor();
       expect((await waitForTerminal(running.api, 'e2e-summary-1')).status).toBe('success');
       await page.locator('.badge', { hasText: 'success' }).first().waitFor({ timeout: 15_000 });
 
       // The status filter narrows the list (and lives in the URL).
       await nav(page, 'Runs');
-      await page.getByLabel('Status').selectOption('failed');
+      await page.getByLabel('Status', { exact: true }).selectOption('failed');
       await page.waitForURL(/status=failed/);
-      await page.locator('caption', { hasText: /^Runs 0–0 of 0$/ }).waitFor();
-      await page.getByLabel('Status').selectOption('success');
+      await page.locator('caption', { hasText: /^Newest runs: 0 shown of 0$/ }).waitFor();
+      await page.getByLabel('Status', { exact: true }).selectOption('success');
       await page.getByRole('link', { name: 'e2e-summary-1' }).waitFor();
 
       // An invalid payload shows the service's field details.
@@ -158,7 +158,7 @@ describe.skipIf(NO_BROWSER)(`operator console in a real browser${NO_BROWSER ? ` 
       const incident = listed.body.incidents.find((i: any) => i.title === 'Disk almost full on db1');
       expect(incident).toMatchObject({ acknowledged: true, acknowledgedBy: 'ops' });
       await page.locator('table', { has: page.locator('caption', { hasText: 'Acknowledgements' }) }).getByText('on it').waitFor();
-      await page.getByLabel('Remediation task').selectOption('system-monitor');
+      await page.getByLabel('Remediation task', { exact: true }).selectOption('system-monitor');
       await page.getByRole('button', { name: 'Start remediation' }).click();
       const remediation = page.getByRole('status').filter({ hasText: /HTTP 202 (queued|awaiting-approval): system-monitor run/ });
       await remediation.waitFor();
@@ -168,7 +168,7 @@ describe.skipIf(NO_BROWSER)(`operator console in a real browser${NO_BROWSER ? ` 
 
       await nav(page, 'System health');
       await page.getByRole('heading', { name: 'System health' }).waitFor();
-      await page.locator('caption', { hasText: 'controlPlane' }).waitFor();
+      await page.getByRole('heading', { name: 'Truth layers' }).waitFor();
       await page.getByText('Status', { exact: false }).locator('.badge').first().waitFor();
 
       await page.getByRole('button', { name: 'Log out' }).click();

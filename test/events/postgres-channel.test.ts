@@ -88,6 +88,28 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgreSQL event channel between instances 
     expect(Date.now() - again).toBeLessThan(1000);
     expect(onB.runEvents().map((e) => e.data.runId)).toEqual(['on-a', 'on-a-2']);
   }, 30_000);
+
+  it('tells the other instance’s runner at once that runs were admitted there, with no stream open', async () => {
+    const a = await instance('runner-a');
+    const b = await instance('runner-b');
+    let wakes = 0;
+    const stop = b.hub.onOtherInstanceWrite(() => {
+      wakes++;
+    });
+    cleanup.push(async () => stop());
+    // B listens once its LISTEN connection is up; the channel wakes it once on connecting.
+    await waitUntil(async () => wakes >= 1);
+    const before = wakes;
+    const started = Date.now();
+    await a.store.mutateRunAndAppend('admitted-on-a', (current) => (current ? null : withEvent(makeRun({ runId: 'admitted-on-a', taskId: 'admitted-on-a' }), AT, { kind: 'queue', name: 'admitted' })), () => []);
+    await waitUntil(async () => wakes > before);
+    expect(Date.now() - started).toBeLessThan(1000);
+    // B's own writes do not wake B.
+    const own = wakes;
+    await b.store.mutateRunAndAppend('admitted-on-b', (current) => (current ? null : withEvent(makeRun({ runId: 'admitted-on-b', taskId: 'admitted-on-b' }), AT, { kind: 'queue', name: 'admitted' })), () => []);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(wakes).toBe(own);
+  });
 });
 if (!TEST_DATABASE_URL) it.skip(SKIP_REASON, () => undefined);
 

@@ -122,6 +122,7 @@ describe('aggregate and companion routes', () => {
     expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual([
       'GET /api/health/extended',
       'GET /api/dashboard/overview',
+      'GET /api/dashboard/run-stats',
       'GET /api/runtime/facts',
       'GET /api/companion/overview',
       'GET /api/companion/catalog',
@@ -129,8 +130,8 @@ describe('aggregate and companion routes', () => {
       'GET /api/companion/runs',
       'GET /api/companion/approvals',
     ]);
-    for (const r of routes.slice(0, 3)) expect(r.access).toEqual({ kind: 'protected', role: 'viewer', bucket: 'viewer-read' });
-    for (const r of routes.slice(3)) {
+    for (const r of routes.slice(0, 4)) expect(r.access).toEqual({ kind: 'protected', role: 'viewer', bucket: 'viewer-read' });
+    for (const r of routes.slice(4)) {
       expect(r.access).toEqual({ kind: 'protected', role: r.path.endsWith('approvals') ? 'operator' : 'viewer', bucket: 'viewer-read', companionView: true });
     }
     expect(route('/api/dashboard/overview').cache?.tags).toEqual(expect.arrayContaining([CacheTags.runs, CacheTags.approvals, CacheTags.incidents]));

@@ -82,6 +82,8 @@ const SPEC_ROUTES: Record<string, Expected> = {
   'POST /webhook/alerts': { role: 'signed', bucket: 'abuse-guard', cached: false },
   // Run control (DECISIONS.md, "Run control, front doors and models"): schedules answer as of now, uncached.
   'GET /api/schedules': v(false),
+  // The console's overview charts (DECISIONS.md, "Run control"): one bounded, cached aggregate.
+  'GET /api/dashboard/run-stats': v(true),
   'POST /api/schedules': write,
   'GET /api/schedules/:id': v(false),
   'PATCH /api/schedules/:id': write,

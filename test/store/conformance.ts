@@ -629,6 +629,21 @@ export function describeStoreConformance(
         expect(await store.listDocEntries('nothing-here')).toEqual([]);
       });
 
+      it('inserts a document only when its id is free: one of many concurrent inserts wins, and it is durable', async () => {
+        const { store, dir } = await openStore();
+        const attempts = await Promise.all([1, 2, 3, 4, 5].map((n) => store.insertDoc('schedules', 'nightly', { id: 'nightly', by: n })));
+        expect(attempts.filter(Boolean)).toHaveLength(1);
+        const winner = attempts.indexOf(true) + 1;
+        expect(await store.getDoc('schedules', 'nightly')).toEqual({ id: 'nightly', by: winner });
+        expect(await store.insertDoc('schedules', 'nightly', { id: 'nightly', by: 9 })).toBe(false);
+        expect(await store.insertDoc('schedules', 'weekly', { id: 'weekly' })).toBe(true);
+        const reopened = await reopen(store, dir);
+        expect(await reopened.listDocEntries('schedules')).toEqual([
+          { id: 'nightly', doc: { id: 'nightly', by: winner } },
+          { id: 'weekly', doc: { id: 'weekly' } },
+        ]);
+      });
+
       it('deletes one document, durably, and an absent one without complaint', async () => {
         const { store, dir } = await openStore();
         await store.putDoc('runLogs', 'a', { id: 'a' });

@@ -12,6 +12,7 @@ import type { StateStore } from '../../src/store/types.js';
 import { createAdmission } from '../../src/tasks/admission.js';
 import { BUILT_IN_APPROVAL_POLICY, createApprovalPolicy, type ApprovalPolicy } from '../../src/tasks/approval-policy.js';
 import { createApprovals } from '../../src/tasks/approvals.js';
+import { createRunCancel } from '../../src/tasks/run-cancel.js';
 import { TASK_CATALOG } from '../../src/tasks/catalog.js';
 import type { ApprovalPolicyEntry } from '../../src/config/schema.js';
 import { manualClock } from '../support/clocks.js';
@@ -193,6 +194,28 @@ describe('approvals under a policy', () => {
     const decided = await approvals.decide(run.taskId, 'rejected', 'too late now', operator('ops2'));
     expect(decided.approval.decisionHistory.map((e) => e.decision)).toEqual(['escalated', 'rejected']);
     expect((await ledger.get(incidentId))!).toMatchObject({ status: 'resolved', resolution: 'approval rejected by ops2' });
+  });
+
+  it('resolves the approval-backlog incident when an escalated held run is cancelled', async () => {
+    const { hold, instance, clock, store, ledger } = await setup({ 'build-refactor': { expiresAfterMinutes: 5, onExpiry: 'escalate' } });
+    const run = await hold('ops', 'build-refactor', { scope: 'projects/app' });
+    const approvals = instance();
+    clock.advance(5 * 60_000);
+    expect(await approvals.expiry.sweep()).toEqual({ rejected: [], escalated: [run.runId] });
+    const incidentId = incidentIdFor(Fingerprints.approvalExpired(run.taskId));
+    expect((await ledger.get(incidentId))!.status).toBe('active');
+
+    const cancels = createRunCancel({
+      store,
+      clock,
+      logger: silent,
+      invalidator: { invalidate: async () => undefined },
+      stopLocal: () => false,
+      onRunFinished: async () => undefined,
+      settleEscalation: (r) => approvals.expiry.settleEscalation(r),
+    });
+    expect(await cancels.cancel(run.runId, 'no longer needed', operator('ops2'))).toEqual({ runId: run.runId, status: 'cancelled' });
+    expect((await ledger.get(incidentId))!).toMatchObject({ status: 'resolved', resolution: 'approval cancelled by ops2' });
   });
 
   it('decides each expired approval once when two instances sweep at the same time', async () => {

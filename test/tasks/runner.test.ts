@@ -124,6 +124,57 @@ describe('Runner', () => {
     expect((await store.getState()).tasksProcessed).toBe(6);
   });
 
+  it('starts a claim for a slot that frees while another claim is still on its way, never exceeding its slots', async () => {
+    const releaseFirst = gate();
+    const secondClaim = gate();
+    let running = 0;
+    let mostRunning = 0;
+    let inFlight = 0;
+    let mostInFlight = 0;
+    let claimCalls = 0;
+    const { store, runner } = await setUp({
+      concurrency: 2,
+      handler: async (_state, _config, input) => {
+        running += 1;
+        mostRunning = Math.max(mostRunning, running);
+        if (input.runId === 'run-0') await releaseFirst.wait;
+        running -= 1;
+        return { status: 'completed', result: {} };
+      },
+      wrap: (inner) =>
+        Object.assign(Object.create(inner) as StateStore, {
+          claimRuns: async (...args: Parameters<NonNullable<StateStore['claimRuns']>>) => {
+            claimCalls += 1;
+            const call = claimCalls;
+            inFlight += 1;
+            mostInFlight = Math.max(mostInFlight, inFlight);
+            try {
+              // The second claim is held on its way to the store until the test lets it go.
+              if (call === 2) await secondClaim.wait;
+              return await inner.claimRuns!(...args);
+            } finally {
+              inFlight -= 1;
+            }
+          },
+        }),
+    });
+    await insertReady(store, 1);
+    runner.start();
+    await until(() => running === 1, 'run-0 running');
+    // One slot free: a new run wakes a claim for it, which stays in flight.
+    await store.mutateRun('run-1', insertIfAbsent(makeRun({ runId: 'run-1', taskId: 'run-1' })));
+    await store.mutateRun('run-2', insertIfAbsent(makeRun({ runId: 'run-2', taskId: 'run-2' })));
+    runner.wake();
+    await until(() => inFlight === 1 && claimCalls === 2, 'the second claim in flight');
+    // run-0 ends: its slot gets a claim of its own at once, beside the one still in flight.
+    releaseFirst.open();
+    await until(() => claimCalls >= 3, 'a third claim');
+    expect(mostInFlight).toBe(2);
+    secondClaim.open();
+    await until(async () => (await store.countRuns()).byStatus.success === 3, 'all three runs to succeed');
+    expect(mostRunning).toBeLessThanOrEqual(2);
+  });
+
   it('claims the next run before the previous final write is durable, and renews its lease until that write settles', async () => {
     const events: string[] = [];
     const firstFinish = gate();

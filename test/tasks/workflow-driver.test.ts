@@ -54,7 +54,7 @@ describe('workflow driver: steps as child runs, one after another, reroute on fa
       const written = await s.mutateRun(runId, (run) => {
         if (!run) return null;
         const running = markRunning(run, 'owner', new Date(NOW.getTime() + 60_000), NOW);
-        const fields = { result, accounting: accountingFor(result, 0), operatorSummary: null, recommendedNextActions: null, specialistContract: null };
+        const fields = { result, accounting: accountingFor(undefined, 0), operatorSummary: null, recommendedNextActions: null, specialistContract: null };
         return ok
           ? markSucceeded(running, NOW, fields)
           : markFailed(running, NOW, { ...fields, error: 'boom', failureReason: 'worker-logical-failure', retry: null });

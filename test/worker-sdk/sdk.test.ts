@@ -56,13 +56,13 @@ describe('runAgentMain', () => {
     );
     expect(code).toBe(0);
     expect(output).toEqual({ success: true, length: 5 });
-    expect(seen).toEqual([{ content: 'hello' }, { workspaceRoot: '/data/workspace', runId: 'run-7' }]);
+    expect(seen).toEqual([{ content: 'hello' }, { workspaceRoot: '/data/workspace', runId: 'run-7', model: { complete: expect.any(Function) } }]);
   });
 
   it('falls back to the working directory and no run id outside the orchestrator', async () => {
     let context: unknown;
     await runMain(summarizeLane((_p, ctx) => ((context = ctx), { success: true })), { files });
-    expect(context).toEqual({ workspaceRoot: '/srv/workspace', runId: null });
+    expect(context).toEqual({ workspaceRoot: '/srv/workspace', runId: null, model: { complete: expect.any(Function) } });
   });
 
   it('exits 0 for a logical failure: declining the input is a normal answer', async () => {

@@ -8,7 +8,7 @@ export interface ApiResponse<T> {
 export interface RequestOptions {
   /** Bearer token; public proof reads send none. */
   token?: string | null;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   body?: unknown;
   signal?: AbortSignal;
 }

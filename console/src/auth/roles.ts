@@ -15,11 +15,17 @@ export function hasRole(role: Role | null | undefined, required: Role): boolean 
  */
 export const ACTION_ROLES = {
   triggerTask: 'operator',
+  writeSchedules: 'operator',
+  switchBusinessScheduler: 'operator',
+  searchKnowledge: 'operator',
   readApprovals: 'operator',
   decideApproval: 'operator',
   acknowledgeIncident: 'operator',
   setIncidentOwner: 'operator',
   remediateIncident: 'operator',
+  cancelRun: 'operator',
+  rerunRun: 'operator',
+  readRunLogs: 'operator',
 } as const satisfies Record<string, Role>;
 
 export type ConsoleAction = keyof typeof ACTION_ROLES;

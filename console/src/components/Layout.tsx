@@ -6,8 +6,12 @@ const NAV = [
   { to: '/', label: 'Overview', end: true },
   { to: '/tasks', label: 'Tasks' },
   { to: '/runs', label: 'Runs' },
+  { to: '/schedules', label: 'Schedules' },
   { to: '/approvals', label: 'Approvals' },
   { to: '/incidents', label: 'Incidents' },
+  { to: '/agents', label: 'Agents' },
+  { to: '/knowledge', label: 'Knowledge' },
+  { to: '/business', label: 'Business' },
   { to: '/system-health', label: 'System health' },
   { to: '/public-proof', label: 'Public proof' },
 ];
@@ -19,8 +23,19 @@ export function ProtectedLayout() {
   if (!identity) return <LoginPage />;
   return (
     <div className="shell">
-      <header>
-        <span className="brand">Operator console</span>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <div className="topbar-row">
+          <span className="brand">Operator console</span>
+          <span className="identity" aria-label="Signed in as">
+            {identity.actor} ({identity.role})
+          </span>
+          <button type="button" className="secondary" onClick={logout}>
+            Log out
+          </button>
+        </div>
         <nav aria-label="Main">
           {NAV.map((item) => (
             <NavLink key={item.to} to={item.to} end={item.end}>
@@ -28,14 +43,8 @@ export function ProtectedLayout() {
             </NavLink>
           ))}
         </nav>
-        <span className="identity" aria-label="Signed in as">
-          {identity.actor} ({identity.role})
-        </span>
-        <button type="button" onClick={logout}>
-          Log out
-        </button>
       </header>
-      <main>
+      <main id="main" tabIndex={-1}>
         <Outlet />
       </main>
     </div>

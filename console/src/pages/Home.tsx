@@ -1,123 +1,164 @@
+import { Link } from 'react-router';
 import { useApiQuery } from '../api/hooks.js';
-import { LeafTable, QueryView, StatusBadge } from '../components/common.js';
-import { formatScalar } from '../lib/leaves.js';
+import { can } from '../auth/roles.js';
+import { useSession } from '../auth/session.js';
+import { RunsChartPanel } from '../components/charts/RunsChartPanel.js';
+import { StatusBadge } from '../components/common.js';
+import { Loadable, Section } from '../components/states.js';
+import { Duration, RelativeTime, TimeLeft } from '../components/Time.js';
+import type { IncidentRecord, PendingApprovals, RunStats } from '../lib/api-types.js';
+import { segment } from '../lib/query-string.js';
+import { slaDueAt } from '../lib/incidents.js';
 
-interface Dashboard {
-  recentTasks?: { handledAt: string; type: string; result: string; message?: string }[];
-  [section: string]: unknown;
+const pct = (rate: number | null) => (rate === null ? '—' : `${Math.round(rate * 1000) / 10} %`);
+
+function QueueDepth({ queue }: { queue: RunStats['queue'] }) {
+  const items: Array<[string, number]> = [
+    ['Ready to run', queue.ready],
+    ['Held for approval', queue.held],
+    ['Running', queue.running],
+    ['Waiting to retry', queue.retrying],
+  ];
+  return (
+    <ul className="stats" aria-label="Queue depth">
+      {items.map(([label, value]) => (
+        <li key={label} className="stat">
+          <span className="stat-value">{value}</span>
+          <span className="stat-label">{label}</span>
+        </li>
+      ))}
+    </ul>
+  );
 }
 
-interface AgentsOverview {
-  generatedAt: string;
-  agents: {
-    id: string;
-    orchestratorTask: string;
-    spawnedWorkerCapable: boolean;
-    serviceExpected: boolean;
-    serviceAvailable: boolean;
-    hostServiceStatus: string;
-    lifecycleMode: string;
-    memory: { totalRuns: number; lastRunAt: string | null };
-    capability?: { currentReadiness?: unknown };
-  }[];
-  serviceGaps: { agentId: string; unit: string; reason: string; detail: string }[];
+function ByTypeTable({ stats }: { stats: RunStats }) {
+  return (
+    <div className="table-scroll" tabIndex={0}>
+      <table className="wide">
+        <caption>Per task type, last day</caption>
+        <thead>
+          <tr>
+            <th scope="col">Type</th>
+            <th scope="col">Runs</th>
+            <th scope="col">Failure rate</th>
+            <th scope="col">p50 duration</th>
+            <th scope="col">p95 duration</th>
+          </tr>
+        </thead>
+        <tbody>
+          {stats.byType.map((t) => (
+            <tr key={t.type}>
+              <td className="nowrap">
+                <Link to={`/runs?type=${encodeURIComponent(t.type)}`}>{t.type}</Link>
+              </td>
+              <td className="num">{t.created}</td>
+              <td className="num">
+                {pct(t.failureRate)} {t.failed > 0 && <span className="muted">({t.failed} of {t.finished})</span>}
+              </td>
+              <td>
+                <Duration ms={t.p50DurationMs} />
+              </td>
+              <td>
+                <Duration ms={t.p95DurationMs} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
 }
 
-const DASHBOARD_SECTIONS = ['health', 'queue', 'approvals', 'incidents', 'selfHealing', 'governance', 'accounting', 'persistence'];
+function OpenIncidents() {
+  const list = useApiQuery<{ total: number; incidents: IncidentRecord[] }>('/api/incidents?limit=50', { refetchInterval: 15_000 });
+  return (
+    <Loadable query={list} label="open incidents" isEmpty={(d) => d.total === 0} empty="No open incidents.">
+      {(d) => (
+        <>
+          <ul className="linked" aria-label="Open incidents">
+            {d.incidents.slice(0, 8).map((i) => (
+              <li key={i.incidentId}>
+                <StatusBadge status={i.severity} />
+                <Link to={`/incidents/${segment(i.incidentId)}`}>{i.title}</Link>
+                <span className="muted">
+                  SLA <TimeLeft iso={slaDueAt(i)} />
+                </span>
+              </li>
+            ))}
+          </ul>
+          {d.total > 8 && (
+            <p>
+              <Link to="/incidents">All {d.total} open incidents</Link>
+            </p>
+          )}
+        </>
+      )}
+    </Loadable>
+  );
+}
 
-function readiness(value: unknown): string {
-  if (value && typeof value === 'object' && 'status' in value) return formatScalar((value as { status: unknown }).status);
-  return formatScalar(value ?? null);
+function PendingApprovals() {
+  const pending = useApiQuery<PendingApprovals>('/api/approvals/pending', { refetchInterval: 10_000 });
+  return (
+    <Loadable query={pending} label="pending approvals" isEmpty={(d) => d.count === 0} empty="No approvals pending.">
+      {(d) => (
+        <ul className="linked" aria-label="Pending approvals">
+          {d.pending.slice(0, 8).map((p) => (
+            <li key={p.taskId}>
+              <Link to={`/approvals#approval-${segment(p.taskId)}`}>
+                {p.type} <span className="mono">{p.runId}</span>
+              </Link>
+              <span className="muted">
+                asked by {p.requestedBy ?? 'unknown'} <RelativeTime iso={p.requestedAt} />
+              </span>
+              {p.expiresAt && (
+                <span className="muted">
+                  · <TimeLeft iso={p.expiresAt} />
+                </span>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </Loadable>
+  );
 }
 
 export function HomePage() {
-  const dashboard = useApiQuery<Dashboard>('/api/dashboard/overview', { refetchInterval: 15_000 });
-  const agents = useApiQuery<AgentsOverview>('/api/agents/overview');
+  const { identity } = useSession();
+  const hour = useApiQuery<RunStats>('/api/dashboard/run-stats?window=hour', { refetchInterval: 15_000 });
+  const day = useApiQuery<RunStats>('/api/dashboard/run-stats?window=day', { refetchInterval: 60_000 });
   return (
     <>
       <h1>Overview</h1>
-      <section aria-labelledby="dashboard-heading">
-        <h2 id="dashboard-heading">Dashboard</h2>
-        <QueryView query={dashboard} label="dashboard">
-          {(data) => (
-            <>
-              <div className="grid">
-                {DASHBOARD_SECTIONS.filter((s) => data[s] !== undefined).map((s) => (
-                  <LeafTable key={s} caption={s} value={data[s]} />
-                ))}
-              </div>
-              <table>
-                <caption>Recent tasks</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Handled at</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Result</th>
-                    <th scope="col">Message</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {(data.recentTasks ?? []).map((t, i) => (
-                    <tr key={`${t.handledAt}-${i}`}>
-                      <td>{t.handledAt}</td>
-                      <td>{t.type}</td>
-                      <td>
-                        <StatusBadge status={t.result} />
-                      </td>
-                      <td>{t.message ?? ''}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </>
-          )}
-        </QueryView>
-      </section>
-      <section aria-labelledby="agents-heading">
-        <h2 id="agents-heading">Agent readiness</h2>
-        <QueryView query={agents} label="agents">
-          {(data) => (
-            <>
-              <table>
-                <caption>{data.agents.length} agents</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Agent</th>
-                    <th scope="col">Task</th>
-                    <th scope="col">Spawned worker</th>
-                    <th scope="col">Service expected</th>
-                    <th scope="col">Host service</th>
-                    <th scope="col">Readiness</th>
-                    <th scope="col">Runs</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.agents.map((a) => (
-                    <tr key={a.id}>
-                      <td>{a.id}</td>
-                      <td>{a.orchestratorTask}</td>
-                      <td>{formatScalar(a.spawnedWorkerCapable)}</td>
-                      <td>{formatScalar(a.serviceExpected)}</td>
-                      <td>{a.hostServiceStatus}</td>
-                      <td>{readiness(a.capability?.currentReadiness)}</td>
-                      <td>{a.memory.totalRuns}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-              {data.serviceGaps.length > 0 && (
-                <ul aria-label="Service gaps">
-                  {data.serviceGaps.map((g) => (
-                    <li key={g.agentId}>
-                      {g.agentId}: {g.unit} {g.reason} ({g.detail})
-                    </li>
-                  ))}
-                </ul>
-              )}
-            </>
-          )}
-        </QueryView>
-      </section>
+      <Section id="queue" title="Queue depth">
+        <Loadable query={hour} label="queue depth">
+          {(s) => <QueueDepth queue={s.queue} />}
+        </Loadable>
+      </Section>
+      <Section id="activity" title="Run activity">
+        <div className="grid">
+          <Loadable query={hour} label="last hour">
+            {(s) => <RunsChartPanel stats={s} title="Last hour" />}
+          </Loadable>
+          <Loadable query={day} label="last day">
+            {(s) => <RunsChartPanel stats={s} title="Last day" />}
+          </Loadable>
+        </div>
+        <Loadable query={day} label="task types" isEmpty={(s) => s.byType.length === 0} empty="No runs in the last day.">
+          {(s) => <ByTypeTable stats={s} />}
+        </Loadable>
+      </Section>
+      <div className="grid">
+        <Section id="incidents" title="Open incidents">
+          <OpenIncidents />
+        </Section>
+        {can(identity?.role, 'readApprovals') && (
+          <Section id="approvals" title="Pending approvals">
+            <PendingApprovals />
+          </Section>
+        )}
+      </div>
     </>
   );
 }

@@ -5,45 +5,24 @@ import { can } from '../auth/roles.js';
 import { useSession } from '../auth/session.js';
 import { CATALOG_PATH, remediationTaskTypes, type Catalog } from '../lib/catalog.js';
 import { useFilterParams } from '../lib/use-filter-params.js';
-import { ErrorNotice, LeafTable, QueryView, StatusBadge } from '../components/common.js';
+import { ErrorNotice, QueryView, StatusBadge } from '../components/common.js';
+import { Loadable, Section } from '../components/states.js';
+import { RelativeTime, TimeLeft } from '../components/Time.js';
+import type { IncidentRecord } from '../lib/api-types.js';
+import { slaDueAt } from '../lib/incidents.js';
 import { segment, toQueryString } from '../lib/query-string.js';
 
 const STATUSES = ['active', 'watching', 'resolved'];
 const SEVERITIES = ['critical', 'warning', 'info'];
 const PAGE_SIZE = 25;
 
-interface Incident {
-  incidentId: string;
-  classification: string;
-  severity: string;
-  status: string;
-  title: string;
-  firstSeenAt: string;
-  lastSeenAt: string;
-  acknowledged: boolean;
-  acknowledgedAt: string | null;
-  acknowledgedBy: string | null;
-  owner: string | null;
-  recommendedSteps: string[];
-  remediation?: Record<string, unknown>;
-  verification?: Record<string, unknown>;
-  escalation?: Record<string, unknown>;
-}
+type Incident = IncidentRecord;
 
 interface RemediationOutcome {
   status: 'queued' | 'awaiting-approval' | 'duplicate-suppressed';
   taskType: string;
   runId: string;
   approvalRequired: boolean;
-}
-
-interface IncidentHistory {
-  history: Record<string, unknown>[];
-  acknowledgements: Record<string, unknown>[];
-  ownershipHistory: Record<string, unknown>[];
-  policyExecutions: Record<string, unknown>[];
-  remediationTasks: Record<string, unknown>[];
-  remediationLifecycle?: Record<string, unknown>;
 }
 
 export function IncidentsPage() {
@@ -82,53 +61,63 @@ export function IncidentsPage() {
           Include resolved
         </label>
       </form>
-      <QueryView query={list} label="incidents">
+      <Loadable query={list} label="incidents" isEmpty={(d) => d.total === 0} empty="No incidents match these filters.">
         {(data) => (
           <>
-            <table>
-              <caption>
-                {data.total} incidents{data.total > 0 ? `, showing ${data.offset + 1}–${data.offset + data.incidents.length}` : ''}
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Title</th>
-                  <th scope="col">Severity</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Classification</th>
-                  <th scope="col">Acknowledged</th>
-                  <th scope="col">Owner</th>
-                  <th scope="col">Last seen</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.incidents.map((i) => (
-                  <tr key={i.incidentId}>
-                    <td>
-                      <Link to={`/incidents/${segment(i.incidentId)}`}>{i.title}</Link>
-                    </td>
-                    <td>
-                      <StatusBadge status={i.severity} />
-                    </td>
-                    <td>{i.status}</td>
-                    <td>{i.classification}</td>
-                    <td>{i.acknowledged ? `by ${i.acknowledgedBy ?? '—'}` : 'no'}</td>
-                    <td>{i.owner ?? '—'}</td>
-                    <td>{i.lastSeenAt}</td>
+            <div className="table-scroll" tabIndex={0}>
+              <table className="wide">
+                <caption>
+                  {data.total} incidents, most urgent first{data.total > 0 ? `; showing ${data.offset + 1}–${data.offset + data.incidents.length}` : ''}
+                </caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Severity</th>
+                    <th scope="col">Title</th>
+                    <th scope="col">SLA</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Owner</th>
+                    <th scope="col">Acknowledged</th>
+                    <th scope="col">Last seen</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {/* The service lists by urgency: open first, then severity, then the latest seen. */}
+                  {data.incidents.map((i) => (
+                    <tr key={i.incidentId}>
+                      <td>
+                        <StatusBadge status={i.severity} />
+                      </td>
+                      <td className="col-title">
+                        <Link to={`/incidents/${segment(i.incidentId)}`}>{i.title}</Link>
+                        <div className="hint">{i.classification}</div>
+                      </td>
+                      <td className="nowrap">
+                        <TimeLeft iso={slaDueAt(i)} />
+                      </td>
+                      <td>
+                        <StatusBadge status={i.status} />
+                      </td>
+                      <td>{i.owner ?? <span className="muted">none</span>}</td>
+                      <td>{i.acknowledged ? `by ${i.acknowledgedBy ?? '—'}` : 'no'}</td>
+                      <td className="nowrap">
+                        <RelativeTime iso={i.lastSeenAt} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
             <div className="pager">
-              <button type="button" disabled={offset === 0} onClick={() => update({ offset: String(Math.max(0, offset - PAGE_SIZE)) })}>
+              <button type="button" className="secondary" disabled={offset === 0} onClick={() => update({ offset: String(Math.max(0, offset - PAGE_SIZE)) })}>
                 Previous page
               </button>
-              <button type="button" disabled={offset + data.incidents.length >= data.total} onClick={() => update({ offset: String(offset + PAGE_SIZE) })}>
+              <button type="button" className="secondary" disabled={offset + data.incidents.length >= data.total} onClick={() => update({ offset: String(offset + PAGE_SIZE) })}>
                 Next page
               </button>
             </div>
           </>
         )}
-      </QueryView>
+      </Loadable>
     </>
   );
 }
@@ -237,55 +226,295 @@ function RemediationForm({ path }: { path: string }) {
   );
 }
 
-export function IncidentDetailPage() {
-  const { incidentId = '' } = useParams();
-  const path = `/api/incidents/${segment(incidentId)}`;
-  const incident = useApiQuery<Incident>(path);
-  const history = useApiQuery<IncidentHistory>(`${path}/history`);
+function runLink(runId: string | null) {
+  return runId ? <Link to={`/runs/${segment(runId)}`}>{runId}</Link> : <span className="muted">—</span>;
+}
+
+function HistoryTimeline({ incident }: { incident: Incident }) {
+  if (incident.history.length === 0) return <p className="empty">No history yet.</p>;
+  return (
+    <ol className="timeline" aria-label="Incident history">
+      {[...incident.history].reverse().map((h, index) => (
+        <li key={`${h.at}-${index}`}>
+          <div>
+            <strong>{h.kind.replace(/-/g, ' ')}</strong> — {h.summary}
+          </div>
+          <div className="when">
+            <RelativeTime iso={h.at} /> by {h.actor}
+          </div>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function IncidentDetail({ i }: { i: Incident }) {
+  const due = slaDueAt(i);
   return (
     <>
-      <p>
-        <Link to="/incidents">All incidents</Link>
-      </p>
-      <QueryView query={incident} label="incident">
-        {(i) => (
-          <>
-            <h1>{i.title}</h1>
-            <p>
-              <StatusBadge status={i.severity} /> {i.status} · {i.classification} ·{' '}
-              <span aria-label="Acknowledgement">{i.acknowledged ? `acknowledged by ${i.acknowledgedBy ?? '—'} at ${i.acknowledgedAt ?? '—'}` : 'not acknowledged'}</span> ·{' '}
-              <span aria-label="Owner">owner {i.owner ?? 'none'}</span>
-            </p>
-            <IncidentActions incident={i} />
-            <div className="grid">
-              <LeafTable caption="Seen" value={{ firstSeenAt: i.firstSeenAt, lastSeenAt: i.lastSeenAt }} />
-              {i.remediation && <LeafTable caption="Remediation" value={i.remediation} />}
-              {i.verification && <LeafTable caption="Verification" value={i.verification} />}
-              {i.escalation && <LeafTable caption="Escalation" value={i.escalation} />}
-            </div>
-            {i.recommendedSteps.length > 0 && (
+      <div className="page-head">
+        <h1>{i.title}</h1>
+        <StatusBadge status={i.severity} />
+        <StatusBadge status={i.status} />
+      </div>
+      <ul className="meta">
+        <li>{i.classification}</li>
+        <li>
+          SLA <TimeLeft iso={due} /> ({i.policy.targetSlaMinutes} min target)
+        </li>
+        <li aria-label="Acknowledgement">
+          {i.acknowledged ? (
+            <>
+              acknowledged by {i.acknowledgedBy ?? '—'} <RelativeTime iso={i.acknowledgedAt} />
+            </>
+          ) : (
+            'not acknowledged'
+          )}
+        </li>
+        <li aria-label="Current owner">owner {i.owner ?? 'none'}</li>
+        <li>
+          first seen <RelativeTime iso={i.firstSeenAt} />, last seen <RelativeTime iso={i.lastSeenAt} /> ({i.occurrences} times)
+        </li>
+      </ul>
+      {i.summary && <p>{i.summary}</p>}
+      <IncidentActions incident={i} />
+      <div className="grid">
+        <div className="card">
+          <h2>Remediation</h2>
+          <p>
+            <StatusBadge status={i.remediation.status} /> {i.remediation.nextAction}
+          </p>
+          {i.remediation.blockers.length > 0 && (
+            <ul aria-label="Blockers">
+              {i.remediation.blockers.map((b) => (
+                <li key={b}>{b}</li>
+              ))}
+            </ul>
+          )}
+          {i.remediationPlan.length > 0 && (
+            <ol aria-label="Remediation plan">
+              {i.remediationPlan.map((step) => (
+                <li key={step.step}>
+                  {step.title} <StatusBadge status={step.status} /> {step.taskType && <code>{step.taskType}</code>}
+                </li>
+              ))}
+            </ol>
+          )}
+        </div>
+        <div className="card">
+          <h2>Verification and escalation</h2>
+          <p>
+            Verification <StatusBadge status={i.verification.status} /> {i.verification.summary}
+          </p>
+          <p>
+            Escalation level {i.escalation.level}
+            {i.escalation.summary ? `: ${i.escalation.summary}` : ''}
+            {i.escalation.dueAt && (
+              <>
+                {' '}
+                · due <RelativeTime iso={i.escalation.dueAt} />
+              </>
+            )}
+          </p>
+          {i.recommendedSteps.length > 0 && (
+            <>
+              <h3>Recommended steps</h3>
               <ol aria-label="Recommended steps">
                 {i.recommendedSteps.map((s) => (
                   <li key={s}>{s}</li>
                 ))}
               </ol>
+            </>
+          )}
+        </div>
+      </div>
+      <Section id="history" title="History">
+        <HistoryTimeline incident={i} />
+      </Section>
+      <Section id="remediation-tasks" title="Remediation tasks and repairs">
+        {i.remediationTasks.length === 0 ? (
+          <p className="empty">No remediation task has run for this incident.</p>
+        ) : (
+          <div className="table-scroll" tabIndex={0}>
+            <table className="wide">
+              <caption>Remediation tasks</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Task</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Run</th>
+                  <th scope="col">Requested</th>
+                </tr>
+              </thead>
+              <tbody>
+                {i.remediationTasks.map((t) => (
+                  <tr key={t.taskId}>
+                    <td className="nowrap">{t.taskType}</td>
+                    <td>
+                      {t.role} #{t.attempt}
+                    </td>
+                    <td>
+                      <StatusBadge status={t.status} />
+                    </td>
+                    <td className="wrap-anywhere">{runLink(t.replayRunId ?? t.runId)}</td>
+                    <td>
+                      <RelativeTime iso={t.requestedAt} /> by {t.requestedBy}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <div className="grid">
+          <div>
+            <h3>Linked runs</h3>
+            {i.linkedRunIds.length === 0 ? (
+              <p className="muted">None.</p>
+            ) : (
+              <ul aria-label="Linked runs">
+                {i.linkedRunIds.map((r) => (
+                  <li key={r} className="wrap-anywhere">
+                    {runLink(r)}
+                  </li>
+                ))}
+              </ul>
             )}
-          </>
+          </div>
+          <div>
+            <h3>Linked repairs</h3>
+            {i.linkedRepairIds.length === 0 ? (
+              <p className="muted">None.</p>
+            ) : (
+              <ul aria-label="Linked repairs">
+                {i.linkedRepairIds.map((r) => (
+                  <li key={r}>
+                    <code>{r}</code>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
+        </div>
+      </Section>
+      <Section id="policy" title="Policy executions">
+        {i.policyExecutions.length === 0 ? (
+          <p className="empty">Policy {i.policy.policyId} has not acted on this incident.</p>
+        ) : (
+          <div className="table-scroll" tabIndex={0}>
+            <table className="wide">
+              <caption>Policy {i.policy.policyId}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Outcome</th>
+                  <th scope="col">Summary</th>
+                  <th scope="col">Run</th>
+                </tr>
+              </thead>
+              <tbody>
+                {i.policyExecutions.map((p) => (
+                  <tr key={p.executionId}>
+                    <td className="nowrap">
+                      <RelativeTime iso={p.at} />
+                    </td>
+                    <td className="nowrap">{p.action}</td>
+                    <td>{p.outcome}</td>
+                    <td>{p.summary}</td>
+                    <td className="wrap-anywhere">{runLink(p.runId)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
-      </QueryView>
-      <h2>History</h2>
-      <QueryView query={history} label="history">
-        {(h) => (
-          <>
-            <LeafTable caption="History" value={h.history} prefix="history" />
-            <LeafTable caption="Acknowledgements" value={h.acknowledgements} prefix="acknowledgements" />
-            <LeafTable caption="Ownership" value={h.ownershipHistory} prefix="ownershipHistory" />
-            <LeafTable caption="Policy executions" value={h.policyExecutions} prefix="policyExecutions" />
-            <LeafTable caption="Remediation tasks" value={h.remediationTasks} prefix="remediationTasks" />
-            {h.remediationLifecycle && <LeafTable caption="Remediation lifecycle" value={h.remediationLifecycle} />}
-          </>
-        )}
-      </QueryView>
+      </Section>
+      <div className="grid">
+        <div className="table-scroll" tabIndex={0}>
+          <table>
+            <caption>Acknowledgements</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Who</th>
+                <th scope="col">Note</th>
+              </tr>
+            </thead>
+            <tbody>
+              {i.acknowledgements.length === 0 && (
+                <tr>
+                  <td colSpan={3} className="muted">
+                    None yet.
+                  </td>
+                </tr>
+              )}
+              {i.acknowledgements.map((a, index) => (
+                <tr key={`${a.at}-${index}`}>
+                  <td className="nowrap">
+                    <RelativeTime iso={a.at} />
+                  </td>
+                  <td>{a.actor}</td>
+                  <td>{a.note ?? <span className="muted">—</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <div className="table-scroll" tabIndex={0}>
+          <table>
+            <caption>Ownership</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Owner</th>
+                <th scope="col">Set by</th>
+                <th scope="col">Note</th>
+              </tr>
+            </thead>
+            <tbody>
+              {i.ownershipHistory.length === 0 && (
+                <tr>
+                  <td colSpan={4} className="muted">
+                    No owner set yet.
+                  </td>
+                </tr>
+              )}
+              {i.ownershipHistory.map((o, index) => (
+                <tr key={`${o.at}-${index}`}>
+                  <td className="nowrap">
+                    <RelativeTime iso={o.at} />
+                  </td>
+                  <td>
+                    {o.owner}
+                    {o.previousOwner && <span className="muted"> (was {o.previousOwner})</span>}
+                  </td>
+                  <td>
+                    {o.actor} ({o.source})
+                  </td>
+                  <td>{o.note ?? <span className="muted">—</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </div>
+    </>
+  );
+}
+
+export function IncidentDetailPage() {
+  const { incidentId = '' } = useParams();
+  const incident = useApiQuery<Incident>(`/api/incidents/${segment(incidentId)}`, { refetchInterval: 10_000 });
+  return (
+    <>
+      <p>
+        <Link to="/incidents">All incidents</Link>
+      </p>
+      <Loadable query={incident} label="incident">
+        {(i) => <IncidentDetail i={i} />}
+      </Loadable>
     </>
   );
 }

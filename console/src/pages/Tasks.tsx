@@ -111,33 +111,37 @@ export function TasksPage() {
             </section>
             <section aria-labelledby="catalog-heading">
               <h2 id="catalog-heading">Catalog</h2>
-              <table>
-                <caption>{data.count} task types</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Type</th>
-                    <th scope="col">Label</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Dependency</th>
-                    <th scope="col">Approval gated</th>
-                    <th scope="col">Runs</th>
-                    <th scope="col">Success rate</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.tasks.map((t) => (
-                    <tr key={t.type}>
-                      <td>{t.type}</td>
-                      <td>{t.label}</td>
-                      <td>{t.operationalStatus}</td>
-                      <td>{t.dependencyClass}</td>
-                      <td>{formatScalar(t.approvalGated)}</td>
-                      <td>{t.telemetryOverlay.totalRuns}</td>
-                      <td>{t.telemetryOverlay.successRate === null ? '—' : `${Math.round(t.telemetryOverlay.successRate * 100)}%`}</td>
+              <div className="table-scroll" tabIndex={0}>
+                <table className="wide">
+                  <caption>{data.count} task types</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Type</th>
+                      <th scope="col">Label</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Dependency</th>
+                      <th scope="col">Approval gated</th>
+                      <th scope="col">Runs</th>
+                      <th scope="col">Success rate</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {data.tasks.map((t) => (
+                      <tr key={t.type}>
+                        <td>
+                          <code>{t.type}</code>
+                        </td>
+                        <td>{t.label}</td>
+                        <td className="nowrap">{t.operationalStatus}</td>
+                        <td className="nowrap">{t.dependencyClass}</td>
+                        <td>{formatScalar(t.approvalGated)}</td>
+                        <td>{t.telemetryOverlay.totalRuns}</td>
+                        <td>{t.telemetryOverlay.successRate === null ? '—' : `${Math.round(t.telemetryOverlay.successRate * 100)}%`}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             </section>
           </>
         )}

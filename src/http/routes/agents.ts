@@ -41,6 +41,7 @@ const OverviewResponse = Type.Object(
           serviceUnitSubState: Type.Union([Type.String(), Type.Null()]),
           serviceUnitFileState: Type.Union([Type.String(), Type.Null()]),
           modelTier: Type.String(),
+          model: Type.Union([Type.String(), Type.Null()], { description: 'the model the tier resolves to; null for local agents or without a provider' }),
           allowedSkills: Type.Array(Type.String()),
           memory: Type.Object({ totalRuns: Type.Integer(), lastRunAt: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: true }),
           serviceImplementation: Type.Boolean(),

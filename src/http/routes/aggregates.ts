@@ -1,68 +1,9 @@
-import Type, { type TSchema } from 'typebox';
+import Type from 'typebox';
+import { AccountingSchema, BySeverity, ExtendedHealthSchema, Int, NInt, NStr, Obj, Str, Unavailable } from '../../aggregates/extended-health-answer.js';
 import type { AggregateReaders } from '../../aggregates/readers.js';
+import { RunStatsQuerySchema, RunStatsSchema, type RunStatsQuery } from '../../aggregates/run-stats.js';
 import { CacheTags } from '../../domain/cache-invalidation.js';
-import type { RouteSpec } from '../route-spec.js';
-
-const Str = Type.String();
-const NStr = Type.Union([Type.String(), Type.Null()]);
-const Int = Type.Integer({ minimum: 0 });
-const NInt = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]);
-const NNum = Type.Union([Type.Number(), Type.Null()]);
-const Obj = (props: Record<string, TSchema>, description?: string) =>
-  Type.Object(props, { additionalProperties: true, ...(description ? { description } : {}) });
-const Unavailable = { unavailableReason: Type.Union([Type.String(), Type.Null()], { description: 'null when the figures are real; else why they are null' }) };
-
-const BySeverity = Obj({ critical: Int, warning: Int, info: Int });
-
-const Persistence = Obj({
-  status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded'), Type.Literal('down')]),
-  database: Obj({ mode: Str, target: Str, status: Str, detail: Str }),
-  collections: Type.Record(Type.String(), Type.Integer({ minimum: 0 })),
-  coordination: Obj({ status: Str, store: Str, redisConfigured: Type.Boolean(), redisReachable: Type.Boolean(), detail: Str }),
-});
-
-const CodeHost = Obj(
-  {
-    status: Type.Union(['disabled', 'pending', 'passing', 'failing', 'running', 'no-runs', 'unavailable'].map((s) => Type.Literal(s))),
-    summary: Str,
-    repository: NStr,
-    branch: NStr,
-    latestRun: Obj({ workflowName: NStr, conclusion: NStr, url: NStr }),
-    checkedAt: NStr,
-  },
-  'CI status of the configured repository and branch; `disabled` unless the code-host monitor is on',
-);
-
-const ExtendedHealthBody = Obj({
-  status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded'), Type.Literal('critical')]),
-  statusReasons: Type.Array(Str),
-  checkedAt: Str,
-  controlPlane: Obj({
-    routing: Obj({ status: Str, lanesWithoutSpawnableAgent: Type.Array(Str) }),
-    queue: Obj({ queued: Int, processing: Int, held: Int, retrying: Int }),
-  }),
-  workers: Obj({
-    declaredAgents: Int,
-    spawnedWorkerCapableCount: Int,
-    serviceExpectedCount: Int,
-    serviceAvailableCount: Int,
-    serviceInstalledCount: Int,
-    serviceRunningCount: Int,
-    serviceExpectedGapCount: Int,
-    serviceOperationalCount: Int,
-  }),
-  repairs: Obj({ activeCount: NInt, verifiedCount: NInt, failedCount: NInt, ...Unavailable }),
-  dependencies: Obj({
-    persistence: Persistence,
-    knowledge: Obj({ indexedEntries: NInt, conceptCount: NInt, ...Unavailable }),
-    codeHost: CodeHost,
-  }),
-  truthLayers: Obj({
-    configured: Obj({ status: Str, summary: Str }),
-    observed: Obj({ status: Str, summary: Str, serviceMode: Str }),
-  }),
-  incidents: Obj({ overallStatus: Str, openCount: Int, activeCount: Int, bySeverity: BySeverity }),
-});
+import type { ProtectedContext, RouteSpec } from '../route-spec.js';
 
 const DashboardBody = Obj({
   generatedAt: Str,
@@ -75,17 +16,7 @@ const DashboardBody = Obj({
   approvals: Obj({ pendingCount: Int }),
   selfHealing: Obj({ summary: Obj({ totalCount: NInt, activeCount: NInt, verifiedCount: NInt, ...Unavailable }) }),
   governance: Obj({ taskRetryRecoveries: Obj({ count: Int, nextRetryAt: NStr }) }),
-  accounting: Obj({
-    windowRuns: Int,
-    totalCostUsd: Type.Number(),
-    currentBudget: Obj({ limitUsd: NNum, remainingUsd: NNum }),
-    meteredRuns: Int,
-    unmeteredRuns: Int,
-    tokens: Obj({ inputTokens: Int, outputTokens: Int, totalTokens: Int }),
-    averageLatencyMs: NNum,
-    byModel: Type.Array(Obj({ model: Str, runs: Int, costUsd: Type.Number(), totalTokens: Int, averageLatencyMs: NNum })),
-    communityHelperBudget: Type.Union([Obj({ runId: Str, at: Str }), Type.Null()]),
-  }),
+  accounting: AccountingSchema,
   incidents: Obj({
     overallStatus: Str,
     openCount: Int,
@@ -135,7 +66,7 @@ export function aggregateRoutes(deps: { readers: AggregateReaders }): RouteSpec[
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       // The code-host reading changes without a state write: its probe time is part of the key.
       cache: { tags: () => [...AGGREGATE_TAGS, `code-host:${deps.readers.codeHostCheckedAt()}`] },
-      schema: { response: { 200: ExtendedHealthBody } },
+      schema: { response: { 200: ExtendedHealthSchema } },
       handler: async () => ({ body: await deps.readers.extendedHealth() }),
     },
     {
@@ -149,6 +80,19 @@ export function aggregateRoutes(deps: { readers: AggregateReaders }): RouteSpec[
       cache: { tags: AGGREGATE_TAGS },
       schema: { response: { 200: DashboardBody } },
       handler: async () => ({ body: await deps.readers.dashboard() }),
+    },
+    {
+      method: 'GET',
+      path: '/api/dashboard/run-stats',
+      operationId: 'getRunStats',
+      summary: 'Runs per time bucket by status, failure rate and p50/p95 duration per type, queue depth',
+      description:
+        'Over the last hour (1-minute buckets) or day (15-minute buckets), from one read of at most the 2,000 newest public runs (`sample.truncated` when the window held more). Cached until a run changes, and at most 15 s, since the window moves.',
+      tags: ['dashboard'],
+      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
+      cache: { tags: [CacheTags.runs], maxAgeSeconds: 15 },
+      schema: { querystring: RunStatsQuerySchema, response: { 200: RunStatsSchema } },
+      handler: async (ctx: ProtectedContext<RunStatsQuery>) => ({ body: await deps.readers.runStats(ctx.query.window ?? 'hour') }),
     },
     {
       method: 'GET',

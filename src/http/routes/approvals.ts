@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { CacheTags } from '../../domain/cache-invalidation.js';
-import { DECISIONS } from '../../tasks/approvals.js';
+import { ApprovalWithPayloadSchema, DecisionAnswerSchema, DECISIONS, PendingApprovalsSchema } from '../../tasks/approval-answer.js';
 import type { ProtectedContext, RouteSpec } from '../route-spec.js';
 import type { TaskRuntime } from '../../tasks/runtime.js';
 
@@ -13,52 +13,6 @@ const DecisionBody = Type.Object(
 );
 
 const ApprovalIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200, description: 'the held task id (taskId of the held run)' }) });
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-const Timestamp = Type.String({ format: 'date-time' });
-
-const DecisionEntry = Type.Object(
-  {
-    at: Timestamp,
-    actor: Type.String({ description: 'the deciding key\'s actor, or `service` for expiry and escalation' }),
-    decision: Type.Union(['approved', 'rejected', 'expired', 'escalated', 'cancelled'].map((d) => Type.Literal(d))),
-    note: Nullable(Type.String()),
-  },
-  { additionalProperties: false },
-);
-
-/** The fields every approval answer carries (src/tasks/approvals.ts `approvalView`). */
-const approvalFields = {
-  taskId: Type.String(),
-  runId: Type.String(),
-  type: Type.String(),
-  required: Type.Boolean(),
-  status: Type.String({ description: 'not-required, pending, approved, rejected, expired or cancelled' }),
-  reason: Nullable(Type.String()),
-  requestedBy: Nullable(Type.String({ description: 'the actor whose key requested the held run' })),
-  requestedAt: Nullable(Timestamp),
-  expiresAt: Nullable(Type.String({ format: 'date-time', description: 'when the service decides it (approvalPolicy); null: never' })),
-  decidedAt: Nullable(Timestamp),
-  decidedBy: Nullable(Type.String()),
-  note: Nullable(Type.String({ description: '`expired` when the service rejected it at expiry' })),
-  replayRunId: Nullable(Type.String()),
-  replayTaskId: Nullable(Type.String()),
-  decisionHistory: Type.Array(DecisionEntry, { description: 'decisions, expiry, escalation and cancel, oldest first' }),
-};
-
-const ApprovalDetail = {
-  ...approvalFields,
-  impact: Nullable(Type.Object({}, { additionalProperties: true })),
-  payloadPreview: Type.Object({ keyCount: Type.Integer(), keys: Type.Array(Type.String()), internalKeyCount: Type.Integer() }),
-  policy: Type.Object(
-    {
-      approverRole: Type.Union([Type.Literal('operator'), Type.Literal('admin')]),
-      allowSelfApproval: Type.Boolean(),
-      onExpiry: Type.Union([Type.Literal('reject'), Type.Literal('escalate')]),
-    },
-    { description: 'the approvalPolicy that applies to the type' },
-  ),
-};
 
 export function approvalRoutes(deps: { runtime: TaskRuntime }): RouteSpec[] {
   const { approvals } = deps.runtime;
@@ -73,10 +27,7 @@ export function approvalRoutes(deps: { runtime: TaskRuntime }): RouteSpec[] {
       cache: { tags: [CacheTags.approvals] },
       schema: {
         response: {
-          200: Type.Object({
-            count: Type.Integer(),
-            pending: Type.Array(Type.Object(ApprovalDetail, { additionalProperties: true })),
-          }),
+          200: PendingApprovalsSchema,
         },
       },
       handler: async () => ({ body: await approvals.listPending() }),
@@ -92,10 +43,7 @@ export function approvalRoutes(deps: { runtime: TaskRuntime }): RouteSpec[] {
       schema: {
         params: ApprovalIdParams,
         response: {
-          200: Type.Object(
-            { ...ApprovalDetail, payload: Type.Record(Type.String(), Type.Unknown()) },
-            { additionalProperties: true },
-          ),
+          200: ApprovalWithPayloadSchema,
         },
       },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof ApprovalIdParams>>) => ({ body: await approvals.get(ctx.params.id) }),
@@ -113,15 +61,7 @@ export function approvalRoutes(deps: { runtime: TaskRuntime }): RouteSpec[] {
         params: ApprovalIdParams,
         body: DecisionBody,
         response: {
-          200: Type.Object(
-            {
-              status: Type.Literal('ok'),
-              approval: Type.Object(approvalFields, { additionalProperties: true }),
-              replayTaskId: Type.Optional(Type.String()),
-              replayRunId: Type.Optional(Type.String()),
-            },
-            { additionalProperties: false },
-          ),
+          200: DecisionAnswerSchema,
         },
       },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof ApprovalIdParams>, Static<typeof DecisionBody>>) => ({

@@ -1,4 +1,5 @@
 import { Duplicate, Queued } from '../../tasks/trigger-answer.js';
+import { RunListPage, RunObject } from '../../tasks/run-list-answer.js';
 import Type, { type Static } from 'typebox';
 import { CacheTags, runListPageTags } from '../../domain/cache-invalidation.js';
 import { notFound } from '../../domain/errors.js';
@@ -26,23 +27,6 @@ const RunsQuery = Type.Object(
 );
 
 const RunIdParams = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 400 }) });
-
-const RunObject = Type.Object(
-  {
-    runId: Type.String(),
-    taskId: Type.String(),
-    type: Type.String(),
-    status: Type.String(),
-    queueAttempts: Type.Array(Type.Object({}, { additionalProperties: true })),
-    events: Type.Array(Type.Object({}, { additionalProperties: true })),
-    workflow: Type.Object({}, { additionalProperties: true }),
-    workflowGraph: Type.Object({}, { additionalProperties: true }),
-    approval: Type.Object({}, { additionalProperties: true }),
-    proofLinks: Type.Array(Type.Object({}, { additionalProperties: true })),
-    resultSummary: Type.Object({}, { additionalProperties: true }),
-  },
-  { additionalProperties: true, description: 'a run record with its derived workflow views' },
-);
 
 export const TriggerBody = Type.Object(
   {
@@ -104,7 +88,7 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
       access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { body: TriggerBody, response: { 202: Queued, 200: Duplicate } },
       handler: async (ctx: ProtectedContext<unknown, unknown, Static<typeof TriggerBody>>) =>
-        triggerReply(await runtime.trigger(ctx.body, ctx.identity)),
+        triggerReply(await runtime.trigger(ctx.body, ctx.identity, ctx.traceparent)),
     },
     {
       method: 'GET',
@@ -123,13 +107,7 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
       schema: {
         querystring: RunsQuery,
         response: {
-          200: Type.Object({
-            items: Type.Array(RunObject),
-            total: Type.Integer(),
-            limit: Type.Integer(),
-            offset: Type.Integer(),
-            nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as cursor for the next page; null on the last' }),
-          }),
+          200: RunListPage,
         },
       },
       handler: async (ctx: ProtectedContext<Static<typeof RunsQuery>>) => {

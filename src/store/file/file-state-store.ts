@@ -462,6 +462,17 @@ export class FileStateStore implements StateStore {
     await this.commit(session, { seq: session.model.lastSeq + 1, op: 'doc', collection, id, doc });
   }
 
+  async insertDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<boolean> {
+    const session = this.writable();
+    // One writer process holds the file store; the check and the journal entry share one tick.
+    if (session.model.getDoc(collection, id) !== undefined) {
+      await session.journal.barrier();
+      return false;
+    }
+    await this.commit(session, { seq: session.model.lastSeq + 1, op: 'doc', collection, id, doc });
+    return true;
+  }
+
   async deleteDoc(collection: string, id: string): Promise<void> {
     const session = this.writable();
     // Nothing to remove: no journal line, but the answer still waits for what is in flight.

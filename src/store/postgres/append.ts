@@ -70,3 +70,29 @@ export async function listAppended(
   ]);
   return { items: page.rows.map((row) => row.record), total: Number(total.rows[0]!.n) };
 }
+
+/**
+ * appendRecord for several records of one collection with one `keep`, in one statement: numbered
+ * in the order given, and the rows `keep` or more below the newest of them removed (the same
+ * cut, `SKIP LOCKED`, as appendRecord).
+ */
+export async function appendRecords(db: Queryable, collection: AppendCollection, records: Array<Record<string, unknown>>, keep: number): Promise<void> {
+  if (records.length === 0) return;
+  if (keep < 1 || records.length === 1) {
+    for (const record of records) await appendRecord(db, collection, record, keep);
+    return;
+  }
+  const sequence = sequenceOf(collection);
+  await db.query({
+    name: `appended-insert-many-${collection}`,
+    text: `WITH added AS (
+       INSERT INTO appended (collection, seq, record)
+       SELECT $1, nextval('${sequence}'), u.record::jsonb FROM unnest($2::text[]) WITH ORDINALITY AS u(record, ord) ORDER BY u.ord
+       RETURNING seq
+     ), leaving AS (
+       SELECT id FROM appended WHERE collection = $1 AND seq <= (SELECT MAX(seq) FROM added) - $3 FOR UPDATE SKIP LOCKED
+     )
+     DELETE FROM appended WHERE id IN (SELECT id FROM leaving)`,
+    values: [collection, records.map((record) => JSON.stringify(record)), keep],
+  });
+}

@@ -2,7 +2,8 @@ import type pg from 'pg';
 import type { RunRecord } from '../../domain/run-record.js';
 import { blockedTypes, storedRun } from '../run-rules.js';
 import type { ClaimOptions } from '../types.js';
-import { runFromRow, updateRun, withUnstampedEvents } from './save-run.js';
+import { runFromRow, withUnstampedEvents } from './save-run.js';
+import { updateRuns } from './save-runs.js';
 import { withTransaction, type Queryable } from './transaction.js';
 
 /** Claims that enforce per-type limits take this transaction lock, so two never both see a free slot. */
@@ -24,40 +25,66 @@ export async function claimNextRun(
   return claimed ?? null;
 }
 
-/** Up to `max` claims in one transaction; each sees the runs the ones before it marked running. */
+/**
+ * Up to `max` claims in one transaction: the oldest ready runs locked by one
+ * `SELECT … FOR UPDATE SKIP LOCKED LIMIT max` and marked running by one multi-row UPDATE.
+ *
+ * Per-type limits hold across instances: while a claim counts the running runs of limited types
+ * it holds a transaction-scoped advisory lock, so no other claim counts until this one commits.
+ * Types at their limit are left out of the select; a type with fewer free slots than the select
+ * returned takes only its free slots (oldest first), and the rows left over are unlocked at
+ * commit. When that left the batch short, the select runs again with those types now blocked,
+ * so runs of other types behind them still fill the free slots.
+ */
 export async function claimRuns(
   pool: pg.Pool,
   options: ClaimOptions,
   max: number,
   mutate: (run: RunRecord) => RunRecord,
 ): Promise<RunRecord[]> {
+  if (max < 1) return [];
   return withTransaction(pool, async (client) => {
     const limited = Object.keys(options.typeLimits);
-    if (limited.length > 0) await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [TYPE_LIMIT_LOCK]);
-    const claimed: RunRecord[] = [];
-    while (claimed.length < max) {
-      const blocked = blockedTypes(options, await runningByType(client, limited));
-      const { rows } = await client.query<{ doc: RunRecord }>(
-        `SELECT doc FROM runs
-         WHERE queue_state = 'ready' AND NOT (type = ANY($1::text[]))
-         ORDER BY seq LIMIT 1
+    if (limited.length > 0) await client.query({ name: 'claim-type-lock', text: 'SELECT pg_advisory_xact_lock(hashtext($1))', values: [TYPE_LIMIT_LOCK] });
+    const running = await runningByType(client, limited);
+    const picked: RunRecord[] = [];
+    for (;;) {
+      const blocked = blockedTypes(options, running);
+      const taken = new Set(picked.map((run) => run.runId));
+      const { rows } = await client.query<{ doc: RunRecord }>({
+        name: 'claim-select',
+        text: `SELECT doc FROM runs
+         WHERE queue_state = 'ready' AND NOT (type = ANY($1::text[])) AND NOT (run_id = ANY($3::text[]))
+         ORDER BY seq LIMIT $2
          FOR UPDATE SKIP LOCKED`,
-        [[...blocked]],
-      );
-      if (!rows[0]) break;
-      const current = runFromRow(rows[0]);
-      const next = storedRun(current.runId, current, mutate(structuredClone(current)), () => current.seq);
-      claimed.push(await updateRun(client, withUnstampedEvents(current, next)));
+        values: [[...blocked], max - picked.length, [...taken]],
+      });
+      let overLimit = false;
+      for (const row of rows) {
+        const run = runFromRow(row);
+        const limit = options.typeLimits[run.type];
+        const count = running.get(run.type) ?? 0;
+        if (limit !== undefined && count >= limit) {
+          overLimit = true;
+          continue;
+        }
+        running.set(run.type, count + 1);
+        picked.push(run);
+      }
+      if (!overLimit || picked.length >= max || rows.length === 0) break;
     }
-    return claimed;
+    if (picked.length === 0) return [];
+    const next = picked.map((current) => withUnstampedEvents(current, storedRun(current.runId, current, mutate(structuredClone(current)), () => current.seq)));
+    return updateRuns(client, next);
   });
 }
 
 async function runningByType(db: Queryable, types: string[]): Promise<Map<string, number>> {
   if (types.length === 0) return new Map();
-  const { rows } = await db.query<{ type: string; n: string }>(
-    `SELECT type, COUNT(*) AS n FROM runs WHERE status = 'running' AND type = ANY($1::text[]) GROUP BY type`,
-    [types],
-  );
+  const { rows } = await db.query<{ type: string; n: string }>({
+    name: 'claim-running-by-type',
+    text: `SELECT type, COUNT(*) AS n FROM runs WHERE status = 'running' AND type = ANY($1::text[]) GROUP BY type`,
+    values: [types],
+  });
   return new Map(rows.map((row) => [row.type, Number(row.n)]));
 }

@@ -11,6 +11,17 @@ export async function putDoc(pool: pg.Pool, collection: string, id: string, doc:
   );
 }
 
+export async function insertDoc(pool: pg.Pool, collection: string, id: string, doc: Record<string, unknown>): Promise<boolean> {
+  const text = JSON.stringify(doc);
+  if (!isPlainObject(JSON.parse(text))) throw stateCorrupt(`refusing to store document ${collection}/${id}: not an object`);
+  const { rowCount } = await pool.query('INSERT INTO documents (collection, id, doc) VALUES ($1, $2, $3::jsonb) ON CONFLICT (collection, id) DO NOTHING', [
+    collection,
+    id,
+    text,
+  ]);
+  return rowCount === 1;
+}
+
 export async function deleteDoc(pool: pg.Pool, collection: string, id: string): Promise<void> {
   await pool.query('DELETE FROM documents WHERE collection = $1 AND id = $2', [collection, id]);
 }

@@ -25,10 +25,12 @@ import { appendRecord, listAppended } from './append.js';
 import { claimNextRun, claimRuns } from './claim-next-run.js';
 import { createPool, parsePostgresUrl, type PostgresTarget } from './connection.js';
 import { asUnavailable } from './connection-loss.js';
-import { deleteDoc, getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
+import { deleteDoc, getDoc, insertDoc, listDocEntries, listDocs, putDoc } from './documents.js';
 import { collectionCounts, serverVersion } from './health.js';
 import { applyMigrations } from './migrate.js';
+import { GroupCommit } from './group-commit.js';
 import { finishRun, mutateRun, mutateRunAndAppend } from './mutate-run.js';
+import { finishRuns, mutateRunsAndAppend, type RunFinish, type RunWrite } from './run-batches.js';
 import { pruneRuns } from './prune-runs.js';
 import { countRuns, getRun, listRuns } from './read-runs.js';
 import { readRunEvents, runEventsHead } from './run-events.js';
@@ -50,7 +52,21 @@ interface Session {
   version: number;
   /** Writes under way, so close() can let them commit before the pool ends. */
   inFlight: Set<Promise<unknown>>;
+  /** Run writes with appends (admissions) arriving together, committed together. */
+  runWrites: GroupCommit<RunWrite, MutateResult>;
+  /** Attempts' final writes arriving together, committed together. */
+  finishes: GroupCommit<RunFinish, MutateResult>;
 }
+
+/** Most rows one group-committed statement carries; more wait for the next batch. */
+const MAX_BATCH = 64;
+/**
+ * Admission batches committing side by side. Finishes all take the state document's row lock,
+ * so their batches commit one after another whatever this is: two let the next batch lock its
+ * runs while the previous one commits.
+ */
+const RUN_WRITE_BATCHES_IN_FLIGHT = 3;
+const FINISH_BATCHES_IN_FLIGHT = 2;
 
 /**
  * The scale-out store: PostgreSQL through a connection pool, shared by every instance that
@@ -94,7 +110,7 @@ export class PostgresStateStore implements StateStore {
       try {
         const version = await applyMigrations(pool, this.connection.schema);
         await ensureStateDocument(pool, this.stateKey);
-        return { pool, version, inFlight: new Set() };
+        return { pool, version, inFlight: new Set(), ...this.batchers(pool) };
       } catch (err) {
         await pool.end().catch(() => undefined);
         throw new DomainError('unavailable', `state database ${this.connection.display} cannot be opened: ${(err as Error).message}`, undefined, {
@@ -102,6 +118,27 @@ export class PostgresStateStore implements StateStore {
         });
       }
     });
+  }
+
+  private batchers(pool: pg.Pool): Pick<Session, 'runWrites' | 'finishes'> {
+    return {
+      runWrites: new GroupCommit<RunWrite, MutateResult>({
+        pool,
+        runBatch: mutateRunsAndAppend,
+        runOne: (item) => mutateRunAndAppend(pool, item.runId, item.mutate, item.appendsFor),
+        keyOf: (item) => item.runId,
+        maxBatch: MAX_BATCH,
+        maxInFlight: RUN_WRITE_BATCHES_IN_FLIGHT,
+      }),
+      finishes: new GroupCommit<RunFinish, MutateResult>({
+        pool,
+        runBatch: (client, items) => finishRuns(client, this.stateKey, items),
+        runOne: (item) => finishRun(pool, this.stateKey, item.runId, item.mutate, item.task),
+        keyOf: (item) => item.runId,
+        maxBatch: MAX_BATCH,
+        maxInFlight: FINISH_BATCHES_IN_FLIGHT,
+      }),
+    };
   }
 
   close(): Promise<void> {
@@ -131,8 +168,9 @@ export class PostgresStateStore implements StateStore {
     return this.announced(this.write((pool) => mutateRun(pool, runId, mutate)), appendedBy);
   }
 
+  /** Group-committed with the other run writes that arrive at the same time (docs/persistence.md). */
   mutateRunAndAppend(runId: string, mutate: RunMutator, appendsFor: AppendsFor): Promise<MutateResult> {
-    return this.announced(this.write((pool) => mutateRunAndAppend(pool, runId, mutate, appendsFor)), appendedBy);
+    return this.announced(this.batched((session) => session.runWrites.submit({ runId, mutate, appendsFor })), appendedBy);
   }
 
   claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
@@ -143,8 +181,9 @@ export class PostgresStateStore implements StateStore {
     return this.announced(this.write((pool) => claimRuns(pool, options, max, mutate)), (runs) => runs.length > 0);
   }
 
+  /** Group-committed with the other final writes that arrive at the same time. */
   finishRun(runId: string, mutate: RunMutator, task: TaskOutcomeWrite): Promise<MutateResult> {
-    return this.announced(this.write((pool) => finishRun(pool, this.stateKey, runId, mutate, task)), appendedBy);
+    return this.announced(this.batched((session) => session.finishes.submit({ runId, mutate, task })), appendedBy);
   }
 
   readRunEvents(after: EventCursor | null, limit: number, filter: RunEventFilter = {}): Promise<RunEventPage> {
@@ -213,6 +252,10 @@ export class PostgresStateStore implements StateStore {
     return this.write((pool) => putDoc(pool, collection, id, doc));
   }
 
+  insertDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<boolean> {
+    return this.write((pool) => insertDoc(pool, collection, id, doc));
+  }
+
   deleteDoc(collection: string, id: string): Promise<void> {
     return this.write((pool) => deleteDoc(pool, collection, id));
   }
@@ -235,13 +278,18 @@ export class PostgresStateStore implements StateStore {
   }
 
   private write<T>(work: (pool: pg.Pool) => Promise<T>): Promise<T> {
+    return this.batched((session) => work(session.pool));
+  }
+
+  /** A write through the open session, counted in flight until it settles, its errors named as the store's. */
+  private batched<T>(work: (session: Session) => Promise<T>): Promise<T> {
     let session: Session;
     try {
       session = this.lifecycle.writable();
     } catch (err) {
       return Promise.reject(err as Error);
     }
-    const pending = work(session.pool).catch((err: unknown) => {
+    const pending = work(session).catch((err: unknown) => {
       throw asUnavailable(err, this.connection.display);
     });
     session.inFlight.add(pending);

@@ -20,16 +20,16 @@ export function withUnstampedEvents(current: RunRecord | null, next: RunRecord):
   return stampNewEvents(current, next, () => UNSTAMPED_TX);
 }
 
-const awaitsStamp = (run: RunRecord) => run.events.some((event) => event.tx === UNSTAMPED_TX);
+export const awaitsStamp = (run: RunRecord) => run.events.some((event) => event.tx === UNSTAMPED_TX);
 
 /** The stored record as the database stamped it (the statement returned the transaction's id). */
-function stampedAs(run: RunRecord, tx: string | number): RunRecord {
+export function stampedAs(run: RunRecord, tx: string | number): RunRecord {
   const stamp = Number(tx);
   return { ...run, events: run.events.map((event) => (event.tx === UNSTAMPED_TX ? { ...event, tx: stamp } : event)) };
 }
 
 /** The record as it will be stored (a JSON round trip), refused when a restart could not read it back. */
-function checked(run: RunRecord): { stored: RunRecord; doc: string } {
+export function checked(run: RunRecord): { stored: RunRecord; doc: string } {
   const doc = JSON.stringify(run);
   const stored = JSON.parse(doc) as RunRecord;
   const problem = runProblem(stored, 'run');
@@ -38,7 +38,7 @@ function checked(run: RunRecord): { stored: RunRecord; doc: string } {
 }
 
 /** Column values after run_id and seq, in the order of the statements below. */
-function columns(run: RunRecord, doc: string): unknown[] {
+export function columns(run: RunRecord, doc: string): unknown[] {
   return [
     run.type,
     run.status,

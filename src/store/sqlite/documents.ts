@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { isPlainObject } from '../record-checks.js';
 import { stateCorrupt } from '../types.js';
 import { statement } from './statements.js';
-import type { WriteContext } from './write-context.js';
+import type { ChangeCount, WriteContext } from './write-context.js';
 
 export function putDoc(ctx: Pick<WriteContext, 'run'>, collection: string, id: string, doc: Record<string, unknown>): void {
   const text = JSON.stringify(doc);
@@ -12,6 +12,13 @@ export function putDoc(ctx: Pick<WriteContext, 'run'>, collection: string, id: s
     id,
     text,
   ]);
+}
+
+/** Creates the row when absent; the batch answers the statement's change count (1 when created). */
+export function insertDoc(ctx: Pick<WriteContext, 'runCounted'>, collection: string, id: string, doc: Record<string, unknown>): ChangeCount {
+  const text = JSON.stringify(doc);
+  if (!isPlainObject(JSON.parse(text))) throw stateCorrupt(`refusing to store document ${collection}/${id}: not an object`);
+  return ctx.runCounted('INSERT INTO documents (collection, id, doc) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO NOTHING', [collection, id, text]);
 }
 
 export function deleteDoc(ctx: Pick<WriteContext, 'run'>, collection: string, id: string): void {

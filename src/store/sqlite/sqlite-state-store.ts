@@ -26,7 +26,7 @@ import { TransactionBatcher, type CommittedView, type Work } from './batcher.js'
 import { appendedRows, appendRecords, groupAppends, listAppended } from './collections.js';
 import { BUSY_TIMEOUT_MS, asStateCorrupt, openDatabase } from './connection.js';
 import { startCheckpointer, type Checkpointer, type CheckpointerStats } from './checkpointer.js';
-import { countDocsByCollection, deleteDoc, getDoc, listDocEntries, listDocs, putDoc } from './documents.js';
+import { countDocsByCollection, deleteDoc, getDoc, insertDoc, listDocEntries, listDocs, putDoc } from './documents.js';
 import {
   COMMUNITY_RESPONSES,
   DEPLOYED_AGENTS,
@@ -275,6 +275,12 @@ export class SqliteStateStore implements StateStore {
 
   putDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<void> {
     return this.write((ctx) => putDoc(ctx, collection, id, doc));
+  }
+
+  insertDoc(collection: string, id: string, doc: Record<string, unknown>): Promise<boolean> {
+    // Statements of a batch run in order in one transaction: of two inserts of one id, one changes a row.
+    const created = this.write((ctx) => insertDoc(ctx, collection, id, doc)) as unknown as Promise<number>;
+    return created.then((changes) => changes === 1);
   }
 
   deleteDoc(collection: string, id: string): Promise<void> {

@@ -34,7 +34,11 @@ describe('summarization-agent worker (compiled)', () => {
     const outcome = await spawner.run({ agentId: 'summarization-agent', runId: 'summarize-e2e', taskType: 'summarize-content', payload });
 
     expect(outcome).toMatchObject({ ok: true, failure: null, exitCode: 0 });
-    expect(outcome.result).toEqual(summarizeContent(payload));
+    // Spawned without a model channel, the worker takes the deterministic path and says why.
+    expect(outcome.result).toEqual({
+      ...summarizeContent(payload),
+      generation: { path: 'deterministic', reason: 'no-provider: no model channel was given to this attempt' },
+    });
     expect(outcome.result!.summary).toMatch(/^This incident review concerns payment gateway and certificate: /);
   });
 

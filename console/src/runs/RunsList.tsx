@@ -1,0 +1,223 @@
+import { keepPreviousData, useQueries, useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { apiRequest } from '../api/client.js';
+import { useApiQuery } from '../api/hooks.js';
+import { RUN_STATUS_LIST, type RunListAnswer } from '../api/types.js';
+import { useSession } from '../auth/session.js';
+import { QueryView, StatusBadge } from '../components/common.js';
+import { CATALOG_PATH, type Catalog } from '../lib/catalog.js';
+import { segment, toQueryString } from '../lib/query-string.js';
+import { useFilterParams } from '../lib/use-filter-params.js';
+import { formatAgo, formatDuration, formatTime } from './format.js';
+import { StreamStatus } from './StreamStatus.js';
+import { useNow } from './use-now.js';
+import { useRunsFeed } from './use-runs-feed.js';
+import './runs.css';
+
+const PAGE_SIZE = 20;
+const RUNS_PATH = '/api/tasks/runs';
+const RUN_COUNTS_KEY = 'run-counts';
+
+const RANGES: Record<string, { label: string; ms: number }> = {
+  '15m': { label: 'last 15 minutes', ms: 15 * 60_000 },
+  '1h': { label: 'last hour', ms: 3_600_000 },
+  '24h': { label: 'last 24 hours', ms: 86_400_000 },
+  '7d': { label: 'last 7 days', ms: 7 * 86_400_000 },
+};
+
+function StatusCounts({ type, active, onPick }: { type: string; active: string; onPick: (status: string) => void }) {
+  const { token } = useSession();
+  const counts = useQueries({
+    queries: RUN_STATUS_LIST.map((status) => {
+      const path = `${RUNS_PATH}${toQueryString({ status, type, limit: 1 })}`;
+      return {
+        queryKey: [RUN_COUNTS_KEY, type, status],
+        queryFn: async ({ signal }: { signal: AbortSignal }) => (await apiRequest<RunListAnswer>(path, { token, signal })).body,
+        enabled: token !== null,
+        placeholderData: keepPreviousData,
+        select: (page: RunListAnswer) => page.total,
+      };
+    }),
+  }).map((query, i) => ({ status: RUN_STATUS_LIST[i]!, query }));
+  return (
+    <ul className="status-counts" aria-label="Runs per status">
+      {counts.map(({ status, query }) => (
+        <li key={status}>
+          <button type="button" className={`count-chip${active === status ? ' active' : ''}`} aria-pressed={active === status} onClick={() => onPick(active === status ? '' : status)}>
+            <StatusBadge status={status} /> <span className="count">{query.data ?? '…'}</span>
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function RunSearch() {
+  const navigate = useNavigate();
+  const [id, setId] = useState('');
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    const trimmed = id.trim();
+    if (trimmed) void navigate(`/runs/${segment(trimmed)}`);
+  }
+  return (
+    <form className="run-search" role="search" aria-label="Find a run" onSubmit={submit}>
+      <label htmlFor="run-search">Run id</label>
+      <input id="run-search" value={id} onChange={(e) => setId(e.target.value)} autoComplete="off" placeholder="exact run id" />
+      <button type="submit">Open run</button>
+    </form>
+  );
+}
+
+/** `/operator/runs`: every run, newest first, live from the event stream. */
+export function RunsPage() {
+  const { params, update } = useFilterParams();
+  const status = params.get('status') ?? '';
+  const type = params.get('type') ?? '';
+  const range = params.get('range') ?? '';
+  const filter = params.get('q') ?? '';
+  const cursor = params.get('cursor') ?? '';
+  const [previous, setPrevious] = useState<string[]>([]);
+  const now = useNow(10_000);
+  const catalog = useApiQuery<Catalog>(CATALOG_PATH);
+
+  const path = `${RUNS_PATH}${toQueryString({ status, type, limit: PAGE_SIZE, cursor })}`;
+  const { token } = useSession();
+  const listKey = ['api', path];
+  const runs = useQuery({
+    queryKey: listKey,
+    queryFn: async ({ signal }) => (await apiRequest<RunListAnswer>(path, { token, signal })).body,
+    enabled: token !== null,
+    placeholderData: keepPreviousData,
+  });
+  const feed = useRunsFeed({ listKey, countsKey: [RUN_COUNTS_KEY], firstPage: cursor === '', type, status });
+
+  const since = RANGES[range] ? now - RANGES[range].ms : null;
+  const setFilter = (patch: Record<string, string | null>) => {
+    setPrevious([]);
+    update({ ...patch, cursor: null });
+  };
+
+  return (
+    <>
+      <h1>Runs</h1>
+      <StreamStatus status={feed} label="Live" />
+      <StatusCounts type={type} active={status} onPick={(s) => setFilter({ status: s })} />
+      <form className="filters" aria-label="Run filters" onSubmit={(e) => e.preventDefault()}>
+        <label htmlFor="runs-status">Status</label>
+        <select id="runs-status" value={status} onChange={(e) => setFilter({ status: e.target.value })}>
+          <option value="">any</option>
+          {RUN_STATUS_LIST.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="runs-type">Type</label>
+        <select id="runs-type" value={type} onChange={(e) => setFilter({ type: e.target.value })}>
+          <option value="">any</option>
+          {(catalog.data?.tasks ?? []).map((t) => (
+            <option key={t.type} value={t.type}>
+              {t.type}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="runs-range">Created</label>
+        <select id="runs-range" value={range} onChange={(e) => update({ range: e.target.value })}>
+          <option value="">any time</option>
+          {Object.entries(RANGES).map(([key, r]) => (
+            <option key={key} value={key}>
+              {r.label}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="runs-filter">Run id contains</label>
+        <input id="runs-filter" type="search" value={filter} onChange={(e) => update({ q: e.target.value })} autoComplete="off" />
+      </form>
+      <RunSearch />
+      <QueryView query={runs} label="runs">
+        {(data) => {
+          const inRange = since === null ? data.items : data.items.filter((r) => Date.parse(r.createdAt) >= since);
+          const needle = filter.trim().toLowerCase();
+          const shown = needle ? inRange.filter((r) => r.runId.toLowerCase().includes(needle)) : inRange;
+          const pastRange = since !== null && data.items.some((r) => Date.parse(r.createdAt) < since);
+          const first = cursor === '';
+          return (
+            <>
+              <div className="table-scroll">
+                <table className="runs-table">
+                  <caption>
+                    {first ? 'Newest runs' : 'Older runs'}: {shown.length} shown of {data.total}
+                    {since !== null ? ` (${RANGES[range]!.label})` : ''}
+                  </caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Run</th>
+                      <th scope="col">Type</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Created</th>
+                      <th scope="col" className="wide-only">
+                        Duration
+                      </th>
+                      <th scope="col" className="wide-only">
+                        By
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {shown.map((r) => (
+                      <tr key={r.runId}>
+                        <td className="mono">
+                          <Link to={`/runs/${segment(r.runId)}`}>{r.runId}</Link>
+                        </td>
+                        <td>{r.type}</td>
+                        <td>
+                          <StatusBadge status={r.status} />
+                        </td>
+                        <td>
+                          <time dateTime={r.createdAt} title={formatTime(r.createdAt)}>
+                            {formatAgo(r.createdAt, now)}
+                          </time>
+                        </td>
+                        <td className="wide-only">{r.finishedAt ? formatDuration(Date.parse(r.finishedAt) - Date.parse(r.createdAt)) : '—'}</td>
+                        <td className="wide-only">{r.requestedBy ?? r.source}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              {shown.length === 0 && <p className="empty">No run matches these filters.</p>}
+              <div className="pager">
+                <button type="button" disabled={first} onClick={() => { setPrevious([]); update({ cursor: null }); }}>
+                  Newest
+                </button>
+                <button
+                  type="button"
+                  disabled={first}
+                  onClick={() => {
+                    const back = previous[previous.length - 1] ?? '';
+                    setPrevious((p) => p.slice(0, -1));
+                    update({ cursor: back || null });
+                  }}
+                >
+                  Newer
+                </button>
+                <button
+                  type="button"
+                  disabled={!data.nextCursor || pastRange}
+                  onClick={() => {
+                    setPrevious((p) => [...p, cursor]);
+                    update({ cursor: data.nextCursor });
+                  }}
+                >
+                  Older
+                </button>
+              </div>
+            </>
+          );
+        }}
+      </QueryView>
+    </>
+  );
+}

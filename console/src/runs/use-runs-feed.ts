@@ -1,0 +1,71 @@
+import { useQueryClient, type QueryKey } from '@tanstack/react-query';
+import { useCallback, useEffect, useRef } from 'react';
+import type { RunEventData, RunListAnswer } from '../api/types.js';
+import { useEventStream } from '../api/use-event-stream.js';
+import type { StreamEvent } from '../api/sse-parser.js';
+import { toQueryString } from '../lib/query-string.js';
+
+const REFETCH_DELAY_MS = 400;
+
+/**
+ * Keeps the runs list live from GET /api/events: a run already on the page gets its new status
+ * in place at once (no refetch, no reflow); a run the page does not hold refreshes the first page
+ * and the counts, coalesced, so a burst of admissions costs one read. Later pages (a cursor) are
+ * fixed windows: their rows change status but no row enters or leaves.
+ */
+export function useRunsFeed(options: { listKey: QueryKey; countsKey: QueryKey; firstPage: boolean; type: string; status: string }) {
+  const queryClient = useQueryClient();
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const { listKey, countsKey, firstPage, status } = options;
+
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+      timer.current = null;
+    },
+    [],
+  );
+
+  const scheduleRefetch = useCallback(
+    (list: boolean) => {
+      if (timer.current) return;
+      timer.current = setTimeout(() => {
+        timer.current = null;
+        if (list) void queryClient.invalidateQueries({ queryKey: listKey, exact: true });
+        void queryClient.invalidateQueries({ queryKey: countsKey });
+      }, REFETCH_DELAY_MS);
+    },
+    [queryClient, listKey, countsKey],
+  );
+
+  const onEvent = useCallback(
+    (event: StreamEvent) => {
+      if (event.event !== 'run') return;
+      let data: RunEventData;
+      try {
+        data = JSON.parse(event.data) as RunEventData;
+      } catch {
+        return;
+      }
+      let onPage = false;
+      queryClient.setQueryData<RunListAnswer>(listKey, (page) => {
+        if (!page) return page;
+        const index = page.items.findIndex((r) => r.runId === data.runId);
+        if (index < 0) return page;
+        onPage = true;
+        const current = page.items[index]!;
+        if (current.status === data.status && current.updatedAt >= data.at) return page;
+        const items = [...page.items];
+        items[index] = { ...current, status: data.status as typeof current.status, updatedAt: data.at > current.updatedAt ? data.at : current.updatedAt };
+        return { ...page, items };
+      });
+      // A new run or a row that left the filtered status changes the first page; a row that
+      // finished gets its finish time and duration. Reading a cursor page again gives the same rows.
+      const finished = data.status === 'success' || data.status === 'failed' || data.status === 'cancelled';
+      scheduleRefetch((onPage && finished) || (firstPage && (!onPage || (status !== '' && data.status !== status))));
+    },
+    [queryClient, listKey, firstPage, status, scheduleRefetch],
+  );
+
+  return useEventStream(`/api/events${toQueryString({ type: options.type })}`, onEvent);
+}

@@ -1,0 +1,119 @@
+import type pg from 'pg';
+import { withTransaction } from './transaction.js';
+
+/** A batch's answer for an item it could not settle inside the batch: the item is then done on its own, after the commit. */
+export const ALONE = Symbol('alone');
+
+export interface GroupCommitOptions<I, O> {
+  pool: pg.Pool;
+  /** The batch's work inside its transaction: one outcome per item, in order (or ALONE). */
+  runBatch: (client: pg.PoolClient, items: I[]) => Promise<Array<O | typeof ALONE>>;
+  /** One item on its own (its own transaction): a batch of one, an ALONE item, every item of a failed batch. */
+  runOne: (item: I) => Promise<O>;
+  /** Items sharing a key never share a batch (the later waits for the next one). */
+  keyOf: (item: I) => string;
+  maxBatch: number;
+  /** Batches committing at once; the items arriving meanwhile form the next. */
+  maxInFlight: number;
+}
+
+interface Pending<I, O> {
+  item: I;
+  resolve: (value: O) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Group commit: writes that arrive together are committed by one transaction, so they share its
+ * statements and its WAL flush, and each caller's promise settles only after that commit (an
+ * acknowledgement is never sent for a write that is not durable). Up to `maxInFlight` batches
+ * commit side by side; what arrives while they do waits and forms the next batch, so a batch is
+ * as large as the load makes it and a lone write waits for nothing but one turn of the event loop.
+ *
+ * A batch whose transaction fails (one item's row violating a constraint, a deadlock, a lost
+ * connection) is rolled back whole and each of its items is then done on its own: only the item
+ * that is at fault fails.
+ */
+export class GroupCommit<I, O> {
+  private queue: Array<Pending<I, O>> = [];
+  private inFlight = 0;
+  private scheduled = false;
+
+  constructor(private readonly options: GroupCommitOptions<I, O>) {}
+
+  submit(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= this.options.maxInFlight || this.queue.length === 0) return;
+    this.scheduled = true;
+    // One turn of the event loop: the writes of requests parsed in the same turn join this batch.
+    setImmediate(() => {
+      this.scheduled = false;
+      this.startBatch();
+    });
+  }
+
+  private startBatch(): void {
+    if (this.inFlight >= this.options.maxInFlight || this.queue.length === 0) return;
+    const batch: Array<Pending<I, O>> = [];
+    const keys = new Set<string>();
+    const waiting: Array<Pending<I, O>> = [];
+    for (const pending of this.queue) {
+      const key = this.options.keyOf(pending.item);
+      if (batch.length < this.options.maxBatch && !keys.has(key)) {
+        keys.add(key);
+        batch.push(pending);
+      } else {
+        waiting.push(pending);
+      }
+    }
+    this.queue = waiting;
+    this.inFlight++;
+    void this.commit(batch).finally(() => {
+      this.inFlight--;
+      this.schedule();
+    });
+    this.schedule();
+  }
+
+  private async commit(batch: Array<Pending<I, O>>): Promise<void> {
+    if (batch.length === 1) {
+      await this.alone(batch[0]!);
+      return;
+    }
+    let outcomes: Array<O | typeof ALONE>;
+    try {
+      outcomes = await withTransaction(this.options.pool, (client) =>
+        this.options.runBatch(
+          client,
+          batch.map((pending) => pending.item),
+        ),
+      );
+    } catch {
+      // Rolled back: each item again on its own, so only the one at fault fails.
+      await Promise.all(batch.map((pending) => this.alone(pending)));
+      return;
+    }
+    await Promise.all(
+      batch.map((pending, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome === ALONE) return this.alone(pending);
+        pending.resolve(outcome);
+        return undefined;
+      }),
+    );
+  }
+
+  private async alone(pending: Pending<I, O>): Promise<void> {
+    try {
+      pending.resolve(await this.options.runOne(pending.item));
+    } catch (err) {
+      pending.reject(err);
+    }
+  }
+}

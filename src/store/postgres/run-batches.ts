@@ -1,0 +1,162 @@
+import type pg from 'pg';
+import type { RunRecord } from '../../domain/run-record.js';
+import { storedRun } from '../run-rules.js';
+import { retentionCount } from '../retention.js';
+import type { AppendCollection, AppendRecord, AppendsFor, MutateResult, RunMutator, TaskOutcomeWrite } from '../types.js';
+import { appendRecords } from './append.js';
+import { ALONE } from './group-commit.js';
+import { runFromRow, withUnstampedEvents } from './save-run.js';
+import { insertRuns, updateRuns } from './save-runs.js';
+import { mutateStateIn, recordTasksIn } from './state.js';
+import type { TaskRecord } from '../../domain/orchestrator-state.js';
+
+/**
+ * The work of one group-committed batch (group-commit.ts) of run writes, inside its transaction:
+ * the batch's runs read and locked by one statement, written back by one insert and one update,
+ * whatever their number. Every item's run id is distinct within a batch.
+ */
+
+export interface RunWrite {
+  runId: string;
+  mutate: RunMutator;
+  appendsFor: AppendsFor;
+}
+
+export interface RunFinish {
+  runId: string;
+  mutate: RunMutator;
+  task: TaskOutcomeWrite;
+}
+
+/**
+ * Locks the batch's existing runs, in run id order as every multi-row locker takes them (two
+ * batches then wait on each other in one direction only, never in a cycle).
+ */
+async function lockRuns(client: pg.PoolClient, runIds: string[]): Promise<Map<string, RunRecord>> {
+  const { rows } = await client.query<{ doc: RunRecord }>({
+    name: 'runs-lock-many',
+    text: 'SELECT doc FROM runs WHERE run_id = ANY($1::text[]) ORDER BY run_id FOR UPDATE',
+    values: [runIds],
+  });
+  return new Map(rows.map((row) => [row.doc.runId, runFromRow(row)]));
+}
+
+/** A mutator's answer, or ALONE when it threw: the item alone then reproduces the error for itself only. */
+function tryMutate(mutate: RunMutator, before: RunRecord | null): RunRecord | null | typeof ALONE {
+  try {
+    return mutate(before === null ? null : structuredClone(before));
+  } catch {
+    return ALONE;
+  }
+}
+
+/**
+ * mutateRunAndAppend for each item (admissions, mostly). A new run another transaction inserted
+ * first is settled alone after the commit, where its mutator sees that run.
+ */
+export async function mutateRunsAndAppend(client: pg.PoolClient, items: RunWrite[]): Promise<Array<MutateResult | typeof ALONE>> {
+  const existing = await lockRuns(
+    client,
+    items.map((item) => item.runId),
+  );
+  const outcomes: Array<MutateResult | typeof ALONE> = [];
+  const inserts: Array<{ index: number; run: RunRecord }> = [];
+  const updates: Array<{ index: number; before: RunRecord; run: RunRecord }> = [];
+  items.forEach((item, index) => {
+    const before = existing.get(item.runId) ?? null;
+    const next = tryMutate(item.mutate, before);
+    outcomes.push(ALONE);
+    if (next === ALONE) return;
+    if (next === null) {
+      outcomes[index] = { before, after: before === null ? null : structuredClone(before), changed: false };
+    } else if (before === null) {
+      inserts.push({ index, run: withUnstampedEvents(null, storedRun(item.runId, null, next, () => 0)) });
+    } else {
+      updates.push({ index, before, run: withUnstampedEvents(before, storedRun(item.runId, before, next, () => before.seq)) });
+    }
+  });
+  if (inserts.length > 0) {
+    const inserted = await insertRuns(
+      client,
+      inserts.map((entry) => entry.run),
+    );
+    for (const { index, run } of inserts) {
+      const after = inserted.get(run.runId) ?? null;
+      if (after !== null) outcomes[index] = { before: null, after, changed: true };
+    }
+  }
+  if (updates.length > 0) {
+    const updated = await updateRuns(
+      client,
+      updates.map((entry) => entry.run),
+    );
+    updates.forEach(({ index, before }, i) => {
+      outcomes[index] = { before, after: updated[i]!, changed: true };
+    });
+  }
+  await appendAll(
+    items.flatMap((item, index) => {
+      const outcome = outcomes[index]!;
+      return outcome !== ALONE && outcome.changed ? item.appendsFor(outcome) : [];
+    }),
+    client,
+  );
+  return outcomes;
+}
+
+/** The batch's appends, one statement per collection and retention. */
+async function appendAll(records: AppendRecord[], client: pg.PoolClient): Promise<void> {
+  const groups = new Map<string, { collection: AppendCollection; keep: number; records: Array<Record<string, unknown>> }>();
+  for (const { collection, record, keep } of records) {
+    const count = retentionCount(keep);
+    const key = `${collection}\u0000${count}`;
+    const group = groups.get(key) ?? { collection, keep: count, records: [] };
+    group.records.push(record);
+    groups.set(key, group);
+  }
+  for (const group of groups.values()) await appendRecords(client, group.collection, group.records, group.keep);
+}
+
+/**
+ * finishRun for each item: the runs transitioned by one update, then the state's task records
+ * in item order (a handler's own state change applied just before its record, as finishRun does).
+ */
+export async function finishRuns(client: pg.PoolClient, stateKey: string, items: RunFinish[]): Promise<Array<MutateResult | typeof ALONE>> {
+  const existing = await lockRuns(
+    client,
+    items.map((item) => item.runId),
+  );
+  const outcomes: Array<MutateResult | typeof ALONE> = [];
+  const updates: Array<{ index: number; before: RunRecord; run: RunRecord }> = [];
+  items.forEach((item, index) => {
+    const before = existing.get(item.runId) ?? null;
+    // Only an existing run can finish an attempt: an absent one is left absent.
+    const next = before === null ? null : tryMutate(item.mutate, before);
+    if (next === ALONE) {
+      outcomes.push(ALONE);
+    } else if (before === null || next === null) {
+      outcomes.push({ before, after: before === null ? null : structuredClone(before), changed: false });
+    } else {
+      outcomes.push(ALONE);
+      updates.push({ index, before, run: withUnstampedEvents(before, storedRun(item.runId, before, next, () => before.seq)) });
+    }
+  });
+  if (updates.length === 0) return outcomes;
+  const updated = await updateRuns(
+    client,
+    updates.map((entry) => entry.run),
+  );
+  let records: TaskRecord[] = [];
+  for (const [i, { index, before }] of updates.entries()) {
+    outcomes[index] = { before, after: updated[i]!, changed: true };
+    const { task } = items[index]!;
+    if (task.stateUpdate) {
+      await recordTasksIn(client, stateKey, records);
+      records = [];
+      await mutateStateIn(client, stateKey, task.stateUpdate);
+    }
+    records.push(task.record);
+  }
+  await recordTasksIn(client, stateKey, records);
+  return outcomes;
+}

@@ -1,0 +1,89 @@
+import Type, { type Static } from 'typebox';
+
+/*
+ * The answers of the approval routes (pending list, one approval, a decision). The routes'
+ * response schemas and the operator console's types both come from here; no Node APIs, so
+ * browser code imports it.
+ */
+
+/** What an operator may decide on a held run. */
+export const DECISIONS = ['approved', 'rejected'] as const;
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+const Timestamp = Type.String({ format: 'date-time' });
+
+export const DecisionEntrySchema = Type.Object(
+  {
+    at: Timestamp,
+    actor: Type.String({ description: 'the deciding key\'s actor, or `service` for expiry and escalation' }),
+    decision: Type.Enum(['approved', 'rejected', 'expired', 'escalated', 'cancelled']),
+    note: Nullable(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+/** The fields every approval answer carries (src/tasks/approvals.ts `approvalView`). */
+export const approvalFields = {
+  taskId: Type.String(),
+  runId: Type.String(),
+  type: Type.String(),
+  required: Type.Boolean(),
+  status: Type.String({ description: 'not-required, pending, approved, rejected, expired or cancelled' }),
+  reason: Nullable(Type.String()),
+  requestedBy: Nullable(Type.String({ description: 'the actor whose key requested the held run' })),
+  requestedAt: Nullable(Timestamp),
+  expiresAt: Nullable(Type.String({ format: 'date-time', description: 'when the service decides it (approvalPolicy); null: never' })),
+  decidedAt: Nullable(Timestamp),
+  decidedBy: Nullable(Type.String()),
+  note: Nullable(Type.String({ description: '`expired` when the service rejected it at expiry' })),
+  replayRunId: Nullable(Type.String()),
+  replayTaskId: Nullable(Type.String()),
+  decisionHistory: Type.Array(DecisionEntrySchema, { description: 'decisions, expiry, escalation and cancel, oldest first' }),
+};
+
+export const ApprovalDetail = {
+  ...approvalFields,
+  impact: Nullable(
+    Type.Object(
+      {
+        riskLevel: Type.Optional(Type.Enum(['high', 'medium', 'low'])),
+        approvalReason: Type.Optional(Type.String()),
+        dependencyClass: Type.Optional(Type.String()),
+        affectedSurfaces: Type.Optional(Type.Array(Type.String())),
+        dependencyRequirements: Type.Optional(Type.Array(Type.String())),
+        caveats: Type.Optional(Type.Array(Type.String())),
+      },
+      { additionalProperties: true, description: 'what approving would touch (src/tasks/approval-impact.ts)' },
+    ),
+  ),
+  payloadPreview: Type.Object({ keyCount: Type.Integer(), keys: Type.Array(Type.String()), internalKeyCount: Type.Integer() }),
+  policy: Type.Object(
+    {
+      approverRole: Type.Union([Type.Literal('operator'), Type.Literal('admin')]),
+      allowSelfApproval: Type.Boolean(),
+      onExpiry: Type.Union([Type.Literal('reject'), Type.Literal('escalate')]),
+    },
+    { description: 'the approvalPolicy that applies to the type' },
+  ),
+};
+
+
+export const PendingApprovalSchema = Type.Object(ApprovalDetail, { additionalProperties: true });
+export type PendingApproval = Static<typeof PendingApprovalSchema>;
+
+export const PendingApprovalsSchema = Type.Object({ count: Type.Integer(), pending: Type.Array(PendingApprovalSchema) });
+export type PendingApprovals = Static<typeof PendingApprovalsSchema>;
+
+export const ApprovalWithPayloadSchema = Type.Object({ ...ApprovalDetail, payload: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: true });
+export type ApprovalWithPayload = Static<typeof ApprovalWithPayloadSchema>;
+
+export const DecisionAnswerSchema = Type.Object(
+  {
+    status: Type.Literal('ok'),
+    approval: Type.Object(approvalFields, { additionalProperties: true }),
+    replayTaskId: Type.Optional(Type.String()),
+    replayRunId: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+export type DecisionAnswer = Static<typeof DecisionAnswerSchema>;

@@ -1,0 +1,202 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
+import type { RunRecord } from '../../src/domain/run-record.js';
+import { markRunning } from '../../src/tasks/run-transitions.js';
+import { makeRun } from '../support/runs.js';
+import { REPO_ROOT } from '../support/paths.js';
+import { dropTestSchemas, postgresUrlWithSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
+
+const SKIP_REASON = 'TEST_DATABASE_URL unset: PostgreSQL batch tests skipped';
+const schemas: string[] = [];
+const stores: PostgresStateStore[] = [];
+
+async function openStore(schema: string, poolSize = 6): Promise<PostgresStateStore> {
+  const store = new PostgresStateStore(postgresUrlWithSchema(TEST_DATABASE_URL!, schema), { poolSize });
+  await store.open();
+  stores.push(store);
+  return store;
+}
+
+function freshSchema(prefix: string): string {
+  const schema = uniqueSchema(prefix);
+  schemas.push(schema);
+  return schema;
+}
+
+/** Counts the named statements every `pg` client sends while `work` runs. */
+async function countingStatements<T>(work: () => Promise<T>): Promise<{ result: T; named: Map<string, number> }> {
+  type QueryFn = (...args: unknown[]) => unknown;
+  const proto = pg.Client.prototype as unknown as { query: QueryFn };
+  const original = proto.query;
+  const named = new Map<string, number>();
+  proto.query = function counted(this: pg.Client, ...args: unknown[]) {
+    const first = args[0] as { name?: string } | string | undefined;
+    if (typeof first === 'object' && first?.name) named.set(first.name, (named.get(first.name) ?? 0) + 1);
+    return original.apply(this, args);
+  };
+  try {
+    return { result: await work(), named };
+  } finally {
+    proto.query = original;
+  }
+}
+
+afterAll(async () => {
+  for (const store of stores) await store.close();
+  if (TEST_DATABASE_URL) await dropTestSchemas(TEST_DATABASE_URL, schemas);
+});
+
+describe.skipIf(!TEST_DATABASE_URL)(`PostgreSQL group-committed batches (${TEST_DATABASE_URL ? 'TEST_DATABASE_URL' : SKIP_REASON})`, () => {
+  it('commits admissions that arrive together in one multi-row insert, and one refused by the database fails only itself', async () => {
+    const store = await openStore(freshSchema('batch_bad'));
+    const ids = Array.from({ length: 12 }, (_, i) => `adm-${i}`);
+    // PostgreSQL's jsonb refuses the NUL character: the batch's insert fails for this row alone.
+    const bad = 'adm-5';
+    const { result: settled, named } = await countingStatements(() =>
+      Promise.allSettled(
+        ids.map((runId) =>
+          store.mutateRunAndAppend(
+            runId,
+            (current) => (current ? null : makeRun({ runId, taskId: runId, payload: runId === bad ? { note: 'nul \u0000 here' } : { n: runId } })),
+            (result) => [{ collection: 'telemetry', record: { runId: result.after!.runId }, keep: 100 }],
+          ),
+        ),
+      ),
+    );
+    // The admissions shared a batch (one multi-row insert tried them together).
+    expect(named.get('runs-insert-many') ?? 0).toBeGreaterThanOrEqual(1);
+    settled.forEach((outcome, i) => {
+      if (ids[i] === bad) {
+        expect(outcome.status).toBe('rejected');
+      } else {
+        expect(outcome.status).toBe('fulfilled');
+        if (outcome.status === 'fulfilled') expect(outcome.value).toMatchObject({ changed: true, before: null, after: { runId: ids[i], status: 'pending' } });
+      }
+    });
+    for (const runId of ids) {
+      const stored = await store.getRun(runId);
+      if (runId === bad) expect(stored).toBeNull();
+      else expect(stored?.payload).toEqual({ n: runId });
+    }
+    // Each admitted run's telemetry is stored once, the refused one's not at all.
+    const { items } = await store.listAppended('telemetry', { limit: 100 });
+    expect(items.map((item) => item.runId).sort()).toEqual(ids.filter((id) => id !== bad).sort());
+    // Numbers are distinct and every admitted run got one.
+    const seqs = (await store.listRuns({ limit: 100 })).items.map((run) => run.seq);
+    expect(new Set(seqs).size).toBe(ids.length - 1);
+  });
+
+  it('settles duplicates of one key arriving together as one admission and the rest unchanged', async () => {
+    const store = await openStore(freshSchema('batch_dup'));
+    const attempts = Array.from({ length: 10 }, () =>
+      store.mutateRunAndAppend('same-key', (current) => (current ? null : makeRun({ runId: 'same-key', taskId: 'same-key' })), () => []),
+    );
+    const results = await Promise.all(attempts);
+    expect(results.filter((r) => r.changed)).toHaveLength(1);
+    expect(results.filter((r) => !r.changed).every((r) => r.before?.runId === 'same-key')).toBe(true);
+  });
+
+  it('never lets claim batches of two instances exceed a per-type limit, and claims every run once', async () => {
+    const schema = freshSchema('batch_limits');
+    const a = await openStore(schema);
+    const b = await openStore(schema);
+    const limits: Record<string, number> = { 'doc-sync': 3, 'summarize-content': 2 };
+    const total = 60;
+    for (let i = 0; i < total; i++) {
+      const type = i % 3 === 0 ? 'doc-sync' : i % 3 === 1 ? 'summarize-content' : 'health-check';
+      const runId = `lim-${String(i).padStart(3, '0')}`;
+      await a.mutateRun(runId, (current) => (current ? null : makeRun({ runId, taskId: runId, type })));
+    }
+    const observer = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await observer.connect();
+    const claimedBy = new Map<string, string>();
+    const worst = new Map<string, number>();
+    try {
+      const instance = async (store: PostgresStateStore, owner: string) => {
+        let idle = 0;
+        while (idle < 5) {
+          const now = new Date();
+          const claimed: RunRecord[] = await store.claimRuns({ typeLimits: limits }, 8, (run) => markRunning(run, owner, new Date(now.getTime() + 60_000), now));
+          const { rows } = await observer.query<{ type: string; n: string }>(`SELECT type, COUNT(*) AS n FROM "${schema}".runs WHERE status = 'running' GROUP BY type`);
+          for (const row of rows) worst.set(row.type, Math.max(worst.get(row.type) ?? 0, Number(row.n)));
+          for (const run of claimed) {
+            expect(claimedBy.has(run.runId)).toBe(false);
+            claimedBy.set(run.runId, owner);
+          }
+          idle = claimed.length === 0 ? idle + 1 : 0;
+          // Finish what was claimed a moment later, freeing its type's slots for the other instance.
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          await Promise.all(
+            claimed.map((run) =>
+              store.mutateRun(run.runId, (current) =>
+                current && current.status === 'running' ? { ...current, status: 'success', queueState: null, claim: null, finishedAt: new Date().toISOString() } : null,
+              ),
+            ),
+          );
+          if (claimed.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      };
+      await Promise.all([instance(a, 'instance-a'), instance(b, 'instance-b')]);
+    } finally {
+      await observer.end();
+    }
+    expect(claimedBy.size).toBe(total);
+    expect(new Set(claimedBy.values())).toEqual(new Set(['instance-a', 'instance-b']));
+    expect(worst.get('doc-sync') ?? 0).toBeLessThanOrEqual(3);
+    expect(worst.get('summarize-content') ?? 0).toBeLessThanOrEqual(2);
+    // The limits were reached, so the check above is not vacuous.
+    expect(worst.get('doc-sync')).toBe(3);
+    expect(worst.get('summarize-content')).toBe(2);
+  }, 60_000);
+
+  it('fills a claim batch past runs of a type at its limit with runs of other types behind them', async () => {
+    const store = await openStore(freshSchema('batch_fill'));
+    for (let i = 0; i < 6; i++) {
+      const runId = `fill-${i}`;
+      await store.mutateRun(runId, (current) => (current ? null : makeRun({ runId, taskId: runId, type: i < 4 ? 'doc-sync' : 'health-check' })));
+    }
+    const now = new Date();
+    const claimed = await store.claimRuns({ typeLimits: { 'doc-sync': 1 } }, 3, (run) => markRunning(run, 'filler', new Date(now.getTime() + 60_000), now));
+    expect(claimed.map((run) => run.runId)).toEqual(['fill-0', 'fill-4', 'fill-5']);
+    expect(claimed.every((run) => run.status === 'running' && run.claim?.ownerId === 'filler')).toBe(true);
+  });
+
+  it('loses no run when the process dies between a batch commit and its replies', async () => {
+    const schema = freshSchema('batch_crash');
+    const url = postgresUrlWithSchema(TEST_DATABASE_URL!, schema);
+    const count = 16;
+    const prefix = 'crash';
+    const signal = await new Promise<NodeJS.Signals | number | null>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'test/support/batch-crash-writer.ts'), url, prefix, String(count)], {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', (code, sig) => (sig === 'SIGKILL' ? resolve(sig) : reject(new Error(`writer ended with ${String(code)}: ${stderr}`))));
+    });
+    expect(signal).toBe('SIGKILL');
+    const store = await openStore(schema);
+    const committed = (await store.listRuns({ limit: 100 })).items;
+    // The batch committed before the crash: its runs are stored, whole and ready to run.
+    expect(committed.length).toBeGreaterThanOrEqual(2);
+    expect(committed.every((run) => run.status === 'pending' && run.queueState === 'ready')).toBe(true);
+    // The callers never got an answer and send every admission again: the committed ones are
+    // found (no second run), the others admitted now, so each key has exactly one run.
+    const retried = await Promise.all(
+      Array.from({ length: count }, (_, i) => {
+        const runId = `${prefix}-${i}`;
+        return store.mutateRunAndAppend(runId, (current) => (current ? null : makeRun({ runId, taskId: runId })), () => []);
+      }),
+    );
+    const found = retried.filter((r) => !r.changed).map((r) => r.before!.runId);
+    expect(found.sort()).toEqual(committed.map((run) => run.runId).sort());
+    const all = await store.listRuns({ limit: 100 });
+    expect(all.total).toBe(count);
+    expect(new Set(all.items.map((run) => run.runId)).size).toBe(count);
+  }, 60_000);
+});

@@ -1,0 +1,47 @@
+import { TraceFlags } from '@opentelemetry/api';
+import { describe, expect, it } from 'vitest';
+import { tracingRequested } from '../../src/tracing/setup.js';
+import { noopServiceTracer } from '../../src/tracing/service-tracer.js';
+import { fromTraceparent, toTraceparent } from '../../src/tracing/traceparent.js';
+
+describe('traceparent (the trace context a run record stores)', () => {
+  it('round-trips a span context', () => {
+    const value = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const context = fromTraceparent(value);
+    expect(context).toEqual({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.SAMPLED, isRemote: true });
+    expect(toTraceparent(context!)).toBe(value);
+  });
+
+  it('refuses what is no valid traceparent: the span then starts a trace of its own', () => {
+    for (const value of [
+      undefined,
+      null,
+      '',
+      'garbage',
+      '00-00000000000000000000000000000000-b7ad6b7169203331-01',
+      '00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01',
+      '01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-extra',
+    ]) {
+      expect(fromTraceparent(value), String(value)).toBeNull();
+    }
+  });
+});
+
+describe('tracing switch', () => {
+  it('is on only with an OTLP endpoint, and off again by the standard vetoes', () => {
+    expect(tracingRequested({})).toBe(false);
+    expect(tracingRequested({ OTEL_SERVICE_NAME: 'svc', OTEL_EXPORTER_OTLP_ENDPOINT: '  ' })).toBe(false);
+    expect(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).toBe(true);
+    expect(tracingRequested({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces' })).toBe(true);
+    expect(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' })).toBe(false);
+    expect(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_TRACES_EXPORTER: 'none' })).toBe(false);
+  });
+
+  it('off, hands out one shared no-op span: nothing is allocated per call', () => {
+    const a = noopServiceTracer.startAdmission('doc-sync', 'api', null);
+    const b = noopServiceTracer.startExecution({ runId: 'r', type: 'doc-sync', attempt: 1 }, 'i');
+    expect(a).toBe(b);
+    expect(a.traceparent).toBeNull();
+  });
+});
