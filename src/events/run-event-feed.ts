@@ -1,25 +1,15 @@
 import type { Logger } from 'pino';
 import type { EventCursor } from '../domain/run-event-cursor.js';
-import type { StateStore, StoredRunEvent } from '../store/types.js';
+import type { StateStore } from '../store/types.js';
 import type { EventChannel } from './event-channel.js';
-import { runEventFrame } from './sse-frames.js';
-
-/** One event as the feed fans it out: the store's entry and its frame, encoded once for every client. */
-export interface FeedEvent {
-  entry: StoredRunEvent;
-  frame: Buffer;
-}
-
-/** One read's events, and all their frames joined: what a client that takes every one of them writes in one go. */
-export interface FeedPage {
-  events: readonly FeedEvent[];
-  frames: Buffer;
-}
+import { FeedPage } from './feed-page.js';
 
 /** What the feed delivers to: a stream (or anything else that follows the feed). */
 export interface FeedSubscriber {
   /** Pages in cursor order, each after the previous one; must not throw. */
   deliver(page: FeedPage): void;
+  /** Bytes its client has been handed and not yet taken (its connection's buffer). */
+  readonly unsentBytes: number;
 }
 
 export interface RunEventFeedOptions {
@@ -32,28 +22,47 @@ export interface RunEventFeedOptions {
   pageSize?: number;
   /** Least time from one read's start to the next one's (see RunEventFeed). */
   minReadIntervalMs?: number;
+  /**
+   * Bytes of frames one read hands out before it stops and leaves the rest to the next read
+   * (after the pacing wait); at least one page. Default: unbounded.
+   */
+  maxReadBytes?: number;
 }
 
 export const DEFAULT_FEED_POLL_MS = 1000;
 export const DEFAULT_FEED_PAGE_SIZE = 500;
 /**
- * At most 50 reads a second: under a burst of writes each read then takes a page of many
+ * At most 100 reads a second: under a burst of writes each read then takes a page of many
  * events, and each client gets that page in one write instead of one write per event (with
  * 1,000 clients, per-event writes cost the service more than admitting the runs did). An event
  * after a quiet spell is read at once; one inside a burst waits at most this long, or longer
- * when handing out pages is expensive (FAN_OUT_SHARE).
+ * when handing out pages is expensive (FAN_OUT_SHARE), which is what bounds the writes once
+ * there are many clients (20 ms here added its own wait to every event at a steady 60 a second,
+ * half the bare broadcaster's p99 on a quiet machine).
  */
-export const DEFAULT_FEED_MIN_READ_INTERVAL_MS = 20;
+export const DEFAULT_FEED_MIN_READ_INTERVAL_MS = 10;
 /**
  * The most of the event loop that handing pages to clients may take: after a page that took
  * `t` ms to write to every client, the next read waits at least `t / share` ms from the page's
- * start. With many clients a page costs a system call per client whatever its size, so under
- * load the pages grow instead of the cost. The share is small while the loop is busy (the
- * admissions and runs keep most of it) and larger while it idles (events go out sooner).
+ * start. With many clients a page costs a system call per client whatever its size, and every
+ * byte of it once per client, so under load the pages grow instead of the number of writes, and
+ * the feed falls behind a burst rather than taking the loop from the admissions. The share is
+ * small while the service is busy and larger while it idles (events go out sooner).
  */
-export const FAN_OUT_SHARE = { busy: 0.1, idle: 0.4 };
-/** Share of the time since the last page that other work (not handing out pages) kept the loop busy, above which it counts as busy. */
-const BUSY_LOOP = 0.5;
+export const FAN_OUT_SHARE = { busy: 0.1, idle: 0.5 };
+/**
+ * Busy: other work (not handing out pages) kept the loop active this share of the time since the
+ * last page (below 1 - FAN_OUT_SHARE.idle, so that work squeezed by idle-time fan-outs still
+ * counts as busy), or the feed is behind (a read came back full: at least a page of events waited).
+ * The second catches a service whose loop waits on commits (fsync) while the machine's cores are
+ * taken by the requests' other costs: its loop looks half idle, yet every write to the clients is
+ * taken from the admissions.
+ */
+const BUSY_LOOP = 0.4;
+/** While the feed waits for its clients to take what they hold, it looks again this often. */
+const DRAIN_POLL_MS = 50;
+/** The longest the feed waits for its clients in a row, however they drain. */
+const MAX_DRAIN_WAIT_MS = 10_000;
 /** Re-reads while the store holds committed events back (PostgreSQL horizon): first after this, doubling. */
 const HELD_BACK_FIRST_RETRY_MS = 5;
 
@@ -63,6 +72,8 @@ const HELD_BACK_FIRST_RETRY_MS = 5;
  * committed events, another instance announced some, the poll timer fired, the store held events
  * back a moment ago) reads everything past its cursor, page by page, and hands each page to every
  * subscriber. A wake-up during a read makes one more read after it, never a second read at once.
+ * Reads are paced (FAN_OUT_SHARE) and, behind a burst, bounded in bytes and held while most
+ * clients have not taken the last ones (waitForClients).
  *
  * However many clients follow, the store sees one reader per instance; the clients joining late
  * read their history themselves (RunEventStream) and then take the feed's pages.
@@ -72,11 +83,19 @@ export class RunEventFeed {
   private readonly pollIntervalMs: number;
   private readonly pageSize: number;
   private readonly minReadIntervalMs: number;
+  private readonly maxReadBytes: number;
   private lastReadAt = 0;
   private loopUsage = performance.eventLoopUtilization();
   /** Earliest start of the next read: the minimum interval, stretched by the cost of the last fan-out. */
   private nextReadAt = 0;
   private throttleTimer: NodeJS.Timeout | null = null;
+  /** The last read stopped with events left to read (a full page, or its byte bound). */
+  private behind = false;
+  /** Fan-outs whose cost is not measured yet; a wake-up meanwhile waits for it (wakeMeasured). */
+  private measuring = 0;
+  private wakeMeasured = false;
+  /** Since when the feed has waited for its clients, and what they held unsent at the last look. */
+  private drainWait: { since: number; unsent: number } | null = null;
   /** Where the next read starts; null while stopped. */
   private position: EventCursor | null = null;
   /** Resolves once `position` is set for the current run of the feed. */
@@ -94,6 +113,7 @@ export class RunEventFeed {
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_FEED_POLL_MS;
     this.pageSize = options.pageSize ?? DEFAULT_FEED_PAGE_SIZE;
     this.minReadIntervalMs = options.minReadIntervalMs ?? DEFAULT_FEED_MIN_READ_INTERVAL_MS;
+    this.maxReadBytes = options.maxReadBytes ?? Number.POSITIVE_INFINITY;
   }
 
   get subscriberCount(): number {
@@ -124,16 +144,51 @@ export class RunEventFeed {
       return;
     }
     if (this.throttleTimer !== null) return;
-    const wait = Math.max(this.lastReadAt + this.minReadIntervalMs, this.nextReadAt) - Date.now();
-    if (wait <= 0) {
-      void this.read();
+    if (this.measuring > 0) {
+      this.wakeMeasured = true;
       return;
+    }
+    let wait = Math.max(this.lastReadAt + this.minReadIntervalMs, this.nextReadAt) - Date.now();
+    if (wait <= 0) {
+      if (!this.behind || !this.waitForClients()) {
+        void this.read();
+        return;
+      }
+      wait = DRAIN_POLL_MS;
     }
     this.throttleTimer = setTimeout(() => {
       this.throttleTimer = null;
       this.wake();
     }, wait);
     this.throttleTimer.unref();
+  }
+
+  /**
+   * Behind a burst, the next read waits while most clients still hold more than a read's worth
+   * of bytes unsent and are taking them: when the machine cannot move the bytes as fast as the
+   * events come, the events wait in the store (which costs no memory) rather than in a thousand
+   * connection buffers until every client passes its bound. A client that stopped reading, or a
+   * few slow ones, do not hold the others back: they meet their bound as before. Ten seconds at
+   * most in a row.
+   */
+  private waitForClients(): boolean {
+    let congested = 0;
+    let unsent = 0;
+    for (const subscriber of this.subscribers) {
+      const bytes = subscriber.unsentBytes;
+      if (bytes > this.maxReadBytes) {
+        congested += 1;
+        unsent += bytes;
+      }
+    }
+    const now = Date.now();
+    const last = this.drainWait;
+    if (congested * 2 <= this.subscribers.size || (last !== null && (unsent >= last.unsent || now - last.since > MAX_DRAIN_WAIT_MS))) {
+      this.drainWait = null;
+      return false;
+    }
+    this.drainWait = { since: last?.since ?? now, unsent };
+    return true;
   }
 
   private async start(): Promise<void> {
@@ -171,6 +226,9 @@ export class RunEventFeed {
     this.heldBackTimer = null;
     this.throttleTimer = null;
     this.heldBackDelay = 0;
+    this.behind = false;
+    this.drainWait = null;
+    this.wakeMeasured = false;
     this.position = null;
     this.started = null;
     // A read under way finds the generation changed and hands nothing out.
@@ -178,13 +236,17 @@ export class RunEventFeed {
     this.readAgain = false;
   }
 
-  /** Reads page after page while they come full; a wake-up meanwhile makes one more read, through the throttle. */
+  /**
+   * Reads page after page while they come full, up to `maxReadBytes` of frames; a wake-up
+   * meanwhile, or pages left past the byte bound, make one more read, through the throttle.
+   */
   private async read(): Promise<void> {
     const generation = this.generation;
     this.reading = true;
     this.readAgain = false;
     try {
       let full: boolean;
+      let handed = 0;
       do {
         this.lastReadAt = Date.now();
         const page = await this.options.store.readRunEvents(this.position, this.pageSize, { includeInternal: true });
@@ -192,11 +254,14 @@ export class RunEventFeed {
         full = page.events.length === this.pageSize;
         if (page.events.length > 0) {
           this.position = page.events[page.events.length - 1]!.cursor;
-          const events = page.events.map((entry) => ({ entry, frame: runEventFrame(entry) }));
-          this.fanOut({ events, frames: Buffer.concat(events.map((event) => event.frame)) });
+          const fed = FeedPage.of(page.events);
+          handed += fed.bytes;
+          this.fanOut(fed, full);
         }
         this.noteHeldBack(page.heldBack);
-      } while (full && generation === this.generation);
+      } while (full && handed < this.maxReadBytes && generation === this.generation);
+      this.behind = full;
+      if (full) this.readAgain = true;
     } catch (err) {
       // The next wake-up or poll tries again from the same cursor: nothing is skipped.
       this.options.logger.warn({ cause: (err as Error).message }, 'run event feed read failed; retrying');
@@ -227,22 +292,31 @@ export class RunEventFeed {
   }
 
   /**
-   * Hands a page to every subscriber. Its cost is measured up to the next turn of the event loop:
-   * the connections' writes leave there (HTTP responses flush their corked sockets on the next tick).
+   * Hands a page to every subscriber and measures what that cost: the deliveries and the
+   * connections' writes, which leave on this tick's nextTick queue (an HTTP response corks its
+   * socket on its first write of a tick and queues the uncork there), ahead of the measuring
+   * tick queued after them. Until the cost is known no other read starts. `behind`: the read came
+   * back full, more events wait.
    */
-  private fanOut(page: FeedPage): void {
+  private fanOut(page: FeedPage, behind: boolean): void {
     const started = performance.now();
     const startedAt = Date.now();
+    this.measuring += 1;
     for (const subscriber of this.subscribers) subscriber.deliver(page);
-    setImmediate(() => {
+    process.nextTick(() => {
       const cost = performance.now() - started;
       const usage = performance.eventLoopUtilization();
       const since = performance.eventLoopUtilization(usage, this.loopUsage);
       this.loopUsage = usage;
       // The fan-out's own cost does not make the loop busy: only what else it had to do.
       const elapsed = since.active + since.idle;
-      const busy = elapsed > 0 && (since.active - cost) / elapsed > BUSY_LOOP;
+      const busy = behind || (elapsed > 0 && (since.active - cost) / elapsed > BUSY_LOOP);
       this.nextReadAt = Math.max(this.nextReadAt, startedAt + cost / (busy ? FAN_OUT_SHARE.busy : FAN_OUT_SHARE.idle));
+      this.measuring -= 1;
+      if (this.measuring === 0 && this.wakeMeasured) {
+        this.wakeMeasured = false;
+        this.wake();
+      }
     });
   }
 }

@@ -50,6 +50,9 @@ export interface StreamRequest {
 
 export const LAST_EVENT_ID_MAX_LENGTH = 64;
 
+/** One feed read hands out at most this fraction (1/n) of a client's buffer bound. */
+const READ_SHARE_OF_BUFFER = 4;
+
 /**
  * The live event streams of one service instance (docs/events.md): the one feed reader, every
  * open client stream, the per-key cap, the keepalive tick, and the live log lines, which reach
@@ -65,7 +68,16 @@ export class RunEventHub {
   private closed = false;
 
   constructor(private readonly options: RunEventHubOptions) {
-    this.feed = new RunEventFeed({ store: options.store, channel: options.channel, logger: options.logger, pollIntervalMs: options.pollIntervalMs, pageSize: options.pageSize });
+    this.feed = new RunEventFeed({
+      store: options.store,
+      channel: options.channel,
+      logger: options.logger,
+      pollIntervalMs: options.pollIntervalMs,
+      pageSize: options.pageSize,
+      // A read that falls behind a burst hands each client a quarter of its bound at most, then
+      // waits its turn: the client's connection then never holds near the bound for the feed's sake.
+      maxReadBytes: Math.floor(options.bufferBytes / READ_SHARE_OF_BUFFER),
+    });
     const { channel, store, liveLogs } = options;
     if (channel !== null) {
       // Every instance's writes reach the others, whether or not this one has clients.

@@ -1,7 +1,8 @@
 import { compareCursors, type EventCursor } from '../domain/run-event-cursor.js';
 import { eventCursorOf } from '../store/run-event-stamps.js';
 import type { RunEventFilter, StateStore, StoredRunEvent } from '../store/types.js';
-import type { FeedEvent, FeedPage, FeedSubscriber, RunEventFeed } from './run-event-feed.js';
+import { filterKey, passesFilter, type FeedEvent, type FeedPage } from './feed-page.js';
+import type { FeedSubscriber, RunEventFeed } from './run-event-feed.js';
 import { KEEPALIVE_FRAME, RETRY_FRAME, endFrame, errorFrame, runEventFrame } from './sse-frames.js';
 
 /** How long a client closed for not reading may still take its last bytes before the connection is dropped. */
@@ -49,13 +50,6 @@ export interface RunEventStreamOptions {
   onClosed: () => void;
 }
 
-function matches(entry: StoredRunEvent, filter: RunEventFilter): boolean {
-  if (filter.runId !== undefined) return entry.runId === filter.runId;
-  if (filter.type !== undefined && entry.type !== filter.type) return false;
-  if (filter.status !== undefined && entry.status !== filter.status) return false;
-  return filter.includeInternal === true || !entry.internal;
-}
-
 /**
  * One client's event stream. It joins the feed first, then reads its history from the store
  * (from its Last-Event-ID, or the run's start) while the feed's pages wait beside it, and then
@@ -78,13 +72,20 @@ export class RunEventStream implements FeedSubscriber {
   private closed = false;
   private finishing = false;
   private lastStatus: string | null = null;
+  /** Streams of every run with equal filters share what they take of each page. */
+  private readonly sliceKey: string;
 
   constructor(private readonly options: RunEventStreamOptions) {
     this.cursor = options.after;
+    this.sliceKey = filterKey(options.filter);
   }
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  get unsentBytes(): number {
+    return this.closed ? 0 : this.options.sink.bufferedBytes;
   }
 
   /** Sends the history, then follows the feed. Never rejects: a failure ends the stream with an `error` event. */
@@ -107,18 +108,32 @@ export class RunEventStream implements FeedSubscriber {
 
   deliver(page: FeedPage): void {
     if (this.closed) return;
+    const { runId, filter, sink, bufferBytes } = this.options;
+    if (runId !== null) {
+      // A per-run stream takes events one by one: it ends on a terminal one.
+      const events = page.ofRun(runId);
+      if (events.length > 0) this.take(events);
+      return;
+    }
+    const slice = page.slice(filter, this.sliceKey);
+    if (slice.events.length === 0) return;
+    if (this.live && this.isNew(slice.events[0]!.entry) && sink.bufferedBytes + slice.frames.length <= bufferBytes) {
+      // The usual case of /api/events: the frames it takes, joined once for every stream with this filter, in one write.
+      if (this.send(slice.frames)) this.sent(slice.events[slice.events.length - 1]!.entry);
+      return;
+    }
+    this.take(slice.events);
+  }
+
+  /** Events of a page that pass this stream's filter: sent (corked into one write) when live, else kept until history is read. */
+  private take(events: readonly FeedEvent[]): void {
     if (this.live) {
-      if (this.takesWholePage(page) && this.options.sink.bufferedBytes + page.frames.length <= this.options.bufferBytes) {
-        // The usual case of /api/events: the page's frames, joined once for every client, in one write.
-        if (this.send(page.frames)) this.sent(page.events[page.events.length - 1]!.entry);
-        return;
-      }
       this.options.sink.batch(() => {
-        for (const event of page.events) this.takeLive(event);
+        for (const event of events) this.takeLive(event);
       });
       return;
     }
-    for (const event of page.events) {
+    for (const event of events) {
       this.pending.push(event);
       this.pendingBytes += event.frame.length;
     }
@@ -190,15 +205,8 @@ export class RunEventStream implements FeedSubscriber {
     });
   }
 
-  /** Every event of the page is new to this stream and passes its filter (a per-run stream takes events one by one: it ends on a terminal one). */
-  private takesWholePage(page: FeedPage): boolean {
-    if (this.options.runId !== null || page.events.length === 0 || !this.isNew(page.events[0]!.entry)) return false;
-    for (const event of page.events) if (!matches(event.entry, this.options.filter)) return false;
-    return true;
-  }
-
   private takeLive(event: FeedEvent): void {
-    if (this.closed || !this.isNew(event.entry) || !matches(event.entry, this.options.filter)) return;
+    if (this.closed || !this.isNew(event.entry) || !passesFilter(event.entry, this.options.filter)) return;
     if (!this.send(event.frame)) return;
     this.sent(event.entry);
   }
