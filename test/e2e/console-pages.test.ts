@@ -159,7 +159,7 @@ describe.skipIf(NO_BROWSER)(`console pages in a real browser${NO_BROWSER ? ` (sk
             await page.goto(`${base}${target.path}`);
             await settled(page);
             // Graphs and charts draw after their libraries load.
-            if (target.name === 'agents') await page.locator('.react-flow__node').first().waitFor();
+            if (target.name === 'agents') await page.locator('.drawing-node').first().waitFor();
             if (target.name === 'overview') await page.locator('.chart canvas').first().waitFor();
             const where = `${target.name} @${width}px ${scheme}`;
             for (const v of await seriousViolations(page)) failures.push(`${where}: ${v}`);

@@ -28,7 +28,7 @@ function RecordTable({ rows, caption }: { rows: Record<string, unknown>[]; capti
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))].slice(0, MAX_COLUMNS);
   const shown = rows.slice(0, MAX_ROWS);
   return (
-    <div className="table-scroll" tabIndex={0}>
+    <div className="table-scroll" role="region" aria-label={caption ?? 'Records'} tabIndex={0}>
       <table className={columns.length >= 5 ? 'wide' : undefined}>
         {caption && <caption>{caption}</caption>}
         <thead>

@@ -48,7 +48,7 @@ export function AgentsPage() {
           return (
             <>
               <Section id="agent-readiness" title="Agent readiness">
-                <div className="table-scroll" tabIndex={0}>
+                <div className="table-scroll" role="region" aria-label="Agent readiness" tabIndex={0}>
                   <table className="wide">
                     <caption>{d.agents.length} agents</caption>
                     <thead>

@@ -33,7 +33,7 @@ function QueueDepth({ queue }: { queue: RunStats['queue'] }) {
 
 function ByTypeTable({ stats }: { stats: RunStats }) {
   return (
-    <div className="table-scroll" tabIndex={0}>
+    <div className="table-scroll" role="region" aria-label="Runs per task type" tabIndex={0}>
       <table className="wide">
         <caption>Per task type, last day</caption>
         <thead>

@@ -64,7 +64,7 @@ export function IncidentsPage() {
       <Loadable query={list} label="incidents" isEmpty={(d) => d.total === 0} empty="No incidents match these filters.">
         {(data) => (
           <>
-            <div className="table-scroll" tabIndex={0}>
+            <div className="table-scroll" role="region" aria-label="Incidents" tabIndex={0}>
               <table className="wide">
                 <caption>
                   {data.total} incidents, most urgent first{data.total > 0 ? `; showing ${data.offset + 1}–${data.offset + data.incidents.length}` : ''}
@@ -335,7 +335,7 @@ function IncidentDetail({ i }: { i: Incident }) {
         {i.remediationTasks.length === 0 ? (
           <p className="empty">No remediation task has run for this incident.</p>
         ) : (
-          <div className="table-scroll" tabIndex={0}>
+          <div className="table-scroll" role="region" aria-label="Remediation tasks" tabIndex={0}>
             <table className="wide">
               <caption>Remediation tasks</caption>
               <thead>
@@ -402,7 +402,7 @@ function IncidentDetail({ i }: { i: Incident }) {
         {i.policyExecutions.length === 0 ? (
           <p className="empty">Policy {i.policy.policyId} has not acted on this incident.</p>
         ) : (
-          <div className="table-scroll" tabIndex={0}>
+          <div className="table-scroll" role="region" aria-label="Policy executions" tabIndex={0}>
             <table className="wide">
               <caption>Policy {i.policy.policyId}</caption>
               <thead>
@@ -432,7 +432,7 @@ function IncidentDetail({ i }: { i: Incident }) {
         )}
       </Section>
       <div className="grid">
-        <div className="table-scroll" tabIndex={0}>
+        <div className="table-scroll" role="region" aria-label="Acknowledgements" tabIndex={0}>
           <table>
             <caption>Acknowledgements</caption>
             <thead>
@@ -462,7 +462,7 @@ function IncidentDetail({ i }: { i: Incident }) {
             </tbody>
           </table>
         </div>
-        <div className="table-scroll" tabIndex={0}>
+        <div className="table-scroll" role="region" aria-label="Ownership" tabIndex={0}>
           <table>
             <caption>Ownership</caption>
             <thead>

@@ -280,7 +280,7 @@ export function SchedulesPage() {
       <Section id="schedules" title="All schedules">
         <Loadable query={list} label="schedules" isEmpty={(d) => d.count === 0} empty="No schedules yet.">
           {(d) => (
-            <div className="table-scroll" tabIndex={0}>
+            <div className="table-scroll" role="region" aria-label="Schedules" tabIndex={0}>
               <table className="wide">
                 <caption>{d.count} schedules (times in your zone; lists in UTC)</caption>
                 <thead>

@@ -111,7 +111,7 @@ export function TasksPage() {
             </section>
             <section aria-labelledby="catalog-heading">
               <h2 id="catalog-heading">Catalog</h2>
-              <div className="table-scroll" tabIndex={0}>
+              <div className="table-scroll" role="region" aria-label="Task catalog" tabIndex={0}>
                 <table className="wide">
                   <caption>{data.count} task types</caption>
                   <thead>

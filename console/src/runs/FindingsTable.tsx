@@ -28,7 +28,7 @@ export function FindingsTable({ rows, caption }: { rows: FindingRow[]; caption: 
   );
   if (rows.length === 0) return <p className="empty">No findings.</p>;
   return (
-    <div className="table-scroll">
+    <div className="table-scroll" role="region" aria-label={caption} tabIndex={0}>
       <table className="findings">
         <caption>
           {caption}: {rows.length}

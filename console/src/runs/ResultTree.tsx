@@ -13,8 +13,14 @@ function itemTitle(value: unknown, index: number): string {
   return `item ${index + 1}`;
 }
 
-function Leaf({ value }: { value: unknown }) {
-  if (typeof value === 'string' && value.includes('\n')) return <pre className="leaf-text">{value}</pre>;
+function Leaf({ value, label }: { value: unknown; label: string }) {
+  // Long text scrolls in its own box: focusable so a keyboard can scroll it, named after its field.
+  if (typeof value === 'string' && value.includes('\n'))
+    return (
+      <pre className="leaf-text" role="region" aria-label={label} tabIndex={0}>
+        {value}
+      </pre>
+    );
   return <>{formatScalar(value)}</>;
 }
 
@@ -39,7 +45,7 @@ function Node({ label, value, depth }: { label: string; value: unknown; depth: n
       <div className="tree-leaf">
         <dt>{label}</dt>
         <dd>
-          <Leaf value={value} />
+          <Leaf value={value} label={label} />
         </dd>
       </div>
     );
@@ -80,7 +86,7 @@ function TreeBody({ value, depth }: { value: unknown; depth: number }) {
     );
   }
   if (isRecord(value)) return <Fields record={value} depth={depth} />;
-  return <Leaf value={value} />;
+  return <Leaf value={value} label="Text" />;
 }
 
 /** Any record as a collapsible tree with labelled leaves: no JSON text, no dotted key paths. */

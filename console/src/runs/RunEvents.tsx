@@ -6,7 +6,7 @@ import { formatClock, formatTime } from './format.js';
 export function RunEvents({ events }: { events: RunEventData[] }) {
   if (events.length === 0) return <p className="empty">No events yet.</p>;
   return (
-    <div className="table-scroll">
+    <div className="table-scroll" role="region" aria-label="Run events" tabIndex={0}>
       <table className="events">
         <caption className="visually-hidden">Run events</caption>
         <thead>

@@ -145,7 +145,7 @@ export function RunsPage() {
           const first = cursor === '';
           return (
             <>
-              <div className="table-scroll">
+              <div className="table-scroll" role="region" aria-label="Runs" tabIndex={0}>
                 <table className="runs-table">
                   <caption>
                     {first ? 'Newest runs' : 'Older runs'}: {shown.length} shown of {data.total}

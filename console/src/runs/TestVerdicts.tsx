@@ -26,7 +26,11 @@ export function TestVerdicts({ verdict }: { verdict: TestVerdict }) {
               <li key={`${f.name}|${i}`}>
                 <strong>{f.name}</strong>
                 {f.where && <span className="muted mono"> {f.where}</span>}
-                {f.message ? <pre className="leaf-text">{f.message}</pre> : null}
+                {f.message ? (
+                  <pre className="leaf-text" role="region" aria-label={`Message of ${f.name}`} tabIndex={0}>
+                    {f.message}
+                  </pre>
+                ) : null}
               </li>
             ))}
           </ul>
@@ -35,7 +39,9 @@ export function TestVerdicts({ verdict }: { verdict: TestVerdict }) {
       {verdict.outputTail && verdict.failures.length > 0 && (
         <details>
           <summary>End of the suite's output</summary>
-          <pre className="leaf-text">{verdict.outputTail}</pre>
+          <pre className="leaf-text" role="region" aria-label="End of the suite's output" tabIndex={0}>
+            {verdict.outputTail}
+          </pre>
         </details>
       )}
     </section>
