@@ -5,7 +5,11 @@ function failuresOf(tap: TapDocument): FailedTest[] {
   const failures = tap.testPoints
     // A suite reported `not ok` because a subtest failed is not a failure of its own.
     .filter((point) => isFailingPoint(point) && point.failingChildren === 0)
-    .map((point) => ({ name: [...point.parents, point.description].filter((part) => part !== '').join(' > '), file: point.diagnostics.location }));
+    .map((point) => ({
+      name: [...point.parents, point.description].filter((part) => part !== '').join(' > '),
+      file: point.diagnostics.location,
+      ...(point.diagnostics.message ? { message: point.diagnostics.message } : {}),
+    }));
   return uniqueFailures(failures);
 }
 

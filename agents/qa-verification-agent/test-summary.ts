@@ -7,6 +7,8 @@ export interface FailedTest {
   name: string;
   /** The test file when the runner says which one, as the runner printed it. */
   file: string | null;
+  /** Why it failed, where the runner says so per test (TAP's `error:`/`message:` diagnostic), shortened. */
+  message?: string;
 }
 
 /** What a runner's own summary says about one suite run. */

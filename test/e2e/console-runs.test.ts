@@ -136,6 +136,8 @@ describe.skipIf(NO_BROWSER)(`console run pages in a real browser${NO_BROWSER ? `
     await counts.getByText('0 skipped').waitFor();
     await verdict.getByRole('list', { name: 'Failing tests' }).getByText('rounds half cents up').waitFor();
     await verdict.getByRole('list', { name: 'Failing tests' }).getByText('apps/invoice/test/rounding.test.mjs').waitFor();
+    // The runner's own message for the failure (node:test's TAP `error:` diagnostic).
+    await expect(verdict.getByRole('region', { name: 'Message of rounds half cents up' }).textContent()).resolves.toMatch(/0\.13|!==|equal/);
     // The summary comes first, and no part of the page prints dotted key paths.
     await expect(page.locator('.summary').textContent()).resolves.toContain('rounds half cents up');
     expect(await page.locator('main').textContent()).not.toMatch(/\w+\.\w+\[\d+\]/);

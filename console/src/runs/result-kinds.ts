@@ -95,7 +95,7 @@ function qaVerdict(r: Record<string, unknown>): TestVerdict | null {
     return { verdict: 'planned (dry run)', passed: null, failed: null, skipped: null, failures: [], note: 'The suite was not run: a dry run only plans it.', outputTail: null };
   }
   if (typeof r.verdict !== 'string') return null;
-  const failures = records(r.failures).map((f) => ({ name: str(f.name) ?? '(unnamed test)', where: str(f.file), message: null }));
+  const failures = records(r.failures).map((f) => ({ name: str(f.name) ?? '(unnamed test)', where: str(f.file), message: str(f.message) }));
   const exit = num(r.exitCode);
   return {
     verdict: r.verdict,

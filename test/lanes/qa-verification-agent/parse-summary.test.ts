@@ -14,7 +14,7 @@ describe('runner summaries', () => {
       passed: 3,
       failed: 1,
       skipped: 2,
-      failures: [{ name: 'division > rounds down', file: '/home/ci/projects/fixture/test/math.test.js' }],
+      failures: [{ name: 'division > rounds down', file: '/home/ci/projects/fixture/test/math.test.js', message: 'Expected values to be strictly equal:\n\n3 !== 4' }],
     });
   });
 
@@ -125,7 +125,7 @@ describe('tapFailures', () => {
     ].join('\n');
     expect(tapFailures(tap)).toEqual([
       { name: 'outer > inner > deepest', file: null },
-      { name: 'hook suite', file: '/w/app/test/hooks.test.js' },
+      { name: 'hook suite', file: '/w/app/test/hooks.test.js', message: 'before hook failed' },
     ]);
   });
 });
