@@ -79,7 +79,8 @@ describe('GET /api/tasks/runs by creation time (createdFrom inclusive, createdTo
   });
 
   it('answers 400 invalid_request when createdFrom is not before createdTo', async () => {
-    for (const [from, to] of [[created.c!, created.a!], [created.b!, created.b!]]) {
+    const ranges: Array<[string, string]> = [[created.c!, created.a!], [created.b!, created.b!]];
+    for (const [from, to] of ranges) {
       const res = await rt.api.get(`/api/tasks/runs?${q({ createdFrom: from, createdTo: to })}`);
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: 'invalid_request', details: [{ path: '/querystring/createdTo', message: 'must be after createdFrom' }] });
