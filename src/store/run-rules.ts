@@ -22,6 +22,9 @@ export interface NormalizedRunQuery {
   offset: number;
   order: 'newest' | 'oldest';
   afterSeq: number | undefined;
+  /** Bounds of createdAt in the stored spelling (toISOString), so every driver compares them as text. */
+  createdFrom: string | undefined;
+  createdTo: string | undefined;
 }
 
 export function normalizeRunQuery(query: RunQuery): NormalizedRunQuery {
@@ -34,7 +37,22 @@ export function normalizeRunQuery(query: RunQuery): NormalizedRunQuery {
     offset: wholeNumber(query.offset, 0),
     order: query.order ?? 'newest',
     afterSeq: query.afterSeq !== undefined && Number.isFinite(query.afterSeq) ? Math.floor(query.afterSeq) : undefined,
+    createdFrom: storedInstant(query.createdFrom),
+    createdTo: storedInstant(query.createdTo),
   };
+}
+
+/**
+ * An instant spelled as run records store createdAt (`Date#toISOString`: UTC, milliseconds), so
+ * a text comparison orders it as time in every driver, whatever offset or precision the caller
+ * used. Callers check the bounds first (the HTTP schema, the runtime); a bound that is not an
+ * instant here is a bug.
+ */
+function storedInstant(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) throw new ProgrammingError(`run query bound is not an instant: ${value}`);
+  return at.toISOString();
 }
 
 /** True when the run lies past the query's cursor in listing order (always true without a cursor). */
@@ -53,6 +71,8 @@ export function matchesRunQuery(run: RunRecord, query: NormalizedRunQuery): bool
   if (query.type !== undefined && run.type !== query.type) return false;
   if (query.status !== undefined && run.status !== query.status) return false;
   if (query.queueState !== undefined && run.queueState !== query.queueState) return false;
+  if (query.createdFrom !== undefined && !(run.createdAt >= query.createdFrom)) return false;
+  if (query.createdTo !== undefined && !(run.createdAt < query.createdTo)) return false;
   return true;
 }
 

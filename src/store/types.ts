@@ -34,6 +34,10 @@ export interface RunQuery {
    * newest first, above it when oldest first). `total` still counts every run matching the filters.
    */
   afterSeq?: number;
+  /** Only runs created at or after this instant (ISO 8601). */
+  createdFrom?: string;
+  /** Only runs created before this instant (ISO 8601): the range is half-open, [createdFrom, createdTo). */
+  createdTo?: string;
 }
 
 export interface ClaimOptions {

@@ -20,6 +20,7 @@ import { createRerun } from './rerun.js';
 import { createRunCancel } from './run-cancel.js';
 import { Runner } from './runner.js';
 import { decodeRunCursor, encodeRunCursor } from './run-cursor.js';
+import { checkCreatedRange } from './run-time-range.js';
 import { toRunView } from './run-view.js';
 import type { TriggerCheck } from './trigger-check.js';
 import { createWorkflowDriver } from './workflow-driver.js';
@@ -143,6 +144,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
 
   async function listRuns(query: RunQuery & { cursor?: string }) {
     const { cursor, ...filters } = query;
+    checkCreatedRange(filters.createdFrom, filters.createdTo);
     const limit = filters.limit ?? 50;
     const offset = filters.offset ?? 0;
     const afterSeq = cursor === undefined ? undefined : decodeRunCursor(cursor);

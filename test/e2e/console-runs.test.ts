@@ -107,6 +107,28 @@ describe.skipIf(NO_BROWSER)(`console run pages in a real browser${NO_BROWSER ? `
     expect(await documentKept(page)).toBe(true);
     await screenshots(page, 'runs-list');
 
+    // A creation range is filtered by the service: the list and each status count ask for it,
+    // and a run admitted inside the range still joins the open list live.
+    const rangedRead = (status: string | null) =>
+      page.waitForRequest((req) => {
+        const url = new URL(req.url());
+        return url.pathname === '/api/tasks/runs' && url.searchParams.has('createdFrom') && url.searchParams.get('status') === status;
+      });
+    const listRead = rangedRead(null);
+    const successCount = rangedRead('success');
+    await page.locator('#runs-range').selectOption('15m');
+    const createdFrom = Date.parse(new URL((await listRead).url()).searchParams.get('createdFrom')!);
+    await successCount;
+    expect(Date.now() - createdFrom).toBeGreaterThanOrEqual(15 * 60_000);
+    expect(Date.now() - createdFrom).toBeLessThan(17 * 60_000);
+    await page.getByRole('link', { name: 'runs-live-1' }).waitFor();
+    await page.getByRole('list', { name: 'Runs per status' }).getByRole('button', { name: 'success 1' }).waitFor();
+    expect((await running.api.trigger('summarize-content', { content: 'Ranged live check.', idempotencyKey: 'runs-live-2' })).status).toBe(202);
+    await page.getByRole('link', { name: 'runs-live-2' }).waitFor({ timeout: 15_000 });
+    await page.getByRole('list', { name: 'Runs per status' }).getByRole('button', { name: 'success 2' }).waitFor({ timeout: 15_000 });
+    await page.getByText(/Newest runs: 2 shown of 2 \(last 15 minutes\)/).waitFor();
+    expect(await documentKept(page)).toBe(true);
+
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tasks' }).click();
     await page.getByLabel('Task type').selectOption('summarize-content');
     await page.getByLabel('Payload (JSON object)').fill(JSON.stringify({ content: 'Quarterly revenue grew 12 percent while churn fell. The team shipped two releases.' }));

@@ -379,6 +379,43 @@ export function describeStoreConformance(
         expect(filtered.total).toBe(5);
       });
 
+      it('filters by creation time, from inclusive and to exclusive, with total and cursor paging', async () => {
+        const { store } = await openStore();
+        const at = (minute: number) => `2026-03-01T10:${String(minute).padStart(2, '0')}:00.000Z`;
+        for (let i = 0; i < 6; i++) {
+          await insert(store, { runId: `t-${i}`, createdAt: at(i), type: i % 2 === 0 ? 'doc-sync' : 'rss-sweep', status: i < 3 ? 'success' : 'pending' });
+        }
+        await insert(store, { runId: 't-internal', createdAt: at(2), type: 'heartbeat', internal: true });
+        const ids = async (query: Parameters<StateStore['listRuns']>[0]) => {
+          const { items, total } = await store.listRuns(query);
+          return { ids: items.map((r) => r.runId), total };
+        };
+        expect(await ids({ createdFrom: at(2) })).toEqual({ ids: ['t-5', 't-4', 't-3', 't-2'], total: 4 });
+        expect(await ids({ createdTo: at(2) })).toEqual({ ids: ['t-1', 't-0'], total: 2 });
+        expect(await ids({ createdFrom: at(1), createdTo: at(4) })).toEqual({ ids: ['t-3', 't-2', 't-1'], total: 3 });
+        expect(await ids({ createdFrom: at(1), createdTo: at(4), includeInternal: true, order: 'oldest' })).toEqual({
+          ids: ['t-1', 't-2', 't-3', 't-internal'], // listing order is admission (seq), not createdAt
+          total: 4,
+        });
+        // Combined with the other filters.
+        expect(await ids({ createdFrom: at(1), createdTo: at(5), status: 'success' })).toEqual({ ids: ['t-2', 't-1'], total: 2 });
+        expect(await ids({ createdFrom: at(1), type: 'doc-sync' })).toEqual({ ids: ['t-4', 't-2'], total: 2 });
+        // Bounds in another offset or precision name the same instants.
+        expect(await ids({ createdFrom: '2026-03-01T12:01:00+02:00', createdTo: '2026-03-01T10:03:00.000000Z' })).toEqual({ ids: ['t-2', 't-1'], total: 2 });
+        // Between two runs' instants, and an empty range.
+        expect(await ids({ createdFrom: '2026-03-01T10:01:30.000Z', createdTo: '2026-03-01T10:03:00.001Z' })).toEqual({ ids: ['t-3', 't-2'], total: 2 });
+        expect(await ids({ createdFrom: at(4), createdTo: at(4) })).toEqual({ ids: [], total: 0 });
+        // Cursor pages stay inside the range; total counts the whole range, not the page.
+        const first = await store.listRuns({ createdFrom: at(1), createdTo: at(6), limit: 2 });
+        expect(first.items.map((r) => r.runId)).toEqual(['t-5', 't-4']);
+        expect(first.total).toBe(5);
+        const second = await store.listRuns({ createdFrom: at(1), createdTo: at(6), limit: 2, afterSeq: first.items[1]!.seq });
+        expect(second.items.map((r) => r.runId)).toEqual(['t-3', 't-2']);
+        expect(second.total).toBe(5);
+        const last = await store.listRuns({ createdFrom: at(1), createdTo: at(6), limit: 2, afterSeq: second.items[1]!.seq });
+        expect(last.items.map((r) => r.runId)).toEqual(['t-1']);
+      });
+
       it('counts by status, by type, ready and held', async () => {
         const { store } = await openStore();
         await seed(store);

@@ -10,6 +10,7 @@ import { CATALOG_PATH, type Catalog } from '../lib/catalog.js';
 import { segment, toQueryString } from '../lib/query-string.js';
 import { useFilterParams } from '../lib/use-filter-params.js';
 import { formatAgo, formatDuration, formatTime } from './format.js';
+import { CREATED_RANGES, createdRangeStart } from './created-range.js';
 import { StreamStatus } from './StreamStatus.js';
 import { useNow } from './use-now.js';
 import { useRunsFeed } from './use-runs-feed.js';
@@ -19,20 +20,17 @@ const PAGE_SIZE = 20;
 const RUNS_PATH = '/api/tasks/runs';
 const RUN_COUNTS_KEY = 'run-counts';
 
-const RANGES: Record<string, { label: string; ms: number }> = {
-  '15m': { label: 'last 15 minutes', ms: 15 * 60_000 },
-  '1h': { label: 'last hour', ms: 3_600_000 },
-  '24h': { label: 'last 24 hours', ms: 86_400_000 },
-  '7d': { label: 'last 7 days', ms: 7 * 86_400_000 },
-};
-
-function StatusCounts({ type, active, onPick }: { type: string; active: string; onPick: (status: string) => void }) {
+/**
+ * One count per status: the `total` of a one-row page with the list's type and creation range,
+ * so the counts always cover what the list would show under that status.
+ */
+function StatusCounts({ type, createdFrom, active, onPick }: { type: string; createdFrom: string; active: string; onPick: (status: string) => void }) {
   const { token } = useSession();
   const counts = useQueries({
     queries: RUN_STATUS_LIST.map((status) => {
-      const path = `${RUNS_PATH}${toQueryString({ status, type, limit: 1 })}`;
+      const path = `${RUNS_PATH}${toQueryString({ status, type, createdFrom, limit: 1 })}`;
       return {
-        queryKey: [RUN_COUNTS_KEY, type, status],
+        queryKey: [RUN_COUNTS_KEY, type, status, createdFrom],
         queryFn: async ({ signal }: { signal: AbortSignal }) => (await apiRequest<RunListAnswer>(path, { token, signal })).body,
         enabled: token !== null,
         placeholderData: keepPreviousData,
@@ -82,7 +80,10 @@ export function RunsPage() {
   const now = useNow(10_000);
   const catalog = useApiQuery<Catalog>(CATALOG_PATH);
 
-  const path = `${RUNS_PATH}${toQueryString({ status, type, limit: PAGE_SIZE, cursor })}`;
+  // The range is filtered by the service, so `total`, the counts and the cursor pages all cover it.
+  const since = createdRangeStart(range, now);
+  const createdFrom = since === null ? '' : new Date(since).toISOString();
+  const path = `${RUNS_PATH}${toQueryString({ status, type, createdFrom, limit: PAGE_SIZE, cursor })}`;
   const { token } = useSession();
   const listKey = ['api', path];
   const runs = useQuery({
@@ -91,9 +92,8 @@ export function RunsPage() {
     enabled: token !== null,
     placeholderData: keepPreviousData,
   });
-  const feed = useRunsFeed({ listKey, countsKey: [RUN_COUNTS_KEY], firstPage: cursor === '', type, status });
+  const feed = useRunsFeed({ listKey, countsKey: [RUN_COUNTS_KEY], firstPage: cursor === '', type, status, since });
 
-  const since = RANGES[range] ? now - RANGES[range].ms : null;
   const setFilter = (patch: Record<string, string | null>) => {
     setPrevious([]);
     update({ ...patch, cursor: null });
@@ -103,7 +103,7 @@ export function RunsPage() {
     <>
       <h1>Runs</h1>
       <StreamStatus status={feed} label="Live" />
-      <StatusCounts type={type} active={status} onPick={(s) => setFilter({ status: s })} />
+      <StatusCounts type={type} createdFrom={createdFrom} active={status} onPick={(s) => setFilter({ status: s })} />
       <form className="filters" aria-label="Run filters" onSubmit={(e) => e.preventDefault()}>
         <label htmlFor="runs-status">Status</label>
         <select id="runs-status" value={status} onChange={(e) => setFilter({ status: e.target.value })}>
@@ -124,9 +124,9 @@ export function RunsPage() {
           ))}
         </select>
         <label htmlFor="runs-range">Created</label>
-        <select id="runs-range" value={range} onChange={(e) => update({ range: e.target.value })}>
+        <select id="runs-range" value={range} onChange={(e) => setFilter({ range: e.target.value })}>
           <option value="">any time</option>
-          {Object.entries(RANGES).map(([key, r]) => (
+          {Object.entries(CREATED_RANGES).map(([key, r]) => (
             <option key={key} value={key}>
               {r.label}
             </option>
@@ -138,10 +138,8 @@ export function RunsPage() {
       <RunSearch />
       <QueryView query={runs} label="runs">
         {(data) => {
-          const inRange = since === null ? data.items : data.items.filter((r) => Date.parse(r.createdAt) >= since);
           const needle = filter.trim().toLowerCase();
-          const shown = needle ? inRange.filter((r) => r.runId.toLowerCase().includes(needle)) : inRange;
-          const pastRange = since !== null && data.items.some((r) => Date.parse(r.createdAt) < since);
+          const shown = needle ? data.items.filter((r) => r.runId.toLowerCase().includes(needle)) : data.items;
           const first = cursor === '';
           return (
             <>
@@ -149,7 +147,7 @@ export function RunsPage() {
                 <table className="runs-table">
                   <caption>
                     {first ? 'Newest runs' : 'Older runs'}: {shown.length} shown of {data.total}
-                    {since !== null ? ` (${RANGES[range]!.label})` : ''}
+                    {since !== null ? ` (${CREATED_RANGES[range]!.label})` : ''}
                   </caption>
                   <thead>
                     <tr>
@@ -205,7 +203,7 @@ export function RunsPage() {
                 </button>
                 <button
                   type="button"
-                  disabled={!data.nextCursor || pastRange}
+                  disabled={!data.nextCursor}
                   onClick={() => {
                     setPrevious((p) => [...p, cursor]);
                     update({ cursor: data.nextCursor });

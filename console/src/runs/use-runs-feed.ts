@@ -11,12 +11,15 @@ const REFETCH_DELAY_MS = 400;
  * Keeps the runs list live from GET /api/events: a run already on the page gets its new status
  * in place at once (no refetch, no reflow); a run the page does not hold refreshes the first page
  * and the counts, coalesced, so a burst of admissions costs one read. Later pages (a cursor) are
- * fixed windows: their rows change status but no row enters or leaves.
+ * fixed windows: their rows change status but no row enters or leaves. With a creation range
+ * (`since`, epoch ms), an event about a run the page does not hold and that happened before the
+ * range began cannot concern a run in the range (a run is created before its events), so it
+ * costs no read; runs in the range arrive through the refetch, which the service filters.
  */
-export function useRunsFeed(options: { listKey: QueryKey; countsKey: QueryKey; firstPage: boolean; type: string; status: string }) {
+export function useRunsFeed(options: { listKey: QueryKey; countsKey: QueryKey; firstPage: boolean; type: string; status: string; since: number | null }) {
   const queryClient = useQueryClient();
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const { listKey, countsKey, firstPage, status } = options;
+  const { listKey, countsKey, firstPage, status, since } = options;
 
   useEffect(
     () => () => {
@@ -59,12 +62,13 @@ export function useRunsFeed(options: { listKey: QueryKey; countsKey: QueryKey; f
         items[index] = { ...current, status: data.status as typeof current.status, updatedAt: data.at > current.updatedAt ? data.at : current.updatedAt };
         return { ...page, items };
       });
+      if (!onPage && since !== null && Date.parse(data.at) < since) return;
       // A new run or a row that left the filtered status changes the first page; a row that
       // finished gets its finish time and duration. Reading a cursor page again gives the same rows.
       const finished = data.status === 'success' || data.status === 'failed' || data.status === 'cancelled';
       scheduleRefetch((onPage && finished) || (firstPage && (!onPage || (status !== '' && data.status !== status))));
     },
-    [queryClient, listKey, firstPage, status, scheduleRefetch],
+    [queryClient, listKey, firstPage, status, since, scheduleRefetch],
   );
 
   return useEventStream(`/api/events${toQueryString({ type: options.type })}`, onEvent);

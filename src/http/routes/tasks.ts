@@ -22,6 +22,12 @@ const RunsQuery = Type.Object(
     cursor: Type.Optional(
       Type.String({ minLength: 1, maxLength: 100, description: 'nextCursor of the previous page; stable while new runs arrive' }),
     ),
+    createdFrom: Type.Optional(
+      Type.String({ format: 'date-time', maxLength: 64, description: 'only runs created at or after this instant (inclusive)' }),
+    ),
+    createdTo: Type.Optional(
+      Type.String({ format: 'date-time', maxLength: 64, description: 'only runs created before this instant (exclusive); must be after createdFrom' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -97,7 +103,9 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
       summary: 'Run records, newest first; internal task types only with includeInternal=true',
       tags: ['tasks'],
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
-      // Tagged by filter, so a run write drops only the pages whose filters the run matches.
+      // Tagged by filter, so a run write drops only the pages whose filters the run matches. A
+      // time-ranged page carries its filter's tags too: a matching write outside the range drops
+      // it needlessly but never leaves it stale (the URL, range included, keys the entry).
       cache: {
         tags: (ctx) => {
           const q = ctx.query as Static<typeof RunsQuery>;
@@ -120,6 +128,8 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
             limit: q.limit ?? 50,
             offset: q.offset ?? 0,
             cursor: q.cursor,
+            createdFrom: q.createdFrom,
+            createdTo: q.createdTo,
           }),
         };
       },

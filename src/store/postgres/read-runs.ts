@@ -47,12 +47,17 @@ function runFilter(q: NormalizedRunQuery): { clauses: string[]; params: unknown[
   const clauses: string[] = [];
   const params: unknown[] = [];
   if (!q.includeInternal) clauses.push('NOT internal');
-  const equal = (column: string, value: unknown) => {
+  const compare = (column: string, operator: '=' | '>=' | '<', value: unknown) => {
     params.push(value);
-    clauses.push(`${column} = $${params.length}`);
+    clauses.push(`${column} ${operator} $${params.length}`);
   };
+  const equal = (column: string, value: unknown) => compare(column, '=', value);
   if (q.type !== undefined) equal('type', q.type);
   if (q.status !== undefined) equal('status', q.status);
   if (q.queueState !== undefined) equal('queue_state', q.queueState);
+  // created_at is TEXT in the stored toISOString spelling, as are the bounds: byte order (the C
+  // collation, whatever the database's default) is time order.
+  if (q.createdFrom !== undefined) compare('created_at COLLATE "C"', '>=', q.createdFrom);
+  if (q.createdTo !== undefined) compare('created_at COLLATE "C"', '<', q.createdTo);
   return { clauses, params };
 }

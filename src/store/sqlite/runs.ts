@@ -268,5 +268,13 @@ function runFilter(q: NormalizedRunQuery): { where: string; params: Array<string
     clauses.push('queue_state = ?');
     params.push(q.queueState);
   }
+  if (q.createdFrom !== undefined) {
+    clauses.push('created_at >= ?');
+    params.push(q.createdFrom);
+  }
+  if (q.createdTo !== undefined) {
+    clauses.push('created_at < ?');
+    params.push(q.createdTo);
+  }
   return { where: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, params };
 }
