@@ -1,53 +1,8 @@
 import { apiError, type HttpCore } from './http.js';
 import { retryBackoffMs } from './flow-control.js';
+import { EventStreamParser, type StreamEvent } from './sse-parser.js';
 
-/** One server-sent event as it arrived. */
-export interface StreamEvent {
-  event: string;
-  id: string | null;
-  data: string;
-}
-
-/**
- * Splits a text/event-stream into events (the WHATWG format: `field: value` lines, a blank line
- * ends an event, `:` lines are comments). Fed chunk by chunk; keeps what is unfinished.
- */
-export class EventStreamParser {
-  private buffer = '';
-  private event = '';
-  private data: string[] = [];
-  private id: string | null = null;
-
-  constructor(private readonly onEvent: (event: StreamEvent) => void) {}
-
-  push(chunk: string): void {
-    this.buffer += chunk;
-    let newline: number;
-    while ((newline = this.buffer.search(/\r\n|\r|\n/)) >= 0) {
-      const line = this.buffer.slice(0, newline);
-      const width = this.buffer.startsWith('\r\n', newline) ? 2 : 1;
-      this.buffer = this.buffer.slice(newline + width);
-      this.line(line);
-    }
-  }
-
-  private line(line: string): void {
-    if (line === '') {
-      if (this.data.length > 0 || this.event !== '') this.onEvent({ event: this.event || 'message', id: this.id, data: this.data.join('\n') });
-      this.event = '';
-      this.data = [];
-      return;
-    }
-    if (line.startsWith(':')) return;
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'event') this.event = value;
-    else if (field === 'data') this.data.push(value);
-    else if (field === 'id' && !value.includes('\0')) this.id = value;
-  }
-}
+export { EventStreamParser, type StreamEvent };
 
 export interface FollowOptions {
   /** Resume after this event (sent as `Last-Event-ID`). */
