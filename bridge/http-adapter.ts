@@ -1,6 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { verifyAlertSignature } from '../src/incidents/alert-signature.js';
 import type { Bridge } from './bridge.js';
+import { readBoundedBody } from '../src/read-bounded-body.js';
 
 const MAX_BODY_BYTES = 16 * 1024;
 /** Seen signatures are remembered a little past the ±300 s window, so a replay is always refused. */
@@ -11,24 +12,6 @@ export interface BridgeServerOptions {
   /** The bridge's own signing secret (not the service's webhook secret). */
   secret: string;
   now?: () => number;
-}
-
-function readBody(req: IncomingMessage): Promise<string | null> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve(null);
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', () => resolve(null));
-  });
 }
 
 /**
@@ -50,7 +33,7 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
         send(res, req.method === 'POST' ? 404 : 405, { error: { code: req.method === 'POST' ? 'not_found' : 'method_not_allowed', message: 'POST / only' } });
         return;
       }
-      const raw = await readBody(req);
+      const raw = await readBoundedBody(req, MAX_BODY_BYTES);
       if (raw === null) return send(res, 413, { error: { code: 'payload_too_large', message: `body over ${MAX_BODY_BYTES} bytes` } });
       const check = verifyAlertSignature(
         options.secret,

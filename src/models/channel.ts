@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { RunRecord } from '../domain/run-record.js';
 import { readLaneRequest } from './lane-request.js';
 import type { CompletionAnswer, CompletionRequest, ModelGateway } from './types.js';
+import { readBoundedBody } from '../read-bounded-body.js';
 
 /** The payload key under which a worker finds its channel (a service-reserved `__` key). */
 export const MODEL_CHANNEL_PAYLOAD_KEY = '__model';
@@ -49,24 +50,6 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
 }
 
-function readBody(req: IncomingMessage): Promise<string | null> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve(null);
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', () => resolve(null));
-  });
-}
-
 /** The lane's part of a request; run, attempt and lane come from the grant, never from the body. */
 function laneRequest(body: string, grant: Grant): CompletionRequest | string {
   let value: unknown;
@@ -103,7 +86,7 @@ export function createModelChannel(deps: {
     const auth = req.headers.authorization ?? '';
     const grant = auth.startsWith('Bearer ') ? grants.get(auth.slice('Bearer '.length)) : undefined;
     if (!grant) return send(res, 401, { error: 'no live grant for this token (the attempt ended or the token is wrong)' });
-    const body = await readBody(req);
+    const body = await readBoundedBody(req, MAX_BODY_BYTES);
     if (body === null) return send(res, 413, { error: `request body over ${MAX_BODY_BYTES} bytes` });
     const request = laneRequest(body, grant);
     if (typeof request === 'string') return send(res, 400, { error: request });
