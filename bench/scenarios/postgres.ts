@@ -3,7 +3,8 @@
  * admission over HTTP, with one service instance and with three sharing one database (each
  * cluster in a schema of its own, dropped afterwards), against pg-boss at its best (swept over
  * workers × batch size) on the same database and against the PostgreSQL admission ceiling (bare
- * Fastify inserting each request's row into one table, commits grouped).
+ * Fastify inserting each request's row into one table, commits grouped). Each instance gets as
+ * many run slots as pg-boss's best point has workers: the same worker concurrency.
  *
  * Every row checks its own work: every acknowledged key is stored; exactly-once is counted from
  * the handler's own execution log (a preload wraps the service's doc-sync handler; pg-boss's
@@ -53,7 +54,7 @@ interface Cluster {
 }
 
 /** `instances` services on one fresh schema, their doc-sync handler logging each execution. */
-async function launchCluster(ctx: ScenarioContext, instances: number, dropOneAck: boolean): Promise<Cluster> {
+async function launchCluster(instances: number, runSlots: number, dropOneAck: boolean): Promise<Cluster> {
   const schema = `bench_pg_${process.pid}_${Date.now().toString(36)}_${instances}`;
   const url = new URL(PG_URL);
   url.searchParams.set('schema', schema);
@@ -78,7 +79,7 @@ async function launchCluster(ctx: ScenarioContext, instances: number, dropOneAck
       services.push(
         await launchService({
           store: 'json',
-          config: { stateFile: 'postgres', databaseUrl: url.toString(), concurrency: ctx.settings.concurrency, runRetention: 1_000_000 },
+          config: { stateFile: 'postgres', databaseUrl: url.toString(), concurrency: runSlots, runRetention: 1_000_000 },
           env: log.env,
         }),
       );
@@ -274,6 +275,7 @@ function e2eNote(r: ExactlyOnceResult, cpuSec: Record<string, number | null> | u
   const parts = [`${r.unique} unique + ${r.duplicatesSubmitted} duplicates`, `${r.completed} succeeded`];
   const s = r.settings;
   if (s.batchSize !== undefined) parts.push(`best of the sweep: ${String(s.workers)} workers x batch ${String(s.batchSize)}`);
+  if (s.runSlotsPerInstance !== undefined) parts.push(`${String(s.runSlotsPerInstance)} run slots per instance`);
   if (r.failed) parts.push(`${r.failed} failed`);
   if (cpuSec) parts.push(describeCpu(cpuSec, r.durationMs / 1000));
   return parts.join('; ');
@@ -323,6 +325,10 @@ export const postgres: Scenario = {
       rows.skip('service (postgres)', 'tasks/s, req/s', SKIP_SERVICE_REASON);
       return;
     }
+    // The same worker concurrency as pg-boss at its best: each instance runs as many runs at once
+    // as the best sweep point had pg-boss workers (each of which then handles its fetched batch).
+    const runSlots = typeof boss?.settings.workers === 'number' ? boss.settings.workers : ctx.settings.concurrency;
+    ctx.log(`service: ${runSlots} run slots per instance (pg-boss's best point's workers)`);
     let single: ExactlyOnceResult | null = null;
     for (const instances of [1, 3]) {
       const subject = `service (postgres, ${instances} instance${instances > 1 ? 's' : ''})`;
@@ -331,11 +337,11 @@ export const postgres: Scenario = {
         continue;
       }
       try {
-        const cluster = await launchCluster(ctx, instances, fault === 'drop-one-ack');
+        const cluster = await launchCluster(instances, runSlots, fault === 'drop-one-ack');
         try {
           // End to end first, on an empty queue.
           ctx.log(`${subject}: end to end, ${plan.unique.length} unique keys`);
-          const e2e = await endToEnd(cluster, rekey(plan, `x${instances}`), Math.max(10_000, ctx.remainingMs() / 3), 500, ctx.settings.concurrency);
+          const e2e = await endToEnd(cluster, rekey(plan, `x${instances}`), Math.max(10_000, ctx.remainingMs() / 3), 500, runSlots);
           const r = e2e.result;
           details[subject] = { ...r, keys: { ...e2e.keys, missing: e2e.keys.missing.slice(0, 20) } };
           rows.add({ subject, metric: 'tasks/s vs pg-boss', unit: '', value: r.tasksPerSec, better: 'higher', baseline: { subject: PG_BOSS, value: boss ? boss.tasksPerSec : null }, durability, note: e2eNote(r, e2e.cpuSec) });

@@ -5,6 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { markRunning } from '../../src/tasks/run-transitions.js';
+import { foldTaskCounts, recordTasksIn } from '../../src/store/postgres/state.js';
+import type { TaskRecord } from '../../src/domain/orchestrator-state.js';
 import { makeRun } from '../support/runs.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { dropTestSchemas, postgresUrlWithSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
@@ -199,4 +201,80 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgreSQL group-committed batches (${TEST_
     expect(all.total).toBe(count);
     expect(new Set(all.items.map((run) => run.runId)).size).toBe(count);
   }, 60_000);
+
+  describe('the processed-task count without a hot row', () => {
+    const task = (n: number): TaskRecord => ({ type: 'doc-sync', status: 'completed', timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(), durationMs: n });
+
+    /** A client in an open transaction that has recorded `count` tasks and not committed. */
+    async function openFinish(store: PostgresStateStore, schema: string, count: number, from: number): Promise<pg.Client> {
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
+      await client.connect();
+      await client.query(`SET search_path TO "${schema}"`);
+      await client.query('BEGIN');
+      await recordTasksIn(client, store.stateKey, Array.from({ length: count }, (_, i) => task(from + i)));
+      return client;
+    }
+
+    it('lets a finish commit while another instance\'s finish is still open, and counts both', async () => {
+      const schema = freshSchema('count_side');
+      const a = await openStore(schema);
+      const b = await openStore(schema);
+      const open = await openFinish(a, schema, 3, 0);
+      try {
+        // Before, both took the state row's lock to add to its count: this waited for the commit above.
+        const recorded = await Promise.race([
+          b.recordTask(task(10)).then(() => 'committed' as const),
+          new Promise<'blocked'>((resolve) => setTimeout(() => resolve('blocked'), 3000)),
+        ]);
+        expect(recorded).toBe('committed');
+        expect((await a.getState()).tasksProcessed).toBe(1);
+        await open.query('COMMIT');
+      } finally {
+        await open.end();
+      }
+      const state = await a.getState();
+      expect(state.tasksProcessed).toBe(4);
+      expect(state.taskHistory.map((r) => r.durationMs).sort((x, y) => x - y)).toEqual([0, 1, 2, 10]);
+    }, 20_000);
+
+    it('folds the deltas into the count without changing what a reader sees, skipping while a finish holds the row', async () => {
+      const schema = freshSchema('count_fold');
+      const store = await openStore(schema);
+      for (let i = 0; i < 5; i++) await store.recordTask(task(i));
+      const open = await openFinish(store, schema, 2, 5);
+      const direct = new pg.Client({ connectionString: TEST_DATABASE_URL! });
+      await direct.connect();
+      try {
+        await direct.query(`SET search_path TO "${schema}"`);
+        // A finish holds the row: the fold leaves everything for later.
+        expect(await foldTaskCounts(direct, store.stateKey)).toBe(0);
+        expect((await store.getState()).tasksProcessed).toBe(5);
+        await open.query('COMMIT');
+        expect(await foldTaskCounts(direct, store.stateKey)).toBe(6);
+        expect((await store.getState()).tasksProcessed).toBe(7);
+        const left = await direct.query<{ n: string }>('SELECT COUNT(*) AS n FROM task_count_deltas');
+        expect(Number(left.rows[0]!.n)).toBe(0);
+        expect(await foldTaskCounts(direct, store.stateKey)).toBe(0);
+        expect((await store.getState()).tasksProcessed).toBe(7);
+      } finally {
+        await open.end();
+        await direct.end();
+      }
+    }, 20_000);
+
+    it('keeps a count set by a state write whatever deltas are waiting, and the history bounded to the newest 50', async () => {
+      const schema = freshSchema('count_set');
+      const store = await openStore(schema);
+      await Promise.all(Array.from({ length: 60 }, (_, i) => store.recordTask(task(i))));
+      const before = await store.getState();
+      expect(before.tasksProcessed).toBe(60);
+      expect(before.taskHistory).toHaveLength(50);
+      // An import sets the count outright; the deltas recorded before it must not be added again.
+      const after = await store.mutateState((current) => ({ ...current, tasksProcessed: 1000 }));
+      expect(after.tasksProcessed).toBe(1000);
+      expect((await store.getState()).tasksProcessed).toBe(1000);
+      await store.recordTask(task(99));
+      expect((await store.getState()).tasksProcessed).toBe(1001);
+    }, 20_000);
+  });
 });

@@ -56,11 +56,12 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgresStateStore (${TEST_DATABASE_URL ? '
           { version: 1, description: 'runs, state documents, task history, append collections, keyed documents' },
           { version: 2, description: 'append collections numbered by a sequence per collection' },
           { version: 3, description: 'write stamps of run events' },
+          { version: 4, description: 'processed-task counts as deltas' },
         ]);
       } finally {
         await client.end();
       }
-      expect((await starting[0]!.health()).detail).toMatch(/^PostgreSQL \d+\.\d+.*, schema .+, layout version 3, shared by instances$/);
+      expect((await starting[0]!.health()).detail).toMatch(/^PostgreSQL \d+\.\d+.*, schema .+, layout version 4, shared by instances$/);
     });
 
     it('keeps each docdb:<key> OrchestratorState apart while runs are shared', async () => {

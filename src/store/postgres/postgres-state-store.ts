@@ -34,7 +34,7 @@ import { finishRuns, mutateRunsAndAppend, type RunFinish, type RunWrite } from '
 import { pruneRuns } from './prune-runs.js';
 import { countRuns, getRun, listRuns } from './read-runs.js';
 import { readRunEvents, runEventsHead } from './run-events.js';
-import { ensureStateDocument, getState, mutateState, recordTask } from './state.js';
+import { ensureStateDocument, foldTaskCounts, getState, mutateState, recordTask } from './state.js';
 
 export const DEFAULT_STATE_KEY = 'default';
 
@@ -56,6 +56,8 @@ interface Session {
   runWrites: GroupCommit<RunWrite, MutateResult>;
   /** Attempts' final writes arriving together, committed together. */
   finishes: GroupCommit<RunFinish, MutateResult>;
+  /** Folds the processed-task count deltas into their column now and then (state.ts). */
+  foldTimer: NodeJS.Timeout;
 }
 
 /** Most rows one group-committed statement carries; more wait for the next batch. */
@@ -67,6 +69,8 @@ const MAX_BATCH = 64;
  */
 const RUN_WRITE_BATCHES_IN_FLIGHT = 3;
 const FINISH_BATCHES_IN_FLIGHT = 2;
+/** How often the processed-task count deltas are folded: a read sums at most this long's finishes. */
+const FOLD_INTERVAL_MS = 5_000;
 
 /**
  * The scale-out store: PostgreSQL through a connection pool, shared by every instance that
@@ -110,7 +114,10 @@ export class PostgresStateStore implements StateStore {
       try {
         const version = await applyMigrations(pool, this.connection.schema);
         await ensureStateDocument(pool, this.stateKey);
-        return { pool, version, inFlight: new Set(), ...this.batchers(pool) };
+        const inFlight = new Set<Promise<unknown>>();
+        const foldTimer = setInterval(() => this.foldCounts(pool, inFlight), FOLD_INTERVAL_MS);
+        foldTimer.unref();
+        return { pool, version, inFlight, foldTimer, ...this.batchers(pool) };
       } catch (err) {
         await pool.end().catch(() => undefined);
         throw new DomainError('unavailable', `state database ${this.connection.display} cannot be opened: ${(err as Error).message}`, undefined, {
@@ -118,6 +125,16 @@ export class PostgresStateStore implements StateStore {
         });
       }
     });
+  }
+
+  /** One fold, counted in flight; a failure (the database away) waits for the next interval. */
+  private foldCounts(pool: pg.Pool, inFlight: Set<Promise<unknown>>): void {
+    const fold = foldTaskCounts(pool, this.stateKey).then(
+      () => undefined,
+      (err: unknown) => this.logger.warn({ store: this.connection.display, cause: (err as Error).message }, 'task count fold failed; the next one takes what is left'),
+    );
+    inFlight.add(fold);
+    void fold.finally(() => inFlight.delete(fold));
   }
 
   private batchers(pool: pg.Pool): Pick<Session, 'runWrites' | 'finishes'> {
@@ -143,6 +160,7 @@ export class PostgresStateStore implements StateStore {
 
   close(): Promise<void> {
     return this.lifecycle.close(async (session) => {
+      clearInterval(session.foldTimer);
       await Promise.allSettled([...session.inFlight]);
       await session.pool.end();
     });

@@ -7,7 +7,7 @@ import { appendRecords } from './append.js';
 import { ALONE } from './group-commit.js';
 import { runFromRow, withUnstampedEvents } from './save-run.js';
 import { insertRuns, updateRuns } from './save-runs.js';
-import { mutateStateIn, recordTasksIn } from './state.js';
+import { lockStateDocument, mutateStateIn, recordTasksIn } from './state.js';
 import type { TaskRecord } from '../../domain/orchestrator-state.js';
 
 /**
@@ -146,6 +146,7 @@ export async function finishRuns(client: pg.PoolClient, stateKey: string, items:
     client,
     updates.map((entry) => entry.run),
   );
+  if (updates.some(({ index }) => items[index]!.task.stateUpdate)) await lockStateDocument(client, stateKey);
   let records: TaskRecord[] = [];
   for (const [i, { index, before }] of updates.entries()) {
     outcomes[index] = { before, after: updated[i]!, changed: true };

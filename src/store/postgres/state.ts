@@ -7,9 +7,15 @@ import { withTransaction, type Queryable } from './transaction.js';
 
 /**
  * The OrchestratorState document of one state key: the row of `state_documents` (the
- * document without its task history, plus tasksProcessed in a column of its own) and the
- * key's rows of `task_history`. The row lock on the document serializes every writer of the
- * key across instances.
+ * document without its task history, plus tasksProcessed in a column of its own), the key's
+ * rows of `task_history` (the newest STATE_BOUNDS.taskHistory count) and of
+ * `task_count_deltas` (tasksProcessed is the column plus these).
+ *
+ * A writer of the document takes its row `FOR UPDATE`. A finish that only records tasks takes
+ * it `FOR KEY SHARE`, which finishes of every instance hold side by side: it inserts history
+ * rows and a count delta, never rewrites the row, so finishes no longer queue one commit at a
+ * time on it; a document writer still waits for them, and they for it, so a rewrite of the
+ * history never loses a row recorded meanwhile.
  */
 
 type StoredDoc = Omit<OrchestratorState, 'tasksProcessed' | 'taskHistory'>;
@@ -27,6 +33,16 @@ export async function ensureStateDocument(db: Queryable, stateKey: string): Prom
   ]);
 }
 
+/** The key's count deltas not yet folded into its column ($1 the state key). */
+const DELTAS_OF_KEY = 'COALESCE((SELECT SUM(d.n) FROM task_count_deltas AS d WHERE d.state_key = $1), 0)';
+
+/**
+ * The key's newest $2 history rows, oldest first ($1 the state key): a trim that skipped rows
+ * another finish was deleting can leave a few older ones behind until the next trim.
+ */
+const HISTORY_OF_KEY = `COALESCE((SELECT jsonb_agg(h.record ORDER BY h.id)
+  FROM (SELECT id, record FROM task_history WHERE state_key = $1 ORDER BY id DESC LIMIT $2) AS h), '[]'::jsonb)`;
+
 /**
  * The document and its task history in one statement: one snapshot (a statement's own, under
  * READ COMMITTED), so a concurrent recordTask is seen whole or not at all, and one round trip
@@ -36,10 +52,9 @@ export async function ensureStateDocument(db: Queryable, stateKey: string): Prom
 async function readState(db: Queryable, stateKey: string): Promise<OrchestratorState> {
   const { rows } = await db.query<{ tasks_processed: string; doc: Record<string, unknown>; history: TaskRecord[] }>({
     name: 'state-read',
-    text: `SELECT s.tasks_processed, s.doc,
-         COALESCE((SELECT jsonb_agg(h.record ORDER BY h.id) FROM task_history AS h WHERE h.state_key = $1), '[]'::jsonb) AS history
+    text: `SELECT s.tasks_processed + ${DELTAS_OF_KEY} AS tasks_processed, s.doc, ${HISTORY_OF_KEY} AS history
        FROM state_documents AS s WHERE s.state_key = $1`,
-    values: [stateKey],
+    values: [stateKey, STATE_BOUNDS.taskHistory],
   });
   const row = rows[0];
   if (!row) return emptyOrchestratorState();
@@ -58,8 +73,12 @@ async function readStateLocked(db: Queryable, stateKey: string): Promise<Orchest
   );
   const row = rows[0];
   if (!row) return emptyOrchestratorState();
-  const history = await db.query<{ record: TaskRecord }>('SELECT record FROM task_history WHERE state_key = $1 ORDER BY id', [stateKey]);
-  return pickState({ ...row.doc, tasksProcessed: Number(row.tasks_processed), taskHistory: history.rows.map((r) => r.record) });
+  const { rows: rest } = await db.query<{ deltas: string; history: TaskRecord[] }>(
+    `SELECT ${DELTAS_OF_KEY} AS deltas, ${HISTORY_OF_KEY} AS history`,
+    [stateKey, STATE_BOUNDS.taskHistory],
+  );
+  const tasksProcessed = Number(row.tasks_processed) + Number(rest[0]!.deltas);
+  return pickState({ ...row.doc, tasksProcessed, taskHistory: rest[0]!.history });
 }
 
 export function getState(pool: pg.Pool, stateKey: string): Promise<OrchestratorState> {
@@ -86,9 +105,10 @@ export async function mutateStateIn(
   const after = JSON.parse(JSON.stringify(boundState(next))) as OrchestratorState;
   const problem = stateProblem(after as unknown as Record<string, unknown>, 'state.', true);
   if (problem !== null) throw stateCorrupt(`refusing to store the orchestrator state: ${problem}`);
-  await client.query('UPDATE state_documents SET tasks_processed = $2, doc = $3::jsonb WHERE state_key = $1', [
+  // The change the mutation made to the count, not the count: the deltas stay where they are.
+  await client.query('UPDATE state_documents SET tasks_processed = tasks_processed + $2, doc = $3::jsonb WHERE state_key = $1', [
     stateKey,
-    after.tasksProcessed,
+    after.tasksProcessed - before.tasksProcessed,
     JSON.stringify(storedDoc(after)),
   ]);
   if (JSON.stringify(before.taskHistory) !== JSON.stringify(after.taskHistory)) {
@@ -100,29 +120,36 @@ export async function mutateStateIn(
   return after;
 }
 
+/**
+ * Takes the document row `FOR UPDATE` ahead of a batch that records tasks and also rewrites the
+ * document: taken after its own `FOR KEY SHARE`, the upgrade could wait on another such batch
+ * waiting on it (a deadlock); taken first, batches like it queue instead.
+ */
+export async function lockStateDocument(client: Queryable, stateKey: string): Promise<void> {
+  await client.query({ name: 'state-lock', text: 'SELECT 1 FROM state_documents WHERE state_key = $1 FOR UPDATE', values: [stateKey] });
+}
+
 /** tasksProcessed + 1 and one history row, the oldest beyond the bound deleted; the document itself is not rewritten. */
 export function recordTask(pool: pg.Pool, stateKey: string, record: TaskRecord): Promise<void> {
   return withTransaction(pool, (client) => recordTaskIn(client, stateKey, record));
 }
 
 /** recordTask inside a transaction the caller holds. */
-export async function recordTaskIn(client: Queryable, stateKey: string, record: TaskRecord): Promise<void> {
-  await client.query('UPDATE state_documents SET tasks_processed = tasks_processed + 1 WHERE state_key = $1', [stateKey]);
-  await client.query('INSERT INTO task_history (state_key, record) VALUES ($1, $2::jsonb)', [stateKey, JSON.stringify(record)]);
-  await client.query(
-    `DELETE FROM task_history WHERE state_key = $1 AND id < (
-       SELECT MIN(id) FROM (SELECT id FROM task_history WHERE state_key = $1 ORDER BY id DESC LIMIT $2) AS kept
-     )`,
-    [stateKey, STATE_BOUNDS.taskHistory],
-  );
+export function recordTaskIn(client: Queryable, stateKey: string, record: TaskRecord): Promise<void> {
+  return recordTasksIn(client, stateKey, [record]);
 }
 
-/** recordTaskIn for several finished tasks, in the order given: three statements whatever their number. */
+/**
+ * recordTaskIn for several finished tasks, in the order given: three statements whatever their
+ * number. The document row is taken `FOR KEY SHARE` (held beside other finishes, excluding a
+ * document writer) by the statement that adds the count delta.
+ */
 export async function recordTasksIn(client: Queryable, stateKey: string, records: TaskRecord[]): Promise<void> {
   if (records.length === 0) return;
   await client.query({
-    name: 'state-tasks-processed-add',
-    text: 'UPDATE state_documents SET tasks_processed = tasks_processed + $2 WHERE state_key = $1',
+    name: 'state-tasks-processed-delta',
+    text: `INSERT INTO task_count_deltas (state_key, n)
+       SELECT state_key, $2 FROM state_documents WHERE state_key = $1 FOR KEY SHARE`,
     values: [stateKey, records.length],
   });
   await client.query({
@@ -130,11 +157,32 @@ export async function recordTasksIn(client: Queryable, stateKey: string, records
     text: 'INSERT INTO task_history (state_key, record) SELECT $1, u.record::jsonb FROM unnest($2::text[]) WITH ORDINALITY AS u(record, ord) ORDER BY u.ord',
     values: [stateKey, records.map((record) => JSON.stringify(record))],
   });
+  // Rows another finish is already deleting are skipped, not waited for (as appended's cut).
   await client.query({
     name: 'task-history-trim',
-    text: `DELETE FROM task_history WHERE state_key = $1 AND id < (
-       SELECT MIN(id) FROM (SELECT id FROM task_history WHERE state_key = $1 ORDER BY id DESC LIMIT $2) AS kept
-     )`,
+    text: `DELETE FROM task_history WHERE id IN (
+       SELECT id FROM task_history WHERE state_key = $1 AND id < (
+         SELECT MIN(id) FROM (SELECT id FROM task_history WHERE state_key = $1 ORDER BY id DESC LIMIT $2) AS kept
+       ) FOR UPDATE SKIP LOCKED)`,
     values: [stateKey, STATE_BOUNDS.taskHistory],
   });
+}
+
+/**
+ * Moves the key's count deltas into its column, in one statement: the deltas it deletes are the
+ * ones its snapshot sees, and exactly their sum is added, so a reader sees the same count before
+ * and after. Skipped (nothing done) while a finish or a document writer holds the row; the next
+ * fold takes what is left. Answers how many deltas it folded.
+ */
+export async function foldTaskCounts(db: Queryable, stateKey: string): Promise<number> {
+  const { rows } = await db.query<{ folded: number }>({
+    name: 'task-count-fold',
+    text: `WITH s AS (SELECT state_key FROM state_documents WHERE state_key = $1 FOR UPDATE SKIP LOCKED),
+       d AS (DELETE FROM task_count_deltas WHERE state_key IN (SELECT state_key FROM s) RETURNING n),
+       u AS (UPDATE state_documents SET tasks_processed = tasks_processed + (SELECT COALESCE(SUM(n), 0) FROM d)
+             WHERE state_key IN (SELECT state_key FROM s) AND EXISTS (SELECT 1 FROM d) RETURNING 1)
+     SELECT (SELECT COUNT(*) FROM d)::int AS folded`,
+    values: [stateKey],
+  });
+  return rows[0]?.folded ?? 0;
 }
