@@ -1,7 +1,7 @@
 import type { AppConfig } from '../config/types.js';
 import type { StateStore } from '../store/types.js';
 import type { Admit } from '../tasks/admission.js';
-import type { HandlerOutcome, TaskHandler } from '../tasks/handler-types.js';
+import type { HandlerOutcome, StateHandler } from '../tasks/handler-types.js';
 import { resolveWorkspacePath } from '../workspace/boundary.js';
 import type { Clock } from '../clock.js';
 import { WORK_CYCLE_TASK } from './work-cycle/handler.js';
@@ -126,7 +126,7 @@ export interface IntakeDeps {
 /** The in-process handler of autonomous-intake-cycle: decides, then enqueues one work cycle per accepted item. */
 export type IntakeContext = Pick<AppConfig, 'workspaceRoot'>;
 
-export function createIntakeHandler(deps: IntakeDeps): TaskHandler<IntakeContext> {
+export function createIntakeHandler(deps: IntakeDeps): StateHandler<IntakeContext> {
   return async (_state, config, input): Promise<HandlerOutcome> => {
     const { payload } = input;
     const sources = Array.isArray(payload.sources) ? payload.sources.filter((s): s is string => typeof s === 'string') : null;

@@ -1,5 +1,5 @@
 import { narrowConfig } from '../config/narrow.js';
-import { bindHandler } from '../tasks/handler-types.js';
+import { bindStateHandler } from '../tasks/handler-types.js';
 import type { LaneDefinition } from '../tasks/lanes.js';
 import { createIntakeHandler } from './intake.js';
 import { BUSINESS_CYCLE_TASK, createBusinessService, type BusinessDeps } from './service.js';
@@ -16,9 +16,9 @@ export const BUSINESS_HANDLER_TYPES = [BUSINESS_CYCLE_TASK, 'autonomous-intake-c
 export function createBusinessModule(deps: BusinessDeps) {
   const service = createBusinessService(deps);
   const lanes: LaneDefinition[] = [
-    { type: BUSINESS_CYCLE_TASK, handler: bindHandler(service.handler, null) },
-    { type: 'autonomous-intake-cycle', handler: bindHandler(createIntakeHandler(deps), narrowConfig(deps.config, ['workspaceRoot'])) },
-    { type: WORK_CYCLE_TASK, handler: bindHandler(createWorkCycleHandler(deps), narrowConfig(deps.config, ['workspaceRoot', 'logsDir'])) },
+    { type: BUSINESS_CYCLE_TASK, handler: bindStateHandler(service.handler, null) },
+    { type: 'autonomous-intake-cycle', handler: bindStateHandler(createIntakeHandler(deps), narrowConfig(deps.config, ['workspaceRoot'])) },
+    { type: WORK_CYCLE_TASK, handler: bindStateHandler(createWorkCycleHandler(deps), narrowConfig(deps.config, ['workspaceRoot', 'logsDir'])) },
   ];
   return { service, lanes };
 }

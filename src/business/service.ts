@@ -9,7 +9,7 @@ import { conflict, DomainError, notFound } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
 import type { StateStore } from '../store/types.js';
 import type { Admit } from '../tasks/admission.js';
-import type { HandlerOutcome, TaskHandler } from '../tasks/handler-types.js';
+import type { HandlerOutcome, StateHandler } from '../tasks/handler-types.js';
 import { getCatalogEntry } from '../tasks/catalog.js';
 import { checkTaskRequest } from '../tasks/payload-validation.js';
 import { checkPayloadScopes } from '../workspace/boundary.js';
@@ -398,7 +398,7 @@ export function createBusinessService(deps: BusinessDeps) {
   }
 
   /** The in-process handler of business-value-cycle. */
-  const handler: TaskHandler<unknown> = async (_state, _context, input): Promise<HandlerOutcome> => {
+  const handler: StateHandler<unknown> = async (_state, _context, input): Promise<HandlerOutcome> => {
     const cycle = await cycleForRun(input.runId, input.payload, 'task');
     if (cycle.state !== 'active') {
       return { status: 'completed', result: { cycleId: cycle.cycleId, state: cycle.state, note: 'cycle already finished' } };

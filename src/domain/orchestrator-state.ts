@@ -52,6 +52,12 @@ export interface DeploymentRecord {
   metadata?: { version?: string; tags?: string[]; config?: unknown };
 }
 
+/**
+ * The document without its task history: what a handler that never reads the history is given
+ * (a shared database then skips reading the history on every run).
+ */
+export type StateWithoutHistory = Omit<OrchestratorState, 'taskHistory'>;
+
 export interface OrchestratorState {
   lastStartedAt: string | null;
   tasksProcessed: number;

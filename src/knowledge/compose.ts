@@ -8,7 +8,7 @@ import type { AdmissionOutcome, AdmissionRequest } from '../tasks/admission.js';
 import { narrowConfig } from '../config/narrow.js';
 import { docChange } from '../tasks/handlers/doc-change.js';
 import { docSync } from '../tasks/handlers/doc-sync.js';
-import { bindHandler } from '../tasks/handler-types.js';
+import { bindStateHandler } from '../tasks/handler-types.js';
 import type { LaneDefinition } from '../tasks/lanes.js';
 import { startDocWatcher, type DocWatcher } from './doc-watcher.js';
 import { createRepairLoop } from './repair-loop.js';
@@ -57,8 +57,8 @@ export function composeKnowledge(deps: KnowledgeCompositionDeps) {
   });
   service.attachRepairPosture(() => repairLoop.posture());
   const lanes: LaneDefinition[] = [
-    { type: 'doc-sync', handler: bindHandler(docSync, { ...paths, knowledge: service }) },
-    { type: 'doc-change', handler: bindHandler(docChange, { ...paths, knowledge: service, repairLoop }) },
+    { type: 'doc-sync', handler: bindStateHandler(docSync, { ...paths, knowledge: service }) },
+    { type: 'doc-change', handler: bindStateHandler(docChange, { ...paths, knowledge: service, repairLoop }) },
     // drift-repair runs as a worker: it is told where the docs, packs and index live, since a
     // worker cannot read the configuration.
     { type: 'drift-repair', workerInput: () => ({ __knowledge: { docsPath: paths.docsPath, knowledgePackDir: paths.knowledgePackDir, logsDir: paths.logsDir } }), afterFinish: repairLoop.onRunFinished },

@@ -1,6 +1,6 @@
 import type { QueueState, RunEvent, RunRecord, RunStatus } from '../domain/run-record.js';
 import type { EventCursor } from '../domain/run-event-cursor.js';
-import type { OrchestratorState, TaskRecord } from '../domain/orchestrator-state.js';
+import type { OrchestratorState, StateWithoutHistory, TaskRecord } from '../domain/orchestrator-state.js';
 import { DomainError } from '../domain/errors.js';
 
 /**
@@ -181,6 +181,12 @@ export interface StateStore {
 
   /** The OrchestratorState document; it may be frozen (the file store hands out its own): never change it. */
   getState(): Promise<OrchestratorState>;
+  /**
+   * The document without its task history, for readers that never look at it (handlers bound
+   * with bindStateHandler): a shared database reads one row instead of the row and 50 history
+   * records. A driver holding the document in memory may answer the whole document.
+   */
+  getStateWithoutHistory(): Promise<StateWithoutHistory>;
   /** Atomic read-modify-write of the OrchestratorState document; null from `mutate` leaves it unchanged. */
   mutateState(mutate: (current: OrchestratorState) => OrchestratorState | null): Promise<OrchestratorState>;
 

@@ -78,15 +78,25 @@ function agentFields(result: unknown): Pick<ExecutionOutcome, 'operatorSummary' 
   };
 }
 
+/** The handler bound to the state it reads: the whole document, or the document without its history. */
+async function withState(deps: ExecutorDeps, handler: BoundTaskHandler): Promise<(input: HandlerInput) => Promise<HandlerOutcome>> {
+  if (handler.readsTaskHistory) {
+    const state = await deps.store.getState();
+    return (input) => handler.run(state, input);
+  }
+  const state = await deps.store.getStateWithoutHistory();
+  return (input) => handler.run(state, input);
+}
+
 async function runHandler(deps: ExecutorDeps, handler: BoundTaskHandler, run: RunRecord, signal: AbortSignal, log: AttemptLog | null): Promise<ExecutionOutcome> {
   const started = Date.now();
   let outcome: HandlerOutcome;
   try {
-    const state = await deps.store.getState();
+    const call = await withState(deps, handler);
     // Stopped (cancel, shutdown, lease lost) before it began: the handler is not called at all.
     if (signal.aborted) return abortedBeforeStart(signal);
     const logger = lazyChild(deps.logger, { runId: run.runId, type: run.type });
-    outcome = await handler.run(state, {
+    outcome = await call({
       runId: run.runId,
       taskId: run.taskId,
       type: run.type,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import type { OrchestratorState, TaskResult } from '../domain/orchestrator-state.js';
+import type { OrchestratorState, StateWithoutHistory, TaskResult } from '../domain/orchestrator-state.js';
 import type { RunToolGate } from '../domain/run-record.js';
 import type { BoundTaskHandler } from './lanes.js';
 import type { CompletionAnswer, CompletionRequest } from '../models/types.js';
@@ -48,7 +48,15 @@ export interface HandlerOutcome extends TaskResult {
  */
 export type TaskHandler<Context> = (state: OrchestratorState, context: Context, input: HandlerInput) => Promise<HandlerOutcome>;
 
+/** A handler that reads the document but never its task history (typed so it cannot). */
+export type StateHandler<Context> = (state: StateWithoutHistory, context: Context, input: HandlerInput) => Promise<HandlerOutcome>;
+
 /** Binds a handler to its context once, at composition; the executor then calls it with the run's input. */
 export function bindHandler<Context>(handler: TaskHandler<Context>, context: Context): BoundTaskHandler {
-  return { run: (state, input) => handler(state, context, input), context };
+  return { readsTaskHistory: true, run: (state, input) => handler(state, context, input), context };
+}
+
+/** bindHandler for a handler that never reads the task history: it is given the document without it. */
+export function bindStateHandler<Context>(handler: StateHandler<Context>, context: Context): BoundTaskHandler {
+  return { readsTaskHistory: false, run: (state, input) => handler(state, context, input), context };
 }

@@ -1,5 +1,5 @@
 import { ProgrammingError } from '../domain/errors.js';
-import type { OrchestratorState } from '../domain/orchestrator-state.js';
+import type { OrchestratorState, StateWithoutHistory } from '../domain/orchestrator-state.js';
 import type { RunRecord, SpecialistContract } from '../domain/run-record.js';
 import type { ApprovalImpact } from './approval-impact.js';
 import type { CatalogEntry } from './catalog.js';
@@ -32,9 +32,16 @@ export interface LaneDefinition {
   approvalImpact?: (run: RunRecord, impact: ApprovalImpact) => ApprovalImpact;
 }
 
-/** An in-process handler with its context bound: what the executor calls. */
-export interface BoundTaskHandler {
-  run: (state: OrchestratorState, input: HandlerInput) => Promise<HandlerOutcome>;
+/**
+ * An in-process handler with its context bound: what the executor calls. A handler that never
+ * reads the task history is given the document without it (`readsTaskHistory: false`), which a
+ * shared database reads in one row instead of the row and 50 history records, on every run.
+ */
+export type BoundTaskHandler = BoundHandlerOf<true, OrchestratorState> | BoundHandlerOf<false, StateWithoutHistory>;
+
+interface BoundHandlerOf<ReadsHistory extends boolean, State> {
+  readsTaskHistory: ReadsHistory;
+  run: (state: State, input: HandlerInput) => Promise<HandlerOutcome>;
   /** What the handler was bound to: its paths, policy and ports, never the whole configuration. */
   context: unknown;
 }

@@ -9,7 +9,8 @@ import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { getCatalogEntry } from '../../src/tasks/catalog.js';
 import { executeRun, type ExecutorDeps } from '../../src/tasks/executor.js';
-import { bindHandler, type TaskHandler } from '../../src/tasks/handler-types.js';
+import { bindHandler, bindStateHandler, type TaskHandler } from '../../src/tasks/handler-types.js';
+import type { BoundTaskHandler } from '../../src/tasks/lanes.js';
 import { admittedRun } from '../support/runs.js';
 import { testConfig, tempDir } from '../support/config.js';
 import { testLaneRegistry } from '../support/lanes.js';
@@ -22,14 +23,27 @@ describe('executeRun with in-process handlers', () => {
   });
 
   async function run(handler: TaskHandler<{ docsPath: string }>) {
+    return runBound((context) => bindHandler(handler, context));
+  }
+
+  /** Every state read the executor makes, by kind. */
+  const reads: string[] = [];
+
+  async function runBound(bind: (context: { docsPath: string }) => BoundTaskHandler) {
     const base = tempDir();
-    store = openStateStore(join(base, 'state.json'));
-    await store.open();
+    const opened = openStateStore(join(base, 'state.json'));
+    store = opened;
+    await opened.open();
+    reads.length = 0;
+    const counted = Object.assign(Object.create(opened) as StateStore, {
+      getState: () => (reads.push('whole'), opened.getState()),
+      getStateWithoutHistory: () => (reads.push('without history'), opened.getStateWithoutHistory()),
+    });
     const deps: ExecutorDeps = {
-      store,
+      store: counted,
       clock: systemClock,
       logger: pino({ level: 'silent' }),
-      lanes: testLaneRegistry([{ type: 'doc-sync', handler: bindHandler(handler, { docsPath: testConfig({}, base).docsPath }) }]),
+      lanes: testLaneRegistry([{ type: 'doc-sync', handler: bind({ docsPath: testConfig({}, base).docsPath }) }]),
       spawner: { run: async () => Promise.reject(new Error('no workers here')) },
       ownerId: 'executor-test',
     };
@@ -56,6 +70,16 @@ describe('executeRun with in-process handlers', () => {
     expect(outcome.result).toMatchObject({ status: 'completed', result: { tasksSeen: 0 } });
     expect(outcome.stateUpdate).toBeTypeOf('function');
     expect(outcome.followUps).toHaveLength(1);
+  });
+
+  it('reads the whole document for a handler that may read the history, and the document without it for one bound not to', async () => {
+    await run(async (state) => ({ status: 'completed', result: { history: state.taskHistory.length } }));
+    expect(reads).toEqual(['whole']);
+    const outcome = await runBound((context) =>
+      bindStateHandler(async (state, config) => ({ status: 'completed', result: { tasksSeen: state.tasksProcessed, docsPath: config.docsPath } }), context),
+    );
+    expect(reads).toEqual(['without history']);
+    expect(outcome.result).toMatchObject({ status: 'completed', result: { tasksSeen: 0 } });
   });
 
   it('fails a handler that reports status error, without applying its state update', async () => {

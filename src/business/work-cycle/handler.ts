@@ -7,7 +7,7 @@ import { executeEvidence, preflightToolGate } from '../../agents/tool-gate.js';
 import type { StateStore } from '../../store/types.js';
 import type { Admit } from '../../tasks/admission.js';
 import { APPROVAL_INDEX } from '../../tasks/approval-index.js';
-import type { HandlerOutcome, TaskHandler } from '../../tasks/handler-types.js';
+import type { HandlerOutcome, StateHandler } from '../../tasks/handler-types.js';
 import { resolveWorkspacePath } from '../../workspace/boundary.js';
 import { configuredPathProblem } from '../../workspace/configured-folder.js';
 import { inventory, manifest, search, type Inventory } from './coding-audit.js';
@@ -48,7 +48,7 @@ function fail(error: string): HandlerOutcome {
  */
 export type WorkCycleContext = Pick<AppConfig, 'workspaceRoot' | 'logsDir'>;
 
-export function createWorkCycleHandler(deps: WorkCycleDeps): TaskHandler<WorkCycleContext> {
+export function createWorkCycleHandler(deps: WorkCycleDeps): StateHandler<WorkCycleContext> {
   const skills = loadSkillRegistry();
 
   async function inspect(step: Extract<PlanStep, { kind: 'inspect' }>, ctx: { root: string; config: WorkCycleContext; outcome: string; files: Inventory | null }) {

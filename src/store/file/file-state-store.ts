@@ -3,7 +3,7 @@ import { shownTarget } from '../shown-target.js';
 import { dirname, resolve } from 'node:path';
 import type { RunRecord } from '../../domain/run-record.js';
 import { FEED_START, afterTx, type EventCursor } from '../../domain/run-event-cursor.js';
-import type { OrchestratorState, TaskRecord } from '../../domain/orchestrator-state.js';
+import type { OrchestratorState, StateWithoutHistory, TaskRecord } from '../../domain/orchestrator-state.js';
 import { ProgrammingError } from '../../domain/errors.js';
 import { FlushScheduler } from '../flush-scheduler.js';
 import { DEFAULT_FLUSH_INTERVAL_MS, silentLogger, type StoreLogger, type StoreOptions } from '../options.js';
@@ -417,6 +417,11 @@ export class FileStateStore implements StateStore {
   /** The stored document itself: it is deep-frozen, like the runs reads hand out. */
   async getState(): Promise<OrchestratorState> {
     return this.readable().model.state;
+  }
+
+  /** The whole document: it is in memory, so leaving the history out would save nothing. */
+  getStateWithoutHistory(): Promise<StateWithoutHistory> {
+    return this.getState();
   }
 
   async mutateState(mutate: (current: OrchestratorState) => OrchestratorState | null): Promise<OrchestratorState> {

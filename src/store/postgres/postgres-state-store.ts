@@ -3,7 +3,7 @@ import { DomainError } from '../../domain/errors.js';
 import type { RunRecord } from '../../domain/run-record.js';
 import { FEED_START, type EventCursor } from '../../domain/run-event-cursor.js';
 import { appendsEvents } from '../run-event-stamps.js';
-import type { OrchestratorState, TaskRecord } from '../../domain/orchestrator-state.js';
+import type { OrchestratorState, StateWithoutHistory, TaskRecord } from '../../domain/orchestrator-state.js';
 import { silentLogger, type StoreOptions } from '../options.js';
 import { retentionCount } from '../retention.js';
 import { StoreLifecycle } from '../store-lifecycle.js';
@@ -34,7 +34,7 @@ import { finishRuns, mutateRunsAndAppend, type RunFinish, type RunWrite } from '
 import { pruneRuns } from './prune-runs.js';
 import { countRuns, getRun, listRuns } from './read-runs.js';
 import { readRunEvents, runEventsHead } from './run-events.js';
-import { ensureStateDocument, foldTaskCounts, getState, mutateState, recordTask } from './state.js';
+import { ensureStateDocument, foldTaskCounts, getState, getStateWithoutHistory, mutateState, recordTask } from './state.js';
 
 export const DEFAULT_STATE_KEY = 'default';
 
@@ -244,6 +244,10 @@ export class PostgresStateStore implements StateStore {
 
   getState(): Promise<OrchestratorState> {
     return this.read((pool) => getState(pool, this.stateKey));
+  }
+
+  getStateWithoutHistory(): Promise<StateWithoutHistory> {
+    return this.read((pool) => getStateWithoutHistory(pool, this.stateKey));
   }
 
   mutateState(mutate: (current: OrchestratorState) => OrchestratorState | null): Promise<OrchestratorState> {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { boundState } from '../../domain/orchestrator-state.js';
-import { STATE_BOUNDS, emptyOrchestratorState, type OrchestratorState, type TaskRecord } from '../../domain/orchestrator-state.js';
+import { STATE_BOUNDS, emptyOrchestratorState, type OrchestratorState, type StateWithoutHistory, type TaskRecord } from '../../domain/orchestrator-state.js';
 import { pickState, stateProblem } from '../record-checks.js';
 import { stateCorrupt } from '../types.js';
 import { withTransaction, type Queryable } from './transaction.js';
@@ -83,6 +83,18 @@ async function readStateLocked(db: Queryable, stateKey: string): Promise<Orchest
 
 export function getState(pool: pg.Pool, stateKey: string): Promise<OrchestratorState> {
   return readState(pool, stateKey);
+}
+
+/** The document and its count in one statement, the history left unread. */
+export async function getStateWithoutHistory(pool: pg.Pool, stateKey: string): Promise<StateWithoutHistory> {
+  const { rows } = await pool.query<{ tasks_processed: string; doc: Record<string, unknown> }>({
+    name: 'state-read-without-history',
+    text: `SELECT s.tasks_processed + ${DELTAS_OF_KEY} AS tasks_processed, s.doc FROM state_documents AS s WHERE s.state_key = $1`,
+    values: [stateKey],
+  });
+  const row = rows[0];
+  const { taskHistory: _history, ...rest } = row ? pickState({ ...row.doc, tasksProcessed: Number(row.tasks_processed), taskHistory: [] }) : emptyOrchestratorState();
+  return rest;
 }
 
 export function mutateState(

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { RunRecord } from '../../domain/run-record.js';
 import { FEED_START, afterTx, type EventCursor } from '../../domain/run-event-cursor.js';
-import type { OrchestratorState, TaskRecord } from '../../domain/orchestrator-state.js';
+import type { OrchestratorState, StateWithoutHistory, TaskRecord } from '../../domain/orchestrator-state.js';
 import { DEFAULT_FLUSH_INTERVAL_MS, type StoreOptions } from '../options.js';
 import { acquirePidLock, type PidLock } from '../pid-lock.js';
 import { retentionCount } from '../retention.js';
@@ -251,6 +251,11 @@ export class SqliteStateStore implements StateStore {
   /** The stored document itself, deep-frozen like the file store's: changing it throws. */
   async getState(): Promise<OrchestratorState> {
     return this.lifecycle.readable().committed.state;
+  }
+
+  /** The whole document: it is in memory, so leaving the history out would save nothing. */
+  getStateWithoutHistory(): Promise<StateWithoutHistory> {
+    return this.getState();
   }
 
   mutateState(mutate: (current: OrchestratorState) => OrchestratorState | null): Promise<OrchestratorState> {

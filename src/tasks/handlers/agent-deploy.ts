@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import type { AppConfig } from '../../config/types.js';
 import { displayPath } from '../../domain/display-path.js';
 import { configuredPathProblem } from '../../workspace/configured-folder.js';
-import type { TaskHandler } from '../handler-types.js';
+import type { StateHandler } from '../handler-types.js';
 import type { DeploymentRecord } from '../../domain/orchestrator-state.js';
 import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../workspace/boundary.js';
 import { failure } from './outcome.js';
@@ -40,7 +40,7 @@ function metadataOf(payload: Record<string, unknown>): NonNullable<DeploymentRec
  */
 export type AgentDeployContext = Pick<AppConfig, 'workspaceRoot' | 'agentsDir' | 'deployBaseDir'>;
 
-export const agentDeploy: TaskHandler<AgentDeployContext> = async (_state, config, input) => {
+export const agentDeploy: StateHandler<AgentDeployContext> = async (_state, config, input) => {
   const { payload } = input;
   const agentName = payload.agentName;
   if (typeof agentName !== 'string' || !NAME.test(agentName)) {

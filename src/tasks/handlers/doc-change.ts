@@ -3,7 +3,7 @@ import { appendDocChanges, docChangeBufferPath, DOC_CHANGE_THRESHOLD } from '../
 import { displayPath } from '../../domain/display-path.js';
 import type { RepairLoop } from '../../knowledge/repair-loop.js';
 import type { KnowledgeService } from '../../knowledge/service.js';
-import type { TaskHandler } from '../handler-types.js';
+import type { StateHandler } from '../handler-types.js';
 import { failure } from './outcome.js';
 
 /** A doc path relative to docsPath in `/` form, or null when it is absolute or climbs out. */
@@ -28,7 +28,7 @@ export interface DocChangeContext {
  * doc-repair lock, whether the 25-path threshold admits a drift-repair (`repairDecision`);
  * outside it the paths are only buffered.
  */
-export const docChange: TaskHandler<DocChangeContext> = async (_state, config, input) => {
+export const docChange: StateHandler<DocChangeContext> = async (_state, config, input) => {
   const raw = input.payload.paths;
   if (!Array.isArray(raw) || !raw.every((p) => typeof p === 'string')) {
     return failure('doc-change payload.paths must be an array of strings');

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { displayPath } from '../../domain/display-path.js';
 import { packDrift, regeneratePack } from '../../knowledge/pack-builder.js';
 import type { KnowledgeConfig, KnowledgeService } from '../../knowledge/service.js';
-import type { TaskHandler } from '../handler-types.js';
+import type { StateHandler } from '../handler-types.js';
 import { failure } from './outcome.js';
 
 export interface DocSyncContext extends KnowledgeConfig {
@@ -16,7 +16,7 @@ export interface DocSyncContext extends KnowledgeConfig {
  * longer matches the docs (or there is none), writes and verifies the next pack version. An
  * absent docs folder is a normal, empty result.
  */
-export const docSync: TaskHandler<DocSyncContext> = async (state, config, input) => {
+export const docSync: StateHandler<DocSyncContext> = async (state, config, input) => {
   const { knowledge } = config;
   const { index } = await knowledge.refresh();
   if (!index.docsFolderExists) {

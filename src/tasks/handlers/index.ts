@@ -1,6 +1,6 @@
 import type { AppConfig } from '../../config/types.js';
 import { narrowConfig } from '../../config/narrow.js';
-import { bindHandler } from '../handler-types.js';
+import { bindHandler, bindStateHandler } from '../handler-types.js';
 import type { LaneDefinition } from '../lanes.js';
 import { agentDeploy } from './agent-deploy.js';
 import { heartbeat } from './heartbeat.js';
@@ -25,11 +25,11 @@ export interface CoreHandlerDeps {
 export function coreHandlerLanes(deps: CoreHandlerDeps): LaneDefinition[] {
   const { config } = deps;
   return [
-    { type: 'startup', handler: bindHandler(startup, narrowConfig(config, ['fastStart', 'docsPath', 'workspaceRoot', 'logsDir'])) },
+    { type: 'startup', handler: bindStateHandler(startup, narrowConfig(config, ['fastStart', 'docsPath', 'workspaceRoot', 'logsDir'])) },
     { type: 'heartbeat', handler: bindHandler(heartbeat, { serviceStartedAt: deps.serviceStartedAt, queueDepth: deps.queueDepth }) },
-    { type: 'agent-deploy', handler: bindHandler(agentDeploy, narrowConfig(config, ['workspaceRoot', 'agentsDir', 'deployBaseDir'])) },
-    { type: 'rss-sweep', handler: bindHandler(rssSweep, narrowConfig(config, ['rssConfigPath', 'logsDir', 'workspaceRoot'])) },
-    { type: 'nightly-batch', handler: bindHandler(nightlyBatch, null) },
+    { type: 'agent-deploy', handler: bindStateHandler(agentDeploy, narrowConfig(config, ['workspaceRoot', 'agentsDir', 'deployBaseDir'])) },
+    { type: 'rss-sweep', handler: bindStateHandler(rssSweep, narrowConfig(config, ['rssConfigPath', 'logsDir', 'workspaceRoot'])) },
+    { type: 'nightly-batch', handler: bindStateHandler(nightlyBatch, null) },
     { type: 'send-digest', handler: bindHandler(sendDigest, narrowConfig(config, ['digestTargetUrl', 'digestTargetFile'])) },
   ];
 }

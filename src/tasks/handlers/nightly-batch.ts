@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FollowUpTask, TaskHandler } from '../handler-types.js';
+import type { FollowUpTask, StateHandler } from '../handler-types.js';
 import type { RSSRecord } from '../../domain/orchestrator-state.js';
 import { URGENCY_HIGH, URGENCY_MEDIUM } from './relevance.js';
 
@@ -74,7 +74,7 @@ function followUp(draft: RSSRecord, decision: Exclude<DraftDecision, 'none'>): F
  * drafts are queued directly; manual-review drafts become mandatory approvals and the top ten of
  * the rest optional promotion approvals, all through the one admission path.
  */
-export const nightlyBatch: TaskHandler<unknown> = async (state) => {
+export const nightlyBatch: StateHandler<unknown> = async (state) => {
   const decisions = classifyDrafts(state.rssDrafts);
   const followUps: FollowUpTask[] = [];
   const counts = { selected: 0, 'manual-review': 0, promotion: 0, none: 0 };

@@ -4,7 +4,7 @@ import type { AppConfig } from '../../config/types.js';
 import { displayPath } from '../../domain/display-path.js';
 import { configuredPathProblem } from '../../workspace/configured-folder.js';
 import { appendFileNoFollow } from '../../workspace/file-writes.js';
-import type { HandlerInput, TaskHandler } from '../handler-types.js';
+import type { HandlerInput, StateHandler } from '../handler-types.js';
 import type { RSSRecord } from '../../domain/orchestrator-state.js';
 import { parseFeed, type ParsedFeed } from './feed-parser.js';
 import { failure } from './outcome.js';
@@ -70,7 +70,7 @@ function absoluteLink(link: string | null, feedUrl: string): string | null {
  */
 export type RssSweepContext = Pick<AppConfig, 'rssConfigPath' | 'logsDir' | 'workspaceRoot'>;
 
-export const rssSweep: TaskHandler<RssSweepContext> = async (state, config, input) => {
+export const rssSweep: StateHandler<RssSweepContext> = async (state, config, input) => {
   if (!config.rssConfigPath) return failure('rssConfigPath is not configured');
   const loaded = await loadRssConfig(config.rssConfigPath, displayPath(config.rssConfigPath, config));
   if (!loaded.ok) return failure(loaded.error);

@@ -1,7 +1,7 @@
 import type { AppConfig } from '../../config/types.js';
 import { displayPath } from '../../domain/display-path.js';
 import { configuredPathProblem } from '../../workspace/configured-folder.js';
-import type { TaskHandler } from '../handler-types.js';
+import type { StateHandler } from '../handler-types.js';
 import { walkDocs } from '../../knowledge/docs-walk.js';
 
 /**
@@ -12,7 +12,7 @@ import { walkDocs } from '../../knowledge/docs-walk.js';
  */
 export type StartupContext = Pick<AppConfig, 'fastStart' | 'docsPath' | 'workspaceRoot' | 'logsDir'>;
 
-export const startup: TaskHandler<StartupContext> = async (state, config, input) => {
+export const startup: StateHandler<StartupContext> = async (state, config, input) => {
   const startedAt = input.clock.now().toISOString();
   if (config.fastStart) {
     return {
