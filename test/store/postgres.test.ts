@@ -56,7 +56,7 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgresStateStore (${TEST_DATABASE_URL ? '
           { version: 1, description: 'runs, state documents, task history, append collections, keyed documents' },
           { version: 2, description: 'append collections numbered by a sequence per collection' },
           { version: 3, description: 'write stamps of run events' },
-          { version: 4, description: 'processed-task counts as deltas' },
+          { version: 4, description: 'processed-task counts as deltas, an index of queued runs' },
         ]);
       } finally {
         await client.end();
