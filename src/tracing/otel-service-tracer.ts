@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import type { AdmissionSpan, OpenSpan, RequestSpan, ServiceTracer, TracedRun } from './service-tracer.js';
 import { fromTraceparent, toTraceparent } from './traceparent.js';
 
@@ -23,13 +23,34 @@ export const ATTR = {
 /** A failure message on a span is bounded: it names what went wrong, it is not a log. */
 const MAX_STATUS_MESSAGE = 256;
 
-function parentContext(traceparent: string | null | undefined) {
+/**
+ * Parent contexts by the `traceparent` they were made from. A run's queue wait, execution and
+ * finalize spans all name the same stored parent, and an admission names the request span the
+ * same request formatted a moment before: each is parsed once. Bounded: cleared when full
+ * (a miss costs one parse, a few hundred nanoseconds).
+ */
+const PARENT_CACHE_LIMIT = 1024;
+const parentContexts = new Map<string, Context>();
+
+function parentContext(traceparent: string | null | undefined): Context {
+  if (traceparent === null || traceparent === undefined) return ROOT_CONTEXT;
+  const cached = parentContexts.get(traceparent);
+  if (cached !== undefined) return cached;
   const remote = fromTraceparent(traceparent);
-  return remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : ROOT_CONTEXT;
+  const context = remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : ROOT_CONTEXT;
+  if (parentContexts.size >= PARENT_CACHE_LIMIT) parentContexts.clear();
+  parentContexts.set(traceparent, context);
+  return context;
 }
 
+// Attribute objects are written with literal keys (the ATTR values): a literal with computed
+// keys is built by a slower path than one with constant keys, once per span.
 function runAttributes(run: TracedRun): Attributes {
-  return { [ATTR.runId]: run.runId, [ATTR.type]: run.type, [ATTR.attempt]: run.attempt };
+  return { 'task.run_id': run.runId, 'task.type': run.type, 'task.attempt': run.attempt };
+}
+
+function runAttributesOn(run: TracedRun, instance: string): Attributes {
+  return { 'task.run_id': run.runId, 'task.type': run.type, 'task.attempt': run.attempt, 'task.instance': instance };
 }
 
 function traceparentOf(span: Span): string | null {
@@ -40,35 +61,62 @@ function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Wraps an SDK span in the port's shape; ends it once, whatever the caller does after. */
-function openSpan(span: Span): AdmissionSpan {
-  let ended = false;
-  const finish = (outcome: string, error: string | null | undefined) => {
-    if (ended) return;
-    ended = true;
-    span.setAttribute(ATTR.outcome, outcome);
-    if (error) span.setStatus({ code: SpanStatusCode.ERROR, message: error.slice(0, MAX_STATUS_MESSAGE) });
-    span.end();
-  };
-  let traceparent: string | null | undefined;
-  return {
-    // Formatted on first read: most spans are never asked for it.
-    get traceparent() {
-      if (traceparent === undefined) traceparent = traceparentOf(span);
-      return traceparent;
-    },
-    identify(run, existing) {
-      span.setAttributes(runAttributes(run));
-      const linked = fromTraceparent(existing);
-      if (linked) span.addLink({ context: linked });
-    },
-    end: (outcome, error) => finish(outcome, error),
-    fail(err) {
-      if (ended) return;
-      if (err instanceof Error) span.recordException({ name: err.name, message: err.message });
-      finish('error', errorMessage(err));
-    },
-  };
+/*
+ * The handles below are classes, not object literals: a literal with a getter closing over its
+ * span gets a hidden class of its own each time it is made, which cost more than the SDK span
+ * itself (several microseconds and old-space garbage per span, measured).
+ */
+
+/** The port's shape over one SDK span; ends it once, whatever the caller does after. */
+class RunSpanHandle implements AdmissionSpan {
+  private ended = false;
+  // Formatted on first read: most spans are never asked for it.
+  private formatted: string | null | undefined = undefined;
+
+  constructor(private readonly span: Span) {}
+
+  get traceparent(): string | null {
+    if (this.formatted === undefined) this.formatted = traceparentOf(this.span);
+    return this.formatted;
+  }
+
+  identify(run: TracedRun, existing?: string | null): void {
+    this.span.setAttributes(runAttributes(run));
+    const linked = fromTraceparent(existing);
+    if (linked) this.span.addLink({ context: linked });
+  }
+
+  end(outcome: string, error?: string | null): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.span.setAttribute(ATTR.outcome, outcome);
+    if (error) this.span.setStatus({ code: SpanStatusCode.ERROR, message: error.slice(0, MAX_STATUS_MESSAGE) });
+    this.span.end();
+  }
+
+  fail(err: unknown): void {
+    if (this.ended) return;
+    if (err instanceof Error) this.span.recordException({ name: err.name, message: err.message });
+    this.end('error', errorMessage(err));
+  }
+}
+
+class RequestSpanHandle implements RequestSpan {
+  private formatted: string | null | undefined = undefined;
+
+  constructor(private readonly span: Span) {}
+
+  get traceparent(): string | null {
+    if (this.formatted === undefined) this.formatted = traceparentOf(this.span);
+    return this.formatted;
+  }
+
+  end(statusCode: number): void {
+    this.span.setAttribute('http.response.status_code', statusCode);
+    // Server spans are failed by 5xx only: a 4xx is the client's mistake, answered correctly.
+    if (statusCode >= 500) this.span.setStatus({ code: SpanStatusCode.ERROR });
+    this.span.end();
+  }
 }
 
 /**
@@ -84,30 +132,18 @@ export function createOtelServiceTracer(tracer: Tracer): ServiceTracer {
       // Named by the route pattern, never the path: ids in a path would make every name unique.
       const attributes: Attributes = route === undefined ? { 'http.request.method': method } : { 'http.request.method': method, 'http.route': route };
       const span = tracer.startSpan(route === undefined ? method : `${method} ${route}`, { kind: SpanKind.SERVER, attributes }, parentContext(incoming));
-      let traceparent: string | null | undefined;
-      return {
-        get traceparent() {
-          if (traceparent === undefined) traceparent = traceparentOf(span);
-          return traceparent;
-        },
-        end(statusCode) {
-          span.setAttribute('http.response.status_code', statusCode);
-          // Server spans are failed by 5xx only: a 4xx is the client's mistake, answered correctly.
-          if (statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-          span.end();
-        },
-      };
+      return new RequestSpanHandle(span);
     },
 
-    startAdmission(type, source, parent) {
-      const attributes = { [ATTR.type]: type, [ATTR.source]: source };
-      return openSpan(tracer.startSpan(SPAN_NAMES.admission, { kind: SpanKind.INTERNAL, attributes }, parentContext(parent)));
+    startAdmission(type, source, parent): AdmissionSpan {
+      const attributes: Attributes = { 'task.type': type, 'task.source': source };
+      return new RunSpanHandle(tracer.startSpan(SPAN_NAMES.admission, { kind: SpanKind.INTERNAL, attributes }, parentContext(parent)));
     },
 
     recordQueueWait(run, readyAt, claimedAt, instance) {
       const span = tracer.startSpan(
         SPAN_NAMES.queueWait,
-        { kind: SpanKind.INTERNAL, startTime: readyAt, attributes: { ...runAttributes(run), [ATTR.instance]: instance } },
+        { kind: SpanKind.INTERNAL, startTime: readyAt, attributes: runAttributesOn(run, instance) },
         parentContext(run.traceparent),
       );
       // A clock step between instances must not give a span that ends before it starts.
@@ -115,12 +151,11 @@ export function createOtelServiceTracer(tracer: Tracer): ServiceTracer {
     },
 
     startExecution(run, instance): OpenSpan {
-      const attributes = { ...runAttributes(run), [ATTR.instance]: instance };
-      return openSpan(tracer.startSpan(SPAN_NAMES.execution, { kind: SpanKind.INTERNAL, attributes }, parentContext(run.traceparent)));
+      return new RunSpanHandle(tracer.startSpan(SPAN_NAMES.execution, { kind: SpanKind.INTERNAL, attributes: runAttributesOn(run, instance) }, parentContext(run.traceparent)));
     },
 
     startFinalize(run): OpenSpan {
-      return openSpan(tracer.startSpan(SPAN_NAMES.finalize, { kind: SpanKind.INTERNAL, attributes: runAttributes(run) }, parentContext(run.traceparent)));
+      return new RunSpanHandle(tracer.startSpan(SPAN_NAMES.finalize, { kind: SpanKind.INTERNAL, attributes: runAttributes(run) }, parentContext(run.traceparent)));
     },
   };
 }
