@@ -23,34 +23,18 @@ export const ATTR = {
 /** A failure message on a span is bounded: it names what went wrong, it is not a log. */
 const MAX_STATUS_MESSAGE = 256;
 
-/**
- * Parent contexts by the `traceparent` they were made from. A run's queue wait, execution and
- * finalize spans all name the same stored parent, and an admission names the request span the
- * same request formatted a moment before: each is parsed once. Bounded: cleared when full
- * (a miss costs one parse, a few hundred nanoseconds).
- */
-const PARENT_CACHE_LIMIT = 1024;
-const parentContexts = new Map<string, Context>();
-
 function parentContext(traceparent: string | null | undefined): Context {
-  if (traceparent === null || traceparent === undefined) return ROOT_CONTEXT;
-  const cached = parentContexts.get(traceparent);
-  if (cached !== undefined) return cached;
   const remote = fromTraceparent(traceparent);
-  const context = remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : ROOT_CONTEXT;
-  if (parentContexts.size >= PARENT_CACHE_LIMIT) parentContexts.clear();
-  parentContexts.set(traceparent, context);
-  return context;
+  return remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : ROOT_CONTEXT;
 }
 
-// Attribute objects are written with literal keys (the ATTR values): a literal with computed
-// keys is built by a slower path than one with constant keys, once per span.
 function runAttributes(run: TracedRun): Attributes {
-  return { 'task.run_id': run.runId, 'task.type': run.type, 'task.attempt': run.attempt };
+  return { [ATTR.runId]: run.runId, [ATTR.type]: run.type, [ATTR.attempt]: run.attempt };
 }
 
+// One literal, not runAttributes() spread into another: the spread cost about a microsecond a span.
 function runAttributesOn(run: TracedRun, instance: string): Attributes {
-  return { 'task.run_id': run.runId, 'task.type': run.type, 'task.attempt': run.attempt, 'task.instance': instance };
+  return { [ATTR.runId]: run.runId, [ATTR.type]: run.type, [ATTR.attempt]: run.attempt, [ATTR.instance]: instance };
 }
 
 function traceparentOf(span: Span): string | null {
@@ -136,7 +120,7 @@ export function createOtelServiceTracer(tracer: Tracer): ServiceTracer {
     },
 
     startAdmission(type, source, parent): AdmissionSpan {
-      const attributes: Attributes = { 'task.type': type, 'task.source': source };
+      const attributes: Attributes = { [ATTR.type]: type, [ATTR.source]: source };
       return new RunSpanHandle(tracer.startSpan(SPAN_NAMES.admission, { kind: SpanKind.INTERNAL, attributes }, parentContext(parent)));
     },
 
