@@ -51,18 +51,21 @@ function errorMessage(err: unknown): string {
  * itself (several microseconds and old-space garbage per span, measured).
  */
 
-/** The port's shape over one SDK span; ends it once, whatever the caller does after. */
-class RunSpanHandle implements AdmissionSpan {
-  private ended = false;
-  // Formatted on first read: most spans are never asked for it.
+/** One SDK span and its trace context, formatted on first read: most spans are never asked for it. */
+class SpanHandle {
   private formatted: string | null | undefined = undefined;
 
-  constructor(private readonly span: Span) {}
+  constructor(protected readonly span: Span) {}
 
   get traceparent(): string | null {
     if (this.formatted === undefined) this.formatted = traceparentOf(this.span);
     return this.formatted;
   }
+}
+
+/** The port's shape over one SDK span; ends it once, whatever the caller does after. */
+class RunSpanHandle extends SpanHandle implements AdmissionSpan {
+  private ended = false;
 
   identify(run: TracedRun, existing?: string | null): void {
     this.span.setAttributes(runAttributes(run));
@@ -85,16 +88,7 @@ class RunSpanHandle implements AdmissionSpan {
   }
 }
 
-class RequestSpanHandle implements RequestSpan {
-  private formatted: string | null | undefined = undefined;
-
-  constructor(private readonly span: Span) {}
-
-  get traceparent(): string | null {
-    if (this.formatted === undefined) this.formatted = traceparentOf(this.span);
-    return this.formatted;
-  }
-
+class RequestSpanHandle extends SpanHandle implements RequestSpan {
   end(statusCode: number): void {
     this.span.setAttribute('http.response.status_code', statusCode);
     // Server spans are failed by 5xx only: a 4xx is the client's mistake, answered correctly.
