@@ -8,8 +8,8 @@
  *
  * Pipelines: `off` (tracing off: the floor of the driving loop itself), `discard` (spans made, then dropped: creation alone), `json` and `proto` (spans
  * batched by 512 and serialised to an OTLP request body on this thread, as the SDK exporter does,
- * no HTTP), `service` (the service's own tracing setup, exporting over HTTP to a loopback receiver
- * on another thread). The tracer is the built one (dist/): run from sources through tsx, its
+ * no HTTP), `service` and `service-proto` (the service's own tracing setup, exporting OTLP JSON
+ * (its default) or protobuf over HTTP to a loopback receiver on another thread). The tracer is the built one (dist/): run from sources through tsx, its
  * closures would carry the transform's naming helpers, which cost more than some of what is
  * measured here.
  */
@@ -57,7 +57,7 @@ function parseArgs(argv: string[]): Options {
     else if (arg === '--child') child = argv[++i]!;
     else pipelines.push(arg);
   }
-  return { pipelines: pipelines.length > 0 ? pipelines : ['off', 'discard', 'json', 'proto', 'service'], rate, seconds, repeat, child };
+  return { pipelines: pipelines.length > 0 ? pipelines : ['off', 'discard', 'json', 'proto', 'service', 'service-proto'], rate, seconds, repeat, child };
 }
 
 /** This thread's CPU ms (the main thread's line in /proc), the figure the bench scenario reports. */
@@ -129,10 +129,13 @@ async function providerPipeline(sink: (spans: ReadableSpan[]) => void): Promise<
   return { tracer: createOtelServiceTracer(provider.getTracer('task-orchestrator')), stop: () => provider.shutdown() };
 }
 
-async function servicePipeline(receiverUrl: string): Promise<Pipeline> {
+/** The service's own exporter set-up, JSON (its default) or protobuf over HTTP to the receiver. */
+async function servicePipeline(receiverUrl: string, protocol: 'http/protobuf' | 'http/json'): Promise<Pipeline> {
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiverUrl;
-  const { startOtlpTracing } = (await import(pathToFileURL(join(DIST_TRACING, 'otlp-sdk.js')).href)) as { startOtlpTracing: (logger: pino.Logger) => Tracing };
-  const tracing = startOtlpTracing(pino({ level: 'warn' }));
+  const { startOtlpTracing } = (await import(pathToFileURL(join(DIST_TRACING, 'otlp-sdk.js')).href)) as {
+    startOtlpTracing: (logger: pino.Logger, protocol: 'http/protobuf' | 'http/json') => Tracing;
+  };
+  const tracing = startOtlpTracing(pino({ level: 'warn' }), protocol);
   return { tracer: tracing.tracer, stop: () => tracing.shutdown() };
 }
 
@@ -179,7 +182,8 @@ async function measure(name: string, options: Options, receiverUrl: string): Pro
   else if (name === 'discard') pipeline = await providerPipeline(() => {});
   else if (name === 'json') pipeline = await providerPipeline((spans) => void JsonTraceSerializer.serializeRequest(spans));
   else if (name === 'proto') pipeline = await providerPipeline((spans) => void ProtobufTraceSerializer.serializeRequest(spans));
-  else if (name === 'service') pipeline = await servicePipeline(receiverUrl);
+  else if (name === 'service') pipeline = await servicePipeline(receiverUrl, 'http/json');
+  else if (name === 'service-proto') pipeline = await servicePipeline(receiverUrl, 'http/protobuf');
   else throw new Error(`unknown pipeline ${name}`);
   // Warm-up: compiled code and a settled heap before the measured part.
   await drive(pipeline.tracer, options.rate, 1);

@@ -38,7 +38,7 @@ interface Round {
   stored: number;
   /** The service's main-thread CPU per answered request of the measured load (µs); null without /proc. */
   cpuUsPerRequest: number | null;
-  /** The same for the whole process, every thread (the export thread, GC and I/O helpers included). */
+  /** The same for the whole process, every thread (GC and I/O helpers included). */
   processCpuUsPerRequest: number | null;
 }
 
@@ -145,9 +145,9 @@ export const tracing: Scenario = {
         value: cpu(on),
         better: 'lower',
         baseline: { subject: OFF, value: cpu(off) },
-        note: 'main thread (spans made there, exported from a thread of their own), measured load of the best round',
+        note: 'main thread (spans made and exported there), measured load of the best round',
       });
-      // The export thread's work is off the main thread, not free: the whole process shows it.
+      // GC and I/O helper threads work for tracing too: the whole process shows it.
       ctx.rows.add({ subject: OFF, metric: 'service CPU per admission, all threads', unit: 'µs', value: off.processCpuUsPerRequest, better: 'lower', note: 'whole process, measured load of the best round' });
       ctx.rows.add({
         subject: ON,
@@ -156,7 +156,7 @@ export const tracing: Scenario = {
         value: on.processCpuUsPerRequest,
         better: 'lower',
         baseline: { subject: OFF, value: off.processCpuUsPerRequest },
-        note: 'whole process (the export thread included), measured load of the best round',
+        note: 'whole process (GC and I/O helper threads included), measured load of the best round',
       });
     } finally {
       await closeReceiver();

@@ -71,6 +71,8 @@ describe('OTLP/HTTP export of the built service', () => {
     const spans = await spansOfRun(receiver, runId);
 
     expect(new Set(receiver.paths)).toEqual(new Set(['/v1/traces']));
+    // No protocol set: JSON.
+    expect(new Set(receiver.contentTypes)).toEqual(new Set(['application/json']));
     const byName = (name: string) => {
       const found = spans.filter((s) => s.name === name);
       expect(found, name).toHaveLength(1);
@@ -90,6 +92,30 @@ describe('OTLP/HTTP export of the built service', () => {
     expect(spans.every((s) => s.serviceName === 'orchestrator-under-test')).toBe(true);
     // The recorder sees the SDK once tracing is on: its silence below means something.
     expect(started.loadedModules().some(isSdkModule)).toBe(true);
+  });
+
+  it('exports protobuf when OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf, with the same spans and links', async () => {
+    const receiver = await startOtlpReceiver();
+    running.push({ kill: () => receiver.close() });
+    const started = await startTracedService({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_BSP_SCHEDULE_DELAY: '100' });
+    const runId = await runToSuccess(started.service, 'protobuf-run');
+    const spans = await spansOfRun(receiver, runId);
+    expect(new Set(receiver.contentTypes)).toEqual(new Set(['application/x-protobuf']));
+    expect(spans.every((s) => /^[0-9a-f]{32}$/.test(s.traceId) && /^[0-9a-f]{16}$/.test(s.spanId))).toBe(true);
+    expect(spans.find((s) => s.name === 'task.finalize')?.attributes['task.outcome']).toBe('success');
+    const admission = spans.find((s) => s.name === 'task.admission')!;
+    expect(spans.filter((s) => s.name !== 'task.admission').every((s) => s.traceId === admission.traceId && s.parentSpanId === admission.spanId)).toBe(true);
+    expect(spans.map((s) => s.name).sort()).toEqual(['task.admission', 'task.execute', 'task.finalize', 'task.queue_wait']);
+  });
+
+  it('says so in its log and exports JSON when asked for a protocol it does not speak (grpc)', async () => {
+    const receiver = await startOtlpReceiver();
+    running.push({ kill: () => receiver.close() });
+    const started = await startTracedService({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc', OTEL_BSP_SCHEDULE_DELAY: '100' });
+    const runId = await runToSuccess(started.service, 'grpc-run');
+    await spansOfRun(receiver, runId);
+    expect(new Set(receiver.contentTypes)).toEqual(new Set(['application/json']));
+    expect(started.service.service.output.join('\n')).toContain('OTLP protocol grpc is not supported; exporting http/json');
   });
 
   it('sends the spans still buffered when the service stops', async () => {

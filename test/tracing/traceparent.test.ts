@@ -1,6 +1,6 @@
 import { TraceFlags } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
-import { tracingRequested } from '../../src/tracing/setup.js';
+import { otlpProtocol, tracingRequested } from '../../src/tracing/setup.js';
 import { noopServiceTracer } from '../../src/tracing/service-tracer.js';
 import { fromTraceparent, toTraceparent } from '../../src/tracing/traceparent.js';
 
@@ -36,6 +36,16 @@ describe('tracing switch', () => {
     expect(tracingRequested({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces' })).toBe(true);
     expect(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' })).toBe(false);
     expect(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_TRACES_EXPORTER: 'none' })).toBe(false);
+  });
+
+  it('exports JSON unless OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL asks for protobuf; names a protocol it does not speak', () => {
+    expect(otlpProtocol({})).toEqual({ protocol: 'http/json', unsupported: null });
+    expect(otlpProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' })).toEqual({ protocol: 'http/protobuf', unsupported: null });
+    expect(otlpProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: ' HTTP/Protobuf ' })).toEqual({ protocol: 'http/protobuf', unsupported: null });
+    // The traces variable wins over the general one; an empty one does not count.
+    expect(otlpProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' })).toEqual({ protocol: 'http/json', unsupported: null });
+    expect(otlpProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: ' ' })).toEqual({ protocol: 'http/protobuf', unsupported: null });
+    expect(otlpProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toEqual({ protocol: 'http/json', unsupported: 'grpc' });
   });
 
   it('off, hands out one shared no-op span: nothing is allocated per call', () => {
