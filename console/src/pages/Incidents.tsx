@@ -6,6 +6,7 @@ import { useSession } from '../auth/session.js';
 import { CATALOG_PATH, remediationTaskTypes, type Catalog } from '../lib/catalog.js';
 import { useFilterParams } from '../lib/use-filter-params.js';
 import { ErrorNotice, QueryView, StatusBadge } from '../components/common.js';
+import { FilterSelect } from '../components/FilterSelect.js';
 import { Loadable, Section } from '../components/states.js';
 import { RelativeTime, TimeLeft } from '../components/Time.js';
 import type { IncidentRecord } from '../lib/api-types.js';
@@ -40,22 +41,12 @@ export function IncidentsPage() {
     <>
       <h1>Incidents</h1>
       <form className="filters" aria-label="Incident filters" onSubmit={(e) => e.preventDefault()}>
-        <label htmlFor="inc-status">Status</label>
-        <select id="inc-status" value={status} onChange={(e) => update({ status: e.target.value })}>
-          <option value="">open</option>
-          {STATUSES.map((s) => (
-            <option key={s}>{s}</option>
-          ))}
-        </select>
-        <label htmlFor="inc-severity">Severity</label>
-        <select id="inc-severity" value={severity} onChange={(e) => update({ severity: e.target.value })}>
-          <option value="">any</option>
-          {SEVERITIES.map((s) => (
-            <option key={s}>{s}</option>
-          ))}
-        </select>
-        <label htmlFor="inc-class">Classification</label>
-        <input id="inc-class" defaultValue={classification} onBlur={(e) => update({ classification: e.target.value.trim() })} placeholder="any" />
+        <FilterSelect id="inc-status" label="Status" value={status} emptyLabel="open" options={STATUSES} onChange={(v) => update({ status: v })} />
+        <FilterSelect id="inc-severity" label="Severity" value={severity} emptyLabel="any" options={SEVERITIES} onChange={(v) => update({ severity: v })} />
+        <div className="filter-field">
+          <label htmlFor="inc-class">Classification</label>
+          <input id="inc-class" defaultValue={classification} onBlur={(e) => update({ classification: e.target.value.trim() })} placeholder="any" />
+        </div>
         <label className="inline">
           <input type="checkbox" checked={includeResolved} onChange={(e) => update({ includeResolved: e.target.checked ? 'true' : null })} />{' '}
           Include resolved
@@ -65,9 +56,9 @@ export function IncidentsPage() {
         {(data) => (
           <>
             <div className="table-scroll" role="region" aria-label="Incidents" tabIndex={0}>
-              <table className="wide">
+              <table className="wide stack-on-phone">
                 <caption>
-                  {data.total} incidents, most urgent first{data.total > 0 ? `; showing ${data.offset + 1}–${data.offset + data.incidents.length}` : ''}
+                  {data.total} {data.total === 1 ? 'incident' : 'incidents'}, most urgent first{data.total > 0 ? `; showing ${data.offset + 1}–${data.offset + data.incidents.length}` : ''}
                 </caption>
                 <thead>
                   <tr>
@@ -87,19 +78,19 @@ export function IncidentsPage() {
                       <td>
                         <StatusBadge status={i.severity} />
                       </td>
-                      <td className="col-title">
+                      <td className="col-title full">
                         <Link to={`/incidents/${segment(i.incidentId)}`}>{i.title}</Link>
                         <div className="hint">{i.classification}</div>
                       </td>
-                      <td className="nowrap">
+                      <td className="nowrap" data-label="SLA">
                         <TimeLeft iso={slaDueAt(i)} />
                       </td>
                       <td>
                         <StatusBadge status={i.status} />
                       </td>
-                      <td>{i.owner ?? <span className="muted">none</span>}</td>
-                      <td>{i.acknowledged ? `by ${i.acknowledgedBy ?? '—'}` : 'no'}</td>
-                      <td className="nowrap">
+                      <td data-label="Owner">{i.owner ?? <span className="muted">none</span>}</td>
+                      <td data-label="Acknowledged">{i.acknowledged ? `by ${i.acknowledgedBy ?? '—'}` : 'no'}</td>
+                      <td className="nowrap" data-label="Last seen">
                         <RelativeTime iso={i.lastSeenAt} />
                       </td>
                     </tr>

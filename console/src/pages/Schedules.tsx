@@ -171,11 +171,11 @@ function ScheduleRow({ s, mayWrite, onEdit, onMessage }: { s: ScheduleView; mayW
       <td>
         <code>{s.type}</code>
       </td>
-      <td>
+      <td className="full" data-label="When">
         {words}
         <div className="hint mono">{s.cron}</div>
       </td>
-      <td>
+      <td className="full" data-label="Next fire">
         {s.nextRunAt.length === 0 ? (
           <span className="muted">not scheduled</span>
         ) : (
@@ -191,7 +191,7 @@ function ScheduleRow({ s, mayWrite, onEdit, onMessage }: { s: ScheduleView; mayW
           </>
         )}
       </td>
-      <td>
+      <td className="full" data-label="Last run">
         {s.lastRunId ? (
           <>
             <Link to={`/runs/${segment(s.lastRunId)}`} className="wrap-anywhere">
@@ -214,7 +214,7 @@ function ScheduleRow({ s, mayWrite, onEdit, onMessage }: { s: ScheduleView; mayW
         <StatusBadge status={s.enabled ? 'enabled' : 'paused'} />
       </td>
       {mayWrite && (
-        <td>
+        <td className="full">
           {!s.builtIn && (
             <div className="actions">
               <button type="button" className="secondary" onClick={onEdit}>
@@ -281,7 +281,7 @@ export function SchedulesPage() {
         <Loadable query={list} label="schedules" isEmpty={(d) => d.count === 0} empty="No schedules yet.">
           {(d) => (
             <div className="table-scroll" role="region" aria-label="Schedules" tabIndex={0}>
-              <table className="wide">
+              <table className="wide stack-on-phone">
                 <caption>{d.count} schedules (times in your zone; lists in UTC)</caption>
                 <thead>
                   <tr>

@@ -7,7 +7,7 @@ export function RunEvents({ events }: { events: RunEventData[] }) {
   if (events.length === 0) return <p className="empty">No events yet.</p>;
   return (
     <div className="table-scroll" role="region" aria-label="Run events" tabIndex={0}>
-      <table className="events">
+      <table className="events stack-on-phone">
         <caption className="visually-hidden">Run events</caption>
         <thead>
           <tr>
@@ -33,7 +33,7 @@ export function RunEvents({ events }: { events: RunEventData[] }) {
               <td>
                 <StatusBadge status={e.status} />
               </td>
-              <td className="wrap">{e.detail ?? ''}</td>
+              <td className="wrap full">{e.detail ?? ''}</td>
             </tr>
           ))}
         </tbody>

@@ -6,6 +6,7 @@ import { useApiQuery } from '../api/hooks.js';
 import { RUN_STATUS_LIST, type RunListAnswer } from '../api/types.js';
 import { useSession } from '../auth/session.js';
 import { QueryView, StatusBadge } from '../components/common.js';
+import { FilterSelect } from '../components/FilterSelect.js';
 import { CATALOG_PATH, type Catalog } from '../lib/catalog.js';
 import { segment, toQueryString } from '../lib/query-string.js';
 import { useFilterParams } from '../lib/use-filter-params.js';
@@ -105,35 +106,20 @@ export function RunsPage() {
       <StreamStatus status={feed} label="Live" />
       <StatusCounts type={type} createdFrom={createdFrom} active={status} onPick={(s) => setFilter({ status: s })} />
       <form className="filters" aria-label="Run filters" onSubmit={(e) => e.preventDefault()}>
-        <label htmlFor="runs-status">Status</label>
-        <select id="runs-status" value={status} onChange={(e) => setFilter({ status: e.target.value })}>
-          <option value="">any</option>
-          {RUN_STATUS_LIST.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-        <label htmlFor="runs-type">Type</label>
-        <select id="runs-type" value={type} onChange={(e) => setFilter({ type: e.target.value })}>
-          <option value="">any</option>
-          {(catalog.data?.tasks ?? []).map((t) => (
-            <option key={t.type} value={t.type}>
-              {t.type}
-            </option>
-          ))}
-        </select>
-        <label htmlFor="runs-range">Created</label>
-        <select id="runs-range" value={range} onChange={(e) => setFilter({ range: e.target.value })}>
-          <option value="">any time</option>
-          {Object.entries(CREATED_RANGES).map(([key, r]) => (
-            <option key={key} value={key}>
-              {r.label}
-            </option>
-          ))}
-        </select>
-        <label htmlFor="runs-filter">Run id contains</label>
-        <input id="runs-filter" type="search" value={filter} onChange={(e) => update({ q: e.target.value })} autoComplete="off" />
+        <FilterSelect id="runs-status" label="Status" value={status} emptyLabel="any" options={RUN_STATUS_LIST} onChange={(v) => setFilter({ status: v })} />
+        <FilterSelect id="runs-type" label="Type" value={type} emptyLabel="any" options={(catalog.data?.tasks ?? []).map((t) => t.type)} onChange={(v) => setFilter({ type: v })} />
+        <FilterSelect
+          id="runs-range"
+          label="Created"
+          value={range}
+          emptyLabel="any time"
+          options={Object.entries(CREATED_RANGES).map(([key, r]) => ({ value: key, label: r.label }))}
+          onChange={(v) => setFilter({ range: v })}
+        />
+        <div className="filter-field">
+          <label htmlFor="runs-filter">Run id contains</label>
+          <input id="runs-filter" type="search" value={filter} onChange={(e) => update({ q: e.target.value })} autoComplete="off" />
+        </div>
       </form>
       <RunSearch />
       <QueryView query={runs} label="runs">
@@ -144,7 +130,7 @@ export function RunsPage() {
           return (
             <>
               <div className="table-scroll" role="region" aria-label="Runs" tabIndex={0}>
-                <table className="runs-table">
+                <table className="runs-table stack-on-phone">
                   <caption>
                     {first ? 'Newest runs' : 'Older runs'}: {shown.length} shown of {data.total}
                     {since !== null ? ` (${CREATED_RANGES[range]!.label})` : ''}
@@ -166,7 +152,7 @@ export function RunsPage() {
                   <tbody>
                     {shown.map((r) => (
                       <tr key={r.runId}>
-                        <td className="mono">
+                        <td className="mono full">
                           <Link to={`/runs/${segment(r.runId)}`}>{r.runId}</Link>
                         </td>
                         <td>{r.type}</td>
