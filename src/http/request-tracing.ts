@@ -13,7 +13,8 @@ declare module 'fastify' {
  * `traceparent` header when it sends one. The span's context reaches the route handler
  * (RouteContext.traceparent), which hands it to the domain (the trigger's admission). With
  * tracing off no hook is added: requests pay nothing. A response taken over by a long-lived
- * stream (server-sent events) has no onResponse, so its span is never ended nor exported.
+ * stream (server-sent events) has no onResponse: its span ends when the stream closes
+ * (route-handler.ts, takeOver).
  */
 export function registerRequestTracing(app: FastifyInstance, tracer: ServiceTracer | undefined): void {
   app.decorateRequest('traceSpan', null);

@@ -75,7 +75,10 @@ function takeOver(reply: FastifyReply, result: RouteReply, takeover: NonNullable
   headers['content-type'] = takeover.contentType;
   headers['cache-control'] = 'no-store';
   headers['x-request-id'] = reply.request.id;
-  response.writeHead(result.statusCode ?? 200, headers);
+  const statusCode = result.statusCode ?? 200;
+  // A hijacked reply has no onResponse: the request's span ends when the stream does.
+  response.once('close', () => reply.request.traceSpan?.end(statusCode));
+  response.writeHead(statusCode, headers);
   if (reply.request.method === 'HEAD') {
     response.end();
     takeover.abandon();

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
+import { TEST_KEYS } from '../support/keys.js';
 import { FIXTURES_DIR } from '../support/paths.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
 
@@ -116,6 +117,24 @@ describe('OTLP/HTTP export of the built service', () => {
     await spansOfRun(receiver, runId);
     expect(new Set(receiver.contentTypes)).toEqual(new Set(['application/json']));
     expect(started.service.service.output.join('\n')).toContain('OTLP protocol grpc is not supported; exporting http/json');
+  });
+
+  it('ends and exports the request span of an event stream when the stream closes', async () => {
+    const receiver = await startOtlpReceiver();
+    running.push({ kill: () => receiver.close() });
+    const started = await startTracedService({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' });
+    const streamed = () => receiver.spans.filter((s) => s.name === 'GET /api/events');
+    const closed = new AbortController();
+    const res = await fetch(`${started.service.service.url}/api/events`, { headers: { authorization: `Bearer ${TEST_KEYS.viewer}` }, signal: closed.signal });
+    expect(res.status).toBe(200);
+    // Open: its span has not ended, so nothing of it is exported.
+    await new Promise((r) => setTimeout(r, 400));
+    expect(streamed()).toEqual([]);
+    closed.abort();
+    const deadline = Date.now() + 10_000;
+    while (streamed().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(streamed()).toHaveLength(1);
+    expect(streamed()[0]!.attributes['http.response.status_code']).toBe(200);
   });
 
   it('sends the spans still buffered when the service stops', async () => {
