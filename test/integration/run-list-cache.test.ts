@@ -134,11 +134,21 @@ describe('runs-list pages after run retention prunes finished runs', () => {
   });
 
   it('drops the pages that showed pruned runs and keeps the pending page', async () => {
-    for (const path of [PAGES.success, PAGES.pending]) {
-      await api.get(path);
-      expect((await api.get(path)).headers.get('x-svc-cache')).toBe('hit');
-    }
-    const before = (await api.get(PAGES.success)).body;
+    // The 10 s retention timer may already have pruned while the runs were set up (a loaded
+    // machine): more runs are added until the success page is cached with runs to prune.
+    let extra = 0;
+    const before = await waitFor(async () => {
+      for (const path of [PAGES.success, PAGES.pending]) await api.get(path);
+      const success = await api.get(PAGES.success);
+      const pending = await api.get(PAGES.pending);
+      if (success.headers.get('x-svc-cache') === 'hit' && pending.headers.get('x-svc-cache') === 'hit' && success.body.total > 10) return success.body;
+      for (let i = 0; i < 3; i++) {
+        const key = `rlp-extra-${extra++}`;
+        expect((await api.trigger(SUMMARY, { content: `Extra ${key}.`, idempotencyKey: key })).status).toBe(202);
+        expect((await waitForTerminal(api, key)).status).toBe('success');
+      }
+      return undefined;
+    }, 20_000, 'a cached success page with runs beyond retention');
     expect(before.total).toBeGreaterThan(10);
     // Retention runs every 10 s; the success page must move as soon as it has pruned.
     const after = await waitFor(async () => {
@@ -150,5 +160,5 @@ describe('runs-list pages after run retention prunes finished runs', () => {
     const pending = await api.get(PAGES.pending);
     expect(pending.headers.get('x-svc-cache')).toBe('hit');
     expect(pending.body.items.map((r: { runId: string }) => r.runId)).toEqual(['rlp-held']);
-  }, 30_000);
+  }, 50_000);
 });

@@ -143,6 +143,8 @@ describe('cancelling runs', () => {
     expect(run.cancellation?.completedAt).toEqual(expect.any(String));
     expect(run.retry).toBeNull();
     expect(run.claim).toBeNull();
+    // The finish is told after the final write commits: a loaded machine can read the run first.
+    await until(() => finished.length > 0, 'the finish to be told');
     expect(finished.map((r) => `${r.runId}:${r.status}`)).toEqual(['h1:cancelled']);
   });
 

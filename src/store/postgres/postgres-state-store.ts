@@ -127,11 +127,22 @@ export class PostgresStateStore implements StateStore {
     });
   }
 
+  /** Whether the last fold failed: an outage is logged once when it starts and once when it ends, not every interval. */
+  private foldFailing = false;
+
   /** One fold, counted in flight; a failure (the database away) waits for the next interval. */
   private foldCounts(pool: pg.Pool, inFlight: Set<Promise<unknown>>): void {
     const fold = foldTaskCounts(pool, this.stateKey).then(
-      () => undefined,
-      (err: unknown) => this.logger.warn({ store: this.connection.display, cause: (err as Error).message }, 'task count fold failed; the next one takes what is left'),
+      () => {
+        if (!this.foldFailing) return;
+        this.foldFailing = false;
+        this.logger.info({ store: this.connection.display }, 'task count folds succeed again');
+      },
+      (err: unknown) => {
+        if (this.foldFailing) return;
+        this.foldFailing = true;
+        this.logger.warn({ store: this.connection.display, cause: (err as Error).message }, 'task count fold failed; the next ones take what is left (further failures are not logged until one succeeds)');
+      },
     );
     inFlight.add(fold);
     void fold.finally(() => inFlight.delete(fold));
