@@ -4,6 +4,7 @@ import { StatusBadge } from '../components/common.js';
 import { Loadable, Section } from '../components/states.js';
 import { RelativeTime } from '../components/Time.js';
 import type { GraphEdge } from '../components/graph/LayeredGraph.js';
+import { ScrollTable } from '../components/ScrollTable.js';
 import type { Topology } from '../lib/api-types.js';
 
 // The graph libraries load with this page's graph only.
@@ -48,55 +49,39 @@ export function AgentsPage() {
           return (
             <>
               <Section id="agent-readiness" title="Agent readiness">
-                <div className="table-scroll" role="region" aria-label="Agent readiness" tabIndex={0}>
-                  <table className="wide">
-                    <caption>{d.agents.length} agents</caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">Agent</th>
-                        <th scope="col">Task</th>
-                        <th scope="col">Readiness</th>
-                        <th scope="col">Lifecycle</th>
-                        <th scope="col">Host service</th>
-                        <th scope="col">Runs</th>
-                        <th scope="col">Last run</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {d.agents.map((a) => (
-                        <tr key={a.id}>
-                          <td>
-                            <strong className="id">{a.id}</strong>
-                            {a.name && <div className="hint">{a.name}</div>}
-                          </td>
-                          <td>
-                            <code>{a.orchestratorTask}</code>
-                          </td>
-                          <td>
-                            <StatusBadge status={readiness(a.capability?.currentReadiness)} />
-                            {a.capability?.ultraGapSummary && <div className="hint">{a.capability.ultraGapSummary}</div>}
-                          </td>
-                          <td>
-                            {a.lifecycleMode}
-                            <div className="hint">{a.spawnedWorkerCapable ? 'spawns workers' : 'no spawned worker'}</div>
-                          </td>
-                          <td>
-                            <StatusBadge status={a.hostServiceStatus} />
-                            {a.serviceUnitName && <div className="hint mono">{a.serviceUnitName}</div>}
-                            {a.hostServiceReason && <div className="hint">{a.hostServiceReason}</div>}
-                          </td>
-                          <td className="num">
-                            {a.memory.totalRuns}
-                            {a.memory.failedRuns ? <span className="muted"> ({a.memory.failedRuns} failed)</span> : null}
-                          </td>
-                          <td className="nowrap">
-                            <RelativeTime iso={a.memory.lastRunAt} />
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <ScrollTable label="Agent readiness" caption={`${d.agents.length} agents`} columns={['Agent', 'Task', 'Readiness', 'Lifecycle', 'Host service', 'Runs', 'Last run']} className="wide">
+                  {d.agents.map((a) => (
+                    <tr key={a.id}>
+                      <td>
+                        <strong className="id">{a.id}</strong>
+                        {a.name && <div className="hint">{a.name}</div>}
+                      </td>
+                      <td>
+                        <code>{a.orchestratorTask}</code>
+                      </td>
+                      <td>
+                        <StatusBadge status={readiness(a.capability?.currentReadiness)} />
+                        {a.capability?.ultraGapSummary && <div className="hint">{a.capability.ultraGapSummary}</div>}
+                      </td>
+                      <td>
+                        {a.lifecycleMode}
+                        <div className="hint">{a.spawnedWorkerCapable ? 'spawns workers' : 'no spawned worker'}</div>
+                      </td>
+                      <td>
+                        <StatusBadge status={a.hostServiceStatus} />
+                        {a.serviceUnitName && <div className="hint mono">{a.serviceUnitName}</div>}
+                        {a.hostServiceReason && <div className="hint">{a.hostServiceReason}</div>}
+                      </td>
+                      <td className="num">
+                        {a.memory.totalRuns}
+                        {a.memory.failedRuns ? <span className="muted"> ({a.memory.failedRuns} failed)</span> : null}
+                      </td>
+                      <td className="nowrap">
+                        <RelativeTime iso={a.memory.lastRunAt} />
+                      </td>
+                    </tr>
+                  ))}
+                </ScrollTable>
                 {d.serviceGaps.length > 0 && (
                   <>
                     <h3>Service gaps</h3>

@@ -7,6 +7,7 @@ import { CATALOG_PATH, remediationTaskTypes, type Catalog } from '../lib/catalog
 import { useFilterParams } from '../lib/use-filter-params.js';
 import { ErrorNotice, QueryView, StatusBadge } from '../components/common.js';
 import { FilterSelect } from '../components/FilterSelect.js';
+import { ScrollTable } from '../components/ScrollTable.js';
 import { Loadable, Section } from '../components/states.js';
 import { RelativeTime, TimeLeft } from '../components/Time.js';
 import type { IncidentRecord } from '../lib/api-types.js';
@@ -326,37 +327,23 @@ function IncidentDetail({ i }: { i: Incident }) {
         {i.remediationTasks.length === 0 ? (
           <p className="empty">No remediation task has run for this incident.</p>
         ) : (
-          <div className="table-scroll" role="region" aria-label="Remediation tasks" tabIndex={0}>
-            <table className="wide">
-              <caption>Remediation tasks</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Task</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Run</th>
-                  <th scope="col">Requested</th>
-                </tr>
-              </thead>
-              <tbody>
-                {i.remediationTasks.map((t) => (
-                  <tr key={t.taskId}>
-                    <td className="nowrap">{t.taskType}</td>
-                    <td>
-                      {t.role} #{t.attempt}
-                    </td>
-                    <td>
-                      <StatusBadge status={t.status} />
-                    </td>
-                    <td className="wrap-anywhere">{runLink(t.replayRunId ?? t.runId)}</td>
-                    <td>
-                      <RelativeTime iso={t.requestedAt} /> by {t.requestedBy}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ScrollTable label="Remediation tasks" caption="Remediation tasks" columns={['Task', 'Role', 'Status', 'Run', 'Requested']} className="wide">
+            {i.remediationTasks.map((t) => (
+              <tr key={t.taskId}>
+                <td className="nowrap">{t.taskType}</td>
+                <td>
+                  {t.role} #{t.attempt}
+                </td>
+                <td>
+                  <StatusBadge status={t.status} />
+                </td>
+                <td className="wrap-anywhere">{runLink(t.replayRunId ?? t.runId)}</td>
+                <td>
+                  <RelativeTime iso={t.requestedAt} /> by {t.requestedBy}
+                </td>
+              </tr>
+            ))}
+          </ScrollTable>
         )}
         <div className="grid">
           <div>
@@ -393,103 +380,64 @@ function IncidentDetail({ i }: { i: Incident }) {
         {i.policyExecutions.length === 0 ? (
           <p className="empty">Policy {i.policy.policyId} has not acted on this incident.</p>
         ) : (
-          <div className="table-scroll" role="region" aria-label="Policy executions" tabIndex={0}>
-            <table className="wide">
-              <caption>Policy {i.policy.policyId}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Summary</th>
-                  <th scope="col">Run</th>
-                </tr>
-              </thead>
-              <tbody>
-                {i.policyExecutions.map((p) => (
-                  <tr key={p.executionId}>
-                    <td className="nowrap">
-                      <RelativeTime iso={p.at} />
-                    </td>
-                    <td className="nowrap">{p.action}</td>
-                    <td>{p.outcome}</td>
-                    <td>{p.summary}</td>
-                    <td className="wrap-anywhere">{runLink(p.runId)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ScrollTable label="Policy executions" caption={`Policy ${i.policy.policyId}`} columns={['When', 'Action', 'Outcome', 'Summary', 'Run']} className="wide">
+            {i.policyExecutions.map((p) => (
+              <tr key={p.executionId}>
+                <td className="nowrap">
+                  <RelativeTime iso={p.at} />
+                </td>
+                <td className="nowrap">{p.action}</td>
+                <td>{p.outcome}</td>
+                <td>{p.summary}</td>
+                <td className="wrap-anywhere">{runLink(p.runId)}</td>
+              </tr>
+            ))}
+          </ScrollTable>
         )}
       </Section>
       <div className="grid">
-        <div className="table-scroll" role="region" aria-label="Acknowledgements" tabIndex={0}>
-          <table>
-            <caption>Acknowledgements</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">Note</th>
-              </tr>
-            </thead>
-            <tbody>
-              {i.acknowledgements.length === 0 && (
-                <tr>
-                  <td colSpan={3} className="muted">
-                    None yet.
-                  </td>
-                </tr>
-              )}
-              {i.acknowledgements.map((a, index) => (
-                <tr key={`${a.at}-${index}`}>
-                  <td className="nowrap">
-                    <RelativeTime iso={a.at} />
-                  </td>
-                  <td>{a.actor}</td>
-                  <td>{a.note ?? <span className="muted">—</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <div className="table-scroll" role="region" aria-label="Ownership" tabIndex={0}>
-          <table>
-            <caption>Ownership</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Owner</th>
-                <th scope="col">Set by</th>
-                <th scope="col">Note</th>
-              </tr>
-            </thead>
-            <tbody>
-              {i.ownershipHistory.length === 0 && (
-                <tr>
-                  <td colSpan={4} className="muted">
-                    No owner set yet.
-                  </td>
-                </tr>
-              )}
-              {i.ownershipHistory.map((o, index) => (
-                <tr key={`${o.at}-${index}`}>
-                  <td className="nowrap">
-                    <RelativeTime iso={o.at} />
-                  </td>
-                  <td>
-                    {o.owner}
-                    {o.previousOwner && <span className="muted"> (was {o.previousOwner})</span>}
-                  </td>
-                  <td>
-                    {o.actor} ({o.source})
-                  </td>
-                  <td>{o.note ?? <span className="muted">—</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ScrollTable label="Acknowledgements" caption="Acknowledgements" columns={['When', 'Who', 'Note']}>
+          {i.acknowledgements.length === 0 && (
+            <tr>
+              <td colSpan={3} className="muted">
+                None yet.
+              </td>
+            </tr>
+          )}
+          {i.acknowledgements.map((a, index) => (
+            <tr key={`${a.at}-${index}`}>
+              <td className="nowrap">
+                <RelativeTime iso={a.at} />
+              </td>
+              <td>{a.actor}</td>
+              <td>{a.note ?? <span className="muted">—</span>}</td>
+            </tr>
+          ))}
+        </ScrollTable>
+        <ScrollTable label="Ownership" caption="Ownership" columns={['When', 'Owner', 'Set by', 'Note']}>
+          {i.ownershipHistory.length === 0 && (
+            <tr>
+              <td colSpan={4} className="muted">
+                No owner set yet.
+              </td>
+            </tr>
+          )}
+          {i.ownershipHistory.map((o, index) => (
+            <tr key={`${o.at}-${index}`}>
+              <td className="nowrap">
+                <RelativeTime iso={o.at} />
+              </td>
+              <td>
+                {o.owner}
+                {o.previousOwner && <span className="muted"> (was {o.previousOwner})</span>}
+              </td>
+              <td>
+                {o.actor} ({o.source})
+              </td>
+              <td>{o.note ?? <span className="muted">—</span>}</td>
+            </tr>
+          ))}
+        </ScrollTable>
       </div>
     </>
   );

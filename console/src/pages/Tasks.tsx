@@ -7,6 +7,7 @@ import { ErrorNotice, QueryView } from '../components/common.js';
 import { formatScalar } from '../lib/leaves.js';
 import { segment } from '../lib/query-string.js';
 import { CATALOG_PATH, type Catalog, type CatalogEntry } from '../lib/catalog.js';
+import { ScrollTable } from '../components/ScrollTable.js';
 import { buildTriggerBody, payloadTemplate, type TriggerBody } from '../lib/trigger-body.js';
 
 interface TriggerOutcome {
@@ -111,37 +112,21 @@ export function TasksPage() {
             </section>
             <section aria-labelledby="catalog-heading">
               <h2 id="catalog-heading">Catalog</h2>
-              <div className="table-scroll" role="region" aria-label="Task catalog" tabIndex={0}>
-                <table className="wide">
-                  <caption>{data.count} task types</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Type</th>
-                      <th scope="col">Label</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Dependency</th>
-                      <th scope="col">Approval gated</th>
-                      <th scope="col">Runs</th>
-                      <th scope="col">Success rate</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.tasks.map((t) => (
-                      <tr key={t.type}>
-                        <td>
-                          <code>{t.type}</code>
-                        </td>
-                        <td>{t.label}</td>
-                        <td className="nowrap">{t.operationalStatus}</td>
-                        <td className="nowrap">{t.dependencyClass}</td>
-                        <td>{formatScalar(t.approvalGated)}</td>
-                        <td>{t.telemetryOverlay.totalRuns}</td>
-                        <td>{t.telemetryOverlay.successRate === null ? '—' : `${Math.round(t.telemetryOverlay.successRate * 100)}%`}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <ScrollTable label="Task catalog" caption={`${data.count} task types`} columns={['Type', 'Label', 'Status', 'Dependency', 'Approval gated', 'Runs', 'Success rate']} className="wide">
+                {data.tasks.map((t) => (
+                  <tr key={t.type}>
+                    <td>
+                      <code>{t.type}</code>
+                    </td>
+                    <td>{t.label}</td>
+                    <td className="nowrap">{t.operationalStatus}</td>
+                    <td className="nowrap">{t.dependencyClass}</td>
+                    <td>{formatScalar(t.approvalGated)}</td>
+                    <td>{t.telemetryOverlay.totalRuns}</td>
+                    <td>{t.telemetryOverlay.successRate === null ? '—' : `${Math.round(t.telemetryOverlay.successRate * 100)}%`}</td>
+                  </tr>
+                ))}
+              </ScrollTable>
             </section>
           </>
         )}
