@@ -1,4 +1,5 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { createHash } from 'node:crypto';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import type { AdmissionSpan, OpenSpan, RequestSpan, ServiceTracer, TracedRun } from './service-tracer.js';
 import { fromTraceparent, toTraceparent } from './traceparent.js';
 
@@ -26,6 +27,19 @@ const MAX_STATUS_MESSAGE = 256;
 function parentContext(traceparent: string | null | undefined): Context {
   const remote = fromTraceparent(traceparent);
   return remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : ROOT_CONTEXT;
+}
+
+/**
+ * The parent of a run's later spans: its stored trace context, or, for a run admitted while
+ * tracing was off (none stored), one derived from its run id, so that its queue waits,
+ * attempts and finalize still share one trace (on every instance alike) instead of each
+ * starting a trace of its own. The derived parent is never exported itself.
+ */
+function runContext(run: TracedRun): Context {
+  const stored = fromTraceparent(run.traceparent);
+  if (stored !== null) return trace.setSpanContext(ROOT_CONTEXT, stored);
+  const digest = createHash('sha256').update(`run-trace:${run.runId}`).digest('hex');
+  return trace.setSpanContext(ROOT_CONTEXT, { traceId: digest.slice(0, 32), spanId: digest.slice(32, 48), traceFlags: TraceFlags.SAMPLED, isRemote: true });
 }
 
 function runAttributes(run: TracedRun): Attributes {
@@ -122,18 +136,18 @@ export function createOtelServiceTracer(tracer: Tracer): ServiceTracer {
       const span = tracer.startSpan(
         SPAN_NAMES.queueWait,
         { kind: SpanKind.INTERNAL, startTime: readyAt, attributes: runAttributesOn(run, instance) },
-        parentContext(run.traceparent),
+        runContext(run),
       );
       // A clock step between instances must not give a span that ends before it starts.
       span.end(claimedAt.getTime() < readyAt.getTime() ? readyAt : claimedAt);
     },
 
     startExecution(run, instance): OpenSpan {
-      return new RunSpanHandle(tracer.startSpan(SPAN_NAMES.execution, { kind: SpanKind.INTERNAL, attributes: runAttributesOn(run, instance) }, parentContext(run.traceparent)));
+      return new RunSpanHandle(tracer.startSpan(SPAN_NAMES.execution, { kind: SpanKind.INTERNAL, attributes: runAttributesOn(run, instance) }, runContext(run)));
     },
 
     startFinalize(run): OpenSpan {
-      return new RunSpanHandle(tracer.startSpan(SPAN_NAMES.finalize, { kind: SpanKind.INTERNAL, attributes: runAttributes(run) }, parentContext(run.traceparent)));
+      return new RunSpanHandle(tracer.startSpan(SPAN_NAMES.finalize, { kind: SpanKind.INTERNAL, attributes: runAttributes(run) }, runContext(run)));
     },
   };
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { otlpProtocol, tracingRequested } from '../../src/tracing/setup.js';
 import { noopServiceTracer } from '../../src/tracing/service-tracer.js';
 import { fromTraceparent, toTraceparent } from '../../src/tracing/traceparent.js';
+import { memoryTracing, parentOf, traceOf } from '../support/tracing.js';
 
 describe('traceparent (the trace context a run record stores)', () => {
   it('round-trips a span context', () => {
@@ -53,5 +54,27 @@ describe('tracing switch', () => {
     const b = noopServiceTracer.startExecution({ runId: 'r', type: 'doc-sync', attempt: 1 }, 'i');
     expect(a).toBe(b);
     expect(a.traceparent).toBeNull();
+  });
+
+  it('keeps the later spans of a run admitted while tracing was off in one trace, derived from its run id', () => {
+    const tracing = memoryTracing();
+    const untraced = { runId: 'run-untraced', type: 'doc-sync', attempt: 1, traceparent: null };
+    const at = new Date();
+    tracing.tracer.recordQueueWait(untraced, at, at, 'i1');
+    tracing.tracer.startExecution(untraced, 'i1').end('success');
+    tracing.tracer.startFinalize(untraced).end('success');
+    tracing.tracer.startExecution({ ...untraced, attempt: 2 }, 'i2').end('success');
+    const spans = tracing.spans().filter((s) => s.attributes['task.run_id'] === 'run-untraced');
+    expect(spans).toHaveLength(4);
+    expect(new Set(spans.map(traceOf)).size).toBe(1);
+    expect(new Set(spans.map(parentOf)).size).toBe(1);
+    // Another run gets a trace of its own; a stored traceparent still wins.
+    tracing.tracer.startFinalize({ ...untraced, runId: 'run-other' }).end('success');
+    const stored = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    tracing.tracer.startFinalize({ ...untraced, runId: 'run-traced', traceparent: stored }).end('success');
+    const finalizeOf = (runId: string) => tracing.named('task.finalize').find((s) => s.attributes['task.run_id'] === runId)!;
+    expect(traceOf(finalizeOf('run-other'))).not.toBe(traceOf(spans[0]!));
+    expect(traceOf(finalizeOf('run-traced'))).toBe('0af7651916cd43dd8448eb211c80319c');
+    expect(parentOf(finalizeOf('run-traced'))).toBe('b7ad6b7169203331');
   });
 });
