@@ -146,7 +146,10 @@ describe.skipIf(!TEST_DATABASE_URL)(`cancel across instances on one PostgreSQL (
     expect(at('cancelled') - at('cancel-requested')).toBeLessThanOrEqual(2000);
     expect(run.cancellation.signal).toBe('SIGTERM');
     expect(attemptGone(child)).toBe(true);
-    // The owner wrote it: its log tells of the stop.
+    // The owner wrote it: its log tells of the stop (logged after the write commits, so the other
+    // instance can read the cancelled run a moment before the line arrives).
+    const deadline = Date.now() + 5000;
+    while (!owner.service.output.join('\n').includes('run cancelled') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(owner.service.output.join('\n')).toContain('run cancelled');
   }, 90_000);
 });
