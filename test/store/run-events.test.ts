@@ -9,7 +9,7 @@ import type { RunRecord, RunStatus } from '../../src/domain/run-record.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
 import { SqliteStateStore } from '../../src/store/sqlite/sqlite-state-store.js';
-import { updateRun, withUnstampedEvents } from '../../src/store/postgres/save-run.js';
+import { stampedIn, TX_ID, updateRun } from '../../src/store/postgres/save-run.js';
 import type { StateStore, StoredRunEvent } from '../../src/store/types.js';
 import { withEvent } from '../../src/tasks/run-transitions.js';
 import { tempDir } from '../support/config.js';
@@ -268,7 +268,8 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgresStateStore (${TEST_DATABASE_URL ? '
       // The earlier transaction stamps its event first and stays open...
       await slow.query('BEGIN');
       const before = (await store.getRun('early'))!;
-      const early = await updateRun(slow, withUnstampedEvents(before, step('slow')(before)));
+      const { rows } = await slow.query<{ tx: string }>(`SELECT ${TX_ID}`);
+      const early = await updateRun(slow, stampedIn(before, step('slow')(before), Number(rows[0]!.tx)));
       // ...while a later-stamped one commits.
       await store.mutateRun('late', step('quick'));
       const late = (await store.getRun('late'))!.events.at(-1)!;

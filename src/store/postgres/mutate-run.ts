@@ -4,7 +4,8 @@ import { storedRun } from '../run-rules.js';
 import { retentionCount } from '../retention.js';
 import type { AppendsFor, MutateResult, RunMutator, TaskOutcomeWrite } from '../types.js';
 import { appendRecord } from './append.js';
-import { insertRun, runFromRow, updateRun, withUnstampedEvents } from './save-run.js';
+import { insertRun, insertStampedRun, runFromRow, stampedIn, TX_ID, updateRun, withUnstampedEvents } from './save-run.js';
+import type { Queryable } from './transaction.js';
 import { mutateStateIn, recordTaskIn } from './state.js';
 import { withTransaction } from './transaction.js';
 
@@ -30,6 +31,20 @@ export async function mutateRun(pool: pg.Pool, runId: string, mutate: RunMutator
 }
 
 /**
+ * The run locked for a read-modify-write (null when absent), with the transaction's id for the
+ * stamps of the events the write appends.
+ */
+async function lockRun(client: Queryable, runId: string): Promise<{ tx: number; before: RunRecord | null }> {
+  const { rows } = await client.query<{ tx: string; doc: RunRecord | null }>({
+    name: 'run-lock',
+    text: `SELECT x.tx, l.doc FROM (SELECT ${TX_ID}) AS x LEFT JOIN LATERAL (SELECT doc FROM runs WHERE run_id = $1 FOR UPDATE) AS l ON true`,
+    values: [runId],
+  });
+  const row = rows[0]!;
+  return { tx: Number(row.tx), before: row.doc === null ? null : runFromRow({ doc: row.doc }) };
+}
+
+/**
  * The run's read-modify-write and the records it appends (an admission's telemetry) in one
  * transaction: one commit, so the write waits for one WAL flush instead of the run's and then
  * its appends'. The appends follow the run's row lock, and a retry after a lost insert appends
@@ -38,15 +53,14 @@ export async function mutateRun(pool: pg.Pool, runId: string, mutate: RunMutator
 export async function mutateRunAndAppend(pool: pg.Pool, runId: string, mutate: RunMutator, appendsFor: AppendsFor): Promise<MutateResult> {
   for (;;) {
     const outcome = await withTransaction(pool, async (client): Promise<MutateResult | 'lost-insert'> => {
-      const { rows } = await client.query<{ doc: RunRecord }>('SELECT doc FROM runs WHERE run_id = $1 FOR UPDATE', [runId]);
-      const before = rows[0] ? runFromRow(rows[0]) : null;
+      const { tx, before } = await lockRun(client, runId);
       const next = mutate(before === null ? null : structuredClone(before));
       if (next === null) return { before, after: before === null ? null : structuredClone(before), changed: false };
       let result: MutateResult;
       if (before !== null) {
-        result = { before, after: await updateRun(client, withUnstampedEvents(before, storedRun(runId, before, next, () => before.seq))), changed: true };
+        result = { before, after: await updateRun(client, stampedIn(before, storedRun(runId, before, next, () => before.seq), tx)), changed: true };
       } else {
-        const inserted = await insertRun(client, withUnstampedEvents(null, storedRun(runId, null, next, () => 0)));
+        const inserted = await insertStampedRun(client, stampedIn(null, storedRun(runId, null, next, () => 0), tx));
         if (inserted === null) return 'lost-insert';
         result = { before: null, after: inserted, changed: true };
       }
@@ -64,12 +78,11 @@ export async function mutateRunAndAppend(pool: pg.Pool, runId: string, mutate: R
  */
 export function finishRun(pool: pg.Pool, stateKey: string, runId: string, mutate: RunMutator, task: TaskOutcomeWrite): Promise<MutateResult> {
   return withTransaction(pool, async (client) => {
-    const { rows } = await client.query<{ doc: RunRecord }>('SELECT doc FROM runs WHERE run_id = $1 FOR UPDATE', [runId]);
-    const before = rows[0] ? runFromRow(rows[0]) : null;
+    const { tx, before } = await lockRun(client, runId);
     const next = before === null ? null : mutate(structuredClone(before));
     // Only an existing run can finish an attempt: an absent one is left absent.
     if (before === null || next === null) return { before, after: before === null ? null : structuredClone(before), changed: false };
-    const after = await updateRun(client, withUnstampedEvents(before, storedRun(runId, before, next, () => before.seq)));
+    const after = await updateRun(client, stampedIn(before, storedRun(runId, before, next, () => before.seq), tx));
     if (task.stateUpdate) await mutateStateIn(client, stateKey, task.stateUpdate);
     await recordTaskIn(client, stateKey, task.record);
     return { before, after, changed: true };

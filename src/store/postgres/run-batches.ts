@@ -5,7 +5,7 @@ import { retentionCount } from '../retention.js';
 import type { AppendCollection, AppendRecord, AppendsFor, MutateResult, RunMutator, TaskOutcomeWrite } from '../types.js';
 import { appendRecords } from './append.js';
 import { ALONE } from './group-commit.js';
-import { runFromRow, withUnstampedEvents } from './save-run.js';
+import { runFromRow, stampedIn, TX_ID, type StampedRun } from './save-run.js';
 import { insertRuns, updateRuns } from './save-runs.js';
 import { lockStateDocument, mutateStateIn, recordTasksIn } from './state.js';
 import type { TaskRecord } from '../../domain/orchestrator-state.js';
@@ -30,15 +30,19 @@ export interface RunFinish {
 
 /**
  * Locks the batch's existing runs, in run id order as every multi-row locker takes them (two
- * batches then wait on each other in one direction only, never in a cycle).
+ * batches then wait on each other in one direction only, never in a cycle), and returns the
+ * transaction's id with them (one row with a null doc when none exists yet) for the stamps.
  */
-async function lockRuns(client: pg.PoolClient, runIds: string[]): Promise<Map<string, RunRecord>> {
-  const { rows } = await client.query<{ doc: RunRecord }>({
+async function lockRuns(client: pg.PoolClient, runIds: string[]): Promise<{ tx: number; existing: Map<string, RunRecord> }> {
+  const { rows } = await client.query<{ tx: string; doc: RunRecord | null }>({
     name: 'runs-lock-many',
-    text: 'SELECT doc FROM runs WHERE run_id = ANY($1::text[]) ORDER BY run_id FOR UPDATE',
+    text: `SELECT x.tx, l.doc FROM (SELECT ${TX_ID}) AS x
+       LEFT JOIN LATERAL (SELECT doc FROM runs WHERE run_id = ANY($1::text[]) ORDER BY run_id FOR UPDATE) AS l ON true`,
     values: [runIds],
   });
-  return new Map(rows.map((row) => [row.doc.runId, runFromRow(row)]));
+  const existing = new Map<string, RunRecord>();
+  for (const row of rows) if (row.doc !== null) existing.set(row.doc.runId, runFromRow({ doc: row.doc }));
+  return { tx: Number(rows[0]!.tx), existing };
 }
 
 /** A mutator's answer, or ALONE when it threw: the item alone then reproduces the error for itself only. */
@@ -55,13 +59,13 @@ function tryMutate(mutate: RunMutator, before: RunRecord | null): RunRecord | nu
  * first is settled alone after the commit, where its mutator sees that run.
  */
 export async function mutateRunsAndAppend(client: pg.PoolClient, items: RunWrite[]): Promise<Array<MutateResult | typeof ALONE>> {
-  const existing = await lockRuns(
+  const { tx, existing } = await lockRuns(
     client,
     items.map((item) => item.runId),
   );
   const outcomes: Array<MutateResult | typeof ALONE> = [];
-  const inserts: Array<{ index: number; run: RunRecord }> = [];
-  const updates: Array<{ index: number; before: RunRecord; run: RunRecord }> = [];
+  const inserts: Array<{ index: number; run: StampedRun }> = [];
+  const updates: Array<{ index: number; before: RunRecord; run: StampedRun }> = [];
   items.forEach((item, index) => {
     const before = existing.get(item.runId) ?? null;
     const next = tryMutate(item.mutate, before);
@@ -70,9 +74,9 @@ export async function mutateRunsAndAppend(client: pg.PoolClient, items: RunWrite
     if (next === null) {
       outcomes[index] = { before, after: before === null ? null : structuredClone(before), changed: false };
     } else if (before === null) {
-      inserts.push({ index, run: withUnstampedEvents(null, storedRun(item.runId, null, next, () => 0)) });
+      inserts.push({ index, run: stampedIn(null, storedRun(item.runId, null, next, () => 0), tx) });
     } else {
-      updates.push({ index, before, run: withUnstampedEvents(before, storedRun(item.runId, before, next, () => before.seq)) });
+      updates.push({ index, before, run: stampedIn(before, storedRun(item.runId, before, next, () => before.seq), tx) });
     }
   });
   if (inserts.length > 0) {
@@ -81,7 +85,7 @@ export async function mutateRunsAndAppend(client: pg.PoolClient, items: RunWrite
       inserts.map((entry) => entry.run),
     );
     for (const { index, run } of inserts) {
-      const after = inserted.get(run.runId) ?? null;
+      const after = inserted.get(run.run.runId) ?? null;
       if (after !== null) outcomes[index] = { before: null, after, changed: true };
     }
   }
@@ -122,12 +126,12 @@ async function appendAll(records: AppendRecord[], client: pg.PoolClient): Promis
  * in item order (a handler's own state change applied just before its record, as finishRun does).
  */
 export async function finishRuns(client: pg.PoolClient, stateKey: string, items: RunFinish[]): Promise<Array<MutateResult | typeof ALONE>> {
-  const existing = await lockRuns(
+  const { tx, existing } = await lockRuns(
     client,
     items.map((item) => item.runId),
   );
   const outcomes: Array<MutateResult | typeof ALONE> = [];
-  const updates: Array<{ index: number; before: RunRecord; run: RunRecord }> = [];
+  const updates: Array<{ index: number; before: RunRecord; run: StampedRun }> = [];
   items.forEach((item, index) => {
     const before = existing.get(item.runId) ?? null;
     // Only an existing run can finish an attempt: an absent one is left absent.
@@ -138,7 +142,7 @@ export async function finishRuns(client: pg.PoolClient, stateKey: string, items:
       outcomes.push({ before, after: before === null ? null : structuredClone(before), changed: false });
     } else {
       outcomes.push(ALONE);
-      updates.push({ index, before, run: withUnstampedEvents(before, storedRun(item.runId, before, next, () => before.seq)) });
+      updates.push({ index, before, run: stampedIn(before, storedRun(item.runId, before, next, () => before.seq), tx) });
     }
   });
   if (updates.length === 0) return outcomes;

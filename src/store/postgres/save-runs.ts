@@ -1,5 +1,5 @@
 import type { RunRecord } from '../../domain/run-record.js';
-import { awaitsStamp, checked, columns, stampedAs } from './save-run.js';
+import { checked, columns, type StampedRun } from './save-run.js';
 import type { Queryable } from './transaction.js';
 
 /**
@@ -10,18 +10,18 @@ import type { Queryable } from './transaction.js';
 
 const COLUMN_COUNT = 11;
 
-/** One array per column (type ... doc, then the stamp flag), each run's values at the same index. */
-function columnArrays(runs: Array<{ stored: RunRecord; doc: string; stamps: boolean }>): unknown[][] {
+/** One array per column (type ... doc, then last_tx), each run's values at the same index. */
+function columnArrays(runs: Array<{ stored: RunRecord; doc: string; lastTx: number | null }>): unknown[][] {
   const arrays: unknown[][] = Array.from({ length: COLUMN_COUNT }, () => []);
-  for (const { stored, doc, stamps } of runs) {
-    const values = [...columns(stored, doc), stamps];
+  for (const { stored, doc, lastTx } of runs) {
+    const values = [...columns(stored, doc), lastTx];
     for (let i = 0; i < COLUMN_COUNT; i++) arrays[i]!.push(values[i]);
   }
   return arrays;
 }
 
-const UNNESTED_COLUMNS = 'type, status, queue_state, internal, attempt, lease_owner, lease_until, created_at, updated_at, doc, stamps';
-const COLUMN_TYPES = ['text', 'text', 'text', 'boolean', 'int', 'text', 'timestamptz', 'text', 'text', 'text', 'boolean'];
+const UNNESTED_COLUMNS = 'type, status, queue_state, internal, attempt, lease_owner, lease_until, created_at, updated_at, doc, last_tx';
+const COLUMN_TYPES = ['text', 'text', 'text', 'boolean', 'int', 'text', 'timestamptz', 'text', 'text', 'text', 'bigint'];
 
 /** The typed parameters of the column arrays, numbered from `first`. */
 function unnestParams(first: number): string {
@@ -32,56 +32,43 @@ function unnestParams(first: number): string {
  * Inserts new runs, numbered from `run_seq` in batch order. A run whose id another transaction
  * inserted first is left out (`ON CONFLICT DO NOTHING`): the map holds null for it.
  */
-export async function insertRuns(db: Queryable, runs: RunRecord[]): Promise<Map<string, RunRecord | null>> {
-  const prepared = runs.map((run) => {
-    const { stored, doc } = checked({ ...run, seq: 1 });
-    return { stored, doc, stamps: awaitsStamp(stored) };
-  });
-  const result = await db.query<{ run_id: string; seq: string; last_tx: string }>({
+export async function insertRuns(db: Queryable, runs: StampedRun[]): Promise<Map<string, RunRecord | null>> {
+  const prepared = runs.map(({ run, lastTx }) => ({ ...checked({ ...run, seq: 1 }), lastTx }));
+  const result = await db.query<{ run_id: string; seq: string }>({
     name: 'runs-insert-many',
     // OFFSET 0 keeps the numbered subquery as it is: each row draws nextval once, used twice.
     text: `INSERT INTO runs (run_id, seq, type, status, queue_state, internal, attempt, lease_owner, lease_until, created_at, updated_at, doc, last_tx)
        SELECT v.run_id, v.seq, v.type, v.status, v.queue_state, v.internal, v.attempt, v.lease_owner, v.lease_until, v.created_at, v.updated_at,
-         CASE WHEN v.stamps THEN run_events_stamped(jsonb_set(v.doc::jsonb, '{seq}', to_jsonb(v.seq))) ELSE jsonb_set(v.doc::jsonb, '{seq}', to_jsonb(v.seq)) END,
-         CASE WHEN v.stamps THEN pg_current_xact_id()::text::bigint ELSE 0 END
+         jsonb_set(v.doc::jsonb, '{seq}', to_jsonb(v.seq)), COALESCE(v.last_tx, 0)
        FROM (
          SELECT u.*, nextval('run_seq') AS seq
          FROM unnest($1::text[], ${unnestParams(2)}) WITH ORDINALITY AS u(run_id, ${UNNESTED_COLUMNS}, ord)
          ORDER BY u.ord OFFSET 0
        ) AS v
        ON CONFLICT (run_id) DO NOTHING
-       RETURNING run_id, seq, last_tx`,
+       RETURNING run_id, seq`,
     values: [prepared.map((p) => p.stored.runId), ...columnArrays(prepared)],
   });
   const byId = new Map(result.rows.map((row) => [row.run_id, row]));
   const out = new Map<string, RunRecord | null>();
-  for (const { stored, stamps } of prepared) {
+  for (const { stored } of prepared) {
     const row = byId.get(stored.runId);
-    out.set(stored.runId, row === undefined ? null : { ...(stamps ? stampedAs(stored, row.last_tx) : stored), seq: Number(row.seq) });
+    out.set(stored.runId, row === undefined ? null : { ...stored, seq: Number(row.seq) });
   }
   return out;
 }
 
-/** Replaces existing runs (locked by the caller), matched by id and seq; `seq` is never changed. */
-export async function updateRuns(db: Queryable, runs: RunRecord[]): Promise<RunRecord[]> {
-  const prepared = runs.map((run) => {
-    const { stored, doc } = checked(run);
-    return { stored, doc, stamps: awaitsStamp(stored) };
-  });
-  const result = await db.query<{ run_id: string; last_tx: string }>({
+/** Replaces existing runs (locked by the caller, in the transaction that stamped them), matched by id and seq; `seq` is never changed. */
+export async function updateRuns(db: Queryable, runs: StampedRun[]): Promise<RunRecord[]> {
+  const prepared = runs.map(({ run, lastTx }) => ({ ...checked(run), lastTx }));
+  await db.query({
     name: 'runs-update-many',
     text: `UPDATE runs AS r SET type = v.type, status = v.status, queue_state = v.queue_state, internal = v.internal, attempt = v.attempt,
          lease_owner = v.lease_owner, lease_until = v.lease_until, created_at = v.created_at, updated_at = v.updated_at,
-         doc = CASE WHEN v.stamps THEN run_events_stamped(v.doc::jsonb) ELSE v.doc::jsonb END,
-         last_tx = CASE WHEN v.stamps THEN pg_current_xact_id()::text::bigint ELSE r.last_tx END
+         doc = v.doc::jsonb, last_tx = COALESCE(v.last_tx, r.last_tx)
        FROM unnest($1::text[], $2::bigint[], ${unnestParams(3)}) AS v(run_id, seq, ${UNNESTED_COLUMNS})
-       WHERE r.run_id = v.run_id AND r.seq = v.seq
-       RETURNING r.run_id, r.last_tx`,
+       WHERE r.run_id = v.run_id AND r.seq = v.seq`,
     values: [prepared.map((p) => p.stored.runId), prepared.map((p) => p.stored.seq), ...columnArrays(prepared)],
   });
-  const byId = new Map(result.rows.map((row) => [row.run_id, row.last_tx]));
-  return prepared.map(({ stored, stamps }) => {
-    const tx = byId.get(stored.runId);
-    return stamps && tx !== undefined ? stampedAs(stored, tx) : stored;
-  });
+  return prepared.map(({ stored }) => stored);
 }
