@@ -29,6 +29,7 @@ import { deleteDoc, getDoc, insertDoc, listDocEntries, listDocs, putDoc } from '
 import { collectionCounts, serverVersion } from './health.js';
 import { applyMigrations } from './migrate.js';
 import { GroupCommit } from './group-commit.js';
+import { SharedRead } from './shared-read.js';
 import { finishRun, mutateRun, mutateRunAndAppend } from './mutate-run.js';
 import { finishRuns, mutateRunsAndAppend, type RunFinish, type RunWrite } from './run-batches.js';
 import { pruneRuns } from './prune-runs.js';
@@ -90,6 +91,8 @@ export class PostgresStateStore implements StateStore {
   private readonly logger;
   private readonly lifecycle: StoreLifecycle<Session>;
   private readonly eventListeners = new Set<() => void>();
+  private readonly stateRead = new SharedRead(() => this.read((pool) => getState(pool, this.stateKey)));
+  private readonly stateReadWithoutHistory = new SharedRead(() => this.read((pool) => getStateWithoutHistory(pool, this.stateKey)));
 
   constructor(databaseUrl: string, options: PostgresStoreOptions = {}) {
     this.connection = parsePostgresUrl(databaseUrl);
@@ -254,11 +257,11 @@ export class PostgresStateStore implements StateStore {
   }
 
   getState(): Promise<OrchestratorState> {
-    return this.read((pool) => getState(pool, this.stateKey));
+    return this.stateRead.get();
   }
 
   getStateWithoutHistory(): Promise<StateWithoutHistory> {
-    return this.read((pool) => getStateWithoutHistory(pool, this.stateKey));
+    return this.stateReadWithoutHistory.get();
   }
 
   mutateState(mutate: (current: OrchestratorState) => OrchestratorState | null): Promise<OrchestratorState> {
