@@ -154,6 +154,45 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgreSQL group-committed batches (${TEST_
     expect(worst.get('summarize-content')).toBe(2);
   }, 60_000);
 
+  it('writes finishes arriving together and their task records in one statement, the history kept to the newest 50', async () => {
+    const store = await openStore(freshSchema('batch_finish'));
+    const record = (n: number): TaskRecord => ({ type: 'doc-sync', status: 'completed', timestamp: `2026-01-01T00:00:${String(n % 60).padStart(2, '0')}.000Z`, durationMs: n });
+    for (let i = 0; i < 45; i++) await store.recordTask(record(i));
+    const ids = Array.from({ length: 12 }, (_, i) => `fin-${String(i).padStart(2, '0')}`);
+    const now = new Date();
+    for (const runId of ids) await store.mutateRun(runId, (current) => (current ? null : markRunning(makeRun({ runId, taskId: runId }), 'instance-a', new Date(now.getTime() + 60_000), now)));
+    const { result, named } = await countingStatements(() =>
+      Promise.all(
+        ids.map((runId, i) =>
+          store.finishRun(runId, (current) => (current ? { ...current, status: 'success', queueState: null, claim: null, finishedAt: now.toISOString() } : null), {
+            record: record(100 + i),
+          }),
+        ),
+      ),
+    );
+    expect(result.every((r) => r.changed && r.after?.status === 'success')).toBe(true);
+    // At least two finishes shared a batch, and no batch wrote its task records apart.
+    expect(named.get('finish-many') ?? 0).toBeGreaterThanOrEqual(1);
+    expect(named.get('finish-many')!).toBeLessThan(ids.length);
+    expect(named.get('task-records') ?? 0).toBe(0);
+    for (const runId of ids) expect((await store.getRun(runId))?.status).toBe('success');
+    const state = await store.getState();
+    expect(state.tasksProcessed).toBe(57);
+    expect(state.taskHistory).toHaveLength(50);
+    // The newest 50: the last 38 of the first 45, then the 12 finishes in the order they were written.
+    expect(state.taskHistory[0]!.durationMs).toBe(7);
+    expect(state.taskHistory.slice(38).map((r) => r.durationMs).sort((x, y) => x - y)).toEqual(ids.map((_, i) => 100 + i));
+    // The trim left the table itself at the bound (a read shows the newest 50 whatever it holds).
+    const direct = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await direct.connect();
+    try {
+      const { rows } = await direct.query<{ n: string }>(`SELECT COUNT(*) AS n FROM "${store.schema}".task_history`);
+      expect(Number(rows[0]!.n)).toBe(50);
+    } finally {
+      await direct.end();
+    }
+  });
+
   it('fills a claim batch past runs of a type at its limit with runs of other types behind them', async () => {
     const store = await openStore(freshSchema('batch_fill'));
     for (let i = 0; i < 6; i++) {

@@ -6,8 +6,8 @@ import type { AppendCollection, AppendRecord, AppendsFor, MutateResult, RunMutat
 import { appendRecords } from './append.js';
 import { ALONE } from './group-commit.js';
 import { runFromRow, stampedIn, TX_ID, type StampedRun } from './save-run.js';
-import { insertRuns, updateRuns } from './save-runs.js';
-import { lockStateDocument, mutateStateIn, recordTasksIn } from './state.js';
+import { insertRuns, runsUpdate, runsUpdateText, updateRuns } from './save-runs.js';
+import { lockStateDocument, mutateStateIn, recordTasksIn, taskRecordCtes, taskRecordValues } from './state.js';
 import type { TaskRecord } from '../../domain/orchestrator-state.js';
 
 /**
@@ -146,11 +146,24 @@ export async function finishRuns(client: pg.PoolClient, stateKey: string, items:
     }
   });
   if (updates.length === 0) return outcomes;
+  if (!updates.some(({ index }) => items[index]!.task.stateUpdate)) {
+    // The common case, no handler changing the document: the runs and their task records in one statement.
+    const update = runsUpdate(updates.map((entry) => entry.run));
+    await client.query({
+      name: 'finish-many',
+      text: `WITH finished AS (${runsUpdateText(1)} RETURNING 1), ${taskRecordCtes(update.values.length + 1)} SELECT 1`,
+      values: [...update.values, ...taskRecordValues(stateKey, updates.map(({ index }) => items[index]!.task.record))],
+    });
+    updates.forEach(({ index, before }, i) => {
+      outcomes[index] = { before, after: update.stored[i]!, changed: true };
+    });
+    return outcomes;
+  }
   const updated = await updateRuns(
     client,
     updates.map((entry) => entry.run),
   );
-  if (updates.some(({ index }) => items[index]!.task.stateUpdate)) await lockStateDocument(client, stateKey);
+  await lockStateDocument(client, stateKey);
   let records: TaskRecord[] = [];
   for (const [i, { index, before }] of updates.entries()) {
     outcomes[index] = { before, after: updated[i]!, changed: true };

@@ -58,17 +58,33 @@ export async function insertRuns(db: Queryable, runs: StampedRun[]): Promise<Map
   return out;
 }
 
-/** Replaces existing runs (locked by the caller, in the transaction that stamped them), matched by id and seq; `seq` is never changed. */
-export async function updateRuns(db: Queryable, runs: StampedRun[]): Promise<RunRecord[]> {
+/** A batch of runs to replace, checked and laid out as the update's parameters. */
+export interface RunsUpdate {
+  stored: RunRecord[];
+  values: unknown[];
+}
+
+/** The runs of an update checked (refused when a restart could not read them back) and laid out as its 13 parameters. */
+export function runsUpdate(runs: StampedRun[]): RunsUpdate {
   const prepared = runs.map(({ run, lastTx }) => ({ ...checked(run), lastTx }));
-  await db.query({
-    name: 'runs-update-many',
-    text: `UPDATE runs AS r SET type = v.type, status = v.status, queue_state = v.queue_state, internal = v.internal, attempt = v.attempt,
+  return {
+    stored: prepared.map(({ stored }) => stored),
+    values: [prepared.map((p) => p.stored.runId), prepared.map((p) => p.stored.seq), ...columnArrays(prepared)],
+  };
+}
+
+/** The multi-row UPDATE of runsUpdate's parameters, numbered from `$first` (a statement of its own, or part of a larger one). */
+export function runsUpdateText(first: number): string {
+  return `UPDATE runs AS r SET type = v.type, status = v.status, queue_state = v.queue_state, internal = v.internal, attempt = v.attempt,
          lease_owner = v.lease_owner, lease_until = v.lease_until, created_at = v.created_at, updated_at = v.updated_at,
          doc = v.doc::jsonb, last_tx = COALESCE(v.last_tx, r.last_tx)
-       FROM unnest($1::text[], $2::bigint[], ${unnestParams(3)}) AS v(run_id, seq, ${UNNESTED_COLUMNS})
-       WHERE r.run_id = v.run_id AND r.seq = v.seq`,
-    values: [prepared.map((p) => p.stored.runId), prepared.map((p) => p.stored.seq), ...columnArrays(prepared)],
-  });
-  return prepared.map(({ stored }) => stored);
+       FROM unnest($${first}::text[], $${first + 1}::bigint[], ${unnestParams(first + 2)}) AS v(run_id, seq, ${UNNESTED_COLUMNS})
+       WHERE r.run_id = v.run_id AND r.seq = v.seq`;
+}
+
+/** Replaces existing runs (locked by the caller, in the transaction that stamped them), matched by id and seq; `seq` is never changed. */
+export async function updateRuns(db: Queryable, runs: StampedRun[]): Promise<RunRecord[]> {
+  const update = runsUpdate(runs);
+  await db.query({ name: 'runs-update-many', text: runsUpdateText(1), values: update.values });
+  return update.stored;
 }

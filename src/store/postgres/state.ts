@@ -152,32 +152,38 @@ export function recordTaskIn(client: Queryable, stateKey: string, record: TaskRe
 }
 
 /**
- * recordTaskIn for several finished tasks, in the order given: three statements whatever their
- * number. The document row is taken `FOR KEY SHARE` (held beside other finishes, excluding a
- * document writer) by the statement that adds the count delta.
+ * The CTEs that record finished tasks for a key, numbered from `$first` (taskRecordValues):
+ * the count delta, added by a statement that takes the document row `FOR KEY SHARE` (held
+ * beside other finishes, excluding a document writer); the history rows in the order given;
+ * and the trim. The trim shares the statement's snapshot, in which the rows just added are not
+ * there yet, so it keeps the newest `bound - n` of the rows before them. Rows another finish is
+ * already deleting are skipped, not waited for (as appended's cut).
  */
+export function taskRecordCtes(first: number): string {
+  const [key, n, records, keepBefore] = [first, first + 1, first + 2, first + 3].map((i) => `$${i}`);
+  return `counted AS (
+       INSERT INTO task_count_deltas (state_key, n)
+       SELECT state_key, ${n}::int FROM state_documents WHERE state_key = ${key}::text FOR KEY SHARE RETURNING 1
+     ), recorded AS (
+       INSERT INTO task_history (state_key, record)
+       SELECT ${key}::text, u.record::jsonb FROM unnest(${records}::text[]) WITH ORDINALITY AS u(record, ord) ORDER BY u.ord RETURNING 1
+     ), trimmed AS (
+       DELETE FROM task_history WHERE id IN (
+         SELECT id FROM task_history WHERE state_key = ${key}::text AND id < COALESCE((
+           SELECT MIN(id) FROM (SELECT id FROM task_history WHERE state_key = ${key}::text ORDER BY id DESC LIMIT ${keepBefore}::int) AS kept
+         ), 9223372036854775807) FOR UPDATE SKIP LOCKED) RETURNING 1
+     )`;
+}
+
+/** The four parameters of taskRecordCtes. */
+export function taskRecordValues(stateKey: string, records: TaskRecord[]): unknown[] {
+  return [stateKey, records.length, records.map((record) => JSON.stringify(record)), Math.max(0, STATE_BOUNDS.taskHistory - records.length)];
+}
+
+/** recordTaskIn for several finished tasks, in the order given: one statement whatever their number. */
 export async function recordTasksIn(client: Queryable, stateKey: string, records: TaskRecord[]): Promise<void> {
   if (records.length === 0) return;
-  await client.query({
-    name: 'state-tasks-processed-delta',
-    text: `INSERT INTO task_count_deltas (state_key, n)
-       SELECT state_key, $2 FROM state_documents WHERE state_key = $1 FOR KEY SHARE`,
-    values: [stateKey, records.length],
-  });
-  await client.query({
-    name: 'task-history-insert-many',
-    text: 'INSERT INTO task_history (state_key, record) SELECT $1, u.record::jsonb FROM unnest($2::text[]) WITH ORDINALITY AS u(record, ord) ORDER BY u.ord',
-    values: [stateKey, records.map((record) => JSON.stringify(record))],
-  });
-  // Rows another finish is already deleting are skipped, not waited for (as appended's cut).
-  await client.query({
-    name: 'task-history-trim',
-    text: `DELETE FROM task_history WHERE id IN (
-       SELECT id FROM task_history WHERE state_key = $1 AND id < (
-         SELECT MIN(id) FROM (SELECT id FROM task_history WHERE state_key = $1 ORDER BY id DESC LIMIT $2) AS kept
-       ) FOR UPDATE SKIP LOCKED)`,
-    values: [stateKey, STATE_BOUNDS.taskHistory],
-  });
+  await client.query({ name: 'task-records', text: `WITH ${taskRecordCtes(1)} SELECT 1`, values: taskRecordValues(stateKey, records) });
 }
 
 /**
