@@ -14,6 +14,13 @@ export interface ExactlyOncePlan {
   /** Duplicates sent after all unique keys are terminal (not timed). */
   late: string[];
   interleavedDuplicates: number;
+  /**
+   * Keys run before the timed phase, once each and checked like the rest, so every system is
+   * measured warm: its code compiled, its connections open and its statements prepared. A fresh
+   * process spends the first thousand or so jobs compiling (a cold service here paid 40% more CPU
+   * per run than a warm one), which would make the figure a start-up cost, not a throughput.
+   */
+  warmup: string[];
 }
 
 /** Deterministic pseudo-random numbers so every system gets the same duplicate pattern. */
@@ -25,7 +32,7 @@ function prng(seed: number): () => number {
   };
 }
 
-export function makePlan(prefix: string, unique: number, duplicates: number): ExactlyOncePlan {
+export function makePlan(prefix: string, unique: number, duplicates: number, warmup = 0): ExactlyOncePlan {
   const tag = `${prefix}-${process.pid}-${Date.now().toString(36)}`;
   const keys = Array.from({ length: unique }, (_, i) => `${tag}-${i}`);
   const random = prng(unique * 7919 + duplicates);
@@ -48,7 +55,8 @@ export function makePlan(prefix: string, unique: number, duplicates: number): Ex
     sent++;
   }
   const lateKeys = Array.from({ length: late }, () => keys[Math.floor(random() * keys.length)]!);
-  return { tag, unique: keys, submissions, late: lateKeys, interleavedDuplicates: interleaved };
+  const warm = Array.from({ length: warmup }, (_, i) => `${tag}-warm-${i}`);
+  return { tag, unique: keys, submissions, late: lateKeys, interleavedDuplicates: interleaved, warmup: warm };
 }
 
 export interface ExactlyOnceResult {
@@ -72,12 +80,17 @@ export interface ExactlyOnceResult {
   extra?: Record<string, unknown>;
 }
 
-/** Turns per-key execution counts into the exactly-once figures. */
+/** Turns per-key execution counts into the exactly-once figures (warm-up keys must run once too, but are no throughput). */
 export function analyzeCounts(plan: ExactlyOncePlan, counts: Record<string, number>) {
   const expected = new Set(plan.unique);
+  const warm = new Set(plan.warmup);
   let completed = 0;
   let duplicatesExecuted = 0;
   for (const [key, n] of Object.entries(counts)) {
+    if (warm.has(key)) {
+      if (n > 1) duplicatesExecuted += n - 1;
+      continue;
+    }
     if (!expected.has(key)) {
       duplicatesExecuted += n;
       continue;
@@ -113,6 +126,7 @@ export async function measureExactlyOnce(
   meter?: () => { stop(): Record<string, number | null> },
 ): Promise<Omit<ExactlyOnceResult, 'system' | 'settings' | 'extra'> & { finalCounts: { completed: number; failed: number }; cpuSec: Record<string, number | null> | null }> {
   const n = plan.unique.length;
+  const base = await warmUp(plan, queue, options);
   const running = meter?.() ?? null;
   const t0 = performance.now();
   await runPool(plan.submissions, options.submitConcurrency, queue.submit);
@@ -120,7 +134,7 @@ export async function measureExactlyOnce(
   const counts = await waitFor(
     async () => {
       const c = await queue.finishedCounts();
-      return c.completed + c.failed >= n ? c : null;
+      return c.completed + c.failed - base.completed - base.failed >= n ? c : null;
     },
     { timeoutMs: options.timeoutMs, intervalMs: 20 },
   );
@@ -129,7 +143,8 @@ export async function measureExactlyOnce(
   await runPool(plan.late, options.submitConcurrency, queue.submit);
   const drained = await waitFor(async () => ((await queue.unfinished()) === 0 ? true : null), { timeoutMs: Math.max(5000, options.settleMs * 10), intervalMs: 50 });
   await sleep(options.settleMs);
-  const finalCounts = await queue.finishedCounts();
+  const totals = await queue.finishedCounts();
+  const finalCounts = { completed: totals.completed - base.completed, failed: totals.failed - base.failed };
   worker.send({ type: 'report' });
   const report = await worker.next<{ type: string; counts: Record<string, number> }>('report');
   const analysis = analyzeCounts(plan, report.counts);
@@ -149,6 +164,24 @@ export async function measureExactlyOnce(
     finalCounts,
     cpuSec,
   };
+}
+
+/**
+ * The plan's warm-up keys submitted and awaited to the end; answers the terminal counts they
+ * left, which the timed phase then counts from. A warm-up that does not finish fails the run.
+ */
+async function warmUp(plan: ExactlyOncePlan, queue: QueueUnderTest, options: { submitConcurrency: number; timeoutMs: number }): Promise<{ completed: number; failed: number }> {
+  if (plan.warmup.length === 0) return { completed: 0, failed: 0 };
+  await runPool(plan.warmup, options.submitConcurrency, queue.submit);
+  const counts = await waitFor(
+    async () => {
+      const c = await queue.finishedCounts();
+      return c.completed + c.failed >= plan.warmup.length ? c : null;
+    },
+    { timeoutMs: options.timeoutMs, intervalMs: 20 },
+  );
+  if (counts === null) throw new Error(`warm-up: ${plan.warmup.length} jobs not finished within ${options.timeoutMs} ms`);
+  return counts;
 }
 
 /** The checks every system's exactly-once result must pass for the scenario to succeed. */

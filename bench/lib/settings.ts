@@ -72,6 +72,8 @@ export interface Settings {
     budgetSec: number;
     unique: number;
     duplicates: number;
+    /** Jobs each process (pg-boss's worker, every service instance) runs before its timed phase (ExactlyOncePlan.warmup). */
+    warmup: number;
     pgBossWorkers: number[];
     pgBossBatchSizes: number[];
     admissionSec: number;
@@ -108,7 +110,7 @@ export const QUICK: Settings = {
   spawn: { budgetSec: 25, runs: 3, warmup: 1, throughputRuns: 12 },
   reads: { budgetSec: 25, runs: 1000, serviceConcurrency: 16, stores: ['json'], connections: 10, durationSec: 1.5, detailAmount: 1000 },
   footprint: { budgetSec: 30, checkpoints: [1000, 5000], retention: 1000, stores: ['json'], connections: 50 },
-  postgres: { budgetSec: 120, unique: 300, duplicates: 30, pgBossWorkers: [8, 32], pgBossBatchSizes: [50, 200], admissionSec: 1.5, connections: 48, rounds: 2 },
+  postgres: { budgetSec: 120, unique: 300, duplicates: 30, warmup: 300, pgBossWorkers: [8, 32], pgBossBatchSizes: [50, 200], admissionSec: 1.5, connections: 48, rounds: 2 },
   startup: { budgetSec: 45, reps: 2, largeState: 20_000 },
   cancel: { budgetSec: 30, runs: 6 },
   fanout: { budgetSec: 90, subscribers: 1000, runsPerSec: 20, durationSec: 4, admissionSec: 3, connections: 50 },
@@ -132,7 +134,7 @@ export const FULL: Settings = {
   spawn: { budgetSec: 60, runs: 15, warmup: 2, throughputRuns: 60 },
   reads: { budgetSec: 200, runs: 10_000, serviceConcurrency: 16, stores: ['json', 'sql'], connections: 10, durationSec: 4, detailAmount: 4000 },
   footprint: { budgetSec: 240, checkpoints: [10_000, 100_000], retention: 5000, stores: ['json', 'sql'], connections: 50 },
-  postgres: { budgetSec: 300, unique: 2000, duplicates: 200, pgBossWorkers: [4, 8, 16, 32], pgBossBatchSizes: [50, 200, 500], admissionSec: 5, connections: 48, rounds: 2 },
+  postgres: { budgetSec: 300, unique: 2000, duplicates: 200, warmup: 1000, pgBossWorkers: [4, 8, 16, 32], pgBossBatchSizes: [50, 200, 500], admissionSec: 5, connections: 48, rounds: 2 },
   startup: { budgetSec: 90, reps: 5, largeState: 100_000 },
   cancel: { budgetSec: 90, runs: 25 },
   fanout: { budgetSec: 150, subscribers: 1000, runsPerSec: 30, durationSec: 10, admissionSec: 8, connections: 50 },

@@ -159,7 +159,7 @@ interface System {
 function rekey(plan: ExactlyOncePlan, suffix: string): ExactlyOncePlan {
   const tag = `${plan.tag}${suffix}`;
   const k = (key: string) => key.replace(plan.tag, tag);
-  return { ...plan, tag, unique: plan.unique.map(k), submissions: plan.submissions.map(k), late: plan.late.map(k) };
+  return { ...plan, tag, unique: plan.unique.map(k), submissions: plan.submissions.map(k), late: plan.late.map(k), warmup: plan.warmup.map(k) };
 }
 
 function forRound(plan: ExactlyOncePlan, round: number): ExactlyOncePlan {

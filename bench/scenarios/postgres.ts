@@ -132,11 +132,22 @@ async function endToEnd(cluster: Cluster, plan: ExactlyOncePlan, timeoutMs: numb
     codes[res.code] = (codes[res.code] ?? 0) + 1;
     if (res.code === 202) acknowledged.add(res.body.runId ?? key);
   };
+  const count = async (status: 'success' | 'failed') => runsTotal(url, { type: TYPE, status });
+  // The warm-up keys first, run to the end (ExactlyOncePlan.warmup); the timed phase counts from there.
+  const warmAcknowledged = new Set<string>();
+  await runPool(plan.warmup, SUBMIT_CONCURRENCY, async (key) => {
+    const res = await trigger(cluster.urls[next++ % cluster.urls.length]!, TYPE, { idempotencyKey: key });
+    if (res.code !== 202) throw new Error(`warm-up trigger answered ${res.code}`);
+    warmAcknowledged.add(res.body.runId ?? key);
+  });
+  const warm = await waitFor(async () => ((await count('success')) + (await count('failed')) >= plan.warmup.length ? true : null), { timeoutMs, intervalMs: 25 });
+  if (warm === null) throw new Error(`warm-up: ${plan.warmup.length} runs not finished within ${timeoutMs} ms`);
+  const base = { success: await count('success'), failed: await count('failed') };
+  const terminal = async () => (await count('success')) + (await count('failed')) - base.success - base.failed;
   const cpu = clusterCpu(cluster.services);
   const t0 = performance.now();
   await runPool(plan.submissions, SUBMIT_CONCURRENCY, submit);
   const submitMs = performance.now() - t0;
-  const terminal = async () => (await runsTotal(url, { type: TYPE, status: 'success' })) + (await runsTotal(url, { type: TYPE, status: 'failed' }));
   const done = await waitFor(async () => ((await terminal()) >= acknowledged.size ? true : null), { timeoutMs, intervalMs: 25 });
   const durationMs = performance.now() - t0;
   const cpuSec = cpu.stop();
@@ -146,8 +157,8 @@ async function endToEnd(cluster: Cluster, plan: ExactlyOncePlan, timeoutMs: numb
   const drained = await waitFor(async () => ((await unfinishedRuns(url, TYPE)) === 0 ? true : null), { timeoutMs: 15_000, intervalMs: 50 });
   await sleep(settleMs);
   const executions = analyzeCounts(plan, cluster.log.counts());
-  const successes = await runsTotal(url, { type: TYPE, status: 'success' });
-  const failed = await runsTotal(url, { type: TYPE, status: 'failed' });
+  const successes = (await count('success')) - base.success;
+  const failed = (await count('failed')) - base.failed;
   const stored = await storedRunIds(url, TYPE);
   const completed = Math.min(executions.completed, successes);
   const result: ExactlyOnceResult = {
@@ -166,7 +177,7 @@ async function endToEnd(cluster: Cluster, plan: ExactlyOncePlan, timeoutMs: numb
     settings: { instances: cluster.services.length, runSlotsPerInstance: runSlots },
     extra: { responseCodes: codes, cpuSec, droppedByFault: cluster.proxy?.dropped() ?? null },
   };
-  return { result, keys: compareKeys(acknowledged, stored, 0), cpuSec };
+  return { result, keys: compareKeys(new Set([...acknowledged, ...warmAcknowledged]), stored, 0), cpuSec };
 }
 
 /** Closed-loop admission on every url at once (connections shared out); acknowledged keys collected. */
@@ -269,7 +280,13 @@ async function startCeiling(ctx: ScenarioContext, fail500: boolean): Promise<{ b
 function rekey(plan: ExactlyOncePlan, suffix: string): ExactlyOncePlan {
   const tag = `${plan.tag}${suffix}`;
   const k = (key: string) => key.replace(plan.tag, tag);
-  return { ...plan, tag, unique: plan.unique.map(k), submissions: plan.submissions.map(k), late: plan.late.map(k) };
+  return { ...plan, tag, unique: plan.unique.map(k), submissions: plan.submissions.map(k), late: plan.late.map(k), warmup: plan.warmup.map(k) };
+}
+
+/** The plan with the warm-up of `processes` instances: each runs the plan's count before the timed phase. */
+function warmedFor(plan: ExactlyOncePlan, processes: number): ExactlyOncePlan {
+  const per = plan.warmup.length;
+  return { ...plan, warmup: Array.from({ length: per * processes }, (_, i) => `${plan.tag}-warm-${i}`) };
 }
 
 function e2eNote(r: ExactlyOnceResult, cpuSec: Record<string, number | null> | undefined): string {
@@ -294,7 +311,7 @@ export const postgres: Scenario = {
       return;
     }
     const durability = await postgresDurability();
-    const plan = makePlan('pgstore', s.unique, s.duplicates);
+    const plan = makePlan('pgstore', s.unique, s.duplicates, s.warmup);
     const passes = (r: ExactlyOnceResult) => exactlyOnceChecks(r).every((c) => c.ok);
 
     // pg-boss at its best: every point of the sweep checked, the fastest passing one kept.
@@ -338,7 +355,7 @@ export const postgres: Scenario = {
       try {
         const cluster = await launchCluster(1, slots, false);
         try {
-          const { result, keys } = await endToEnd(cluster, rekey(plan, `s${slots}`), Math.max(10_000, ctx.remainingMs() / 4), 500, slots);
+          const { result, keys } = await endToEnd(cluster, warmedFor(rekey(plan, `s${slots}`), 1), Math.max(10_000, ctx.remainingMs() / 4), 500, slots);
           slotSweep.push({ runSlots: slots, tasksPerSec: result.tasksPerSec, passed: passes(result) && keys.ok });
         } finally {
           await cluster.stop();
@@ -363,7 +380,7 @@ export const postgres: Scenario = {
         try {
           // End to end first, on an empty queue.
           ctx.log(`${subject}: end to end, ${plan.unique.length} unique keys`);
-          const e2e = await endToEnd(cluster, rekey(plan, `x${instances}`), Math.max(10_000, ctx.remainingMs() / 3), 500, runSlots);
+          const e2e = await endToEnd(cluster, warmedFor(rekey(plan, `x${instances}`), instances), Math.max(10_000, ctx.remainingMs() / 3), 500, runSlots);
           const r = e2e.result;
           details[subject] = { ...r, keys: { ...e2e.keys, missing: e2e.keys.missing.slice(0, 20) } };
           rows.add({ subject, metric: 'tasks/s vs pg-boss', unit: '', value: r.tasksPerSec, better: 'higher', baseline: { subject: PG_BOSS, value: boss ? boss.tasksPerSec : null }, durability, note: e2eNote(r, e2e.cpuSec) });

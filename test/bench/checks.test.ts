@@ -46,6 +46,15 @@ describe('bench self-checks', () => {
     expect(figures).toEqual({ completed: 3, duplicatesExecuted: 3, missing: 1 });
   });
 
+  it('checks warm-up keys for repeats but counts them as no throughput', () => {
+    const plan = makePlan('t', 2, 0, 3);
+    const [w0, w1, w2] = plan.warmup;
+    const [a, b] = plan.unique;
+    expect(new Set([...plan.warmup, ...plan.unique]).size).toBe(5);
+    expect(analyzeCounts(plan, { [w0!]: 1, [w1!]: 1, [w2!]: 1, [a!]: 1, [b!]: 1 })).toEqual({ completed: 2, duplicatesExecuted: 0, missing: 0 });
+    expect(analyzeCounts(plan, { [w0!]: 2, [w1!]: 1, [a!]: 1 })).toEqual({ completed: 1, duplicatesExecuted: 1, missing: 1 });
+  });
+
   it('the plan sends every unique key once plus the duplicates', () => {
     const plan = makePlan('t', 100, 10);
     expect(new Set(plan.submissions).size).toBe(100);
