@@ -294,8 +294,13 @@ export function composeService(infra: ServiceInfrastructure) {
     liveLogs: { subscribe: (_runId, listener) => runLogs.subscribe(listener) },
   });
   // Runs admitted or freed by another instance wake this runner through the channel's
-  // LISTEN/NOTIFY; the runner's poll stays as the safety net for a lost notification.
-  events.onOtherInstanceWrite(() => readyRuns.notify());
+  // LISTEN/NOTIFY; the runner's poll stays as the safety net for a lost notification. Another
+  // instance's claims wake nobody (claiming after them found nothing, three statements each),
+  // nor do its finishes unless a per-type limit may have been waiting for the slot.
+  const typeLimited = Object.keys(config.typeConcurrency).length > 0;
+  events.onOtherInstanceWrite((written) => {
+    if (written.readyRuns || (typeLimited && written.runsLeftRunning)) readyRuns.notify();
+  });
 
   const routes = buildServiceRoutes({
     config,

@@ -1,4 +1,5 @@
 import type { RunLogLine } from '../domain/run-log-line.js';
+import type { RunEventsWritten } from '../store/types.js';
 
 /**
  * What the instances sharing a store tell each other about live events: "I committed run
@@ -7,14 +8,18 @@ import type { RunLogLine } from '../domain/run-log-line.js';
  * SQLite) there is no other instance and no channel.
  */
 export interface EventChannel {
-  /** This instance committed run events; coalesced, never throws. */
-  announce(): void;
+  /** This instance committed run events (and what they changed for a runner); coalesced, never throws. */
+  announce(written: RunEventsWritten): void;
   /** Sends a live log line to the other instances; never throws. */
   publishLog(line: RunLogLine): void;
   /** Starts listening (idempotent): from then on `onWake` and `onLog` receive what other instances send. */
   listen(): void;
-  /** Another instance committed run events, or the channel reconnected (something may have been missed). */
-  onWake(listener: () => void): () => void;
+  /**
+   * Another instance committed run events, with what they changed for a runner (the writes one
+   * announcement covers, together), or the channel reconnected: then everything may have
+   * changed, since something may have been missed.
+   */
+  onWake(listener: (written: RunEventsWritten) => void): () => void;
   onLog(listener: (line: RunLogLine) => void): () => void;
   close(): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { RunLogLine } from '../domain/run-log-line.js';
+import { ANY_RUN_EVENTS, type RunEventsWritten } from '../store/types.js';
 import type { EventChannel } from './event-channel.js';
 
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; a batch of log lines stays below this. */
@@ -37,6 +38,23 @@ interface LogPayload {
   l: RunLogLine[];
 }
 
+/**
+ * An announcement's payload: the sender, then what the writes it covers changed for a runner
+ * (`r`: a run left ready, `f`: a run left running; `-`: neither). A payload of the sender alone
+ * (an instance of an earlier release) may have changed anything.
+ */
+export function announcementPayload(instanceId: string, written: RunEventsWritten): string {
+  const flags = `${written.readyRuns ? 'r' : ''}${written.runsLeftRunning ? 'f' : ''}`;
+  return `${instanceId} ${flags || '-'}`;
+}
+
+export function parseAnnouncement(payload: string): { sender: string; written: RunEventsWritten } {
+  const space = payload.indexOf(' ');
+  if (space < 0) return { sender: payload, written: ANY_RUN_EVENTS };
+  const flags = payload.slice(space + 1);
+  return { sender: payload.slice(0, space), written: { readyRuns: flags.includes('r'), runsLeftRunning: flags.includes('f') } };
+}
+
 /** Channel names are identifiers of at most 63 bytes; a schema name may be that long alone. */
 export function channelNames(schema: string): { events: string; logs: string } {
   const tag = createHash('md5').update(schema).digest('hex').slice(0, 16);
@@ -61,7 +79,9 @@ function bounded(line: RunLogLine): RunLogLine {
  */
 export class PostgresEventChannel implements EventChannel {
   private readonly names: { events: string; logs: string };
-  private readonly wakeListeners = new Set<() => void>();
+  private readonly wakeListeners = new Set<(written: RunEventsWritten) => void>();
+  /** What the writes not yet announced changed, together. */
+  private unannounced: RunEventsWritten = { readyRuns: false, runsLeftRunning: false };
   private readonly logListeners = new Set<(line: RunLogLine) => void>();
   private announcing = false;
   private announceAgain = false;
@@ -78,15 +98,21 @@ export class PostgresEventChannel implements EventChannel {
     this.names = channelNames(options.schema);
   }
 
-  announce(): void {
+  announce(written: RunEventsWritten): void {
     if (this.closed) return;
+    this.unannounced = {
+      readyRuns: this.unannounced.readyRuns || written.readyRuns,
+      runsLeftRunning: this.unannounced.runsLeftRunning || written.runsLeftRunning,
+    };
     if (this.announcing) {
       this.announceAgain = true;
       return;
     }
     this.announcing = true;
+    const payload = announcementPayload(this.options.instanceId, this.unannounced);
+    this.unannounced = { readyRuns: false, runsLeftRunning: false };
     void this.options
-      .notify(this.names.events, this.options.instanceId)
+      .notify(this.names.events, payload)
       .catch((err: Error) => this.options.logger.warn({ cause: err.message }, 'run event announcement to other instances failed'))
       .finally(() => {
         if (!this.announceAgain) {
@@ -97,7 +123,7 @@ export class PostgresEventChannel implements EventChannel {
         const timer = setTimeout(() => {
           this.announcing = false;
           this.announceAgain = false;
-          this.announce();
+          this.announce({ readyRuns: false, runsLeftRunning: false });
         }, ANNOUNCE_GAP_MS);
         timer.unref();
       });
@@ -138,7 +164,7 @@ export class PostgresEventChannel implements EventChannel {
     void this.connect();
   }
 
-  onWake(listener: () => void): () => void {
+  onWake(listener: (written: RunEventsWritten) => void): () => void {
     this.wakeListeners.add(listener);
     return () => this.wakeListeners.delete(listener);
   }
@@ -177,7 +203,7 @@ export class PostgresEventChannel implements EventChannel {
     }
     this.reconnectDelay = RECONNECT_MIN_MS;
     // Whatever was announced while no connection listened is read now.
-    this.wake();
+    this.wake(ANY_RUN_EVENTS);
   }
 
   private lost(client: pg.Client, err: Error | null): void {
@@ -197,7 +223,8 @@ export class PostgresEventChannel implements EventChannel {
 
   private received(channel: string, payload: string): void {
     if (channel === this.names.events) {
-      if (payload !== this.options.instanceId) this.wake();
+      const { sender, written } = parseAnnouncement(payload);
+      if (sender !== this.options.instanceId) this.wake(written);
       return;
     }
     if (channel !== this.names.logs) return;
@@ -211,7 +238,7 @@ export class PostgresEventChannel implements EventChannel {
     for (const line of parsed.l) for (const listener of this.logListeners) listener(line);
   }
 
-  private wake(): void {
-    for (const listener of this.wakeListeners) listener();
+  private wake(written: RunEventsWritten): void {
+    for (const listener of this.wakeListeners) listener(written);
   }
 }

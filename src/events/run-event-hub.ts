@@ -3,7 +3,7 @@ import { DomainError, invalidRequest, notFound } from '../domain/errors.js';
 import { decodeCursor, type EventCursor } from '../domain/run-event-cursor.js';
 import type { RunLogLine, RunLogListener } from '../domain/run-log-line.js';
 import type { RunStatus } from '../domain/run-record.js';
-import type { RunEventFilter, StateStore } from '../store/types.js';
+import type { RunEventFilter, RunEventsWritten, StateStore } from '../store/types.js';
 import type { EventChannel } from './event-channel.js';
 import { DEFAULT_FEED_PAGE_SIZE, RunEventFeed } from './run-event-feed.js';
 import { RunEventStream, type StreamSink } from './run-event-stream.js';
@@ -81,7 +81,7 @@ export class RunEventHub {
     const { channel, store, liveLogs } = options;
     if (channel !== null) {
       // Every instance's writes reach the others, whether or not this one has clients.
-      this.stopListening.push(store.onRunEvents(() => channel.announce()));
+      this.stopListening.push(store.onRunEvents((written) => channel.announce(written)));
       this.stopListening.push(channel.onLog((line) => this.deliverLog(line)));
     }
     if (liveLogs !== undefined) this.stopListening.push(liveLogs.subscribe(null, (line) => this.publishLogLine(line)));
@@ -89,11 +89,12 @@ export class RunEventHub {
 
   /**
    * Calls `listener` when another instance sharing the store committed run events (admitted,
-   * finished, retried a run), or the channel reconnected and may have missed some: the runner
-   * then looks for claimable runs at once instead of at its next poll. No channel (a store one
-   * process owns): never called. Returns the unsubscribe function.
+   * claimed, finished, retried a run), with what they changed for a runner, or the channel
+   * reconnected and may have missed some: the runner then looks for claimable runs at once
+   * instead of at its next poll. No channel (a store one process owns): never called. Returns
+   * the unsubscribe function.
    */
-  onOtherInstanceWrite(listener: () => void): () => void {
+  onOtherInstanceWrite(listener: (written: RunEventsWritten) => void): () => void {
     const { channel } = this.options;
     if (channel === null || this.closed) return () => undefined;
     channel.listen();

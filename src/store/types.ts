@@ -81,6 +81,29 @@ export interface TaskOutcomeWrite {
   stateUpdate?: (state: OrchestratorState) => OrchestratorState;
 }
 
+/**
+ * What a committed write that appended run events changed for the runners sharing the store:
+ * whether it left a run ready to claim (admitted, approved, retried, requeued), and whether a
+ * run left `running` (its type's slot under a per-type limit is free again). Another instance's
+ * runner looks for work when either may concern it, and not after every claim.
+ */
+export interface RunEventsWritten {
+  readyRuns: boolean;
+  runsLeftRunning: boolean;
+}
+
+/** For a driver only one process uses: nobody else's runner hears of its writes, so it does not tell them apart. */
+export const ANY_RUN_EVENTS: RunEventsWritten = Object.freeze({ readyRuns: true, runsLeftRunning: true });
+
+/** What a run write's outcome changed for a runner (RunEventsWritten). */
+export function runEventsWrittenBy(result: MutateResult): RunEventsWritten {
+  const after = result.after;
+  return {
+    readyRuns: result.changed && after !== null && after.queueState === 'ready',
+    runsLeftRunning: result.changed && result.before?.status === 'running' && after?.status !== 'running',
+  };
+}
+
 /** Records to append in the same commit as a run write, chosen from its outcome. */
 export type AppendsFor = (result: MutateResult) => AppendRecord[];
 
@@ -173,9 +196,10 @@ export interface StateStore {
   /**
    * Calls `listener` after each write of this process that appended run events, once it is
    * committed and durable (other instances' writes are announced by the event channel, not
-   * here). Returns the unsubscribe function. A listener must not throw.
+   * here), with what the write changed for a runner. Returns the unsubscribe function. A
+   * listener must not throw.
    */
-  onRunEvents(listener: () => void): () => void;
+  onRunEvents(listener: (written: RunEventsWritten) => void): () => void;
   /** Deletes the oldest runs in a terminal status (success, failed) beyond `keep`; returns how many. */
   pruneRuns(keep: number): Promise<number>;
 

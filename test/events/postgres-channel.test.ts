@@ -1,10 +1,11 @@
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { RunLogLine } from '../../src/domain/run-log-line.js';
-import { channelNames, PostgresEventChannel } from '../../src/events/postgres-event-channel.js';
+import { announcementPayload, channelNames, parseAnnouncement, PostgresEventChannel } from '../../src/events/postgres-event-channel.js';
+import type { RunEventsWritten } from '../../src/store/types.js';
 import type { RunEventHub } from '../../src/events/run-event-hub.js';
 import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
-import { withEvent } from '../../src/tasks/run-transitions.js';
+import { markRunning, withEvent } from '../../src/tasks/run-transitions.js';
 import { MemorySink, silentLogger, testHub } from '../support/event-streams.js';
 import { dropTestSchemas, postgresUrlWithSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
 import { makeRun } from '../support/runs.js';
@@ -93,8 +94,10 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgreSQL event channel between instances 
     const a = await instance('runner-a');
     const b = await instance('runner-b');
     let wakes = 0;
-    const stop = b.hub.onOtherInstanceWrite(() => {
+    const heard: RunEventsWritten[] = [];
+    const stop = b.hub.onOtherInstanceWrite((written) => {
       wakes++;
+      heard.push(written);
     });
     cleanup.push(async () => stop());
     // B listens once its LISTEN connection is up; the channel wakes it once on connecting.
@@ -104,6 +107,15 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgreSQL event channel between instances 
     await a.store.mutateRunAndAppend('admitted-on-a', (current) => (current ? null : withEvent(makeRun({ runId: 'admitted-on-a', taskId: 'admitted-on-a' }), AT, { kind: 'queue', name: 'admitted' })), () => []);
     await waitUntil(async () => wakes > before);
     expect(Date.now() - started).toBeLessThan(1000);
+    expect(heard.at(-1)).toEqual({ readyRuns: true, runsLeftRunning: false });
+    // A claims it: B hears a write that left nothing to claim; A finishes it: a slot is free.
+    const claimed = await a.store.claimRuns({ typeLimits: {} }, 10, (run) => markRunning(run, 'runner-a', new Date(Date.now() + 60_000), new Date()));
+    expect(claimed.map((run) => run.runId)).toContain('admitted-on-a');
+    await waitUntil(async () => wakes > before + 1);
+    expect(heard.at(-1)).toEqual({ readyRuns: false, runsLeftRunning: false });
+    await a.store.mutateRun('admitted-on-a', (current) => (current ? withEvent({ ...current, status: 'success', claim: null }, AT, { kind: 'execution', name: 'succeeded' }) : null));
+    await waitUntil(async () => wakes > before + 2);
+    expect(heard.at(-1)).toEqual({ readyRuns: false, runsLeftRunning: true });
     // B's own writes do not wake B.
     const own = wakes;
     await b.store.mutateRunAndAppend('admitted-on-b', (current) => (current ? null : withEvent(makeRun({ runId: 'admitted-on-b', taskId: 'admitted-on-b' }), AT, { kind: 'queue', name: 'admitted' })), () => []);
@@ -112,6 +124,19 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgreSQL event channel between instances 
   });
 });
 if (!TEST_DATABASE_URL) it.skip(SKIP_REASON, () => undefined);
+
+describe('announcement payloads', () => {
+  it('carry the sender and what the writes changed for a runner; a sender alone (an earlier release) may have changed anything', () => {
+    const cases: RunEventsWritten[] = [
+      { readyRuns: true, runsLeftRunning: false },
+      { readyRuns: false, runsLeftRunning: true },
+      { readyRuns: true, runsLeftRunning: true },
+      { readyRuns: false, runsLeftRunning: false },
+    ];
+    for (const written of cases) expect(parseAnnouncement(announcementPayload('instance-1', written))).toEqual({ sender: 'instance-1', written });
+    expect(parseAnnouncement('instance-1')).toEqual({ sender: 'instance-1', written: { readyRuns: true, runsLeftRunning: true } });
+  });
+});
 
 async function waitUntil(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -20,12 +20,13 @@ import {
   normalizeRunQuery,
   storedRun,
 } from '../run-rules.js';
-import { stateCorrupt } from '../types.js';
+import { ANY_RUN_EVENTS, stateCorrupt } from '../types.js';
 import { appendsEvents, firstInCursorOrder, runEventsPast, stampNewEvents } from '../run-event-stamps.js';
 import type {
   AppendCollection,
   RunEventFilter,
   RunEventPage,
+  RunEventsWritten,
   StoredRunEvent,
   AppendsFor,
   ClaimOptions,
@@ -155,7 +156,7 @@ export class FileStateStore implements StateStore {
   /** Journal size when compaction last failed: the next try waits for another threshold's worth. */
   private compactionFloor = { bytes: 0, entries: 0 };
   private readonly fs: StoreFs;
-  private readonly eventListeners = new Set<() => void>();
+  private readonly eventListeners = new Set<(written: RunEventsWritten) => void>();
   private readonly acquireLock: (lockPath: string, statePath: string) => Promise<PidLock>;
 
   constructor(path: string, options: FileStoreOptions = {}) {
@@ -380,7 +381,7 @@ export class FileStateStore implements StateStore {
     return afterTx(this.readable().eventsDurableTx);
   }
 
-  onRunEvents(listener: () => void): () => void {
+  onRunEvents(listener: (written: RunEventsWritten) => void): () => void {
     this.eventListeners.add(listener);
     return () => this.eventListeners.delete(listener);
   }
@@ -388,7 +389,7 @@ export class FileStateStore implements StateStore {
   /** A write that appended events is durable: the feed's head moves and its readers are woken. */
   private eventsDurable(session: Session, tx: number): void {
     if (tx > session.eventsDurableTx) session.eventsDurableTx = tx;
-    for (const listener of this.eventListeners) listener();
+    for (const listener of this.eventListeners) listener(ANY_RUN_EVENTS);
   }
 
   async countRuns(includeInternal = false): Promise<RunCounts> {

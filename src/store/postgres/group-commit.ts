@@ -8,7 +8,7 @@ export interface GroupCommitOptions<I, O> {
   pool: pg.Pool;
   /** The batch's work inside its transaction: one outcome per item, in order (or ALONE). */
   runBatch: (client: pg.PoolClient, items: I[]) => Promise<Array<O | typeof ALONE>>;
-  /** One item on its own (its own transaction): a batch of one, an ALONE item, every item of a failed batch. */
+  /** One item on its own (its own transaction): an ALONE item, every item of a failed batch. */
   runOne: (item: I) => Promise<O>;
   /** Items sharing a key never share a batch (the later waits for the next one). */
   keyOf: (item: I) => string;
@@ -81,11 +81,12 @@ export class GroupCommit<I, O> {
     this.schedule();
   }
 
+  /**
+   * A batch of one takes the batch's statements too: they are fewer than the single path's (one
+   * statement per append collection, the finish and its task records in one), and a lone write
+   * is the common case when several instances share the load.
+   */
   private async commit(batch: Array<Pending<I, O>>): Promise<void> {
-    if (batch.length === 1) {
-      await this.alone(batch[0]!);
-      return;
-    }
     let outcomes: Array<O | typeof ALONE>;
     try {
       outcomes = await withTransaction(this.options.pool, (client) =>
@@ -94,8 +95,13 @@ export class GroupCommit<I, O> {
           batch.map((pending) => pending.item),
         ),
       );
-    } catch {
-      // Rolled back: each item again on its own, so only the one at fault fails.
+    } catch (err) {
+      // Rolled back: each item again on its own, so only the one at fault fails (a batch of
+      // one was that item: its error is the answer).
+      if (batch.length === 1) {
+        batch[0]!.reject(err);
+        return;
+      }
       await Promise.all(batch.map((pending) => this.alone(pending)));
       return;
     }

@@ -16,11 +16,13 @@ import type {
   RunMutator,
   RunEventFilter,
   RunEventPage,
+  RunEventsWritten,
   RunQuery,
   StateStore,
   StoreHealth,
   TaskOutcomeWrite,
 } from '../types.js';
+import { runEventsWrittenBy } from '../types.js';
 import { appendRecord, listAppended } from './append.js';
 import { claimNextRun, claimRuns } from './claim-next-run.js';
 import { createPool, parsePostgresUrl, type PostgresTarget } from './connection.js';
@@ -39,7 +41,12 @@ import { ensureStateDocument, foldTaskCounts, getState, getStateWithoutHistory, 
 
 export const DEFAULT_STATE_KEY = 'default';
 
-const appendedBy = (result: MutateResult) => result.changed && result.after !== null && appendsEvents(result.before, result.after);
+/** A run write's events for the listeners: none when it appended none. */
+const appendedBy = (result: MutateResult): RunEventsWritten | null =>
+  result.changed && result.after !== null && appendsEvents(result.before, result.after) ? runEventsWrittenBy(result) : null;
+
+/** A claim appends `started` events; it leaves no run ready and takes slots instead of freeing them. */
+const CLAIMED: RunEventsWritten = Object.freeze({ readyRuns: false, runsLeftRunning: false });
 
 export interface PostgresStoreOptions extends StoreOptions {
   /** Which OrchestratorState document this instance works on (`docdb:<key>`); runs and documents are shared. */
@@ -90,7 +97,7 @@ export class PostgresStateStore implements StateStore {
   private readonly poolSize: number;
   private readonly logger;
   private readonly lifecycle: StoreLifecycle<Session>;
-  private readonly eventListeners = new Set<() => void>();
+  private readonly eventListeners = new Set<(written: RunEventsWritten) => void>();
   private readonly stateRead = new SharedRead(() => this.read((pool) => getState(pool, this.stateKey)));
   private readonly stateReadWithoutHistory = new SharedRead(() => this.read((pool) => getStateWithoutHistory(pool, this.stateKey)));
 
@@ -206,11 +213,11 @@ export class PostgresStateStore implements StateStore {
   }
 
   claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
-    return this.announced(this.write((pool) => claimNextRun(pool, options, mutate)), (run) => run !== null);
+    return this.announced(this.write((pool) => claimNextRun(pool, options, mutate)), (run) => (run !== null ? CLAIMED : null));
   }
 
   claimRuns(options: ClaimOptions, max: number, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord[]> {
-    return this.announced(this.write((pool) => claimRuns(pool, options, max, mutate)), (runs) => runs.length > 0);
+    return this.announced(this.write((pool) => claimRuns(pool, options, max, mutate)), (runs) => (runs.length > 0 ? CLAIMED : null));
   }
 
   /** Group-committed with the other final writes that arrive at the same time. */
@@ -226,15 +233,17 @@ export class PostgresStateStore implements StateStore {
     return this.read((pool) => runEventsHead(pool));
   }
 
-  onRunEvents(listener: () => void): () => void {
+  onRunEvents(listener: (written: RunEventsWritten) => void): () => void {
     this.eventListeners.add(listener);
     return () => this.eventListeners.delete(listener);
   }
 
-  /** Tells the run-event listeners once a committed write appended events (claims always do: `started`). */
-  private announced<T>(write: Promise<T>, appended: (value: T) => boolean): Promise<T> {
+  /** Tells the run-event listeners once a committed write appended events (claims always do: `started`), and what it changed for a runner. */
+  private announced<T>(write: Promise<T>, written: (value: T) => RunEventsWritten | null): Promise<T> {
     return write.then((value) => {
-      if (this.eventListeners.size > 0 && appended(value)) for (const listener of this.eventListeners) listener();
+      if (this.eventListeners.size === 0) return value;
+      const change = written(value);
+      if (change !== null) for (const listener of this.eventListeners) listener(change);
       return value;
     });
   }

@@ -17,11 +17,13 @@ import type {
   RunMutator,
   RunEventFilter,
   RunEventPage,
+  RunEventsWritten,
   RunQuery,
   StateStore,
   StoreHealth,
   TaskOutcomeWrite,
 } from '../types.js';
+import { ANY_RUN_EVENTS } from '../types.js';
 import { TransactionBatcher, type CommittedView, type Work } from './batcher.js';
 import { appendedRows, appendRecords, groupAppends, listAppended } from './collections.js';
 import { BUSY_TIMEOUT_MS, asStateCorrupt, openDatabase } from './connection.js';
@@ -91,7 +93,7 @@ export class SqliteStateStore implements StateStore {
   private readonly flushIntervalMs: number;
   private readonly lifecycle: StoreLifecycle<Session>;
   private readonly walSync: (databasePath: string) => WalSyncPort;
-  private readonly eventListeners = new Set<() => void>();
+  private readonly eventListeners = new Set<(written: RunEventsWritten) => void>();
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = resolve(path);
@@ -125,7 +127,7 @@ export class SqliteStateStore implements StateStore {
       const events = { durableTx: committed.eventTx ?? 0 };
       const batcher = new TransactionBatcher(writer, committed, this.flushIntervalMs, this.walSync(this.path), this.path, (tx) => {
         events.durableTx = Math.max(events.durableTx, tx);
-        for (const listener of this.eventListeners) listener();
+        for (const listener of this.eventListeners) listener(ANY_RUN_EVENTS);
       });
       return { db, writer, lock, checkpointer, batcher, committed, events };
     });
@@ -233,7 +235,7 @@ export class SqliteStateStore implements StateStore {
     return afterTx(this.lifecycle.readable().events.durableTx);
   }
 
-  onRunEvents(listener: () => void): () => void {
+  onRunEvents(listener: (written: RunEventsWritten) => void): () => void {
     this.eventListeners.add(listener);
     return () => this.eventListeners.delete(listener);
   }
