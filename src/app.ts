@@ -40,7 +40,7 @@ import { createScheduler } from './scheduler/scheduler.js';
 import { createSchedulesModule } from './schedules/module.js';
 import { openStateStore } from './store/open.js';
 import type { StateStore } from './store/types.js';
-import { createAdmission } from './tasks/admission.js';
+import { createAdmission, type SlotReservation } from './tasks/admission.js';
 import { createApprovalPolicy } from './tasks/approval-policy.js';
 import { TASK_CATALOG } from './tasks/catalog.js';
 import { createCatalogView } from './tasks/catalog-view.js';
@@ -141,6 +141,8 @@ export function composeService(infra: ServiceInfrastructure) {
   const readyRuns = createWakeSignal();
   // A policy key that is no task type stops the start (invalid_config), like a broken manifest.
   const approvalPolicy = createApprovalPolicy(config.approvalPolicy, TASK_CATALOG.map((e) => e.type));
+  // Bound to the runner once it exists: an admission finding a free slot starts its run at once.
+  let reserveSlot: (type: string) => SlotReservation | null = () => null;
   const admit = createAdmission({
     store,
     clock,
@@ -149,6 +151,7 @@ export function composeService(infra: ServiceInfrastructure) {
     telemetryRetention: TELEMETRY_RETENTION,
     approvalPolicy,
     tracer: infra.tracer,
+    reserveSlot: (type) => reserveSlot(type),
   });
   const checkTrigger = createTriggerCheck(config.workspaceRoot);
 
@@ -239,6 +242,7 @@ export function composeService(infra: ServiceInfrastructure) {
     ],
     tracer: infra.tracer,
   });
+  reserveSlot = runtime.reserveSlot;
   // User schedules fire through the same admission; overlap `cancel-previous` cancels through the
   // runtime's cancel, acting as the schedule.
   const schedules = createSchedulesModule({

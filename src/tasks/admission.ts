@@ -49,6 +49,22 @@ export interface AdmissionDeps {
   approvalPolicy?: Pick<ApprovalPolicy, 'expiresAtFor'>;
   /** Spans of the admission (src/tracing/); absent: tracing off. */
   tracer?: ServiceTracer;
+  /**
+   * A free run slot of this instance's runner for a run about to be admitted (Runner.reserveSlot),
+   * or null: the run is then queued. Absent: every run is queued.
+   */
+  reserveSlot?: (type: string) => SlotReservation | null;
+}
+
+/**
+ * A run slot held for an admission. A new run that is ready to claim is written already started
+ * (`start`, in the admission's own commit) and handed to the runner after that commit
+ * (`launch`); anything else gives the slot back (`release`). Exactly one of the two ends it.
+ */
+export interface SlotReservation {
+  start(run: RunRecord): RunRecord;
+  launch(run: RunRecord): void;
+  release(): void;
 }
 
 function approvalReasonFor(type: string, gatedByDefault: boolean, payload: Record<string, unknown>): string | null {
@@ -128,30 +144,42 @@ export function createAdmission(deps: AdmissionDeps) {
       request.source === 'approval-replay' ? null : approvalReasonFor(request.type, entry.approvalGated, request.payload);
     const approvalExpiresAt = approvalReason === null ? null : (deps.approvalPolicy ?? builtInApprovalPolicy).expiresAtFor(request.type, now);
 
-    const outcome = await storeRun(runId, (current) => {
-      if (!current) {
-        return newRunRecord({
-          runId,
-          taskId,
-          type: request.type,
-          internal: entry.internalOnly,
-          payload: request.payload,
-          source: request.source,
-          requestedBy: request.requestedBy,
-          now,
-          approvalRequired: approvalReason !== null,
-          approvalReason,
-          approvedFromTaskId: request.approvedFromTaskId ?? null,
-          workflowParent: request.workflowParent ?? null,
-          approvalExpiresAt,
-          rerunOf: request.rerunOf ?? null,
-          scheduleId: request.scheduleId ?? null,
-          traceparent: span.traceparent,
-        });
-      }
-      if (retryRecordMatches(current, request.type)) return admitRetry(current, now, request.source);
-      return null;
-    });
+    // Started in this admission's commit when a slot is free: on a shared store that saves the
+    // run a claim transaction (a select and a rewrite of the whole record) before it starts.
+    const slot = approvalReason === null ? (deps.reserveSlot?.(request.type) ?? null) : null;
+    let outcome: MutateResult;
+    try {
+      outcome = await storeRun(runId, (current) => {
+        if (!current) {
+          const record = newRunRecord({
+            runId,
+            taskId,
+            type: request.type,
+            internal: entry.internalOnly,
+            payload: request.payload,
+            source: request.source,
+            requestedBy: request.requestedBy,
+            now,
+            approvalRequired: approvalReason !== null,
+            approvalReason,
+            approvedFromTaskId: request.approvedFromTaskId ?? null,
+            workflowParent: request.workflowParent ?? null,
+            approvalExpiresAt,
+            rerunOf: request.rerunOf ?? null,
+            scheduleId: request.scheduleId ?? null,
+            traceparent: span.traceparent,
+          });
+          return slot !== null && record.queueState === 'ready' ? slot.start(record) : record;
+        }
+        if (retryRecordMatches(current, request.type)) return admitRetry(current, now, request.source);
+        return null;
+      });
+    } catch (err) {
+      slot?.release();
+      throw err;
+    }
+    if (slot !== null && outcome.changed && outcome.before === null && outcome.after?.status === 'running') slot.launch(outcome.after);
+    else slot?.release();
 
     if (!outcome.changed || !outcome.after) {
       const existing = outcome.before;

@@ -4,7 +4,7 @@ import type { AppConfig } from '../config/types.js';
 import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 import { ProgrammingError } from '../domain/errors.js';
 import type { StateStore } from '../store/types.js';
-import { runWriteTags, type Admit } from './admission.js';
+import { runWriteTags, type Admit, type SlotReservation } from './admission.js';
 import { getCatalogEntry } from './catalog.js';
 import { executeRun, type ExecutorDeps } from './executor.js';
 import { finalizeAttempt } from './finalize.js';
@@ -68,9 +68,22 @@ export class Runner {
   private readonly finishing = new Set<Promise<void>>();
   /** Runs whose claim this runner holds, slot or not: leases are renewed until the final write settles. */
   private readonly leased = new Map<string, HeldLease>();
-  /** Claims this runner has in flight, and the slots they were asked to fill. */
+  /** Claims this runner has in flight, and the slots they were asked to fill (admissions' reservations included). */
   private claimsInFlight = 0;
   private reservedSlots = 0;
+  /** Slots reserved by admissions not yet committed (Runner.reserveSlot). */
+  private admissionsInFlight = 0;
+  /** Claims that returned: a reservation given back after one may have kept a claim from a ready run. */
+  private claimsReturned = 0;
+  /**
+   * The last claim found fewer ready runs than it asked for and no wake-up came since: nothing
+   * is queued that this runner may take, so a freed slot waits for the next wake-up (an
+   * admission, another instance's announcement of ready runs, the poll) instead of claiming. On
+   * a shared store every claim is a transaction; under light load each finish made one that
+   * found nothing. Never set under per-type limits (a claim there can come back short with runs
+   * still queued behind a type at its limit, which a freed slot may unblock).
+   */
+  private queueSeenEmpty = false;
   /** Counts wake-ups: a claim that began before one may have missed the run it announced. */
   private wakes = 0;
   private checkingCancels = false;
@@ -98,6 +111,13 @@ export class Runner {
   wake(): void {
     if (this.stopping) return;
     this.wakes++;
+    this.queueSeenEmpty = false;
+    this.fill();
+  }
+
+  /** A slot came free: claim for it unless the queue was seen empty since the last wake-up. */
+  private slotFreed(): void {
+    if (this.stopping || this.queueSeenEmpty) return;
     this.fill();
   }
 
@@ -111,7 +131,7 @@ export class Runner {
     this.timers = [];
     const deadline = Date.now() + graceMs;
     // A claim in flight launches what it took: wait for it, so those attempts are counted below.
-    while (this.claimsInFlight > 0) await new Promise((r) => setTimeout(r, 10));
+    while (this.claimsInFlight > 0 || this.admissionsInFlight > 0) await new Promise((r) => setTimeout(r, 10));
     while (this.active.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     for (const { controller } of this.active.values()) controller.abort('shutdown' satisfies StopReason);
     while (this.active.size > 0) await new Promise((r) => setTimeout(r, 20));
@@ -139,7 +159,9 @@ export class Runner {
           (claimed) => {
             this.reservedSlots -= free;
             for (const run of claimed) this.launch(run);
-            return claimed.length === free || this.wakes !== wakesBefore;
+            const again = claimed.length === free || this.wakes !== wakesBefore;
+            if (!again && Object.keys(this.deps.config.typeConcurrency).length === 0) this.queueSeenEmpty = true;
+            return again;
           },
           (err: unknown) => {
             this.reservedSlots -= free;
@@ -149,9 +171,54 @@ export class Runner {
         )
         .then((again) => {
           this.claimsInFlight--;
+          this.claimsReturned++;
           if (again) this.fill();
         });
     }
+  }
+
+  /**
+   * A free slot for a run being admitted here (see SlotReservation): the admission writes the run
+   * already started under this runner's lease and hands it over after its commit, instead of
+   * queueing it for a claim. On a shared store a claim is a transaction that selects and rewrites
+   * the whole record; this saves it for every run admitted while a slot is free. Null when every
+   * slot is running or promised to a claim in flight (the run is queued, and older queued runs
+   * keep their turn), while stopping, and for a type under a per-type limit (the store counts
+   * those across instances when it claims).
+   */
+  reserveSlot(type: string): SlotReservation | null {
+    if (this.stopping || Object.hasOwn(this.deps.config.typeConcurrency, type)) return null;
+    if (this.deps.config.concurrency - this.active.size - this.reservedSlots <= 0) return null;
+    this.reservedSlots++;
+    this.admissionsInFlight++;
+    const claimsBefore = this.claimsReturned;
+    let open = true;
+    const end = (): boolean => {
+      if (!open) return false;
+      open = false;
+      this.reservedSlots--;
+      this.admissionsInFlight--;
+      return true;
+    };
+    return {
+      start: (run) => {
+        const now = this.deps.clock.now();
+        // Admitted and started in one write: the store stamps an event without a status with the
+        // run's status after the write, so the admission's events keep the `pending` they had.
+        const admitted = { ...run, events: run.events.map((event) => (event.status === undefined ? { ...event, status: run.status } : event)) };
+        return markRunning(admitted, this.deps.ownerId, new Date(now.getTime() + this.deps.leaseMs), now);
+      },
+      launch: (run) => {
+        if (!end()) return;
+        // Stopping meanwhile: the run stays running under this lease, and restart recovery (or
+        // another instance, once the lease expires) takes it, as with a claim at shutdown.
+        if (!this.stopping) this.launch(run);
+      },
+      release: () => {
+        // The slot is free again; a claim that ran meanwhile asked for one slot fewer.
+        if (end() && this.claimsReturned !== claimsBefore) this.slotFreed();
+      },
+    };
   }
 
   /** Fills up to `max` free slots in one commit when the store can (one durability round, not one per run). */
@@ -174,7 +241,7 @@ export class Runner {
     const freeSlot = () => {
       if (this.active.get(run.runId) !== active) return;
       this.active.delete(run.runId);
-      this.wake();
+      this.slotFreed();
     };
     const done = this.execute(run, controller.signal, freeSlot)
       .catch((err: unknown) => this.deps.logger.error({ err, runId: run.runId }, 'run finalization failed'))

@@ -230,6 +230,8 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     start,
     stop,
     activeCount: () => runner.activeCount,
+    /** A free run slot for an admission (Runner.reserveSlot); wired into the admission once the runner exists. */
+    reserveSlot: (type: string) => runner.reserveSlot(type),
   };
 }
 

@@ -175,6 +175,66 @@ describe('Runner', () => {
     expect(mostRunning).toBeLessThanOrEqual(2);
   });
 
+  it('claims nothing for a freed slot once a claim found the queue empty, until something wakes it', async () => {
+    let claimCalls = 0;
+    const { store, runner } = await setUp({
+      concurrency: 2,
+      handler: async () => ({ status: 'completed', result: {} }),
+      wrap: (inner) =>
+        Object.assign(Object.create(inner) as StateStore, {
+          claimRuns: async (...args: Parameters<NonNullable<StateStore['claimRuns']>>) => {
+            claimCalls += 1;
+            return inner.claimRuns!(...args);
+          },
+        }),
+    });
+    await insertReady(store, 1);
+    runner.start();
+    await until(async () => (await store.countRuns()).byStatus.success === 1, 'run-0 to succeed');
+    await new Promise((r) => setTimeout(r, 50));
+    // One claim, which asked for two slots and got one run: the finish freed a slot and claimed nothing.
+    expect(claimCalls).toBe(1);
+    await store.mutateRun('run-1', insertIfAbsent(makeRun({ runId: 'run-1', taskId: 'run-1' })));
+    runner.wake();
+    await until(async () => (await store.countRuns()).byStatus.success === 2, 'run-1 to succeed');
+    expect(claimCalls).toBe(2);
+  });
+
+  it('starts a run admitted while a slot is free in its admission write, and reserves no slot when all are taken', async () => {
+    const release = gate();
+    let started = 0;
+    const { store, runner } = await setUp({
+      concurrency: 1,
+      handler: async () => {
+        started += 1;
+        await release.wait;
+        return { status: 'completed', result: {} };
+      },
+    });
+    runner.start();
+    // The start's claim holds the slot while it is in flight; it finds nothing and lets go.
+    await new Promise((r) => setTimeout(r, 50));
+    const slot = runner.reserveSlot('doc-sync');
+    expect(slot).not.toBeNull();
+    const admitted = makeRun({ runId: 'direct', taskId: 'direct', events: [{ seq: 1, at: new Date().toISOString(), kind: 'queue', name: 'admitted' }] });
+    const result = await store.mutateRun('direct', (current) => (current ? null : slot!.start(admitted)));
+    expect(result.after).toMatchObject({ status: 'running', queueState: null, claim: { ownerId: 'runner-test' } });
+    // The admission keeps the status it had; the start carries the run's.
+    expect(result.after!.events.map((e) => [e.name, e.status])).toEqual([
+      ['admitted', 'pending'],
+      ['started', 'running'],
+    ]);
+    slot!.launch(result.after!);
+    await until(() => started === 1, 'the handler');
+    // Its one slot is taken: the next admission is queued.
+    expect(runner.reserveSlot('doc-sync')).toBeNull();
+    release.open();
+    await until(async () => (await store.countRuns()).byStatus.success === 1, 'the run to succeed');
+    const again = runner.reserveSlot('doc-sync');
+    expect(again).not.toBeNull();
+    again!.release();
+  });
+
   it('claims the next run before the previous final write is durable, and renews its lease until that write settles', async () => {
     const events: string[] = [];
     const firstFinish = gate();
