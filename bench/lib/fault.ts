@@ -23,8 +23,13 @@ export function benchFault(env: NodeJS.ProcessEnv = process.env): BenchFault | n
 /** Under `ceiling-500`, every how-many-th trigger a ceiling answers 500. */
 export const CEILING_500_EVERY = 50;
 
-/** Which trigger the `drop-one-ack` proxy answers itself (a few in, so it falls in the measured load). */
+/**
+ * Which trigger the `drop-one-ack` proxy answers itself (a few in, so it falls in the measured
+ * load). Warm-up triggers (their keys hold `-warm-`, ExactlyOncePlan.warmup) are passed on and
+ * not counted: the fault must reach the checks of the timed phase.
+ */
 const DROPPED_TRIGGER = 5;
+const WARM_UP_KEY = '-warm-';
 
 export interface AckDroppingProxy {
   url: string;
@@ -58,8 +63,9 @@ export async function startAckDroppingProxy(target: string): Promise<AckDropping
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      if (req.method === 'POST' && req.url === '/api/tasks/trigger' && ++triggers === DROPPED_TRIGGER) {
-        const parsed = JSON.parse(body.toString('utf8') || '{}') as { type?: string; payload?: { idempotencyKey?: string } };
+      const text = body.toString('utf8');
+      if (req.method === 'POST' && req.url === '/api/tasks/trigger' && !text.includes(WARM_UP_KEY) && ++triggers === DROPPED_TRIGGER) {
+        const parsed = JSON.parse(text || '{}') as { type?: string; payload?: { idempotencyKey?: string } };
         const key = parsed.payload?.idempotencyKey ?? `dropped-${Date.now()}`;
         droppedKey = key;
         const answer = JSON.stringify({ status: 'queued', taskId: key, runId: key, type: parsed.type ?? null, createdAt: new Date().toISOString() });
