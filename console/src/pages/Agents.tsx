@@ -49,7 +49,7 @@ export function AgentsPage() {
           return (
             <>
               <Section id="agent-readiness" title="Agent readiness">
-                <ScrollTable label="Agent readiness" caption={`${d.agents.length} agents`} columns={['Agent', 'Task', 'Readiness', 'Lifecycle', 'Host service', 'Runs', 'Last run']} className="wide">
+                <ScrollTable label="Agent readiness" caption={`${d.agents.length} ${d.agents.length === 1 ? 'agent' : 'agents'}`} columns={['Agent', 'Task', 'Readiness', 'Lifecycle', 'Host service', 'Runs', 'Last run']} className="wide">
                   {d.agents.map((a) => (
                     <tr key={a.id}>
                       <td>

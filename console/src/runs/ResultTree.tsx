@@ -58,7 +58,8 @@ function Node({ label, value, depth }: { label: string; value: unknown; depth: n
       </div>
     );
   }
-  const count = Array.isArray(value) ? `${value.length} item${value.length === 1 ? '' : 's'}` : `${Object.keys(value as object).length} fields`;
+  const size = Array.isArray(value) ? value.length : Object.keys(value as object).length;
+  const count = `${size} ${Array.isArray(value) ? 'item' : 'field'}${size === 1 ? '' : 's'}`;
   return (
     <div className="tree-branch">
       <details open={depth < 1}>
