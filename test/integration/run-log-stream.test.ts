@@ -1,6 +1,9 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrchClient, type LogStreamLine, type RunStreamEvent } from '../../src/client/index.js';
 import { waitFor } from '../support/http.js';
+import { tempDir } from '../support/config.js';
 import { TEST_KEYS } from '../support/keys.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
 
@@ -15,16 +18,24 @@ describe("a run's log lines on its live event stream", () => {
 
   it('sends what the worker prints as event: log, redacted, between the run events', async () => {
     const client = createOrchClient({ url: svc.service.url, apiKey: TEST_KEYS.viewer });
+    // Log lines are live only: the worker prints once this stream is following the run (a run
+    // admitted while a slot is free starts in its admission's commit, before any client could
+    // subscribe).
+    const subscribed = join(tempDir('log-stream-'), 'subscribed');
     const res = await svc.api.trigger('summarize-content', {
       content: 'talk to me',
       sleepMs: 600,
       stderr: ['warming up', `token=${TEST_KEYS.admin}`],
+      stderrAfter: subscribed,
       idempotencyKey: 'log-stream-1',
     });
     expect(res.status).toBe(202);
     const seen: Array<{ kind: 'run'; event: RunStreamEvent } | { kind: 'log'; line: LogStreamLine }> = [];
     await client.followRun('log-stream-1', {
-      onEvent: (event) => seen.push({ kind: 'run', event }),
+      onEvent: (event) => {
+        seen.push({ kind: 'run', event });
+        if (event.name === 'started') writeFileSync(subscribed, '');
+      },
       onLog: (line) => seen.push({ kind: 'log', line }),
     });
     const logs = seen.flatMap((s) => (s.kind === 'log' ? [s.line] : []));
