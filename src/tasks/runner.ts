@@ -84,6 +84,7 @@ export class Runner {
    * still queued behind a type at its limit, which a freed slot may unblock).
    */
   private queueSeenEmpty = false;
+  private fillScheduled = false;
   /** Counts wake-ups: a claim that began before one may have missed the run it announced. */
   private wakes = 0;
   private checkingCancels = false;
@@ -115,10 +116,18 @@ export class Runner {
     this.fill();
   }
 
-  /** A slot came free: claim for it unless the queue was seen empty since the last wake-up. */
+  /**
+   * A slot came free: claim for it unless the queue was seen empty since the last wake-up. The
+   * claim waits one turn of the event loop, so slots freed in the same turn share it: one
+   * transaction for several runs instead of one each.
+   */
   private slotFreed(): void {
-    if (this.stopping || this.queueSeenEmpty) return;
-    this.fill();
+    if (this.stopping || this.queueSeenEmpty || this.fillScheduled) return;
+    this.fillScheduled = true;
+    setImmediate(() => {
+      this.fillScheduled = false;
+      if (!this.stopping && !this.queueSeenEmpty) this.fill();
+    });
   }
 
   /**
