@@ -127,18 +127,22 @@ async function endToEnd(cluster: Cluster, plan: ExactlyOncePlan, timeoutMs: numb
   const codes: Record<string, number> = {};
   const acknowledged = new Set<string>();
   let next = 0;
-  const submit = async (key: string) => {
+  /** One trigger, round-robin over the instances; its answer's run id joins `into` when it is a 202. */
+  const send = async (key: string, into: Set<string>) => {
     const res = await trigger(cluster.urls[next++ % cluster.urls.length]!, TYPE, { idempotencyKey: key });
-    codes[res.code] = (codes[res.code] ?? 0) + 1;
-    if (res.code === 202) acknowledged.add(res.body.runId ?? key);
+    if (res.code === 202) into.add(res.body.runId ?? key);
+    return res.code;
+  };
+  const submit = async (key: string) => {
+    const code = await send(key, acknowledged);
+    codes[code] = (codes[code] ?? 0) + 1;
   };
   const count = async (status: 'success' | 'failed') => runsTotal(url, { type: TYPE, status });
   // The warm-up keys first, run to the end (ExactlyOncePlan.warmup); the timed phase counts from there.
   const warmAcknowledged = new Set<string>();
   await runPool(plan.warmup, SUBMIT_CONCURRENCY, async (key) => {
-    const res = await trigger(cluster.urls[next++ % cluster.urls.length]!, TYPE, { idempotencyKey: key });
-    if (res.code !== 202) throw new Error(`warm-up trigger answered ${res.code}`);
-    warmAcknowledged.add(res.body.runId ?? key);
+    const code = await send(key, warmAcknowledged);
+    if (code !== 202) throw new Error(`warm-up trigger answered ${code}`);
   });
   const warm = await waitFor(async () => ((await count('success')) + (await count('failed')) >= plan.warmup.length ? true : null), { timeoutMs, intervalMs: 25 });
   if (warm === null) throw new Error(`warm-up: ${plan.warmup.length} runs not finished within ${timeoutMs} ms`);

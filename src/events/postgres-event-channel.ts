@@ -55,6 +55,9 @@ export function parseAnnouncement(payload: string): { sender: string; written: R
   return { sender: payload.slice(0, space), written: { readyRuns: flags.includes('r'), runsLeftRunning: flags.includes('f') } };
 }
 
+/** No change for a runner: what is left to announce after a NOTIFY went out. */
+const NOTHING_WRITTEN: RunEventsWritten = Object.freeze({ readyRuns: false, runsLeftRunning: false });
+
 /** Channel names are identifiers of at most 63 bytes; a schema name may be that long alone. */
 export function channelNames(schema: string): { events: string; logs: string } {
   const tag = createHash('md5').update(schema).digest('hex').slice(0, 16);
@@ -81,7 +84,7 @@ export class PostgresEventChannel implements EventChannel {
   private readonly names: { events: string; logs: string };
   private readonly wakeListeners = new Set<(written: RunEventsWritten) => void>();
   /** What the writes not yet announced changed, together. */
-  private unannounced: RunEventsWritten = { readyRuns: false, runsLeftRunning: false };
+  private unannounced: RunEventsWritten = NOTHING_WRITTEN;
   private readonly logListeners = new Set<(line: RunLogLine) => void>();
   private announcing = false;
   private announceAgain = false;
@@ -110,7 +113,7 @@ export class PostgresEventChannel implements EventChannel {
     }
     this.announcing = true;
     const payload = announcementPayload(this.options.instanceId, this.unannounced);
-    this.unannounced = { readyRuns: false, runsLeftRunning: false };
+    this.unannounced = NOTHING_WRITTEN;
     void this.options
       .notify(this.names.events, payload)
       .catch((err: Error) => this.options.logger.warn({ cause: err.message }, 'run event announcement to other instances failed'))
@@ -123,7 +126,8 @@ export class PostgresEventChannel implements EventChannel {
         const timer = setTimeout(() => {
           this.announcing = false;
           this.announceAgain = false;
-          this.announce({ readyRuns: false, runsLeftRunning: false });
+          // The writes that came meanwhile are already in `unannounced`.
+          this.announce(NOTHING_WRITTEN);
         }, ANNOUNCE_GAP_MS);
         timer.unref();
       });

@@ -91,7 +91,12 @@ export class Runner {
   private stopping = true;
   private timers: NodeJS.Timeout[] = [];
 
-  constructor(private readonly deps: RunnerDeps) {}
+  /** Per-type limits are configured (they change how a short claim is read: see queueSeenEmpty). */
+  private readonly typeLimited: boolean;
+
+  constructor(private readonly deps: RunnerDeps) {
+    this.typeLimited = Object.keys(deps.config.typeConcurrency).length > 0;
+  }
 
   get activeCount(): number {
     return this.active.size;
@@ -169,7 +174,7 @@ export class Runner {
             this.reservedSlots -= free;
             for (const run of claimed) this.launch(run);
             const again = claimed.length === free || this.wakes !== wakesBefore;
-            if (!again && Object.keys(this.deps.config.typeConcurrency).length === 0) this.queueSeenEmpty = true;
+            if (!again && !this.typeLimited) this.queueSeenEmpty = true;
             return again;
           },
           (err: unknown) => {

@@ -20,6 +20,15 @@ function gate(): { wait: Promise<void>; open: () => void } {
   return { wait, open };
 }
 
+/** A handler that counts its start and completes once the gate opens. */
+function heldUntil(release: { wait: Promise<void> }, onStart: () => void): TaskHandler<unknown> {
+  return async () => {
+    onStart();
+    await release.wait;
+    return { status: 'completed', result: {} };
+  };
+}
+
 /** A handler that works until its attempt is aborted, then reports (too late) a completion. */
 function untilAborted(onAbort: () => void): TaskHandler<unknown> {
   return (_state, _config, input) =>
@@ -101,11 +110,7 @@ describe('Runner', () => {
     const claims: Array<{ max: number; got: number }> = [];
     const { store, runner } = await setUp({
       concurrency: 4,
-      handler: async () => {
-        started += 1;
-        await release.wait;
-        return { status: 'completed', result: {} };
-      },
+      handler: heldUntil(release, () => (started += 1)),
       wrap: (inner) =>
         Object.assign(Object.create(inner) as StateStore, {
           claimRuns: async (...args: Parameters<NonNullable<StateStore['claimRuns']>>) => {
@@ -205,11 +210,7 @@ describe('Runner', () => {
     let started = 0;
     const { store, runner } = await setUp({
       concurrency: 1,
-      handler: async () => {
-        started += 1;
-        await release.wait;
-        return { status: 'completed', result: {} };
-      },
+      handler: heldUntil(release, () => (started += 1)),
     });
     runner.start();
     // The start's claim holds the slot while it is in flight; it finds nothing and lets go.

@@ -396,14 +396,7 @@ function IncidentDetail({ i }: { i: Incident }) {
         )}
       </Section>
       <div className="grid">
-        <ScrollTable label="Acknowledgements" caption="Acknowledgements" columns={['When', 'Who', 'Note']}>
-          {i.acknowledgements.length === 0 && (
-            <tr>
-              <td colSpan={3} className="muted">
-                None yet.
-              </td>
-            </tr>
-          )}
+        <ScrollTable label="Acknowledgements" caption="Acknowledgements" columns={['When', 'Who', 'Note']} empty={i.acknowledgements.length === 0 ? 'None yet.' : undefined}>
           {i.acknowledgements.map((a, index) => (
             <tr key={`${a.at}-${index}`}>
               <td className="nowrap">
@@ -414,14 +407,7 @@ function IncidentDetail({ i }: { i: Incident }) {
             </tr>
           ))}
         </ScrollTable>
-        <ScrollTable label="Ownership" caption="Ownership" columns={['When', 'Owner', 'Set by', 'Note']}>
-          {i.ownershipHistory.length === 0 && (
-            <tr>
-              <td colSpan={4} className="muted">
-                No owner set yet.
-              </td>
-            </tr>
-          )}
+        <ScrollTable label="Ownership" caption="Ownership" columns={['When', 'Owner', 'Set by', 'Note']} empty={i.ownershipHistory.length === 0 ? 'No owner set yet.' : undefined}>
           {i.ownershipHistory.map((o, index) => (
             <tr key={`${o.at}-${index}`}>
               <td className="nowrap">

@@ -4,7 +4,7 @@ import { storedRun } from '../run-rules.js';
 import { retentionCount } from '../retention.js';
 import type { AppendsFor, MutateResult, RunMutator, TaskOutcomeWrite } from '../types.js';
 import { appendRecord } from './append.js';
-import { insertRun, insertStampedRun, runFromRow, stampedIn, TX_ID, updateRun, withUnstampedEvents } from './save-run.js';
+import { insertRun, insertStampedRun, runFromRow, stampedIn, TX_ID, updateRun } from './save-run.js';
 import type { Queryable } from './transaction.js';
 import { mutateStateIn, recordTaskIn } from './state.js';
 import { withTransaction } from './transaction.js';
@@ -24,7 +24,7 @@ export async function mutateRun(pool: pg.Pool, runId: string, mutate: RunMutator
   if (seen.rowCount === 0) {
     const next = mutate(null);
     if (next === null) return { before: null, after: null, changed: false };
-    const inserted = await insertRun(pool, withUnstampedEvents(null, storedRun(runId, null, next, () => 0)));
+    const inserted = await insertRun(pool, storedRun(runId, null, next, () => 0));
     if (inserted !== null) return { before: null, after: inserted, changed: true };
   }
   return mutateRunAndAppend(pool, runId, mutate, () => []);

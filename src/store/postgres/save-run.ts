@@ -34,17 +34,12 @@ export function stampedIn(current: RunRecord | null, next: RunRecord, tx: number
  * its id first): `run_events_stamped` (migration 3) replaces it in that statement by the
  * writing transaction's id, which only the database knows.
  */
-export const UNSTAMPED_TX = -1;
+const UNSTAMPED_TX = -1;
 
-/** A write's record with the events it appends marked for stamping in SQL. */
-export function withUnstampedEvents(current: RunRecord | null, next: RunRecord): RunRecord {
-  return stampNewEvents(current, next, () => UNSTAMPED_TX);
-}
-
-export const awaitsStamp = (run: RunRecord) => run.events.some((event) => event.tx === UNSTAMPED_TX);
+const awaitsStamp = (run: RunRecord) => run.events.some((event) => event.tx === UNSTAMPED_TX);
 
 /** The stored record as the database stamped it (the statement returned the transaction's id). */
-export function stampedAs(run: RunRecord, tx: string | number): RunRecord {
+function stampedAs(run: RunRecord, tx: string | number): RunRecord {
   const stamp = Number(tx);
   return { ...run, events: run.events.map((event) => (event.tx === UNSTAMPED_TX ? { ...event, tx: stamp } : event)) };
 }
@@ -78,11 +73,12 @@ export function columns(run: RunRecord, doc: string): unknown[] {
  * Inserts a new run, numbered from the `run_seq` sequence in the same statement; the unique run
  * id decides between concurrent admissions of one key (`ON CONFLICT DO NOTHING`). Returns the
  * stored run, or null when another transaction inserted that id first. One statement: on the
- * pool it is one round trip, committed on its own.
+ * pool it is one round trip, committed on its own, so its events are stamped in SQL
+ * (UNSTAMPED_TX).
  */
 export async function insertRun(db: Queryable, run: RunRecord): Promise<RunRecord | null> {
   // Checked with a placeholder number: the real one comes from the sequence.
-  const { stored, doc } = checked({ ...run, seq: 1 });
+  const { stored, doc } = checked({ ...stampNewEvents(null, run, () => UNSTAMPED_TX), seq: 1 });
   const stamps = awaitsStamp(stored);
   const result = await db.query<{ seq: string; last_tx: string }>(
     `INSERT INTO runs (run_id, seq, type, status, queue_state, internal, attempt, lease_owner, lease_until, created_at, updated_at, doc, last_tx)
