@@ -145,8 +145,15 @@ export class MemoryCoordination implements Coordination {
   async bumpTags(tags: string[]): Promise<void> {
     const now = monotonicNowMs();
     for (const tag of new Set(tags)) {
-      this.tags.set(tag, nextGeneration(this.tags.get(tag, now) ?? 0, now), now + this.tagRetentionMs);
+      // An absent tag keys no entry: it is left absent (tag-generations.ts, "bumps of absent tags").
+      const current = this.tags.get(tag, now);
+      if (current !== undefined) this.tags.set(tag, nextGeneration(current, now), now + this.tagRetentionMs);
     }
+  }
+
+  /** Whether `tag` is remembered right now (not expired); for tests and diagnostics. */
+  holdsTag(tag: string): boolean {
+    return this.tags.get(tag, monotonicNowMs()) !== undefined;
   }
 
   /** Tags remembered right now (expired ones not yet swept included); for tests and diagnostics. */

@@ -70,12 +70,14 @@ const SERVER_NOW_MS = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
-/** Sets each tag to max(current + 1, now ms) with a retention expiry; see tag-generations.ts for why. */
+/** Sets each present tag to max(current + 1, now ms) with a retention expiry, and leaves absent ones absent; see tag-generations.ts for why. */
 const BUMP_TAGS = `${SERVER_NOW_MS}
 for i, key in ipairs(KEYS) do
-  local current = tonumber(redis.call('GET', key) or '0')
-  local nextValue = math.max(current + 1, now)
-  redis.call('SET', key, string.format('%d', nextValue), 'PX', ARGV[1])
+  local current = redis.call('GET', key)
+  if current then
+    local nextValue = math.max(tonumber(current) + 1, now)
+    redis.call('SET', key, string.format('%d', nextValue), 'PX', ARGV[1])
+  end
 end
 return #KEYS`;
 

@@ -10,6 +10,8 @@ export interface ConformanceTarget {
   cleanup?(): Promise<void>;
   /** The same driver with cache tags forgotten `ms` after their last bump or creation. */
   createWithTagRetention?(ms: number): Promise<Coordination>;
+  /** Whether the driver made by `create` holds `tag` right now, looked at from outside its API. */
+  holdsTag(coordination: Coordination, tag: string): Promise<boolean>;
   kind: Coordination['kind'];
 }
 
@@ -208,6 +210,24 @@ export function coordinationConformance(title: string, target: ConformanceTarget
         } finally {
           await short.close();
         }
+      });
+
+      it('keeps no tag for a bump of a tag nobody read, and bumps a tag once read', async () => {
+        // A run's own tag is bumped by every write of the run; kept only when somebody read it.
+        const unread = unique('tag');
+        const read = unique('tag');
+        const [r0] = await coordination.tagVersions([read]);
+        await coordination.bumpTags([unread, read]);
+        expect(await target.holdsTag(coordination, unread)).toBe(false);
+        expect(await target.holdsTag(coordination, read)).toBe(true);
+        const [r1] = await coordination.tagVersions([read]);
+        expect(r1).toBeGreaterThan(r0!);
+        // Read after the bump, the tag is created then and steady until its next bump.
+        const [u0] = await coordination.tagVersions([unread]);
+        expect(await target.holdsTag(coordination, unread)).toBe(true);
+        expect(await coordination.tagVersions([unread])).toEqual([u0]);
+        await coordination.bumpTags([unread]);
+        expect((await coordination.tagVersions([unread]))[0]).toBeGreaterThan(u0!);
       });
 
       it('answers an empty tag list with an empty list', async () => {

@@ -5,7 +5,7 @@ import { FailoverCoordination } from '../../src/coordination/failover.js';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
 import { RedisCoordination } from '../../src/coordination/redis.js';
 import { coordinationConformance } from './conformance.js';
-import { deleteKeysWithPrefix } from '../support/redis.js';
+import { deleteKeysWithPrefix, keyExists } from '../support/redis.js';
 
 const url = process.env.TEST_REDIS_URL;
 const logger = pino({ level: 'silent' });
@@ -25,6 +25,7 @@ describe.skipIf(!url)('FailoverCoordination over a reachable Redis (needs TEST_R
         logger,
       ),
     cleanup: () => deleteKeysWithPrefix(url!, keyPrefix),
+    holdsTag: (_, tag) => keyExists(url!, `${keyPrefix}tag:${tag}`),
   });
 });
 

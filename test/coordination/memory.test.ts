@@ -6,19 +6,32 @@ coordinationConformance('MemoryCoordination conformance', {
   kind: 'memory',
   create: async () => new MemoryCoordination({ cacheMaxEntries: 100, cacheMaxBytes: 1024 * 1024 }),
   createWithTagRetention: async (ms) => new MemoryCoordination({ cacheMaxEntries: 100, cacheMaxBytes: 1024 * 1024, tagRetentionMs: ms }),
+  holdsTag: async (coordination, tag) => (coordination as MemoryCoordination).holdsTag(tag),
 });
 
 describe('MemoryCoordination cache tags', () => {
-  it('holds the tags of recent writes only: per-run tags are dropped after their retention', async () => {
+  it('holds the tags of recent reads only: per-run tags are dropped after their retention', async () => {
     const coordination = new MemoryCoordination({ cacheMaxEntries: 10, cacheMaxBytes: 4096, tagRetentionMs: 100 });
     try {
       const tags = Array.from({ length: 1000 }, (_, i) => `run:r-${i}`);
+      await coordination.tagVersions(tags);
       await coordination.bumpTags(tags);
       await coordination.tagVersions(['runs']);
       expect(coordination.tagCount).toBe(1001);
       await new Promise((resolve) => setTimeout(resolve, 200));
       coordination.sweepExpired();
       expect(coordination.tagCount).toBe(0);
+    } finally {
+      await coordination.close();
+    }
+  });
+
+  it('holds no tag for writes nobody read: 1,000 runs written leave the tag count where it was', async () => {
+    const coordination = new MemoryCoordination({ cacheMaxEntries: 10, cacheMaxBytes: 4096 });
+    try {
+      await coordination.tagVersions(['runs']);
+      for (let i = 0; i < 1000; i++) await coordination.bumpTags(['runs', `run:r-${i}`]);
+      expect(coordination.tagCount).toBe(1);
     } finally {
       await coordination.close();
     }

@@ -14,3 +14,13 @@ export async function deleteKeysWithPrefix(redisUrl: string, prefix: string): Pr
     client.disconnect();
   }
 }
+
+/** Whether `key` exists, asked on a connection of its own. */
+export async function keyExists(redisUrl: string, key: string): Promise<boolean> {
+  const client = new Redis(redisUrl);
+  try {
+    return (await client.exists(key)) === 1;
+  } finally {
+    client.disconnect();
+  }
+}

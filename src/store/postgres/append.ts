@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { ProgrammingError } from '../../domain/errors.js';
 import type { AppendCollection } from '../types.js';
+import { joinRecords, splitRecords } from './record-text.js';
 import type { Queryable } from './transaction.js';
 
 /** The sequence numbering each collection's rows (layout 2); names from this fixed map only. */
@@ -87,12 +88,12 @@ export async function appendRecords(db: Queryable, collection: AppendCollection,
     name: `appended-insert-many-${collection}`,
     text: `WITH added AS (
        INSERT INTO appended (collection, seq, record)
-       SELECT $1, nextval('${sequence}'), u.record::jsonb FROM unnest($2::text[]) WITH ORDINALITY AS u(record, ord) ORDER BY u.ord
+       SELECT $1, nextval('${sequence}'), u.record::jsonb FROM unnest(${splitRecords('$2')}) WITH ORDINALITY AS u(record, ord) ORDER BY u.ord
        RETURNING seq
      ), leaving AS (
        SELECT id FROM appended WHERE collection = $1 AND seq <= (SELECT MAX(seq) FROM added) - $3 FOR UPDATE SKIP LOCKED
      )
      DELETE FROM appended WHERE id IN (SELECT id FROM leaving)`,
-    values: [collection, records.map((record) => JSON.stringify(record)), keep],
+    values: [collection, joinRecords(records.map((record) => JSON.stringify(record))), keep],
   });
 }

@@ -1,10 +1,9 @@
 import type pg from 'pg';
-import type { RunRecord } from '../../domain/run-record.js';
 import { storedRun } from '../run-rules.js';
 import { retentionCount } from '../retention.js';
 import type { AppendsFor, MutateResult, RunMutator, TaskOutcomeWrite } from '../types.js';
 import { appendRecord } from './append.js';
-import { insertRun, insertStampedRun, runFromRow, stampedIn, TX_ID, updateRun } from './save-run.js';
+import { insertRun, insertStampedRun, RunText, stampedIn, TX_ID, updateRun } from './save-run.js';
 import type { Queryable } from './transaction.js';
 import { mutateStateIn, recordTaskIn } from './state.js';
 import { withTransaction } from './transaction.js';
@@ -34,14 +33,14 @@ export async function mutateRun(pool: pg.Pool, runId: string, mutate: RunMutator
  * The run locked for a read-modify-write (null when absent), with the transaction's id for the
  * stamps of the events the write appends.
  */
-async function lockRun(client: Queryable, runId: string): Promise<{ tx: number; before: RunRecord | null }> {
-  const { rows } = await client.query<{ tx: string; doc: RunRecord | null }>({
+async function lockRun(client: Queryable, runId: string): Promise<{ tx: number; locked: RunText | null }> {
+  const { rows } = await client.query<{ tx: string; doc: string | null }>({
     name: 'run-lock',
-    text: `SELECT x.tx, l.doc FROM (SELECT ${TX_ID}) AS x LEFT JOIN LATERAL (SELECT doc FROM runs WHERE run_id = $1 FOR UPDATE) AS l ON true`,
+    text: `SELECT x.tx, l.doc FROM (SELECT ${TX_ID}) AS x LEFT JOIN LATERAL (SELECT doc::text AS doc FROM runs WHERE run_id = $1 FOR UPDATE) AS l ON true`,
     values: [runId],
   });
   const row = rows[0]!;
-  return { tx: Number(row.tx), before: row.doc === null ? null : runFromRow({ doc: row.doc }) };
+  return { tx: Number(row.tx), locked: row.doc === null ? null : new RunText(row.doc) };
 }
 
 /**
@@ -53,9 +52,10 @@ async function lockRun(client: Queryable, runId: string): Promise<{ tx: number; 
 export async function mutateRunAndAppend(pool: pg.Pool, runId: string, mutate: RunMutator, appendsFor: AppendsFor): Promise<MutateResult> {
   for (;;) {
     const outcome = await withTransaction(pool, async (client): Promise<MutateResult | 'lost-insert'> => {
-      const { tx, before } = await lockRun(client, runId);
-      const next = mutate(before === null ? null : structuredClone(before));
-      if (next === null) return { before, after: before === null ? null : structuredClone(before), changed: false };
+      const { tx, locked } = await lockRun(client, runId);
+      const before = locked?.record ?? null;
+      const next = mutate(locked === null ? null : locked.copy());
+      if (next === null) return { before, after: locked === null ? null : locked.copy(), changed: false };
       let result: MutateResult;
       if (before !== null) {
         result = { before, after: await updateRun(client, stampedIn(before, storedRun(runId, before, next, () => before.seq), tx)), changed: true };
@@ -78,10 +78,11 @@ export async function mutateRunAndAppend(pool: pg.Pool, runId: string, mutate: R
  */
 export function finishRun(pool: pg.Pool, stateKey: string, runId: string, mutate: RunMutator, task: TaskOutcomeWrite): Promise<MutateResult> {
   return withTransaction(pool, async (client) => {
-    const { tx, before } = await lockRun(client, runId);
-    const next = before === null ? null : mutate(structuredClone(before));
+    const { tx, locked } = await lockRun(client, runId);
+    const before = locked?.record ?? null;
+    const next = locked === null ? null : mutate(locked.copy());
     // Only an existing run can finish an attempt: an absent one is left absent.
-    if (before === null || next === null) return { before, after: before === null ? null : structuredClone(before), changed: false };
+    if (locked === null || before === null || next === null) return { before, after: locked === null ? null : locked.copy(), changed: false };
     const after = await updateRun(client, stampedIn(before, storedRun(runId, before, next, () => before.seq), tx));
     if (task.stateUpdate) await mutateStateIn(client, stateKey, task.stateUpdate);
     await recordTaskIn(client, stateKey, task.record);

@@ -1,4 +1,5 @@
 import type { RunRecord } from '../../domain/run-record.js';
+import { joinRecords, splitRecords } from './record-text.js';
 import { checked, columns, type StampedRun } from './save-run.js';
 import type { Queryable } from './transaction.js';
 
@@ -11,15 +12,6 @@ import type { Queryable } from './transaction.js';
 const COLUMN_COUNT = 11;
 const DOC_COLUMN = 9;
 
-/**
- * The records of a batch, sent as one text of the records joined by the ASCII record separator
- * and split in SQL (`string_to_array`): a JSON text never holds a raw control character (JSON
- * escapes them inside strings), so the separator cannot occur in one. As a `text[]` parameter
- * each record was escaped for the array literal (every quote and backslash of 2.4 KB of JSON, a
- * twentieth of the service's CPU per run) and parsed back by the server's `array_in`.
- */
-const RECORD_SEPARATOR = '\u001e';
-
 /** One array per column (type ... doc, then last_tx), each run's values at the same index; the docs as one joined text. */
 function columnArrays(runs: Array<{ stored: RunRecord; doc: string; lastTx: number | null }>): unknown[] {
   const arrays: unknown[][] = Array.from({ length: COLUMN_COUNT }, () => []);
@@ -27,7 +19,7 @@ function columnArrays(runs: Array<{ stored: RunRecord; doc: string; lastTx: numb
     const values = [...columns(stored, doc), lastTx];
     for (let i = 0; i < COLUMN_COUNT; i++) arrays[i]!.push(values[i]);
   }
-  return arrays.map((values, i) => (i === DOC_COLUMN ? (values as string[]).join(RECORD_SEPARATOR) : values));
+  return arrays.map((values, i) => (i === DOC_COLUMN ? joinRecords(values as string[]) : values));
 }
 
 const UNNESTED_COLUMNS = 'type, status, queue_state, internal, attempt, lease_owner, lease_until, created_at, updated_at, doc, last_tx';
@@ -35,7 +27,7 @@ const COLUMN_TYPES = ['text', 'text', 'text', 'boolean', 'int', 'text', 'timesta
 
 /** The typed parameters of the column arrays, numbered from `first` (the docs split from their one text). */
 function unnestParams(first: number): string {
-  return COLUMN_TYPES.map((type, i) => (i === DOC_COLUMN ? `string_to_array($${first + i}::text, chr(30))` : `$${first + i}::${type}[]`)).join(', ');
+  return COLUMN_TYPES.map((type, i) => (i === DOC_COLUMN ? splitRecords(`$${first + i}`) : `$${first + i}::${type}[]`)).join(', ');
 }
 
 /**

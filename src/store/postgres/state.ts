@@ -3,6 +3,7 @@ import { boundState } from '../../domain/orchestrator-state.js';
 import { STATE_BOUNDS, emptyOrchestratorState, type OrchestratorState, type StateWithoutHistory, type TaskRecord } from '../../domain/orchestrator-state.js';
 import { pickState, stateProblem } from '../record-checks.js';
 import { stateCorrupt } from '../types.js';
+import { joinRecords, splitRecords } from './record-text.js';
 import { withTransaction, type Queryable } from './transaction.js';
 
 /**
@@ -160,13 +161,14 @@ export function recordTaskIn(client: Queryable, stateKey: string, record: TaskRe
  * already deleting are skipped, not waited for (as appended's cut).
  */
 export function taskRecordCtes(first: number): string {
-  const [key, n, records, keepBefore] = [first, first + 1, first + 2, first + 3].map((i) => `$${i}`);
+  const param = (offset: number) => `$${first + offset}`;
+  const [key, n, records, keepBefore] = [param(0), param(1), param(2), param(3)];
   return `counted AS (
        INSERT INTO task_count_deltas (state_key, n)
        SELECT state_key, ${n}::int FROM state_documents WHERE state_key = ${key}::text FOR KEY SHARE RETURNING 1
      ), recorded AS (
        INSERT INTO task_history (state_key, record)
-       SELECT ${key}::text, u.record::jsonb FROM unnest(${records}::text[]) WITH ORDINALITY AS u(record, ord) ORDER BY u.ord RETURNING 1
+       SELECT ${key}::text, u.record::jsonb FROM unnest(${splitRecords(records)}) WITH ORDINALITY AS u(record, ord) ORDER BY u.ord RETURNING 1
      ), trimmed AS (
        DELETE FROM task_history WHERE id IN (
          SELECT id FROM task_history WHERE state_key = ${key}::text AND id < COALESCE((
@@ -177,7 +179,7 @@ export function taskRecordCtes(first: number): string {
 
 /** The four parameters of taskRecordCtes. */
 export function taskRecordValues(stateKey: string, records: TaskRecord[]): unknown[] {
-  return [stateKey, records.length, records.map((record) => JSON.stringify(record)), Math.max(0, STATE_BOUNDS.taskHistory - records.length)];
+  return [stateKey, records.length, joinRecords(records.map((record) => JSON.stringify(record))), Math.max(0, STATE_BOUNDS.taskHistory - records.length)];
 }
 
 /** recordTaskIn for several finished tasks, in the order given: one statement whatever their number. */
