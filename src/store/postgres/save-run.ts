@@ -70,7 +70,7 @@ export function checked(run: RunRecord): { stored: RunRecord; doc: string } {
   return { stored, doc };
 }
 
-/** Column values after run_id and seq, in the order of the statements below. */
+/** Column values after run_id and seq, in the order of the statements below (save-runs.ts `columnsOf` reads the same from the record in SQL). */
 export function columns(run: RunRecord, doc: string): unknown[] {
   return [
     run.type,
