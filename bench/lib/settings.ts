@@ -134,7 +134,7 @@ export const FULL: Settings = {
   spawn: { budgetSec: 60, runs: 15, warmup: 2, throughputRuns: 60 },
   reads: { budgetSec: 200, runs: 10_000, serviceConcurrency: 16, stores: ['json', 'sql'], connections: 10, durationSec: 4, detailAmount: 4000 },
   footprint: { budgetSec: 240, checkpoints: [10_000, 100_000], retention: 5000, stores: ['json', 'sql'], connections: 50 },
-  postgres: { budgetSec: 300, unique: 2000, duplicates: 200, warmup: 1000, pgBossWorkers: [4, 8, 16, 32], pgBossBatchSizes: [50, 200, 500], admissionSec: 5, connections: 48, rounds: 2 },
+  postgres: { budgetSec: 300, unique: 4000, duplicates: 400, warmup: 4000, pgBossWorkers: [4, 8, 16, 32], pgBossBatchSizes: [50, 200, 500], admissionSec: 5, connections: 48, rounds: 2 },
   startup: { budgetSec: 90, reps: 5, largeState: 100_000 },
   cancel: { budgetSec: 90, runs: 25 },
   fanout: { budgetSec: 150, subscribers: 1000, runsPerSec: 30, durationSec: 10, admissionSec: 8, connections: 50 },

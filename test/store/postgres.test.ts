@@ -160,18 +160,44 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgresStateStore (${TEST_DATABASE_URL ? '
       expect(Number(last.rows[0].seq)).toBe(7);
     });
 
-    it('keeps exactly the newest `keep` appends once instances appending at once are followed by one more', async () => {
+    /** Shifts the telemetry rows' numbers (and the sequence) so the newest is `last`: the next append draws `last + 1`. */
+    async function renumberUpTo(store: PostgresStateStore, last: number): Promise<void> {
+      await store.pool().query(`UPDATE appended SET seq = seq + $1 - (SELECT MAX(seq) FROM appended WHERE collection = 'telemetry') WHERE collection = 'telemetry'`, [last]);
+      await store.pool().query(`SELECT setval('appended_seq_telemetry', $1)`, [last]);
+    }
+
+    it('keeps the newest `keep` appends of instances appending at once, exactly once an append crosses a full-trim boundary', async () => {
       const dir = 'racing-appends';
       const instances = [await open(dir), await open(dir), await open(dir)];
       await Promise.all(Array.from({ length: 120 }, (_, i) => instances[i % 3]!.append('telemetry', { n: i }, 25)));
-      // A racing append may commit below another's cut after that cut's snapshot; the next one removes it.
+      // A racing append may commit below another's cut after that cut's snapshot: a later trim removes it.
       await instances[1]!.append('telemetry', { n: 120 }, 25);
+      const raced = await instances[0]!.listAppended('telemetry', { limit: 200 });
+      expect(raced.items[0]).toEqual({ n: 120 });
+      expect(raced.total).toBeGreaterThanOrEqual(25);
+      expect(raced.total).toBeLessThanOrEqual(121);
+      // One append in 4,096 trims the whole range below its cut, whatever was left there.
+      await renumberUpTo(instances[0]!, 8191);
+      await instances[2]!.append('telemetry', { n: 121 }, 25);
       const { items, total } = await instances[0]!.listAppended('telemetry', { limit: 100 });
       expect(total).toBe(25);
-      expect(items[0]).toEqual({ n: 120 });
-      const numbers = await instances[0]!.pool().query(`SELECT seq FROM appended WHERE collection = 'telemetry' ORDER BY seq`);
-      const seqs = numbers.rows.map((r) => Number(r.seq));
-      expect(seqs).toEqual(Array.from({ length: 25 }, (_, i) => seqs[0]! + i));
+      expect(items[0]).toEqual({ n: 121 });
+    });
+
+    it('trims the rows its records push out without walking the rows deleted before them', async () => {
+      const store = await open('trim-window');
+      for (let i = 0; i < 300; i++) await store.append('telemetry', { n: i }, 10);
+      // Rows below the trim's window that are still there (as a rolled-back trim leaves them)
+      // stay until a full trim: the trim reads its own window, not the whole range.
+      await store.pool().query(`INSERT INTO appended (collection, seq, record) VALUES ('telemetry', 5, '{"n":"left"}')`);
+      await store.append('telemetry', { n: 300 }, 10);
+      const rows = await store.pool().query(`SELECT record FROM appended WHERE collection = 'telemetry' ORDER BY seq`);
+      expect(rows.rows.map((r) => r.record.n)).toEqual(['left', 291, 292, 293, 294, 295, 296, 297, 298, 299, 300]);
+      await renumberUpTo(store, 4095);
+      await store.append('telemetry', { n: 301 }, 10);
+      const after = await store.listAppended('telemetry', { limit: 100 });
+      expect(after.total).toBe(10);
+      expect(after.items.map((r) => r.n)).toEqual([301, 300, 299, 298, 297, 296, 295, 294, 293, 292]);
     });
 
     it('does not wait for the rows another open transaction is trimming, and still keeps exactly `keep` once it commits', async () => {
