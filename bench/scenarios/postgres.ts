@@ -4,8 +4,9 @@
  * cluster in a schema of its own, dropped afterwards), against pg-boss at its best (swept over
  * workers × batch size) on the same database and against the PostgreSQL admission ceiling (bare
  * Fastify inserting each request's row into one table, commits grouped). The service's run slots
- * per instance are the faster of pg-boss's best worker count and the largest of its sweep, tried
- * end to end with one instance first: each system at its best within the same worker counts.
+ * per instance are the fastest of pg-boss's best worker count, the largest of its sweep and the
+ * service's maximum (64), tried end to end with one instance first: each system at its best, the
+ * service with fewer jobs at once than any point of pg-boss's sweep (workers x batch size).
  *
  * Every row checks its own work: every acknowledged key is stored; exactly-once is counted from
  * the handler's own execution log (a preload wraps the service's doc-sync handler; pg-boss's
@@ -42,6 +43,8 @@ const TYPE = 'doc-sync';
 const PG_BOSS = 'pg-boss';
 const CEILING = 'bare fastify + postgres';
 const SUBMIT_CONCURRENCY = 50;
+/** The most run slots the service's configuration accepts (`concurrency`, src/config/schema.ts). */
+const SERVICE_MAX_RUN_SLOTS = 64;
 /** pg-boss 10 refuses a shorter interval; its workers skip it while they find jobs. */
 const PG_BOSS_POLLING_SECONDS = 0.5;
 
@@ -347,12 +350,13 @@ export const postgres: Scenario = {
       rows.skip('service (postgres)', 'tasks/s, req/s', SKIP_SERVICE_REASON);
       return;
     }
-    // The service at its best within the same worker concurrencies: its run slots tried at
-    // pg-boss's best point's worker count and at the largest count of pg-boss's sweep (a pg-boss
-    // worker runs a whole fetched batch, so its best point can have few workers), the faster
-    // passing setting used for both instance counts.
+    // The service at its best within the same concurrency: its run slots tried at pg-boss's best
+    // point's worker count, at the largest count of pg-boss's sweep and at the service's own
+    // maximum, the fastest passing setting used for both instance counts. A pg-boss worker runs a
+    // whole fetched batch, so every point of its sweep holds more jobs at once (at least 4 workers
+    // x 50) than the service's maximum of runs.
     const bossWorkers = typeof boss?.settings.workers === 'number' ? boss.settings.workers : ctx.settings.concurrency;
-    const slotChoices = [...new Set([bossWorkers, Math.max(...s.pgBossWorkers)])];
+    const slotChoices = [...new Set([bossWorkers, Math.max(...s.pgBossWorkers), SERVICE_MAX_RUN_SLOTS])];
     const slotSweep: Array<{ runSlots: number; tasksPerSec: number | null; passed: boolean; error?: string }> = [];
     for (const slots of slotChoices) {
       if (slotChoices.length === 1 || ctx.remainingMs() < 60_000) break;
