@@ -158,9 +158,12 @@ export interface StateStore {
   /** Atomic read-modify-write of one run. Durable before the promise resolves (also when unchanged). */
   mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult>;
   /**
-   * `mutateRun`, plus the records `appendsFor` picks from its outcome (called only when the run
-   * was stored), in the same atomic commit and made durable by the same fsync: one durability
-   * round for a run and its telemetry instead of two.
+   * `mutateRun`, plus the records `appendsFor` picks from its outcome, in the same atomic commit
+   * and made durable by the same fsync: one durability round for a run and its telemetry instead
+   * of two. Only a stored run's records are appended. `appendsFor` must be a pure function of the
+   * outcome: a driver may ask it before the write (PostgreSQL inserts new runs and their records
+   * in one statement), for an insert that then finds the run present, and with the record's
+   * `seq` and its new events' stamps not yet assigned.
    */
   mutateRunAndAppend(runId: string, mutate: RunMutator, appendsFor: AppendsFor): Promise<MutateResult>;
   /**

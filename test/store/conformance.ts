@@ -609,7 +609,9 @@ export function describeStoreConformance(
         expect(first.changed).toBe(true);
         const again = await store.mutateRunAndAppend('with-telemetry', insertIfAbsent(makeRun({ runId: 'with-telemetry' })), appendsFor);
         expect(again.changed).toBe(false);
-        expect(seen).toEqual([{ before: null, after: 'with-telemetry' }]);
+        // A driver may ask before it knows the run is absent (the answer is then used only if it is).
+        expect(seen.length).toBeGreaterThanOrEqual(1);
+        expect(seen.every((s) => s.before === null && s.after === 'with-telemetry')).toBe(true);
         const reopened = await reopen(store, dir);
         expect((await reopened.getRun('with-telemetry'))?.runId).toBe('with-telemetry');
         expect((await reopened.listAppended('telemetry', { limit: 10 })).items).toEqual([

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
-import { markRunning } from '../../src/tasks/run-transitions.js';
+import { markRunning, withEvent } from '../../src/tasks/run-transitions.js';
 import { foldTaskCounts, recordTasksIn } from '../../src/store/postgres/state.js';
 import type { TaskRecord } from '../../src/domain/orchestrator-state.js';
 import { makeRun } from '../support/runs.js';
@@ -89,6 +89,41 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgreSQL group-committed batches (${TEST_
     // Numbers are distinct and every admitted run got one.
     const seqs = (await store.listRuns({ limit: 100 })).items.map((run) => run.seq);
     expect(new Set(seqs).size).toBe(ids.length - 1);
+  });
+
+  it('inserts new keys arriving together by one statement that is its own commit, and settles stored keys in the transaction', async () => {
+    const store = await openStore(freshSchema('batch_new'));
+    const telemetry = (result: { after: RunRecord | null }) => [{ collection: 'telemetry' as const, record: { runId: result.after!.runId }, keep: 100 }];
+    // Runs with an event: its stamp is the writing transaction's id, which only the statement knows.
+    const admit = (runId: string, payload: Record<string, unknown> = { n: runId }) =>
+      store.mutateRunAndAppend(runId, (current) => (current ? null : withEvent(makeRun({ runId, taskId: runId, payload }), new Date('2026-01-01T00:00:00.000Z'), { kind: 'queue', name: 'admitted' })), telemetry);
+    const stored = ['old-0', 'old-1', 'old-2'];
+    for (const runId of stored) await admit(runId);
+    const fresh = Array.from({ length: 7 }, (_, i) => `new-${i}`);
+    // A payload holding the pending stamp's text is not rewritten: that admission goes through the transaction.
+    const tricky = 'new-tricky';
+    const trickyPayload = { tx: Number.MIN_SAFE_INTEGER, note: 'kept as sent' };
+    const { result, named } = await countingStatements(() => Promise.all([...stored, ...fresh].map((runId) => admit(runId)).concat(admit(tricky, trickyPayload))));
+    expect(named.get('admit-new-runs-telemetry') ?? 0).toBeGreaterThanOrEqual(1);
+    expect(named.get('admit-new-runs-telemetry')!).toBeLessThan(fresh.length);
+    result.slice(0, stored.length).forEach((outcome, i) => expect(outcome).toMatchObject({ changed: false, before: { runId: stored[i] } }));
+    const admitted = result.slice(stored.length);
+    for (const outcome of admitted) {
+      expect(outcome.changed).toBe(true);
+      const row = await store.getRun(outcome.after!.runId);
+      // The answer is the stored record: its number and its events' stamps (the writing transaction's id).
+      expect(row).toEqual(outcome.after);
+      expect(row!.events).toHaveLength(1);
+      expect(row!.events[0]!.tx).toBeGreaterThan(0);
+    }
+    expect((await store.getRun(tricky))?.payload).toEqual(trickyPayload);
+    // `last_tx` is the stamp of the newest event, 0 for a run without events (as a transaction's insert leaves it).
+    const columns = await store.pool().query(`SELECT run_id, last_tx, COALESCE((doc->'events'->-1->>'tx')::bigint, 0) AS stamp FROM runs WHERE run_id LIKE 'new-%'`);
+    expect(columns.rows).toHaveLength(fresh.length + 1);
+    for (const row of columns.rows) expect(row.last_tx).toBe(row.stamp);
+    // Telemetry once per admitted run, none for the keys found stored.
+    const { items } = await store.listAppended('telemetry', { limit: 100 });
+    expect(items.map((item) => item.runId).sort()).toEqual([...stored, ...fresh, tricky].sort());
   });
 
   it('settles duplicates of one key arriving together as one admission and the rest unchanged', async () => {

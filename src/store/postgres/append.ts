@@ -10,7 +10,7 @@ const SEQUENCES: Readonly<Record<AppendCollection, string>> = {
   milestones: 'appended_seq_milestones',
 };
 
-function sequenceOf(collection: AppendCollection): string {
+export function sequenceOf(collection: AppendCollection): string {
   if (!Object.hasOwn(SEQUENCES, collection)) throw new ProgrammingError(`unknown append collection ${String(collection)}`);
   return SEQUENCES[collection];
 }
@@ -28,8 +28,8 @@ const TRIM_SLACK = 64;
 const FULL_TRIM_EVERY = 4096;
 
 /**
- * The rows of `collection` (`$1`) that the records `added` (a CTE returning `seq`) push out of
- * the newest `keep` (`$3`), locked for deletion: those numbered `keep` below each added record,
+ * The rows of the collection (parameter `collection`) that the records `added` (a CTE returning
+ * `seq`) push out of the newest `keep` (parameter `keep`), locked for deletion: those numbered `keep` below each added record,
  * and the `TRIM_SLACK` just below them.
  *
  * Not every row below the cut: deleted rows stay in the index until a vacuum, and a range from
@@ -45,10 +45,10 @@ const FULL_TRIM_EVERY = 4096;
  * collection was full: one WAL flush at a time, 54 admissions/s where 400 went before. A skipped
  * row is gone when that transaction commits, or taken by a later trim if it rolls back.
  */
-function rowsPushedOut(): string {
-  return `SELECT id FROM appended WHERE collection = $1
-       AND seq <= (SELECT MAX(seq) FROM added) - $3
-       AND seq > (SELECT CASE WHEN MAX(seq) / ${FULL_TRIM_EVERY} > (MIN(seq) - 1) / ${FULL_TRIM_EVERY} THEN 0 ELSE MIN(seq) - $3 - ${TRIM_SLACK} END FROM added)
+export function rowsPushedOut(collection = '$1', keep = '$3'): string {
+  return `SELECT id FROM appended WHERE collection = ${collection}
+       AND seq <= (SELECT MAX(seq) FROM added) - ${keep}
+       AND seq > (SELECT CASE WHEN MAX(seq) / ${FULL_TRIM_EVERY} > (MIN(seq) - 1) / ${FULL_TRIM_EVERY} THEN 0 ELSE MIN(seq) - ${keep} - ${TRIM_SLACK} END FROM added)
        FOR UPDATE SKIP LOCKED`;
 }
 

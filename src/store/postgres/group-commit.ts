@@ -4,12 +4,21 @@ import { withTransaction } from './transaction.js';
 /** A batch's answer for an item it could not settle inside the batch: the item is then done on its own, after the commit. */
 export const ALONE = Symbol('alone');
 
+/** A first try's answer for an item it left to the batch's transaction. */
+export const IN_BATCH = Symbol('in-batch');
+
 export interface GroupCommitOptions<I, O> {
   pool: pg.Pool;
   /** The batch's work inside its transaction: one outcome per item, in order (or ALONE). */
   runBatch: (client: pg.PoolClient, items: I[]) => Promise<Array<O | typeof ALONE>>;
   /** One item on its own (its own transaction): an ALONE item, every item of a failed batch. */
   runOne: (item: I) => Promise<O>;
+  /**
+   * Optional: a first try at the batch without a transaction of its own (one statement that is
+   * its own commit). The items it answers IN_BATCH, and all of them when it throws, go on to
+   * `runBatch`. It must leave an item it does not answer unwritten.
+   */
+  tryFirst?: (items: I[]) => Promise<Array<O | typeof IN_BATCH>>;
   /** Items sharing a key never share a batch (the later waits for the next one). */
   keyOf: (item: I) => string;
   maxBatch: number;
@@ -86,7 +95,9 @@ export class GroupCommit<I, O> {
    * statement per append collection, the finish and its task records in one), and a lone write
    * is the common case when several instances share the load.
    */
-  private async commit(batch: Array<Pending<I, O>>): Promise<void> {
+  private async commit(all: Array<Pending<I, O>>): Promise<void> {
+    const batch = await this.settledFirst(all);
+    if (batch.length === 0) return;
     let outcomes: Array<O | typeof ALONE>;
     try {
       outcomes = await withTransaction(this.options.pool, (client) =>
@@ -113,6 +124,27 @@ export class GroupCommit<I, O> {
         return undefined;
       }),
     );
+  }
+
+  /** The items `tryFirst` settled are answered; the rest are returned for the transaction. */
+  private async settledFirst(batch: Array<Pending<I, O>>): Promise<Array<Pending<I, O>>> {
+    const { tryFirst } = this.options;
+    if (tryFirst === undefined) return batch;
+    let first: Array<O | typeof IN_BATCH>;
+    try {
+      first = await tryFirst(batch.map((pending) => pending.item));
+    } catch {
+      // A failed statement wrote nothing, or, its answer lost, all of it: the transaction then
+      // decides for every item, and finds such a write stored.
+      return batch;
+    }
+    const rest: Array<Pending<I, O>> = [];
+    batch.forEach((pending, i) => {
+      const outcome = first[i]!;
+      if (outcome === IN_BATCH) rest.push(pending);
+      else pending.resolve(outcome);
+    });
+    return rest;
   }
 
   private async alone(pending: Pending<I, O>): Promise<void> {

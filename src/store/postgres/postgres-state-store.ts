@@ -23,6 +23,7 @@ import type {
   TaskOutcomeWrite,
 } from '../types.js';
 import { runEventsWrittenBy } from '../types.js';
+import { admitNewRuns } from './admit-new-runs.js';
 import { appendRecord, listAppended } from './append.js';
 import { claimNextRun, claimRuns } from './claim-next-run.js';
 import { createPool, parsePostgresUrl, type PostgresTarget } from './connection.js';
@@ -162,6 +163,8 @@ export class PostgresStateStore implements StateStore {
     return {
       runWrites: new GroupCommit<RunWrite, MutateResult>({
         pool,
+        // New runs (admissions of new keys) in one statement that is its own commit; the rest in the batch's transaction.
+        tryFirst: (items) => admitNewRuns(pool, items),
         runBatch: mutateRunsAndAppend,
         runOne: (item) => mutateRunAndAppend(pool, item.runId, item.mutate, item.appendsFor),
         keyOf: (item) => item.runId,

@@ -24,7 +24,7 @@ function recordParams(runs: Array<{ doc: string; lastTx: number | null }>): unkn
 }
 
 /** The columns after run_id and seq, as save-run.ts `columns` lays them out, read from the record `doc`. */
-function columnsOf(doc: string): string {
+export function columnsOf(doc: string): string {
   return [
     `${doc}->>'type'`,
     `${doc}->>'status'`,
@@ -38,7 +38,7 @@ function columnsOf(doc: string): string {
   ].join(', ');
 }
 
-const COLUMNS = 'type, status, queue_state, internal, attempt, lease_owner, lease_until, created_at, updated_at';
+export const RUN_COLUMNS = 'type, status, queue_state, internal, attempt, lease_owner, lease_until, created_at, updated_at';
 
 /**
  * Inserts new runs, numbered from `run_seq` in batch order. A run whose id another transaction
@@ -49,7 +49,7 @@ export async function insertRuns(db: Queryable, runs: StampedRun[]): Promise<Map
   const result = await db.query<{ run_id: string; seq: string }>({
     name: 'runs-insert-many',
     // OFFSET 0 keeps the numbered subquery as it is: each row draws nextval once, used twice.
-    text: `INSERT INTO runs (run_id, seq, ${COLUMNS}, doc, last_tx)
+    text: `INSERT INTO runs (run_id, seq, ${RUN_COLUMNS}, doc, last_tx)
        SELECT v.doc->>'runId', v.seq, ${columnsOf('v.doc')}, jsonb_set(v.doc, '{seq}', to_jsonb(v.seq)), COALESCE(v.last_tx, 0)
        FROM (
          SELECT u.doc, u.last_tx, nextval('run_seq') AS seq FROM ${unnestRecords(1, 'u', true)}
@@ -82,7 +82,7 @@ export function runsUpdate(runs: StampedRun[]): RunsUpdate {
 
 /** The multi-row UPDATE of runsUpdate's parameters, numbered from `$first` (a statement of its own, or part of a larger one). */
 export function runsUpdateText(first: number): string {
-  return `UPDATE runs AS r SET (${COLUMNS}, doc, last_tx) = (${columnsOf('v.doc')}, v.doc, COALESCE(v.last_tx, r.last_tx))
+  return `UPDATE runs AS r SET (${RUN_COLUMNS}, doc, last_tx) = (${columnsOf('v.doc')}, v.doc, COALESCE(v.last_tx, r.last_tx))
        FROM ${unnestRecords(first, 'v')}
        WHERE r.run_id = v.doc->>'runId' AND r.seq = (v.doc->>'seq')::bigint`;
 }
