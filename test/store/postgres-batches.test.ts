@@ -228,6 +228,44 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgreSQL group-committed batches (${TEST_
     }
   });
 
+  it('writes the finishes of runs it claimed by one statement that checks each row is as it left it, and a run written since the slower way', async () => {
+    const schema = freshSchema('batch_known');
+    const store = await openStore(schema);
+    const other = await openStore(schema);
+    const record = (n: number): TaskRecord => ({ type: 'doc-sync', status: 'completed', timestamp: `2026-01-01T00:01:${String(n % 60).padStart(2, '0')}.000Z`, durationMs: n });
+    for (let i = 0; i < 45; i++) await store.recordTask(record(i));
+    const ids = Array.from({ length: 12 }, (_, i) => `known-${String(i).padStart(2, '0')}`);
+    const now = new Date();
+    for (const runId of ids) await store.mutateRunAndAppend(runId, (current) => (current ? null : withEvent(makeRun({ runId, taskId: runId }), now, { kind: 'queue', name: 'admitted' })), () => []);
+    const claimed = await store.claimRuns({ typeLimits: {} }, ids.length, (run) => markRunning(run, 'instance-a', new Date(now.getTime() + 60_000), now));
+    expect(claimed).toHaveLength(ids.length);
+    // Another instance writes one of them after the claim: its finish must see that write.
+    const touched = ids[3]!;
+    await other.mutateRun(touched, (current) => (current ? { ...current, operatorSummary: 'noted meanwhile' } : null));
+    const finish = (current: RunRecord | null) =>
+      current ? withEvent({ ...current, status: 'success' as const, queueState: null, claim: null, finishedAt: now.toISOString() }, now, { kind: 'execution', name: 'succeeded' }) : null;
+    const { result, named } = await countingStatements(() => Promise.all(ids.map((runId, i) => store.finishRun(runId, finish, { record: record(100 + i) }))));
+    expect(named.get('finish-known-runs') ?? 0).toBeGreaterThanOrEqual(1);
+    expect(named.get('finish-known-runs')!).toBeLessThan(ids.length);
+    // Only the run written since went through the locking path.
+    expect(named.get('runs-lock-many') ?? 0).toBe(1);
+    for (const [i, outcome] of result.entries()) {
+      expect(outcome.changed).toBe(true);
+      const stored = await store.getRun(ids[i]!);
+      expect(stored).toEqual(outcome.after);
+      expect(stored!.status).toBe('success');
+      expect(stored!.events.map((event) => event.name)).toEqual(['admitted', 'started', 'succeeded']);
+      expect(stored!.events.every((event) => (event.tx ?? 0) > 0)).toBe(true);
+    }
+    expect((await store.getRun(touched))?.operatorSummary).toBe('noted meanwhile');
+    const state = await store.getState();
+    expect(state.tasksProcessed).toBe(57);
+    expect(state.taskHistory).toHaveLength(50);
+    expect(state.taskHistory.slice(38).map((r) => r.durationMs).sort((x, y) => x - y)).toEqual(ids.map((_, i) => 100 + i));
+    const { rows } = await store.pool().query<{ n: string }>('SELECT COUNT(*) AS n FROM task_history');
+    expect(Number(rows[0]!.n)).toBe(50);
+  });
+
   it('fills a claim batch past runs of a type at its limit with runs of other types behind them', async () => {
     const store = await openStore(freshSchema('batch_fill'));
     for (let i = 0; i < 6; i++) {

@@ -9,27 +9,13 @@ import { joinRecords, splitRecords } from './record-text.js';
 import type { RunWrite } from './run-batches.js';
 import { checked, stampedIn } from './save-run.js';
 import { columnsOf, RUN_COLUMNS } from './save-runs.js';
-
-/**
- * The stamp the events of a new run carry until the statement that inserts it replaces it with
- * its transaction's id, which only that statement knows. No transaction id is negative.
- */
-const PENDING_TX = Number.MIN_SAFE_INTEGER;
-/** The stamp as it stands in a record's JSON text (`JSON.stringify` writes no spaces). */
-const PENDING_STAMP = `"tx":${PENDING_TX}`;
+import { PENDING_TX, stampableInSql, stampedAs, stampedDoc, stampOf } from './sql-stamps.js';
 
 interface NewRun {
   index: number;
   stored: RunRecord;
   doc: string;
   appends: Array<Record<string, unknown>>;
-}
-
-/** How often `text` holds `part`. */
-function occurrences(text: string, part: string): number {
-  let count = 0;
-  for (let at = text.indexOf(part); at !== -1; at = text.indexOf(part, at + part.length)) count++;
-  return count;
 }
 
 /**
@@ -45,8 +31,7 @@ function newRunOf(item: RunWrite, index: number, into: { collection: AppendColle
     if (next === null) return null;
     const stamped = stampedIn(null, storedRun(item.runId, null, next, () => 1), PENDING_TX).run;
     const { stored, doc } = checked(stamped);
-    const pending = stored.events.filter((event) => event.tx === PENDING_TX).length;
-    if (occurrences(doc, PENDING_STAMP) !== pending) return null;
+    if (!stampableInSql(stored, doc)) return null;
     const appends = item.appendsFor({ before: null, after: stored, changed: true });
     for (const { collection, keep } of appends) {
       const count = retentionCount(keep);
@@ -65,7 +50,7 @@ function newRunOf(item: RunWrite, index: number, into: { collection: AppendColle
  * statement that is its own commit: no `BEGIN`, no lock of the batch's rows, no `COMMIT`, one
  * round trip where the transaction took five. Each record is built as its mutator builds it for
  * an absent run; the statement numbers it, stamps its new events with the statement's
- * transaction id (replacing `PENDING_TX` in its text), inserts it unless its id is taken
+ * transaction id (sql-stamps.ts), inserts it unless its id is taken
  * (`ON CONFLICT DO NOTHING`), and appends and trims for the records it inserted only.
  *
  * An item whose run already exists (a duplicate key, a retry) is answered IN_BATCH and settled
@@ -90,8 +75,7 @@ export async function admitNewRuns(pool: pg.Pool, items: RunWrite[]): Promise<Ar
     // OFFSET 0 keeps the numbered subquery as it is: each row draws nextval once.
     text: `WITH x AS (SELECT pg_current_xact_id()::text AS tx),
      v AS (
-       SELECT replace(u.doc, '${PENDING_STAMP}', '"tx":' || x.tx)::jsonb AS doc, u.ord,
-         CASE WHEN strpos(u.doc, '${PENDING_STAMP}') > 0 THEN x.tx::bigint ELSE 0 END AS last_tx
+       SELECT ${stampedDoc('u.doc', 'x.tx')} AS doc, u.ord, COALESCE(${stampOf('u.doc', 'x.tx')}, 0) AS last_tx
        FROM unnest(${splitRecords('$1')}) WITH ORDINALITY AS u(doc, ord), x
      ), inserted AS (
        INSERT INTO runs (run_id, seq, ${RUN_COLUMNS}, doc, last_tx)
@@ -122,9 +106,7 @@ export async function admitNewRuns(pool: pg.Pool, items: RunWrite[]): Promise<Ar
   for (const { index, stored } of candidates) {
     const row = byId.get(stored.runId);
     if (row === undefined) continue;
-    const tx = Number(row.tx);
-    const events = stored.events.map((event) => (event.tx === PENDING_TX ? { ...event, tx } : event));
-    outcomes[index] = { before: null, after: { ...stored, seq: Number(row.seq), events }, changed: true };
+    outcomes[index] = { before: null, after: { ...stampedAs(stored, Number(row.tx)), seq: Number(row.seq) }, changed: true };
   }
   return outcomes;
 }

@@ -24,6 +24,8 @@ import type {
 } from '../types.js';
 import { runEventsWrittenBy } from '../types.js';
 import { admitNewRuns } from './admit-new-runs.js';
+import { finishKnownRuns } from './finish-known-runs.js';
+import { KnownRuns } from './known-runs.js';
 import { appendRecord, listAppended } from './append.js';
 import { claimNextRun, claimRuns } from './claim-next-run.js';
 import { createPool, parsePostgresUrl, type PostgresTarget } from './connection.js';
@@ -99,6 +101,8 @@ export class PostgresStateStore implements StateStore {
   private readonly logger;
   private readonly lifecycle: StoreLifecycle<Session>;
   private readonly eventListeners = new Set<(written: RunEventsWritten) => void>();
+  /** Runs this instance wrote running, so that their final write can skip locking and reading them (known-runs.ts). */
+  private readonly known = new KnownRuns();
   private readonly stateRead = new SharedRead(() => this.read((pool) => getState(pool, this.stateKey)));
   private readonly stateReadWithoutHistory = new SharedRead(() => this.read((pool) => getStateWithoutHistory(pool, this.stateKey)));
 
@@ -173,6 +177,8 @@ export class PostgresStateStore implements StateStore {
       }),
       finishes: new GroupCommit<RunFinish, MutateResult>({
         pool,
+        // Runs as this instance left them in one statement that is its own commit; the rest in the batch's transaction.
+        tryFirst: (items) => finishKnownRuns(pool, this.stateKey, items, this.known),
         runBatch: (client, items) => finishRuns(client, this.stateKey, items),
         runOne: (item) => finishRun(pool, this.stateKey, item.runId, item.mutate, item.task),
         keyOf: (item) => item.runId,
@@ -207,20 +213,33 @@ export class PostgresStateStore implements StateStore {
   }
 
   mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult> {
+    this.known.forget(runId);
     return this.announced(this.write((pool) => mutateRun(pool, runId, mutate)), appendedBy);
   }
 
   /** Group-committed with the other run writes that arrive at the same time (docs/persistence.md). */
   mutateRunAndAppend(runId: string, mutate: RunMutator, appendsFor: AppendsFor): Promise<MutateResult> {
-    return this.announced(this.batched((session) => session.runWrites.submit({ runId, mutate, appendsFor })), appendedBy);
+    const written = this.batched((session) => session.runWrites.submit({ runId, mutate, appendsFor })).then((outcome) => {
+      if (outcome.changed && outcome.after !== null) this.known.remember(outcome.after);
+      return outcome;
+    });
+    return this.announced(written, appendedBy);
   }
 
   claimNextRun(options: ClaimOptions, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
-    return this.announced(this.write((pool) => claimNextRun(pool, options, mutate)), (run) => (run !== null ? CLAIMED : null));
+    const claimed = this.write((pool) => claimNextRun(pool, options, mutate)).then((run) => {
+      if (run !== null) this.known.remember(run);
+      return run;
+    });
+    return this.announced(claimed, (run) => (run !== null ? CLAIMED : null));
   }
 
   claimRuns(options: ClaimOptions, max: number, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord[]> {
-    return this.announced(this.write((pool) => claimRuns(pool, options, max, mutate)), (runs) => (runs.length > 0 ? CLAIMED : null));
+    const claimed = this.write((pool) => claimRuns(pool, options, max, mutate)).then((runs) => {
+      for (const run of runs) this.known.remember(run);
+      return runs;
+    });
+    return this.announced(claimed, (runs) => (runs.length > 0 ? CLAIMED : null));
   }
 
   /** Group-committed with the other final writes that arrive at the same time. */
