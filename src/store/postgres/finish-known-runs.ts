@@ -9,7 +9,11 @@ import { joinRecords, splitRecords } from './record-text.js';
 import type { RunFinish } from './run-batches.js';
 import { checked, stampedIn } from './save-run.js';
 import { columnsOf, RUN_COLUMNS } from './save-runs.js';
+import { taskRecordCtesOf } from './state.js';
 import { PENDING_TX, stampableInSql, stampedAs, stampedDoc, stampOf } from './sql-stamps.js';
+
+/** How many runs the statement's update finished. */
+const FINISHED = '(SELECT COUNT(*)::int FROM finished)';
 
 interface KnownFinish {
   index: number;
@@ -65,22 +69,12 @@ export async function finishKnownRuns(pool: pg.Pool, stateKey: string, items: Ru
        ) AS v
        WHERE r.run_id = v.doc->>'runId' AND r.xmin::text::bigint = v.xmin
        RETURNING r.run_id
-     ), n AS (SELECT COUNT(*)::int AS n FROM finished),
-     counted AS (
-       INSERT INTO task_count_deltas (state_key, n)
-       SELECT s.state_key, n.n FROM state_documents AS s, n WHERE s.state_key = $3::text AND n.n > 0 FOR KEY SHARE OF s RETURNING 1
-     ), recorded AS (
-       INSERT INTO task_history (state_key, record)
-       SELECT $3::text, t.record::jsonb FROM unnest(${splitRecords('$4')}, $5::text[]) WITH ORDINALITY AS t(record, run_id, ord)
-       WHERE t.run_id IN (SELECT run_id FROM finished) ORDER BY t.ord RETURNING 1
-     ), trimmed AS (
-       DELETE FROM task_history WHERE id IN (
-         SELECT id FROM task_history WHERE state_key = $3::text AND (SELECT n FROM n) > 0 AND id < COALESCE((
-           SELECT MIN(id) FROM (
-             SELECT id FROM task_history WHERE state_key = $3::text ORDER BY id DESC LIMIT GREATEST(0, ${STATE_BOUNDS.taskHistory} - (SELECT n FROM n))
-           ) AS kept
-         ), 9223372036854775807) FOR UPDATE SKIP LOCKED) RETURNING 1
-     )
+     ), ${taskRecordCtesOf({
+       key: '$3::text',
+       rows: `unnest(${splitRecords('$4')}, $5::text[]) WITH ORDINALITY AS u(record, run_id, ord) WHERE u.run_id IN (SELECT run_id FROM finished)`,
+       n: FINISHED,
+       keepBefore: `GREATEST(0, ${STATE_BOUNDS.taskHistory} - ${FINISHED})`,
+     })}
      SELECT finished.run_id, (SELECT tx FROM x) AS tx FROM finished`,
     values: [
       joinRecords(finishes.map((finish) => finish.doc)),

@@ -152,29 +152,50 @@ export function recordTaskIn(client: Queryable, stateKey: string, record: TaskRe
   return recordTasksIn(client, stateKey, [record]);
 }
 
+/** SQL pieces of taskRecordCtesOf. */
+export interface TaskRecordSql {
+  /** The state key (text). */
+  key: string;
+  /** A FROM item of the records to add, as `u(record, ..., ord)`, with any WHERE that picks them. */
+  rows: string;
+  /** How many records are added. */
+  n: string;
+  /** How many of the rows before them the history keeps. */
+  keepBefore: string;
+}
+
 /**
- * The CTEs that record finished tasks for a key, numbered from `$first` (taskRecordValues):
- * the count delta, added by a statement that takes the document row `FOR KEY SHARE` (held
- * beside other finishes, excluding a document writer); the history rows in the order given;
- * and the trim. The trim shares the statement's snapshot, in which the rows just added are not
- * there yet, so it keeps the newest `bound - n` of the rows before them. Rows another finish is
- * already deleting are skipped, not waited for (as appended's cut).
+ * The CTEs that record finished tasks for a key: the count delta, added by a statement that
+ * takes the document row `FOR KEY SHARE` (held beside other finishes, excluding a document
+ * writer); the history rows in the order given; and the trim. The trim shares the statement's
+ * snapshot, in which the rows just added are not there yet, so it keeps the newest `bound - n`
+ * of the rows before them. Rows another finish is already deleting are skipped, not waited for
+ * (as appended's cut). Nothing is counted or trimmed when no record is added.
  */
-export function taskRecordCtes(first: number): string {
-  const param = (offset: number) => `$${first + offset}`;
-  const [key, n, records, keepBefore] = [param(0), param(1), param(2), param(3)];
+export function taskRecordCtesOf({ key, rows, n, keepBefore }: TaskRecordSql): string {
   return `counted AS (
        INSERT INTO task_count_deltas (state_key, n)
-       SELECT state_key, ${n}::int FROM state_documents WHERE state_key = ${key}::text FOR KEY SHARE RETURNING 1
+       SELECT state_key, ${n} FROM state_documents WHERE state_key = ${key} AND ${n} > 0 FOR KEY SHARE RETURNING 1
      ), recorded AS (
        INSERT INTO task_history (state_key, record)
-       SELECT ${key}::text, u.record::jsonb FROM unnest(${splitRecords(records)}) WITH ORDINALITY AS u(record, ord) ORDER BY u.ord RETURNING 1
+       SELECT ${key}, u.record::jsonb FROM ${rows} ORDER BY u.ord RETURNING 1
      ), trimmed AS (
        DELETE FROM task_history WHERE id IN (
-         SELECT id FROM task_history WHERE state_key = ${key}::text AND id < COALESCE((
-           SELECT MIN(id) FROM (SELECT id FROM task_history WHERE state_key = ${key}::text ORDER BY id DESC LIMIT ${keepBefore}::int) AS kept
+         SELECT id FROM task_history WHERE state_key = ${key} AND ${n} > 0 AND id < COALESCE((
+           SELECT MIN(id) FROM (SELECT id FROM task_history WHERE state_key = ${key} ORDER BY id DESC LIMIT ${keepBefore}) AS kept
          ), 9223372036854775807) FOR UPDATE SKIP LOCKED) RETURNING 1
      )`;
+}
+
+/** taskRecordCtesOf for every record of the parameters numbered from `$first` (taskRecordValues). */
+export function taskRecordCtes(first: number): string {
+  const param = (offset: number) => `$${first + offset}`;
+  return taskRecordCtesOf({
+    key: `${param(0)}::text`,
+    n: `${param(1)}::int`,
+    rows: `unnest(${splitRecords(param(2))}) WITH ORDINALITY AS u(record, ord)`,
+    keepBefore: `${param(3)}::int`,
+  });
 }
 
 /** The four parameters of taskRecordCtes. */
