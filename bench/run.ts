@@ -6,6 +6,7 @@
  * bench-results/<timestamp>/). Figures only compare within one run: the ratio is the result.
  */
 import { join, resolve } from 'node:path';
+import { MAX_RUN_SLOTS } from '../src/config/schema.js';
 import { runCleanups } from './lib/cleanup.js';
 import { benchFault } from './lib/fault.js';
 import { machineInfo } from './lib/machine.js';
@@ -53,7 +54,7 @@ function parseArgs(argv: string[]): Args {
     else if (arg === '--out' || arg.startsWith('--out=')) args.out = value();
     else if (arg === '--concurrency' || arg.startsWith('--concurrency=')) {
       const n = Number(value());
-      if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error('--concurrency takes an integer from 1 to 64');
+      if (!Number.isInteger(n) || n < 1 || n > MAX_RUN_SLOTS) throw new Error(`--concurrency takes an integer from 1 to ${MAX_RUN_SLOTS}`);
       args.concurrency = n;
     } else if (arg === '--help' || arg === '-h') args.help = true;
     else throw new Error(`unknown argument: ${arg}`);

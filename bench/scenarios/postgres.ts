@@ -4,9 +4,9 @@
  * cluster in a schema of its own, dropped afterwards), against pg-boss at its best (swept over
  * workers × batch size) on the same database and against the PostgreSQL admission ceiling (bare
  * Fastify inserting each request's row into one table, commits grouped). The service's run slots
- * per instance are the fastest of pg-boss's best worker count, the largest of its sweep and the
- * service's maximum (64), tried end to end with one instance first: each system at its best, the
- * service with fewer jobs at once than any point of pg-boss's sweep (workers x batch size).
+ * per instance are tried end to end with one instance first, at 64, at 256 and at pg-boss's best
+ * point's jobs at once (workers x batch size, up to the service's maximum): each system at its
+ * best, and at the same worker concurrency at most.
  *
  * Every row checks its own work: every acknowledged key is stored; exactly-once is counted from
  * the handler's own execution log (a preload wraps the service's doc-sync handler; pg-boss's
@@ -15,6 +15,7 @@
  * ratio against it.
  */
 import pg from 'pg';
+import { MAX_RUN_SLOTS } from '../../src/config/schema.js';
 import { onCleanup } from '../lib/cleanup.js';
 import { analyzeCounts, exactlyOnceChecks, makePlan, type ExactlyOncePlan, type ExactlyOnceResult } from '../lib/exactly-once.js';
 import { benchFault, CEILING_500_EVERY, startAckDroppingProxy, type AckDroppingProxy } from '../lib/fault.js';
@@ -43,8 +44,8 @@ const TYPE = 'doc-sync';
 const PG_BOSS = 'pg-boss';
 const CEILING = 'bare fastify + postgres';
 const SUBMIT_CONCURRENCY = 50;
-/** The most run slots the service's configuration accepts (`concurrency`, src/config/schema.ts). */
-const SERVICE_MAX_RUN_SLOTS = 64;
+/** Run slots always tried besides pg-boss's own concurrency. */
+const SERVICE_RUN_SLOT_CHOICES = [64, 256];
 /** pg-boss 10 refuses a shorter interval; its workers skip it while they find jobs. */
 const PG_BOSS_POLLING_SECONDS = 0.5;
 
@@ -350,13 +351,13 @@ export const postgres: Scenario = {
       rows.skip('service (postgres)', 'tasks/s, req/s', SKIP_SERVICE_REASON);
       return;
     }
-    // The service at its best within the same concurrency: its run slots tried at pg-boss's best
-    // point's worker count, at the largest count of pg-boss's sweep and at the service's own
-    // maximum, the fastest passing setting used for both instance counts. A pg-boss worker runs a
-    // whole fetched batch, so every point of its sweep holds more jobs at once (at least 4 workers
-    // x 50) than the service's maximum of runs.
+    // The service at its best within the same concurrency: its run slots tried at 64, at 256 and
+    // at the jobs pg-boss's best point holds at once (a pg-boss worker runs a whole fetched batch,
+    // so that is workers x batch size), the fastest passing setting used for both instance counts.
+    // More slots mean larger admission, claim and final-write batches (docs/performance.md).
     const bossWorkers = typeof boss?.settings.workers === 'number' ? boss.settings.workers : ctx.settings.concurrency;
-    const slotChoices = [...new Set([bossWorkers, Math.max(...s.pgBossWorkers), SERVICE_MAX_RUN_SLOTS])];
+    const bossBatch = typeof boss?.settings.batchSize === 'number' ? boss.settings.batchSize : 1;
+    const slotChoices = [...new Set([...SERVICE_RUN_SLOT_CHOICES, Math.min(MAX_RUN_SLOTS, bossWorkers * bossBatch)])].sort((a, b) => a - b);
     const slotSweep: Array<{ runSlots: number; tasksPerSec: number | null; passed: boolean; error?: string }> = [];
     for (const slots of slotChoices) {
       if (slotChoices.length === 1 || ctx.remainingMs() < 60_000) break;
@@ -374,7 +375,7 @@ export const postgres: Scenario = {
     }
     details['service run-slot sweep (1 instance)'] = slotSweep;
     const fastest = slotSweep.filter((p) => p.passed).sort((a, b) => (b.tasksPerSec ?? 0) - (a.tasksPerSec ?? 0))[0];
-    const runSlots = fastest?.runSlots ?? bossWorkers;
+    const runSlots = fastest?.runSlots ?? SERVICE_RUN_SLOT_CHOICES[0]!;
     ctx.log(`service: ${runSlots} run slots per instance (tried ${slotSweep.map((p) => `${p.runSlots}: ${p.tasksPerSec?.toFixed(0) ?? 'failed'} tasks/s`).join(', ') || 'one setting'})`);
     let single: ExactlyOnceResult | null = null;
     for (const instances of [1, 3]) {

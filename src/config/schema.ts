@@ -6,6 +6,14 @@ export const RateLimitSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * The most run slots (`concurrency`) one instance takes. A slot of an in-process handler costs an
+ * entry in memory; on a shared store more runs at once also means larger claim, admission and
+ * final-write batches, so fewer statements per run (docs/performance.md). Worker lanes spawn a
+ * process per running attempt: cap those types with `typeConcurrency`.
+ */
+export const MAX_RUN_SLOTS = 1024;
+
 export const RATE_LIMIT_BUCKETS = [
   'health-public',
   'docs-public',
@@ -98,7 +106,7 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+    concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RUN_SLOTS })),
     typeConcurrency: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 1 }))),
     runRetention: Type.Optional(Type.Integer({ minimum: 10 })),
     workerTimeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),

@@ -129,6 +129,41 @@ describe('Runner', () => {
     expect((await store.getState()).tasksProcessed).toBe(6);
   });
 
+  it('runs hundreds at once with hundreds of slots, claimed in one go, and never more than its slots', async () => {
+    const release = gate();
+    let running = 0;
+    let most = 0;
+    const claims: Array<{ max: number; got: number }> = [];
+    const { store, runner } = await setUp({
+      concurrency: 300,
+      handler: async () => {
+        running += 1;
+        most = Math.max(most, running);
+        await release.wait;
+        running -= 1;
+        return { status: 'completed', result: {} };
+      },
+      wrap: (inner) =>
+        Object.assign(Object.create(inner) as StateStore, {
+          claimRuns: async (...args: Parameters<NonNullable<StateStore['claimRuns']>>) => {
+            const got = await inner.claimRuns!(...args);
+            claims.push({ max: args[1], got: got.length });
+            return got;
+          },
+        }),
+    });
+    await insertReady(store, 320);
+    runner.start();
+    await until(() => running === 300, '300 handlers running');
+    // Nothing more starts while all 300 are held.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(running).toBe(300);
+    expect(claims[0]).toEqual({ max: 300, got: 300 });
+    release.open();
+    await until(async () => (await store.countRuns()).byStatus.success === 320, 'all 320 runs to succeed');
+    expect(most).toBe(300);
+  });
+
   it('starts a claim for a slot that frees while another claim is still on its way, never exceeding its slots', async () => {
     const releaseFirst = gate();
     const secondClaim = gate();
