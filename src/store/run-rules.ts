@@ -1,6 +1,6 @@
 import { RUN_STATUSES, TERMINAL_RUN_STATUSES, type RunRecord, type RunStatus } from '../domain/run-record.js';
 import { ProgrammingError } from '../domain/errors.js';
-import type { ClaimOptions, RunCounts, RunQuery } from './types.js';
+import type { CancelRequest, ClaimOptions, RunCounts, RunQuery } from './types.js';
 
 /**
  * Run semantics every driver shares: how the store owns `seq`, which runs a claim may take,
@@ -120,4 +120,10 @@ export function addToRunCounts(
   forType[run.status] += count;
   if (run.queueState === 'ready') counts.ready += count;
   if (run.queueState === 'held') counts.held += count;
+}
+
+/** The run as a cancel request when it is running with a cancel requested, else null. */
+export function cancelRequestOf(run: RunRecord | null | undefined): CancelRequest | null {
+  if (!run || run.status !== 'running' || !run.cancellation) return null;
+  return { runId: run.runId, attempt: run.attempt ?? 1, ownerId: run.claim?.ownerId ?? null };
 }

@@ -47,6 +47,14 @@ export interface ClaimOptions {
   excludeTypes?: string[];
 }
 
+/** A running attempt whose cancel was requested (StateStore.cancelRequests). */
+export interface CancelRequest {
+  runId: string;
+  attempt: number;
+  /** The instance holding the attempt's claim. */
+  ownerId: string | null;
+}
+
 export interface RunCounts {
   byStatus: Record<RunStatus, number>;
   byType: Record<string, Record<RunStatus, number>>;
@@ -185,6 +193,11 @@ export interface StateStore {
    */
   finishRun(runId: string, mutate: RunMutator, task: TaskOutcomeWrite): Promise<MutateResult>;
   getRun(runId: string): Promise<RunRecord | null>;
+  /**
+   * Of the runs named, those running with a cancel requested: one read for every attempt an
+   * instance runs (its runner's cancel check), however many slots it has.
+   */
+  cancelRequests(runIds: readonly string[]): Promise<CancelRequest[]>;
   listRuns(query: RunQuery): Promise<{ items: RunRecord[]; total: number }>;
   countRuns(includeInternal?: boolean): Promise<RunCounts>;
   /**

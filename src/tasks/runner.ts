@@ -352,19 +352,19 @@ export class Runner {
   }
 
   /**
-   * Reads the stored record of each attempt running here and stops those whose cancel was
-   * requested (at another instance, or here while the run was being claimed).
+   * Stops the attempts running here whose cancel was requested (at another instance, or here
+   * while the run was being claimed): one read for all of them (StateStore.cancelRequests), so
+   * the check costs the same with 1,024 slots as with 2.
    */
   private async checkCancels(): Promise<void> {
     if (this.checkingCancels || this.active.size === 0) return;
     this.checkingCancels = true;
     try {
-      for (const [runId, active] of [...this.active]) {
-        if (active.controller.signal.aborted) continue;
-        const current = await this.deps.store.getRun(runId);
-        if (current?.cancellation && isOwnedAttempt(current, this.deps.ownerId, active.run.attempt) && this.active.get(runId) === active) {
-          this.stopCancelled(runId);
-        }
+      const running = [...this.active].filter(([, active]) => !active.controller.signal.aborted).map(([runId]) => runId);
+      const requests = await this.deps.store.cancelRequests(running);
+      for (const request of requests) {
+        const active = this.active.get(request.runId);
+        if (active && request.ownerId === this.deps.ownerId && request.attempt === active.run.attempt) this.stopCancelled(request.runId);
       }
     } catch (err) {
       this.deps.logger.error({ err }, 'could not read running attempts for cancel requests');

@@ -437,6 +437,29 @@ export function describeStoreConformance(
       });
     });
 
+    describe('cancelRequests', () => {
+      it('names the running runs among those asked whose cancel was requested, with their attempt and owner, and nothing else', async () => {
+        const { store } = await openStore();
+        const cancellation = { requestedAt: '2026-01-01T00:00:00.000Z', requestedBy: 'ops', reason: null, completedAt: null, signal: null };
+        await insert(store, markRunning(makeRun({ runId: 'asked', attempt: 2 }), 'instance-a'));
+        await store.mutateRun('asked', (run) => (run ? { ...run, cancellation } : null));
+        await insert(store, markRunning(makeRun({ runId: 'elsewhere' }), 'instance-b'));
+        await store.mutateRun('elsewhere', (run) => (run ? { ...run, cancellation } : null));
+        await insert(store, markRunning(makeRun({ runId: 'running' }), 'instance-a'));
+        await insert(store, { runId: 'queued', cancellation: null });
+        await insert(store, { runId: 'finished', status: 'cancelled', queueState: null, cancellation: { ...cancellation, completedAt: '2026-01-01T00:00:01.000Z' } });
+        await insert(store, { runId: 'not-asked' });
+        await store.mutateRun('not-asked', (run) => (run ? { ...markRunning(run, 'instance-a'), cancellation } : null));
+
+        const requests = await store.cancelRequests(['asked', 'elsewhere', 'running', 'queued', 'finished', 'absent']);
+        expect(requests.sort((a, b) => a.runId.localeCompare(b.runId))).toEqual([
+          { runId: 'asked', attempt: 2, ownerId: 'instance-a' },
+          { runId: 'elsewhere', attempt: 1, ownerId: 'instance-b' },
+        ]);
+        expect(await store.cancelRequests([])).toEqual([]);
+      });
+    });
+
     describe('pruneRuns', () => {
       it('deletes the oldest finished runs beyond keep and never unfinished ones', async () => {
         const { store } = await openStore();

@@ -164,6 +164,35 @@ describe('Runner', () => {
     expect(most).toBe(300);
   });
 
+  it('checks every attempt it runs for a cancel request with one read, not one per attempt', async () => {
+    const release = gate();
+    let running = 0;
+    const reads = { getRun: 0, cancelRequests: [] as number[] };
+    const { store, runner } = await setUp({
+      concurrency: 40,
+      handler: heldUntil(release, () => (running += 1)),
+      wrap: (inner) =>
+        asShared(inner, {
+          getRun: async (runId: string) => {
+            reads.getRun += 1;
+            return inner.getRun(runId);
+          },
+          cancelRequests: async (runIds: readonly string[]) => {
+            reads.cancelRequests.push(runIds.length);
+            return inner.cancelRequests(runIds);
+          },
+        }),
+    });
+    await insertReady(store, 40);
+    runner.start();
+    await until(() => running === 40, '40 handlers running');
+    // A shared store's runner checks twice a second.
+    await until(() => reads.cancelRequests.some((n) => n === 40), 'a cancel check of all 40 attempts');
+    expect(reads.getRun).toBe(0);
+    release.open();
+    await until(async () => (await store.countRuns()).byStatus.success === 40, 'all 40 runs to succeed');
+  });
+
   it('starts a claim for a slot that frees while another claim is still on its way, never exceeding its slots', async () => {
     const releaseFirst = gate();
     const secondClaim = gate();

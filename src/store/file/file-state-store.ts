@@ -13,6 +13,7 @@ import { retentionCount } from '../retention.js';
 import {
   PRUNABLE_STATUSES,
   addToRunCounts,
+  cancelRequestOf,
   blockedTypes,
   emptyRunCounts,
   matchesRunQuery,
@@ -23,6 +24,7 @@ import {
 import { ANY_RUN_EVENTS, stateCorrupt } from '../types.js';
 import { appendsEvents, firstInCursorOrder, runEventsPast, stampNewEvents } from '../run-event-stamps.js';
 import type {
+  CancelRequest,
   AppendCollection,
   RunEventFilter,
   RunEventPage,
@@ -342,6 +344,11 @@ export class FileStateStore implements StateStore {
   /** Reads hand out the stored record itself: it is deep-frozen, so it cannot be changed through them. */
   async getRun(runId: string): Promise<RunRecord | null> {
     return this.readable().model.getRun(runId) ?? null;
+  }
+
+  async cancelRequests(runIds: readonly string[]): Promise<CancelRequest[]> {
+    const model = this.readable().model;
+    return runIds.flatMap((runId) => cancelRequestOf(model.getRun(runId)) ?? []);
   }
 
   async listRuns(query: RunQuery): Promise<{ items: RunRecord[]; total: number }> {

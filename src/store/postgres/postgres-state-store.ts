@@ -8,6 +8,7 @@ import { silentLogger, type StoreOptions } from '../options.js';
 import { retentionCount } from '../retention.js';
 import { StoreLifecycle } from '../store-lifecycle.js';
 import type {
+  CancelRequest,
   AppendsFor,
   AppendCollection,
   ClaimOptions,
@@ -38,7 +39,7 @@ import { SharedRead } from './shared-read.js';
 import { finishRun, mutateRun, mutateRunAndAppend } from './mutate-run.js';
 import { finishRuns, mutateRunsAndAppend, type RunFinish, type RunWrite } from './run-batches.js';
 import { pruneRuns } from './prune-runs.js';
-import { countRuns, getRun, listRuns } from './read-runs.js';
+import { cancelRequests, countRuns, getRun, listRuns } from './read-runs.js';
 import { readRunEvents, runEventsHead } from './run-events.js';
 import { ensureStateDocument, foldTaskCounts, getState, getStateWithoutHistory, mutateState, recordTask } from './state.js';
 
@@ -272,6 +273,10 @@ export class PostgresStateStore implements StateStore {
 
   getRun(runId: string): Promise<RunRecord | null> {
     return this.read((pool) => getRun(pool, runId));
+  }
+
+  cancelRequests(runIds: readonly string[]): Promise<CancelRequest[]> {
+    return this.read((pool) => cancelRequests(pool, runIds));
   }
 
   listRuns(query: RunQuery): Promise<{ items: RunRecord[]; total: number }> {

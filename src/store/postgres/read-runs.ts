@@ -1,12 +1,24 @@
 import type pg from 'pg';
 import type { RunRecord } from '../../domain/run-record.js';
 import { addToRunCounts, emptyRunCounts, normalizeRunQuery, type NormalizedRunQuery } from '../run-rules.js';
-import type { RunCounts, RunQuery } from '../types.js';
+import type { CancelRequest, RunCounts, RunQuery } from '../types.js';
 import { runFromRow } from './save-run.js';
 
 export async function getRun(pool: pg.Pool, runId: string): Promise<RunRecord | null> {
   const { rows } = await pool.query<{ doc: RunRecord }>('SELECT doc FROM runs WHERE run_id = $1', [runId]);
   return rows[0] ? runFromRow(rows[0]) : null;
+}
+
+/** Running runs among `runIds` with a cancel requested: one statement, the columns and the cancel field alone. */
+export async function cancelRequests(pool: pg.Pool, runIds: readonly string[]): Promise<CancelRequest[]> {
+  if (runIds.length === 0) return [];
+  const { rows } = await pool.query<{ run_id: string; attempt: number; lease_owner: string | null }>({
+    name: 'cancel-requests',
+    text: `SELECT run_id, attempt, lease_owner FROM runs
+            WHERE run_id = ANY($1::text[]) AND status = 'running' AND jsonb_typeof(doc->'cancellation') = 'object'`,
+    values: [runIds],
+  });
+  return rows.map((row) => ({ runId: row.run_id, attempt: row.attempt, ownerId: row.lease_owner }));
 }
 
 export async function listRuns(pool: pg.Pool, query: RunQuery): Promise<{ items: RunRecord[]; total: number }> {

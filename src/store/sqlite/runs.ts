@@ -10,7 +10,7 @@ import {
   storedRun,
   type NormalizedRunQuery,
 } from '../run-rules.js';
-import { stateCorrupt, type ClaimOptions, type MutateResult, type RunCounts, type RunMutator, type RunQuery } from '../types.js';
+import { stateCorrupt, type CancelRequest, type ClaimOptions, type MutateResult, type RunCounts, type RunMutator, type RunQuery } from '../types.js';
 import { deepFreeze } from '../deep-freeze.js';
 import { lastEventTx, stampNewEvents } from '../run-event-stamps.js';
 import { EVENT_TX_COUNTER } from './schema.js';
@@ -30,6 +30,19 @@ interface DocRow {
 export function getRun(db: Database.Database, runId: string): RunRecord | null {
   const row = statement(db, 'SELECT doc FROM runs WHERE run_id = ?').get(runId) as DocRow | undefined;
   return row === undefined ? null : (JSON.parse(row.doc) as RunRecord);
+}
+
+/** Running runs among `runIds` with a cancel requested, read from the record's few fields alone. */
+export function cancelRequests(db: Database.Database, runIds: readonly string[]): CancelRequest[] {
+  const read = statement(
+    db,
+    `SELECT run_id, json_extract(doc, '$.attempt') AS attempt, json_extract(doc, '$.claim.ownerId') AS owner
+       FROM runs WHERE run_id = ? AND status = 'running' AND json_type(doc, '$.cancellation') = 'object'`,
+  );
+  return runIds.flatMap((runId) => {
+    const row = read.get(runId) as { run_id: string; attempt: number | null; owner: string | null } | undefined;
+    return row === undefined ? [] : [{ runId: row.run_id, attempt: row.attempt ?? 1, ownerId: row.owner }];
+  });
 }
 
 export function mutateRun(ctx: WriteContext, runId: string, mutate: RunMutator): MutateResult {

@@ -9,6 +9,7 @@ import { DEFAULT_FLUSH_INTERVAL_MS, type StoreOptions } from '../options.js';
 import { acquirePidLock, type PidLock } from '../pid-lock.js';
 import { retentionCount } from '../retention.js';
 import type {
+  CancelRequest,
   AppendCollection,
   AppendsFor,
   ClaimOptions,
@@ -219,6 +220,10 @@ export class SqliteStateStore implements StateStore {
 
   async getRun(runId: string): Promise<RunRecord | null> {
     return this.read((db) => runs.getRun(db, runId));
+  }
+
+  async cancelRequests(runIds: readonly string[]): Promise<CancelRequest[]> {
+    return this.read((db) => runs.cancelRequests(db, runIds));
   }
 
   async listRuns(query: RunQuery): Promise<{ items: RunRecord[]; total: number }> {
