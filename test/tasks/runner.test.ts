@@ -45,6 +45,18 @@ function asShared(inner: StateStore, overrides: Partial<StateStore>): StateStore
   return Object.assign(Object.create(inner) as StateStore, { exclusive: false, ...overrides });
 }
 
+/** A store wrapper that records each claim's asked and granted counts in `claims`. */
+function countingClaims(claims: Array<{ max: number; got: number }>): (inner: StateStore) => StateStore {
+  return (inner) =>
+    Object.assign(Object.create(inner) as StateStore, {
+      claimRuns: async (...args: Parameters<NonNullable<StateStore['claimRuns']>>) => {
+        const got = await inner.claimRuns!(...args);
+        claims.push({ max: args[1], got: got.length });
+        return got;
+      },
+    });
+}
+
 const runners: Runner[] = [];
 const stores: StateStore[] = [];
 
@@ -111,14 +123,7 @@ describe('Runner', () => {
     const { store, runner } = await setUp({
       concurrency: 4,
       handler: heldUntil(release, () => (started += 1)),
-      wrap: (inner) =>
-        Object.assign(Object.create(inner) as StateStore, {
-          claimRuns: async (...args: Parameters<NonNullable<StateStore['claimRuns']>>) => {
-            const got = await inner.claimRuns!(...args);
-            claims.push({ max: args[1], got: got.length });
-            return got;
-          },
-        }),
+      wrap: countingClaims(claims),
     });
     await insertReady(store, 6);
     runner.start();
@@ -143,14 +148,7 @@ describe('Runner', () => {
         running -= 1;
         return { status: 'completed', result: {} };
       },
-      wrap: (inner) =>
-        Object.assign(Object.create(inner) as StateStore, {
-          claimRuns: async (...args: Parameters<NonNullable<StateStore['claimRuns']>>) => {
-            const got = await inner.claimRuns!(...args);
-            claims.push({ max: args[1], got: got.length });
-            return got;
-          },
-        }),
+      wrap: countingClaims(claims),
     });
     await insertReady(store, 320);
     runner.start();
