@@ -47,6 +47,12 @@ export interface ClaimOptions {
   excludeTypes?: string[];
 }
 
+/** An attempt whose lease an instance holds (StateStore.renewLeases). */
+export interface LeaseHeld {
+  runId: string;
+  attempt: number;
+}
+
 /** A running attempt whose cancel was requested (StateStore.cancelRequests). */
 export interface CancelRequest {
   runId: string;
@@ -192,6 +198,13 @@ export interface StateStore {
    * never applies its effects.
    */
   finishRun(runId: string, mutate: RunMutator, task: TaskOutcomeWrite): Promise<MutateResult>;
+  /**
+   * Optional: extends to `leaseUntil` the leases `ownerId` holds on the attempts named, by one
+   * write, for the runs still running under that owner and attempt; returns the ids it renewed
+   * (a missing one was taken over or has finished). No event is appended. A runner renews run by
+   * run through `mutateRun` on a driver without it.
+   */
+  renewLeases?(ownerId: string, attempts: readonly LeaseHeld[], leaseUntil: string): Promise<string[]>;
   getRun(runId: string): Promise<RunRecord | null>;
   /**
    * Of the runs named, those running with a cancel requested: one read for every attempt an

@@ -317,25 +317,48 @@ export class Runner {
    * than one renewal interval.
    */
   private async renewLeases(): Promise<void> {
-    for (const [runId, held] of [...this.leased]) {
-      const now = this.deps.clock.now().getTime();
-      const until = now + this.deps.leaseMs;
-      let lost = false;
-      try {
-        await this.deps.store.mutateRun(runId, (current) => {
-          if (!isOwnedAttempt(current, this.deps.ownerId, held.run.attempt)) {
-            lost = true;
-            return null;
-          }
-          return { ...current, claim: { ownerId: this.deps.ownerId, leaseUntil: new Date(until).toISOString() } };
-        });
-        if (!lost) held.until = until;
-      } catch (err) {
-        this.deps.logger.error({ err, runId }, 'lease renewal failed');
-        lost = this.deps.clock.now().getTime() >= held.until;
-      }
-      if (lost) this.stopLostAttempt(runId, held.run);
+    const held = [...this.leased];
+    if (held.length === 0) return;
+    const until = this.deps.clock.now().getTime() + this.deps.leaseMs;
+    if (!this.deps.store.renewLeases) {
+      for (const [runId, lease] of held) await this.renewOne(runId, lease, until);
+      return;
     }
+    let renewed: Set<string>;
+    try {
+      const attempts = held.map(([runId, lease]) => ({ runId, attempt: lease.run.attempt }));
+      renewed = new Set(await this.deps.store.renewLeases(this.deps.ownerId, attempts, new Date(until).toISOString()));
+    } catch (err) {
+      this.deps.logger.error({ err }, 'lease renewal failed');
+      const now = this.deps.clock.now().getTime();
+      for (const [runId, lease] of held) if (now >= lease.until) this.stopLostAttempt(runId, lease.run);
+      return;
+    }
+    for (const [runId, lease] of held) {
+      if (renewed.has(runId)) lease.until = until;
+      // Not renewed: the run is another owner's now, or this attempt has just been finished
+      // (its lease entry goes with it; stopping checks the attempt still runs here).
+      else this.stopLostAttempt(runId, lease.run);
+    }
+  }
+
+  /** One lease renewed through mutateRun (a driver without renewLeases). */
+  private async renewOne(runId: string, held: HeldLease, until: number): Promise<void> {
+    let lost = false;
+    try {
+      await this.deps.store.mutateRun(runId, (current) => {
+        if (!isOwnedAttempt(current, this.deps.ownerId, held.run.attempt)) {
+          lost = true;
+          return null;
+        }
+        return { ...current, claim: { ownerId: this.deps.ownerId, leaseUntil: new Date(until).toISOString() } };
+      });
+      if (!lost) held.until = until;
+    } catch (err) {
+      this.deps.logger.error({ err, runId }, 'lease renewal failed');
+      lost = this.deps.clock.now().getTime() >= held.until;
+    }
+    if (lost) this.stopLostAttempt(runId, held.run);
   }
 
   /**

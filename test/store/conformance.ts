@@ -437,6 +437,30 @@ export function describeStoreConformance(
       });
     });
 
+    describe('renewLeases (when the driver has it)', () => {
+      it("extends the leases of the owner's running attempts named, by one write, and nothing else", async () => {
+        const { store, dir } = await openStore();
+        if (!store.renewLeases) return;
+        await insert(store, markRunning(makeRun({ runId: 'mine' }), 'instance-a'));
+        await insert(store, markRunning(makeRun({ runId: 'taken' }), 'instance-b'));
+        await insert(store, markRunning(makeRun({ runId: 'later', attempt: 2 }), 'instance-a'));
+        await insert(store, { runId: 'done', status: 'success', queueState: null, claim: null });
+        const before = await store.getRun('mine');
+        const until = '2026-01-01T00:09:00.000Z';
+
+        const renewed = await store.renewLeases('instance-a', ['mine', 'taken', 'later', 'done', 'absent'].map((runId) => ({ runId, attempt: 1 })), until);
+        expect(renewed).toEqual(['mine']);
+        const after = await reopen(store, dir);
+        const mine = await after.getRun('mine');
+        expect(mine?.claim).toEqual({ ownerId: 'instance-a', leaseUntil: until });
+        // Nothing else of the record moved, and no event was appended.
+        expect({ ...mine, claim: null }).toEqual({ ...before, claim: null });
+        expect((await after.getRun('taken'))?.claim?.leaseUntil).toBe('2026-01-01T00:05:00.000Z');
+        expect((await after.getRun('later'))?.claim?.leaseUntil).toBe('2026-01-01T00:05:00.000Z');
+        expect(await after.renewLeases!('instance-a', [], until)).toEqual([]);
+      });
+    });
+
     describe('cancelRequests', () => {
       it('names the running runs among those asked whose cancel was requested, with their attempt and owner, and nothing else', async () => {
         const { store } = await openStore();

@@ -361,42 +361,113 @@ describe('Runner', () => {
     return { store, runner, probe };
   }
 
-  it('stops an attempt whose run another instance took over, and records nothing of it', async () => {
-    let finishes = 0;
-    const { store, runner, probe } = await claimedAbortable((inner) => ({
-      finishRun: async (...args: Parameters<NonNullable<StateStore['finishRun']>>) => {
-        finishes += 1;
-        return inner.finishRun!(...args);
+  /**
+   * Lease renewal through a driver's `renewLeases` (one call for every attempt), emulated over
+   * the file store with its own contract: renewed while running under this owner and attempt.
+   */
+  function batchedRenewals(inner: StateStore, calls: number[] = []): Partial<StateStore> {
+    return {
+      renewLeases: async (ownerId, attempts, leaseUntil) => {
+        calls.push(attempts.length);
+        const renewed: string[] = [];
+        for (const { runId, attempt } of attempts) {
+          const written = await inner.mutateRun(runId, (current) =>
+            current?.status === 'running' && current.claim?.ownerId === ownerId && current.attempt === attempt ? { ...current, claim: { ownerId, leaseUntil } } : null,
+          );
+          if (written.changed) renewed.push(runId);
+        }
+        return renewed;
       },
-    }));
-    // Another instance takes the run over, as after an expired lease: a new attempt under its claim.
-    await store.mutateRun('run-0', (current) =>
-      current ? { ...current, attempt: current.attempt + 1, claim: { ownerId: 'other-instance', leaseUntil: new Date(Date.now() + 60_000).toISOString() } } : null,
-    );
-    await until(() => probe.aborted, 'the lease renewal to stop the attempt');
-    await new Promise((r) => setTimeout(r, 50));
-    expect(finishes).toBe(0);
-    const run = await store.getRun('run-0');
-    expect(run).toMatchObject({ status: 'running', attempt: 2, claim: { ownerId: 'other-instance' } });
-    expect((await store.getState()).tasksProcessed).toBe(0);
-    expect(runner.activeCount).toBe(0);
-  });
+    };
+  }
 
-  it('stops an attempt whose lease ran out while renewals failed', async () => {
-    let failRenewals = false;
-    const { store, probe } = await claimedAbortable((inner) => ({
-      mutateRun: async (runId: string, mutate: (r: RunRecord | null) => RunRecord | null) => {
-        if (failRenewals) throw new Error('database unreachable');
-        return inner.mutateRun(runId, mutate);
-      },
-    }));
-    failRenewals = true;
-    // The last lease written before the cut (a renewal already under way may still extend it).
-    const leaseAtCut = Date.parse((await store.getRun('run-0'))!.claim!.leaseUntil);
-    await until(() => probe.aborted, 'the attempt to stop once its lease ran out');
-    // Not before that lease ran out: until then the run is still this runner's.
-    expect(probe.abortedAt).toBeGreaterThanOrEqual(leaseAtCut);
-    expect((await store.getRun('run-0'))?.status).toBe('running');
+  for (const renewal of ['run by run', 'in one call'] as const) {
+    const renewals = (inner: StateStore): Partial<StateStore> => (renewal === 'in one call' ? batchedRenewals(inner) : {});
+
+    it(`stops an attempt whose run another instance took over, and records nothing of it (renewals ${renewal})`, async () => {
+      let finishes = 0;
+      const { store, runner, probe } = await claimedAbortable((inner) => ({
+        ...renewals(inner),
+        finishRun: async (...args: Parameters<NonNullable<StateStore['finishRun']>>) => {
+          finishes += 1;
+          return inner.finishRun!(...args);
+        },
+      }));
+      // Another instance takes the run over, as after an expired lease: a new attempt under its claim.
+      await store.mutateRun('run-0', (current) =>
+        current ? { ...current, attempt: current.attempt + 1, claim: { ownerId: 'other-instance', leaseUntil: new Date(Date.now() + 60_000).toISOString() } } : null,
+      );
+      await until(() => probe.aborted, 'the lease renewal to stop the attempt');
+      await new Promise((r) => setTimeout(r, 50));
+      expect(finishes).toBe(0);
+      const run = await store.getRun('run-0');
+      expect(run).toMatchObject({ status: 'running', attempt: 2, claim: { ownerId: 'other-instance' } });
+      expect((await store.getState()).tasksProcessed).toBe(0);
+      expect(runner.activeCount).toBe(0);
+    });
+
+    it(`stops an attempt whose lease ran out while renewals failed (renewals ${renewal})`, async () => {
+      let failRenewals = false;
+      const { store, probe } = await claimedAbortable((inner) => {
+        const batched = renewals(inner);
+        return {
+          mutateRun: async (runId: string, mutate: (r: RunRecord | null) => RunRecord | null) => {
+            if (failRenewals) throw new Error('database unreachable');
+            return inner.mutateRun(runId, mutate);
+          },
+          ...(batched.renewLeases
+            ? {
+                renewLeases: async (...args: Parameters<NonNullable<StateStore['renewLeases']>>) => {
+                  if (failRenewals) throw new Error('database unreachable');
+                  return batched.renewLeases!(...args);
+                },
+              }
+            : {}),
+        };
+      });
+      failRenewals = true;
+      // The last lease written before the cut (a renewal already under way may still extend it).
+      const leaseAtCut = Date.parse((await store.getRun('run-0'))!.claim!.leaseUntil);
+      await until(() => probe.aborted, 'the attempt to stop once its lease ran out');
+      // Not before that lease ran out: until then the run is still this runner's.
+      expect(probe.abortedAt).toBeGreaterThanOrEqual(leaseAtCut);
+      expect((await store.getRun('run-0'))?.status).toBe('running');
+    });
+  }
+
+  it('renews the leases of every attempt it holds with one store call, and keeps them running', async () => {
+    const release = gate();
+    let running = 0;
+    const calls: number[] = [];
+    let mutations = 0;
+    const { store, runner } = await setUp({
+      concurrency: 5,
+      // Renewed every second (a third of the lease, at least 1 s), each time 3 s ahead.
+      leaseMs: 3000,
+      handler: heldUntil(release, () => (running += 1)),
+      wrap: (inner) =>
+        asShared(inner, {
+          ...batchedRenewals(inner, calls),
+          mutateRun: async (runId: string, mutate: (r: RunRecord | null) => RunRecord | null) => {
+            mutations += 1;
+            return inner.mutateRun(runId, mutate);
+          },
+        }),
+    });
+    await insertReady(store, 5);
+    runner.start();
+    try {
+      await until(() => running === 5, 'five handlers running');
+      const renewedBefore = mutations;
+      await until(() => calls.length >= 2, 'two renewal rounds');
+      expect(calls.slice(0, 2)).toEqual([5, 5]);
+      // Nothing renewed through the runner's mutateRun (the batched call wrote them itself).
+      expect(mutations).toBe(renewedBefore);
+      for (let i = 0; i < 5; i++) expect(Date.parse((await store.getRun(`run-${i}`))!.claim!.leaseUntil)).toBeGreaterThan(Date.now() + 1000);
+    } finally {
+      release.open();
+    }
+    await until(async () => (await store.countRuns()).byStatus.success === 5, 'all five runs to succeed');
   });
 
   it("removes a stopped worker's directory when the lease was lost (the run is finished elsewhere)", async () => {

@@ -9,6 +9,7 @@ import { retentionCount } from '../retention.js';
 import { StoreLifecycle } from '../store-lifecycle.js';
 import type {
   CancelRequest,
+  LeaseHeld,
   AppendsFor,
   AppendCollection,
   ClaimOptions,
@@ -40,6 +41,7 @@ import { finishRun, mutateRun, mutateRunAndAppend } from './mutate-run.js';
 import { finishRuns, mutateRunsAndAppend, type RunFinish, type RunWrite } from './run-batches.js';
 import { pruneRuns } from './prune-runs.js';
 import { cancelRequests, countRuns, getRun, listRuns } from './read-runs.js';
+import { renewLeases } from './renew-leases.js';
 import { readRunEvents, runEventsHead } from './run-events.js';
 import { ensureStateDocument, foldTaskCounts, getState, getStateWithoutHistory, mutateState, recordTask } from './state.js';
 
@@ -273,6 +275,12 @@ export class PostgresStateStore implements StateStore {
 
   getRun(runId: string): Promise<RunRecord | null> {
     return this.read((pool) => getRun(pool, runId));
+  }
+
+  renewLeases(ownerId: string, attempts: readonly LeaseHeld[], leaseUntil: string): Promise<string[]> {
+    // The records change under the remembered copies: their final writes take the locking way.
+    for (const held of attempts) this.known.forget(held.runId);
+    return this.write((pool) => renewLeases(pool, ownerId, attempts, leaseUntil));
   }
 
   cancelRequests(runIds: readonly string[]): Promise<CancelRequest[]> {
