@@ -38,7 +38,7 @@ import {
 } from '../lib/service.js';
 import { errorMessage, runPool, sleep, waitFor } from '../lib/util.js';
 import { startBareFastify, type BareFastify } from '../peers/launch-bare-fastify.js';
-import { PG_URL, pgBossAvailable, postgresDurability, sweepPgBoss } from '../peers/pg-boss.js';
+import { PG_URL, pgBossAvailable, postgresDurability, runPgBoss, sweepPgBoss } from '../peers/pg-boss.js';
 
 const TYPE = 'doc-sync';
 const PG_BOSS = 'pg-boss';
@@ -297,10 +297,24 @@ function warmedFor(plan: ExactlyOncePlan, processes: number): ExactlyOncePlan {
   return { ...plan, warmup: Array.from({ length: per * processes }, (_, i) => `${plan.tag}-warm-${i}`) };
 }
 
+type EndToEnd = Awaited<ReturnType<typeof endToEnd>>;
+
+/** The fastest result whose checks all passed, or null. */
+function bestPassing(results: ExactlyOnceResult[], passes: (r: ExactlyOnceResult) => boolean): ExactlyOnceResult | null {
+  return results.filter(passes).sort((a, b) => b.tasksPerSec - a.tasksPerSec)[0] ?? null;
+}
+
+/** "best of 2 alternating rounds: 2,901, 2,950 tasks/s" (and the sweep's figure at the chosen point, for the record). */
+function roundsNote(figures: number[], sweepBest: ExactlyOnceResult | null): string {
+  const each = figures.map((f) => (Number.isFinite(f) ? Math.round(f).toLocaleString('en-US') : 'failed')).join(', ');
+  const sweep = sweepBest ? `; at the sweep ${Math.round(sweepBest.tasksPerSec).toLocaleString('en-US')}` : '';
+  return `best of ${figures.length} alternating round${figures.length === 1 ? '' : 's'}: ${each} tasks/s${sweep}`;
+}
+
 function e2eNote(r: ExactlyOnceResult, cpuSec: Record<string, number | null> | undefined): string {
   const parts = [`${r.unique} unique + ${r.duplicatesSubmitted} duplicates`, `${r.completed} succeeded`];
   const s = r.settings;
-  if (s.batchSize !== undefined) parts.push(`best of the sweep: ${String(s.workers)} workers x batch ${String(s.batchSize)}`);
+  if (s.batchSize !== undefined) parts.push(`${String(s.workers)} workers x batch ${String(s.batchSize)} (the sweep's best point)`);
   if (s.runSlotsPerInstance !== undefined) parts.push(`${String(s.runSlotsPerInstance)} run slots per instance`);
   if (r.failed) parts.push(`${r.failed} failed`);
   if (cpuSec) parts.push(describeCpu(cpuSec, r.durationMs / 1000));
@@ -322,9 +336,11 @@ export const postgres: Scenario = {
     const plan = makePlan('pgstore', s.unique, s.duplicates, s.warmup);
     const passes = (r: ExactlyOnceResult) => exactlyOnceChecks(r).every((c) => c.ok);
 
-    // pg-boss at its best: every point of the sweep checked, the fastest passing one kept.
+    // pg-boss's best setting: every point of the sweep checked, the fastest passing one kept. The
+    // sweep only chooses the setting; the figures come from the alternating rounds below.
     ctx.log(`${PG_BOSS}: sweep ${s.pgBossWorkers.join('/')} workers x batch ${s.pgBossBatchSizes.join('/')}`);
-    let boss: ExactlyOnceResult | null = null;
+    let sweepBest: ExactlyOnceResult | null = null;
+    let bossError: string | null = null;
     try {
       const sweep = await sweepPgBoss(
         plan,
@@ -333,18 +349,11 @@ export const postgres: Scenario = {
         rekey,
         passes,
       );
-      boss = sweep.best;
+      sweepBest = sweep.best;
       details['pg-boss sweep'] = sweep.points.map((p) => ({ workers: p.workers, batchSize: p.batchSize, tasksPerSec: p.result?.tasksPerSec ?? null, passed: p.result ? passes(p.result) : false, error: p.error }));
-      if (boss) {
-        details[PG_BOSS] = boss;
-        const cpu = boss.extra?.cpuSec as Record<string, number | null> | undefined;
-        rows.add({ subject: PG_BOSS, metric: 'tasks/s', unit: '', value: boss.tasksPerSec, better: 'higher', durability, note: e2eNote(boss, cpu) });
-        for (const c of exactlyOnceChecks(boss)) rows.check(PG_BOSS, c.what, c.ok, c.detail);
-      } else {
-        rows.add({ subject: PG_BOSS, metric: 'tasks/s', unit: '', value: null, note: `error: ${sweep.points.map((p) => p.error).filter(Boolean)[0] ?? 'no sweep point ran'}` });
-      }
+      if (!sweepBest) bossError = sweep.points.map((p) => p.error).filter(Boolean)[0] ?? 'no sweep point ran';
     } catch (err) {
-      rows.add({ subject: PG_BOSS, metric: 'tasks/s', unit: '', value: null, note: `error: ${errorMessage(err)}` });
+      bossError = errorMessage(err);
     }
 
     if (!serviceAvailable()) {
@@ -355,8 +364,8 @@ export const postgres: Scenario = {
     // at the jobs pg-boss's best point holds at once (a pg-boss worker runs a whole fetched batch,
     // so that is workers x batch size), the fastest passing setting used for both instance counts.
     // More slots mean larger admission, claim and final-write batches (docs/performance.md).
-    const bossWorkers = typeof boss?.settings.workers === 'number' ? boss.settings.workers : ctx.settings.concurrency;
-    const bossBatch = typeof boss?.settings.batchSize === 'number' ? boss.settings.batchSize : 1;
+    const bossWorkers = typeof sweepBest?.settings.workers === 'number' ? sweepBest.settings.workers : ctx.settings.concurrency;
+    const bossBatch = typeof sweepBest?.settings.batchSize === 'number' ? sweepBest.settings.batchSize : 1;
     const slotChoices = [...new Set([...SERVICE_RUN_SLOT_CHOICES, Math.min(MAX_RUN_SLOTS, bossWorkers * bossBatch)])].sort((a, b) => a - b);
     const slotSweep: Array<{ runSlots: number; tasksPerSec: number | null; passed: boolean; error?: string }> = [];
     for (const slots of slotChoices) {
@@ -377,6 +386,59 @@ export const postgres: Scenario = {
     const fastest = slotSweep.filter((p) => p.passed).sort((a, b) => (b.tasksPerSec ?? 0) - (a.tasksPerSec ?? 0))[0];
     const runSlots = fastest?.runSlots ?? SERVICE_RUN_SLOT_CHOICES[0]!;
     ctx.log(`service: ${runSlots} run slots per instance (tried ${slotSweep.map((p) => `${p.runSlots}: ${p.tasksPerSec?.toFixed(0) ?? 'failed'} tasks/s`).join(', ') || 'one setting'})`);
+
+    // End to end in alternating rounds at the chosen settings (pg-boss, service, pg-boss, ...),
+    // so a host that slows mid-run favours neither; the best passing round of each is reported.
+    // Neither sweep counts: the best of twelve points would carry twelve draws of the host's
+    // noise against the service's one. The service's last round is the one-instance run below,
+    // whose instance then serves the admission rounds.
+    const bossRounds: ExactlyOnceResult[] = [];
+    const singleRounds: EndToEnd[] = [];
+    const bossRound = async (round: number) => {
+      if (sweepBest === null) return;
+      try {
+        bossRounds.push(
+          await runPgBoss(rekey(plan, `r${round}`), {
+            submitConcurrency: SUBMIT_CONCURRENCY,
+            settleMs: 500,
+            timeoutMs: 30_000,
+            pollingIntervalSeconds: PG_BOSS_POLLING_SECONDS,
+            concurrency: bossWorkers,
+            batchSize: bossBatch,
+          }),
+        );
+      } catch (err) {
+        bossError = errorMessage(err);
+      }
+    };
+    for (let round = 1; round < s.rounds && ctx.remainingMs() > 90_000; round++) {
+      ctx.log(`end to end, round ${round} of ${s.rounds}: ${PG_BOSS} (${bossWorkers} workers x batch ${bossBatch}), then the service (${runSlots} run slots)`);
+      await bossRound(round);
+      try {
+        const cluster = await launchCluster(1, runSlots, false);
+        try {
+          singleRounds.push(await endToEnd(cluster, warmedFor(rekey(plan, `r${round}`), 1), Math.max(10_000, ctx.remainingMs() / 4), 500, runSlots));
+        } finally {
+          await cluster.stop();
+        }
+      } catch (err) {
+        ctx.log(`service round ${round} failed: ${errorMessage(err)}`);
+      }
+    }
+    ctx.log(`end to end, round ${s.rounds} of ${s.rounds}: ${PG_BOSS}, then the service with one instance below`);
+    await bossRound(s.rounds);
+    const boss = bestPassing(bossRounds, passes);
+    details['pg-boss rounds'] = bossRounds.map((r) => ({ tasksPerSec: r.tasksPerSec, passed: passes(r) }));
+    if (boss) {
+      details[PG_BOSS] = boss;
+      const cpu = boss.extra?.cpuSec as Record<string, number | null> | undefined;
+      rows.add({ subject: PG_BOSS, metric: 'tasks/s', unit: '', value: boss.tasksPerSec, better: 'higher', durability, note: `${e2eNote(boss, cpu)}; ${roundsNote(bossRounds.map((r) => r.tasksPerSec), sweepBest)}` });
+      const failed = bossRounds.filter((r) => !passes(r)).length;
+      for (const c of exactlyOnceChecks(boss)) rows.check(PG_BOSS, c.what, c.ok && failed === 0, failed === 0 ? c.detail : `${c.detail}; ${failed} of ${bossRounds.length} rounds failed a check`);
+    } else {
+      rows.add({ subject: PG_BOSS, metric: 'tasks/s', unit: '', value: null, note: `error: ${bossError ?? 'no round ran'}` });
+    }
+
     let single: ExactlyOnceResult | null = null;
     for (const instances of [1, 3]) {
       const subject = `service (postgres, ${instances} instance${instances > 1 ? 's' : ''})`;
@@ -389,14 +451,22 @@ export const postgres: Scenario = {
         try {
           // End to end first, on an empty queue.
           ctx.log(`${subject}: end to end, ${plan.unique.length} unique keys`);
-          const e2e = await endToEnd(cluster, warmedFor(rekey(plan, `x${instances}`), instances), Math.max(10_000, ctx.remainingMs() / 3), 500, runSlots);
+          const measured = await endToEnd(cluster, warmedFor(rekey(plan, `x${instances}`), instances), Math.max(10_000, ctx.remainingMs() / 3), 500, runSlots);
+          // One instance: the best passing of its rounds; every round's checks count.
+          const rounds = instances === 1 ? [...singleRounds, measured] : [measured];
+          const roundPasses = (e: EndToEnd) => passes(e.result) && e.keys.ok;
+          const e2e = rounds.filter(roundPasses).sort((a, b) => b.result.tasksPerSec - a.result.tasksPerSec)[0] ?? measured;
+          const failedRounds = rounds.filter((e) => !roundPasses(e));
           const r = e2e.result;
-          details[subject] = { ...r, keys: { ...e2e.keys, missing: e2e.keys.missing.slice(0, 20) } };
-          rows.add({ subject, metric: 'tasks/s vs pg-boss', unit: '', value: r.tasksPerSec, better: 'higher', baseline: { subject: PG_BOSS, value: boss ? boss.tasksPerSec : null }, durability, note: e2eNote(r, e2e.cpuSec) });
+          details[subject] = { ...r, keys: { ...e2e.keys, missing: e2e.keys.missing.slice(0, 20) }, rounds: rounds.map((e) => ({ tasksPerSec: e.result.tasksPerSec, passed: roundPasses(e) })) };
+          const note = instances === 1 ? `${e2eNote(r, e2e.cpuSec)}; ${roundsNote(rounds.map((e) => e.result.tasksPerSec), null)}` : e2eNote(r, e2e.cpuSec);
+          rows.add({ subject, metric: 'tasks/s vs pg-boss', unit: '', value: r.tasksPerSec, better: 'higher', baseline: { subject: PG_BOSS, value: boss ? boss.tasksPerSec : null }, durability, note });
           if (instances === 1) single = r;
           else rows.add({ subject, metric: 'tasks/s vs 1 instance', unit: '', value: r.tasksPerSec, better: 'higher', baseline: { subject: 'service (postgres, 1 instance)', value: single ? single.tasksPerSec : null } });
-          rows.check(subject, 'every acknowledged key stored', e2e.keys.ok, e2e.keys.detail);
-          for (const c of exactlyOnceChecks(r)) rows.check(subject, `${c.what} (handler log)`, c.ok, c.detail);
+          const failedKeys = failedRounds.find((e) => !e.keys.ok);
+          rows.check(subject, 'every acknowledged key stored', failedKeys === undefined, (failedKeys ?? e2e).keys.detail);
+          const failedRun = failedRounds.find((e) => !passes(e.result));
+          for (const c of exactlyOnceChecks(failedRun?.result ?? r)) rows.check(subject, `${c.what} (handler log)`, c.ok, c.detail);
 
           // Admission: the ceiling and the service in alternating rounds (single instance only
           // against the ceiling; three instances measured the same way for their own row).
