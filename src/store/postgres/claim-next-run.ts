@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { RunRecord } from '../../domain/run-record.js';
 import { blockedTypes, storedRun } from '../run-rules.js';
 import type { ClaimOptions } from '../types.js';
-import { RunText, stampedIn, TX_ID } from './save-run.js';
+import { lockedRun, stampedIn, TX_ID } from './save-run.js';
 import { updateRuns } from './save-runs.js';
 import { withTransaction, type Queryable } from './transaction.js';
 
@@ -47,11 +47,11 @@ export async function claimRuns(
     const limited = Object.keys(options.typeLimits);
     if (limited.length > 0) await client.query({ name: 'claim-type-lock', text: 'SELECT pg_advisory_xact_lock(hashtext($1))', values: [TYPE_LIMIT_LOCK] });
     const running = await runningByType(client, limited);
-    const picked: RunText[] = [];
+    const picked: RunRecord[] = [];
     let tx = 0;
     for (;;) {
       const blocked = blockedTypes(options, running);
-      const taken = new Set(picked.map((run) => run.record.runId));
+      const taken = new Set(picked.map((run) => run.runId));
       const { rows } = await client.query<{ doc: string; tx: string }>({
         name: 'claim-select',
         text: `SELECT doc::text AS doc, ${TX_ID} FROM runs
@@ -63,8 +63,7 @@ export async function claimRuns(
       let overLimit = false;
       for (const row of rows) {
         tx = Number(row.tx);
-        const read = new RunText(row.doc);
-        const run = read.record;
+        const run = lockedRun(row.doc);
         const limit = options.typeLimits[run.type];
         const count = running.get(run.type) ?? 0;
         if (limit !== undefined && count >= limit) {
@@ -72,15 +71,12 @@ export async function claimRuns(
           continue;
         }
         running.set(run.type, count + 1);
-        picked.push(read);
+        picked.push(run);
       }
       if (!overLimit || picked.length >= max || rows.length === 0) break;
     }
     if (picked.length === 0) return [];
-    const next = picked.map((read) => {
-      const current = read.record;
-      return stampedIn(current, storedRun(current.runId, current, mutate(read.copy()), () => current.seq), tx);
-    });
+    const next = picked.map((current) => stampedIn(current, storedRun(current.runId, current, mutate(current), () => current.seq), tx));
     return updateRuns(client, next);
   });
 }

@@ -1,9 +1,10 @@
 import type pg from 'pg';
+import type { RunRecord } from '../../domain/run-record.js';
 import { storedRun } from '../run-rules.js';
 import { retentionCount } from '../retention.js';
 import type { AppendsFor, MutateResult, RunMutator, TaskOutcomeWrite } from '../types.js';
 import { appendRecord } from './append.js';
-import { insertRun, insertStampedRun, RunText, stampedIn, TX_ID, updateRun } from './save-run.js';
+import { insertRun, insertStampedRun, lockedRun, stampedIn, TX_ID, updateRun } from './save-run.js';
 import type { Queryable } from './transaction.js';
 import { mutateStateIn, recordTaskIn } from './state.js';
 import { withTransaction } from './transaction.js';
@@ -33,14 +34,14 @@ export async function mutateRun(pool: pg.Pool, runId: string, mutate: RunMutator
  * The run locked for a read-modify-write (null when absent), with the transaction's id for the
  * stamps of the events the write appends.
  */
-async function lockRun(client: Queryable, runId: string): Promise<{ tx: number; locked: RunText | null }> {
+async function lockRun(client: Queryable, runId: string): Promise<{ tx: number; locked: RunRecord | null }> {
   const { rows } = await client.query<{ tx: string; doc: string | null }>({
     name: 'run-lock',
     text: `SELECT x.tx, l.doc FROM (SELECT ${TX_ID}) AS x LEFT JOIN LATERAL (SELECT doc::text AS doc FROM runs WHERE run_id = $1 FOR UPDATE) AS l ON true`,
     values: [runId],
   });
   const row = rows[0]!;
-  return { tx: Number(row.tx), locked: row.doc === null ? null : new RunText(row.doc) };
+  return { tx: Number(row.tx), locked: row.doc === null ? null : lockedRun(row.doc) };
 }
 
 /**
@@ -53,9 +54,9 @@ export async function mutateRunAndAppend(pool: pg.Pool, runId: string, mutate: R
   for (;;) {
     const outcome = await withTransaction(pool, async (client): Promise<MutateResult | 'lost-insert'> => {
       const { tx, locked } = await lockRun(client, runId);
-      const before = locked?.record ?? null;
-      const next = mutate(locked === null ? null : locked.copy());
-      if (next === null) return { before, after: locked === null ? null : locked.copy(), changed: false };
+      const before = locked;
+      const next = mutate(before);
+      if (next === null) return { before, after: before, changed: false };
       let result: MutateResult;
       if (before !== null) {
         result = { before, after: await updateRun(client, stampedIn(before, storedRun(runId, before, next, () => before.seq), tx)), changed: true };
@@ -79,10 +80,10 @@ export async function mutateRunAndAppend(pool: pg.Pool, runId: string, mutate: R
 export function finishRun(pool: pg.Pool, stateKey: string, runId: string, mutate: RunMutator, task: TaskOutcomeWrite): Promise<MutateResult> {
   return withTransaction(pool, async (client) => {
     const { tx, locked } = await lockRun(client, runId);
-    const before = locked?.record ?? null;
-    const next = locked === null ? null : mutate(locked.copy());
+    const before = locked;
+    const next = before === null ? null : mutate(before);
     // Only an existing run can finish an attempt: an absent one is left absent.
-    if (locked === null || before === null || next === null) return { before, after: locked === null ? null : locked.copy(), changed: false };
+    if (before === null || next === null) return { before, after: before, changed: false };
     const after = await updateRun(client, stampedIn(before, storedRun(runId, before, next, () => before.seq), tx));
     if (task.stateUpdate) await mutateStateIn(client, stateKey, task.stateUpdate);
     await recordTaskIn(client, stateKey, task.record);

@@ -5,7 +5,7 @@ import { retentionCount } from '../retention.js';
 import type { AppendCollection, AppendRecord, AppendsFor, MutateResult, RunMutator, TaskOutcomeWrite } from '../types.js';
 import { appendRecords } from './append.js';
 import { ALONE } from './group-commit.js';
-import { RunText, stampedIn, TX_ID, type StampedRun } from './save-run.js';
+import { lockedRun, stampedIn, TX_ID, type StampedRun } from './save-run.js';
 import { insertRuns, runsUpdate, runsUpdateText, updateRuns } from './save-runs.js';
 import { lockStateDocument, mutateStateIn, recordTasksIn, taskRecordCtes, taskRecordValues } from './state.js';
 import type { TaskRecord } from '../../domain/orchestrator-state.js';
@@ -33,22 +33,22 @@ export interface RunFinish {
  * batches then wait on each other in one direction only, never in a cycle), and returns the
  * transaction's id with them (one row with a null doc when none exists yet) for the stamps.
  */
-async function lockRuns(client: pg.PoolClient, runIds: string[]): Promise<{ tx: number; existing: Map<string, RunText> }> {
+async function lockRuns(client: pg.PoolClient, runIds: string[]): Promise<{ tx: number; existing: Map<string, RunRecord> }> {
   const { rows } = await client.query<{ tx: string; run_id: string | null; doc: string | null }>({
     name: 'runs-lock-many',
     text: `SELECT x.tx, l.run_id, l.doc FROM (SELECT ${TX_ID}) AS x
        LEFT JOIN LATERAL (SELECT run_id, doc::text AS doc FROM runs WHERE run_id = ANY($1::text[]) ORDER BY run_id FOR UPDATE) AS l ON true`,
     values: [runIds],
   });
-  const existing = new Map<string, RunText>();
-  for (const row of rows) if (row.run_id !== null && row.doc !== null) existing.set(row.run_id, new RunText(row.doc));
+  const existing = new Map<string, RunRecord>();
+  for (const row of rows) if (row.run_id !== null && row.doc !== null) existing.set(row.run_id, lockedRun(row.doc));
   return { tx: Number(rows[0]!.tx), existing };
 }
 
-/** A mutator's answer (given a copy of the run), or ALONE when it threw: the item alone then reproduces the error for itself only. */
-function tryMutate(mutate: RunMutator, locked: RunText | null): RunRecord | null | typeof ALONE {
+/** A mutator's answer (given the frozen locked run), or ALONE when it threw: the item alone then reproduces the error for itself only. */
+function tryMutate(mutate: RunMutator, locked: RunRecord | null): RunRecord | null | typeof ALONE {
   try {
-    return mutate(locked === null ? null : locked.copy());
+    return mutate(locked);
   } catch {
     return ALONE;
   }
@@ -67,13 +67,12 @@ export async function mutateRunsAndAppend(client: pg.PoolClient, items: RunWrite
   const inserts: Array<{ index: number; run: StampedRun }> = [];
   const updates: Array<{ index: number; before: RunRecord; run: StampedRun }> = [];
   items.forEach((item, index) => {
-    const locked = existing.get(item.runId) ?? null;
-    const before = locked?.record ?? null;
-    const next = tryMutate(item.mutate, locked);
+    const before = existing.get(item.runId) ?? null;
+    const next = tryMutate(item.mutate, before);
     outcomes.push(ALONE);
     if (next === ALONE) return;
     if (next === null) {
-      outcomes[index] = { before, after: locked === null ? null : locked.copy(), changed: false };
+      outcomes[index] = { before, after: before, changed: false };
     } else if (before === null) {
       inserts.push({ index, run: stampedIn(null, storedRun(item.runId, null, next, () => 0), tx) });
     } else {
@@ -134,14 +133,13 @@ export async function finishRuns(client: pg.PoolClient, stateKey: string, items:
   const outcomes: Array<MutateResult | typeof ALONE> = [];
   const updates: Array<{ index: number; before: RunRecord; run: StampedRun }> = [];
   items.forEach((item, index) => {
-    const locked = existing.get(item.runId) ?? null;
-    const before = locked?.record ?? null;
+    const before = existing.get(item.runId) ?? null;
     // Only an existing run can finish an attempt: an absent one is left absent.
-    const next = locked === null ? null : tryMutate(item.mutate, locked);
+    const next = before === null ? null : tryMutate(item.mutate, before);
     if (next === ALONE) {
       outcomes.push(ALONE);
-    } else if (locked === null || before === null || next === null) {
-      outcomes.push({ before, after: locked === null ? null : locked.copy(), changed: false });
+    } else if (before === null || next === null) {
+      outcomes.push({ before, after: before, changed: false });
     } else {
       outcomes.push(ALONE);
       updates.push({ index, before, run: stampedIn(before, storedRun(item.runId, before, next, () => before.seq), tx) });

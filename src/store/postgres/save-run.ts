@@ -2,6 +2,7 @@ import type { RunRecord } from '../../domain/run-record.js';
 import { appendsEvents, stampNewEvents } from '../run-event-stamps.js';
 import { runProblem } from '../record-checks.js';
 import { stateCorrupt } from '../types.js';
+import { deepFreeze } from '../deep-freeze.js';
 import type { Queryable } from './transaction.js';
 
 /** Runs read back from a `doc` column: a fresh object per read, so callers may change it freely. */
@@ -10,20 +11,13 @@ export function runFromRow(row: { doc: RunRecord }): RunRecord {
 }
 
 /**
- * A run read for a read-modify-write as its JSON text (`doc::text`): the record, and a fresh
- * copy of it for the mutator from `copy()`. Parsing the text again costs half what a
- * structuredClone of the parsed record does.
+ * A run read for a read-modify-write, parsed from its JSON text (`doc::text`) and deep-frozen:
+ * the mutator gets this record itself, and it is the write's `before`. Mutators are pure (the
+ * file and SQLite stores hand them their frozen stored records too), so one parse and a freeze
+ * do what a parse per copy (or a structuredClone) did.
  */
-export class RunText {
-  readonly record: RunRecord;
-
-  constructor(private readonly text: string) {
-    this.record = JSON.parse(text) as RunRecord;
-  }
-
-  copy(): RunRecord {
-    return JSON.parse(this.text) as RunRecord;
-  }
+export function lockedRun(text: string): RunRecord {
+  return deepFreeze(JSON.parse(text) as RunRecord);
 }
 
 /**
