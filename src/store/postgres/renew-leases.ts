@@ -12,10 +12,19 @@ export async function renewLeases(pool: pg.Pool, ownerId: string, attempts: read
   if (attempts.length === 0) return [];
   const { rows } = await pool.query<{ run_id: string }>({
     name: 'renew-leases',
-    text: `UPDATE runs AS r
-              SET lease_until = $3::text::timestamptz, doc = jsonb_set(r.doc, '{claim,leaseUntil}', to_jsonb($3::text))
-             FROM unnest($1::text[], $2::int[]) AS a(run_id, attempt)
-            WHERE r.run_id = a.run_id AND r.attempt = a.attempt AND r.status = 'running' AND r.lease_owner = $4
+    // Rows locked in run id order, as every multi-row lock of runs here takes them, so a renewal
+    // and a batch that both hold some of the same runs never wait on each other in a cycle.
+    text: `WITH held AS (
+              SELECT r.run_id FROM runs AS r
+                JOIN unnest($1::text[], $2::int[]) AS a(run_id, attempt) ON r.run_id = a.run_id AND r.attempt = a.attempt
+               WHERE r.status = 'running' AND r.lease_owner = $4
+               ORDER BY r.run_id
+                 FOR UPDATE OF r
+            )
+            UPDATE runs AS r
+               SET lease_until = $3::text::timestamptz, doc = jsonb_set(r.doc, '{claim,leaseUntil}', to_jsonb($3::text))
+              FROM held
+             WHERE r.run_id = held.run_id
             RETURNING r.run_id`,
     values: [attempts.map((held) => held.runId), attempts.map((held) => held.attempt), leaseUntil, ownerId],
   });
