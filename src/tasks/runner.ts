@@ -41,7 +41,7 @@ interface ActiveRun {
 type StopReason = 'shutdown' | 'lease-lost' | typeof CANCEL_ABORT_REASON;
 
 /**
- * How often the runner reads the stored record of its running attempts for a cancel request: a
+ * How often the runner asks the store which of its running attempts have a cancel request: a
  * request arriving at another instance sharing the store reaches the owner within this (plus
  * one read), well inside the 2 s DECISIONS.md allows. A request arriving here stops the attempt
  * at once (Runner.stopCancelled); the check also catches one that came while the run was being claimed.
@@ -49,6 +49,14 @@ type StopReason = 'shutdown' | 'lease-lost' | typeof CANCEL_ABORT_REASON;
 const CANCEL_CHECK_SHARED_MS = 500;
 /** Claims one runner keeps in flight at once (see Runner.fill). */
 const CLAIMS_IN_FLIGHT = 2;
+/**
+ * Most runs one claim asks for. A claim holds every slot it asks for until it returns, and an
+ * admission finding no slot queues its run (which wakes claims here and at other instances):
+ * with hundreds of slots, a claim for all of them turned most admissions made meanwhile into
+ * queued runs and further claims. The slots past this stay free for admissions to start their
+ * runs in; a claim that fills its ask is followed by another at once (a backlog drains as fast).
+ */
+const MAX_RUNS_PER_CLAIM = 64;
 const CANCEL_CHECK_EXCLUSIVE_MS = 1000;
 
 /** A lease this runner holds: the attempt it covers and how long the last written lease lasts. */
@@ -153,8 +161,8 @@ export class Runner {
   }
 
   /**
-   * Claims for the free slots not already promised to a claim in flight, with up to
-   * CLAIMS_IN_FLIGHT claims at once: a slot that frees while a claim is on its way to the store
+   * Claims for the free slots not already promised to a claim in flight (at most
+   * MAX_RUNS_PER_CLAIM), with up to CLAIMS_IN_FLIGHT claims at once: a slot that frees while a claim is on its way to the store
    * starts its own claim instead of waiting for that one to return. On a shared store a claim is
    * a transaction with its commit, so one at a time capped an instance at one claim per commit
    * latency whatever its slots. A claim that filled every slot it asked for, or that began before
@@ -162,23 +170,24 @@ export class Runner {
    * admission, freed slot or poll wakes the runner).
    */
   private fill(): void {
-    while (!this.stopping && this.claimsInFlight < CLAIMS_IN_FLIGHT) {
-      const free = this.deps.config.concurrency - this.active.size - this.reservedSlots;
-      if (free <= 0) return;
+    // One claim per call: the slots past its ask stay free for admissions (MAX_RUNS_PER_CLAIM).
+    if (!this.stopping && this.claimsInFlight < CLAIMS_IN_FLIGHT) {
+      const ask = Math.min(MAX_RUNS_PER_CLAIM, this.deps.config.concurrency - this.active.size - this.reservedSlots);
+      if (ask <= 0) return;
       const wakesBefore = this.wakes;
-      this.reservedSlots += free;
+      this.reservedSlots += ask;
       this.claimsInFlight++;
-      void this.claim(free)
+      void this.claim(ask)
         .then(
           (claimed) => {
-            this.reservedSlots -= free;
+            this.reservedSlots -= ask;
             for (const run of claimed) this.launch(run);
-            const again = claimed.length === free || this.wakes !== wakesBefore;
+            const again = claimed.length === ask || this.wakes !== wakesBefore;
             if (!again && !this.typeLimited) this.queueSeenEmpty = true;
             return again;
           },
           (err: unknown) => {
-            this.reservedSlots -= free;
+            this.reservedSlots -= ask;
             this.deps.logger.error({ err }, 'runner failed to claim work');
             return false;
           },

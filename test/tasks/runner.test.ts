@@ -134,10 +134,12 @@ describe('Runner', () => {
     expect((await store.getState()).tasksProcessed).toBe(6);
   });
 
-  it('runs hundreds at once with hundreds of slots, claimed in one go, and never more than its slots', async () => {
+  it('runs hundreds at once with hundreds of slots, each claim asking for at most 64 and leaving the other slots to admissions', async () => {
     const release = gate();
+    const firstClaim = gate();
     let running = 0;
     let most = 0;
+    const asked: number[] = [];
     const claims: Array<{ max: number; got: number }> = [];
     const { store, runner } = await setUp({
       concurrency: 300,
@@ -148,16 +150,37 @@ describe('Runner', () => {
         running -= 1;
         return { status: 'completed', result: {} };
       },
-      wrap: countingClaims(claims),
+      wrap: (inner) =>
+        countingClaims(claims)(
+          Object.assign(Object.create(inner) as StateStore, {
+            claimRuns: async (...args: Parameters<NonNullable<StateStore['claimRuns']>>) => {
+              asked.push(args[1]);
+              if (asked.length === 1) await firstClaim.wait;
+              return inner.claimRuns!(...args);
+            },
+          }),
+        ),
     });
     await insertReady(store, 320);
-    runner.start();
-    await until(() => running === 300, '300 handlers running');
-    // Nothing more starts while all 300 are held.
-    await new Promise((r) => setTimeout(r, 50));
-    expect(running).toBe(300);
-    expect(claims[0]).toEqual({ max: 300, got: 300 });
-    release.open();
+    try {
+      runner.start();
+      await until(() => asked.length === 1, 'the first claim');
+      // The claim holds 64 slots while it is on its way; an admission meanwhile still gets one.
+      expect(asked[0]).toBe(64);
+      const slot = runner.reserveSlot('doc-sync');
+      expect(slot).not.toBeNull();
+      slot!.release();
+      firstClaim.open();
+      await until(() => running === 300, '300 handlers running');
+      // Nothing more starts while all 300 are held.
+      await new Promise((r) => setTimeout(r, 50));
+      expect(running).toBe(300);
+      expect(Math.max(...claims.map((c) => c.max))).toBe(64);
+      expect(claims.reduce((n, c) => n + c.got, 0)).toBe(300);
+    } finally {
+      firstClaim.open();
+      release.open();
+    }
     await until(async () => (await store.countRuns()).byStatus.success === 320, 'all 320 runs to succeed');
     expect(most).toBe(300);
   });
