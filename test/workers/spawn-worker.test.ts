@@ -95,8 +95,17 @@ describe('worker spawner: outcomes', () => {
 
 describe('worker spawner: timeouts and aborts kill the whole process group', () => {
   async function readPids(pidFile: string): Promise<{ workerPid: number; grandchildPid: number }> {
-    await waitUntil(() => existsSync(pidFile), 10_000, 'the worker to record its pids');
-    return JSON.parse(readFileSync(pidFile, 'utf8')) as { workerPid: number; grandchildPid: number };
+    // The worker writes the file in place: it can exist before its text is complete.
+    const parsed = (): { workerPid: number; grandchildPid: number } | null => {
+      if (!existsSync(pidFile)) return null;
+      try {
+        return JSON.parse(readFileSync(pidFile, 'utf8')) as { workerPid: number; grandchildPid: number };
+      } catch {
+        return null;
+      }
+    };
+    await waitUntil(() => parsed() !== null, 10_000, 'the worker to record its pids');
+    return parsed()!;
   }
 
   it('kills the worker and its grandchild on timeout', async () => {
