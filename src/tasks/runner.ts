@@ -161,43 +161,41 @@ export class Runner {
   }
 
   /**
-   * Claims for the free slots not already promised to a claim in flight (at most
-   * MAX_RUNS_PER_CLAIM), with up to CLAIMS_IN_FLIGHT claims at once: a slot that frees while a claim is on its way to the store
-   * starts its own claim instead of waiting for that one to return. On a shared store a claim is
-   * a transaction with its commit, so one at a time capped an instance at one claim per commit
-   * latency whatever its slots. A claim that filled every slot it asked for, or that began before
+   * One claim for the free slots not already promised to a claim in flight (at most
+   * MAX_RUNS_PER_CLAIM), with up to CLAIMS_IN_FLIGHT claims at once: a slot that frees while a
+   * claim is on its way to the store starts its own claim instead of waiting for that one to
+   * return. On a shared store a claim is a transaction with its commit, so one at a time capped
+   * an instance at one claim per commit latency whatever its slots. A claim that filled every slot it asked for, or that began before
    * a wake-up, is followed by another; one that found fewer ready runs is not (the next
    * admission, freed slot or poll wakes the runner).
    */
   private fill(): void {
-    // One claim per call: the slots past its ask stay free for admissions (MAX_RUNS_PER_CLAIM).
-    if (!this.stopping && this.claimsInFlight < CLAIMS_IN_FLIGHT) {
-      const ask = Math.min(MAX_RUNS_PER_CLAIM, this.deps.config.concurrency - this.active.size - this.reservedSlots);
-      if (ask <= 0) return;
-      const wakesBefore = this.wakes;
-      this.reservedSlots += ask;
-      this.claimsInFlight++;
-      void this.claim(ask)
-        .then(
-          (claimed) => {
-            this.reservedSlots -= ask;
-            for (const run of claimed) this.launch(run);
-            const again = claimed.length === ask || this.wakes !== wakesBefore;
-            if (!again && !this.typeLimited) this.queueSeenEmpty = true;
-            return again;
-          },
-          (err: unknown) => {
-            this.reservedSlots -= ask;
-            this.deps.logger.error({ err }, 'runner failed to claim work');
-            return false;
-          },
-        )
-        .then((again) => {
-          this.claimsInFlight--;
-          this.claimsReturned++;
-          if (again) this.fill();
-        });
-    }
+    if (this.stopping || this.claimsInFlight >= CLAIMS_IN_FLIGHT) return;
+    const ask = Math.min(MAX_RUNS_PER_CLAIM, this.deps.config.concurrency - this.active.size - this.reservedSlots);
+    if (ask <= 0) return;
+    const wakesBefore = this.wakes;
+    this.reservedSlots += ask;
+    this.claimsInFlight++;
+    void this.claim(ask)
+      .then(
+        (claimed) => {
+          this.reservedSlots -= ask;
+          for (const run of claimed) this.launch(run);
+          const again = claimed.length === ask || this.wakes !== wakesBefore;
+          if (!again && !this.typeLimited) this.queueSeenEmpty = true;
+          return again;
+        },
+        (err: unknown) => {
+          this.reservedSlots -= ask;
+          this.deps.logger.error({ err }, 'runner failed to claim work');
+          return false;
+        },
+      )
+      .then((again) => {
+        this.claimsInFlight--;
+        this.claimsReturned++;
+        if (again) this.fill();
+      });
   }
 
   /**

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { RunRecord } from '../../domain/run-record.js';
 import { blockedTypes, storedRun } from '../run-rules.js';
 import type { ClaimOptions } from '../types.js';
-import { lockedRun, stampedIn, TX_ID } from './save-run.js';
+import { frozenRun, stampedIn, TX_ID } from './save-run.js';
 import { updateRuns } from './save-runs.js';
 import { withTransaction, type Queryable } from './transaction.js';
 
@@ -63,7 +63,7 @@ export async function claimRuns(
       let overLimit = false;
       for (const row of rows) {
         tx = Number(row.tx);
-        const run = lockedRun(row.doc);
+        const run = frozenRun(row.doc);
         const limit = options.typeLimits[run.type];
         const count = running.get(run.type) ?? 0;
         if (limit !== undefined && count >= limit) {

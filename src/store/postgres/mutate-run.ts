@@ -4,7 +4,7 @@ import { storedRun } from '../run-rules.js';
 import { retentionCount } from '../retention.js';
 import type { AppendsFor, MutateResult, RunMutator, TaskOutcomeWrite } from '../types.js';
 import { appendRecord } from './append.js';
-import { insertRun, insertStampedRun, lockedRun, stampedIn, TX_ID, updateRun } from './save-run.js';
+import { insertRun, insertStampedRun, frozenRun, stampedIn, TX_ID, updateRun } from './save-run.js';
 import type { Queryable } from './transaction.js';
 import { mutateStateIn, recordTaskIn } from './state.js';
 import { withTransaction } from './transaction.js';
@@ -41,7 +41,7 @@ async function lockRun(client: Queryable, runId: string): Promise<{ tx: number; 
     values: [runId],
   });
   const row = rows[0]!;
-  return { tx: Number(row.tx), locked: row.doc === null ? null : lockedRun(row.doc) };
+  return { tx: Number(row.tx), locked: row.doc === null ? null : frozenRun(row.doc) };
 }
 
 /**

@@ -5,7 +5,7 @@ import { retentionCount } from '../retention.js';
 import type { AppendCollection, AppendRecord, AppendsFor, MutateResult, RunMutator, TaskOutcomeWrite } from '../types.js';
 import { appendRecords } from './append.js';
 import { ALONE } from './group-commit.js';
-import { lockedRun, stampedIn, TX_ID, type StampedRun } from './save-run.js';
+import { frozenRun, stampedIn, TX_ID, type StampedRun } from './save-run.js';
 import { insertRuns, runsUpdate, runsUpdateText, updateRuns } from './save-runs.js';
 import { lockStateDocument, mutateStateIn, recordTasksIn, taskRecordCtes, taskRecordValues } from './state.js';
 import type { TaskRecord } from '../../domain/orchestrator-state.js';
@@ -41,7 +41,7 @@ async function lockRuns(client: pg.PoolClient, runIds: string[]): Promise<{ tx: 
     values: [runIds],
   });
   const existing = new Map<string, RunRecord>();
-  for (const row of rows) if (row.run_id !== null && row.doc !== null) existing.set(row.run_id, lockedRun(row.doc));
+  for (const row of rows) if (row.run_id !== null && row.doc !== null) existing.set(row.run_id, frozenRun(row.doc));
   return { tx: Number(rows[0]!.tx), existing };
 }
 

@@ -16,7 +16,7 @@ export function runFromRow(row: { doc: RunRecord }): RunRecord {
  * file and SQLite stores hand them their frozen stored records too), so one parse and a freeze
  * do what a parse per copy (or a structuredClone) did.
  */
-export function lockedRun(text: string): RunRecord {
+export function frozenRun(text: string): RunRecord {
   return deepFreeze(JSON.parse(text) as RunRecord);
 }
 
