@@ -49,7 +49,7 @@ export function createIncidentSweep(deps: IncidentSweepDeps): () => Promise<void
     const oldest = held.items[0];
     const backlog = approvalBacklogSignal(held.total, oldest?.approval.requestedAt ?? oldest?.createdAt ?? null, clock.now(), deps.approvalBacklog ?? DEFAULT_APPROVAL_BACKLOG);
     if (backlog) signals.push(backlog);
-    const storeSignal = stateStoreSignal(await store.health());
+    const storeSignal = stateStoreSignal(await store.health({ counts: false }));
     if (storeSignal) signals.push(storeSignal);
     const coordination = coordinationSignal(await deps.coordination.status());
     if (coordination) signals.push(coordination);

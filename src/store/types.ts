@@ -78,6 +78,11 @@ export interface StoreHealth {
   collections: Record<string, number>;
 }
 
+export interface HealthOptions {
+  /** Whether `collections` gets its row counts (default true). A driver may give them anyway when they cost nothing. */
+  counts?: boolean;
+}
+
 /** Append-only collections with bounded retention (newest kept). */
 export type AppendCollection = 'telemetry' | 'milestones';
 
@@ -167,7 +172,12 @@ export interface StateStore {
 
   open(): Promise<void>;
   close(): Promise<void>;
-  health(): Promise<StoreHealth>;
+  /**
+   * Reachability and, unless `counts` is false, the row counts of `collections`. A periodic
+   * check that only needs the status passes false: on a shared database the counts walk
+   * whole tables, and every instance checks.
+   */
+  health(options?: HealthOptions): Promise<StoreHealth>;
 
   /** Atomic read-modify-write of one run. Durable before the promise resolves (also when unchanged). */
   mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult>;

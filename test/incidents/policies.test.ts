@@ -258,6 +258,24 @@ describe('the incident sweep', () => {
     }
   });
 
+  it("asks the store for its status without row counts (every instance sweeps, and a shared database's counts walk whole tables)", async () => {
+    const store = new SqliteStateStore(join(tempDir('sweep-health-'), 'state.sqlite'));
+    await store.open();
+    try {
+      const asked: unknown[] = [];
+      const port: StateStore = store;
+      const health = port.health.bind(port);
+      port.health = (options) => {
+        asked.push(options);
+        return health(options);
+      };
+      await sweepingService(store, { serviceGaps: () => [] }).sweep();
+      expect(asked).toEqual([{ counts: false }]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('leaves a run that failed without retries to the operators and resolves it once a later run of its type succeeds', async () => {
     const store = new SqliteStateStore(join(tempDir('sweep-'), 'state.sqlite'));
     await store.open();

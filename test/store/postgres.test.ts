@@ -58,17 +58,19 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgresStateStore (${TEST_DATABASE_URL ? '
           { version: 3, description: 'write stamps of run events' },
           { version: 4, description: 'processed-task counts as deltas, an index of queued runs' },
           { version: 5, description: 'run records compressed with lz4 where the server has it, the redundant index of ready runs dropped' },
+          { version: 6, description: 'runs indexed by status in seq order (pages of one status no longer walk the table)' },
         ]);
         const schema = starting[0]!.schema;
-        const indexes = await client.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'runs'`, [schema]);
+        const indexes = await client.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'runs'`, [schema]);
         expect(indexes.rows.map((r) => r.indexname)).not.toContain('runs_claim');
+        expect(indexes.rows.find((r) => r.indexname === 'runs_status')?.indexdef).toMatch(/\(status, seq\)$/);
         const lz4 = await client.query(`SELECT 'lz4' = ANY (enumvals) AS has FROM pg_settings WHERE name = 'default_toast_compression'`);
         const compression = await client.query(`SELECT attcompression FROM pg_attribute WHERE attrelid = $1::regclass AND attname = 'doc'`, [`"${schema}".runs`]);
         if (lz4.rows[0]?.has === true) expect(compression.rows[0].attcompression).toBe('l');
       } finally {
         await client.end();
       }
-      expect((await starting[0]!.health()).detail).toMatch(/^PostgreSQL \d+\.\d+.*, schema .+, layout version 5, shared by instances$/);
+      expect((await starting[0]!.health()).detail).toMatch(/^PostgreSQL \d+\.\d+.*, schema .+, layout version 6, shared by instances$/);
     });
 
     it('keeps each docdb:<key> OrchestratorState apart while runs are shared', async () => {

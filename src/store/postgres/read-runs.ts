@@ -9,13 +9,19 @@ export async function getRun(pool: pg.Pool, runId: string): Promise<RunRecord | 
   return rows[0] ? runFromRow(rows[0]) : null;
 }
 
-/** Running runs among `runIds` with a cancel requested: one statement, the columns and the cancel field alone. */
+/**
+ * Running runs among `runIds` with a cancel requested: one statement, the columns and the cancel
+ * field alone. The rows are found by their keys only (the fenced subquery), the status checked on
+ * them: the prepared statement's generic plan otherwise combined the key lookup with `runs_status`
+ * for 'running', whose entries include one per run that ever ran until a vacuum removes them
+ * (30,000 entries walked, 25-30 ms, for eight asked runs).
+ */
 export async function cancelRequests(pool: pg.Pool, runIds: readonly string[]): Promise<CancelRequest[]> {
   if (runIds.length === 0) return [];
   const { rows } = await pool.query<{ run_id: string; attempt: number; lease_owner: string | null }>({
     name: 'cancel-requests',
-    text: `SELECT run_id, attempt, lease_owner FROM runs
-            WHERE run_id = ANY($1::text[]) AND status = 'running' AND jsonb_typeof(doc->'cancellation') = 'object'`,
+    text: `WITH asked AS MATERIALIZED (SELECT run_id, attempt, lease_owner, status, doc FROM runs WHERE run_id = ANY($1::text[]))
+           SELECT run_id, attempt, lease_owner FROM asked WHERE status = 'running' AND jsonb_typeof(doc->'cancellation') = 'object'`,
     values: [runIds],
   });
   return rows.map((row) => ({ runId: row.run_id, attempt: row.attempt, ownerId: row.lease_owner }));

@@ -3,6 +3,7 @@ import { appendSequences } from './0002-append-sequences.js';
 import { runEventStamps } from './0003-run-event-stamps.js';
 import { taskCountDeltas } from './0004-task-count-deltas.js';
 import { runWritesLighter } from './0005-run-writes-lighter.js';
+import { runsByStatus } from './0006-runs-by-status.js';
 
 /** One schema change: applied once, in version order, inside its own transaction. */
 export interface Migration {
@@ -12,6 +13,6 @@ export interface Migration {
 }
 
 /** Every migration this build knows, oldest first. A new layout change is a new file appended here. */
-export const MIGRATIONS: readonly Migration[] = [initialLayout, appendSequences, runEventStamps, taskCountDeltas, runWritesLighter];
+export const MIGRATIONS: readonly Migration[] = [initialLayout, appendSequences, runEventStamps, taskCountDeltas, runWritesLighter, runsByStatus];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
