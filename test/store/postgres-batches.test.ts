@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { markRunning, withEvent } from '../../src/tasks/run-transitions.js';
-import { foldTaskCounts, recordTasksIn } from '../../src/store/postgres/state.js';
+import { foldTaskCounts, lockStateDocument, recordTasksIn } from '../../src/store/postgres/state.js';
 import type { TaskRecord } from '../../src/domain/orchestrator-state.js';
 import { makeRun } from '../support/runs.js';
 import { REPO_ROOT } from '../support/paths.js';
@@ -349,27 +349,45 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgreSQL group-committed batches (${TEST_
       expect(state.taskHistory.map((r) => r.durationMs).sort((x, y) => x - y)).toEqual([0, 1, 2, 10]);
     }, 20_000);
 
-    it('folds the deltas into the count without changing what a reader sees, skipping while a finish holds the row', async () => {
+    it('folds the committed deltas into the count without changing what a reader sees, beside an open finish, and skips while a document writer holds the row', async () => {
       const schema = freshSchema('count_fold');
       const store = await openStore(schema);
-      for (let i = 0; i < 5; i++) await store.recordTask(task(i));
-      const open = await openFinish(store, schema, 2, 5);
+      for (let i = 0; i < 6; i++) await store.recordTask(task(i));
+      // Closed, so its own fold timer cannot fold between the steps below.
+      await store.close();
+      let open: pg.Client | null = null;
       const direct = new pg.Client({ connectionString: TEST_DATABASE_URL! });
       await direct.connect();
+      const writer = new pg.Client({ connectionString: TEST_DATABASE_URL! });
+      await writer.connect();
       try {
         await direct.query(`SET search_path TO "${schema}"`);
-        // A finish holds the row: the fold leaves everything for later.
+        await writer.query(`SET search_path TO "${schema}"`);
+        const deltas = async () => Number((await direct.query<{ n: string }>('SELECT COUNT(*) AS n FROM task_count_deltas')).rows[0]!.n);
+        // What a reader sees: the column plus the deltas (state.ts).
+        const processed = async () =>
+          Number((await direct.query<{ n: string }>('SELECT tasks_processed + COALESCE((SELECT SUM(n) FROM task_count_deltas), 0) AS n FROM state_documents')).rows[0]!.n);
+        // A document writer holds the row (FOR UPDATE): the fold leaves everything for later.
+        await writer.query('BEGIN');
+        await lockStateDocument(writer, store.stateKey);
         expect(await foldTaskCounts(direct, store.stateKey)).toBe(0);
-        expect((await store.getState()).tasksProcessed).toBe(5);
-        await open.query('COMMIT');
+        expect(await deltas()).toBe(6);
+        await writer.query('COMMIT');
+
+        // A finish holds the row (FOR KEY SHARE): the fold takes the six committed deltas, not its own.
+        open = await openFinish(store, schema, 2, 6);
         expect(await foldTaskCounts(direct, store.stateKey)).toBe(6);
-        expect((await store.getState()).tasksProcessed).toBe(7);
-        const left = await direct.query<{ n: string }>('SELECT COUNT(*) AS n FROM task_count_deltas');
-        expect(Number(left.rows[0]!.n)).toBe(0);
+        expect(await processed()).toBe(6);
+        await open.query('COMMIT');
+        expect(await processed()).toBe(8);
+        expect(await foldTaskCounts(direct, store.stateKey)).toBe(1);
+        expect(await processed()).toBe(8);
+        expect(await deltas()).toBe(0);
         expect(await foldTaskCounts(direct, store.stateKey)).toBe(0);
-        expect((await store.getState()).tasksProcessed).toBe(7);
+        expect(await processed()).toBe(8);
       } finally {
-        await open.end();
+        await open?.end();
+        await writer.end();
         await direct.end();
       }
     }, 20_000);

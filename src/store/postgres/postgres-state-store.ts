@@ -87,8 +87,11 @@ const MAX_BATCH = 64;
  */
 const RUN_WRITE_BATCHES_IN_FLIGHT = 1;
 const FINISH_BATCHES_IN_FLIGHT = 1;
-/** How often the processed-task count deltas are folded: a read sums at most this long's finishes. */
-const FOLD_INTERVAL_MS = 5_000;
+/**
+ * How often the processed-task count deltas are folded: a state read (one per claim's worth of
+ * attempts) sums at most about this long's finishes. One statement per instance a second.
+ */
+const FOLD_INTERVAL_MS = 1_000;
 
 /**
  * The scale-out store: PostgreSQL through a connection pool, shared by every instance that
