@@ -20,6 +20,7 @@ import { onCleanup } from '../lib/cleanup.js';
 import { analyzeCounts, exactlyOnceChecks, makePlan, type ExactlyOncePlan, type ExactlyOnceResult } from '../lib/exactly-once.js';
 import { benchFault, CEILING_500_EVERY, startAckDroppingProxy, type AckDroppingProxy } from '../lib/fault.js';
 import { handlerLog, type HandlerLog } from '../lib/handler-log.js';
+import { vacuumCatalogs } from '../lib/pg-catalogs.js';
 import { acknowledgedKey, compareKeys } from '../lib/key-sets.js';
 import { runLoad, type LoadSummary } from '../lib/load.js';
 import { benchCpuMs, cpuMeter, describeCpu, postgresCpuMs, processCpuMs } from '../lib/process-cpu.js';
@@ -333,6 +334,7 @@ export const postgres: Scenario = {
       return;
     }
     const durability = await postgresDurability();
+    details['catalogs vacuumed first'] = await vacuumCatalogs();
     const plan = makePlan('pgstore', s.unique, s.duplicates, s.warmup);
     const passes = (r: ExactlyOnceResult) => exactlyOnceChecks(r).every((c) => c.ok);
 
