@@ -13,6 +13,7 @@ import type {
   AppendsFor,
   AppendCollection,
   ClaimOptions,
+  HealthOptions,
   MutateResult,
   RunCounts,
   RunMutator,
@@ -21,7 +22,6 @@ import type {
   RunEventsWritten,
   RunQuery,
   StateStore,
-  HealthOptions,
   StoreHealth,
   TaskOutcomeWrite,
 } from '../types.js';
