@@ -13,6 +13,13 @@ describe('traceparent (the trace context a run record stores)', () => {
     expect(toTraceparent(context!)).toBe(value);
   });
 
+  it('takes a traceparent in capitals or with surrounding blanks as its canonical form, and an unsampled one as unsampled', () => {
+    const canonical = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.SAMPLED, isRemote: true };
+    expect(fromTraceparent('00-0AF7651916CD43DD8448EB211C80319C-B7AD6B7169203331-01')).toEqual(canonical);
+    expect(fromTraceparent(' 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\n')).toEqual(canonical);
+    expect(fromTraceparent('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00')).toEqual({ ...canonical, traceFlags: TraceFlags.NONE });
+  });
+
   it('refuses what is no valid traceparent: the span then starts a trace of its own', () => {
     for (const value of [
       undefined,
@@ -23,6 +30,10 @@ describe('traceparent (the trace context a run record stores)', () => {
       '00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01',
       '01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
       '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-extra',
+      '00-0af7651916cd43dd8448eb211c80319g-b7ad6b7169203331-01',
+      '00-0af7651916cd43dd8448eb211c80319c_b7ad6b7169203331-01',
+      '00-0af7651916cd43dd8448eb211c80319c-b7ad6b716920333-01x',
+      '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-1',
     ]) {
       expect(fromTraceparent(value), String(value)).toBeNull();
     }
