@@ -117,7 +117,7 @@ export const QUICK: Settings = {
 };
 
 export const FULL: Settings = {
-  totalBudgetSec: 900,
+  totalBudgetSec: 1200,
   concurrency: 4,
   admission: {
     budgetSec: 160,

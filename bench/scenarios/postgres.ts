@@ -396,6 +396,7 @@ export const postgres: Scenario = {
     // whose instance then serves the admission rounds.
     const bossRounds: ExactlyOnceResult[] = [];
     const singleRounds: EndToEnd[] = [];
+    const tripleRounds: EndToEnd[] = [];
     const bossRound = async (round: number) => {
       if (sweepBest === null) return;
       try {
@@ -413,21 +414,27 @@ export const postgres: Scenario = {
         bossError = errorMessage(err);
       }
     };
-    for (let round = 1; round < s.rounds && ctx.remainingMs() > 90_000; round++) {
-      ctx.log(`end to end, round ${round} of ${s.rounds}: ${PG_BOSS} (${bossWorkers} workers x batch ${bossBatch}), then the service (${runSlots} run slots)`);
-      await bossRound(round);
+    // Three instances take their turn in the same rotation: each of the three subjects gets as
+    // many rounds as the others, and the ratio of three instances to one compares best with best.
+    const serviceRound = async (instances: number, round: number, into: EndToEnd[]) => {
       try {
-        const cluster = await launchCluster(1, runSlots, false);
+        const cluster = await launchCluster(instances, runSlots, false);
         try {
-          singleRounds.push(await endToEnd(cluster, warmedFor(rekey(plan, `r${round}`), 1), Math.max(10_000, ctx.remainingMs() / 4), 500, runSlots));
+          into.push(await endToEnd(cluster, warmedFor(rekey(plan, `r${round}i${instances}`), instances), Math.max(10_000, ctx.remainingMs() / 4), 500, runSlots));
         } finally {
           await cluster.stop();
         }
       } catch (err) {
-        ctx.log(`service round ${round} failed: ${errorMessage(err)}`);
+        ctx.log(`service round ${round} (${instances} instance${instances > 1 ? 's' : ''}) failed: ${errorMessage(err)}`);
       }
+    };
+    for (let round = 1; round < s.rounds && ctx.remainingMs() > 120_000; round++) {
+      ctx.log(`end to end, round ${round} of ${s.rounds}: ${PG_BOSS} (${bossWorkers} workers x batch ${bossBatch}), then the service (${runSlots} run slots) with one instance and with three`);
+      await bossRound(round);
+      await serviceRound(1, round, singleRounds);
+      await serviceRound(3, round, tripleRounds);
     }
-    ctx.log(`end to end, round ${s.rounds} of ${s.rounds}: ${PG_BOSS}, then the service with one instance below`);
+    ctx.log(`end to end, round ${s.rounds} of ${s.rounds}: ${PG_BOSS}, then the service with one instance and with three below`);
     await bossRound(s.rounds);
     const boss = bestPassing(bossRounds, passes, (r) => r.tasksPerSec);
     details['pg-boss rounds'] = bossRounds.map((r) => ({ tasksPerSec: r.tasksPerSec, passed: passes(r) }));
@@ -454,14 +461,14 @@ export const postgres: Scenario = {
           // End to end first, on an empty queue.
           ctx.log(`${subject}: end to end, ${plan.unique.length} unique keys`);
           const measured = await endToEnd(cluster, warmedFor(rekey(plan, `x${instances}`), instances), Math.max(10_000, ctx.remainingMs() / 3), 500, runSlots);
-          // One instance: the best passing of its rounds; every round's checks count.
-          const rounds = instances === 1 ? [...singleRounds, measured] : [measured];
+          // The best passing of its rounds; every round's checks count.
+          const rounds = [...(instances === 1 ? singleRounds : tripleRounds), measured];
           const roundPasses = (e: EndToEnd) => passes(e.result) && e.keys.ok;
           const e2e = bestPassing(rounds, roundPasses, (e) => e.result.tasksPerSec) ?? measured;
           const failedRounds = rounds.filter((e) => !roundPasses(e));
           const r = e2e.result;
           details[subject] = { ...r, keys: { ...e2e.keys, missing: e2e.keys.missing.slice(0, 20) }, rounds: rounds.map((e) => ({ tasksPerSec: e.result.tasksPerSec, passed: roundPasses(e) })) };
-          const note = instances === 1 ? `${e2eNote(r, e2e.cpuSec)}; ${roundsNote(rounds.map((e) => e.result.tasksPerSec), null)}` : e2eNote(r, e2e.cpuSec);
+          const note = `${e2eNote(r, e2e.cpuSec)}; ${roundsNote(rounds.map((e) => e.result.tasksPerSec), null)}`;
           rows.add({ subject, metric: 'tasks/s vs pg-boss', unit: '', value: r.tasksPerSec, better: 'higher', baseline: { subject: PG_BOSS, value: boss ? boss.tasksPerSec : null }, durability, note });
           if (instances === 1) single = r;
           else rows.add({ subject, metric: 'tasks/s vs 1 instance', unit: '', value: r.tasksPerSec, better: 'higher', baseline: { subject: 'service (postgres, 1 instance)', value: single ? single.tasksPerSec : null } });
