@@ -50,6 +50,9 @@ const SERVICE_RUN_SLOT_CHOICES = [64, 256];
 /** pg-boss 10 refuses a shorter interval; its workers skip it while they find jobs. */
 const PG_BOSS_POLLING_SECONDS = 0.5;
 
+/** The service's row subject with `instances` instances: "service (postgres, 3 instances)". */
+const serviceSubject = (instances: number) => `service (postgres, ${instances} instance${instances > 1 ? 's' : ''})`;
+
 interface Cluster {
   services: BenchService[];
   /** Where clients send: the services, or under `drop-one-ack` a fault proxy in front of the first. */
@@ -171,7 +174,7 @@ async function endToEnd(cluster: Cluster, plan: ExactlyOncePlan, timeoutMs: numb
   const stored = await storedRunIds(url, TYPE);
   const completed = Math.min(executions.completed, successes);
   const result: ExactlyOnceResult = {
-    system: `service (postgres, ${cluster.services.length} instance${cluster.services.length > 1 ? 's' : ''})`,
+    system: serviceSubject(cluster.services.length),
     unique: n,
     duplicatesSubmitted: plan.submissions.length - n + plan.late.length,
     completed,
@@ -425,7 +428,7 @@ export const postgres: Scenario = {
           await cluster.stop();
         }
       } catch (err) {
-        ctx.log(`service round ${round} (${instances} instance${instances > 1 ? 's' : ''}) failed: ${errorMessage(err)}`);
+        ctx.log(`${serviceSubject(instances)}: round ${round} failed: ${errorMessage(err)}`);
       }
     };
     for (let round = 1; round < s.rounds && ctx.remainingMs() > 120_000; round++) {
@@ -450,7 +453,7 @@ export const postgres: Scenario = {
 
     let single: ExactlyOnceResult | null = null;
     for (const instances of [1, 3]) {
-      const subject = `service (postgres, ${instances} instance${instances > 1 ? 's' : ''})`;
+      const subject = serviceSubject(instances);
       if (ctx.remainingMs() < 15_000) {
         rows.skip(subject, 'tasks/s, req/s', 'time budget spent');
         continue;
@@ -471,7 +474,7 @@ export const postgres: Scenario = {
           const note = `${e2eNote(r, e2e.cpuSec)}; ${roundsNote(rounds.map((e) => e.result.tasksPerSec), null)}`;
           rows.add({ subject, metric: 'tasks/s vs pg-boss', unit: '', value: r.tasksPerSec, better: 'higher', baseline: { subject: PG_BOSS, value: boss ? boss.tasksPerSec : null }, durability, note });
           if (instances === 1) single = r;
-          else rows.add({ subject, metric: 'tasks/s vs 1 instance', unit: '', value: r.tasksPerSec, better: 'higher', baseline: { subject: 'service (postgres, 1 instance)', value: single ? single.tasksPerSec : null } });
+          else rows.add({ subject, metric: 'tasks/s vs 1 instance', unit: '', value: r.tasksPerSec, better: 'higher', baseline: { subject: serviceSubject(1), value: single ? single.tasksPerSec : null } });
           const failedKeys = failedRounds.find((e) => !e.keys.ok);
           rows.check(subject, 'every acknowledged key stored', failedKeys === undefined, (failedKeys ?? e2e).keys.detail);
           const failedRun = failedRounds.find((e) => !passes(e.result));

@@ -5,7 +5,6 @@ const TRACEPARENT_LENGTH = 55;
 const TRACE_ID = [3, 35] as const;
 const SPAN_ID = [36, 52] as const;
 const FLAGS = [53, 55] as const;
-const DASHES = [2, 35, 52] as const;
 const DASH = 45;
 
 /**
@@ -24,7 +23,9 @@ function isTraceparent(value: string): boolean {
   return (
     value.length === TRACEPARENT_LENGTH &&
     value.startsWith('00') &&
-    DASHES.every((at) => value.charCodeAt(at) === DASH) &&
+    value.charCodeAt(2) === DASH &&
+    value.charCodeAt(TRACE_ID[1]) === DASH &&
+    value.charCodeAt(SPAN_ID[1]) === DASH &&
     isLowerHex(value, TRACE_ID) &&
     isLowerHex(value, SPAN_ID) &&
     isLowerHex(value, FLAGS)
