@@ -110,7 +110,7 @@ export function composeExtendedHealth(input: ExtendedHealthInput) {
     `${workers.declaredAgents} agents declared (${workers.serviceExpectedCount} service-expected)`,
     `state store ${p.database.mode}`,
     `coordination ${input.config.kvStoreUrl ? 'key-value store' : 'in-memory'}`,
-    `concurrency ${input.config.concurrency}`,
+    input.config.concurrency === 0 ? 'concurrency 0 (admits only; other instances run the runs)' : `concurrency ${input.config.concurrency}`,
     `scheduler ${input.config.schedulerEnabled ? 'on' : 'off'}`,
     `fast start ${input.config.fastStart ? 'on' : 'off'}`,
     `code-host monitor ${input.config.codeHostMonitor.enabled ? 'on' : 'off'}`,

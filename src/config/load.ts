@@ -5,7 +5,7 @@ import { configError, missingSecret } from './errors.js';
 import { parseApiKeys } from './keys.js';
 import { packageRoot } from './package-root.js';
 import { ConfigFileSchema, DEFAULT_RATE_LIMITS, RATE_LIMIT_BUCKETS, type ConfigFile, type RateLimitBucket } from './schema.js';
-import { POSTGRES_TARGET, isPostgresUrl } from '../store/targets.js';
+import { POSTGRES_TARGET, isPostgresUrl, isSharedTarget } from '../store/targets.js';
 import type { AppConfig } from './types.js';
 
 const configFileValidator = Compile(ConfigFileSchema);
@@ -133,6 +133,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (stateRaw.startsWith('sql:')) stateTarget = `sql:${abs(stateRaw.slice(4))}`;
   else if (stateRaw.startsWith('docdb:') || stateRaw === POSTGRES_TARGET) stateTarget = stateRaw;
   else stateTarget = abs(stateRaw);
+
+  // An instance without run slots leaves its admitted runs to the other instances of its fleet;
+  // on a store no other instance opens nothing would ever run them.
+  if (cfg.concurrency === 0 && !isSharedTarget(stateTarget)) {
+    throw configError(`concurrency 0 (an instance that admits but runs nothing) needs the shared PostgreSQL store, where other instances run the runs; state target here: ${stateTarget}`);
+  }
 
   const workspaceRoot = abs(cfg.workspaceRoot ?? './workspace');
   const logsDir = abs(cfg.logsDir ?? './logs');

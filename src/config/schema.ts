@@ -106,7 +106,8 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RUN_SLOTS })),
+    // 0: the instance admits and serves but runs nothing (a shared store only; see load.ts).
+    concurrency: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_RUN_SLOTS })),
     typeConcurrency: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 1 }))),
     runRetention: Type.Optional(Type.Integer({ minimum: 10 })),
     workerTimeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),

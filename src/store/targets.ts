@@ -9,3 +9,11 @@ export const POSTGRES_TARGET = 'postgres';
 export function isPostgresUrl(url: string | null | undefined): url is string {
   return typeof url === 'string' && /^postgres(ql)?:\/\//i.test(url);
 }
+
+/**
+ * A target every instance of a fleet shares (PostgreSQL, with or without a `docdb:` key): only
+ * there may an instance leave the running to others (`concurrency` 0).
+ */
+export function isSharedTarget(target: string): boolean {
+  return target === POSTGRES_TARGET || target.startsWith('docdb:');
+}

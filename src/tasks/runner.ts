@@ -112,6 +112,9 @@ export class Runner {
 
   start(): void {
     this.stopping = false;
+    // No run slots (concurrency 0, a shared store only): this instance admits, the others claim
+    // and run. Nothing to poll for, no lease or cancel to watch; reserveSlot finds no free slot.
+    if (this.deps.config.concurrency === 0) return;
     this.timers.push(setInterval(() => this.wake(), this.deps.pollIntervalMs));
     const cancelCheckMs = this.deps.store.exclusive ? CANCEL_CHECK_EXCLUSIVE_MS : CANCEL_CHECK_SHARED_MS;
     this.timers.push(setInterval(() => void this.checkCancels(), cancelCheckMs));

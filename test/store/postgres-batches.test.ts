@@ -103,7 +103,12 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgreSQL group-committed batches (${TEST_
     // A payload holding the pending stamp's text is not rewritten: that admission goes through the transaction.
     const tricky = 'new-tricky';
     const trickyPayload = { tx: Number.MIN_SAFE_INTEGER, note: 'kept as sent' };
-    const { result, named } = await countingStatements(() => Promise.all([...stored, ...fresh].map((runId) => admit(runId)).concat(admit(tricky, trickyPayload))));
+    // So is one holding the pending number's text (the record's seq until the statement numbers it).
+    const unnumbered = 'new-tricky-seq';
+    const unnumberedPayload = { seq: Number.MIN_SAFE_INTEGER + 1, note: 'kept as sent' };
+    const { result, named } = await countingStatements(() =>
+      Promise.all([...stored, ...fresh].map((runId) => admit(runId)).concat(admit(tricky, trickyPayload), admit(unnumbered, unnumberedPayload))),
+    );
     expect(named.get('admit-new-runs-telemetry') ?? 0).toBeGreaterThanOrEqual(1);
     expect(named.get('admit-new-runs-telemetry')!).toBeLessThan(fresh.length);
     result.slice(0, stored.length).forEach((outcome, i) => expect(outcome).toMatchObject({ changed: false, before: { runId: stored[i] } }));
@@ -117,13 +122,24 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgreSQL group-committed batches (${TEST_
       expect(row!.events[0]!.tx).toBeGreaterThan(0);
     }
     expect((await store.getRun(tricky))?.payload).toEqual(trickyPayload);
-    // `last_tx` is the stamp of the newest event, 0 for a run without events (as a transaction's insert leaves it).
-    const columns = await store.pool().query(`SELECT run_id, last_tx, COALESCE((doc->'events'->-1->>'tx')::bigint, 0) AS stamp FROM runs WHERE run_id LIKE 'new-%'`);
-    expect(columns.rows).toHaveLength(fresh.length + 1);
-    for (const row of columns.rows) expect(row.last_tx).toBe(row.stamp);
+    expect((await store.getRun(unnumbered))?.payload).toEqual(unnumberedPayload);
+    // `last_tx` is the stamp of the newest event, 0 for a run without events (as a transaction's
+    // insert leaves it); the record's seq is its row's, each drawn once and in batch order.
+    const columns = await store.pool().query(
+      `SELECT run_id, last_tx, COALESCE((doc->'events'->-1->>'tx')::bigint, 0) AS stamp, seq, (doc->>'seq')::bigint AS doc_seq FROM runs WHERE run_id LIKE 'new-%' ORDER BY seq`,
+    );
+    expect(columns.rows).toHaveLength(fresh.length + 2);
+    for (const row of columns.rows) {
+      expect(row.last_tx).toBe(row.stamp);
+      expect(row.doc_seq).toBe(row.seq);
+    }
+    const seqs = columns.rows.map((row) => Number(row.seq));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    const batchOrder = columns.rows.map((row) => row.run_id as string).filter((id) => !id.startsWith('new-tricky'));
+    expect(batchOrder).toEqual(fresh);
     // Telemetry once per admitted run, none for the keys found stored.
     const { items } = await store.listAppended('telemetry', { limit: 100 });
-    expect(items.map((item) => item.runId).sort()).toEqual([...stored, ...fresh, tricky].sort());
+    expect(items.map((item) => item.runId).sort()).toEqual([...stored, ...fresh, tricky, unnumbered].sort());
   });
 
   it('settles duplicates of one key arriving together as one admission and the rest unchanged', async () => {

@@ -7,9 +7,9 @@ import { rowsPushedOut, sequenceOf } from './append.js';
 import { IN_BATCH } from './group-commit.js';
 import { joinRecords, splitRecords } from './record-text.js';
 import type { RunWrite } from './run-batches.js';
-import { checked, stampedIn } from './save-run.js';
+import { checkedUnnumbered, stampedIn } from './save-run.js';
 import { columnsOf, RUN_COLUMNS } from './save-runs.js';
-import { PENDING_TX, stampableInSql, stampedAs, stampedDoc, stampOf } from './sql-stamps.js';
+import { numberableInSql, PENDING_SEQ, PENDING_TX, stampableInSql, stampedAs, stampedNumberedDoc, stampOf } from './sql-stamps.js';
 
 interface NewRun {
   index: number;
@@ -29,9 +29,9 @@ function newRunOf(item: RunWrite, index: number, into: { collection: AppendColle
   try {
     next = item.mutate(null);
     if (next === null) return null;
-    const stamped = stampedIn(null, storedRun(item.runId, null, next, () => 1), PENDING_TX).run;
-    const { stored, doc } = checked(stamped);
-    if (!stampableInSql(stored, doc)) return null;
+    const stamped = stampedIn(null, storedRun(item.runId, null, next, () => PENDING_SEQ), PENDING_TX).run;
+    const { stored, doc } = checkedUnnumbered(stamped);
+    if (!stampableInSql(stored, doc) || !numberableInSql(doc)) return null;
     const appends = item.appendsFor({ before: null, after: stored, changed: true });
     for (const { collection, keep } of appends) {
       const count = retentionCount(keep);
@@ -73,14 +73,20 @@ export async function admitNewRuns(pool: pg.Pool, items: RunWrite[]): Promise<Ar
   const { rows } = await pool.query<{ run_id: string; seq: string; tx: string }>({
     name: `admit-new-runs-${collection}`,
     // OFFSET 0 keeps the numbered subquery as it is: each row draws nextval once.
+    // Each OFFSET 0 keeps its subquery as it is: each row draws nextval once, in batch order,
+    // and its text is converted to jsonb once, not once per column read from it.
     text: `WITH x AS (SELECT pg_current_xact_id()::text AS tx),
-     v AS (
-       SELECT ${stampedDoc('u.doc', 'x.tx')} AS doc, u.ord, COALESCE(${stampOf('u.doc', 'x.tx')}, 0) AS last_tx
-       FROM unnest(${splitRecords('$1')}) WITH ORDINALITY AS u(doc, ord), x
+     w AS (
+       SELECT u.doc, nextval('run_seq') AS seq
+       FROM unnest(${splitRecords('$1')}) WITH ORDINALITY AS u(doc, ord)
+       ORDER BY u.ord OFFSET 0
+     ), v AS (
+       SELECT ${stampedNumberedDoc('w.doc', 'x.tx', 'w.seq')} AS doc, w.seq, COALESCE(${stampOf('w.doc', 'x.tx')}, 0) AS last_tx
+       FROM w, x OFFSET 0
      ), inserted AS (
        INSERT INTO runs (run_id, seq, ${RUN_COLUMNS}, doc, last_tx)
-       SELECT w.doc->>'runId', w.seq, ${columnsOf('w.doc')}, jsonb_set(w.doc, '{seq}', to_jsonb(w.seq)), w.last_tx
-       FROM (SELECT v.doc, v.last_tx, nextval('run_seq') AS seq FROM v ORDER BY v.ord OFFSET 0) AS w
+       SELECT v.doc->>'runId', v.seq, ${columnsOf('v.doc')}, v.doc, v.last_tx
+       FROM v
        ON CONFLICT (run_id) DO NOTHING
        RETURNING run_id, seq
      ), added AS (

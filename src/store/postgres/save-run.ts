@@ -64,6 +64,20 @@ export function checked(run: RunRecord): { stored: RunRecord; doc: string } {
   return { stored, doc };
 }
 
+/**
+ * `checked` for a new run whose text holds the pending number (sql-stamps.ts PENDING_SEQ) in
+ * place of its seq: checked as numbered 1, and `stored` keeps 1 until the statement's number
+ * replaces it.
+ */
+export function checkedUnnumbered(run: RunRecord): { stored: RunRecord; doc: string } {
+  const doc = JSON.stringify(run);
+  const stored = JSON.parse(doc) as RunRecord;
+  stored.seq = 1;
+  const problem = runProblem(stored, 'run');
+  if (problem !== null) throw stateCorrupt(`refusing to store run ${run.runId}: ${problem}`);
+  return { stored, doc };
+}
+
 /** Column values after run_id and seq, in the order of the statements below (save-runs.ts `columnsOf` reads the same from the record in SQL). */
 export function columns(run: RunRecord, doc: string): unknown[] {
   return [
