@@ -77,7 +77,7 @@ export async function claimRuns(
     }
     if (picked.length === 0) return [];
     const next = picked.map((current) => stampedIn(current, storedRun(current.runId, current, mutate(current), () => current.seq), tx));
-    return updateRuns(client, next);
+    return updateRuns(client, next, picked);
   });
 }
 

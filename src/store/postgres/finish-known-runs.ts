@@ -7,7 +7,7 @@ import { IN_BATCH } from './group-commit.js';
 import type { KnownRuns } from './known-runs.js';
 import { joinRecords, splitRecords } from './record-text.js';
 import type { RunFinish } from './run-batches.js';
-import { checked, frozenRun, stampedIn } from './save-run.js';
+import { checkedOver, stampedIn } from './save-run.js';
 import { columnsOf, RUN_COLUMNS } from './save-runs.js';
 import { taskRecordCtesOf } from './state.js';
 import { PENDING_TX, stampableInSql, stampedAs, stampedDoc, stampOf } from './sql-stamps.js';
@@ -30,10 +30,10 @@ function finishOf(item: RunFinish, index: number, known: KnownRuns): KnownFinish
   // A handler's change to the state document needs the document's lock: the transaction's path.
   if (run === undefined || item.task.stateUpdate) return null;
   try {
-    const before = frozenRun(run.text);
+    const before = run.run;
     const next = item.mutate(before);
     if (next === null) return null;
-    const { stored, doc } = checked(stampedIn(before, storedRun(item.runId, before, next, () => before.seq), PENDING_TX).run);
+    const { stored, doc } = checkedOver(before, stampedIn(before, storedRun(item.runId, before, next, () => before.seq), PENDING_TX).run);
     if (!stampableInSql(stored, doc)) return null;
     return { index, before, stored, doc, xmin: run.xmin, record: JSON.stringify(item.task.record) };
   } catch {

@@ -1,4 +1,5 @@
 import type { RunRecord } from '../../domain/run-record.js';
+import { deepFreeze } from '../deep-freeze.js';
 import { lastEventTx } from '../run-event-stamps.js';
 
 /** The transaction id as a row's `xmin` shows it: the low 32 bits of `pg_current_xact_id()`. */
@@ -7,8 +8,12 @@ const XID_SPAN = 2 ** 32;
 const MAX_KNOWN = 4096;
 
 export interface KnownRun {
-  /** The record as this instance wrote it, as JSON text (each use parses its own copy). */
-  text: string;
+  /**
+   * The record as this instance wrote it, deep-frozen (it is the record the write's caller got,
+   * which the runner holds while the attempt runs: remembering it costs no copy, and the final
+   * write's mutator gets it without a parse).
+   */
+  run: RunRecord;
   /** The writing transaction's id as the row's `xmin` holds it while nobody has written the row since. */
   xmin: number;
 }
@@ -28,7 +33,7 @@ export class KnownRuns {
     this.runs.delete(run.runId);
     const tx = lastEventTx(run);
     if (run.status !== 'running' || tx <= 0) return;
-    this.runs.set(run.runId, { text: JSON.stringify(run), xmin: tx % XID_SPAN });
+    this.runs.set(run.runId, { run: deepFreeze(run), xmin: tx % XID_SPAN });
     if (this.runs.size > MAX_KNOWN) this.runs.delete(this.runs.keys().next().value!);
   }
 

@@ -93,6 +93,7 @@ export async function mutateRunsAndAppend(client: pg.PoolClient, items: RunWrite
     const updated = await updateRuns(
       client,
       updates.map((entry) => entry.run),
+      updates.map((entry) => entry.before),
     );
     updates.forEach(({ index, before }, i) => {
       outcomes[index] = { before, after: updated[i]!, changed: true };
@@ -148,7 +149,10 @@ export async function finishRuns(client: pg.PoolClient, stateKey: string, items:
   if (updates.length === 0) return outcomes;
   if (!updates.some(({ index }) => items[index]!.task.stateUpdate)) {
     // The common case, no handler changing the document: the runs and their task records in one statement.
-    const update = runsUpdate(updates.map((entry) => entry.run));
+    const update = runsUpdate(
+      updates.map((entry) => entry.run),
+      updates.map((entry) => entry.before),
+    );
     await client.query({
       name: 'finish-many',
       text: `WITH finished AS (${runsUpdateText(1)} RETURNING 1), ${taskRecordCtes(update.values.length + 1)} SELECT 1`,
@@ -162,6 +166,7 @@ export async function finishRuns(client: pg.PoolClient, stateKey: string, items:
   const updated = await updateRuns(
     client,
     updates.map((entry) => entry.run),
+    updates.map((entry) => entry.before),
   );
   await lockStateDocument(client, stateKey);
   let records: TaskRecord[] = [];

@@ -1,6 +1,6 @@
 import type { RunRecord } from '../../domain/run-record.js';
 import { joinRecords, splitRecords } from './record-text.js';
-import { checked, type StampedRun } from './save-run.js';
+import { checked, checkedOver, type StampedRun } from './save-run.js';
 import type { Queryable } from './transaction.js';
 
 /**
@@ -74,9 +74,13 @@ export interface RunsUpdate {
   values: unknown[];
 }
 
-/** The runs of an update checked (refused when a restart could not read them back) and laid out as its two parameters. */
-export function runsUpdate(runs: StampedRun[]): RunsUpdate {
-  const prepared = runs.map(({ run, lastTx }) => ({ ...checked(run), lastTx }));
+/**
+ * The runs of an update checked (refused when a restart could not read them back) and laid out
+ * as its two parameters. `befores[i]`, when given, is the deep-frozen record read back that
+ * `runs[i]` was made over: the stored copy then shares its unchanged parts (checkedOver).
+ */
+export function runsUpdate(runs: StampedRun[], befores?: readonly RunRecord[]): RunsUpdate {
+  const prepared = runs.map(({ run, lastTx }, i) => ({ ...(befores ? checkedOver(befores[i]!, run) : checked(run)), lastTx }));
   return { stored: prepared.map(({ stored }) => stored), values: recordParams(prepared) };
 }
 
@@ -88,8 +92,8 @@ export function runsUpdateText(first: number): string {
 }
 
 /** Replaces existing runs (locked by the caller, in the transaction that stamped them), matched by id and seq; `seq` is never changed. */
-export async function updateRuns(db: Queryable, runs: StampedRun[]): Promise<RunRecord[]> {
-  const update = runsUpdate(runs);
+export async function updateRuns(db: Queryable, runs: StampedRun[], befores?: readonly RunRecord[]): Promise<RunRecord[]> {
+  const update = runsUpdate(runs, befores);
   await db.query({ name: 'runs-update-many', text: runsUpdateText(1), values: update.values });
   return update.stored;
 }
