@@ -42,7 +42,8 @@ function over(prev: unknown, value: unknown): unknown {
       }
       if (!isPlainObject(value)) return NOT_PLAIN;
       const source = value as Record<string, unknown>;
-      if (typeof source.toJSON === 'function') return NOT_PLAIN;
+      // Own only: a plain object inherits nothing from Object.prototype that JSON calls.
+      if (Object.hasOwn(source, 'toJSON')) return NOT_PLAIN;
       const before = typeof prev === 'object' && prev !== null && !Array.isArray(prev) ? (prev as Record<string, unknown>) : {};
       const out: Record<string, unknown> = {};
       for (const key of Object.keys(source)) {
