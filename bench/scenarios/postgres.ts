@@ -507,8 +507,9 @@ export const postgres: Scenario = {
           // instances): the goal's like for like. The instance above admits while it runs its
           // runs at its slots, reported beside it.
           const ceiling = instances === 1 ? await startCeiling(ctx, fault === 'ceiling-500') : null;
-          const admitOnly = instances === 1 ? await launchCluster(1, 0, fault === 'drop-one-ack') : null;
+          let admitOnly: Cluster | null = null;
           try {
+            if (instances === 1) admitOnly = await launchCluster(1, 0, fault === 'drop-one-ack');
             const targets: AdmissionTarget[] = [];
             if (ceiling) {
               targets.push({

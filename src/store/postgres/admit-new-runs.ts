@@ -72,7 +72,6 @@ export async function admitNewRuns(pool: pg.Pool, items: RunWrite[]): Promise<Ar
   const appended = candidates.flatMap((run) => run.appends.map((record) => ({ runId: run.stored.runId, text: JSON.stringify(record) })));
   const { rows } = await pool.query<{ run_id: string; seq: string; tx: string }>({
     name: `admit-new-runs-${collection}`,
-    // OFFSET 0 keeps the numbered subquery as it is: each row draws nextval once.
     // Each OFFSET 0 keeps its subquery as it is: each row draws nextval once, in batch order,
     // and its text is converted to jsonb once, not once per column read from it.
     text: `WITH x AS (SELECT pg_current_xact_id()::text AS tx),
