@@ -1,4 +1,4 @@
-import type { ControlPlaneSnapshot } from '../../src/worker-sdk/control-plane.js';
+import { runSlotsOf, type ControlPlaneSnapshot } from '../../src/worker-sdk/control-plane.js';
 
 /** One reason the deployment is blocked or needs watching, with the evidence behind it. */
 export interface DeploymentFinding {
@@ -17,10 +17,10 @@ export const GATED_DEPLOY_TYPES = ['agent-deploy', 'build-refactor'] as const;
  * - blocker: a deploy-related type with at least 2 failures that failed at least half its
  *   finished runs in the window;
  * - blocker: an open critical incident;
- * - blocker: more runs waiting than 25 × concurrency (the queue would not absorb a rollout);
+ * - blocker: more runs waiting than 25 × the run slots (runSlotsOf; the queue would not absorb a rollout);
  * - watch: a pending approval of agent-deploy or build-refactor;
  * - watch: any other failure of a deploy-related type in the window;
- * - watch: more runs waiting than 10 × concurrency, or runs waiting for a retry;
+ * - watch: more runs waiting than 10 × the run slots, or runs waiting for a retry;
  * - watch: an open warning incident;
  * - watch: a service-expected agent without a runnable entrypoint (its lanes fail until built).
  * A service's unit cannot be probed from a worker: that is reported as unknown in `services`,
@@ -69,12 +69,12 @@ export function deploymentFindings(s: ControlPlaneSnapshot): { blockers: Deploym
   }
 
   const waiting = s.queue.queued + s.queue.retrying;
-  const slots = Math.max(1, s.service.concurrency);
-  const queueEvidence = { queued: s.queue.queued, retrying: s.queue.retrying, processing: s.queue.processing, concurrency: s.service.concurrency };
+  const { slots, basis } = runSlotsOf(s);
+  const queueEvidence = { queued: s.queue.queued, retrying: s.queue.retrying, processing: s.queue.processing, concurrency: s.service.concurrency, runSlots: slots };
   if (waiting > RULES.queueBlockPerSlot * slots) {
-    blockers.push({ code: 'queue-saturated', detail: `${waiting} runs waiting, above ${RULES.queueBlockPerSlot} × concurrency ${s.service.concurrency}`, evidence: queueEvidence });
+    blockers.push({ code: 'queue-saturated', detail: `${waiting} runs waiting, above ${RULES.queueBlockPerSlot} × ${basis}`, evidence: queueEvidence });
   } else if (waiting > RULES.queueWatchPerSlot * slots) {
-    watchItems.push({ code: 'queue-pressure', detail: `${waiting} runs waiting, above ${RULES.queueWatchPerSlot} × concurrency ${s.service.concurrency}`, evidence: queueEvidence });
+    watchItems.push({ code: 'queue-pressure', detail: `${waiting} runs waiting, above ${RULES.queueWatchPerSlot} × ${basis}`, evidence: queueEvidence });
   } else if (s.queue.retrying > 0) {
     watchItems.push({ code: 'runs-retrying', detail: `${s.queue.retrying} runs waiting for an automatic retry`, evidence: queueEvidence });
   }

@@ -1,4 +1,4 @@
-import type { ControlPlaneSnapshot } from '../../src/worker-sdk/control-plane.js';
+import { runSlotsOf, type ControlPlaneSnapshot } from '../../src/worker-sdk/control-plane.js';
 
 export type SectionStatus = 'steady' | 'attention' | 'critical';
 
@@ -11,7 +11,7 @@ export interface BriefSection {
 
 /**
  * When a section needs attention, and when it is critical:
- * - queue: more than 10 × concurrency runs waiting, or any run retrying → attention;
+ * - queue: more than 10 × the run slots (runSlotsOf) waiting, or any run retrying → attention;
  * - approvals: one pending longer than 1 h → attention, longer than 24 h → critical;
  * - incidents: an open warning → attention, an open critical → critical;
  * - services: a service-expected agent without a runnable entrypoint → attention;
@@ -40,12 +40,13 @@ function ageMs(at: string | null, now: number): number {
 
 export function queueSection(s: ControlPlaneSnapshot): BriefSection {
   const { queued, processing, held, retrying } = s.queue;
-  const limit = RULES.queuePerSlot * Math.max(1, s.service.concurrency);
+  const { slots, basis } = runSlotsOf(s);
+  const limit = RULES.queuePerSlot * slots;
   const waiting = queued + retrying;
   const facts = [
-    `${queued} queued, ${processing} processing on ${s.service.concurrency} slots, ${held} held for approval, ${retrying} retrying`,
+    `${queued} queued, ${processing} processing (this instance has ${s.service.concurrency} run slots), ${held} held for approval, ${retrying} retrying`,
   ];
-  if (waiting > limit) facts.push(`${waiting} waiting is above the ${limit}-run pressure line (10 × concurrency)`);
+  if (waiting > limit) facts.push(`${waiting} waiting is above the ${limit}-run pressure line (${RULES.queuePerSlot} × ${basis})`);
   if (retrying > 0) facts.push(`${plural(retrying, 'run')} failed an attempt and wait for an automatic retry`);
   return { status: waiting > limit || retrying > 0 ? 'attention' : 'steady', facts, items: [] };
 }

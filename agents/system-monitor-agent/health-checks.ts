@@ -1,4 +1,4 @@
-import type { ControlPlaneSnapshot } from '../../src/worker-sdk/control-plane.js';
+import { runSlotsOf, type ControlPlaneSnapshot } from '../../src/worker-sdk/control-plane.js';
 import type { HostFigures } from './host-figures.js';
 
 export type CheckStatus = 'ok' | 'degraded' | 'critical' | 'unknown';
@@ -21,7 +21,7 @@ export interface HealthCheck {
  * - disk of the state folder: free below 10% is degraded, below 3% critical;
  * - lane failure rate: a type with at least 4 finished runs in the window failing more than
  *   50% is degraded; all finished runs together failing more than 80% (at least 10) is critical;
- * - queue: more runs waiting (queued + retrying) than 10 × concurrency is degraded;
+ * - queue: more runs waiting (queued + retrying) than 10 × the run slots (runSlotsOf) is degraded;
  * - services: a service-expected agent that cannot be spawned (no entrypoint) is degraded.
  * A figure that cannot be read is `unknown` and does not move the posture: it is reported, not guessed.
  */
@@ -113,12 +113,13 @@ export function failureChecks(snapshot: ControlPlaneSnapshot): HealthCheck[] {
 
 export function queueCheck(snapshot: ControlPlaneSnapshot): HealthCheck {
   const waiting = snapshot.queue.queued + snapshot.queue.retrying;
-  const limit = THRESHOLDS.queuePerSlotDegraded * Math.max(1, snapshot.service.concurrency);
+  const { slots, basis } = runSlotsOf(snapshot);
+  const limit = THRESHOLDS.queuePerSlotDegraded * slots;
   return {
     name: 'queue',
     status: waiting > limit ? 'degraded' : 'ok',
     value: waiting,
-    threshold: `more than ${limit} runs waiting (${THRESHOLDS.queuePerSlotDegraded} × concurrency ${snapshot.service.concurrency}) is degraded`,
+    threshold: `more than ${limit} runs waiting (${THRESHOLDS.queuePerSlotDegraded} × ${basis}) is degraded`,
     detail: `${snapshot.queue.queued} queued, ${snapshot.queue.retrying} retrying, ${snapshot.queue.processing} processing, ${snapshot.queue.held} held for approval`,
   };
 }

@@ -89,3 +89,25 @@ export function controlPlaneOf(payload: Readonly<Record<string, unknown>>): Cont
   const value = payload[CONTROL_PLANE_PAYLOAD_KEY];
   return typeof value === 'object' && value !== null ? (value as ControlPlaneSnapshot) : null;
 }
+
+/** The run slots a queue's pressure is judged against, and how a finding names them. */
+export interface RunSlots {
+  slots: number;
+  /** `concurrency 4`, or `12 runs executing across instances`, or the case where nothing runs. */
+  basis: string;
+}
+
+/**
+ * An instance's `concurrency` counts its own run slots only. On a shared store other instances
+ * run the queue too, and an instance with concurrency 0 runs none of it itself, so its
+ * concurrency would put the pressure line at one slot while a fleet drains the queue. The runs
+ * executing now are a floor of the fleet's slots (all of them are busy while runs wait), so the
+ * larger of the two is used. With neither, the line is one slot: a queue nobody runs is pressure.
+ */
+export function runSlotsOf(snapshot: Pick<ControlPlaneSnapshot, 'service' | 'queue'>): RunSlots {
+  const own = snapshot.service.concurrency;
+  const executing = snapshot.queue.processing;
+  if (own > 0 && own >= executing) return { slots: own, basis: `concurrency ${own}` };
+  if (executing > 0) return { slots: executing, basis: `${executing} runs executing across instances` };
+  return { slots: 1, basis: 'one slot: this instance runs none (concurrency 0) and no run is executing' };
+}

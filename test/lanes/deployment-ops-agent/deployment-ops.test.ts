@@ -99,6 +99,18 @@ describe('deployment-ops lane', () => {
     expect(busy.watchItems[0]!.code).toBe('queue-pressure');
   });
 
+  it('judges an admission-only instance by the runs executing across instances', () => {
+    const service = { ...quietSnapshot().service, stateStore: 'postgres', concurrency: 0 };
+    // Other instances run 40 runs: 300 waiting is under 10 × 40, not the saturation of one slot.
+    const fleet = succeed(deploymentOps(withSnapshot(quietSnapshot({ service, queue: { queued: 300, processing: 40, held: 0, retrying: 0 } }))));
+    expect(fleet.posture).toBe('ready');
+    const heavy = succeed(deploymentOps(withSnapshot(quietSnapshot({ service, queue: { queued: 1001, processing: 40, held: 0, retrying: 0 } }))));
+    expect(heavy.blockers[0]).toMatchObject({ code: 'queue-saturated', detail: '1001 runs waiting, above 25 × 40 runs executing across instances', evidence: { concurrency: 0, runSlots: 40 } });
+    // Nobody runs the queue: eleven waiting runs are already pressure.
+    const stalled = succeed(deploymentOps(withSnapshot(quietSnapshot({ service, queue: { queued: 11, processing: 0, held: 0, retrying: 0 } }))));
+    expect(stalled.watchItems[0]).toMatchObject({ code: 'queue-pressure', evidence: { runSlots: 1 } });
+  });
+
   it('refuses without a snapshot', () => {
     expect(deploymentOps({})).toMatchObject({ success: false, specialistContract: { status: 'refused' } });
   });

@@ -28,7 +28,7 @@ describe('control-plane-brief lane', () => {
     const result = succeed(controlPlaneBrief(withSnapshot(quietSnapshot())));
     expect(result.posture).toBe('steady');
     expect(Object.keys(result.brief.sections)).toEqual(['queue', 'approvals', 'incidents', 'services', 'proof', 'runs']);
-    expect(result.brief.sections.queue.facts[0]).toBe('0 queued, 0 processing on 2 slots, 0 held for approval, 0 retrying');
+    expect(result.brief.sections.queue.facts[0]).toBe('0 queued, 0 processing (this instance has 2 run slots), 0 held for approval, 0 retrying');
     expect(result.brief.sections.runs.facts[0]).toBe('0 of 12 finished runs failed (0%) in the last 12 runs');
     expect(result.brief.sections.proof.facts[0]).toContain('latest milestone startup completed');
     expect(result.brief.headline).toContain('steady');

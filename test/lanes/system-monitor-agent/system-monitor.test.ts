@@ -79,6 +79,19 @@ describe('system-monitor lane', () => {
     expect(degraded.checks.find((c) => c.name === 'queue')).toMatchObject({ status: 'degraded', value: 25 });
   });
 
+  it('judges the queue of an admission-only instance by the runs other instances execute', async () => {
+    const service = { ...quietSnapshot().service, stateStore: 'postgres', concurrency: 0 };
+    const fleet = await systemMonitor(withSnapshot(quietSnapshot({ service, queue: { queued: 200, processing: 32, held: 0, retrying: 0 } }), { type: 'queue' }), context);
+    if (!fleet.success) throw new Error(fleet.error);
+    expect(fleet.checks.find((c) => c.name === 'queue')).toMatchObject({
+      status: 'ok',
+      threshold: 'more than 320 runs waiting (10 × 32 runs executing across instances) is degraded',
+    });
+    const stalled = await systemMonitor(withSnapshot(quietSnapshot({ service, queue: { queued: 11, processing: 0, held: 0, retrying: 0 } }), { type: 'queue' }), context);
+    if (!stalled.success) throw new Error(stalled.error);
+    expect(stalled.checks.find((c) => c.name === 'queue')).toMatchObject({ status: 'degraded', value: 11 });
+  });
+
   it('lists service-expected agents with their probe unavailable, degraded when one cannot be spawned', async () => {
     const snapshot = quietSnapshot({
       agents: [
