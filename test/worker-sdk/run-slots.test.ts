@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { runSlotsOf } from '../../src/worker-sdk/control-plane.js';
+import { quietSnapshot } from '../support/control-plane-snapshot.js';
 
 function snapshot(concurrency: number, processing: number) {
-  return { service: { concurrency } as never, queue: { queued: 0, processing, held: 0, retrying: 0 } };
+  const quiet = quietSnapshot();
+  return { service: { ...quiet.service, concurrency }, queue: { ...quiet.queue, processing } };
 }
 
 describe('runSlotsOf', () => {
