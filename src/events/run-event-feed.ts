@@ -65,6 +65,13 @@ const DRAIN_POLL_MS = 50;
 const MAX_DRAIN_WAIT_MS = 10_000;
 /** Re-reads while the store holds committed events back (PostgreSQL horizon): first after this, doubling. */
 const HELD_BACK_FIRST_RETRY_MS = 5;
+/**
+ * ...up to this, whatever the poll interval: the horizon is cluster-wide, so any transaction left
+ * open (another schema's, a migration, an operator's psql) holds the feed back while it lasts, and
+ * once it ends the events it held are handed out within this long, not within the doubled wait
+ * (which after a 3 s hold had grown to 2.5 s). A read while held back is one indexed statement.
+ */
+export const HELD_BACK_MAX_RETRY_MS = 100;
 
 /**
  * The one reader of the store's run-event feed in this process, running only while something
@@ -276,14 +283,14 @@ export class RunEventFeed {
     }
   }
 
-  /** While the store holds committed events back, read again soon (5 ms, doubling up to the poll interval). */
+  /** While the store holds committed events back, read again soon (5 ms, doubling up to HELD_BACK_MAX_RETRY_MS or the poll interval). */
   private noteHeldBack(heldBack: boolean): void {
     if (!heldBack) {
       this.heldBackDelay = 0;
       return;
     }
     if (this.heldBackTimer !== null) return;
-    this.heldBackDelay = Math.min(this.pollIntervalMs, this.heldBackDelay === 0 ? HELD_BACK_FIRST_RETRY_MS : this.heldBackDelay * 2);
+    this.heldBackDelay = Math.min(this.pollIntervalMs, HELD_BACK_MAX_RETRY_MS, this.heldBackDelay === 0 ? HELD_BACK_FIRST_RETRY_MS : this.heldBackDelay * 2);
     this.heldBackTimer = setTimeout(() => {
       this.heldBackTimer = null;
       this.wake();

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FeedPage, filterKey } from '../../src/events/feed-page.js';
-import { RunEventFeed, type FeedSubscriber } from '../../src/events/run-event-feed.js';
+import { HELD_BACK_MAX_RETRY_MS, RunEventFeed, type FeedSubscriber } from '../../src/events/run-event-feed.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
-import type { StoredRunEvent } from '../../src/store/types.js';
+import type { StateStore, StoredRunEvent } from '../../src/store/types.js';
 import { withEvent } from '../../src/tasks/run-transitions.js';
 import { tempDir } from '../support/config.js';
 import { silentLogger } from '../support/event-streams.js';
@@ -129,5 +129,46 @@ describe('the feed behind a burst', () => {
     await write();
     for (let i = 0; i < 100 && followers[0]!.events < 50; i++) await sleep(20);
     expect(followers[0]!.events).toBe(50);
+  }, 20_000);
+});
+
+describe('the feed while the store holds events back', () => {
+  it('hands them out within a bounded wait once the hold ends, however long the hold and the poll interval', async () => {
+    const store = new FileStateStore(join(tempDir('held-back-'), 'state.json'));
+    await store.open();
+    // The store's horizon held by a long transaction elsewhere: every read answers "held back".
+    let holding = true;
+    let reads = 0;
+    const held = new Proxy(store, {
+      get(target, key) {
+        if (key === 'readRunEvents') {
+          return (...args: Parameters<StateStore['readRunEvents']>) => {
+            reads++;
+            return holding ? Promise.resolve({ events: [], heldBack: true }) : target.readRunEvents(...args);
+          };
+        }
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    // A poll far longer than the test: only the held-back re-reads can find the event.
+    const feed = new RunEventFeed({ store: held, channel: null, logger: silentLogger, pollIntervalMs: 60_000 });
+    const follower = new Follower();
+    await feed.subscribe(follower);
+    try {
+      await store.mutateRun('held', () => withEvent(makeRun({ runId: 'held', taskId: 'held' }), AT, { kind: 'queue', name: 'admitted' }));
+      // Long enough for a doubling wait to have passed 2.5 s (5, 10, ... 1280, 2560 ms).
+      await sleep(2700);
+      expect(follower.events).toBe(0);
+      expect(reads).toBeGreaterThan(2700 / HELD_BACK_MAX_RETRY_MS / 2);
+      holding = false;
+      const released = Date.now();
+      for (let i = 0; i < 200 && follower.events === 0; i++) await sleep(10);
+      expect(follower.events).toBe(1);
+      expect(Date.now() - released).toBeLessThan(1000);
+    } finally {
+      feed.unsubscribe(follower);
+      await store.close();
+    }
   }, 20_000);
 });
