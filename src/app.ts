@@ -20,6 +20,7 @@ import { createCoordination } from './coordination/create.js';
 import { configError } from './config/errors.js';
 import { createWakeSignal } from './domain/wake-signal.js';
 import { createLiveEvents } from './events/compose.js';
+import type { EventChannelObserver } from './events/event-channel.js';
 import { buildServer } from './http/server.js';
 import { buildServiceRoutes } from './http/service-routes.js';
 import { createApprovalEscalation } from './incidents/approval-escalation.js';
@@ -94,6 +95,8 @@ export interface ServiceInfrastructure {
   metricsPort: number | null;
   /** Spans of requests and runs (src/tracing/); absent: tracing off. */
   tracer?: ServiceTracer;
+  /** The event channel's metrics (src/metrics.ts), asked for only when instances share a store. */
+  eventChannelObserver?: () => EventChannelObserver;
 }
 
 /**
@@ -296,6 +299,7 @@ export function composeService(infra: ServiceInfrastructure) {
     logger,
     instanceId: ownerId,
     liveLogs: { subscribe: (_runId, listener) => runLogs.subscribe(listener) },
+    ...(infra.eventChannelObserver ? { channelObserver: infra.eventChannelObserver } : {}),
   });
   // Runs admitted or freed by another instance wake this runner through the channel's
   // LISTEN/NOTIFY; the runner's poll stays as the safety net for a lost notification. Another
@@ -357,7 +361,16 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   });
   // Metrics listen first, so the health route can name their port.
   const metricsServer = config.metricsEnabled ? await startMetricsServer(metrics, config.host, config.metricsPort) : null;
-  const service = composeService({ config, logger, clock, store, coordination, metricsPort: metricsServer?.port ?? null, tracer: tracing.tracer });
+  const service = composeService({
+    config,
+    logger,
+    clock,
+    store,
+    coordination,
+    metricsPort: metricsServer?.port ?? null,
+    tracer: tracing.tracer,
+    eventChannelObserver: () => metrics.eventChannelObserver(),
+  });
   const { registry, probe, codeHost, knowledge, incidents, scheduler, schedules, runtime } = service;
 
   const responseCacheEnabled = responseCacheSharing(store.exclusive, config.kvStoreUrl);

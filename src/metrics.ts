@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { EventChannelObserver } from './events/event-channel.js';
 import { RequestMetrics } from './request-metrics.js';
 
 export interface QueueDepth {
@@ -14,6 +15,11 @@ export interface Metrics {
   observeRequest(method: string, route: string, statusCode: number, durationSeconds: number): void;
   /** Where the queue-depth gauge reads from; evaluated at every scrape, so it is never stale. */
   setQueueDepthSource(source: () => Promise<QueueDepth>): void;
+  /**
+   * The event channel's metrics, registered on the first call: only an instance that shares its
+   * store with others (PostgreSQL) has a channel, and the others show none rather than a zero.
+   */
+  eventChannelObserver(): EventChannelObserver;
 }
 
 /** The service's Prometheus registry: process defaults, HTTP request counters and timings, queue depth. */
@@ -40,13 +46,49 @@ export function createMetrics(): Metrics {
     },
   });
 
+  let channelObserver: EventChannelObserver | null = null;
+
   return {
     registry,
+    eventChannelObserver() {
+      channelObserver ??= eventChannelMetrics(registry);
+      return channelObserver;
+    },
     observeRequest(method, route, statusCode, durationSeconds) {
       requests.observe(method, route, statusCode, durationSeconds);
     },
     setQueueDepthSource(source) {
       queueDepthSource = source;
+    },
+  };
+}
+
+/** Counters of the announcements between instances, and whether this one is listening. */
+function eventChannelMetrics(registry: Registry): EventChannelObserver {
+  const announcements = new Counter({
+    name: 'orchestrator_event_channel_announcements_total',
+    help: 'Announcements of committed run events between instances: sent by this one, failed to send, received from others',
+    labelNames: ['direction'] as const,
+    registers: [registry],
+  });
+  const losses = new Counter({
+    name: 'orchestrator_event_channel_connection_losses_total',
+    help: 'Times the event channel lost its listening connection or failed to open it (it retries with backoff)',
+    registers: [registry],
+  });
+  const connected = new Gauge({
+    name: 'orchestrator_event_channel_connected',
+    help: '1 while the event channel listens for other instances, 0 while it reconnects',
+    registers: [registry],
+  });
+  // Every series from the start, so a rate over them is defined before the first event.
+  for (const direction of ['sent', 'failed', 'received']) announcements.inc({ direction }, 0);
+  return {
+    announced: (sent) => announcements.inc({ direction: sent ? 'sent' : 'failed' }),
+    heard: () => announcements.inc({ direction: 'received' }),
+    connected(up) {
+      connected.set(up ? 1 : 0);
+      if (!up) losses.inc();
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../config/types.js';
 import { PostgresStateStore } from '../store/postgres/postgres-state-store.js';
 import type { StateStore } from '../store/types.js';
-import type { EventChannel } from './event-channel.js';
+import type { EventChannel, EventChannelObserver } from './event-channel.js';
 import { PostgresEventChannel } from './postgres-event-channel.js';
 import { RunEventHub, type LiveLogSource } from './run-event-hub.js';
 
@@ -13,6 +13,8 @@ export interface LiveEventsDeps {
   /** This instance's id (its own notifications are told apart by it). */
   instanceId: string;
   liveLogs?: LiveLogSource;
+  /** The metrics of the channel, asked for only when there is one (src/metrics.ts). */
+  channelObserver?: () => EventChannelObserver;
 }
 
 /**
@@ -32,6 +34,7 @@ export function createLiveEvents(deps: LiveEventsDeps): RunEventHub {
       notify: (name, payload) => store.pool().query({ name: 'run-events-notify', text: 'SELECT pg_notify($1, $2)', values: [name, payload] }),
       instanceId: deps.instanceId,
       logger,
+      ...(deps.channelObserver ? { observer: deps.channelObserver() } : {}),
     });
   }
   return new RunEventHub({

@@ -23,3 +23,17 @@ export interface EventChannel {
   onLog(listener: (line: RunLogLine) => void): () => void;
   close(): Promise<void>;
 }
+
+/**
+ * What a channel tells the service's metrics (src/metrics.ts), so an operator sees whether the
+ * instances hear each other: a channel that stays down, or one that sends and never hears,
+ * leaves each instance's streams and runner waiting for their slow polls.
+ */
+export interface EventChannelObserver {
+  /** An announcement of this instance's writes was sent (`true`) or failed to send (`false`). */
+  announced(sent: boolean): void;
+  /** Another instance's announcement arrived. */
+  heard(): void;
+  /** The listening connection is up and listening (`true`), or was lost (`false`). */
+  connected(up: boolean): void;
+}

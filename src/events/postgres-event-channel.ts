@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { RunLogLine } from '../domain/run-log-line.js';
 import { ANY_RUN_EVENTS, type RunEventsWritten } from '../store/types.js';
-import type { EventChannel } from './event-channel.js';
+import type { EventChannel, EventChannelObserver } from './event-channel.js';
 
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; a batch of log lines stays below this. */
 export const MAX_NOTIFY_PAYLOAD_BYTES = 7500;
@@ -30,6 +30,8 @@ export interface PostgresEventChannelOptions {
   /** Tells this instance's own notifications apart. */
   instanceId: string;
   logger: Logger;
+  /** Told of each announcement sent or heard and of the listening connection's state (the metrics). */
+  observer?: EventChannelObserver;
 }
 
 interface LogPayload {
@@ -116,7 +118,13 @@ export class PostgresEventChannel implements EventChannel {
     this.unannounced = NOTHING_WRITTEN;
     void this.options
       .notify(this.names.events, payload)
-      .catch((err: Error) => this.options.logger.warn({ cause: err.message }, 'run event announcement to other instances failed'))
+      .then(
+        () => this.options.observer?.announced(true),
+        (err: Error) => {
+          this.options.observer?.announced(false);
+          this.options.logger.warn({ cause: err.message }, 'run event announcement to other instances failed');
+        },
+      )
       .finally(() => {
         if (!this.announceAgain) {
           this.announcing = false;
@@ -206,6 +214,7 @@ export class PostgresEventChannel implements EventChannel {
       return;
     }
     this.reconnectDelay = RECONNECT_MIN_MS;
+    this.options.observer?.connected(true);
     // Whatever was announced while no connection listened is read now.
     this.wake(ANY_RUN_EVENTS);
   }
@@ -216,6 +225,7 @@ export class PostgresEventChannel implements EventChannel {
     this.client = null;
     client.removeAllListeners('notification');
     client.end().catch(() => undefined);
+    this.options.observer?.connected(false);
     this.options.logger.warn({ cause: err?.message ?? 'connection ended', retryInMs: this.reconnectDelay }, 'event channel lost its PostgreSQL connection; reconnecting');
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;
@@ -228,7 +238,10 @@ export class PostgresEventChannel implements EventChannel {
   private received(channel: string, payload: string): void {
     if (channel === this.names.events) {
       const { sender, written } = parseAnnouncement(payload);
-      if (sender !== this.options.instanceId) this.wake(written);
+      if (sender !== this.options.instanceId) {
+        this.options.observer?.heard();
+        this.wake(written);
+      }
       return;
     }
     if (channel !== this.names.logs) return;

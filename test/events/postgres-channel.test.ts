@@ -4,6 +4,7 @@ import type { RunLogLine } from '../../src/domain/run-log-line.js';
 import { announcementPayload, channelNames, parseAnnouncement, PostgresEventChannel } from '../../src/events/postgres-event-channel.js';
 import type { RunEventsWritten } from '../../src/store/types.js';
 import type { RunEventHub } from '../../src/events/run-event-hub.js';
+import type { EventChannelObserver } from '../../src/events/event-channel.js';
 import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
 import { markRunning, withEvent } from '../../src/tasks/run-transitions.js';
 import { MemorySink, silentLogger, testHub } from '../support/event-streams.js';
@@ -25,20 +26,40 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgreSQL event channel between instances 
     await dropTestSchemas(TEST_DATABASE_URL!, [schema]);
   });
 
+  /** What an instance's channel told its metrics. */
+  class Observed implements EventChannelObserver {
+    sent = 0;
+    failed = 0;
+    heardCount = 0;
+    states: boolean[] = [];
+    announced(sent: boolean): void {
+      if (sent) this.sent++;
+      else this.failed++;
+    }
+    heard(): void {
+      this.heardCount++;
+    }
+    connected(up: boolean): void {
+      this.states.push(up);
+    }
+  }
+
   /** One "instance": its own store (pool) and hub with a channel on the shared schema. */
-  async function instance(name: string): Promise<{ store: PostgresStateStore; hub: RunEventHub }> {
+  async function instance(name: string): Promise<{ store: PostgresStateStore; hub: RunEventHub; observed: Observed }> {
     const store = new PostgresStateStore(postgresUrlWithSchema(TEST_DATABASE_URL!, schema), { poolSize: 3 });
     await store.open();
+    const observed = new Observed();
     const channel = new PostgresEventChannel({
       connectionString: store.connection.connectionString,
       schema: store.schema,
       notify: (channelName, payload) => store.pool().query('SELECT pg_notify($1, $2)', [channelName, payload]),
       instanceId: name,
       logger: silentLogger,
+      observer: observed,
     });
     const hub = testHub(store, { channel, pollIntervalMs: NO_POLL_MS });
     cleanup.push(() => store.close(), () => hub.close());
-    return { store, hub };
+    return { store, hub, observed };
   }
 
   it('wakes the other instance’s feed at once, carries log lines across, and recovers from a lost listening connection', async () => {
@@ -57,6 +78,9 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgreSQL event channel between instances 
       return rows.map((r) => r.pid);
     };
     await waitUntil(async () => (await listenerPid()).length === 1);
+    // Listening (the channel says so once its LISTENs returned), and the read its connection woke is over.
+    await waitUntil(async () => b.observed.states.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
 
     // "At once" is B's feed reading the store right after A's write: only the channel can wake it
     // (its poll is a minute away). The event itself is handed out once the horizon passes it, and
@@ -75,6 +99,10 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgreSQL event channel between instances 
     await a.store.mutateRun('on-a', () => withEvent(makeRun({ runId: 'on-a', taskId: 'on-a' }), AT, { kind: 'queue', name: 'admitted' }));
     expect(await firstReadSince(started)).toBeLessThan(1000);
     await onB.until(() => onB.runEvents().some((e) => e.data.runId === 'on-a'), 15_000, 'A’s event on B');
+    // The metrics saw it: A sent, B heard (and B's own writes, none here, would not count as heard).
+    expect(a.observed.sent).toBeGreaterThanOrEqual(1);
+    expect(b.observed.heardCount).toBeGreaterThanOrEqual(1);
+    expect(a.observed.heardCount).toBe(0);
 
     // Log lines: published on A, delivered to B's stream of that run (and cut when long).
     const ofRun = new MemorySink();
@@ -96,9 +124,12 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgreSQL event channel between instances 
       const pids = await listenerPid();
       return pids.length === 1 && pids[0] !== pid;
     }, 10_000);
+    await waitUntil(async () => b.observed.states.length === 3);
+    await new Promise((resolve) => setTimeout(resolve, 100));
     const again = Date.now();
     await a.store.mutateRun('on-a-2', () => withEvent(makeRun({ runId: 'on-a-2', taskId: 'on-a-2' }), AT, { kind: 'queue', name: 'admitted' }));
     expect(await firstReadSince(again)).toBeLessThan(1000);
+    expect(b.observed.states).toEqual([true, false, true]);
     await onB.until(() => onB.runEvents().some((e) => e.data.runId === 'on-a-2'), 15_000, 'the event after the reconnect');
     expect(onB.runEvents().map((e) => e.data.runId)).toEqual(['on-a', 'on-a-2']);
   }, 60_000);

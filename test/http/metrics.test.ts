@@ -48,6 +48,30 @@ describe('metrics', () => {
     expect(sample(await scrape(), 'orchestrator_queue_depth', 'state="running"')).toBe(3);
   });
 
+  it('shows the event channel once there is one: announcements by direction, losses, and whether it listens', async () => {
+    expect(await scrape()).not.toContain('orchestrator_event_channel');
+    const observer = h.metrics.eventChannelObserver();
+    expect(h.metrics.eventChannelObserver()).toBe(observer);
+    let text = await scrape();
+    for (const direction of ['sent', 'failed', 'received']) expect(sample(text, 'orchestrator_event_channel_announcements_total', `direction="${direction}"`)).toBe(0);
+    expect(text).toContain('orchestrator_event_channel_connected 0');
+    observer.connected(true);
+    observer.announced(true);
+    observer.announced(true);
+    observer.announced(false);
+    observer.heard();
+    text = await scrape();
+    expect(sample(text, 'orchestrator_event_channel_announcements_total', 'direction="sent"')).toBe(2);
+    expect(sample(text, 'orchestrator_event_channel_announcements_total', 'direction="failed"')).toBe(1);
+    expect(sample(text, 'orchestrator_event_channel_announcements_total', 'direction="received"')).toBe(1);
+    expect(text).toContain('orchestrator_event_channel_connected 1');
+    expect(text).toContain('orchestrator_event_channel_connection_losses_total 0');
+    observer.connected(false);
+    text = await scrape();
+    expect(text).toContain('orchestrator_event_channel_connected 0');
+    expect(text).toContain('orchestrator_event_channel_connection_losses_total 1');
+  });
+
   it('answers 404 for anything but GET /metrics', async () => {
     const base = `http://127.0.0.1:${h.metricsServer!.port}`;
     expect((await fetch(`${base}/`)).status).toBe(404);

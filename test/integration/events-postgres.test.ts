@@ -46,6 +46,14 @@ describe.skipIf(!TEST_DATABASE_URL)(`live events across two instances on one Pos
     }
     // The feed's safety-net poll is one second: these came through LISTEN/NOTIFY.
     expect(Math.max(...latencies)).toBeLessThan(900);
+    // Each instance's metrics show its channel listening and the other's announcements heard.
+    for (const { service } of [a, b]) {
+      const text = await (await fetch(service.metricsUrl!)).text();
+      expect(text).toContain('orchestrator_event_channel_connected 1');
+      expect(metricValue(text, 'orchestrator_event_channel_announcements_total{direction="sent"}')).toBeGreaterThan(0);
+      expect(metricValue(text, 'orchestrator_event_channel_announcements_total{direction="received"}')).toBeGreaterThan(0);
+      expect(metricValue(text, 'orchestrator_event_channel_announcements_total{direction="failed"}')).toBe(0);
+    }
 
     const runIds = ['warm-up', 'from-a', 'from-b', 'from-a-2', 'from-b-2'];
     for (const runId of runIds) await waitForTerminal(a.api, runId, 30_000);
@@ -68,3 +76,9 @@ describe.skipIf(!TEST_DATABASE_URL)(`live events across two instances on one Pos
   }, 120_000);
 });
 if (!TEST_DATABASE_URL) it.skip(SKIP_REASON, () => undefined);
+
+function metricValue(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  if (line === undefined) throw new Error(`no ${series} in the exposition`);
+  return Number(line.slice(series.length + 1));
+}
