@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FeedPage, filterKey } from '../../src/events/feed-page.js';
 import { HELD_BACK_MAX_RETRY_MS, RunEventFeed, type FeedSubscriber } from '../../src/events/run-event-feed.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
-import type { StateStore, StoredRunEvent } from '../../src/store/types.js';
+import type { StoredRunEvent } from '../../src/store/types.js';
 import { withEvent } from '../../src/tasks/run-transitions.js';
 import { tempDir } from '../support/config.js';
 import { silentLogger } from '../support/event-streams.js';
@@ -139,20 +139,13 @@ describe('the feed while the store holds events back', () => {
     // The store's horizon held by a long transaction elsewhere: every read answers "held back".
     let holding = true;
     let reads = 0;
-    const held = new Proxy(store, {
-      get(target, key) {
-        if (key === 'readRunEvents') {
-          return (...args: Parameters<StateStore['readRunEvents']>) => {
-            reads++;
-            return holding ? Promise.resolve({ events: [], heldBack: true }) : target.readRunEvents(...args);
-          };
-        }
-        const value: unknown = Reflect.get(target, key, target);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const readRunEvents = store.readRunEvents.bind(store);
+    store.readRunEvents = (...args) => {
+      reads++;
+      return holding ? Promise.resolve({ events: [], heldBack: true }) : readRunEvents(...args);
+    };
     // A poll far longer than the test: only the held-back re-reads can find the event.
-    const feed = new RunEventFeed({ store: held, channel: null, logger: silentLogger, pollIntervalMs: 60_000 });
+    const feed = new RunEventFeed({ store, channel: null, logger: silentLogger, pollIntervalMs: 60_000 });
     const follower = new Follower();
     await feed.subscribe(follower);
     try {

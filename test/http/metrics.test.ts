@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_KEYS, bearer } from '../support/keys.js';
 import { startHarness, type Harness } from '../support/http-harness.js';
+import { seriesValue } from '../support/metrics-text.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -18,10 +19,7 @@ const scrape = async () => {
   return res.text();
 };
 
-function sample(text: string, name: string, labels: string): number | null {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
-  return line === undefined ? null : Number(line.split(' ').pop());
-}
+const sample = (text: string, name: string, labels: string) => seriesValue(text, `${name}{${labels}}`);
 
 describe('metrics', () => {
   it('counts requests by method, route pattern and status, with unknown paths as unmatched', async () => {

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
 import { waitForTerminal } from '../support/http.js';
 import { TEST_KEYS, bearer } from '../support/keys.js';
+import { seriesValue } from '../support/metrics-text.js';
 import { dropTestSchemas, postgresUrlWithSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
 import { openSse, type SseClient } from '../support/sse-client.js';
@@ -50,9 +51,9 @@ describe.skipIf(!TEST_DATABASE_URL)(`live events across two instances on one Pos
     for (const { service } of [a, b]) {
       const text = await (await fetch(service.metricsUrl!)).text();
       expect(text).toContain('orchestrator_event_channel_connected 1');
-      expect(metricValue(text, 'orchestrator_event_channel_announcements_total{direction="sent"}')).toBeGreaterThan(0);
-      expect(metricValue(text, 'orchestrator_event_channel_announcements_total{direction="received"}')).toBeGreaterThan(0);
-      expect(metricValue(text, 'orchestrator_event_channel_announcements_total{direction="failed"}')).toBe(0);
+      expect(seriesValue(text, 'orchestrator_event_channel_announcements_total{direction="sent"}')).toBeGreaterThan(0);
+      expect(seriesValue(text, 'orchestrator_event_channel_announcements_total{direction="received"}')).toBeGreaterThan(0);
+      expect(seriesValue(text, 'orchestrator_event_channel_announcements_total{direction="failed"}')).toBe(0);
     }
 
     const runIds = ['warm-up', 'from-a', 'from-b', 'from-a-2', 'from-b-2'];
@@ -76,9 +77,3 @@ describe.skipIf(!TEST_DATABASE_URL)(`live events across two instances on one Pos
   }, 120_000);
 });
 if (!TEST_DATABASE_URL) it.skip(SKIP_REASON, () => undefined);
-
-function metricValue(text: string, series: string): number {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  if (line === undefined) throw new Error(`no ${series} in the exposition`);
-  return Number(line.slice(series.length + 1));
-}
