@@ -7,6 +7,16 @@ import { runWriteTags } from './admission.js';
 import { removeWorkerDirectory } from '../workers/spawn-worker.js';
 import type { RunRecord } from '../domain/run-record.js';
 
+export interface RecoveryDeps extends FinalizeDeps {
+  /**
+   * Whether this instance still holds the attempt (Runner.holds). Such an attempt is never
+   * abandoned, whatever its lease says: a lease that ran out while renewals failed belongs to a
+   * live instance, which stops the attempt itself before letting it go. Absent at start-up,
+   * when this instance holds nothing yet.
+   */
+  heldHere?: (runId: string, attempt: number) => boolean;
+}
+
 /**
  * Finds runs left `running` by a process that is gone. An attempt whose worker made its answer
  * durable is finished from that answer (it never runs twice); any other is re-admitted once
@@ -16,13 +26,14 @@ import type { RunRecord } from '../domain/run-record.js';
  * finished from its result: it ends `cancelled` (its processes were ended before recovery ran,
  * src/workers/group-ledger.ts, or by their own parent watch).
  */
-export async function recoverInterruptedRuns(deps: FinalizeDeps): Promise<{ requeued: number; failed: number; finished: number; cancelled: number }> {
+export async function recoverInterruptedRuns(deps: RecoveryDeps): Promise<{ requeued: number; failed: number; finished: number; cancelled: number }> {
   const { store, clock } = deps;
   const now = clock.now();
   const running = await store.listRuns({ status: 'running', includeInternal: true, limit: 100_000, order: 'oldest' });
   const counts = { requeued: 0, failed: 0, finished: 0, cancelled: 0 };
   const abandoned = (current: RunRecord | null, attempt: number): current is RunRecord => {
     if (!current || current.status !== 'running' || current.attempt !== attempt) return false;
+    if (deps.heldHere?.(current.runId, attempt)) return false;
     const leaseExpired = !current.claim || new Date(current.claim.leaseUntil).getTime() <= now.getTime();
     return store.exclusive || leaseExpired;
   };

@@ -36,9 +36,13 @@ interface ActiveRun {
 
 /**
  * Why an attempt was stopped before it finished. After a shutdown or a lost lease the attempt is
- * left to whoever owns the run; after a cancel this runner writes the run `cancelled`.
+ * left to whoever owns the run; after a cancel this runner writes the run `cancelled`. A lease is
+ * `lease-taken` when a renewal found the run another owner's (or another attempt's), and
+ * `lease-expired` when renewals failed until it ran out: then nobody may have taken the run yet,
+ * and it is left to lease recovery with its worker's directory, whose durable result (if the
+ * worker got that far) finishes the attempt instead of running it again.
  */
-type StopReason = 'shutdown' | 'lease-lost' | typeof CANCEL_ABORT_REASON;
+type StopReason = 'shutdown' | 'lease-taken' | 'lease-expired' | typeof CANCEL_ABORT_REASON;
 
 /**
  * How often the runner asks the store which of its running attempts have a cancel request: a
@@ -58,6 +62,12 @@ const CLAIMS_IN_FLIGHT = 2;
  */
 const MAX_RUNS_PER_CLAIM = 64;
 const CANCEL_CHECK_EXCLUSIVE_MS = 1000;
+
+const STOP_MESSAGES: Record<Exclude<StopReason, typeof CANCEL_ABORT_REASON>, string> = {
+  shutdown: 'run aborted by shutdown; restart recovery will re-admit it',
+  'lease-taken': 'run stopped: another instance took its run over',
+  'lease-expired': 'run stopped: its lease ran out while the store was unreachable; lease recovery takes it',
+};
 
 /** A lease this runner holds: the attempt it covers and how long the last written lease lasts. */
 interface HeldLease {
@@ -108,6 +118,16 @@ export class Runner {
 
   get activeCount(): number {
     return this.active.size;
+  }
+
+  /**
+   * Whether this runner still holds `attempt` of the run (executing it, or writing its outcome).
+   * Lease recovery on a shared store never takes over such an attempt: its lease may have run out
+   * while renewals failed, but this instance is alive and still answers for it (it stops the
+   * attempt itself once the lease is gone, then lets recovery have it).
+   */
+  holds(runId: string, attempt: number): boolean {
+    return this.leased.get(runId)?.run.attempt === attempt;
   }
 
   start(): void {
@@ -288,7 +308,14 @@ export class Runner {
     await this.deps.invalidator.invalidate(runWriteTags(run, 'pending'));
     const entry = getCatalogEntry(run.type);
     if (!entry) throw new ProgrammingError(`claimed run ${run.runId} has type ${run.type}, which the catalog does not know`);
-    const outcome = await executeRun(this.deps, entry, run, signal);
+    // Whether the attempt came to its own end before anything stopped it: a stop that arrives
+    // later (a lease run out while the final write waits for the store) must not throw away
+    // work that is done.
+    let endedBeforeStop = false;
+    const outcome = await executeRun(this.deps, entry, run, signal).then((settled) => {
+      endedBeforeStop = !signal.aborted;
+      return settled;
+    });
     if (signal.aborted && signal.reason === CANCEL_ABORT_REASON) {
       // Its processes are gone (a worker's whole group) or its handler returned: the run ends
       // cancelled, written only while this attempt is still ours.
@@ -301,14 +328,16 @@ export class Runner {
       await outcome.release?.();
       return;
     }
-    if (signal.aborted) {
+    if (signal.aborted && !endedBeforeStop) {
       // Neither the outcome nor its side effects are recorded: the run belongs to restart
-      // recovery (shutdown) or to the instance that took it over (lease lost).
-      const reason = signal.reason as StopReason;
-      this.deps.logger.warn({ runId: run.runId, reason }, reason === 'lease-lost' ? 'run stopped: its lease was lost' : 'run aborted by shutdown; restart recovery will re-admit it');
-      // Shutdown keeps the worker's directory: restart recovery may finish the attempt from the
-      // result file in it. A lost run is finished elsewhere, in a directory of its own.
-      if (reason === 'lease-lost') await outcome.release?.();
+      // recovery (shutdown), to lease recovery (lease expired) or to the instance that took it
+      // over (lease taken).
+      const reason = signal.reason as keyof typeof STOP_MESSAGES;
+      this.deps.logger.warn({ runId: run.runId, reason }, STOP_MESSAGES[reason]);
+      // Shutdown and an expired lease keep the worker's directory: recovery finishes the attempt
+      // from the result file in it when the worker made one durable before it was stopped, and
+      // removes it otherwise. A taken run is finished elsewhere, in a directory of its own.
+      if (reason === 'lease-taken') await outcome.release?.();
       return;
     }
     const finalized = finalizeAttempt(this.deps, run, entry.retryable, outcome, (current): current is RunRecord =>
@@ -341,24 +370,24 @@ export class Runner {
     } catch (err) {
       this.deps.logger.error({ err }, 'lease renewal failed');
       const now = this.deps.clock.now().getTime();
-      for (const [runId, lease] of held) if (now >= lease.until) this.stopLostAttempt(runId, lease.run);
+      for (const [runId, lease] of held) if (now >= lease.until) this.stopLostAttempt(runId, lease.run, 'lease-expired');
       return;
     }
     for (const [runId, lease] of held) {
       if (renewed.has(runId)) lease.until = until;
       // Not renewed: the run is another owner's now, or this attempt has just been finished
       // (its lease entry goes with it; stopping checks the attempt still runs here).
-      else this.stopLostAttempt(runId, lease.run);
+      else this.stopLostAttempt(runId, lease.run, 'lease-taken');
     }
   }
 
   /** One lease renewed through mutateRun (a driver without renewLeases). */
   private async renewOne(runId: string, held: HeldLease, until: number): Promise<void> {
-    let lost = false;
+    let lost: 'lease-taken' | 'lease-expired' | null = null;
     try {
       await this.deps.store.mutateRun(runId, (current) => {
         if (!isOwnedAttempt(current, this.deps.ownerId, held.run.attempt)) {
-          lost = true;
+          lost = 'lease-taken';
           return null;
         }
         return { ...current, claim: { ownerId: this.deps.ownerId, leaseUntil: new Date(until).toISOString() } };
@@ -366,9 +395,9 @@ export class Runner {
       if (!lost) held.until = until;
     } catch (err) {
       this.deps.logger.error({ err, runId }, 'lease renewal failed');
-      lost = this.deps.clock.now().getTime() >= held.until;
+      if (this.deps.clock.now().getTime() >= held.until) lost = 'lease-expired';
     }
-    if (lost) this.stopLostAttempt(runId, held.run);
+    if (lost) this.stopLostAttempt(runId, held.run, lost);
   }
 
   /**
@@ -407,10 +436,10 @@ export class Runner {
   }
 
   /** Stops the attempt `run` if it still executes here (not a later attempt of the same run). */
-  private stopLostAttempt(runId: string, run: RunRecord): void {
+  private stopLostAttempt(runId: string, run: RunRecord, reason: 'lease-taken' | 'lease-expired'): void {
     const active = this.active.get(runId);
     if (!active || active.run !== run || active.controller.signal.aborted) return;
-    this.deps.logger.warn({ runId }, 'lease lost: stopping the attempt, another instance owns the run');
-    active.controller.abort('lease-lost' satisfies StopReason);
+    this.deps.logger.warn({ runId, reason }, 'lease lost: stopping the attempt');
+    active.controller.abort(reason satisfies StopReason);
   }
 }

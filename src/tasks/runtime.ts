@@ -15,7 +15,7 @@ import { createApprovals } from './approvals.js';
 import type { ExecutorDeps } from './executor.js';
 import type { LaneRegistry } from './lanes.js';
 import type { TaskRequest } from './payload-validation.js';
-import { recoverInterruptedRuns } from './recovery.js';
+import { recoverInterruptedRuns, type RecoveryDeps } from './recovery.js';
 import { createRerun } from './rerun.js';
 import { createRunCancel } from './run-cancel.js';
 import { Runner } from './runner.js';
@@ -169,7 +169,17 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     return run ? toRunView(run) : null;
   }
 
-  const recoveryDeps = { config, store, clock, logger, invalidator: deps.invalidator, admit, onRunFinished, tracer: deps.tracer };
+  const recoveryDeps: RecoveryDeps = {
+    config,
+    store,
+    clock,
+    logger,
+    invalidator: deps.invalidator,
+    admit,
+    onRunFinished,
+    tracer: deps.tracer,
+    heldHere: (runId, attempt) => runner.holds(runId, attempt),
+  };
   let leaseSweep: NodeJS.Timeout | null = null;
   let sweeping = false;
 

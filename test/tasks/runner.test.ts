@@ -6,9 +6,10 @@ import { systemClock } from '../../src/clock.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import type { StateStore } from '../../src/store/types.js';
 import { bindHandler, type TaskHandler } from '../../src/tasks/handler-types.js';
+import { recoverInterruptedRuns } from '../../src/tasks/recovery.js';
 import { Runner, type RunnerDeps } from '../../src/tasks/runner.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
-import type { WorkerSpawner } from '../../src/workers/spawn-worker.js';
+import { RESULT_FILE_NAME, type WorkerSpawner } from '../../src/workers/spawn-worker.js';
 import { tempDir, testConfig } from '../support/config.js';
 import { testLaneRegistry } from '../support/lanes.js';
 import { insertIfAbsent, makeRun } from '../support/runs.js';
@@ -523,6 +524,103 @@ describe('Runner', () => {
     await until(() => aborted, 'the lease renewal to stop the worker');
     await until(() => !existsSync(directory), "the stopped worker's directory to be removed");
     expect(await store.getRun('worker-run')).toMatchObject({ status: 'running', claim: { ownerId: 'other-instance' } });
+  });
+
+  it("keeps the directory of a worker stopped because its lease ran out while renewals failed, so recovery finishes it from its durable result instead of running it again", async () => {
+    const directory = tempDir('runner-expired-dir-');
+    writeFileSync(join(directory, 'payload.json'), '{}');
+    let spawns = 0;
+    let aborted = false;
+    const spawner = {
+      run: async (request: { signal?: AbortSignal; onPrepared?: (directory: string) => Promise<void> }) => {
+        spawns += 1;
+        await request.onPrepared?.(directory);
+        return new Promise((resolve) => {
+          request.signal!.addEventListener('abort', () => {
+            // The worker had made its answer durable when the stop reached it.
+            writeFileSync(join(directory, RESULT_FILE_NAME), JSON.stringify({ success: true, summary: 'done once' }));
+            aborted = true;
+            resolve({ ok: false, result: null, durationMs: 5, failure: 'aborted', error: 'aborted', stopSignal: 'SIGTERM', directory });
+          });
+        });
+      },
+    } as unknown as WorkerSpawner;
+    let failRenewals = false;
+    const { store, runner } = await setUp({
+      concurrency: 1,
+      leaseMs: 1000,
+      handler: untilAborted(() => undefined),
+      spawner,
+      wrap: (inner) =>
+        asShared(inner, {
+          renewLeases: async () => {
+            if (failRenewals) throw new Error('database unreachable');
+            return [];
+          },
+        }),
+    });
+    const run = makeRun({ runId: 'expiring-run', taskId: 'expiring-run', type: 'summarize-content' });
+    await store.mutateRun(run.runId, insertIfAbsent(run));
+    runner.start();
+    await until(async () => (await store.getRun('expiring-run'))?.workerDirectory === directory, 'the worker to start');
+    failRenewals = true;
+    await until(() => aborted, 'the attempt to stop once its lease ran out');
+    await until(() => !runner.holds('expiring-run', 1), 'the runner to let the attempt go');
+    // Left to lease recovery as it was: still running, its directory and durable result kept.
+    expect(existsSync(join(directory, RESULT_FILE_NAME))).toBe(true);
+    expect(await store.getRun('expiring-run')).toMatchObject({ status: 'running', attempt: 1 });
+
+    const counts = await recoverInterruptedRuns({
+      config: { retry: { maxAttempts: 3, baseDelayMs: 0, maxDelayMs: 0 } },
+      store,
+      clock: systemClock,
+      logger: pino({ level: 'silent' }),
+      invalidator: { invalidate: async () => {} },
+      admit: async () => {
+        throw new Error('no admissions');
+      },
+      onRunFinished: async () => {},
+      heldHere: (runId, attempt) => runner.holds(runId, attempt),
+    });
+    expect(counts).toMatchObject({ finished: 1, requeued: 0 });
+    expect(await store.getRun('expiring-run')).toMatchObject({ status: 'success', attempt: 1, result: { summary: 'done once' } });
+    expect(spawns).toBe(1);
+    expect(existsSync(directory)).toBe(false);
+  });
+
+  it('is never taken over by lease recovery while it holds the attempt, whatever the lease says', async () => {
+    const release = gate();
+    const { store, runner } = await setUp({
+      concurrency: 1,
+      leaseMs: 60_000,
+      handler: heldUntil(release, () => undefined),
+      wrap: (inner) => asShared(inner, batchedRenewals(inner)),
+    });
+    await insertReady(store, 1);
+    runner.start();
+    try {
+      await until(() => runner.holds('run-0', 1), 'the run to be claimed');
+      // Its lease has run out (renewals failed meanwhile), but the attempt still runs here.
+      await store.mutateRun('run-0', (current) => (current ? { ...current, claim: { ownerId: 'runner-test', leaseUntil: new Date(Date.now() - 1000).toISOString() } } : null));
+      const deps = {
+        config: { retry: { maxAttempts: 3, baseDelayMs: 0, maxDelayMs: 0 } },
+        store: asShared(store, {}),
+        clock: systemClock,
+        logger: pino({ level: 'silent' }),
+        invalidator: { invalidate: async () => {} },
+        admit: async () => {
+          throw new Error('no admissions');
+        },
+        onRunFinished: async () => {},
+      };
+      expect(runner.holds('run-0', 1)).toBe(true);
+      expect(await recoverInterruptedRuns({ ...deps, heldHere: (runId, attempt) => runner.holds(runId, attempt) })).toMatchObject({ requeued: 0, failed: 0, finished: 0 });
+      expect(await store.getRun('run-0')).toMatchObject({ status: 'running', attempt: 1 });
+      // Another instance's recovery (which does not hold it) takes it over as before.
+      expect(await recoverInterruptedRuns({ ...deps, heldHere: () => false })).toMatchObject({ requeued: 1 });
+    } finally {
+      release.open();
+    }
   });
 
   it("keeps a later attempt's slot and lease when an earlier attempt of the same run settles after it was claimed", async () => {
