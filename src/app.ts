@@ -19,6 +19,7 @@ import { createCacheInvalidator } from './coordination/cache-invalidator.js';
 import { createCoordination } from './coordination/create.js';
 import { configError } from './config/errors.js';
 import { createWakeSignal } from './domain/wake-signal.js';
+import { SERVICE_RUN_ID_PREFIXES } from './domain/service-run-ids.js';
 import { createLiveEvents } from './events/compose.js';
 import type { EventChannelObserver } from './events/event-channel.js';
 import { buildServer } from './http/server.js';
@@ -403,7 +404,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     payload: {},
     source: 'startup',
     requestedBy: 'system',
-    forceRunId: `startup:${service.serviceStartedAt.toISOString()}:${service.ownerId.slice(-8)}`,
+    forceRunId: `${SERVICE_RUN_ID_PREFIXES.startup}${service.serviceStartedAt.toISOString()}:${service.ownerId.slice(-8)}`,
   });
 
   await server.listen({ port: config.port, host: config.host });

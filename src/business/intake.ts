@@ -2,8 +2,10 @@ import type { AppConfig } from '../config/types.js';
 import type { StateStore } from '../store/types.js';
 import type { Admit } from '../tasks/admission.js';
 import type { HandlerOutcome, StateHandler } from '../tasks/handler-types.js';
+import { actorList, requestersOf } from '../tasks/run-requesters.js';
 import { resolveWorkspacePath } from '../workspace/boundary.js';
 import type { Clock } from '../clock.js';
+import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';
 import { WORK_CYCLE_TASK } from './work-cycle/handler.js';
 
 /** The only sources autonomous intake takes work from. */
@@ -38,8 +40,11 @@ export interface IntakeDecision {
 
 export const isApprovedSource = (source: string): source is IntakeSource => (APPROVED_INTAKE_SOURCES as readonly string[]).includes(source);
 
+/** The actor of the work cycles the intake admits (beside the intake run's requesters). */
+const INTAKE_ACTOR = 'task:autonomous-intake-cycle';
+
 /** The stable run id of the work cycle one intake item becomes: a repeat intake is a suppressed duplicate. */
-export const workRunIdFor = (source: string, id: string) => `autonomous-work:${source}:${id}`;
+export const workRunIdFor = (source: string, id: string) => `${SERVICE_RUN_ID_PREFIXES.autonomousWork}${source}:${id}`;
 
 /**
  * Pure intake controls, in order: source (approved, and among the cycle's chosen sources),
@@ -162,7 +167,9 @@ export function createIntakeHandler(deps: IntakeDeps): StateHandler<IntakeContex
           },
         },
         source: 'system',
-        requestedBy: `task:autonomous-intake-cycle`,
+        requestedBy: INTAKE_ACTOR,
+        // Accepted work is asked for by whoever asked for the intake cycle.
+        requesters: actorList([INTAKE_ACTOR], run ? requestersOf(run) : []),
         forceRunId: runId,
       });
       enqueued.push({ source: item.source, id: item.id, priority, runId: outcome.run.runId, admission: outcome.kind === 'duplicate' ? `duplicate (${outcome.reason})` : outcome.kind });

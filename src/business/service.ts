@@ -7,11 +7,13 @@ import type { AppConfig } from '../config/types.js';
 import type { Coordination } from '../coordination/types.js';
 import { conflict, DomainError, notFound } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
+import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';
 import type { StateStore } from '../store/types.js';
 import type { Admit } from '../tasks/admission.js';
 import type { HandlerOutcome, StateHandler } from '../tasks/handler-types.js';
 import { getCatalogEntry } from '../tasks/catalog.js';
 import { checkTaskRequest } from '../tasks/payload-validation.js';
+import { actorList } from '../tasks/run-requesters.js';
 import { checkPayloadScopes } from '../workspace/boundary.js';
 import { createCycleGate } from './cycle-gate.js';
 import {
@@ -50,8 +52,10 @@ export const SCHEDULER_ACTIONS = ['pause', 'resume', 'enable', 'disable'] as con
 export type SchedulerAction = (typeof SCHEDULER_ACTIONS)[number];
 const MODE_OF: Record<SchedulerAction, SchedulerMode> = { pause: 'paused', resume: 'enabled', enable: 'enabled', disable: 'disabled' };
 
-const runIdOf = (cycleId: string) => `business-cycle:${cycleId}`;
-const taskRunIdOf = (cycleId: string) => `business-task:${cycleId}`;
+/** The actor of the task a cycle's planner admits (beside whoever triggered the cycle). */
+const PLANNER_ACTOR = 'business-planner';
+const runIdOf = (cycleId: string) => `${SERVICE_RUN_ID_PREFIXES.businessCycle}${cycleId}`;
+const taskRunIdOf = (cycleId: string) => `${SERVICE_RUN_ID_PREFIXES.businessTask}${cycleId}`;
 
 /** The next cron slot after `from`, or null when the pattern has none. */
 export function nextSlot(cron: string, from: Date): string | null {
@@ -363,7 +367,9 @@ export function createBusinessService(deps: BusinessDeps) {
         type: chosen.action.taskType,
         payload,
         source: 'system',
-        requestedBy: 'business-planner',
+        requestedBy: PLANNER_ACTOR,
+        // The planner chose the task for whoever triggered the cycle.
+        requesters: actorList([PLANNER_ACTOR, cycle.trigger.requestedBy]),
         forceRunId: taskRunIdOf(cycle.cycleId),
       });
       selected = { candidateId: chosen.candidateId, taskType: chosen.action.taskType, runId: outcome.run.runId, taskId: outcome.run.taskId, admission: outcome.kind };

@@ -76,8 +76,14 @@ export interface RunApproval {
   note: string | null;
   replayRunId: string | null;
   replayTaskId: string | null;
-  /** The actor whose key requested the held run (self-approval policy reads it). */
+  /** The actor whose key requested the held run. */
   requestedBy?: string | null;
+  /**
+   * Every actor the held work is requested by (`requestedBy` first, then whoever shaped it: see
+   * RunRecord.requesters); none of them may decide it where self-approval is off. Absent on
+   * approvals held before it was recorded: `requestedBy` alone.
+   */
+  requesters?: string[];
   /** When the service decides the approval itself (config approvalPolicy.expiresAfterMinutes); null: never. */
   expiresAt?: string | null;
   decisionHistory?: ApprovalDecisionEntry[];
@@ -148,6 +154,13 @@ export interface RunRecord {
   payload: Record<string, unknown>;
   source: 'api' | 'scheduler' | 'schedule' | 'rerun' | 'approval-replay' | 'retry' | 'startup' | 'system' | 'workflow';
   requestedBy: string;
+  /**
+   * Every actor the work is requested by, `requestedBy` included unless the work is another's
+   * (an approval replay is its held run's requesters'): a schedule's shapers, a rerun's caller and
+   * the original's requesters, a workflow's requesters for its steps (src/tasks/run-requesters.ts).
+   * Absent on runs stored before it was recorded: `requestedBy` alone.
+   */
+  requesters?: string[];
   createdAt: string;
   updatedAt: string;
   startedAt: string | null;

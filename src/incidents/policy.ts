@@ -1,3 +1,4 @@
+import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';
 import { policyOwnerFor, policyTaskPayload } from './policy-defaults.js';
 import { episodeTasks, keepNewest, normalize, verifierLaneOf, withHistory } from './record.js';
 import { INCIDENT_BOUNDS, type IncidentRecord, type PolicyActionName, type RemediationTask, type RemediationTaskRole } from './types.js';
@@ -28,7 +29,7 @@ export interface TaskAdmission {
   held: boolean;
 }
 
-export const taskKey = (record: IncidentRecord, suffix: string) => `incident:${record.incidentId}:e${record.episode}:${suffix}`;
+export const taskKey = (record: IncidentRecord, suffix: string) => `${SERVICE_RUN_ID_PREFIXES.incident}${record.incidentId}:e${record.episode}:${suffix}`;
 
 function taskStart(record: IncidentRecord, taskType: string, suffix: string, role: RemediationTaskRole, attempt: number, verifies: string | null): TaskStart {
   return { taskType, payload: policyTaskPayload(taskType, record), idempotencyKey: taskKey(record, suffix), role, attempt, verifies };

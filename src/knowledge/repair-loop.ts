@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Coordination } from '../coordination/types.js';
 import { CacheTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
 import { conflict } from '../domain/errors.js';
+import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';
 import type { StateStore } from '../store/types.js';
 import { runWriteTags, type AdmissionOutcome, type AdmissionRequest } from '../tasks/admission.js';
 import { withEvent } from '../tasks/run-transitions.js';
@@ -72,7 +73,7 @@ export function docSetKey(paths: string[]): string {
  * whichever process or instance asks.
  */
 export function repairRunId(docSet: string, now: Date, cooldownMs: number): string {
-  return `drift-repair:${docSet}:${Math.floor(now.getTime() / Math.max(1, cooldownMs))}`;
+  return `${SERVICE_RUN_ID_PREFIXES.driftRepair}${docSet}:${Math.floor(now.getTime() / Math.max(1, cooldownMs))}`;
 }
 
 interface RepairState {

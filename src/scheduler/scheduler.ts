@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import { CacheTags, runListPruneTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
 import { freshShared } from '../domain/fresh-share.js';
+import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';
 import { PRUNABLE_STATUSES } from '../store/run-rules.js';
 import type { StateStore } from '../store/types.js';
 import type { Admit } from '../tasks/admission.js';
@@ -35,10 +36,14 @@ export function retentionSlack(runRetention: number): number {
   return Math.max(100, Math.floor(runRetention / 10));
 }
 
+/** The task types the cron jobs admit, each with its run-id prefix from the service's list. */
+const SLOT_PREFIXES = { heartbeat: SERVICE_RUN_ID_PREFIXES.heartbeat, 'nightly-batch': SERVICE_RUN_ID_PREFIXES.nightlyBatch } as const;
+type SlotType = keyof typeof SLOT_PREFIXES;
+
 /** Run id of one scheduled slot: every instance firing the same slot hits the same admission key. */
-export function slotRunId(type: string, at: Date): string {
+export function slotRunId(type: SlotType, at: Date): string {
   const minute = new Date(Math.floor(at.getTime() / 60_000) * 60_000);
-  return `${type}:${minute.toISOString()}`;
+  return `${SLOT_PREFIXES[type]}${minute.toISOString()}`;
 }
 
 /**
@@ -59,7 +64,7 @@ export interface Scheduler {
  */
 export function createScheduler(deps: SchedulerDeps): Scheduler {
   const { config, logger } = deps;
-  const admitSlot = async (type: string) => {
+  const admitSlot = async (type: SlotType) => {
     try {
       const outcome = await deps.admit({
         type,

@@ -75,6 +75,8 @@ export async function builtInScheduleViews(config: BuiltInConfig, store: StateSt
         lastCatchUp: false,
         lastSkippedAt: null,
         lastSkipReason: null,
+        lastSkip: null,
+        requesters: [],
         createdAt: null,
         updatedAt: null,
         createdBy: null,

@@ -1,4 +1,6 @@
 import Type, { type Static } from 'typebox';
+import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';
+import { actorList } from '../tasks/run-requesters.js';
 
 /**
  * The words of a schedule: what an operator sends, what the store keeps, what a reader gets.
@@ -85,12 +87,28 @@ export const ScheduleDefinitionSchema = Type.Object({
   createdBy: Type.String(),
   updatedBy: Type.String(),
   /**
+   * Who its firings are requested by: the creator and every actor who since changed its work
+   * (type or payload) or switched it on. Never shortened: every later firing runs what they
+   * shaped. Absent on schedules stored before it was kept (read as creator and last changer).
+   */
+  requesters: Type.Optional(Type.Array(Type.String())),
+  /**
    * Fire times at or before this are never due: set at creation and whenever the timing or
    * `enabled` changes, so a disabled stretch or an old cron is not "missed" work to catch up.
    */
   activeSince: Instant,
 });
 export type ScheduleDefinition = Static<typeof ScheduleDefinitionSchema>;
+
+/** The latest firing not admitted, and why (`runId`: the run id that firing has, or would have had). */
+const LastSkipSchema = Type.Object(
+  {
+    at: Instant,
+    runId: Type.String(),
+    reason: Type.String(),
+  },
+  { additionalProperties: false, description: 'The latest firing not admitted: its fire time, its run id and why (overlap, missed, run id taken)' },
+);
 
 /**
  * What firing has done (collection `schedule-firings`, keyed by the schedule id), kept apart from
@@ -106,6 +124,8 @@ export const ScheduleFiringStateSchema = Type.Object({
   /** The latest fire time not admitted: overlap `skip`, or missed while down with catchUp `skip`. */
   lastSkippedAt: NullableInstant,
   lastSkipReason: NullableString,
+  /** The same skip with its run id; absent on firing states stored before it was kept. */
+  lastSkip: Type.Optional(Type.Union([LastSkipSchema, Type.Null()])),
 });
 export type ScheduleFiringState = Static<typeof ScheduleFiringStateSchema>;
 
@@ -115,6 +135,7 @@ export const NO_FIRINGS: ScheduleFiringState = Object.freeze({
   lastCatchUp: false,
   lastSkippedAt: null,
   lastSkipReason: null,
+  lastSkip: null,
 });
 
 export const ScheduleViewSchema = Type.Object(
@@ -128,6 +149,11 @@ export const ScheduleViewSchema = Type.Object(
     lastCatchUp: Type.Boolean(),
     lastSkippedAt: NullableInstant,
     lastSkipReason: NullableString,
+    lastSkip: Type.Union([LastSkipSchema, Type.Null()]),
+    requesters: Type.Array(Type.String(), {
+      description:
+        'Who its firings are requested by: the creator and every actor who changed its type or payload or switched it on. None of them may approve a firing held for approval where allowSelfApproval is false. Empty for a built-in (the service asks)',
+    }),
     createdAt: NullableInstant,
     updatedAt: NullableInstant,
     createdBy: NullableString,
@@ -142,8 +168,12 @@ export type ScheduleList = Static<typeof ScheduleListSchema>;
 
 /** The run id of one firing: every instance firing the same tick names the same run. */
 export function scheduleRunId(scheduleId: string, fireAt: Date): string {
-  return `schedule:${scheduleId}:${fireAt.toISOString()}`;
+  return `${SERVICE_RUN_ID_PREFIXES.schedule}${scheduleId}:${fireAt.toISOString()}`;
 }
+
+/** Who a schedule's firings are requested by; a definition stored before the list was kept: its creator and last changer. */
+export const scheduleRequesters = (definition: ScheduleDefinition): string[] =>
+  definition.requesters ?? actorList([definition.createdBy, definition.updatedBy]);
 
 /** The actor of a schedule's own requests (cancel of a previous run), distinct from its creator. */
 export const scheduleActor = (scheduleId: string) => `schedule:${scheduleId}`;

@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
+import { canonicalJson } from '../domain/canonical-json.js';
 import { conflict, DomainError, invalidRequest, notFound, pointer, type ErrorDetail } from '../domain/errors.js';
 import type { StateStore } from '../store/types.js';
+import { actorList } from '../tasks/run-requesters.js';
 import type { TriggerCheck } from '../tasks/trigger-check.js';
 import { builtInScheduleViews, isBuiltInSchedule, type BuiltInConfig } from './built-in.js';
 import { cronProblems, DEFAULT_TIMEZONE, nextFireTimes } from './cron-expression.js';
 import {
   NO_FIRINGS,
+  scheduleRequesters,
   type ScheduleCreate,
   type ScheduleDefinition,
   type ScheduleFiringState,
@@ -54,6 +57,19 @@ function definitionProblems(candidate: Pick<ScheduleDefinition, 'cron' | 'timezo
   return problems;
 }
 
+/**
+ * Whether a change makes its author one of the schedule's requesters: it changes the work every
+ * firing runs (type, payload), or switches the schedule on (asks for its firings). Timing and
+ * policies do not: they decide when, not what. A field sent with its stored value changes nothing.
+ */
+function shapesFirings(before: ScheduleDefinition, after: ScheduleDefinition): boolean {
+  return (
+    after.type !== before.type ||
+    canonicalJson(after.payload) !== canonicalJson(before.payload) ||
+    (after.enabled && !before.enabled)
+  );
+}
+
 function refuseInvalid(problems: ErrorDetail[]): void {
   if (problems.length === 0) return;
   const fields = [...new Set(problems.map((p) => p.path))].join(', ');
@@ -89,6 +105,8 @@ export function scheduleView(definition: ScheduleDefinition, firing: ScheduleFir
     lastCatchUp: firing.lastCatchUp,
     lastSkippedAt: firing.lastSkippedAt,
     lastSkipReason: firing.lastSkipReason,
+    lastSkip: firing.lastSkip ?? null,
+    requesters: scheduleRequesters(definition),
     createdAt: definition.createdAt,
     updatedAt: definition.updatedAt,
     createdBy: definition.createdBy,
@@ -152,6 +170,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
       updatedAt: at,
       createdBy: actor,
       updatedBy: actor,
+      requesters: [actor],
       activeSince: at,
     };
     refuseInvalid(definitionProblems(definition, checkTrigger, now));
@@ -178,7 +197,8 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
     refuseInvalid(definitionProblems(merged, checkTrigger, now));
     // New timing, or switched on again: ticks before now were never this schedule's to catch up.
     const retimed = merged.cron !== existing.cron || merged.timezone !== existing.timezone || (merged.enabled && !existing.enabled);
-    const definition = { ...merged, activeSince: retimed ? at : existing.activeSince };
+    const requesters = shapesFirings(existing, merged) ? actorList(scheduleRequesters(existing), [actor]) : scheduleRequesters(existing);
+    const definition = { ...merged, requesters, activeSince: retimed ? at : existing.activeSince };
     await schedules.put(definition);
     deps.onChange();
     return userView(definition, now);

@@ -15,10 +15,13 @@ export const SCHEDULE_FIRINGS_COLLECTION = 'schedule-firings';
 const isDefinition = Compile(ScheduleDefinitionSchema);
 const isFiringState = Compile(ScheduleFiringStateSchema);
 
-/** What firing did, for `recordFiring`: a tick admitted, or a tick deliberately not admitted. */
+/**
+ * What firing did, for `recordFiring`: a tick admitted, or a tick not admitted (`runId`: the run
+ * id the tick has, or would have had).
+ */
 export type FiringRecord =
   | { kind: 'fired'; fireAt: Date; runId: string; catchUp: boolean }
-  | { kind: 'skipped'; fireAt: Date; reason: string };
+  | { kind: 'skipped'; fireAt: Date; runId: string; reason: string };
 
 /**
  * Schedules in the state store. Definitions and firing state are two documents per schedule (see
@@ -83,7 +86,8 @@ export function createScheduleStore(store: StateStore): ScheduleStore {
         next = { ...current, lastFiredAt: record.fireAt.toISOString(), lastRunId: record.runId, lastCatchUp: record.catchUp };
       } else {
         if (later(current.lastSkippedAt, record.fireAt)) return;
-        next = { ...current, lastSkippedAt: record.fireAt.toISOString(), lastSkipReason: record.reason };
+        const at = record.fireAt.toISOString();
+        next = { ...current, lastSkippedAt: at, lastSkipReason: record.reason, lastSkip: { at, runId: record.runId, reason: record.reason } };
       }
       await store.putDoc(SCHEDULE_FIRINGS_COLLECTION, id, { ...next });
     },

@@ -2,10 +2,10 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { freshShared } from '../domain/fresh-share.js';
 import type { StateStore } from '../store/types.js';
-import type { Admit } from '../tasks/admission.js';
+import type { AdmissionOutcome, Admit } from '../tasks/admission.js';
 import { nextFireTime } from './cron-expression.js';
 import { dueFiring, MISFIRE_GRACE_MS, overlapAction, type DueFiring } from './firing-decision.js';
-import { NO_FIRINGS, scheduleActor, scheduleRunId, type ScheduleDefinition, type ScheduleFiringState } from './schedule-record.js';
+import { NO_FIRINGS, scheduleActor, scheduleRequesters, scheduleRunId, type ScheduleDefinition, type ScheduleFiringState } from './schedule-record.js';
 import type { ScheduleStore } from './schedule-store.js';
 
 /**
@@ -50,6 +50,17 @@ function nextFireTimeOrNull(definition: ScheduleDefinition, now: Date): Date | n
   } catch {
     return null;
   }
+}
+
+/**
+ * Why a firing's admission found its run id held by a run that is not a firing of this schedule
+ * (a client took the id before ids of this shape were reserved), or null: admitted, or found
+ * admitted by another instance firing the same tick.
+ */
+function takenBy(outcome: AdmissionOutcome, scheduleId: string): string | null {
+  const { run } = outcome;
+  if (outcome.kind === 'admitted' || (run.source === 'schedule' && run.scheduleId === scheduleId)) return null;
+  return `run id taken: ${run.runId} is a ${run.type} run admitted from ${run.source} by ${run.requestedBy}, not a firing of this schedule`;
 }
 
 const instant = (iso: string | null): Date | null => (iso === null ? null : new Date(iso));
@@ -131,20 +142,21 @@ export function createScheduleTimer(deps: ScheduleTimerDeps): ScheduleTimer {
       return;
     }
     const tick = fireAt.toISOString();
+    const runId = scheduleRunId(definition.id, fireAt);
     if (atOrAfter(fresh.lastFiredAt, fireAt) || atOrAfter(fresh.lastSkippedAt, fireAt)) {
       logger.debug({ scheduleId: definition.id, fireAt: tick }, 'schedule tick already decided by another instance');
       return;
     }
 
     if (due.kind === 'missed') {
-      await schedules.recordFiring(definition.id, { kind: 'skipped', fireAt, reason: `missed: the service was not running at ${tick} (catchUp skip)` });
+      await schedules.recordFiring(definition.id, { kind: 'skipped', fireAt, runId, reason: `missed: the service was not running at ${tick} (catchUp skip)` });
       logger.info({ scheduleId: definition.id, fireAt: tick }, 'scheduled firing missed and skipped');
       return;
     }
     const previous = fresh.lastRunId === null ? null : await deps.store.getRun(fresh.lastRunId);
     const action = overlapAction(definition.overlap, previous);
     if (action.kind === 'skip') {
-      await schedules.recordFiring(definition.id, { kind: 'skipped', fireAt, reason: action.reason });
+      await schedules.recordFiring(definition.id, { kind: 'skipped', fireAt, runId, reason: action.reason });
       logger.info({ scheduleId: definition.id, fireAt: tick, reason: action.reason }, 'scheduled firing skipped');
       return;
     }
@@ -154,9 +166,17 @@ export function createScheduleTimer(deps: ScheduleTimerDeps): ScheduleTimer {
       payload: definition.payload,
       source: 'schedule',
       requestedBy: definition.createdBy,
-      forceRunId: scheduleRunId(definition.id, fireAt),
+      // Whoever shaped what this firing runs asks for it: none of them may approve it alone.
+      requesters: scheduleRequesters(definition),
+      forceRunId: runId,
       scheduleId: definition.id,
     });
+    const taken = takenBy(outcome, definition.id);
+    if (taken !== null) {
+      await schedules.recordFiring(definition.id, { kind: 'skipped', fireAt, runId, reason: taken });
+      logger.warn({ scheduleId: definition.id, fireAt: tick, runId }, `scheduled firing not admitted: ${taken}`);
+      return;
+    }
     await schedules.recordFiring(definition.id, { kind: 'fired', fireAt, runId: outcome.run.runId, catchUp: due.catchUp });
     logger.debug({ scheduleId: definition.id, fireAt: tick, runId: outcome.run.runId, outcome: outcome.kind, catchUp: due.catchUp }, 'schedule fired');
   }

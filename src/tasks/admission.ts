@@ -15,6 +15,11 @@ export interface AdmissionRequest {
   payload: Record<string, unknown>;
   source: RunRecord['source'];
   requestedBy: string;
+  /**
+   * Every actor the work is requested by (src/tasks/run-requesters.ts); absent: `requestedBy`
+   * alone. Whoever shaped work admitted on their behalf belongs here, so they cannot approve it.
+   */
+  requesters?: readonly string[];
   /** Run id chosen by the service itself (approval replays, scheduler slots); clients use payload.idempotencyKey. */
   forceRunId?: string;
   approvedFromTaskId?: string;
@@ -159,6 +164,7 @@ export function createAdmission(deps: AdmissionDeps) {
             payload: request.payload,
             source: request.source,
             requestedBy: request.requestedBy,
+            requesters: request.requesters,
             now,
             approvalRequired: approvalReason !== null,
             approvalReason,

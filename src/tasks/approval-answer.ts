@@ -31,6 +31,10 @@ export const approvalFields = {
   status: Type.String({ description: 'not-required, pending, approved, rejected, expired or cancelled' }),
   reason: Nullable(Type.String()),
   requestedBy: Nullable(Type.String({ description: 'the actor whose key requested the held run' })),
+  requesters: Type.Array(Type.String(), {
+    description:
+      'every actor the held work is requested by: the requesting key\'s actor and whoever shaped the work (a schedule\'s creator and changers, a rerun\'s original requesters); none of them may decide it where allowSelfApproval is false. Empty when no approval was required',
+  }),
   requestedAt: Nullable(Timestamp),
   expiresAt: Nullable(Type.String({ format: 'date-time', description: 'when the service decides it (approvalPolicy); null: never' })),
   decidedAt: Nullable(Timestamp),

@@ -75,6 +75,12 @@ export const builtInApprovalPolicy: ApprovalPolicy = createApprovalPolicy({}, []
 export const approvalRequesterOf = (run: RunRecord): string => run.approval.requestedBy ?? run.requestedBy;
 
 /**
+ * Every actor the held work is requested by (its key's actor and whoever shaped the work), as
+ * the approval recorded them; an approval held before it kept the list has its requester alone.
+ */
+export const approvalRequestersOf = (run: RunRecord): string[] => run.approval.requesters ?? [approvalRequesterOf(run)];
+
+/**
  * Why `identity` may not decide the held run, or null when it may. Both the approver role and
  * the self-approval rule apply to either decision: a requester who wants the work gone cancels
  * the run instead of rejecting their own request.
@@ -83,9 +89,9 @@ export function decisionRefusal(policy: ResolvedApprovalPolicy, run: RunRecord, 
   if (!roleAtLeast(identity.role, policy.approverRole)) {
     return `deciding a ${run.type} approval needs the ${policy.approverRole} role (approvalPolicy); ${identity.actor} is ${identity.role}`;
   }
-  const requester = approvalRequesterOf(run);
-  if (!policy.allowSelfApproval && identity.actor === requester) {
-    return `${identity.actor} requested this ${run.type} run and approvalPolicy does not allow self-approval for ${run.type}: another ${policy.approverRole} must decide it`;
+  const requesters = approvalRequestersOf(run);
+  if (!policy.allowSelfApproval && requesters.includes(identity.actor)) {
+    return `${identity.actor} requested this ${run.type} run and approvalPolicy does not allow self-approval for ${run.type}: another ${policy.approverRole} must decide it (its requesters: ${requesters.join(', ')})`;
   }
   return null;
 }

@@ -4,21 +4,21 @@ import type { Clock } from '../clock.js';
 import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 import { conflict, DomainError, notFound } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
+import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';
 import type { StateStore } from '../store/types.js';
 import { runWriteTags, type Admit } from './admission.js';
 import { createApprovalExpiry, type ApprovalEscalation } from './approval-expiry.js';
 import { approvalImpact, payloadPreview } from './approval-impact.js';
 import { APPROVAL_INDEX, indexHeldRun } from './approval-index.js';
-import { approvalExpired, approvalRequesterOf, builtInApprovalPolicy, decisionRefusal, type ApprovalPolicy } from './approval-policy.js';
+import { approvalExpired, approvalRequesterOf, approvalRequestersOf, builtInApprovalPolicy, decisionRefusal, type ApprovalPolicy } from './approval-policy.js';
 import { decisionHistoryOf, wasEscalated, withOperatorDecision } from './approval-transitions.js';
 import { getCatalogEntry } from './catalog.js';
 import type { LaneRegistry } from './lanes.js';
 import { withAttemptState, withEvent } from './run-transitions.js';
 import type { RunRecord } from '../domain/run-record.js';
 
-/** The run-id namespace of approval replays; only this module mints keys in it. */
-export const APPROVAL_REPLAY_PREFIX = 'approval-replay:';
-export const replayRunIdFor = (taskId: string) => `${APPROVAL_REPLAY_PREFIX}${taskId}`;
+/** The run id of an approval's replay; only this module mints ids in its namespace. */
+export const replayRunIdFor = (taskId: string) => `${SERVICE_RUN_ID_PREFIXES.approvalReplay}${taskId}`;
 
 export { DECISIONS };
 export type Decision = (typeof DECISIONS)[number];
@@ -38,6 +38,7 @@ export function approvalView(run: RunRecord) {
     status: a.status,
     reason: a.reason,
     requestedBy: a.required ? approvalRequesterOf(run) : (a.requestedBy ?? null),
+    requesters: a.required ? approvalRequestersOf(run) : [],
     requestedAt: a.requestedAt,
     expiresAt: a.expiresAt ?? null,
     decidedAt: a.decidedAt,
@@ -128,6 +129,9 @@ export function createApprovals(deps: ApprovalsDeps) {
       payload: held.payload,
       source: 'approval-replay',
       requestedBy: held.approval.decidedBy ?? 'approval',
+      // The approved work stays its requesters' (the decider approved it, they did not ask for it):
+      // a rerun of the replay, or a step its workflow admits, counts them again.
+      requesters: approvalRequestersOf(held),
       forceRunId: replayRunId,
       approvedFromTaskId: held.taskId,
       // An approved workflow step's work is the replay: it reports back to the same workflow.

@@ -10,6 +10,7 @@ import type { ExecutionOutcome } from './executor.js';
 import { retryPlanFor } from './retry-policy.js';
 import { retryWhileUnavailable } from './retry-while-unavailable.js';
 import { markCancelled } from './run-cancellation.js';
+import { actorList, requestersOf } from './run-requesters.js';
 import { markFailed, markSucceeded, withAttemptState, withEvent } from './run-transitions.js';
 import { withTaskRecord } from '../domain/orchestrator-state.js';
 import type { RunRecord } from '../domain/run-record.js';
@@ -92,7 +93,9 @@ async function recordOutcome(
     }
   }
   for (const followUp of followUps) {
-    await deps.admit({ type: followUp.type, payload: followUp.payload, source: 'system', requestedBy: `task:${run.type}` });
+    // A follow-up carries on the run's work, for the same requesters.
+    const requestedBy = `task:${run.type}`;
+    await deps.admit({ type: followUp.type, payload: followUp.payload, source: 'system', requestedBy, requesters: actorList([requestedBy], requestersOf(run)) });
   }
   const transition: RunMutator = (owned) => {
     if (!stillOwned(owned)) return null;

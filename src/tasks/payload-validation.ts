@@ -1,5 +1,5 @@
 import { DomainError, invalidRequest, pointer, pointerSegment, type ErrorDetail } from '../domain/errors.js';
-import { APPROVAL_REPLAY_PREFIX } from './approvals.js';
+import { reservedRunIdRefusal } from '../domain/service-run-ids.js';
 import { getCatalogEntry, type CatalogEntry } from './catalog.js';
 import { hasPayloadSchema, payloadProblems } from './payload-check.js';
 
@@ -50,14 +50,15 @@ function reservedFieldDetails(payload: Record<string, unknown>): ErrorDetail[] {
       });
     }
   }
-  const key = payload.idempotencyKey;
-  if (typeof key === 'string' && key.startsWith(APPROVAL_REPLAY_PREFIX)) {
-    details.push({
-      path: `${PAYLOAD_PATH}/idempotencyKey`,
-      message: `the ${APPROVAL_REPLAY_PREFIX} namespace is reserved for approval replays`,
-    });
-  }
+  const refusal = reservedKeyRefusal(payload);
+  if (refusal !== null) details.push({ path: `${PAYLOAD_PATH}/idempotencyKey`, message: refusal });
   return details;
+}
+
+/** Why the payload's idempotency key (the run id to be) is the service's to use, or null. */
+function reservedKeyRefusal(payload: Record<string, unknown>): string | null {
+  const key = payload.idempotencyKey;
+  return typeof key === 'string' ? reservedRunIdRefusal(key) : null;
 }
 
 /**
@@ -83,7 +84,12 @@ export function checkTaskRequest(request: TaskRequest): CheckedTaskRequest {
     ]);
   }
   const reserved = reservedFieldDetails(payload);
-  if (reserved.length > 0) throw new DomainError('reserved_field', 'payload carries fields reserved for the service', reserved);
+  if (reserved.length > 0) {
+    // A reserved idempotency key is named in the message itself: the prefix is the whole answer.
+    const keyRefusal = reservedKeyRefusal(payload);
+    const message = keyRefusal === null ? 'payload carries fields reserved for the service' : `payload.idempotencyKey ${keyRefusal}`;
+    throw new DomainError('reserved_field', message, reserved);
+  }
   const problems = validatePayload(type, payload);
   if (problems.length > 0) throw invalidRequest(`payload is not valid for task type '${type}'`, problems);
   return { type, payload, entry };

@@ -5,6 +5,7 @@ import type { RunRecord } from '../domain/run-record.js';
 import type { StateStore } from '../store/types.js';
 import { runWriteTags, type AdmissionOutcome, type Admit } from './admission.js';
 import { getCatalogEntry } from './catalog.js';
+import { actorList, requestersOf } from './run-requesters.js';
 import type { TriggerCheck } from './trigger-check.js';
 
 /** Rerun ids an original keeps in `reruns[]`, newest kept (each rerun still names its original in `rerunOf`). */
@@ -92,6 +93,8 @@ export function createRerun(deps: RerunDeps) {
       payload: checked.payload,
       source: 'rerun',
       requestedBy: identity.actor,
+      // The original's work, asked for again: its requesters ask for it as much as the caller.
+      requesters: actorList([identity.actor], requestersOf(original)),
       rerunOf: original.runId,
     });
     // A repeated request (same key) finds the rerun it admitted before: linking again repairs a

@@ -1,3 +1,4 @@
+import { actorList } from './run-requesters.js';
 import type { QueueAttemptState, RetryRecovery, RunAccounting, RunEvent, RunRecord, RunToolGate, SpecialistContract, WorkflowParent } from '../domain/run-record.js';
 
 /** Bounds from DECISIONS.md: at most 200 events per run; queue attempts are bounded evidence too. */
@@ -14,6 +15,8 @@ export interface NewRunInput {
   payload: Record<string, unknown>;
   source: RunRecord['source'];
   requestedBy: string;
+  /** Every actor the work is requested by; absent: `requestedBy` alone. */
+  requesters?: readonly string[];
   now: Date;
   approvalRequired: boolean;
   approvalReason: string | null;
@@ -51,6 +54,7 @@ export function withAttemptState(run: RunRecord, at: Date, state: QueueAttemptSt
 
 export function newRunRecord(input: NewRunInput): RunRecord {
   const at = input.now.toISOString();
+  const requesters = input.requesters ? actorList(input.requesters) : [input.requestedBy];
   let run: RunRecord = {
     runId: input.runId,
     taskId: input.taskId,
@@ -62,6 +66,7 @@ export function newRunRecord(input: NewRunInput): RunRecord {
     payload: input.payload,
     source: input.source,
     requestedBy: input.requestedBy,
+    requesters,
     createdAt: at,
     updatedAt: at,
     startedAt: null,
@@ -81,6 +86,7 @@ export function newRunRecord(input: NewRunInput): RunRecord {
       replayRunId: null,
       replayTaskId: null,
       requestedBy: input.approvalRequired ? input.requestedBy : null,
+      ...(input.approvalRequired ? { requesters } : {}),
       expiresAt: input.approvalRequired ? (input.approvalExpiresAt ?? null) : null,
       decisionHistory: [],
     },

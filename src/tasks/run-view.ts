@@ -1,4 +1,6 @@
 import { isTerminalStatus, type RunRecord } from '../domain/run-record.js';
+import { approvalRequestersOf } from './approval-policy.js';
+import { requestersOf } from './run-requesters.js';
 
 /** Result keys promoted into resultSummary highlights when an agent emits them. */
 const PROMOTED_FIELDS = ['queueBudgetFusion', 'routingDecision', 'acceptanceCoverage', 'comparisonReadiness', 'posture', 'topic', 'summary'];
@@ -180,6 +182,7 @@ export function toRunView(run: RunRecord) {
     attempt: run.attempt,
     source: run.source,
     requestedBy: run.requestedBy,
+    requesters: requestersOf(run),
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
     startedAt: run.startedAt,
@@ -198,6 +201,7 @@ export function toRunView(run: RunRecord) {
       replayRunId: run.approval.replayRunId,
       replayTaskId: run.approval.replayTaskId,
       requestedBy: run.approval.requestedBy ?? (run.approval.required ? run.requestedBy : null),
+      requesters: run.approval.required ? approvalRequestersOf(run) : [],
       expiresAt: run.approval.expiresAt ?? null,
       decisionHistory: run.approval.decisionHistory ?? [],
     },

@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
 import { DomainError } from '../domain/errors.js';
 import type { CacheInvalidator } from '../domain/cache-invalidation.js';
+import { WORKFLOW_STEP_MARK } from '../domain/service-run-ids.js';
 import type { StateStore } from '../store/types.js';
 import { checkPayloadScopes } from '../workspace/boundary.js';
 import { runWriteTags, type Admit } from './admission.js';
 import { checkTaskRequest } from './payload-validation.js';
+import { actorList, requestersOf } from './run-requesters.js';
 import type { RunRecord, WorkflowChild, WorkflowStepState } from '../domain/run-record.js';
 
 export const WORKFLOW_TYPE = 'integration-workflow';
@@ -27,7 +29,7 @@ interface PlannedStep {
   reroute: string;
 }
 
-export const stepRunId = (workflowRunId: string, index: number) => `${workflowRunId}:step-${index + 1}`;
+export const stepRunId = (workflowRunId: string, index: number) => `${workflowRunId}${WORKFLOW_STEP_MARK}${index + 1}`;
 export const rerouteRunId = (workflowRunId: string, index: number) => `${stepRunId(workflowRunId, index)}:reroute`;
 
 const RECONCILE_LIMIT = 200;
@@ -109,11 +111,14 @@ export function createWorkflowDriver(deps: WorkflowDriverDeps) {
     if (existing) return { run: existing, refusal: null };
     const refusal = refusalOf(type, payload);
     if (refusal) return { run: null, refusal };
+    const requestedBy = `workflow:${workflow.runId}`;
     const outcome = await deps.admit({
       type,
       payload,
       source: 'workflow',
-      requestedBy: `workflow:${workflow.runId}`,
+      requestedBy,
+      // The steps are the workflow's work: whoever asked for the workflow asks for them.
+      requesters: actorList([requestedBy], requestersOf(workflow)),
       forceRunId: runId,
       workflowParent: { runId: workflow.runId, stepIndex: step.index, role },
     });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../../src/config/types.js';
-import { bodyText } from '../support/http.js';
+import { bodyText, waitFor } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
 import { raisedLimitsForEveryBucket, serviceRouteList, type RouteEntry } from '../support/route-list.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
@@ -76,4 +76,89 @@ describe('authorization matrix: every route x every credential', () => {
     expect(routes.filter((r) => r.access === 'operator').length).toBeGreaterThan(0);
     expect(routes.filter((r) => r.access === 'viewer').length).toBeGreaterThan(0);
   }, 120_000);
+});
+
+/**
+ * The schedule and rerun paths with several operators, against the built service, under
+ * `allowSelfApproval: false`: whoever shaped the work (a schedule's creator and changer, a rerun's
+ * caller and the original's requester) is refused the decision; another operator may take it.
+ */
+describe('authorization matrix: schedule and rerun paths with two operators and a third', () => {
+  const KEYS = {
+    a: 'matrix-operator-a-0001',
+    b: 'matrix-operator-b-0001',
+    c: 'matrix-operator-c-0001',
+    viewer: TEST_KEYS.viewer,
+  } as const;
+  type Who = keyof typeof KEYS;
+  let running: RuntimeService;
+  beforeAll(async () => {
+    const rotation = JSON.stringify([
+      { key: KEYS.a, label: 'ops-a', role: 'operator' },
+      { key: KEYS.b, label: 'ops-b', role: 'operator' },
+      { key: KEYS.c, label: 'ops-c', role: 'operator' },
+      { key: KEYS.viewer, label: 'viewer-bot', role: 'viewer' },
+    ]);
+    running = await startRuntimeService(
+      { rateLimits: raisedLimitsForEveryBucket(), logLevel: 'warn', approvalPolicy: { default: { allowSelfApproval: false } } },
+      undefined,
+      { API_KEY_ROTATION: rotation },
+    );
+  }, 120_000);
+  afterAll(async () => {
+    await running?.service.kill();
+  });
+
+  const findings: string[] = [];
+  /** One cell: `who` calls `method path` and must get `expected`; a mismatch is a finding. Answers the body. */
+  async function cell(who: Who, method: 'GET' | 'POST' | 'PATCH', path: string, body: unknown, expected: number): Promise<any> {
+    const res = await fetch(`${running.service.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${KEYS[who]}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await bodyText(res, 0);
+    if (res.status !== expected) findings.push(`${method} ${path} as ${who}: ${res.status}, expected ${expected} (${text.slice(0, 300)})`);
+    return text ? JSON.parse(text) : null;
+  }
+  const decide = (who: Who, taskId: string, expected: number) => cell(who, 'POST', `/api/approvals/${taskId}/decision`, { decision: 'approved' }, expected);
+
+  it('a schedule A created and B changed fires requested by both: B and A are refused its approval, C decides it', async () => {
+    const schedule = { id: 'matrix-gated', cron: '* * * * * *', type: 'summarize-content', payload: { content: 'by A', requiresApproval: true }, enabled: false };
+    await cell('viewer', 'POST', '/api/schedules', schedule, 403);
+    expect(await cell('a', 'POST', '/api/schedules', schedule, 201)).toMatchObject({ requesters: ['ops-a'] });
+    await cell('viewer', 'PATCH', '/api/schedules/matrix-gated', { payload: { content: 'by viewer' } }, 403);
+    const changed = await cell('b', 'PATCH', '/api/schedules/matrix-gated', { payload: { content: 'by B', requiresApproval: true } }, 200);
+    expect(changed).toMatchObject({ createdBy: 'ops-a', updatedBy: 'ops-b', requesters: ['ops-a', 'ops-b'] });
+    await cell('a', 'PATCH', '/api/schedules/matrix-gated', { enabled: true }, 200);
+    const fired = await waitFor(async () => {
+      const view = await cell('viewer', 'GET', '/api/schedules/matrix-gated', undefined, 200);
+      return typeof view?.lastRunId === 'string' ? (view.lastRunId as string) : undefined;
+    }, 10_000, 'the first firing of matrix-gated');
+    await cell('a', 'PATCH', '/api/schedules/matrix-gated', { enabled: false }, 200);
+
+    const held = await cell('viewer', 'GET', `/api/tasks/runs/${encodeURIComponent(fired)}`, undefined, 200);
+    expect(held).toMatchObject({ source: 'schedule', requestedBy: 'ops-a', requesters: ['ops-a', 'ops-b'], payload: { content: 'by B' } });
+    expect(await cell('c', 'GET', `/api/approvals/${held.taskId}`, undefined, 200)).toMatchObject({ requestedBy: 'ops-a', requesters: ['ops-a', 'ops-b'] });
+    await decide('viewer', held.taskId, 403);
+    await decide('b', held.taskId, 403);
+    await decide('a', held.taskId, 403);
+    expect(await decide('c', held.taskId, 200)).toMatchObject({ approval: { status: 'approved', decidedBy: 'ops-c' } });
+    expect(findings).toEqual([]);
+  }, 60_000);
+
+  it('a rerun by B of A\'s run is requested by both: neither may approve it, C may; A\'s own run B may approve', async () => {
+    const original = await cell('a', 'POST', '/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'by A', requiresApproval: true, idempotencyKey: 'matrix-original' } }, 202);
+    await cell('viewer', 'POST', '/api/tasks/runs/matrix-original/rerun', {}, 403);
+    const rerun = await cell('b', 'POST', '/api/tasks/runs/matrix-original/rerun', { idempotencyKey: 'matrix-rerun' }, 202);
+    const view = await cell('viewer', 'GET', '/api/tasks/runs/matrix-rerun', undefined, 200);
+    expect(view).toMatchObject({ requestedBy: 'ops-b', requesters: ['ops-b', 'ops-a'], approval: { status: 'pending', requesters: ['ops-b', 'ops-a'] } });
+    await decide('a', rerun.taskId, 403);
+    await decide('b', rerun.taskId, 403);
+    await decide('c', rerun.taskId, 200);
+    // The original is A's alone: B did not shape it.
+    await decide('a', original.taskId, 403);
+    await decide('b', original.taskId, 200);
+    expect(findings).toEqual([]);
+  }, 60_000);
 });

@@ -8,9 +8,14 @@ import type { CancelRun } from '../../src/schedules/schedule-timer.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { createAdmission } from '../../src/tasks/admission.js';
+import { createApprovalPolicy } from '../../src/tasks/approval-policy.js';
+import { createApprovals } from '../../src/tasks/approvals.js';
+import { TASK_CATALOG } from '../../src/tasks/catalog.js';
 import { createTriggerCheck } from '../../src/tasks/trigger-check.js';
 import { fixedClock } from '../support/clocks.js';
 import { tempDir } from '../support/config.js';
+import { operator } from '../support/identities.js';
+import { testLaneRegistry } from '../support/lanes.js';
 
 const BUILT_INS = { heartbeatCron: '*/5 * * * *', nightlyBatchCron: '0 3 * * *', businessCycleCron: '17 */6 * * *', schedulerEnabled: true };
 const START = '2026-03-01T10:00:00.500Z';
@@ -48,7 +53,7 @@ function instance(store: StateStore, options: { clock?: ReturnType<typeof fixedC
     checkTrigger: createTriggerCheck(tempDir('schedules-workspace-')),
     cancelRun: options.cancelRun,
   });
-  return { clock, ...module };
+  return { clock, admit: admitted, ...module };
 }
 
 async function refusal(promise: Promise<unknown>): Promise<DomainError> {
@@ -208,6 +213,8 @@ describe('the schedule timer', () => {
       lastRunId: first,
       lastSkippedAt: '2026-03-01T10:00:20.000Z',
       lastSkipReason: `overlap: the previous run ${first} is still pending`,
+      // The skip names the run id that tick would have had.
+      lastSkip: { at: '2026-03-01T10:00:20.000Z', runId: 'schedule:ten:2026-03-01T10:00:20.000Z', reason: `overlap: the previous run ${first} is still pending` },
     });
     // Finished: the next tick runs.
     await store.mutateRun(first, (run) => (run ? { ...run, status: 'success', queueState: null } : null));
@@ -295,5 +302,77 @@ describe('the schedule timer', () => {
     const other = instance(store, { clock });
     await other.timer.tick();
     expect((await store.listRuns({ limit: 10 })).items.map((r) => r.runId)).toEqual(['schedule:late:2026-03-01T10:00:10.000Z']);
+  });
+});
+
+describe('who a firing is requested by', () => {
+  const NO_SELF_APPROVAL = createApprovalPolicy({ default: { allowSelfApproval: false } }, TASK_CATALOG.map((e) => e.type));
+  const GATED: ScheduleCreate = { id: 'gated', cron: '*/10 * * * * *', type: 'summarize-content', payload: { content: 'v1', requiresApproval: true }, overlap: 'allow' };
+
+  it('A creates, B changes the payload: the firing is requested by both, neither may approve it, C may', async () => {
+    const store = await openStore();
+    const { service, timer, clock, admit } = instance(store);
+    const approvals = createApprovals({ store, clock, invalidator: { invalidate: async () => undefined }, admit, lanes: testLaneRegistry(), policy: NO_SELF_APPROVAL });
+    expect((await service.create(GATED, 'ops-a')).requesters).toEqual(['ops-a']);
+    const changed = await service.update('gated', { payload: { content: 'v2 chosen by B', requiresApproval: true } }, 'ops-b');
+    expect(changed).toMatchObject({ createdBy: 'ops-a', updatedBy: 'ops-b', requesters: ['ops-a', 'ops-b'] });
+
+    clock.set('2026-03-01T10:00:10.001Z');
+    await timer.tick();
+    const held = (await store.getRun('schedule:gated:2026-03-01T10:00:10.000Z'))!;
+    expect(held).toMatchObject({ queueState: 'held', requestedBy: 'ops-a', requesters: ['ops-a', 'ops-b'], payload: { content: 'v2 chosen by B' } });
+    expect(held.approval).toMatchObject({ requestedBy: 'ops-a', requesters: ['ops-a', 'ops-b'] });
+
+    for (const actor of ['ops-b', 'ops-a']) {
+      const err = await refusal(approvals.decide(held.taskId, 'approved', null, operator(actor)));
+      expect(err.code, actor).toBe('forbidden');
+      expect(err.message).toMatch(new RegExp(`^${actor} requested this summarize-content run and .*\\(its requesters: ops-a, ops-b\\)$`));
+    }
+    expect((await store.getRun(held.runId))!.approval.status).toBe('pending');
+    expect((await approvals.decide(held.taskId, 'approved', null, operator('ops-c'))).approval).toMatchObject({ status: 'approved', decidedBy: 'ops-c' });
+  });
+
+  it('counts a change of type or payload and switching it on, not timing, policies or a field sent unchanged; an old definition reads as creator and last changer', async () => {
+    const store = await openStore();
+    const { service } = instance(store);
+    await service.create(GATED, 'ops-a');
+    await service.update('gated', { cron: '*/20 * * * * *', timezone: 'Europe/Berlin', overlap: 'skip', catchUp: 'once' }, 'ops-timing');
+    await service.update('gated', { type: 'summarize-content', payload: { requiresApproval: true, content: 'v1' } }, 'ops-same');
+    await service.update('gated', { enabled: false }, 'ops-off');
+    expect((await service.get('gated')).requesters).toEqual(['ops-a']);
+    await service.update('gated', { enabled: true }, 'ops-on');
+    await service.update('gated', { type: 'doc-sync', payload: {} }, 'ops-type');
+    expect((await service.get('gated')).requesters).toEqual(['ops-a', 'ops-on', 'ops-type']);
+
+    const { requesters: _dropped, ...old } = (await store.getDoc('schedules', 'gated'))!;
+    await store.putDoc('schedules', 'gated', { ...old, createdBy: 'ops-a', updatedBy: 'ops-z' });
+    expect((await service.get('gated')).requesters).toEqual(['ops-a', 'ops-z']);
+  });
+});
+
+describe('a firing whose run id is taken', () => {
+  it('is not admitted and says why on the schedule (lastSkip), and the next tick fires', async () => {
+    const store = await openStore();
+    const { service, timer, clock, admit } = instance(store);
+    await service.create(EVERY_TEN, 'ops');
+    const taken = 'schedule:ten:2026-03-01T10:00:10.000Z';
+    // A client took the id before ids of this shape were refused (the trigger check refuses it now).
+    await admit({ type: 'summarize-content', payload: { content: 'mine', idempotencyKey: taken }, source: 'api', requestedBy: 'mallory' });
+
+    clock.set('2026-03-01T10:00:10.001Z');
+    await timer.tick();
+    const reason = `run id taken: ${taken} is a summarize-content run admitted from api by mallory, not a firing of this schedule`;
+    expect(await service.get('ten')).toMatchObject({
+      lastRunId: null,
+      lastFiredAt: null,
+      lastSkippedAt: '2026-03-01T10:00:10.000Z',
+      lastSkipReason: reason,
+      lastSkip: { at: '2026-03-01T10:00:10.000Z', runId: taken, reason },
+    });
+    expect(await store.getRun(taken)).toMatchObject({ type: 'summarize-content', source: 'api', requestedBy: 'mallory' });
+
+    clock.set('2026-03-01T10:00:20.001Z');
+    await timer.tick();
+    expect(await service.get('ten')).toMatchObject({ lastRunId: 'schedule:ten:2026-03-01T10:00:20.000Z', lastSkip: { runId: taken } });
   });
 });

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError, type ErrorDetail } from '../../src/domain/errors.js';
+import { SERVICE_RUN_ID_PREFIXES } from '../../src/domain/service-run-ids.js';
+import { workRunIdFor } from '../../src/business/intake.js';
+import { taskKey } from '../../src/incidents/policy.js';
+import { repairRunId } from '../../src/knowledge/repair-loop.js';
+import { slotRunId } from '../../src/scheduler/scheduler.js';
+import { scheduleRunId } from '../../src/schedules/schedule-record.js';
+import { replayRunIdFor } from '../../src/tasks/approvals.js';
+import { followUpKey } from '../../src/tasks/handlers/nightly-batch.js';
 import { checkTaskRequest, validatePayload, type TaskRequest } from '../../src/tasks/payload-validation.js';
+import { rerouteRunId, stepRunId } from '../../src/tasks/workflow-driver.js';
 
 /** The body shape ({type: non-empty string, payload?: object}) is the trigger route schema's job; see test/http. */
 function rejected(request: TaskRequest): { code: string; message: string; details: ErrorDetail[] } {
@@ -54,6 +63,36 @@ describe('checkTaskRequest: reserved fields', () => {
     const out = rejected({ type: 'doc-sync', payload: { idempotencyKey: 'approval-replay:1234' } });
     expect(out.code).toBe('reserved_field');
     expect(out.details[0]!.path).toBe('/body/payload/idempotencyKey');
+  });
+
+  it.each(Object.values(SERVICE_RUN_ID_PREFIXES))('refuses an idempotency key starting with %s, naming the prefix', (prefix) => {
+    const out = rejected({ type: 'doc-sync', payload: { idempotencyKey: `${prefix}taken` } });
+    expect(out.code).toBe('reserved_field');
+    expect(out.message).toBe(`payload.idempotencyKey starts with '${prefix}', a prefix the service reserves for its own run ids`);
+    expect(out.details).toEqual([{ path: '/body/payload/idempotencyKey', message: expect.stringContaining(`'${prefix}'`) }]);
+  });
+
+  it('reserves the named namespaces and every run id the service builds', () => {
+    expect(Object.values(SERVICE_RUN_ID_PREFIXES)).toEqual(expect.arrayContaining(['schedule:', 'flow:', 'approval-replay:', 'incident:']));
+    const at = new Date('2026-03-01T10:00:00.000Z');
+    const incident = { incidentId: 'inc-1', episode: 2 } as Parameters<typeof taskKey>[0];
+    const built = [
+      scheduleRunId('nightly', at),
+      replayRunIdFor('task-1'),
+      taskKey(incident, 'remediation:1'),
+      slotRunId('heartbeat', at),
+      slotRunId('nightly-batch', at),
+      followUpKey({ timestamp: '2026-03-01T09:00:00Z', itemUrl: 'http://127.0.0.1/a' } as Parameters<typeof followUpKey>[0]),
+      repairRunId('docs', at, 60_000),
+      workRunIdFor('operator', 'item-1'),
+      stepRunId('my-workflow', 0),
+      rerouteRunId('my-workflow', 1),
+    ];
+    for (const key of built) expect(rejected({ type: 'doc-sync', payload: { idempotencyKey: key } }).code, key).toBe('reserved_field');
+    // Only the service's shapes: the same words elsewhere in a key are the client's.
+    for (const key of ['my-schedule:1', 'nightly:2024-01-01#a', 'step-1', 'build:step-one', 'Schedule:x']) {
+      expect(accepts({ type: 'doc-sync', payload: { idempotencyKey: key } }), key).toBe(true);
+    }
   });
 
   it('reports every reserved field at once, before schema problems', () => {

@@ -62,6 +62,17 @@ describe('rerun', () => {
     expect((await store.getRun('again-0'))!).toMatchObject({ rerunOf: 'orig', source: 'rerun', requestedBy: 'ops' });
   });
 
+  it('refuses an idempotency key the service reserves, naming its prefix, and stores nothing', async () => {
+    const { store, rerun } = await setup();
+    await store.mutateRun('orig', () => makeRun({ runId: 'orig', type: 'doc-sync', status: 'success', queueState: null }));
+    for (const key of ['schedule:nightly:2026-03-01T10:00:00.000Z', 'incident:inc-1:e1:remediation:1', 'flow:f1:build', 'approval-replay:t1']) {
+      const err = await rerun('orig', { idempotencyKey: key }, OPERATOR).catch((e: unknown) => e as DomainError);
+      expect(err, key).toMatchObject({ code: 'reserved_field', message: expect.stringContaining(`starts with '${key.slice(0, key.indexOf(':') + 1)}'`) });
+      expect(await store.getRun(key)).toBeNull();
+    }
+    expect((await store.getRun('orig'))!.reruns).toBeUndefined();
+  });
+
   it('repairs a link a crash left unwritten when the same rerun is asked again', async () => {
     const { store, rerun, admit } = await setup();
     await store.mutateRun('orig', () => makeRun({ runId: 'orig', type: 'doc-sync', status: 'failed', queueState: null }));

@@ -19,8 +19,8 @@ interface Decision {
 /** Why this identity may not decide the approval (the service's own rule), or null. */
 function refusal(item: PendingApproval, actor: string, role: string): string | null {
   if (item.policy.approverRole === 'admin' && role !== 'admin') return `Deciding a ${item.type} approval needs the admin role; you are ${role}.`;
-  if (!item.policy.allowSelfApproval && item.requestedBy === actor) {
-    return `You asked for this run, and the approval policy for ${item.type} does not allow self-approval: another ${item.policy.approverRole} must decide it.`;
+  if (!item.policy.allowSelfApproval && item.requesters.includes(actor)) {
+    return `You asked for or shaped this run (its requesters: ${item.requesters.join(', ')}), and the approval policy for ${item.type} does not allow self-approval: another ${item.policy.approverRole} must decide it.`;
   }
   return null;
 }

@@ -2,12 +2,14 @@ import { stat } from 'node:fs/promises';
 import { relative } from 'node:path';
 import type { Clock } from '../../clock.js';
 import type { AppConfig } from '../../config/types.js';
+import { SERVICE_RUN_ID_PREFIXES } from '../../domain/service-run-ids.js';
 import { loadSkillRegistry } from '../../agents/skills.js';
 import { executeEvidence, preflightToolGate } from '../../agents/tool-gate.js';
 import type { StateStore } from '../../store/types.js';
 import type { Admit } from '../../tasks/admission.js';
 import { APPROVAL_INDEX } from '../../tasks/approval-index.js';
 import type { HandlerOutcome, StateHandler } from '../../tasks/handler-types.js';
+import { actorList, requestersOf } from '../../tasks/run-requesters.js';
 import { resolveWorkspacePath } from '../../workspace/boundary.js';
 import { configuredPathProblem } from '../../workspace/configured-folder.js';
 import { inventory, manifest, search, type Inventory } from './coding-audit.js';
@@ -168,8 +170,10 @@ export function createWorkCycleHandler(deps: WorkCycleDeps): StateHandler<WorkCy
         },
         source: 'system',
         requestedBy: `task:${WORK_CYCLE_TASK}`,
+        // The continuation is this cycle's work: whoever asked for the cycle cannot approve it alone.
+        requesters: actorList([`task:${WORK_CYCLE_TASK}`], run ? requestersOf(run) : []),
         // One continuation per executing task and step: a re-execution of this run finds it again.
-        forceRunId: `work-approval:${input.taskId}:step-${step.index}`,
+        forceRunId: `${SERVICE_RUN_ID_PREFIXES.workApproval}${input.taskId}:step-${step.index}`,
       });
       stoppedAt = { step: step.index, boundary: step.boundary, approvalRunId: held.run.runId, approvalTaskId: held.run.taskId };
       records.push({

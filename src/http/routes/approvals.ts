@@ -54,7 +54,7 @@ export function approvalRoutes(deps: { runtime: TaskRuntime }): RouteSpec[] {
       operationId: 'decideApproval',
       summary: 'Approve (replay under approval-replay:<task_id>) or reject (the held run fails) a held task',
       description:
-        'approvalPolicy decides who may: a role below `approverRole`, or the requester where `allowSelfApproval` is false, gets 403 `forbidden`. An approval past its expiry under `onExpiry: "reject"` is rejected by the service and answers 409.',
+        'approvalPolicy decides who may: a role below `approverRole`, or one of the approval\'s `requesters` (whoever asked for or shaped the work) where `allowSelfApproval` is false, gets 403 `forbidden`. An approval past its expiry under `onExpiry: "reject"` is rejected by the service and answers 409.',
       tags: ['approvals'],
       access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FollowUpTask, StateHandler } from '../handler-types.js';
 import type { RSSRecord } from '../../domain/orchestrator-state.js';
+import { SERVICE_RUN_ID_PREFIXES } from '../../domain/service-run-ids.js';
 import { URGENCY_HIGH, URGENCY_MEDIUM } from './relevance.js';
 
 /** The spec's "top 10 draft items" offered as optional promotions. */
@@ -24,7 +25,7 @@ function needsManualReview(draft: RSSRecord): boolean {
 export function followUpKey(draft: RSSRecord): string {
   const day = /^\d{4}-\d{2}-\d{2}/.exec(draft.timestamp)?.[0] ?? 'undated';
   const hash = createHash('sha1').update(draft.itemUrl).digest('hex').slice(0, 16);
-  return `nightly-batch:${day}:${hash}`;
+  return `${SERVICE_RUN_ID_PREFIXES.nightlyBatch}${day}:${hash}`;
 }
 
 /**
