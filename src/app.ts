@@ -157,25 +157,12 @@ export function composeService(infra: ServiceInfrastructure) {
     tracer: infra.tracer,
     reserveSlot: (type) => reserveSlot(type),
   });
-  const checkTrigger = createTriggerCheck(config.workspaceRoot);
 
   // The modules that admit work of their own.
   const incidentLedger = createIncidentLedger({ store, coordination, clock, invalidator, logger });
   const incidentReadPort = createIncidentReadPort(incidentLedger);
   const knowledge = composeKnowledge({ config, store, coordination, clock, logger, invalidator, ownerId, admit });
   const business = createBusinessModule({ config, store, coordination, clock, logger, admit });
-  const incidents = createIncidentService({
-    ledger: incidentLedger,
-    admit,
-    checkTaskRequest: checkTrigger,
-    store,
-    coordination,
-    clock,
-    logger,
-    webhookSecret: config.webhookSecret,
-    serviceGaps: () => serviceGapSignals(registry.list(), (unit) => probe.current(unit)),
-    knowledgeHealth: knowledge.knowledgeStats,
-  });
   const scheduler = createScheduler({
     config,
     clock,
@@ -214,6 +201,21 @@ export function composeService(infra: ServiceInfrastructure) {
     ...projectCodeLanes(config.sandbox),
     ...controlPlaneLanes(TASK_CATALOG, controlPlaneSnapshot),
   ]);
+
+  // Every admission path checks a request through it, the lanes' admission checks included.
+  const checkTrigger = createTriggerCheck(config.workspaceRoot, lanes);
+  const incidents = createIncidentService({
+    ledger: incidentLedger,
+    admit,
+    checkTaskRequest: checkTrigger,
+    store,
+    coordination,
+    clock,
+    logger,
+    webhookSecret: config.webhookSecret,
+    serviceGaps: () => serviceGapSignals(registry.list(), (unit) => probe.current(unit)),
+    knowledgeHealth: knowledge.knowledgeStats,
+  });
 
   const runtime = createTaskRuntime({
     config,

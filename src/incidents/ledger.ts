@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Coordination } from '../coordination/types.js';
 import { CacheTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
-import { notFound } from '../domain/errors.js';
+import { conflict, notFound } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
 import type { StateStore } from '../store/types.js';
 import { Fingerprints, incidentIdFor, normalizeFingerprint } from './fingerprint.js';
@@ -135,12 +135,19 @@ export function createIncidentLedger(deps: IncidentLedgerDeps) {
     return { total: matching.length, limit, offset, incidents: matching.slice(offset, offset + limit) };
   }
 
+  /**
+   * Records an acknowledgement. A resolved incident has nothing left to take on: `conflict`; if
+   * its signal returns it reopens, unacknowledged, as a new episode.
+   */
   async function acknowledge(incidentId: string, identity: Identity, note: string | null): Promise<IncidentRecord> {
     await require(incidentId);
     const now = clock.now();
     const at = now.toISOString();
     const stored = await mutate(incidentId, (current) => {
       if (!current) return null;
+      if (current.status === 'resolved') {
+        throw conflict(`incident ${incidentId} is resolved (${current.resolution ?? 'no reason recorded'}); there is nothing to acknowledge`, { status: current.status });
+      }
       const next: IncidentRecord = {
         ...current,
         acknowledged: true,

@@ -174,17 +174,26 @@ export function verifierLaneOf(record: IncidentRecord): string {
   return manualChange && record.scope ? 'qa-verification' : (record.policy.verifierTaskType ?? 'qa-verification');
 }
 
-/** Status of a completed remediation as the verification sees it. */
+const VERDICT_STATUS = { passed: 'passed', failed: 'failed', inconclusive: 'pending' } as const;
+
+/**
+ * Status of a completed remediation as the verification sees it. A verifier run that succeeded
+ * is only half of it: its verdict (src/incidents/verification.ts) says whether the incident's own
+ * condition was seen gone.
+ */
 function verificationOf(record: IncidentRecord): IncidentRecord['verification'] {
   const tasks = episodeTasks(record);
   const verifiers = tasks.filter((t) => t.role === 'verifier');
   const manualChange = tasks.some((t) => t.role === 'manual' && t.taskType === 'build-refactor');
   const required = record.policy.verifierTaskType !== null || manualChange;
   const last = verifiers.at(-1);
+  if (last?.verdict) return { required, status: VERDICT_STATUS[last.verdict.outcome], summary: last.verdict.summary };
   if (last) {
     const stopped = last.status === 'failed' || last.status === 'rejected' || last.status === 'cancelled';
-    const status = last.status === 'success' ? 'passed' : stopped ? 'failed' : 'queued';
-    return { required, status, summary: `${last.taskType} run ${last.runId}: ${last.status}` };
+    // Incidents resolved before verdicts were recorded keep the verification they were resolved by.
+    const status = stopped ? 'failed' : last.status === 'success' && record.status === 'resolved' ? 'passed' : 'queued';
+    const checking = last.status === 'success' && status === 'queued' ? "; checking the incident's own condition" : '';
+    return { required, status, summary: `${last.taskType} run ${last.runId}: ${last.status}${checking}` };
   }
   if (!required) return { required, status: 'not-required', summary: 'no verifier lane applies' };
   const lane = verifierLaneOf(record);
@@ -213,9 +222,15 @@ function remediationOf(record: IncidentRecord, verification: IncidentRecord['ver
     // An operator who cancelled the remediation decided against it: no automatic retry follows.
     const retryLeft = last.status !== 'cancelled' && last.role === 'primary' && record.policy.autoRetryBlockedRemediation && primaryAttempts < record.policy.maxAutoRemediationAttempts;
     nextAction = retryLeft ? `automatic retry of ${last.taskType}` : 'operator: start a remediation (POST /api/incidents/:id/remediate)';
+  } else if (last && last.status === 'success' && verification.status === 'failed') {
+    // The remediation ran, but the verification found the cause still there (or the verifier failed).
+    status = 'blocked';
+    blockers.push(`verification failed: ${verification.summary}`);
+    nextAction = 'operator: remove the cause the verification found, or start another remediation (POST /api/incidents/:id/remediate)';
   } else if (last && last.status === 'success') {
     status = 'watching';
-    nextAction = verification.status === 'passed' ? 'watch for the signal to clear' : `verify with ${verifierLaneOf(record)}`;
+    const verified = verification.status === 'passed' || episodeTasks(record).some((t) => t.role === 'verifier' && t.verdict);
+    nextAction = verified ? 'watch for the signal to clear' : `verify with ${verifierLaneOf(record)}`;
   } else if (record.status === 'watching') {
     status = 'watching';
     nextAction = 'watch: the signal is under its threshold';
@@ -229,7 +244,7 @@ function remediationOf(record: IncidentRecord, verification: IncidentRecord['ver
   ];
   if (record.policy.remediationTaskType || last) {
     const lane = last?.taskType ?? record.policy.remediationTaskType;
-    const planStatus = status === 'in-progress' ? 'in-progress' : status === 'blocked' ? 'blocked' : last?.status === 'success' ? 'done' : record.status === 'resolved' ? 'skipped' : 'pending';
+    const planStatus = status === 'in-progress' ? 'in-progress' : last?.status === 'success' ? 'done' : status === 'blocked' ? 'blocked' : record.status === 'resolved' ? 'skipped' : 'pending';
     plan.push({ step: plan.length + 1, title: `Remediate with ${lane}`, taskType: lane, status: planStatus });
   }
   if (verification.required) {

@@ -1,41 +1,34 @@
 import type { Logger } from 'pino';
-import type { ServiceGapSignal } from '../agents/service-probe.js';
-import type { Clock } from '../clock.js';
-import type { Coordination } from '../coordination/types.js';
 import type { Identity } from '../domain/identity.js';
-import type { StateStore } from '../store/types.js';
 import type { Admit } from '../tasks/admission.js';
 import type { CheckedTaskRequest, TaskRequest } from '../tasks/payload-validation.js';
 import type { RunRecord } from '../domain/run-record.js';
 import { checkSignedDelivery, type SignedDelivery, type SignatureCheck } from './alert-signature.js';
 import { alertChanges, type AlertmanagerBody } from './alertmanager.js';
+import { createDerivedSignals, type DerivedSignalDeps } from './derived-signals.js';
 import { incidentIdFor } from './fingerprint.js';
+import { createConditionCheck } from './incident-condition.js';
 import type { IncidentLedger } from './ledger.js';
 import { remediateIncident, type RemediationRequest } from './manual-remediation.js';
 import { createIncidentReadPort } from './read-model.js';
 import { applyPolicyAction, planPolicyActions, type TaskAdmission } from './policy.js';
-import { incidentLinkOf, runSignal, type ApprovalBacklogThresholds, type KnowledgeHealth } from './sources.js';
+import { INCIDENT_LINK_KEY, incidentLinkOf, runSignal } from './sources.js';
 import { createIncidentSweep } from './sweep.js';
-import { isSettledTask, withRunOutcome } from './task-sync.js';
+import { isSettledTask, runServesTask, withRunOutcome } from './task-sync.js';
+import { awaitsVerdict, verdictOf, withVerdict } from './verification.js';
 import type { IncidentRecord, IncidentSignal } from './types.js';
 
 /** Least time between two sweeps started by run settles (the timer sweeps regardless). */
 const SETTLE_SWEEP_GAP_MS = 5000;
 
-export interface IncidentServiceDeps {
+/** The derived sources' deps (store, coordination, clock, service gaps, backlog thresholds, knowledge health) and the service's own. */
+export interface IncidentServiceDeps extends DerivedSignalDeps {
   ledger: IncidentLedger;
   admit: Admit;
-  /** The trigger route's request check (catalog, reserved fields, payload schema, workspace scopes). */
+  /** The trigger check every admission path passes (catalog, reserved fields, payload schema, workspace scopes, the lane's own check). */
   checkTaskRequest: (request: TaskRequest) => CheckedTaskRequest;
-  store: StateStore;
-  coordination: Coordination;
-  clock: Clock;
   logger: Logger;
   webhookSecret: string;
-  serviceGaps: () => ServiceGapSignal[];
-  approvalBacklog?: ApprovalBacklogThresholds;
-  /** Staleness and contradictions of the knowledge index, swept like the other derived sources. */
-  knowledgeHealth?: () => Promise<KnowledgeHealth>;
 }
 
 export { REMEDIATION_TASK_TYPES, type RemediationRequest, type RemediationTaskType } from './manual-remediation.js';
@@ -49,7 +42,10 @@ export function createIncidentService(deps: IncidentServiceDeps) {
   const { ledger, store, clock, logger } = deps;
 
   async function admitTask(type: string, payload: Record<string, unknown>, key: string): Promise<TaskAdmission> {
-    const outcome = await deps.admit({ type, payload, source: 'system', requestedBy: 'incident-policy', forceRunId: key });
+    // The check every admission path passes (the link key is the service's own, added after it).
+    const { [INCIDENT_LINK_KEY]: link, ...request } = payload;
+    deps.checkTaskRequest({ type, payload: request });
+    const outcome = await deps.admit({ type, payload: { ...request, [INCIDENT_LINK_KEY]: link }, source: 'system', requestedBy: 'incident-policy', forceRunId: key });
     return {
       runId: outcome.run.runId,
       taskId: outcome.run.taskId,
@@ -87,16 +83,32 @@ export function createIncidentService(deps: IncidentServiceDeps) {
     });
   }
 
-  /** Re-reads the runs of unsettled remediation tasks (for settles the hook did not see, approvals). */
+  const derivedSignals = createDerivedSignals(deps);
+  const checkCondition = createConditionCheck({ store, derivedSignals });
+
+  /**
+   * Folds what a run says into the incident's task it serves, under the incident's lock; a
+   * verifier whose run succeeded is then judged against the incident's own condition.
+   */
+  async function recordRunOutcome(incidentId: string, run: RunRecord): Promise<void> {
+    const now = clock.now();
+    await ledger.mutate(incidentId, async (current) => {
+      if (!current) return null;
+      const folded = withRunOutcome(current, run, now) ?? current;
+      const task = folded.remediationTasks.find((t) => runServesTask(t, run));
+      if (!task || task.episode !== folded.episode || !awaitsVerdict(task)) return folded === current ? null : folded;
+      return withVerdict(folded, task.taskId, verdictOf(task, run, await checkCondition(folded), now), now);
+    });
+  }
+
+  /** Re-reads the runs of unsettled remediation tasks (for settles the hook did not see, approvals) and of unjudged verifiers. */
   async function syncTasks(incidentId: string): Promise<void> {
     const record = await ledger.get(incidentId);
-    const pending = record?.remediationTasks.filter((t) => !isSettledTask(t)) ?? [];
+    const pending = record?.remediationTasks.filter((t) => !isSettledTask(t) || awaitsVerdict(t)) ?? [];
     for (const task of pending) {
       const held = await store.getRun(task.runId);
       const run = held?.approval.replayRunId ? ((await store.getRun(held.approval.replayRunId)) ?? held) : held;
-      if (!run) continue;
-      const now = clock.now();
-      await ledger.mutate(incidentId, (current) => (current ? withRunOutcome(current, run, now) : null));
+      if (run) await recordRunOutcome(incidentId, run);
     }
   }
 
@@ -109,8 +121,7 @@ export function createIncidentService(deps: IncidentServiceDeps) {
   async function handleRunSettled(run: RunRecord): Promise<void> {
     const linked = incidentLinkOf(run);
     if (linked) {
-      const now = clock.now();
-      await ledger.mutate(linked, (current) => (current ? withRunOutcome(current, run, now) : null));
+      await recordRunOutcome(linked, run);
       await runPolicies(linked);
       return;
     }
@@ -134,7 +145,7 @@ export function createIncidentService(deps: IncidentServiceDeps) {
     if (Date.now() - lastSweepAt >= SETTLE_SWEEP_GAP_MS) void settleChain.then(sweepOnce);
   }
 
-  const sweep = createIncidentSweep({ ...deps, syncTasks, runPolicies });
+  const sweep = createIncidentSweep({ ledger, store, logger, derivedSignals, checkCondition, syncTasks, runPolicies });
 
   let sweeping: Promise<void> | null = null;
   /** A sweep, or the one already running in this process. */

@@ -1,38 +1,23 @@
 import type { Logger } from 'pino';
-import type { ServiceGapSignal } from '../agents/service-probe.js';
-import type { Clock } from '../clock.js';
-import type { Coordination } from '../coordination/types.js';
 import type { StateStore } from '../store/types.js';
+import { SWEPT_SOURCES } from './derived-signals.js';
 import { Fingerprints, incidentIdFor } from './fingerprint.js';
+import type { ConditionCheck } from './incident-condition.js';
 import type { IncidentLedger } from './ledger.js';
-import {
-  approvalBacklogSignal,
-  coordinationSignal,
-  DEFAULT_APPROVAL_BACKLOG,
-  knowledgeSignals,
-  runSignal,
-  serviceGapSignalOf,
-  stateStoreSignal,
-  type ApprovalBacklogThresholds,
-  type KnowledgeHealth,
-} from './sources.js';
-import type { IncidentRecord, IncidentSignal, IncidentSource } from './types.js';
+import { runSignal } from './sources.js';
+import type { IncidentRecord, IncidentSignal } from './types.js';
 
-/** Sources whose incidents the sweep resolves when the signal is gone. */
-const SWEPT_SOURCES = new Set<IncidentSource>(['service-gap', 'approval-backlog', 'persistence', 'coordination', 'knowledge']);
 /** Failed and retrying runs the sweep re-reads (newest first): catches a settle the hook missed. */
 const RUN_SCAN_WINDOW = 50;
 
 export interface IncidentSweepDeps {
   ledger: IncidentLedger;
   store: StateStore;
-  coordination: Coordination;
-  clock: Clock;
   logger: Logger;
-  serviceGaps: () => ServiceGapSignal[];
-  approvalBacklog?: ApprovalBacklogThresholds;
-  /** Staleness and contradictions of the knowledge index (unset: no knowledge source). */
-  knowledgeHealth?: () => Promise<KnowledgeHealth>;
+  /** The derived signals as they stand now (src/incidents/derived-signals.ts). */
+  derivedSignals: () => Promise<IncidentSignal[]>;
+  /** Looks at an incident's own condition (src/incidents/incident-condition.ts). */
+  checkCondition: ConditionCheck;
   /** Re-reads the runs of an incident's unsettled remediation tasks. */
   syncTasks: (incidentId: string) => Promise<void>;
   /** Lets the policies act on one incident. */
@@ -41,37 +26,15 @@ export interface IncidentSweepDeps {
 
 /** The sweep of derived sources and open incidents (see `sweep` below and docs/incidents.md). */
 export function createIncidentSweep(deps: IncidentSweepDeps): () => Promise<void> {
-  const { ledger, store, clock, logger } = deps;
-
-  async function derivedSignals(): Promise<IncidentSignal[]> {
-    const signals: IncidentSignal[] = deps.serviceGaps().map(serviceGapSignalOf);
-    const held = await store.listRuns({ queueState: 'held', includeInternal: true, limit: 1, order: 'oldest' });
-    const oldest = held.items[0];
-    const backlog = approvalBacklogSignal(held.total, oldest?.approval.requestedAt ?? oldest?.createdAt ?? null, clock.now(), deps.approvalBacklog ?? DEFAULT_APPROVAL_BACKLOG);
-    if (backlog) signals.push(backlog);
-    const storeSignal = stateStoreSignal(await store.health({ counts: false }));
-    if (storeSignal) signals.push(storeSignal);
-    const coordination = coordinationSignal(await deps.coordination.status());
-    if (coordination) signals.push(coordination);
-    if (deps.knowledgeHealth) signals.push(...knowledgeSignals(await deps.knowledgeHealth()));
-    return signals;
-  }
+  const { ledger, store, logger } = deps;
 
   /**
-   * A run lineage's incident clears when the run itself succeeded after all, or when a later run
-   * of the same type succeeded (the lane works again).
+   * A run lineage's incident clears when its type works again: the run itself succeeded after
+   * all, or a later run of the same type succeeded.
    */
   async function resolveRecoveredRun(record: IncidentRecord): Promise<void> {
-    const run = await store.getRun(record.fingerprint.slice(Fingerprints.run('').length));
-    if (!run) return;
-    if (run.status === 'success') {
-      await ledger.resolveSignal(record.fingerprint, `run ${run.runId} succeeded on attempt ${run.attempt}`, 'incident-sweep');
-      return;
-    }
-    const newest = (await store.listRuns({ type: run.type, status: 'success', includeInternal: true, limit: 1 })).items[0];
-    if (newest && newest.createdAt > (run.finishedAt ?? run.updatedAt)) {
-      await ledger.resolveSignal(record.fingerprint, `a later ${run.type} run (${newest.runId}) succeeded`, 'incident-sweep');
-    }
+    const condition = await deps.checkCondition(record);
+    if (condition.state === 'cleared') await ledger.resolveSignal(record.fingerprint, condition.seen, 'incident-sweep');
   }
 
   /**
@@ -81,7 +44,7 @@ export function createIncidentSweep(deps: IncidentSweepDeps): () => Promise<void
    */
   async function sweep(): Promise<void> {
     const existing = new Map((await ledger.all()).map((r) => [r.fingerprint, r]));
-    const present = await derivedSignals();
+    const present = await deps.derivedSignals();
     const presentKeys = new Set(present.map((s) => s.fingerprint));
     for (const signal of present) await guarded(incidentIdFor(signal.fingerprint), () => ledger.reportSignal(signal));
     for (const record of existing.values()) {

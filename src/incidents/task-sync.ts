@@ -1,5 +1,5 @@
 import type { RunRecord } from '../domain/run-record.js';
-import { normalize, resolveRecord, withHistory } from './record.js';
+import { normalize, withHistory } from './record.js';
 import type { IncidentRecord, RemediationTask, RemediationTaskStatus } from './types.js';
 
 const SETTLED = new Set<RemediationTaskStatus>(['success', 'failed', 'rejected', 'cancelled']);
@@ -20,9 +20,8 @@ export const runServesTask = (task: RemediationTask, run: RunRecord) =>
 
 /**
  * Folds what a run now says into the incident's remediation task it serves: status changes are
- * recorded in history, a verifier's success marks verification passed, and an incident raised by
- * a run lineage (which has no source to clear it) resolves once its remediation is verified.
- * Null when nothing changed.
+ * recorded in history. Null when nothing changed. A verifier's success resolves nothing here:
+ * its verdict (src/incidents/verification.ts) checks the incident's own condition first.
  */
 export function withRunOutcome(record: IncidentRecord, run: RunRecord, now: Date): IncidentRecord | null {
   const index = record.remediationTasks.findIndex((t) => runServesTask(t, run));
@@ -34,7 +33,7 @@ export function withRunOutcome(record: IncidentRecord, run: RunRecord, now: Date
   const at = now.toISOString();
   const tasks = [...record.remediationTasks];
   tasks[index] = { ...task, status, replayRunId, updatedAt: at };
-  let next = withHistory(
+  const next = withHistory(
     { ...record, remediationTasks: tasks, updatedAt: at },
     {
       at,
@@ -44,9 +43,5 @@ export function withRunOutcome(record: IncidentRecord, run: RunRecord, now: Date
       data: { taskId: task.taskId, role: task.role, status },
     },
   );
-  next = normalize(next);
-  if (task.role === 'verifier' && status === 'success' && next.source === 'run' && next.status !== 'resolved') {
-    return resolveRecord(next, now, `remediation verified by ${task.taskType} run ${run.runId}`, 'incident-policy');
-  }
-  return next;
+  return normalize(next);
 }

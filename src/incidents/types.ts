@@ -83,6 +83,20 @@ export interface RemediationTask {
   /** Set once an approval replays the held run: the run that carries the work. */
   replayRunId: string | null;
   note: string | null;
+  /** Verifier tasks, once their run succeeded: what the verification checked and found. */
+  verdict?: VerificationVerdict;
+}
+
+/**
+ * The outcome of one verification: `passed` when the verifier's own reading is clear and the
+ * incident's condition is gone; `failed` when either is not; `inconclusive` when the reading is
+ * clear but the condition is one only its source can clear (an alert, a module's signal).
+ */
+export interface VerificationVerdict {
+  outcome: 'passed' | 'failed' | 'inconclusive';
+  /** What was checked and what was seen. */
+  summary: string;
+  at: string;
 }
 
 export type HistoryKind =

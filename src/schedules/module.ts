@@ -32,6 +32,7 @@ export function createSchedulesModule(deps: SchedulesModuleDeps) {
     clock: deps.clock,
     logger: deps.logger,
     admit: deps.admit,
+    checkTrigger: deps.checkTrigger,
     cancelRun: deps.cancelRun,
   });
   const service = createScheduleService({

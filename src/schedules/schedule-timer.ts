@@ -1,8 +1,10 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import { DomainError } from '../domain/errors.js';
 import { freshShared } from '../domain/fresh-share.js';
 import type { StateStore } from '../store/types.js';
 import type { AdmissionOutcome, Admit } from '../tasks/admission.js';
+import type { TriggerCheck } from '../tasks/trigger-check.js';
 import { nextFireTime } from './cron-expression.js';
 import { dueFiring, MISFIRE_GRACE_MS, overlapAction, type DueFiring } from './firing-decision.js';
 import { NO_FIRINGS, scheduleActor, scheduleRequesters, scheduleRunId, type ScheduleDefinition, type ScheduleFiringState } from './schedule-record.js';
@@ -21,6 +23,11 @@ export interface ScheduleTimerDeps {
   clock: Clock;
   logger: Logger;
   admit: Admit;
+  /**
+   * The check a trigger passes, run again at each firing: a tick whose run could only fail now
+   * (a setting its lane needs was removed since the schedule was written) is skipped with why.
+   */
+  checkTrigger: TriggerCheck;
   /** Absent: `cancel-previous` admits the new run beside the previous one (logged). */
   cancelRun?: CancelRun;
   /** How often the store is read again for schedules written by other instances (at most 5 s). */
@@ -61,6 +68,17 @@ function takenBy(outcome: AdmissionOutcome, scheduleId: string): string | null {
   const { run } = outcome;
   if (outcome.kind === 'admitted' || (run.source === 'schedule' && run.scheduleId === scheduleId)) return null;
   return `run id taken: ${run.runId} is a ${run.type} run admitted from ${run.source} by ${run.requestedBy}, not a firing of this schedule`;
+}
+
+/** Why the trigger check refuses the schedule's type and payload now; null when it passes. */
+function triggerRefusal(checkTrigger: TriggerCheck, definition: ScheduleDefinition): string | null {
+  try {
+    checkTrigger({ type: definition.type, payload: definition.payload });
+    return null;
+  } catch (err) {
+    if (err instanceof DomainError) return err.message;
+    throw err;
+  }
 }
 
 const instant = (iso: string | null): Date | null => (iso === null ? null : new Date(iso));
@@ -151,6 +169,12 @@ export function createScheduleTimer(deps: ScheduleTimerDeps): ScheduleTimer {
     if (due.kind === 'missed') {
       await schedules.recordFiring(definition.id, { kind: 'skipped', fireAt, runId, reason: `missed: the service was not running at ${tick} (catchUp skip)` });
       logger.info({ scheduleId: definition.id, fireAt: tick }, 'scheduled firing missed and skipped');
+      return;
+    }
+    const refused = triggerRefusal(deps.checkTrigger, definition);
+    if (refused) {
+      await schedules.recordFiring(definition.id, { kind: 'skipped', fireAt, runId, reason: `refused: ${refused}` });
+      logger.warn({ scheduleId: definition.id, fireAt: tick, reason: refused }, 'scheduled firing refused by the trigger check');
       return;
     }
     const previous = fresh.lastRunId === null ? null : await deps.store.getRun(fresh.lastRunId);

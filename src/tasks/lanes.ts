@@ -1,4 +1,4 @@
-import { ProgrammingError } from '../domain/errors.js';
+import { ProgrammingError, type ErrorDetail } from '../domain/errors.js';
 import type { OrchestratorState, StateWithoutHistory } from '../domain/orchestrator-state.js';
 import type { RunRecord, SpecialistContract } from '../domain/run-record.js';
 import type { ApprovalImpact } from './approval-impact.js';
@@ -30,6 +30,14 @@ export interface LaneDefinition {
   afterFinish?: (run: RunRecord) => Promise<void>;
   /** Refines what an operator reads about a held run before deciding (src/tasks/approval-impact.ts). */
   approvalImpact?: (run: RunRecord, impact: ApprovalImpact) => ApprovalImpact;
+  /**
+   * Called by the trigger check on every admission path, after its own checks: what makes a run
+   * of this type fail whatever happens (a setting the lane needs is missing or unusable, the
+   * payload names something that is not there). Each problem names the setting
+   * (`/config/<setting>`) or the payload field; any problem refuses the request before anything
+   * is stored, so no run is queued or held for approval that can only fail. Quick and synchronous.
+   */
+  admissionCheck?: (payload: Record<string, unknown>) => ErrorDetail[];
 }
 
 /**
@@ -72,7 +80,7 @@ export interface LaneRegistry {
   types(): string[];
 }
 
-const HOOKS = ['handler', 'beforeSpawn', 'workerInput', 'afterFinish', 'approvalImpact'] as const;
+const HOOKS = ['handler', 'beforeSpawn', 'workerInput', 'afterFinish', 'approvalImpact', 'admissionCheck'] as const;
 const WORKER_ONLY = ['beforeSpawn', 'workerInput'] as const;
 
 /**

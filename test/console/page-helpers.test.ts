@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { humanize } from '../../console/src/lib/labels.js';
 import { checkCron, describeCron } from '../../console/src/lib/cron.js';
-import { slaDueAt } from '../../console/src/lib/incidents.js';
+import { offersAcknowledge, slaDueAt } from '../../console/src/lib/incidents.js';
 import { formatDuration, formatRelative, isIsoInstant } from '../../console/src/lib/time.js';
 
 describe('formatDuration', () => {
@@ -53,6 +53,15 @@ describe('slaDueAt', () => {
     expect(slaDueAt({ status: 'active', openedAt: '2026-03-01T12:00:00.000Z', policy, escalation: { dueAt: null } as never })).toBe('2026-03-01T12:30:00.000Z');
     expect(slaDueAt({ status: 'watching', openedAt: '2026-03-01T12:00:00.000Z', policy, escalation: { dueAt: '2026-03-01T12:10:00.000Z' } as never })).toBe('2026-03-01T12:10:00.000Z');
     expect(slaDueAt({ status: 'resolved', openedAt: '2026-03-01T12:00:00.000Z', policy, escalation: { dueAt: null } as never })).toBeNull();
+  });
+});
+
+describe('offersAcknowledge', () => {
+  it('offers it on an open incident nobody acknowledged, never on a resolved one', () => {
+    expect(offersAcknowledge({ status: 'active', acknowledged: false })).toBe(true);
+    expect(offersAcknowledge({ status: 'watching', acknowledged: false })).toBe(true);
+    expect(offersAcknowledge({ status: 'active', acknowledged: true })).toBe(false);
+    expect(offersAcknowledge({ status: 'resolved', acknowledged: false })).toBe(false);
   });
 });
 

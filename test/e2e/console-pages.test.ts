@@ -26,12 +26,12 @@ const OWN_PAGES = new Set(['overview', 'tasks', 'schedules', 'approvals', 'incid
 /** Write controls: none may be shown to a viewer, on any page. */
 const WRITE_CONTROLS = /^(Approve|Reject|Acknowledge|Set owner|Start remediation|New schedule|Create schedule|Save schedule|Edit|Pause|Resume|Delete|Confirm delete|Pause scheduler|Resume scheduler|Trigger|Search|Cancel run|Cancel|Rerun.*|Run again.*)$/;
 
-async function ingestAlert(baseUrl: string, fingerprint: string, summary: string, severity: string): Promise<void> {
+async function ingestAlert(baseUrl: string, fingerprint: string, summary: string, severity: string, status: 'firing' | 'resolved' = 'firing'): Promise<void> {
   const body = JSON.stringify({
     version: '4',
-    status: 'firing',
+    status,
     receiver: 'orchestrator',
-    alerts: [{ status: 'firing', fingerprint, labels: { alertname: 'QueueBacklog', severity }, annotations: { summary, description: 'backlog above 500 for 10 min' }, startsAt: new Date().toISOString() }],
+    alerts: [{ status, fingerprint, labels: { alertname: 'QueueBacklog', severity }, annotations: { summary, description: 'backlog above 500 for 10 min' }, startsAt: new Date().toISOString() }],
   });
   const timestamp = String(Math.floor(Date.now() / 1000));
   const res = await fetch(`${baseUrl}/webhook/alerts`, {
@@ -270,6 +270,34 @@ describe.skipIf(NO_BROWSER)(`console pages in a real browser${NO_BROWSER ? ` (sk
       await page.getByRole('alert').getByText('HTTP 404 not_found').waitFor();
       // The failed read is logged by the browser as a failed resource load; nothing else may be.
       expect(problems.filter((p) => !p.includes('status of 404'))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it('offers no Acknowledge on a resolved incident, which the service would refuse with 409', async () => {
+    await ingestAlert(base, 'pages-resolved-1', 'Replica lag on db2', 'warning');
+    await ingestAlert(base, 'pages-resolved-1', 'Replica lag on db2', 'warning', 'resolved');
+    const resolved = await waitFor(async () => {
+      const list = await running.api.get('/api/incidents?status=resolved&limit=50');
+      return list.body.incidents.find((i: any) => i.title === 'Replica lag on db2');
+    });
+    expect(resolved).toMatchObject({ status: 'resolved', acknowledged: false });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const { page, problems } = await watchedPage(context);
+    try {
+      await signIn(page, base, TEST_KEYS.operator, 'ops (operator)');
+      await page.goto(`${base}/operator/incidents/${resolved.incidentId}`);
+      await page.getByRole('heading', { name: 'Replica lag on db2' }).waitFor();
+      await settled(page);
+      // The operator's other controls are there: the page rendered its actions, without Acknowledge.
+      await page.getByRole('button', { name: 'Set owner' }).waitFor();
+      expect(await page.getByRole('button', { name: 'Acknowledge' }).count()).toBe(0);
+      expect(await page.getByLabel('Acknowledgement note').count()).toBe(0);
+      const refused = await running.api.post(`/api/incidents/${resolved.incidentId}/acknowledge`, {});
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.code).toBe('conflict');
+      expect(problems).toEqual([]);
     } finally {
       await context.close();
     }

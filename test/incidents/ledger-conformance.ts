@@ -62,6 +62,16 @@ export function describeLedgerConformance(name: string, makeStore: (dir: string)
       expect(reopened.history.map((h) => h.kind)).toEqual(['opened', 'resolved', 'reopened']);
     });
 
+    it('refuses to acknowledge a resolved incident (conflict) and changes nothing', async () => {
+      const { ledger } = await setup();
+      const opened = await ledger.reportSignal(gapSignal());
+      await ledger.resolveSignal(opened.fingerprint, 'unit running again');
+      const before = await ledger.get(opened.incidentId);
+      await expect(ledger.acknowledge(opened.incidentId, operator('ops'), 'late')).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('is resolved') });
+      expect(await ledger.get(opened.incidentId)).toEqual(before);
+      expect(before).toMatchObject({ acknowledged: false, acknowledgements: [] });
+    });
+
     it('loses no write when acknowledgements, owner changes and signals race on one incident from two ledgers', async () => {
       const { store, coordination, clock, ledger } = await setup();
       // A second ledger over the same store and coordination stands for a second instance.

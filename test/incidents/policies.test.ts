@@ -9,12 +9,15 @@ import { SqliteStateStore } from '../../src/store/sqlite/sqlite-state-store.js';
 import type { StateStore } from '../../src/store/types.js';
 import { createAdmission } from '../../src/tasks/admission.js';
 import { checkTaskRequest } from '../../src/tasks/payload-validation.js';
+import { createTriggerCheck } from '../../src/tasks/trigger-check.js';
+import type { Clock } from '../../src/clock.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { tempDir } from '../support/config.js';
 import { makeRun } from '../support/runs.js';
 import { manualClock } from '../support/clocks.js';
 import { operator } from '../support/identities.js';
 import { gapSignal } from '../support/incident-signals.js';
+import { testLaneRegistry } from '../support/lanes.js';
 
 describe('incident policies', () => {
   let store: StateStore;
@@ -44,18 +47,7 @@ describe('incident policies', () => {
     await store.close();
   });
 
-  /** Finishes a run as the runner would and tells the incident service. */
-  async function settle(runId: string, status: 'success' | 'failed' | 'cancelled'): Promise<RunRecord> {
-    const written = await store.mutateRun(runId, (run) => ({
-      ...run!,
-      status,
-      queueState: null,
-      finishedAt: clock.now().toISOString(),
-      ...(status === 'failed' ? { error: 'worker crashed', failureReason: 'worker-crash' } : {}),
-    }));
-    await service.handleRunSettled(written.after!);
-    return written.after!;
-  }
+  const settle = (runId: string, status: 'success' | 'failed' | 'cancelled', result?: Record<string, unknown>) => settleRun(store, service, clock, runId, status, result);
 
   async function runsOfType(type: string) {
     return (await store.listRuns({ type, includeInternal: true, limit: 100 })).items;
@@ -115,27 +107,71 @@ describe('incident policies', () => {
     expect(await runsOfType('system-monitor')).toHaveLength(1);
   });
 
-  it('queues the verifier once a remediation succeeds; a verified run incident resolves', async () => {
-    const failed = makeRun({ runId: 'nightly-1', type: 'summarize-content', status: 'failed', queueState: null, attempt: 3, error: 'timeout', failureReason: 'timeout' });
+  it('keeps an rss-sweep incident open after a verifier that succeeded with posture critical and while rss-sweep fails; resolves it once rss-sweep succeeds', async () => {
+    // The reproduction: rss-sweep without rssConfigPath failed three attempts and opened an incident.
+    const failed = makeRun({ runId: 'rss-1', type: 'rss-sweep', status: 'failed', queueState: null, attempt: 3, createdAt: '2026-03-01T09:58:00.000Z', finishedAt: '2026-03-01T10:00:00.000Z', error: 'rssConfigPath is not configured', failureReason: 'handler-error' });
     await store.mutateRun(failed.runId, () => failed);
     await service.handleRunSettled(failed);
     const incidentId = (await service.ledger.list({})).incidents[0]!.incidentId;
     let record = (await service.ledger.get(incidentId))!;
-    expect(record).toMatchObject({ fingerprint: Fingerprints.run('nightly-1'), classification: 'retry-recovery', status: 'active', linkedRunIds: ['nightly-1', `incident:${incidentId}:e1:remediation:1`] });
+    expect(record).toMatchObject({ fingerprint: Fingerprints.run('rss-1'), classification: 'retry-recovery', status: 'active', policy: { remediationTaskType: 'system-monitor', verifierTaskType: 'system-monitor' } });
 
-    await settle(`incident:${incidentId}:e1:remediation:1`, 'success');
+    // system-monitor remediates and verifies; its own result says the system is critical.
+    await settle(`incident:${incidentId}:e1:remediation:1`, 'success', { success: true, posture: 'critical' });
     record = (await service.ledger.get(incidentId))!;
     const remediationTaskId = record.remediationTasks[0]!.taskId;
     const verifierRun = `incident:${incidentId}:e1:verify:${remediationTaskId}`;
     expect(record.remediationTasks[1]).toMatchObject({ role: 'verifier', runId: verifierRun, taskType: 'system-monitor', verifies: remediationTaskId });
     expect(record.verification).toMatchObject({ required: true, status: 'queued' });
     expect(record.policyExecutions.map((e) => e.action)).toEqual(['assign-owner', 'queue-remediation', 'queue-verifier']);
-
-    await settle(verifierRun, 'success');
+    clock.advance(90_000);
+    await settle(verifierRun, 'success', { success: true, posture: 'critical' });
     record = (await service.ledger.get(incidentId))!;
-    expect(record.verification.status).toBe('passed');
-    expect(record.status).toBe('resolved');
-    expect(record.resolution).toContain('remediation verified');
+    expect(record).toMatchObject({ status: 'active', resolution: null });
+    expect(record.verification.status).toBe('failed');
+    expect(record.verification.summary).toBe(
+      `system-monitor run ${verifierRun}: posture critical; checked rss-sweep runs since run rss-1 failed: no rss-sweep run has succeeded since; the latest is rss-1, failed (rssConfigPath is not configured)`,
+    );
+    expect(record.remediation).toMatchObject({ status: 'blocked', blockers: [`verification failed: ${record.verification.summary}`] });
+    expect(record.history.at(-1)).toMatchObject({ kind: 'verification-updated', summary: `verification failed: ${record.verification.summary}` });
+
+    // rss-sweep fails again; an operator's own system-monitor reads healthy: the cause is still there.
+    const again = makeRun({ runId: 'rss-2', type: 'rss-sweep', status: 'failed', queueState: null, createdAt: '2026-03-01T10:02:00.000Z', finishedAt: '2026-03-01T10:02:01.000Z', error: 'rssConfigPath is not configured', failureReason: 'handler-exception' });
+    await store.mutateRun(again.runId, () => again);
+    await service.sweep();
+    expect((await service.ledger.get(incidentId))!.status).toBe('active');
+    const manual = await service.remediate(incidentId, { taskType: 'system-monitor' }, operator('ops'));
+    await settle(manual.runId, 'success', { success: true, posture: 'healthy' });
+    record = (await service.ledger.get(incidentId))!;
+    const manualTask = record.remediationTasks.find((t) => t.runId === manual.runId)!;
+    await settle(`incident:${incidentId}:e1:verify:${manualTask.taskId}`, 'success', { success: true, posture: 'healthy' });
+    record = (await service.ledger.get(incidentId))!;
+    expect(record.status).toBe('active');
+    expect(record.verification).toMatchObject({ status: 'failed', summary: expect.stringContaining('posture healthy; checked rss-sweep runs since run rss-1 failed: no rss-sweep run has succeeded since; the latest is rss-2, failed') });
+
+    // Configured: rss-sweep runs again and succeeds; the incident resolves on its own condition.
+    const fixed = makeRun({ runId: 'rss-3', type: 'rss-sweep', status: 'success', queueState: null, createdAt: '2026-03-01T10:05:00.000Z', finishedAt: '2026-03-01T10:05:02.000Z' });
+    await store.mutateRun(fixed.runId, () => fixed);
+    await service.sweep();
+    record = (await service.ledger.get(incidentId))!;
+    expect(record).toMatchObject({ status: 'resolved', resolution: 'a later rss-sweep run (rss-3) succeeded' });
+  });
+
+  it('passes a verification only when the verifier reads clear and the failing type has succeeded since', async () => {
+    const failed = makeRun({ runId: 'nightly-1', type: 'summarize-content', status: 'failed', queueState: null, attempt: 3, createdAt: '2026-03-01T09:58:00.000Z', finishedAt: '2026-03-01T10:00:00.000Z', error: 'timeout', failureReason: 'timeout' });
+    await store.mutateRun(failed.runId, () => failed);
+    await service.handleRunSettled(failed);
+    const incidentId = (await service.ledger.list({})).incidents[0]!.incidentId;
+    await settle(`incident:${incidentId}:e1:remediation:1`, 'success', { success: true, posture: 'healthy' });
+    const remediationTaskId = (await service.ledger.get(incidentId))!.remediationTasks[0]!.taskId;
+    const later = makeRun({ runId: 'summary-2', type: 'summarize-content', status: 'success', queueState: null, createdAt: '2026-03-01T10:01:00.000Z' });
+    await store.mutateRun(later.runId, () => later);
+    const verifierRun = `incident:${incidentId}:e1:verify:${remediationTaskId}`;
+    await settle(verifierRun, 'success', { success: true, posture: 'healthy' });
+    const record = (await service.ledger.get(incidentId))!;
+    const verified = `system-monitor run ${verifierRun}: posture healthy; checked summarize-content runs since run nightly-1 failed: a later summarize-content run (summary-2) succeeded`;
+    expect(record.verification).toEqual({ required: true, status: 'passed', summary: verified });
+    expect(record).toMatchObject({ status: 'resolved', resolution: `remediation verified: ${verified}` });
     expect(record.remediationPlan.map((s) => s.status)).toEqual(['done', 'done', 'done', 'done']);
   });
 
@@ -215,9 +251,47 @@ describe('incident policies', () => {
   });
 });
 
+describe('incident tasks and the lanes\' admission checks', () => {
+  it('admit neither a policy task nor an operator remediation that its lane refuses, and store nothing', async () => {
+    const store = new SqliteStateStore(join(tempDir('policies-refused-'), 'state.sqlite'));
+    await store.open();
+    try {
+      const lanes = testLaneRegistry([{ type: 'system-monitor', admissionCheck: () => [{ path: '/config/monitorSetting', message: 'monitorSetting is not configured' }] }]);
+      const service = sweepingService(store, { serviceGaps: () => [], checkTaskRequest: createTriggerCheck(tempDir('policies-workspace-'), lanes) });
+      const { incidentId, remediationTasks } = await service.reportSignal(gapSignal());
+      expect(remediationTasks).toEqual([]);
+      await expect(service.remediate(incidentId, { taskType: 'system-monitor' }, operator('ops'))).rejects.toMatchObject({
+        code: 'invalid_request',
+        details: [{ path: '/config/monitorSetting', message: 'monitorSetting is not configured' }],
+      });
+      expect((await store.listRuns({ includeInternal: true })).total).toBe(0);
+      expect((await service.ledger.get(incidentId))!.remediationTasks).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+/** Finishes a run as the runner would (with `result` when given) and tells the incident service. */
+async function settleRun(store: StateStore, service: IncidentService, clock: Clock, runId: string, status: 'success' | 'failed' | 'cancelled', result?: Record<string, unknown>): Promise<RunRecord> {
+  const written = await store.mutateRun(runId, (run) => ({
+    ...run!,
+    status,
+    queueState: null,
+    finishedAt: clock.now().toISOString(),
+    ...(result ? { result } : {}),
+    ...(status === 'failed' ? { error: 'worker crashed', failureReason: 'worker-crash' } : {}),
+  }));
+  await service.handleRunSettled(written.after!);
+  return written.after!;
+}
+
 /** An incident service over `store` with a manual clock and in-memory coordination, for sweep tests. */
-function sweepingService(store: SqliteStateStore, sources: Pick<Parameters<typeof createIncidentService>[0], 'serviceGaps' | 'knowledgeHealth'>) {
-  const clock = manualClock();
+function sweepingService(
+  store: SqliteStateStore,
+  sources: Pick<Parameters<typeof createIncidentService>[0], 'serviceGaps'> & Partial<Pick<Parameters<typeof createIncidentService>[0], 'knowledgeHealth' | 'checkTaskRequest'>>,
+  clock: Clock = manualClock(),
+) {
   const coordination = new MemoryCoordination({ cacheMaxEntries: 10, cacheMaxBytes: 100_000 });
   const invalidator = { invalidate: async () => undefined };
   return createIncidentService({
@@ -253,6 +327,38 @@ describe('the incident sweep', () => {
       await service.sweep();
       const resolved = (await service.ledger.list({ status: 'resolved' })).incidents.map((i) => i.fingerprint);
       expect(resolved).toEqual(expect.arrayContaining(['knowledge:contradictions', 'knowledge:staleness']));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('keeps a service-gap incident open while the gap holds, whatever its verifier reads, and resolves it when the gap clears', async () => {
+    const store = new SqliteStateStore(join(tempDir('sweep-gap-'), 'state.sqlite'));
+    await store.open();
+    try {
+      const gaps = [{ agentId: 'community-helper', unit: 'orchestrator-community-helper.service', reason: 'unit-stopped' as const, detail: 'inactive/dead' }];
+      const clock = manualClock();
+      const service = sweepingService(store, { serviceGaps: () => gaps }, clock);
+      await service.sweep();
+      const { incidentId } = (await service.ledger.list({})).incidents[0]!;
+      await settleRun(store, service, clock, `incident:${incidentId}:e1:remediation:1`, 'success', { success: true, posture: 'healthy' });
+      const remediationTaskId = (await service.ledger.get(incidentId))!.remediationTasks[0]!.taskId;
+      const verifierRun = `incident:${incidentId}:e1:verify:${remediationTaskId}`;
+      await settleRun(store, service, clock, verifierRun, 'success', { success: true, posture: 'healthy' });
+      let record = (await service.ledger.get(incidentId))!;
+      expect(record.status).toBe('active');
+      expect(record.verification).toEqual({
+        required: true,
+        status: 'failed',
+        summary: `system-monitor run ${verifierRun}: posture healthy; checked the service-runtime signal service-gap:community-helper: still present: inactive/dead`,
+      });
+      await service.sweep();
+      expect((await service.ledger.get(incidentId))!.status).toBe('active');
+
+      gaps.length = 0;
+      await service.sweep();
+      record = (await service.ledger.get(incidentId))!;
+      expect(record).toMatchObject({ status: 'resolved', resolution: 'signal cleared' });
     } finally {
       await store.close();
     }

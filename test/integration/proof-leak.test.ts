@@ -132,7 +132,8 @@ describe('public proof routes never publish protected data', () => {
   beforeAll(async () => {
     base = tempDir('proof-leak-');
     await seed(base);
-    running = await startRuntimeService({ notes: `config notes ${SECRET}`, retry: { maxAttempts: 1 } }, base);
+    // The digest outbox is a folder (the workspace the service creates): the delivery fails.
+    running = await startRuntimeService({ notes: `config notes ${SECRET}`, retry: { maxAttempts: 1 }, digestTargetFile: 'workspace' }, base);
     const { api } = running;
     // live runs carrying secrets too: a worker run and a failed digest delivery (a dead-letter milestone)
     const live = await api.trigger('summarize-content', { content: `Rotate ${SECRET} now. Keys live in ${PRIVATE_PATH}. Token ${TOKEN}.`, idempotencyKey: `live-${TOKEN}` });

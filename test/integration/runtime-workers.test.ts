@@ -14,6 +14,8 @@ describe('worker runs, failures and retries', () => {
     ({ service, api, base } = await startRuntimeService({
       concurrency: 4,
       retry: { maxAttempts: 2, baseDelayMs: 300, maxDelayMs: 1000 },
+      // A digest outbox that is a folder (the workspace the service creates): every delivery fails.
+      digestTargetFile: 'workspace',
     }));
   });
   afterAll(async () => {
@@ -60,10 +62,10 @@ describe('worker runs, failures and retries', () => {
   });
 
   it('keeps serving after a handler error', async () => {
-    const res = await api.trigger('send-digest', { idempotencyKey: 'digest-no-target' });
+    const res = await api.trigger('send-digest', { idempotencyKey: 'digest-unwritable' });
     const run = await waitForTerminal(api, res.body.runId, 20_000);
     expect(run.status).toBe('failed');
-    expect(run.error).toMatch(/notification target/);
+    expect(run.error).toMatch(/digest not written to workspace/);
     expect((await api.get('/api/tasks/runs')).status).toBe(200);
   });
 });

@@ -191,6 +191,29 @@ describe('the lane registry', () => {
     expect(() => createLaneRegistry(entries, [])).toThrow(/nightly-batch has no registered handler/);
   });
 
+  it("has the trigger check ask a lane's admission check after its own checks, and refuse with its problems", () => {
+    const asked: Array<Record<string, unknown>> = [];
+    const lanes = testLaneRegistry([
+      {
+        type: FIXTURE_TYPE,
+        admissionCheck: (payload) => {
+          asked.push(payload);
+          return payload.content === 'unusable' ? [{ path: '/config/fixtureSetting', message: 'fixtureSetting is not configured' }] : [];
+        },
+      },
+    ]);
+    const check = createTriggerCheck(tempDir('trigger-check-'), lanes);
+    expect(check({ type: FIXTURE_TYPE, payload: { content: 'fine' } }).payload).toEqual({ content: 'fine' });
+    expect(() => check({ type: FIXTURE_TYPE, payload: { content: 'unusable' } })).toThrow(
+      expect.objectContaining({ code: 'invalid_request', message: `${FIXTURE_TYPE} cannot run: fixtureSetting is not configured`, details: [{ path: '/config/fixtureSetting', message: 'fixtureSetting is not configured' }] }),
+    );
+    // A payload its schema refuses never reaches the lane's check.
+    expect(() => check({ type: FIXTURE_TYPE, payload: {} })).toThrow(expect.objectContaining({ code: 'invalid_request' }));
+    expect(asked).toEqual([{ content: 'fine' }, { content: 'unusable' }]);
+    // Types whose lanes register no check pass as before.
+    expect(check({ type: 'code-index', payload: { scope: '.' } }).type).toBe('code-index');
+  });
+
   it('merges the hooks a type registers from several places', () => {
     const entries = TASK_CATALOG.filter((e) => e.type === FIXTURE_TYPE);
     const lanes = createLaneRegistry(entries, [
@@ -204,8 +227,8 @@ describe('the lane registry', () => {
 });
 
 describe('the generic runtime', () => {
-  it('names no task type in admission, runner, executor, finalize or the runtime', () => {
-    const files = ['executor', 'runner', 'runtime', 'admission', 'finalize'].map((name) => join(REPO_ROOT, 'src', 'tasks', `${name}.ts`));
+  it('names no task type in admission, runner, executor, finalize, the trigger check or the runtime', () => {
+    const files = ['executor', 'runner', 'runtime', 'admission', 'finalize', 'trigger-check'].map((name) => join(REPO_ROOT, 'src', 'tasks', `${name}.ts`));
     for (const file of files) {
       const source = readFileSync(file, 'utf8');
       for (const { type } of TASK_CATALOG) {

@@ -12,3 +12,12 @@ export function slaDueAt(incident: Pick<IncidentRecord, 'status' | 'openedAt' | 
   if (!minutes || !Number.isFinite(opened)) return null;
   return new Date(opened + minutes * 60_000).toISOString();
 }
+
+/**
+ * Whether the page offers Acknowledge: only on an open incident nobody took on yet. A resolved
+ * incident has nothing left to take on (the service answers 409); if its signal returns it
+ * reopens unacknowledged.
+ */
+export function offersAcknowledge(incident: Pick<IncidentRecord, 'status' | 'acknowledged'>): boolean {
+  return incident.status !== 'resolved' && !incident.acknowledged;
+}

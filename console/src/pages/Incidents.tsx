@@ -11,7 +11,7 @@ import { ScrollTable } from '../components/ScrollTable.js';
 import { Loadable, Section } from '../components/states.js';
 import { RelativeTime, TimeLeft } from '../components/Time.js';
 import type { IncidentRecord } from '../lib/api-types.js';
-import { slaDueAt } from '../lib/incidents.js';
+import { offersAcknowledge, slaDueAt } from '../lib/incidents.js';
 import { segment, toQueryString } from '../lib/query-string.js';
 
 const STATUSES = ['active', 'watching', 'resolved'];
@@ -136,7 +136,7 @@ function IncidentActions({ incident }: { incident: Incident }) {
 
   return (
     <div className="grid">
-      {can(identity?.role, 'acknowledgeIncident') && !incident.acknowledged && (
+      {can(identity?.role, 'acknowledgeIncident') && offersAcknowledge(incident) && (
         <form
           className="stack"
           aria-label="Acknowledge incident"

@@ -3,6 +3,7 @@ import { CacheTags } from '../../domain/cache-invalidation.js';
 import { INCIDENT_SEVERITIES, INCIDENT_STATUSES } from '../../incidents/read-port.js';
 import { REMEDIATION_TASK_TYPES, type IncidentService, type RemediationRequest } from '../../incidents/service.js';
 import type { IncidentRecord } from '../../incidents/types.js';
+import { ErrorBodySchema } from '../error-schema.js';
 import type { ProtectedContext, RouteContext, RouteSpec } from '../route-spec.js';
 
 const literals = <T extends string>(values: readonly T[], description?: string) =>
@@ -160,10 +161,10 @@ export function incidentRoutes(deps: { incidents: IncidentService }): RouteSpec[
       method: 'POST',
       path: '/api/incidents/:id/acknowledge',
       operationId: 'acknowledgeIncident',
-      summary: 'Acknowledge an incident (the actor is the key identity)',
+      summary: 'Acknowledge an incident (the actor is the key identity); a resolved incident is 409',
       tags: ['incidents'],
       access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
-      schema: { params: IdParams, body: AcknowledgeBody, response: { 200: IncidentSchema } },
+      schema: { params: IdParams, body: AcknowledgeBody, response: { 200: IncidentSchema, 409: ErrorBodySchema } },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof IdParams>, Static<typeof AcknowledgeBody>>) => ({
         body: await ledger.acknowledge(ctx.params.id, ctx.identity, ctx.body?.note ?? null),
       }),

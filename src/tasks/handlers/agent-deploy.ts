@@ -1,7 +1,9 @@
-import { cp, lstat, mkdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { cp, lstat, mkdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { AppConfig } from '../../config/types.js';
 import { displayPath } from '../../domain/display-path.js';
+import { pointer, type ErrorDetail } from '../../domain/errors.js';
 import { configuredPathProblem } from '../../workspace/configured-folder.js';
 import type { StateHandler } from '../handler-types.js';
 import type { DeploymentRecord } from '../../domain/orchestrator-state.js';
@@ -15,9 +17,9 @@ function stamp(date: Date): string {
   return date.toISOString().replace(/[:.]/g, '-');
 }
 
-async function isDirectory(path: string): Promise<boolean> {
+function isDirectory(path: string): boolean {
   try {
-    return (await stat(path)).isDirectory();
+    return statSync(path).isDirectory();
   } catch {
     return false;
   }
@@ -40,6 +42,40 @@ function metadataOf(payload: Record<string, unknown>): NonNullable<DeploymentRec
  */
 export type AgentDeployContext = Pick<AppConfig, 'workspaceRoot' | 'agentsDir' | 'deployBaseDir'>;
 
+type TemplateLookup = { ok: true; dir: string; name: string } | { ok: false; problem: ErrorDetail };
+
+/**
+ * The template folder a deployment copies: `<agentsDir>/<agentName>`, or the workspace-relative
+ * templatePath. `name` is how results name it (its workspace path, or `agents/<name>` for a
+ * built-in one); a folder that is not there is a problem naming the payload field.
+ */
+function findTemplate(config: Pick<AgentDeployContext, 'workspaceRoot' | 'agentsDir'>, payload: Record<string, unknown>): TemplateLookup {
+  const agentName = String(payload.agentName);
+  if (payload.templatePath !== undefined) {
+    const name = String(payload.templatePath);
+    const field = pointer('body', 'payload', 'templatePath');
+    let dir: string;
+    try {
+      dir = resolveWorkspacePath(config.workspaceRoot, name);
+    } catch (err) {
+      if (err instanceof WorkspaceBoundaryError) return { ok: false, problem: { path: field, message: `templatePath refused: ${err.message}` } };
+      throw err;
+    }
+    if (isDirectory(dir)) return { ok: true, dir, name };
+    return { ok: false, problem: { path: field, message: `unknown agent template '${agentName}': no template directory at ${name}` } };
+  }
+  const dir = join(config.agentsDir, agentName);
+  const name = `agents/${agentName}`;
+  if (isDirectory(dir)) return { ok: true, dir, name };
+  return { ok: false, problem: { path: pointer('body', 'payload', 'agentName'), message: `unknown agent template '${agentName}': no template directory at ${name}` } };
+}
+
+/** agent-deploy's admission check (lane hook): the template folder the payload names is there. */
+export const agentDeployAdmissionCheck = (config: Pick<AgentDeployContext, 'workspaceRoot' | 'agentsDir'>) => (payload: Record<string, unknown>) => {
+  const template = findTemplate(config, payload);
+  return template.ok ? [] : [template.problem];
+};
+
 export const agentDeploy: StateHandler<AgentDeployContext> = async (_state, config, input) => {
   const { payload } = input;
   const agentName = payload.agentName;
@@ -51,26 +87,11 @@ export const agentDeploy: StateHandler<AgentDeployContext> = async (_state, conf
     return failure('payload.deployName must be lower-case letters, digits and dashes');
   }
 
-  let templateDir: string;
-  // How results name the template: its workspace path, or `agents/<name>` for a built-in one.
-  let templateName: string;
-  if (payload.templatePath !== undefined) {
-    templateName = String(payload.templatePath);
-    try {
-      templateDir = resolveWorkspacePath(config.workspaceRoot, String(payload.templatePath));
-    } catch (err) {
-      if (err instanceof WorkspaceBoundaryError) return failure(`templatePath refused: ${err.message}`);
-      throw err;
-    }
-  } else {
-    templateDir = join(config.agentsDir, agentName);
-    templateName = `agents/${agentName}`;
-  }
-  if (!(await isDirectory(templateDir))) {
-    return failure(`unknown agent template '${agentName}': no template directory at ${templateName}`);
-  }
+  const template = findTemplate(config, payload);
+  if (!template.ok) return failure(template.problem.message);
+  const templateName = template.name;
   // Copy from the real directory, so a linked template root is not mistaken for a link to skip.
-  templateDir = await realpath(templateDir);
+  const templateDir = await realpath(template.dir);
 
   const now = input.clock.now();
   const deployDirName = `${deployName}-${stamp(now)}`;

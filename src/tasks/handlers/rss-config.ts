@@ -1,6 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
+import type { AppConfig } from '../../config/types.js';
+import { displayPath } from '../../domain/display-path.js';
+import { pointer, type ErrorDetail } from '../../domain/errors.js';
 
 export const DEFAULT_MAX_ITEMS_PER_FEED = 50;
 
@@ -29,6 +33,12 @@ const validator = Compile(RssConfigSchema);
 
 export type RssConfigLoad = { ok: true; config: RssConfig } | { ok: false; error: string };
 
+/** Why the feeds file could not be read, naming it as shown. */
+function unreadable(err: unknown, shownAs: string): RssConfigLoad {
+  const code = (err as NodeJS.ErrnoException).code;
+  return { ok: false, error: `rss config ${shownAs} cannot be read (${code ?? (err as Error).message})` };
+}
+
 /** Reads and checks the feeds file; every problem becomes one readable reason for the run. */
 /** `shownAs` names the file in messages (never the server's absolute path). */
 export async function loadRssConfig(path: string, shownAs: string): Promise<RssConfigLoad> {
@@ -36,9 +46,24 @@ export async function loadRssConfig(path: string, shownAs: string): Promise<RssC
   try {
     raw = await readFile(path, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return { ok: false, error: `rss config ${shownAs} cannot be read (${code ?? (err as Error).message})` };
+    return unreadable(err, shownAs);
   }
+  return parseRssConfig(raw, shownAs);
+}
+
+/** loadRssConfig for the admission check, which answers before the request does (a small file). */
+function loadRssConfigSync(path: string, shownAs: string): RssConfigLoad {
+  let raw: string;
+  try {
+    raw = readFileSync(path, 'utf8');
+  } catch (err) {
+    return unreadable(err, shownAs);
+  }
+  return parseRssConfig(raw, shownAs);
+}
+
+/** Checks the text of a feeds file: JSON, the schema, and http(s) feed URLs. */
+function parseRssConfig(raw: string, shownAs: string): RssConfigLoad {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -65,4 +90,19 @@ export async function loadRssConfig(path: string, shownAs: string): Promise<RssC
     }
   }
   return { ok: true, config: parsed };
+}
+
+/** Where problems of the setting point: rss-sweep's feeds file is `rssConfigPath`. */
+const RSS_CONFIG_SETTING = pointer('config', 'rssConfigPath');
+
+/** The problem of a feeds file that did not load, naming the setting. */
+export const unusableRssConfig = (error: string): ErrorDetail => ({ path: RSS_CONFIG_SETTING, message: `rssConfigPath is not usable: ${error}` });
+
+export const RSS_CONFIG_MISSING: ErrorDetail = { path: RSS_CONFIG_SETTING, message: 'rssConfigPath is not configured: rss-sweep reads its feeds from that file' };
+
+/** rss-sweep's admission check: the setting is there and names a feeds file that loads. */
+export function rssConfigProblems(config: Pick<AppConfig, 'rssConfigPath' | 'workspaceRoot' | 'logsDir'>): ErrorDetail[] {
+  if (!config.rssConfigPath) return [RSS_CONFIG_MISSING];
+  const loaded = loadRssConfigSync(config.rssConfigPath, displayPath(config.rssConfigPath, config));
+  return loaded.ok ? [] : [unusableRssConfig(loaded.error)];
 }

@@ -7,10 +7,10 @@ import { appendFileNoFollow } from '../../workspace/file-writes.js';
 import type { HandlerInput, StateHandler } from '../handler-types.js';
 import type { RSSRecord } from '../../domain/orchestrator-state.js';
 import { parseFeed, type ParsedFeed } from './feed-parser.js';
-import { failure } from './outcome.js';
+import { configurationRefusal, failure } from './outcome.js';
 import { describeFetchError, outboundSignal, readTextLimited } from './outbound.js';
 import { scoreEntry } from './relevance.js';
-import { DEFAULT_MAX_ITEMS_PER_FEED, loadRssConfig, type RssConfig } from './rss-config.js';
+import { DEFAULT_MAX_ITEMS_PER_FEED, loadRssConfig, RSS_CONFIG_MISSING, rssConfigProblems, unusableRssConfig, type RssConfig } from './rss-config.js';
 
 /** A feed larger than this is refused instead of being buffered. */
 const MAX_FEED_BYTES = 5 * 1024 * 1024;
@@ -70,10 +70,14 @@ function absoluteLink(link: string | null, feedUrl: string): string | null {
  */
 export type RssSweepContext = Pick<AppConfig, 'rssConfigPath' | 'logsDir' | 'workspaceRoot'>;
 
+/** rss-sweep's admission check (lane hook): the run is refused unless rssConfigPath names a usable feeds file. */
+export const rssSweepAdmissionCheck = (config: RssSweepContext) => () => rssConfigProblems(config);
+
 export const rssSweep: StateHandler<RssSweepContext> = async (state, config, input) => {
-  if (!config.rssConfigPath) return failure('rssConfigPath is not configured');
+  // Admission refuses these already; a file changed or removed since fails the run at once.
+  if (!config.rssConfigPath) throw configurationRefusal(RSS_CONFIG_MISSING);
   const loaded = await loadRssConfig(config.rssConfigPath, displayPath(config.rssConfigPath, config));
-  if (!loaded.ok) return failure(loaded.error);
+  if (!loaded.ok) throw configurationRefusal(unusableRssConfig(loaded.error));
   const rss = loaded.config;
   const maxItems = rss.maxItemsPerFeed ?? DEFAULT_MAX_ITEMS_PER_FEED;
 

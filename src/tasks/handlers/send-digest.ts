@@ -1,9 +1,10 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { AppConfig } from '../../config/types.js';
+import { pointer, type ErrorDetail } from '../../domain/errors.js';
 import type { TaskHandler } from '../handler-types.js';
 import type { OrchestratorState } from '../../domain/orchestrator-state.js';
-import { failure } from './outcome.js';
+import { configurationRefusal, failure } from './outcome.js';
 import { describeFetchError, outboundSignal } from './outbound.js';
 
 const DEFAULT_HISTORY_LIMIT = 20;
@@ -45,17 +46,11 @@ export function buildDigest(state: OrchestratorState, now: Date, historyLimit: n
 
 type Delivery = { target: string; ok: true; statusCode?: number } | { target: string; ok: false; error: string };
 
-/** POSTs the digest as JSON; only the target's host is named (webhook URLs often carry a secret). */
-async function postDigest(rawUrl: string, digest: Digest, signal: AbortSignal): Promise<Delivery> {
-  let target: URL;
-  try {
-    target = new URL(rawUrl);
-  } catch {
-    return { target: 'webhook', ok: false, error: 'digestTargetUrl is not a valid URL' };
-  }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-    return { target: 'webhook', ok: false, error: `digestTargetUrl must be http or https, not ${target.protocol.replace(':', '')}` };
-  }
+/**
+ * POSTs the digest as JSON to an http(s) URL (digestTargetProblems refused any other); only the
+ * target's host is named (webhook URLs often carry a secret).
+ */
+async function postDigest(target: URL, digest: Digest, signal: AbortSignal): Promise<Delivery> {
   const name = `webhook ${target.host}`;
   let response: Response;
   try {
@@ -89,22 +84,44 @@ async function appendDigest(path: string, digest: Digest): Promise<Delivery> {
 /**
  * send-digest: delivers the digest to every configured notification target: POSTed as JSON to
  * config.digestTargetUrl (10 s timeout) and/or appended as a JSON line to config.digestTargetFile.
- * No target, a refusal (non-2xx), an unreachable target or an unwritable file fails the run with
- * the cause; with two targets the run fails when either does (the other is still attempted).
+ * No target, or a webhook setting that is no http(s) URL, is a configuration refusal (final). A
+ * refusal (non-2xx), an unreachable target or an unwritable file fails the run with the cause;
+ * with two targets the run fails when either does (the other is still attempted).
  */
 export type SendDigestContext = Pick<AppConfig, 'digestTargetUrl' | 'digestTargetFile'>;
 
-export const sendDigest: TaskHandler<SendDigestContext> = async (state, config, input) => {
+/**
+ * What makes every digest fail whatever happens: no target at all, or a webhook setting that is
+ * no http(s) URL. send-digest's admission check (lane hook), and its first step when it runs.
+ */
+export function digestTargetProblems(config: SendDigestContext): ErrorDetail[] {
   if (!config.digestTargetUrl && !config.digestTargetFile) {
-    return failure('no notification target configured (set digestTargetUrl or digestTargetFile)');
+    return [{ path: pointer('config', 'digestTargetUrl'), message: 'no notification target configured (set digestTargetUrl or digestTargetFile)' }];
   }
+  if (!config.digestTargetUrl) return [];
+  let url: URL;
+  try {
+    url = new URL(config.digestTargetUrl);
+  } catch {
+    return [{ path: pointer('config', 'digestTargetUrl'), message: 'digestTargetUrl is not a valid URL' }];
+  }
+  if (url.protocol === 'http:' || url.protocol === 'https:') return [];
+  return [{ path: pointer('config', 'digestTargetUrl'), message: `digestTargetUrl must be http or https, not ${url.protocol.replace(':', '')}` }];
+}
+
+export const sendDigestAdmissionCheck = (config: SendDigestContext) => () => digestTargetProblems(config);
+
+export const sendDigest: TaskHandler<SendDigestContext> = async (state, config, input) => {
+  // Admission refuses these already; a run admitted before the setting changed fails at once.
+  const [unusable] = digestTargetProblems(config);
+  if (unusable) throw configurationRefusal(unusable);
   const requested = input.payload.historyLimit;
   const historyLimit =
     typeof requested === 'number' && Number.isInteger(requested) && requested >= 1 ? Math.min(requested, 50) : DEFAULT_HISTORY_LIMIT;
   const digest = buildDigest(state, input.clock.now(), historyLimit);
 
   const deliveries: Delivery[] = [];
-  if (config.digestTargetUrl) deliveries.push(await postDigest(config.digestTargetUrl, digest, input.signal));
+  if (config.digestTargetUrl) deliveries.push(await postDigest(new URL(config.digestTargetUrl), digest, input.signal));
   if (config.digestTargetFile) deliveries.push(await appendDigest(config.digestTargetFile, digest));
   const failed = deliveries.filter((d): d is Extract<Delivery, { ok: false }> => !d.ok);
   if (failed.length > 0) return failure(failed.map((d) => d.error).join('; '));

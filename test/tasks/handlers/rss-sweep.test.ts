@@ -173,17 +173,20 @@ describe('rss-sweep handler', () => {
     expect(outcome.stateUpdate).toBeUndefined();
   });
 
-  it('fails when rssConfigPath is not configured or the file is invalid', async () => {
-    expect(await rssSweep(freshState(), handlerConfig(), handlerInput('rss-sweep'))).toEqual({
-      status: 'error',
-      error: 'rssConfigPath is not configured',
+  it('refuses as a configuration problem naming rssConfigPath when it is not configured or the file is unusable', async () => {
+    // invalid_config is a refusal: the executor fails the run at once instead of retrying it.
+    const refusal = (config: Parameters<typeof rssSweep>[1]) => rssSweep(freshState(), config, handlerInput('rss-sweep'));
+    await expect(refusal(handlerConfig())).rejects.toMatchObject({
+      code: 'invalid_config',
+      message: 'rssConfigPath is not configured: rss-sweep reads its feeds from that file',
+      details: [{ path: '/config/rssConfigPath' }],
     });
-    const missing = await rssSweep(freshState(), handlerConfig({ rssConfigPath: './nope.json' }), handlerInput('rss-sweep'));
-    expect(missing.error).toContain('cannot be read');
-    const invalid = await rssSweep(freshState(), configWithFeeds({ feeds: [] }), handlerInput('rss-sweep'));
-    expect(invalid.error).toContain('invalid');
-    const ftp = await rssSweep(freshState(), configWithFeeds({ feeds: [{ url: 'ftp://x/y' }] }), handlerInput('rss-sweep'));
-    expect(ftp.error).toContain('http or https');
+    await expect(refusal(handlerConfig({ rssConfigPath: './nope.json' }))).rejects.toMatchObject({
+      code: 'invalid_config',
+      message: expect.stringMatching(/^rssConfigPath is not usable: rss config \S*nope\.json cannot be read \(ENOENT\)$/),
+    });
+    await expect(refusal(configWithFeeds({ feeds: [] }))).rejects.toMatchObject({ code: 'invalid_config', message: expect.stringMatching(/^rssConfigPath is not usable: rss config \S*rss\.json is invalid/) });
+    await expect(refusal(configWithFeeds({ feeds: [{ url: 'ftp://x/y' }] }))).rejects.toMatchObject({ code: 'invalid_config', message: expect.stringContaining('http or https') });
   });
 
   it('stops with an error when the run is cancelled', async () => {

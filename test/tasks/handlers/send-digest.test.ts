@@ -70,10 +70,12 @@ describe('send-digest handler', () => {
     expect(outcome.result).toMatchObject({ itemCount: 2 });
   });
 
-  it('fails without a notification target', async () => {
-    expect(await sendDigest(stateWithHistory(), handlerConfig(), handlerInput('send-digest'))).toEqual({
-      status: 'error',
-      error: 'no notification target configured (set digestTargetUrl or digestTargetFile)',
+  it('refuses as a configuration problem without a notification target', async () => {
+    // invalid_config is a refusal: the executor fails the run at once instead of retrying it.
+    await expect(sendDigest(stateWithHistory(), handlerConfig(), handlerInput('send-digest'))).rejects.toMatchObject({
+      code: 'invalid_config',
+      message: 'no notification target configured (set digestTargetUrl or digestTargetFile)',
+      details: [{ path: '/config/digestTargetUrl' }],
     });
   });
 
@@ -91,9 +93,11 @@ describe('send-digest handler', () => {
     expect(outcome.error).not.toContain('s3cret');
   });
 
-  it('refuses a target that is not http(s)', async () => {
-    const outcome = await sendDigest(stateWithHistory(), handlerConfig({ digestTargetUrl: 'file:///etc/passwd' }), handlerInput('send-digest'));
-    expect(outcome).toEqual({ status: 'error', error: expect.stringContaining('http or https') });
+  it('refuses a target that is not http(s), naming the setting', async () => {
+    await expect(sendDigest(stateWithHistory(), handlerConfig({ digestTargetUrl: 'file:///etc/passwd' }), handlerInput('send-digest'))).rejects.toMatchObject({
+      code: 'invalid_config',
+      message: 'digestTargetUrl must be http or https, not file',
+    });
   });
 
   it('appends the digest as one JSON line to the configured file target', async () => {
