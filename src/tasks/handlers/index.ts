@@ -30,6 +30,6 @@ export function coreHandlerLanes(deps: CoreHandlerDeps): LaneDefinition[] {
     { type: 'agent-deploy', handler: bindStateHandler(agentDeploy, narrowConfig(config, ['workspaceRoot', 'agentsDir', 'deployBaseDir'])) },
     { type: 'rss-sweep', handler: bindStateHandler(rssSweep, narrowConfig(config, ['rssConfigPath', 'logsDir', 'workspaceRoot'])) },
     { type: 'nightly-batch', handler: bindStateHandler(nightlyBatch, null) },
-    { type: 'send-digest', handler: bindHandler(sendDigest, narrowConfig(config, ['digestTargetUrl', 'digestTargetFile'])) },
+    { type: 'send-digest', handler: bindHandler(sendDigest, narrowConfig(config, ['digestTargetUrl', 'digestTargetFile', 'workspaceRoot', 'logsDir'])) },
   ];
 }
