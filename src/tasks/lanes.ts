@@ -1,4 +1,5 @@
 import { ProgrammingError } from '../domain/errors.js';
+import type { Identity } from '../domain/identity.js';
 import type { OrchestratorState, StateWithoutHistory } from '../domain/orchestrator-state.js';
 import type { RunRecord, SpecialistContract } from '../domain/run-record.js';
 import type { ApprovalImpact } from './approval-impact.js';
@@ -9,7 +10,7 @@ import type { HandlerInput, HandlerOutcome } from './handler-types.js';
  * The one extension point of the runtime. Admission, the runner, the executor, finalize and the
  * approvals know a task type only by its catalog entry; whatever a lane needs beyond that (an
  * in-process handler, a gate before its worker spawns, extra worker input, effects once it
- * finished, words for the approval screen) it registers here from its own folder, and the
+ * finished, words for the approval screen, a check of a client's request) it registers here from its own folder, and the
  * runtime calls the hooks without knowing which lane they serve.
  */
 export interface LaneDefinition {
@@ -30,6 +31,11 @@ export interface LaneDefinition {
   afterFinish?: (run: RunRecord) => Promise<void>;
   /** Refines what an operator reads about a held run before deciding (src/tasks/approval-impact.ts). */
   approvalImpact?: (run: RunRecord, impact: ApprovalImpact) => ApprovalImpact;
+  /**
+   * A client's request, checked against what only the lane knows before it is admitted (who may
+   * continue a work chain): throws a DomainError (`forbidden`, `invalid_request`) to refuse it.
+   */
+  admissionCheck?: (payload: Record<string, unknown>, identity: Identity) => Promise<void>;
 }
 
 /**
@@ -72,7 +78,7 @@ export interface LaneRegistry {
   types(): string[];
 }
 
-const HOOKS = ['handler', 'beforeSpawn', 'workerInput', 'afterFinish', 'approvalImpact'] as const;
+const HOOKS = ['handler', 'beforeSpawn', 'workerInput', 'afterFinish', 'approvalImpact', 'admissionCheck'] as const;
 const WORKER_ONLY = ['beforeSpawn', 'workerInput'] as const;
 
 /**
