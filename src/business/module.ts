@@ -3,6 +3,7 @@ import { bindStateHandler } from '../tasks/handler-types.js';
 import type { LaneDefinition } from '../tasks/lanes.js';
 import { createIntakeHandler } from './intake.js';
 import { BUSINESS_CYCLE_TASK, createBusinessService, type BusinessDeps } from './service.js';
+import { checkChainAdmission } from './work-cycle/chain-owner.js';
 import { createWorkCycleHandler, WORK_CYCLE_TASK } from './work-cycle/handler.js';
 
 /** The task types the business module serves in-process (the catalog marks them `handler`). */
@@ -18,7 +19,12 @@ export function createBusinessModule(deps: BusinessDeps) {
   const lanes: LaneDefinition[] = [
     { type: BUSINESS_CYCLE_TASK, handler: bindStateHandler(service.handler, null) },
     { type: 'autonomous-intake-cycle', handler: bindStateHandler(createIntakeHandler(deps), narrowConfig(deps.config, ['workspaceRoot'])) },
-    { type: WORK_CYCLE_TASK, handler: bindStateHandler(createWorkCycleHandler(deps), narrowConfig(deps.config, ['workspaceRoot', 'logsDir'])) },
+    {
+      type: WORK_CYCLE_TASK,
+      handler: bindStateHandler(createWorkCycleHandler(deps), narrowConfig(deps.config, ['workspaceRoot', 'logsDir'])),
+      // A client naming a work chain continues it only when it is theirs (or they are an admin).
+      requesterCheck: (payload, identity) => checkChainAdmission(deps.store, payload, identity),
+    },
   ];
   return { service, lanes };
 }

@@ -121,7 +121,7 @@ export async function buildIndex(previous: KnowledgeIndex | null, options: Build
     docsFolderExists: walk.exists,
     docs,
     described,
-    discovered: { files: walk.files.length + walk.oversized, oversized: walk.oversized, truncated: walk.truncated },
+    discovered: { files: walk.files.length + walk.oversized, oversized: walk.oversized, truncated: walk.truncated, skipped: walk.skipped },
     lastRefresh: { at: now.toISOString(), reindexed, reused, changes },
   };
   return { index, changed };

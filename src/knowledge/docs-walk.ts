@@ -1,12 +1,13 @@
 import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { extname, join, relative, sep } from 'node:path';
+import { hardLinkProblem } from '../workspace/hard-link.js';
 
 /** Doc files the index reads. Anything else under docsPath (images, binaries) is ignored. */
 export const DOC_EXTENSIONS = new Set(['.md', '.markdown', '.mdx', '.txt']);
 
 /** Bounds that keep one index pass cheap whatever lands in the docs folder. */
-export const DOC_WALK_LIMITS = { maxFiles: 5000, maxFileBytes: 1024 * 1024, maxDepth: 12 } as const;
+export const DOC_WALK_LIMITS = { maxFiles: 5000, maxFileBytes: 1024 * 1024, maxDepth: 12, maxListedSkips: 100 } as const;
 
 /** Doc files stat'ed at once during a walk. */
 const STAT_BATCH = 64;
@@ -26,14 +27,17 @@ export interface DocWalk {
   oversized: number;
   /** True when maxFiles was reached and the walk stopped early. */
   truncated: boolean;
+  /** Doc files passed by, with the reason (hard-linked files: their content may live outside); at most maxListedSkips. */
+  skipped: Array<{ path: string; reason: string }>;
 }
 
 /**
- * Lists doc files under `docsPath`, sorted by path. Hidden entries and node_modules are skipped
- * and symbolic links are not followed, so a link cannot pull files from outside into the index.
+ * Lists doc files under `docsPath`, sorted by path. Hidden entries and node_modules are skipped,
+ * symbolic links are not followed and hard-linked files are passed by (listed in `skipped`), so
+ * no link can pull a file from outside into the index.
  */
 export async function walkDocs(docsPath: string): Promise<DocWalk> {
-  const result: DocWalk = { exists: true, files: [], oversized: 0, truncated: false };
+  const result: DocWalk = { exists: true, files: [], oversized: 0, truncated: false, skipped: [] };
 
   // Doc files of one folder, in name order, are stat'ed up to STAT_BATCH at a time: one by one,
   // each stat was a round trip through the thread pool, and a walk of 500 docs spent most of its
@@ -42,18 +46,24 @@ export async function walkDocs(docsPath: string): Promise<DocWalk> {
   const statInOrder = async (paths: string[]): Promise<void> => {
     for (let start = 0; start < paths.length && !result.truncated; start += STAT_BATCH) {
       const batch = paths.slice(start, start + STAT_BATCH);
-      const infos = await Promise.all(batch.map((path) => stat(path)));
+      const infos = await Promise.all(batch.map((path) => lstat(path)));
       for (const [i, absolutePath] of batch.entries()) {
         if (result.files.length >= DOC_WALK_LIMITS.maxFiles) {
           result.truncated = true;
           return;
         }
-        const { size, mtimeMs } = infos[i]!;
-        if (size > DOC_WALK_LIMITS.maxFileBytes) {
+        const info = infos[i]!;
+        const path = relative(docsPath, absolutePath).split(sep).join('/');
+        const hardLink = hardLinkProblem(info);
+        if (hardLink) {
+          if (result.skipped.length < DOC_WALK_LIMITS.maxListedSkips) result.skipped.push({ path, reason: hardLink });
+          continue;
+        }
+        if (info.size > DOC_WALK_LIMITS.maxFileBytes) {
           result.oversized += 1;
           continue;
         }
-        result.files.push({ path: relative(docsPath, absolutePath).split(sep).join('/'), absolutePath, size, mtimeMs });
+        result.files.push({ path, absolutePath, size: info.size, mtimeMs: info.mtimeMs });
       }
     }
   };
@@ -94,6 +104,8 @@ export async function walkDocs(docsPath: string): Promise<DocWalk> {
     await statInOrder(files);
   };
   await visit(docsPath, 0);
-  result.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const byPath = <T extends { path: string }>(a: T, b: T) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  result.files.sort(byPath);
+  result.skipped.sort(byPath);
   return result;
 }

@@ -41,7 +41,8 @@ export interface KnowledgeIndex {
   docsFolderExists: boolean;
   docs: IndexedDoc[];
   described: DescribedFile[];
-  discovered: { files: number; oversized: number; truncated: boolean };
+  /** `skipped`: doc files the walk passed by with the reason (absent in an index written before it was kept). */
+  discovered: { files: number; oversized: number; truncated: boolean; skipped?: Array<{ path: string; reason: string }> };
   lastRefresh: { at: string; reindexed: number; reused: number; changes: DocChanges };
 }
 
@@ -55,7 +56,7 @@ export function emptyIndex(now: Date, indexerVersion: string): KnowledgeIndex {
     docsFolderExists: false,
     docs: [],
     described: [],
-    discovered: { files: 0, oversized: 0, truncated: false },
+    discovered: { files: 0, oversized: 0, truncated: false, skipped: [] },
     lastRefresh: { at: now.toISOString(), reindexed: 0, reused: 0, changes: { added: [], modified: [], removed: [] } },
   };
 }

@@ -1,6 +1,7 @@
 import { link, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { conflict, type DomainError } from '../domain/errors.js';
+import { processStat } from '../worker-sdk/process-table.js';
 import { fsyncDirectory, isErrnoCode, writeFileSynced } from './durable-fs.js';
 
 /**
@@ -117,14 +118,20 @@ async function readLockPid(path: string): Promise<number | null | undefined> {
   return /^\d+$/.test(trimmed) ? Number(trimmed) : null;
 }
 
+/**
+ * Whether the lock's holder still runs. A zombie does not: it has exited and only waits for its
+ * parent to collect its status (a supervisor that restarts the service at once may not have
+ * yet), but it still answers signal 0, so the process table decides (`/proc/<pid>/stat`).
+ */
 function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     // EPERM: the process exists but belongs to another user, so it is alive.
-    return isErrnoCode(err, 'EPERM');
+    if (!isErrnoCode(err, 'EPERM')) return false;
   }
+  const state = processStat(pid)?.state;
+  return state !== 'Z' && state !== 'X';
 }
 
 function inUseError(statePath: string, pid: number, lockPath: string): DomainError {

@@ -1,4 +1,5 @@
 import { ProgrammingError, type ErrorDetail } from '../domain/errors.js';
+import type { Identity } from '../domain/identity.js';
 import type { OrchestratorState, StateWithoutHistory } from '../domain/orchestrator-state.js';
 import type { RunRecord, SpecialistContract } from '../domain/run-record.js';
 import type { ApprovalImpact } from './approval-impact.js';
@@ -9,7 +10,7 @@ import type { HandlerInput, HandlerOutcome } from './handler-types.js';
  * The one extension point of the runtime. Admission, the runner, the executor, finalize and the
  * approvals know a task type only by its catalog entry; whatever a lane needs beyond that (an
  * in-process handler, a gate before its worker spawns, extra worker input, effects once it
- * finished, words for the approval screen) it registers here from its own folder, and the
+ * finished, words for the approval screen, a check of a client's request) it registers here from its own folder, and the
  * runtime calls the hooks without knowing which lane they serve.
  */
 export interface LaneDefinition {
@@ -38,6 +39,12 @@ export interface LaneDefinition {
    * is stored, so no run is queued or held for approval that can only fail. Quick and synchronous.
    */
   admissionCheck?: (payload: Record<string, unknown>) => ErrorDetail[];
+  /**
+   * A client's request, checked against who asks for it and what only the lane knows (who may
+   * continue a work chain) before it is admitted: throws a DomainError (`forbidden`,
+   * `invalid_request`) to refuse it.
+   */
+  requesterCheck?: (payload: Record<string, unknown>, identity: Identity) => Promise<void>;
 }
 
 /**
@@ -80,7 +87,7 @@ export interface LaneRegistry {
   types(): string[];
 }
 
-const HOOKS = ['handler', 'beforeSpawn', 'workerInput', 'afterFinish', 'approvalImpact', 'admissionCheck'] as const;
+const HOOKS = ['handler', 'beforeSpawn', 'workerInput', 'afterFinish', 'approvalImpact', 'admissionCheck', 'requesterCheck'] as const;
 const WORKER_ONLY = ['beforeSpawn', 'workerInput'] as const;
 
 /**

@@ -20,6 +20,13 @@ import Type, { type Static, type TObject, type TProperties, type TSchema } from 
 /** 1–200 printable ASCII characters, no whitespace (it becomes the run id). */
 export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7E]{1,200}$';
 
+/**
+ * The rule of a name that becomes a file name (a work chain's evidence folder), as schedule ids
+ * follow it: letters, digits, `.`, `_`, `-`, starting with a letter or digit, at most 100. It
+ * can never be `.` or `..`, nor hold a `/`.
+ */
+export const WORK_CHAIN_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$';
+
 const COMMON_FIELDS = {
   requiresApproval: Type.Optional(
     Type.Boolean({ description: 'When true, the run is held for an operator decision before it executes.' }),
@@ -388,6 +395,13 @@ export const PAYLOAD_SCHEMAS = {
     requestedOutcome: text('What the cycle should achieve, concisely.', { minLength: 1, maxLength: 500 }),
     projectRoot: Type.Optional(workspacePath('Project directory the cycle works in.')),
     maxSteps: Type.Optional(Type.Integer({ minimum: 1, maximum: 25, description: 'Step budget (default 8).' })),
+    workChainId: Type.Optional(
+      Type.String({
+        pattern: WORK_CHAIN_ID_PATTERN,
+        description:
+          'The work chain this run continues (its evidence folder): a name of letters, digits, ".", "_", "-" starting with a letter or digit, at most 100. Only the actor who started the chain, or an admin, may continue it.',
+      }),
+    ),
   }, { requestedOutcome: 'Find why the export test fails on Mondays', projectRoot: 'projects/app', maxSteps: 8 }),
 } satisfies Record<string, TObject>;
 

@@ -136,9 +136,10 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     settleEscalation: (run) => approvals.expiry.settleEscalation(run),
   });
 
-  /** Checks a client's task request (checkTrigger) and admits it; `traceparent`: the request's span. */
+  /** Checks a client's task request (checkTrigger, then the lane's requesterCheck) and admits it; `traceparent`: the request's span. */
   async function trigger(request: TaskRequest, identity: Identity, traceparent?: string | null): Promise<AdmissionOutcome> {
     const checked = checkTrigger(request);
+    await deps.lanes.get(checked.type).requesterCheck?.(checked.payload, identity);
     return admit({ type: checked.type, payload: checked.payload, source: 'api', requestedBy: identity.actor, traceparent });
   }
 

@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ProgrammingError } from '../domain/errors.js';
+import { hardLinkProblem } from '../workspace/hard-link.js';
 import { ALL_IGNORED_KINDS, isIgnoredFolder, type IgnoredFolderKind } from './ignored-folders.js';
 import { inspectWorkspacePath } from './workspace-file.js';
 
@@ -54,6 +55,8 @@ export const WALK_SKIP_REASONS: readonly WalkSkipReason[] = [
 export interface WalkSkip {
   path: string;
   reason: WalkSkipReason;
+  /** For `hard-link`: the reason in words, with the link count (src/workspace/hard-link.ts). */
+  detail?: string;
   /** For `over-byte-limit`: the file as it would have been kept, so a lane can still judge its metadata. */
   file?: WalkedFile;
 }
@@ -137,8 +140,9 @@ export function walkScope(root: string, start: string, options: ScopeWalkOptions
 
   const consider = (path: string, name: string, stats: Stats): void => {
     if (options.include && !options.include({ path, name })) return;
-    if (stats.nlink > 1) {
-      skip({ path, reason: 'hard-link' });
+    const hardLink = hardLinkProblem(stats);
+    if (hardLink) {
+      skip({ path, reason: 'hard-link', detail: hardLink });
       return;
     }
     const file: WalkedFile = { path, name, size: stats.size, mode: stats.mode, modifiedMs: stats.mtimeMs };

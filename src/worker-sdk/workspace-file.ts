@@ -20,6 +20,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { isAbsolute, join, posix, resolve, win32 } from 'node:path';
+import { hardLinkReason, isHardLinked } from '../workspace/hard-link.js';
 
 /**
  * The one way a lane opens a file of the workspace (or of another root it was handed, such as the
@@ -249,7 +250,7 @@ function parentParts(loc: Located): string[] {
 function fileProblem(path: string, stats: Stats): WorkspaceFileRefusal | null {
   if (stats.isSymbolicLink()) return refusal(path, 'symbolic-link', 'is a symbolic link; links are not followed');
   if (!stats.isFile()) return refusal(path, 'not-a-file', stats.isDirectory() ? 'is a folder, not a file' : 'is not a regular file (a FIFO, socket or device)');
-  if (stats.nlink > 1) return refusal(path, 'hard-link', `is a hard link (${stats.nlink} names for one file), which may be a file from outside its root; hard-linked files are not opened`);
+  if (isHardLinked(stats)) return refusal(path, 'hard-link', `is a ${hardLinkReason(stats.nlink)}; not opened`);
   return null;
 }
 
@@ -361,7 +362,7 @@ export function inspectWorkspacePath(root: string, relPath: string): WorkspacePa
 function kindOf(stats: Stats): WorkspaceEntry['kind'] {
   if (stats.isSymbolicLink()) return 'symbolic-link';
   if (stats.isDirectory()) return 'folder';
-  if (stats.isFile()) return stats.nlink > 1 ? 'hard-link' : 'file';
+  if (stats.isFile()) return isHardLinked(stats) ? 'hard-link' : 'file';
   return 'other';
 }
 

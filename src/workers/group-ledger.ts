@@ -1,15 +1,17 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/types.js';
 import { readChildGroups } from '../worker-sdk/child-groups.js';
 import { bootId, hasProcTable, processStat, recordedGroupMembers, type RecordedGroup } from '../worker-sdk/process-table.js';
+import { RESULT_FILE_NAME } from './payload-file.js';
 
 /**
  * The service's record of the worker process groups it started, kept on disk so that it
  * survives a kill -9 of the service: at start-up, before restart recovery re-admits their runs,
  * the service ends whatever groups its previous life recorded and that still exist (a worker
- * whose parent watch has not fired yet, or what a worker started outside its own group). Each
+ * whose parent watch has not fired yet, or what a worker started outside its own group), and
+ * removes the payload directories of their attempts (no payload outlives its attempt). Each
  * life of each service writes a file of its own, `<pid>-<start time>.json`, so instances sharing
  * the folder never touch each other's live entries; a file is only acted on once its owner is
  * gone. Ids are checked against start times (process-table.ts), so a group id reused by an
@@ -21,6 +23,8 @@ export interface LedgerEntry {
   runId: string;
   /** The worker's record of the groups it started outside its own (child-groups.ts). */
   childGroupsFile: string | null;
+  /** The attempt's payload directory (`<tmpdir>/orchestrator-<runId>-*`); absent in entries of older lives. */
+  directory?: string | null;
   at: string;
 }
 
@@ -108,32 +112,56 @@ function ownerAlive(owner: LedgerFile['owner'], currentBoot: string | null): boo
 /** How long start-up waits for the groups it killed to be gone before it recovers their runs. */
 const REAP_WAIT_MS = 5000;
 
+/** What a payload directory's name starts with (payload-file.ts): nothing else is ever removed. */
+const PAYLOAD_DIRECTORY_PREFIX = 'orchestrator-';
+
+/**
+ * Removes the payload directory of an attempt a previous life recorded, unless it holds the
+ * worker's durable result: restart recovery finishes the attempt from it, and removes it then.
+ * Only an absolute `orchestrator-*` directory (not a link) is removed. Answers whether it was.
+ */
+function removeLeftPayloadDirectory(directory: string): boolean {
+  if (!isAbsolute(directory) || !basename(directory).startsWith(PAYLOAD_DIRECTORY_PREFIX)) return false;
+  try {
+    if (!lstatSync(directory).isDirectory()) return false;
+  } catch {
+    return false; // already gone
+  }
+  if (existsSync(join(directory, RESULT_FILE_NAME))) return false;
+  rmSync(directory, { recursive: true, force: true });
+  return true;
+}
+
 /**
  * Ends the process groups recorded by lives of the service that are gone (SIGKILL: their runs
- * are about to be recovered, and must never run twice at once), waits until they are gone, and
- * removes those ledger files. Files of live owners (another instance on this host) are left
- * alone. Where /proc is not available no id can be checked against reuse, and nothing is killed.
+ * are about to be recovered, and must never run twice at once), waits until they are gone, then
+ * removes their attempts' payload directories (removeLeftPayloadDirectory) and those ledger
+ * files. Files of live owners (another instance on this host) are left alone, their directories
+ * too. Where /proc is not available no id can be checked against reuse: nothing is killed, and
+ * no directory is removed either (its worker may still run).
  */
-export async function endPreviousLifeGroups(dir: string, logger: Logger): Promise<{ groups: number }> {
+export async function endPreviousLifeGroups(dir: string, logger: Logger): Promise<{ groups: number; directories: number }> {
   let names: string[];
   try {
     names = readdirSync(dir).filter((name) => name.endsWith('.json'));
   } catch {
-    return { groups: 0 };
+    return { groups: 0, directories: 0 };
   }
   const self = ownerOfThisProcess();
   if (!hasProcTable()) {
     if (names.length > 0) logger.warn({ dir }, 'no /proc: process groups a previous life of the service recorded are not checked');
-    return { groups: 0 };
+    return { groups: 0, directories: 0 };
   }
   const killed: RecordedGroup[] = [];
   const done: string[] = [];
+  const left: Array<{ entry: LedgerEntry; thisBoot: boolean }> = [];
   for (const name of names) {
     const path = join(dir, name);
     const file = readLedgerFile(path);
     if (file && file.owner.pid === self.pid && file.owner.startTime === self.startTime) continue;
     if (file && ownerAlive(file.owner, self.bootId)) continue;
     done.push(path);
+    if (file) left.push(...file.groups.map((entry) => ({ entry, thisBoot: file.owner.bootId === self.bootId })));
     // Processes do not outlive a reboot: a file of an earlier boot only needs removing.
     if (!file || file.owner.bootId !== self.bootId) continue;
     for (const entry of file.groups) {
@@ -157,6 +185,15 @@ export async function endPreviousLifeGroups(dir: string, logger: Logger): Promis
   }
   const survivors = killed.filter((group) => recordedGroupMembers(group).length > 0);
   if (survivors.length > 0) logger.error({ pgids: survivors.map((g) => g.pgid) }, 'worker process groups of a previous life survived SIGKILL');
+  let directories = 0;
+  for (const { entry, thisBoot } of left) {
+    // A directory whose worker still lives (it survived, or its id cannot be checked) stays.
+    if (!entry.directory || (thisBoot && recordedGroupMembers(entry.group).length > 0)) continue;
+    if (removeLeftPayloadDirectory(entry.directory)) {
+      directories += 1;
+      logger.warn({ runId: entry.runId }, 'removed the payload directory of an attempt a previous life of the service left');
+    }
+  }
   for (const path of done) rmSync(path, { force: true });
-  return { groups: killed.length };
+  return { groups: killed.length, directories };
 }

@@ -2,11 +2,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** Name of the result file a worker writes (fsynced) in its payload directory before answering. */
+export const RESULT_FILE_NAME = 'result.json';
+
 export interface PayloadFile {
   directory: string;
   path: string;
   /** Removes the directory and the payload; safe to call more than once. */
   remove(): Promise<void>;
+  /** Removes the payload file only, once the worker is gone: what else the directory holds stays. */
+  removePayload(): Promise<void>;
 }
 
 /** Run ids are client-supplied; only these characters may reach a file name. */
@@ -30,5 +35,5 @@ export async function writePayloadFile(runId: string, payload: Record<string, un
     await remove();
     throw err;
   }
-  return { directory, path, remove };
+  return { directory, path, remove, removePayload: () => rm(path, { force: true }) };
 }

@@ -8,7 +8,7 @@ import type { AppConfig } from '../config/types.js';
 import { PROCESS_GROUPS_FILE_ENV } from '../worker-sdk/child-groups.js';
 import { classifyWorkerExit } from './classify-outcome.js';
 import { NO_GROUP_LEDGER, type WorkerGroupLedger } from './group-ledger.js';
-import { writePayloadFile, type PayloadFile } from './payload-file.js';
+import { RESULT_FILE_NAME, writePayloadFile, type PayloadFile } from './payload-file.js';
 import { resolveWorkerTimeout } from './resolve-timeout.js';
 import { superviseProcess } from './supervise-process.js';
 import { CANCEL_ABORT_REASON, type WorkerFailure, type WorkerOutcome, type WorkerRequest } from './types.js';
@@ -23,8 +23,7 @@ export const DEFAULT_KILL_GRACE_MS = 2_000;
 /** Time between SIGTERM and SIGKILL when an operator cancels the run (config cancelGraceMs). */
 export const DEFAULT_CANCEL_GRACE_MS = 10_000;
 
-/** Name of the result file a worker writes (fsynced) in its payload directory before answering. */
-export const RESULT_FILE_NAME = 'result.json';
+export { RESULT_FILE_NAME } from './payload-file.js';
 /** Name of the file in the payload directory where the worker records the process groups it starts (child-groups.ts). */
 export const CHILD_GROUPS_FILE_NAME = 'process-groups';
 
@@ -54,7 +53,10 @@ export interface WorkerSpawner {
 /**
  * The worker protocol: write the payload file, run `node <entrypoint> --payload <file>` in the
  * workspace root with a minimal environment, read one JSON object from stdout, and remove the
- * payload file whatever happened. Every failure is logged as `agent spawn error`.
+ * payload file whatever happened. The payload's directory goes with it however the attempt
+ * ended (success, failure, timeout, cancel, shutdown, lost lease), except when the caller asked
+ * to keep it and the worker wrote its durable result there (the caller removes it once the
+ * outcome is recorded). Every failure is logged as `agent spawn error`.
  */
 export function createWorkerSpawner(deps: WorkerSpawnerDeps): WorkerSpawner {
   const killGraceMs = deps.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
@@ -104,7 +106,10 @@ export function createWorkerSpawner(deps: WorkerSpawnerDeps): WorkerSpawner {
       return failBeforeStart('spawn-error', `could not prepare the worker run: ${(err as Error).message}`);
     }
 
-    let retained = false;
+    // What of the directory outlives the attempt: nothing, unless the caller keeps the worker's
+    // durable result (restart recovery may finish the attempt from it), or processes of the
+    // attempt survived (the ledger keeps them, and the groups file in it, for the next start).
+    let kept: 'nothing' | 'result' | 'survivors' = 'nothing';
     try {
       await request.onPrepared?.(payloadFile.directory);
       const timeoutMs = resolveWorkerTimeout(request.timeoutMs, request.taskType, deps.config, agent.timeoutMs);
@@ -127,7 +132,7 @@ export function createWorkerSpawner(deps: WorkerSpawnerDeps): WorkerSpawner {
         signal: request.signal,
         onStderr: request.onStderr,
         childGroupsFile,
-        onGroupStarted: (group) => ledger.started({ group, runId: request.runId, childGroupsFile }),
+        onGroupStarted: (group) => ledger.started({ group, runId: request.runId, childGroupsFile, directory: payloadFile.directory }),
         onGroupEnded: (group) => ledger.ended(group.pgid),
       });
       if (exit.spawnError !== null) return failBeforeStart('spawn-error', `could not start the worker: ${exit.spawnError}`);
@@ -135,7 +140,10 @@ export function createWorkerSpawner(deps: WorkerSpawnerDeps): WorkerSpawner {
         deps.logger.error({ runId: request.runId, pgid: exit.pid }, 'processes of a worker attempt survived SIGKILL; the next start of the service ends them');
       }
       const classified = classifyWorkerExit(exit);
-      retained = request.retainDirectory === true;
+      const resultWritten = existsSync(join(payloadFile.directory, RESULT_FILE_NAME));
+      if (request.retainDirectory === true && resultWritten) kept = 'result';
+      else if (exit.survivors) kept = 'survivors';
+      const retained = kept === 'result';
       return report(request, {
         ...classified,
         exitCode: exit.exitCode,
@@ -148,7 +156,9 @@ export function createWorkerSpawner(deps: WorkerSpawnerDeps): WorkerSpawner {
     } catch (err) {
       return failBeforeStart('spawn-error', `could not run the worker: ${(err as Error).message}`);
     } finally {
-      if (!retained) await payloadFile.remove();
+      // No payload outlives its attempt: the worker that read it is gone.
+      if (kept === 'nothing') await payloadFile.remove();
+      else await payloadFile.removePayload();
     }
   }
 

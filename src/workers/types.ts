@@ -25,8 +25,9 @@ export interface WorkerRequest {
    */
   signal?: AbortSignal;
   /**
-   * Keep the payload directory (and the worker's durable `result.json` in it) after the run; the
-   * caller removes it with removeWorkerDirectory once it has recorded the outcome durably.
+   * Keep the payload directory with the worker's durable `result.json` after the run (the payload
+   * file itself is removed); the caller removes it with removeWorkerDirectory once it has recorded
+   * the outcome durably. A worker that wrote no result leaves nothing to keep: the directory goes.
    */
   retainDirectory?: boolean;
   /** Each chunk of the worker's standard error (the attempt's run log); it still reaches the service's stderr. */
@@ -50,6 +51,6 @@ export interface WorkerOutcome {
   pid: number | null;
   /** The strongest signal the orchestrator had to send to a live process of the attempt; null when none. */
   stopSignal?: 'SIGTERM' | 'SIGKILL' | null;
-  /** The payload directory when the request asked to retain it. */
+  /** The payload directory when the request asked to retain it and it holds the worker's result. */
   directory?: string | null;
 }

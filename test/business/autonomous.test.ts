@@ -5,11 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { decideIntake, workRunIdFor } from '../../src/business/intake.js';
 import { planWorkCycle } from '../../src/business/work-cycle/plan.js';
 import { sanitizeSnippet } from '../../src/business/work-cycle/coding-audit.js';
-import { seedDemoWorkspace } from '../../src/demo/seed-workspace.js';
 import { SAMPLE_PROJECT_DIR } from '../../src/demo/sample-project.js';
 import { testLaneRegistry } from '../support/lanes.js';
 import { createApprovals } from '../../src/tasks/approvals.js';
-import { businessHarness, type Harness } from '../support/business-harness.js';
+import { seededBusinessHarness, type Harness } from '../support/business-harness.js';
 import { OPERATOR } from '../support/identities.js';
 
 /** A digest of every file under a directory: proves a read-only step changed nothing. */
@@ -97,8 +96,7 @@ describe('autonomous cycles as handlers', () => {
   });
 
   async function setup() {
-    h = await businessHarness();
-    seedDemoWorkspace({ workspaceRoot: h.config.workspaceRoot, docsPath: h.config.docsPath });
+    h = await seededBusinessHarness();
     const approvals = createApprovals({ store: h.store, clock: h.clock, invalidator: { invalidate: async () => undefined }, admit: h.admit, lanes: testLaneRegistry(h.business.lanes) });
     return approvals;
   }

@@ -98,6 +98,25 @@ describe('business-value planner and autonomous cycles through the service', () 
     expect(replay.result.result.steps[3]).toMatchObject({ name: 'mutation', status: 'approved' });
   });
 
+  it('continues a work chain only for the actor who started it or an admin, and takes only a name as its id', async () => {
+    const base = { requestedOutcome: 'Inspect the reorder check', projectRoot: SAMPLE_PROJECT_DIR };
+    expect((await api.trigger('autonomous-work-cycle', { ...base, idempotencyKey: 'chain-of-admin' }, TEST_KEYS.admin)).status).toBe(202);
+    expect((await waitForTerminal(api, 'chain-of-admin')).status).toBe('success');
+    expect((await api.trigger('autonomous-work-cycle', { ...base, idempotencyKey: 'chain-of-ops' })).status).toBe(202);
+    expect((await waitForTerminal(api, 'chain-of-ops')).status).toBe('success');
+
+    const taken = await api.trigger('autonomous-work-cycle', { ...base, workChainId: 'chain-of-admin' });
+    expect(taken.status).toBe(403);
+    expect(taken.body.error).toMatchObject({ code: 'forbidden', details: [{ path: '/body/payload/workChainId' }] });
+    const dotted = await api.trigger('autonomous-work-cycle', { ...base, workChainId: '..' });
+    expect(dotted.status).toBe(400);
+    expect(dotted.body.error).toMatchObject({ code: 'invalid_request', details: [{ path: '/body/payload/workChainId' }] });
+
+    const byAdmin = await api.trigger('autonomous-work-cycle', { ...base, idempotencyKey: 'chain-of-ops-2', workChainId: 'chain-of-ops' }, TEST_KEYS.admin);
+    expect(byAdmin.status).toBe(202);
+    expect(await waitForTerminal(api, 'chain-of-ops-2')).toMatchObject({ status: 'success', result: { result: { chainId: 'chain-of-ops' } } });
+  });
+
   it('keeps the scheduler mode across a restart', async () => {
     const paused = await api.post('/api/business/scheduler', { action: 'pause' });
     expect(paused.status).toBe(200);

@@ -3,10 +3,11 @@ import { extname, join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DOC_EXTENSIONS, DOC_WALK_LIMITS, walkDocs, type DocWalk } from '../../src/knowledge/docs-walk.js';
 import { tempDir } from '../support/config.js';
+import { outsideFixture, POSIX, uniqueMarker } from '../support/outside-files.js';
 
 /** The walk's rules, one entry at a time in name order: the reference the batched walk must equal. */
 function sequentialWalk(docsPath: string): Omit<DocWalk, 'exists'> {
-  const result = { files: [] as DocWalk['files'], oversized: 0, truncated: false };
+  const result = { files: [] as DocWalk['files'], oversized: 0, truncated: false, skipped: [] as DocWalk['skipped'] };
   const visit = (dir: string, depth: number): void => {
     if (depth > DOC_WALK_LIMITS.maxDepth || result.truncated) return;
     const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
@@ -83,12 +84,26 @@ describe('walkDocs', () => {
   it('reports an empty docs folder, and one reached through a link, as existing', async () => {
     const root = tempDir();
     mkdirSync(join(root, 'empty'));
-    expect(await walkDocs(join(root, 'empty'))).toEqual({ exists: true, files: [], oversized: 0, truncated: false });
+    expect(await walkDocs(join(root, 'empty'))).toEqual({ exists: true, files: [], oversized: 0, truncated: false, skipped: [] });
     mkdirSync(join(root, 'real'));
     write(join(root, 'real'), 'a.md');
     symlinkSync(join(root, 'real'), join(root, 'linked'));
     const walk = await walkDocs(join(root, 'linked'));
     expect(walk.exists).toBe(true);
     expect(walk.files.map((f) => f.path)).toEqual(['a.md']);
+  });
+
+  it.skipIf(!POSIX)('passes a hard-linked doc by and says why: its content may live outside the docs folder', async () => {
+    const fx = outsideFixture('docs-walk-hard-link');
+    try {
+      const outside = fx.writeOutside('private.md', `# ${uniqueMarker('docs-walk')}\n`);
+      fx.write('docs/guide.md', '# Guide\n');
+      fx.hardLink('docs/notes/private.md', outside);
+      const walk = await walkDocs(join(fx.workspace, 'docs'));
+      expect(walk.files.map((f) => f.path)).toEqual(['guide.md']);
+      expect(walk.skipped).toEqual([{ path: 'notes/private.md', reason: 'hard link (2 links): its content may live outside the workspace' }]);
+    } finally {
+      fx.cleanup();
+    }
   });
 });

@@ -6,6 +6,7 @@ import type { AppConfig } from '../../src/config/types.js';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
 import type { Coordination } from '../../src/coordination/types.js';
 import { SAMPLE_BUSINESS_REGISTRY } from '../../src/demo/sample-business-registry.js';
+import { seedDemoWorkspace } from '../../src/demo/seed-workspace.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { createAdmission, type AdmissionRequest, type Admit } from '../../src/tasks/admission.js';
@@ -85,4 +86,11 @@ export async function businessHarness(options: { config?: AppConfig; store?: Sta
       await store.close();
     },
   };
+}
+
+/** A harness whose workspace holds the demo's sample project and docs: what a work cycle inspects. */
+export async function seededBusinessHarness(): Promise<Harness> {
+  const harness = await businessHarness();
+  seedDemoWorkspace({ workspaceRoot: harness.config.workspaceRoot, docsPath: harness.config.docsPath });
+  return harness;
 }

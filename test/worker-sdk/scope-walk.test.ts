@@ -100,7 +100,7 @@ describe('walkScope', () => {
       symlinkSync(join(ws, 'app'), join(ws, 'alias'));
       const walk = walkScope(ws, join(ws, 'app'));
       expect(paths(walk.files)).toEqual(['app/own.env']);
-      expect(walk.skipped).toEqual([{ path: 'app/settings.env', reason: 'hard-link' }]);
+      expect(walk.skipped).toEqual([{ path: 'app/settings.env', reason: 'hard-link', detail: 'hard link (2 links): its content may live outside the workspace' }]);
       expect(walk.skipCounts['hard-link']).toBe(1);
       // A file the include filter does not want is not reported, hard link or not.
       expect(walkScope(ws, join(ws, 'app'), { include: ({ name }) => name === 'own.env' }).skipped).toEqual([]);

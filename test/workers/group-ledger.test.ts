@@ -69,7 +69,7 @@ describe.skipIf(process.platform !== 'linux')('the worker process group ledger',
     writeFileSync(childGroupsFile, `${commandGroup.pgid} ${commandGroup.startTime}\n12`);
     const path = deadOwnerFile(dir, '1-1.json', [{ group: recordGroupOf(worker.pid!), runId: 'r1', childGroupsFile, at: new Date().toISOString() }]);
 
-    expect(await endPreviousLifeGroups(dir, logger)).toEqual({ groups: 2 });
+    expect(await endPreviousLifeGroups(dir, logger)).toEqual({ groups: 2, directories: 0 });
     expect(groupMembers(worker.pid!)).toEqual([]);
     expect(groupMembers(projectCommand.pid!)).toEqual([]);
     expect(existsSync(path)).toBe(false);
@@ -87,7 +87,7 @@ describe.skipIf(process.platform !== 'linux')('the worker process group ledger',
       startTime: processStat(process.ppid)!.startTime,
     });
 
-    expect(await endPreviousLifeGroups(dir, logger)).toEqual({ groups: 0 });
+    expect(await endPreviousLifeGroups(dir, logger)).toEqual({ groups: 0, directories: 0 });
     expect(groupMembers(other.pid!)).toHaveLength(2);
     expect(existsSync(dead)).toBe(false);
     expect(existsSync(live)).toBe(true);
@@ -98,8 +98,41 @@ describe.skipIf(process.platform !== 'linux')('the worker process group ledger',
     const other = stubbornGroup();
     await waitUntil(() => groupMembers(other.pid!).length === 2, 5000, 'the group to start');
     const path = deadOwnerFile(dir, '1-1.json', [{ group: recordGroupOf(other.pid!), runId: 'r', childGroupsFile: null, at: '' }], { bootId: 'another-boot' });
-    expect(await endPreviousLifeGroups(dir, logger)).toEqual({ groups: 0 });
+    expect(await endPreviousLifeGroups(dir, logger)).toEqual({ groups: 0, directories: 0 });
     expect(groupMembers(other.pid!)).toHaveLength(2);
     expect(existsSync(path)).toBe(false);
   });
+
+  it('at start-up removes the payload directories a dead previous life recorded, except one holding a durable result', async () => {
+    const dir = join(tempDir('ledger-'), 'process-groups');
+    const tmp = tempDir('ledger-tmp-');
+    const payloadDir = (name: string, files: string[]) => {
+      const path = join(tmp, name);
+      mkdirSync(path);
+      for (const file of files) writeFileSync(join(path, file), '{}');
+      return path;
+    };
+    const killedWithItsService = payloadDir('orchestrator-r1-abc', ['payload.json', 'process-groups']);
+    const answered = payloadDir('orchestrator-r2-def', ['payload.json', 'result.json']);
+    const notOurs = payloadDir('projects', ['payload.json']);
+    const ofLiveInstance = payloadDir('orchestrator-r3-ghi', ['payload.json']);
+    // Gone groups (a pid no process has): their workers ended with the service.
+    const gone = (n: number) => ({ pgid: 2 ** 22 + n, startTime: 1 });
+    const entry = (n: number, directory: string) => ({ group: gone(n), runId: `r${n}`, childGroupsFile: join(directory, 'process-groups'), directory, at: '' });
+    const dead = deadOwnerFile(dir, '1-1.json', [entry(1, killedWithItsService), entry(2, answered), entry(4, notOurs)]);
+    const earlierBoot = payloadDir('orchestrator-r5-jkl', ['payload.json']);
+    deadOwnerFile(dir, '1-2.json', [entry(5, earlierBoot)], { bootId: 'another-boot' });
+    const live = deadOwnerFile(dir, 'live.json', [entry(3, ofLiveInstance)], { pid: process.ppid, startTime: processStat(process.ppid)!.startTime });
+
+    expect(await endPreviousLifeGroups(dir, logger)).toEqual({ groups: 0, directories: 2 });
+    expect(existsSync(killedWithItsService)).toBe(false);
+    expect(existsSync(earlierBoot)).toBe(false);
+    // Restart recovery finishes that attempt from its result, and removes the directory then.
+    expect(readdirSync(answered)).toEqual(['payload.json', 'result.json']);
+    expect(existsSync(notOurs)).toBe(true);
+    expect(existsSync(ofLiveInstance)).toBe(true);
+    expect(existsSync(dead)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+  });
 });
+

@@ -1,15 +1,16 @@
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadAgentRegistry } from '../../src/agents/registry.js';
 import type { AppConfig } from '../../src/config/types.js';
-import { createWorkerSpawner, MAX_WORKER_STDOUT_BYTES } from '../../src/workers/spawn-worker.js';
+import { createWorkerSpawner, MAX_WORKER_STDOUT_BYTES, removeWorkerDirectory } from '../../src/workers/spawn-worker.js';
+import { CANCEL_ABORT_REASON } from '../../src/workers/types.js';
 import { WORKER_ENV_ALLOWLIST } from '../../src/workers/worker-env.js';
 import { tempDir, testConfig } from '../support/config.js';
 import { isRunning, leftoverPayloadDirs, spawnErrors, waitUntil } from '../support/worker-spawn.js';
 import { captureLogger } from '../support/captured-logger.js';
-import { FIXTURE_AGENTS_DIR } from '../support/paths.js';
+import { FIXTURE_AGENTS_DIR, STAND_IN_AGENTS_DIR } from '../support/paths.js';
 
 const registry = loadAgentRegistry(FIXTURE_AGENTS_DIR);
 
@@ -311,4 +312,48 @@ describe('worker spawner: what the worker is given', () => {
     expect(existsSync(payloadPath)).toBe(false);
     expect(leftoverPayloadDirs(sanitized)).toEqual([]);
   });
+});
+
+describe('worker spawner: the payload directory when the runtime keeps it', () => {
+  // The stand-in writes its durable result.json before answering, as the worker SDK does.
+  const standIns = loadAgentRegistry(STAND_IN_AGENTS_DIR);
+  const ledgered: Array<{ runId: string; directory?: string | null }> = [];
+  const ledger = { started: (entry: { runId: string; directory?: string | null }) => ledgered.push(entry), ended: () => undefined };
+  const spawner = createWorkerSpawner({ config: testConfig(), registry: standIns, logger: captureLogger().logger, groupLedger: ledger, killGraceMs: 300, cancelGraceMs: 300 });
+  const run = (id: string, payload: Record<string, unknown>, extra: { timeoutMs?: number; signal?: AbortSignal } = {}) =>
+    spawner.run({ agentId: 'summarization-agent', runId: id, taskType: 'summarize-content', payload, retainDirectory: true, ...extra });
+
+  it('keeps only the durable result of a worker that answered, and records the directory for a restart', async () => {
+    for (const mode of ['success', 'logical-failure']) {
+      const id = runId(`kept-${mode}`);
+      const outcome = await run(id, { content: 'x', mode });
+      expect(outcome.directory).toBe(leftoverPayloadDirs(id)[0]);
+      expect(readdirSync(outcome.directory!)).toEqual(['result.json']);
+      expect(ledgered.find((entry) => entry.runId === id)?.directory).toBe(outcome.directory);
+      await removeWorkerDirectory(outcome.directory!);
+      expect(leftoverPayloadDirs(id)).toEqual([]);
+    }
+  });
+
+  it('removes the directory of an attempt that ended without a result: crash, timeout, shutdown, cancel, lost lease', async () => {
+    const crashed = runId('gone-crash');
+    expect(await run(crashed, { content: 'x', mode: 'crash' })).toMatchObject({ failure: 'crash', directory: null });
+    expect(leftoverPayloadDirs(crashed)).toEqual([]);
+
+    const timedOut = runId('gone-timeout');
+    expect(await run(timedOut, { content: 'x', mode: 'timeout' }, { timeoutMs: 1_000 })).toMatchObject({ failure: 'timeout', directory: null });
+    expect(leftoverPayloadDirs(timedOut)).toEqual([]);
+
+    for (const reason of ['shutdown', CANCEL_ABORT_REASON, 'lease-lost']) {
+      const id = runId(`gone-${reason}`);
+      const log = join(tempDir(), 'executions.jsonl');
+      const controller = new AbortController();
+      const running = run(id, { content: 'x', mode: 'timeout', log }, { timeoutMs: 30_000, signal: controller.signal });
+      await waitUntil(() => existsSync(log) && readFileSync(log, 'utf8').includes('"start"'), 10_000, 'the worker to start');
+      expect(leftoverPayloadDirs(id)).toHaveLength(1);
+      controller.abort(reason);
+      expect(await running).toMatchObject({ failure: 'aborted', directory: null });
+      expect(leftoverPayloadDirs(id)).toEqual([]);
+    }
+  }, 30_000);
 });

@@ -1,15 +1,16 @@
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { readScopedFile } from '../../worker-sdk/scoped-file.js';
 import { join, relative, sep } from 'node:path';
+import { hardLinkProblem } from '../../workspace/hard-link.js';
 
 /**
  * coding-audit: the narrowest approved coding tool of the autonomous work cycle. It only reads,
  * only inside the project root it is given (already confined to the workspace), skips
- * node_modules, .git and symbolic links, never opens a file that may hold a secret, and is
- * bounded in files and bytes. Everything it returns is sanitized evidence.
+ * node_modules, .git, symbolic links and hard-linked files (listed with the reason), never opens
+ * a file that may hold a secret, and is bounded in files and bytes. Everything it returns is sanitized evidence.
  */
 
-export const AUDIT_LIMITS = { maxFiles: 2000, maxFileBytes: 256 * 1024, maxDepth: 10, maxMatches: 50 } as const;
+export const AUDIT_LIMITS = { maxFiles: 2000, maxFileBytes: 256 * 1024, maxDepth: 10, maxMatches: 50, maxListedSkips: 50 } as const;
 
 const SKIPPED_DIRS = new Set(['node_modules', '.git', 'dist', 'coverage']);
 /** Files that may hold secrets: reading them is the secret boundary, not an inspection. */
@@ -24,6 +25,8 @@ export interface AuditFile {
 export interface Inventory {
   files: AuditFile[];
   skippedSecretFiles: number;
+  /** Files passed by for another reason than a secret (hard links), at most maxListedSkips. */
+  skipped: Array<{ path: string; reason: string }>;
   truncated: boolean;
 }
 
@@ -40,6 +43,7 @@ const posix = (p: string) => p.split(sep).join('/');
 
 export async function inventory(root: string, workspaceRoot: string): Promise<Inventory> {
   const files: AuditFile[] = [];
+  const skipped: Inventory['skipped'] = [];
   let skippedSecretFiles = 0;
   let truncated = false;
   async function walk(dir: string, depth: number): Promise<void> {
@@ -60,13 +64,19 @@ export async function inventory(root: string, workspaceRoot: string): Promise<In
           skippedSecretFiles += 1;
           continue;
         }
-        const info = await stat(full);
-        files.push({ path: posix(relative(workspaceRoot, full)), bytes: info.size });
+        const info = await lstat(full);
+        const path = posix(relative(workspaceRoot, full));
+        const hardLink = hardLinkProblem(info);
+        if (hardLink) {
+          if (skipped.length < AUDIT_LIMITS.maxListedSkips) skipped.push({ path, reason: hardLink });
+          continue;
+        }
+        files.push({ path, bytes: info.size });
       }
     }
   }
   await walk(root, 0);
-  return { files, skippedSecretFiles, truncated };
+  return { files, skippedSecretFiles, skipped, truncated };
 }
 
 export interface SearchMatch {

@@ -1,14 +1,34 @@
-import { readScopedFile } from '../../worker-sdk/scoped-file.js';
 import { join } from 'node:path';
+import { ProgrammingError } from '../../domain/errors.js';
+import { readScopedFile } from '../../worker-sdk/scoped-file.js';
+import { configuredPathProblem, type ConfiguredPathRoots } from '../../workspace/configured-folder.js';
 import { appendFileNoFollow, writeJsonAtomic } from '../../workspace/file-writes.js';
+import { isChainName } from './chain-owner.js';
+
+const EVIDENCE_FOLDER = 'autonomous-work';
 
 /**
  * Where a work chain (a work cycle and the approval replays that continue it) keeps its
  * checkpoint and its invocation evidence: `<logsDir>/autonomous-work/<chain id>/`. The chain id
- * is made file-name safe here, so no payload value can steer the path.
+ * is a name (chain-owner.ts), never `.`, `..` or a path.
  */
 export function chainDirectory(logsDir: string, chainId: string): string {
-  return join(logsDir, 'autonomous-work', chainId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 150));
+  if (!isChainName(chainId)) throw new ProgrammingError(`work chain id ${JSON.stringify(chainId)} is not a name`);
+  return join(logsDir, EVIDENCE_FOLDER, chainId);
+}
+
+/**
+ * Why the chain's evidence must not be written now, or null: the logs folder, its evidence
+ * folder and the chain's folder are configured folders, checked at every use
+ * (src/workspace/configured-folder.ts), so a folder swapped for a link cannot carry the
+ * evidence outside.
+ */
+export function evidenceFolderProblem(logsDir: string, chainId: string, roots: ConfiguredPathRoots): string | null {
+  return (
+    configuredPathProblem(logsDir, 'logs folder', roots) ??
+    configuredPathProblem(join(logsDir, EVIDENCE_FOLDER), 'work-cycle evidence folder', roots) ??
+    configuredPathProblem(chainDirectory(logsDir, chainId), 'work chain folder', roots)
+  );
 }
 
 export interface StepRecord {
@@ -44,7 +64,7 @@ export async function readCheckpoint(dir: string): Promise<Checkpoint | null> {
 }
 
 export async function writeCheckpoint(dir: string, checkpoint: Checkpoint): Promise<void> {
-  await writeJsonAtomic(join(dir, 'checkpoint.json'), checkpoint);
+  await writeJsonAtomic(join(dir, 'checkpoint.json'), checkpoint, { label: 'work-cycle checkpoint' });
 }
 
 /** One sanitized tool invocation: workspace-relative arguments and counts, never file contents beyond masked snippets. */
@@ -59,5 +79,5 @@ export interface Invocation {
 }
 
 export async function appendInvocation(dir: string, invocation: Invocation): Promise<void> {
-  await appendFileNoFollow(join(dir, 'invocations.jsonl'), `${JSON.stringify(invocation)}\n`);
+  await appendFileNoFollow(join(dir, 'invocations.jsonl'), `${JSON.stringify(invocation)}\n`, { label: 'work-cycle evidence' });
 }

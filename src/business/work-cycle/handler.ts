@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { relative } from 'node:path';
 import type { Clock } from '../../clock.js';
+import type { RunRecord } from '../../domain/run-record.js';
 import type { AppConfig } from '../../config/types.js';
 import { SERVICE_RUN_ID_PREFIXES } from '../../domain/service-run-ids.js';
 import { loadSkillRegistry } from '../../agents/skills.js';
@@ -11,9 +12,9 @@ import { APPROVAL_INDEX } from '../../tasks/approval-index.js';
 import type { HandlerOutcome, StateHandler } from '../../tasks/handler-types.js';
 import { actorList, requestersOf } from '../../tasks/run-requesters.js';
 import { resolveWorkspacePath } from '../../workspace/boundary.js';
-import { configuredPathProblem } from '../../workspace/configured-folder.js';
 import { inventory, manifest, search, type Inventory } from './coding-audit.js';
-import { appendInvocation, chainDirectory, readCheckpoint, writeCheckpoint, type StepRecord } from './evidence.js';
+import { chainIdOf, claimChain } from './chain-owner.js';
+import { appendInvocation, chainDirectory, evidenceFolderProblem, readCheckpoint, writeCheckpoint, type StepRecord } from './evidence.js';
 import { BOUNDARY_OWNER, DEFAULT_MAX_STEPS, planWorkCycle, searchTerms, type PlanStep } from './plan.js';
 
 export const WORK_CYCLE_TASK = 'autonomous-work-cycle';
@@ -30,10 +31,14 @@ function intIn(value: unknown, min: number, max: number, fallback: number): numb
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? value : fallback;
 }
 
-/** True when the approved held task is a continuation this handler admitted for `chainId`. */
-async function isOwnContinuation(store: StateStore, heldTaskId: string, chainId: string): Promise<boolean> {
+/** The held run an approval replay carries out, by its task id. */
+async function heldRunOf(store: StateStore, heldTaskId: string): Promise<RunRecord | null> {
   const index = await store.getDoc(APPROVAL_INDEX, heldTaskId);
-  const held = typeof index?.runId === 'string' ? await store.getRun(index.runId) : null;
+  return typeof index?.runId === 'string' ? await store.getRun(index.runId) : null;
+}
+
+/** True when the held run is a continuation this handler admitted for `chainId`. */
+function isOwnContinuation(held: RunRecord | null, chainId: string): boolean {
   return held?.source === 'system' && held.type === WORK_CYCLE_TASK && held.payload.workChainId === chainId;
 }
 
@@ -46,7 +51,7 @@ function fail(error: string): HandlerOutcome {
  * read-only inspection steps through coding-audit, and stops at the first boundary step that is
  * not approved by admitting a held continuation (the approvals surface shows it; an approval
  * replays it, and the replay passes that one boundary). Checkpoint and invocations go to
- * `<logsDir>/autonomous-work/<chain>/`.
+ * `<logsDir>/autonomous-work/<chain>/`; a chain is its starter's (chain-owner.ts).
  */
 export type WorkCycleContext = Pick<AppConfig, 'workspaceRoot' | 'logsDir'>;
 
@@ -60,9 +65,9 @@ export function createWorkCycleHandler(deps: WorkCycleDeps): StateHandler<WorkCy
       return {
         inv,
         args: { root: relative(ws, ctx.root) || '.' },
-        outcome: { files: inv.files.length, skippedSecretFiles: inv.skippedSecretFiles, truncated: inv.truncated },
-        evidence: { fileCount: inv.files.length, sample: inv.files.slice(0, 20).map((f) => f.path), skippedSecretFiles: inv.skippedSecretFiles, truncated: inv.truncated },
-        summary: `${inv.files.length} file(s) listed; ${inv.skippedSecretFiles} secret-bearing file(s) left unread`,
+        outcome: { files: inv.files.length, skippedSecretFiles: inv.skippedSecretFiles, skipped: inv.skipped.length, truncated: inv.truncated },
+        evidence: { fileCount: inv.files.length, sample: inv.files.slice(0, 20).map((f) => f.path), skippedSecretFiles: inv.skippedSecretFiles, skipped: inv.skipped, truncated: inv.truncated },
+        summary: `${inv.files.length} file(s) listed; ${inv.skippedSecretFiles} secret-bearing file(s) left unread${inv.skipped.length > 0 ? `; ${inv.skipped.length} hard-linked file(s) passed by` : ''}`,
       };
     }
     if (step.name === 'search') {
@@ -113,15 +118,23 @@ export function createWorkCycleHandler(deps: WorkCycleDeps): StateHandler<WorkCy
     // Approval comes from the run record the service wrote, never from the payload.
     const run = await deps.store.getRun(runId);
     const approvedFromTaskId = run?.source === 'approval-replay' ? run.approvedFromTaskId : null;
-    const chainId = typeof payload.workChainId === 'string' ? payload.workChainId : runId;
+    const chainId = chainIdOf({ runId, taskId: input.taskId, payload });
+    if (chainId === null) return fail(`workChainId ${JSON.stringify(payload.workChainId)} is not a name: letters, digits, ".", "_", "-", starting with a letter or digit, at most 100`);
     const resumeFrom = intIn(payload.resumeFromStep, 0, 25, 0);
-    // The logs folder is checked when used: a logs folder swapped for a link would carry the evidence outside.
-    const logsRefused = configuredPathProblem(config.logsDir, 'logs folder', config);
-    if (logsRefused) return fail(`refused: ${logsRefused}`);
+    // The evidence folders are checked when used: one swapped for a link would carry the evidence outside.
+    const folderRefused = evidenceFolderProblem(config.logsDir, chainId, config);
+    if (folderRefused) return fail(`refused: ${folderRefused}`);
     const dir = chainDirectory(config.logsDir, chainId);
     // Approvals recorded earlier in the chain count only for the service's own continuation of
     // that chain (a held run it admitted), never for a payload that merely names the chain.
-    const continuesChain = approvedFromTaskId !== null && (await isOwnContinuation(deps.store, approvedFromTaskId, chainId));
+    const held = approvedFromTaskId !== null ? await heldRunOf(deps.store, approvedFromTaskId) : null;
+    const continuesChain = isOwnContinuation(held, chainId);
+    if (!continuesChain) {
+      // The chain is its starter's: an approval replay acts for whoever asked for the held run.
+      const actor = held?.requestedBy ?? run?.requestedBy ?? 'unknown';
+      const notOurs = await claimChain(deps.store, chainId, actor, payload.workChainId === undefined, now());
+      if (notOurs) return fail(`refused: ${notOurs}`);
+    }
     const checkpoint = continuesChain ? await readCheckpoint(dir) : null;
     const previous = checkpoint?.requestedOutcome === outcome ? checkpoint : null;
 

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
-import { cp, lstat, mkdir, realpath, rm, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { mkdir, realpath, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { AppConfig } from '../../config/types.js';
 import { displayPath } from '../../domain/display-path.js';
 import { pointer, type ErrorDetail } from '../../domain/errors.js';
@@ -8,7 +8,9 @@ import { configuredPathProblem } from '../../workspace/configured-folder.js';
 import type { StateHandler } from '../handler-types.js';
 import type { DeploymentRecord } from '../../domain/orchestrator-state.js';
 import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../workspace/boundary.js';
+import { writeJsonAtomic } from '../../workspace/file-writes.js';
 import { failure } from './outcome.js';
+import { copyTemplate } from './template-copy.js';
 
 const NAME = /^[a-z0-9-]{1,64}$/;
 
@@ -37,8 +39,9 @@ function metadataOf(payload: Record<string, unknown>): NonNullable<DeploymentRec
  * agent-deploy (approval-gated): copies a template directory (default `<agentsDir>/<agentName>`,
  * or a workspace-relative templatePath) into a new `<deployBaseDir>/<deployName|agentName>-<stamp>`
  * directory, writes DEPLOYMENT.json there and records the deployment in state. It never
- * overwrites: an existing target fails the run. Symbolic links in the template are not copied,
- * so a deployment cannot end up pointing at files outside it.
+ * overwrites: an existing target fails the run. Symbolic links and hard-linked files of the
+ * template are not copied (template-copy.ts), so a deployment cannot end up pointing at, or
+ * holding, files from outside it.
  */
 export type AgentDeployContext = Pick<AppConfig, 'workspaceRoot' | 'agentsDir' | 'deployBaseDir'>;
 
@@ -112,33 +115,25 @@ export const agentDeploy: StateHandler<AgentDeployContext> = async (_state, conf
     throw err;
   }
 
-  const skippedLinks: string[] = [];
-  let filesCopied = 0;
   try {
-    await cp(templateDir, deployPath, {
-      recursive: true,
-      force: false,
-      errorOnExist: true,
-      filter: async (source) => {
-        const info = await lstat(source);
-        if (info.isSymbolicLink()) {
-          skippedLinks.push(relative(templateDir, source));
-          return false;
-        }
-        if (info.isFile()) filesCopied += 1;
-        return true;
-      },
-    });
+    const copy = copyTemplate(templateDir, deployPath);
+    if (!copy.ok) {
+      await rm(deployPath, { recursive: true, force: true });
+      return failure(`deployment ${shownDeployPath} not made: ${copy.error}`);
+    }
     const metadata = metadataOf(payload);
     const deployedAt = now.toISOString();
-    await writeFile(
-      join(deployPath, 'DEPLOYMENT.json'),
-      `${JSON.stringify(
-        { agentName, deployName, deployPath: shownDeployPath, deployedAt, runId: input.runId, taskId: input.taskId, templatePath: templateName, metadata },
-        null,
-        2,
-      )}\n`,
-    );
+    // Replaces a DEPLOYMENT.json the template brought, never writing through a link.
+    await writeJsonAtomic(join(deployPath, 'DEPLOYMENT.json'), {
+      agentName,
+      deployName,
+      deployPath: shownDeployPath,
+      deployedAt,
+      runId: input.runId,
+      taskId: input.taskId,
+      templatePath: templateName,
+      metadata,
+    });
 
     const record: DeploymentRecord = { timestamp: deployedAt, agentName, deployPath: shownDeployPath, metadata };
     return {
@@ -151,8 +146,9 @@ export const agentDeploy: StateHandler<AgentDeployContext> = async (_state, conf
           deployedAt,
           runId: input.runId,
           templatePath: templateName,
-          filesCopied,
-          ...(skippedLinks.length > 0 ? { skippedSymlinks: skippedLinks } : {}),
+          filesCopied: copy.filesCopied,
+          ...(copy.skippedSymlinks.length > 0 ? { skippedSymlinks: copy.skippedSymlinks } : {}),
+          ...(copy.skipped.length > 0 ? { skipped: copy.skipped } : {}),
         },
       },
       stateUpdate: (state) => ({ ...state, deployedAgents: [...state.deployedAgents, record] }),

@@ -55,6 +55,7 @@ export const docSync: StateHandler<DocSyncContext> = async (state, config, input
       latestPackPath: displayPath(join(config.knowledgePackDir, 'latest.json'), config),
       oversizedSkipped: index.discovered.oversized,
       truncated: index.discovered.truncated,
+      skipped: index.discovered.skipped ?? [],
     },
     // Only a changed doc list is written back; an unchanged one would rewrite the state for nothing.
     ...(sameList(state.docsIndexed, paths) ? {} : { stateUpdate: (s) => ({ ...s, docsIndexed: paths }) }),

@@ -1,9 +1,10 @@
-import { appendFile, mkdir } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { basename } from 'node:path';
 import type { AppConfig } from '../../config/types.js';
-import { pointer, type ErrorDetail } from '../../domain/errors.js';
+import { DomainError, pointer, type ErrorDetail } from '../../domain/errors.js';
 import type { TaskHandler } from '../handler-types.js';
 import type { OrchestratorState } from '../../domain/orchestrator-state.js';
+import { configuredPathProblem, type ConfiguredPathRoots } from '../../workspace/configured-folder.js';
+import { appendFileNoFollow } from '../../workspace/file-writes.js';
 import { configurationRefusal, failure } from './outcome.js';
 import { describeFetchError, outboundSignal } from './outbound.js';
 
@@ -69,15 +70,22 @@ async function postDigest(target: URL, digest: Digest, signal: AbortSignal): Pro
   return { target: name, ok: true, statusCode: response.status };
 }
 
-/** Appends the digest as one JSON line to the configured file (a local outbox another tool can ship). */
-async function appendDigest(path: string, digest: Digest): Promise<Delivery> {
+/**
+ * Appends the digest as one JSON line to the configured file (a local outbox another tool can
+ * ship). The file is checked like every configured path (its folders inside the workspace are
+ * no links) and written without following a link: a symbolic or hard link at its name is refused.
+ */
+async function appendDigest(path: string, digest: Digest, roots: ConfiguredPathRoots): Promise<Delivery> {
+  const target = `file ${basename(path)}`;
+  const refused = configuredPathProblem(path, 'digest file', roots);
+  if (refused) return { target, ok: false, error: `digestTargetFile refused: ${refused}` };
   try {
-    await mkdir(dirname(path), { recursive: true });
-    await appendFile(path, `${JSON.stringify(digest)}\n`, 'utf8');
-    return { target: `file ${basename(path)}`, ok: true };
+    await appendFileNoFollow(path, `${JSON.stringify(digest)}\n`, { label: 'digest file' });
+    return { target, ok: true };
   } catch (err) {
+    if (err instanceof DomainError) return { target, ok: false, error: `digestTargetFile refused: ${err.message}` };
     const code = (err as NodeJS.ErrnoException).code;
-    return { target: `file ${basename(path)}`, ok: false, error: `digest not written to ${basename(path)} (${code ?? (err as Error).message})` };
+    return { target, ok: false, error: `digest not written to ${basename(path)} (${code ?? (err as Error).message})` };
   }
 }
 
@@ -88,7 +96,7 @@ async function appendDigest(path: string, digest: Digest): Promise<Delivery> {
  * refusal (non-2xx), an unreachable target or an unwritable file fails the run with the cause;
  * with two targets the run fails when either does (the other is still attempted).
  */
-export type SendDigestContext = Pick<AppConfig, 'digestTargetUrl' | 'digestTargetFile'>;
+export type SendDigestContext = Pick<AppConfig, 'digestTargetUrl' | 'digestTargetFile' | 'workspaceRoot' | 'logsDir'>;
 
 /**
  * What makes every digest fail whatever happens: no target at all, or a webhook setting that is
@@ -122,7 +130,7 @@ export const sendDigest: TaskHandler<SendDigestContext> = async (state, config, 
 
   const deliveries: Delivery[] = [];
   if (config.digestTargetUrl) deliveries.push(await postDigest(new URL(config.digestTargetUrl), digest, input.signal));
-  if (config.digestTargetFile) deliveries.push(await appendDigest(config.digestTargetFile, digest));
+  if (config.digestTargetFile) deliveries.push(await appendDigest(config.digestTargetFile, digest, config));
   const failed = deliveries.filter((d): d is Extract<Delivery, { ok: false }> => !d.ok);
   if (failed.length > 0) return failure(failed.map((d) => d.error).join('; '));
   const webhook = deliveries.find((d) => d.ok && d.statusCode !== undefined);

@@ -1,10 +1,11 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentDeploy } from '../../../src/tasks/handlers/agent-deploy.js';
 import { applyOutcome, freshState, handlerInput, shownFile } from '../../support/handlers.js';
 import { fixedClock } from '../../support/clocks.js';
 import { handlerConfig } from '../../support/config.js';
+import { expectNothingOf, POSIX, uniqueMarker } from '../../support/outside-files.js';
 
 function setupTemplates() {
   const config = handlerConfig({ agentsDir: './agent-templates' });
@@ -95,6 +96,25 @@ describe('agent-deploy handler', () => {
     const result = outcome.result as DeployResult;
     expect(() => lstatSync(join(shownFile(config, result.deployPath), 'leak.txt'))).toThrow();
     expect(result.deploymentMetadata.skippedSymlinks).toEqual(['leak.txt']);
+  });
+
+  it.skipIf(!POSIX)('does not copy a hard-linked file of the template, and says why', async () => {
+    const { config, template } = setupTemplates();
+    const marker = uniqueMarker('agent-deploy');
+    const outside = join(config.baseDir, 'outside-secret.txt');
+    writeFileSync(outside, marker);
+    linkSync(outside, join(template, 'src', 'settings.txt'));
+    const outcome = await agentDeploy(freshState(), config, handlerInput('agent-deploy', { agentName: 'doc-specialist' }));
+    expect(outcome.status).toBe('completed');
+    const result = outcome.result as DeployResult;
+    const deployDir = shownFile(config, result.deployPath);
+    expect(existsSync(join(deployDir, 'src', 'settings.txt'))).toBe(false);
+    expect(existsSync(join(deployDir, 'src', 'index.js'))).toBe(true);
+    expect(result.deploymentMetadata).toMatchObject({
+      filesCopied: 3,
+      skipped: [{ path: 'src/settings.txt', reason: 'hard link (2 links): its content may live outside the workspace' }],
+    });
+    expectNothingOf(result, marker, config.baseDir);
   });
 
   it('fails on an invalid agentName without touching the disk', async () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { docSync } from '../../../src/tasks/handlers/doc-sync.js';
@@ -94,6 +94,21 @@ describe('doc-sync handler', () => {
     symlinkSync(outside, join(config.docsPath, 'linked'));
     const outcome = await docSync(freshState(), knowledgeContext(config), handlerInput('doc-sync'));
     expect(applyOutcome(freshState(), outcome).docsIndexed).not.toContain('linked/private.md');
+  });
+
+  it('does not index a hard-linked doc, and says so in the result', async () => {
+    const config = setupDocs();
+    const outside = join(config.baseDir, 'outside-private.md');
+    writeFileSync(outside, '# Private\n\nOUTSIDE-doc-sync-content\n');
+    linkSync(outside, join(config.docsPath, 'ops', 'private.md'));
+    const outcome = await docSync(freshState(), knowledgeContext(config), handlerInput('doc-sync'));
+    expect(outcome.status).toBe('completed');
+    expect(outcome.result).toMatchObject({
+      filesIndexed: 3,
+      skipped: [{ path: 'ops/private.md', reason: 'hard link (2 links): its content may live outside the workspace' }],
+    });
+    expect(applyOutcome(freshState(), outcome).docsIndexed).not.toContain('ops/private.md');
+    expect(JSON.stringify(outcome.result)).not.toContain('OUTSIDE-doc-sync-content');
   });
 
   it('completes with zero files and a note when docsPath is missing', async () => {

@@ -1,9 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendDigest, type Digest } from '../../../src/tasks/handlers/send-digest.js';
 import type { OrchestratorState } from '../../../src/domain/orchestrator-state.js';
 import { freshState, handlerInput } from '../../support/handlers.js';
 import { handlerConfig } from '../../support/config.js';
+import { POSIX } from '../../support/outside-files.js';
 import { closedPortUrl, startLoopbackServer, type LoopbackServer } from '../../support/loopback-server.js';
 
 let server: LoopbackServer;
@@ -127,5 +129,35 @@ describe('send-digest handler', () => {
     expect(outcome).toEqual({ status: 'error', error: expect.stringContaining('answered HTTP 503') });
     // the file target was still written
     expect(readFileSync(refused.digestTargetFile!, 'utf8').trim().split('\n')).toHaveLength(1);
+  });
+
+  describe.skipIf(!POSIX)('a link at the digest file', () => {
+    /** A file outside every configured folder, with a known content, and the digest target beside it. */
+    function linkedTarget(plant: (target: string, outside: string) => void) {
+      const config = handlerConfig({ digestTargetFile: 'outbox/digests.jsonl' });
+      const outside = join(config.baseDir, 'elsewhere.txt');
+      writeFileSync(outside, 'kept as it is\n');
+      mkdirSync(dirname(config.digestTargetFile!), { recursive: true });
+      plant(config.digestTargetFile!, outside);
+      return { config, outside };
+    }
+
+    it('refuses a symbolic link and writes nothing through it', async () => {
+      const { config, outside } = linkedTarget((target, outside) => symlinkSync(outside, target));
+      const outcome = await sendDigest(stateWithHistory(), config, handlerInput('send-digest'));
+      expect(outcome).toEqual({ status: 'error', error: expect.stringMatching(/^digestTargetFile refused: .*digests\.jsonl.* is a symbolic link/) });
+      expect(readFileSync(outside, 'utf8')).toBe('kept as it is\n');
+      expect(outcome.error).not.toContain(config.baseDir);
+    });
+
+    it('refuses a hard-linked file and writes nothing to it', async () => {
+      const { config, outside } = linkedTarget((target, outside) => linkSync(outside, target));
+      const outcome = await sendDigest(stateWithHistory(), config, handlerInput('send-digest'));
+      expect(outcome).toEqual({
+        status: 'error',
+        error: 'digestTargetFile refused: digest file digests.jsonl is a hard link (2 links): its content may live outside the workspace; not written',
+      });
+      expect(readFileSync(outside, 'utf8')).toBe('kept as it is\n');
+    });
   });
 });
