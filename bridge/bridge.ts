@@ -168,7 +168,10 @@ function helpText(mapped: boolean): string {
  * Keys never appear in a reply or a log entry.
  */
 export function createBridge(options: BridgeOptions) {
-  const secrets = [...Object.values(options.users), ...(options.readOnlyKey ? [options.readOnlyKey] : [])];
+  // Chat user names are data: looked up in a Map, so `__proto__` or `constructor` is a user like
+  // any other (mapped only when the config names it), never a property of every object.
+  const keys = new Map(Object.entries(options.users).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  const secrets = [...keys.values(), ...(options.readOnlyKey ? [options.readOnlyKey] : [])];
   const clients = new Map<string, OrchClient>();
   const clientFor = (key: string) => {
     let client = clients.get(key);
@@ -187,7 +190,7 @@ export function createBridge(options: BridgeOptions) {
       return finishReply(`Could not read that: ${error}. Try /orch help`, secrets);
     }
     const [verbName = 'help', ...rest] = words;
-    const key = options.users[context.user] ?? null;
+    const key = keys.get(context.user) ?? null;
     const mapped = key !== null;
     if (verbName === 'help') {
       log('help', 'ok');

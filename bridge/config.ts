@@ -23,7 +23,17 @@ export interface ResolvedBridgeConfig {
   host: string;
 }
 
-/** Reads and checks the file, resolving every key from the environment; a problem is one clear message. */
+/** The value of the environment variable `name` when it is set and not empty; never a property every object has. */
+function envValue(env: NodeJS.ProcessEnv, name: string): string | null {
+  const value = Object.hasOwn(env, name) ? env[name] : undefined;
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+/**
+ * Reads and checks the file, resolving every key from the environment; a problem is one clear
+ * message. User names and variable names are looked up as data: the users map has no prototype,
+ * so a chat user named `__proto__` or `constructor` is kept like any other.
+ */
 export function loadBridgeConfig(path: string, env: NodeJS.ProcessEnv): ResolvedBridgeConfig {
   let file: BridgeFile;
   try {
@@ -33,15 +43,15 @@ export function loadBridgeConfig(path: string, env: NodeJS.ProcessEnv): Resolved
   }
   if (typeof file.url !== 'string') throw new Error(`${path}: url is missing`);
   if (typeof file.users !== 'object' || file.users === null) throw new Error(`${path}: users is missing`);
-  const users: Record<string, string> = {};
+  const users: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [user, entry] of Object.entries(file.users)) {
-    const key = typeof entry?.keyEnv === 'string' ? env[entry.keyEnv] : undefined;
+    const key = typeof entry?.keyEnv === 'string' ? envValue(env, entry.keyEnv) : null;
     if (!key) throw new Error(`${path}: users.${user}.keyEnv names no set environment variable`);
     users[user] = key;
   }
-  const readOnlyKey = file.readOnlyKeyEnv ? (env[file.readOnlyKeyEnv] ?? null) : null;
+  const readOnlyKey = file.readOnlyKeyEnv ? envValue(env, file.readOnlyKeyEnv) : null;
   if (file.readOnlyKeyEnv && !readOnlyKey) throw new Error(`${path}: readOnlyKeyEnv ${file.readOnlyKeyEnv} is not set`);
-  const secret = file.signingSecretEnv ? (env[file.signingSecretEnv] ?? null) : null;
+  const secret = file.signingSecretEnv ? envValue(env, file.signingSecretEnv) : null;
   if (file.signingSecretEnv && !secret) throw new Error(`${path}: signingSecretEnv ${file.signingSecretEnv} is not set`);
   return { options: { url: file.url, users, readOnlyKey }, secret, port: file.port ?? 8787, host: file.host ?? '127.0.0.1' };
 }

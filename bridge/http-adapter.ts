@@ -1,11 +1,26 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { verifyAlertSignature } from '../src/incidents/alert-signature.js';
 import type { Bridge } from './bridge.js';
+import { parseJsonWithinBounds } from '../src/domain/json-bounds.js';
 import { readBoundedBody } from '../src/read-bounded-body.js';
 
 const MAX_BODY_BYTES = 16 * 1024;
 /** Seen signatures are remembered a little past the ±300 s window, so a replay is always refused. */
 const REPLAY_MEMORY_MS = 11 * 60_000;
+
+/**
+ * The chat message of a signed body, or why it is none: not JSON, past the JSON depth and size
+ * bounds, not an object (`null`, a list), or without `text` and `user` strings.
+ */
+function chatMessageOf(raw: string): { text: string; user: string; channel: string } | string {
+  const parsed = parseJsonWithinBounds(raw, 'The body');
+  if (!parsed.ok) return parsed.problem;
+  const value = parsed.value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'body must be a JSON object {text, user, channel?}';
+  const { text, user, channel } = value as { text?: unknown; user?: unknown; channel?: unknown };
+  if (typeof text !== 'string' || typeof user !== 'string' || user === '') return 'body needs text and user strings';
+  return { text, user, channel: typeof channel === 'string' ? channel : '' };
+}
 
 export interface BridgeServerOptions {
   bridge: Bridge;
@@ -33,8 +48,12 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
         send(res, req.method === 'POST' ? 404 : 405, { error: { code: req.method === 'POST' ? 'not_found' : 'method_not_allowed', message: 'POST / only' } });
         return;
       }
-      const raw = await readBoundedBody(req, MAX_BODY_BYTES);
-      if (raw === null) return send(res, 413, { error: { code: 'payload_too_large', message: `body over ${MAX_BODY_BYTES} bytes` } });
+      const body = await readBoundedBody(req, MAX_BODY_BYTES);
+      if (!body.ok) {
+        if (body.reason === 'failed') return res.destroy();
+        return send(res, 413, { error: { code: 'payload_too_large', message: `body over ${MAX_BODY_BYTES} bytes` } });
+      }
+      const raw = body.text;
       const check = verifyAlertSignature(
         options.secret,
         { rawBody: raw, signature: req.headers['x-orchestrator-signature'] as string | undefined, timestamp: req.headers['x-orchestrator-timestamp'] as string | undefined },
@@ -44,16 +63,9 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
       for (const [digest, at] of seen) if (now() - at > REPLAY_MEMORY_MS) seen.delete(digest);
       if (seen.has(check.digest)) return send(res, 401, { error: { code: 'unauthorized', message: 'signature replayed' } });
       seen.set(check.digest, now());
-      let message: { text?: unknown; user?: unknown; channel?: unknown };
-      try {
-        message = JSON.parse(raw) as typeof message;
-      } catch {
-        return send(res, 400, { error: { code: 'invalid_request', message: 'body is not JSON' } });
-      }
-      if (typeof message.text !== 'string' || typeof message.user !== 'string' || message.user === '') {
-        return send(res, 400, { error: { code: 'invalid_request', message: 'body needs text and user strings' } });
-      }
-      const reply = await options.bridge.handle(message.text, { user: message.user, channel: typeof message.channel === 'string' ? message.channel : '' });
+      const message = chatMessageOf(raw);
+      if (typeof message === 'string') return send(res, 400, { error: { code: 'invalid_request', message } });
+      const reply = await options.bridge.handle(message.text, { user: message.user, channel: message.channel });
       send(res, 200, { reply });
     })().catch(() => send(res, 500, { error: { code: 'internal', message: 'the bridge failed' } }));
   });

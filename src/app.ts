@@ -37,7 +37,8 @@ import { createMetrics, startMetricsServer } from './metrics.js';
 import { createMilestoneRecorder } from './proof/milestone-recorder.js';
 import { createProofFeed } from './proof/proof-feed.js';
 import { createRunLogBook } from './runlogs/run-log-book.js';
-import { serviceSecrets } from './runlogs/service-secrets.js';
+import { createSecretRedactor } from './redaction/known-secrets.js';
+import { serviceSecrets } from './redaction/service-secrets.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { createSchedulesModule } from './schedules/module.js';
 import { openStateStore } from './store/open.js';
@@ -120,8 +121,12 @@ export function composeService(infra: ServiceInfrastructure) {
   // A grant of a skill the registry does not govern is a broken manifest: stop, naming file and field.
   const [skillProblem] = validateManifestSkills(registry.list(), skills);
   if (skillProblem) throw configError(formatManifestSkillProblem(skillProblem));
+  // The service's own secrets are replaced wherever a run keeps text it did not write itself: its
+  // payload (admission), what its attempts leave (finalize), operators' notes and reasons, its logs.
+  const secrets = serviceSecrets(config);
+  const redact = createSecretRedactor(secrets);
   // What each attempt prints, kept per attempt in the store; the event streams subscribe to its live lines.
-  const runLogs = createRunLogBook({ store, clock, logger, secrets: serviceSecrets(config) });
+  const runLogs = createRunLogBook({ store, clock, logger, secrets });
   // The worker process groups this life starts are recorded, so that the next start can end
   // them if this process dies without stopping them (src/workers/group-ledger.ts).
   const groupLedger = createGroupLedger(groupLedgerDir(config), logger);
@@ -135,7 +140,7 @@ export function composeService(infra: ServiceInfrastructure) {
     clock,
     logger,
     registry,
-    secrets: serviceSecrets(config),
+    secrets,
     attemptTimeoutMs: (lane) => resolveWorkerTimeout(undefined, lane, config, registry.forLane(lane)?.timeoutMs),
   });
   const modelOf = (agent: { lanes: string[]; model: { tier: string; name: string | null } }) => (models.configured ? agentModelName(agent, config.llm) : null);
@@ -156,6 +161,7 @@ export function composeService(infra: ServiceInfrastructure) {
     approvalPolicy,
     tracer: infra.tracer,
     reserveSlot: (type) => reserveSlot(type),
+    redact,
   });
 
   // The modules that admit work of their own.
@@ -247,6 +253,7 @@ export function composeService(infra: ServiceInfrastructure) {
       () => scheduler.noteRunFinished(),
     ],
     tracer: infra.tracer,
+    redact,
   });
   reserveSlot = runtime.reserveSlot;
   // User schedules fire through the same admission; overlap `cancel-previous` cancels through the

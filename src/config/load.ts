@@ -224,6 +224,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       dedupeWindowHours: cfg.communityResponse?.dedupeWindowHours ?? 168,
     },
     llm: {
+      channelPorts: resolveChannelPorts(cfg),
       apiKey: env.OPENAI_API_KEY ? env.OPENAI_API_KEY : null,
       baseUrl: env.OPENAI_BASE_URL ? env.OPENAI_BASE_URL : null,
       models: cfg.llm?.models ?? {},
@@ -243,6 +244,19 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     },
     approvalPolicy: cfg.approvalPolicy ?? {},
   };
+}
+
+/** The model channel's ports (llm.channelPort or llm.channelPortRange, not both); undefined: the system picks one. */
+function resolveChannelPorts(cfg: ConfigFile): AppConfig['llm']['channelPorts'] {
+  const { channelPort, channelPortRange } = cfg.llm ?? {};
+  if (channelPort !== undefined && channelPortRange !== undefined) throw configError('llm.channelPort and llm.channelPortRange are both set; set one');
+  if (channelPort !== undefined) return { first: channelPort, last: channelPort, setting: `llm.channelPort ${channelPort}` };
+  if (channelPortRange === undefined) return undefined;
+  const [first, last] = channelPortRange.split('-').map(Number) as [number, number];
+  if (first < 1 || last > 65535 || first > last) {
+    throw configError(`llm.channelPortRange must be "first-last" with 1 <= first <= last <= 65535, not "${channelPortRange}"`);
+  }
+  return { first, last, setting: `llm.channelPortRange ${channelPortRange}` };
 }
 
 /** The code-host monitor settings; enabled without a base URL or repository is a start-up error. */

@@ -171,6 +171,10 @@ export const ConfigFileSchema = Type.Object(
     llm: Type.Optional(
       Type.Object(
         {
+          /** The loopback port the workers' model channel listens on; unset (and no range): one the system picks. */
+          channelPort: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+          /** Or a range `first-last` it takes the first free port of. */
+          channelPortRange: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}-[0-9]{1,5}$' })),
           models: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 40 }), Type.String({ minLength: 1, maxLength: 200 }))),
           prices: Type.Optional(
             Type.Record(

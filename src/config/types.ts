@@ -58,6 +58,11 @@ export interface ModelPrice {
  * configured when either is set.
  */
 export interface LlmConfig {
+  /**
+   * The loopback ports the workers' model channel may listen on, the first free one taken, and the
+   * setting that named them (for messages); absent: a port the system picks.
+   */
+  channelPorts?: { first: number; last: number; setting: string };
   apiKey: string | null;
   baseUrl: string | null;
   /** Model name per manifest tier (`standard`, `advanced`); a manifest's model.name overrides it. */

@@ -11,6 +11,7 @@ import { createKeyVerifier } from './auth.js';
 import { answerConnect, createClientErrorHandler } from './client-error.js';
 import { registerCors } from './cors.js';
 import { answerFrameworkError, registerErrorHandling } from './error-handling.js';
+import { bodyBoundsError } from './json-body.js';
 import { registerMethodNotAllowed } from './method-not-allowed.js';
 import { CONSOLE_PATHS, registerOperatorConsole } from './operator-console.js';
 import { registerRateLimits } from './rate-limits.js';
@@ -45,7 +46,8 @@ const UNMATCHED = 'unmatched';
 /**
  * A signed route (the alert webhook) verifies an HMAC over the body exactly as sent, so its JSON
  * body reaches the handler as the raw text, unparsed and unvalidated: an unsigned request learns
- * nothing about the body it would need. Every other route keeps fastify's own JSON parser.
+ * nothing about the body it would need. Every other route keeps fastify's own JSON parser, and
+ * what it parsed is refused past the depth and size bounds (json-body.ts) before validation.
  */
 function keepRawBodyOfSignedRoutes(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -54,7 +56,7 @@ function keepRawBodyOfSignedRoutes(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if ((request.routeOptions.config as { rawBody?: boolean }).rawBody) return done(null, text);
-    return parseJson(request, text, done);
+    return parseJson(request, text, (err, parsed) => (err ? done(err) : done(bodyBoundsError(parsed), parsed)));
   });
 }
 

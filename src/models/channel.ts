@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { parseJsonWithinBounds } from '../domain/json-bounds.js';
 import type { RunRecord } from '../domain/run-record.js';
+import { listenOnChannelPort, type ChannelPorts } from './channel-port.js';
 import { readLaneRequest } from './lane-request.js';
 import type { CompletionAnswer, CompletionRequest, ModelGateway } from './types.js';
 import { readBoundedBody } from '../read-bounded-body.js';
@@ -52,22 +53,19 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 
 /** The lane's part of a request; run, attempt and lane come from the grant, never from the body. */
 function laneRequest(body: string, grant: Grant): CompletionRequest | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    return 'body is not JSON';
-  }
-  const request = readLaneRequest(value);
+  const parsed = parseJsonWithinBounds(body, 'The body');
+  if (!parsed.ok) return parsed.problem;
+  const request = readLaneRequest(parsed.value);
   if (typeof request === 'string') return request;
   return { ...request, runId: grant.runId, attempt: grant.attempt, lane: grant.lane, signal: grant.signal };
 }
 
 /**
- * The workers' way to the gateway: one loopback HTTP endpoint per instance (127.0.0.1, a port the
- * system picks, started on the first grant) and one unguessable token per attempt, handed to the
- * worker in its payload and revoked when the attempt ends. The worker never holds the provider key;
- * whatever it sends, the grant decides the run, attempt and lane the call is made and metered for.
+ * The workers' way to the gateway: one loopback HTTP endpoint per instance (127.0.0.1, on the
+ * configured port or the first free one of the configured range, else a port the system picks;
+ * started on the first grant) and one unguessable token per attempt, handed to the worker in its
+ * payload and revoked when the attempt ends. The worker never holds the provider key; whatever it
+ * sends, the grant decides the run, attempt and lane the call is made and metered for.
  */
 export function createModelChannel(deps: {
   gateway: ModelGateway;
@@ -76,6 +74,8 @@ export function createModelChannel(deps: {
   unavailable: (lane: string) => { reason: string; detail: string } | null;
   /** The worker timeout of a lane; its MODEL_SHARE_OF_ATTEMPT bounds the attempt's model calls. Absent: no bound. */
   attemptTimeoutMs?: (lane: string) => number | null;
+  /** Where to listen (config llm.channelPort / llm.channelPortRange); absent or null: a port the system picks. */
+  ports?: ChannelPorts;
 }): ModelChannel {
   const grants = new Map<string, Grant>();
   let listening: Promise<string> | null = null;
@@ -87,26 +87,35 @@ export function createModelChannel(deps: {
     const grant = auth.startsWith('Bearer ') ? grants.get(auth.slice('Bearer '.length)) : undefined;
     if (!grant) return send(res, 401, { error: 'no live grant for this token (the attempt ended or the token is wrong)' });
     const body = await readBoundedBody(req, MAX_BODY_BYTES);
-    if (body === null) return send(res, 413, { error: `request body over ${MAX_BODY_BYTES} bytes` });
-    const request = laneRequest(body, grant);
+    if (!body.ok) {
+      if (body.reason === 'failed') return void res.destroy();
+      return send(res, 413, { error: `request body over ${MAX_BODY_BYTES} bytes` });
+    }
+    const request = laneRequest(body.text, grant);
     if (typeof request === 'string') return send(res, 400, { error: request });
     const answer: CompletionAnswer = await deps.gateway.complete(request);
     send(res, 200, answer);
   }
 
+  async function listen(): Promise<string> {
+    const s = createServer((req, res) => {
+      handle(req, res).catch((err: unknown) => {
+        deps.logger.error({ err }, 'model channel request failed');
+        if (!res.headersSent) send(res, 500, { error: 'model channel failed' });
+      });
+    });
+    const port = await listenOnChannelPort(s, deps.ports ?? null);
+    s.on('error', (err) => deps.logger.error({ err }, 'model channel listener failed'));
+    server = s;
+    return `http://127.0.0.1:${port}/v1/complete`;
+  }
+
   function start(): Promise<string> {
-    listening ??= new Promise((resolve, reject) => {
-      const s = createServer((req, res) => {
-        handle(req, res).catch((err: unknown) => {
-          deps.logger.error({ err }, 'model channel request failed');
-          if (!res.headersSent) send(res, 500, { error: 'model channel failed' });
-        });
-      });
-      s.on('error', reject);
-      s.listen(0, '127.0.0.1', () => {
-        server = s;
-        resolve(`http://127.0.0.1:${(s.address() as AddressInfo).port}/v1/complete`);
-      });
+    // A failure to listen (every configured port taken) fails the attempt that asked; the next
+    // attempt tries again rather than inheriting the failure.
+    listening ??= listen().catch((err: unknown) => {
+      listening = null;
+      throw err;
     });
     return listening;
   }

@@ -51,6 +51,7 @@ export function createModels(deps: {
   const channel = createModelChannel({
     gateway,
     logger: deps.logger,
+    ports: config.channelPorts ?? null,
     ...(deps.attemptTimeoutMs ? { attemptTimeoutMs: deps.attemptTimeoutMs } : {}),
     unavailable: (lane) => {
       if (!provider) return { reason: 'no-provider', detail: 'no model provider is configured (OPENAI_API_KEY or OPENAI_BASE_URL)' };

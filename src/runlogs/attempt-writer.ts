@@ -78,10 +78,6 @@ export class AttemptWriter implements AttemptLog {
     return { attemptId: this.attemptId, lines: this.lines.lines(), truncated: this.lines.truncated };
   }
 
-  get isEmpty(): boolean {
-    return this.lines.length === 0 && this.lines.truncated === 0;
-  }
-
   /** Writes the kept lines if the store does not have them yet; one write at a time, at most one waiting. */
   save(): Promise<void> {
     // A write already waiting to start will take whatever is kept by then.

@@ -31,7 +31,9 @@ export const RunLogsObject = Type.Object(
         },
         { additionalProperties: false },
       ),
-      { description: `Oldest attempt first, the newest ${LIMITS.maxAttemptsPerRun} attempts; an attempt that printed nothing is not listed.` },
+      {
+        description: `Every attempt that ran, oldest first, the newest ${LIMITS.maxAttemptsPerRun}; an attempt that ran and printed nothing has \`lines: []\`, an attempt that never ran (held, queued, cancelled before it started) is not listed.`,
+      },
     ),
   },
   { additionalProperties: false },

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { RunLogLine, RunLogListener } from '../domain/run-log-line.js';
 import { freshShared } from '../domain/fresh-share.js';
+import type { RunRecord } from '../domain/run-record.js';
 import type { StateStore } from '../store/types.js';
 import { attemptIdOf } from '../tasks/run-transitions.js';
 import { AttemptWriter } from './attempt-writer.js';
@@ -25,6 +26,15 @@ export interface RunLogBook extends AttemptLogOpener, RunLogReader, RunLogFeed {
   sweep(): Promise<number>;
   /** Writes every open attempt's unsaved lines now. */
   flush(): Promise<void>;
+}
+
+/**
+ * Whether an attempt of the run was started: the attempt number only moves past an attempt that
+ * ran (a retry, a restart recovery), and the current one ran once it was claimed. A run held for
+ * approval, queued, or cancelled before it started has an attempt that never ran.
+ */
+function attemptRan(run: Pick<RunRecord, 'attempt' | 'queueAttempts'>, attempt: number): boolean {
+  return attempt < run.attempt || run.queueAttempts.some((entry) => entry.attempt === attempt && entry.state === 'running');
 }
 
 /**
@@ -94,10 +104,11 @@ export function createRunLogBook(deps: RunLogBookDeps): RunLogBook {
     return writer;
   }
 
+  /** What the attempt printed, or null when nothing of it is kept (it printed nothing, or never ran). */
   async function attemptView(runId: string, taskId: string, attemptId: string): Promise<AttemptLogView | null> {
     const live = open.get(attemptId);
     // This instance runs the attempt: its memory is newer than the store.
-    if (live) return live.isEmpty ? null : live.view();
+    if (live) return live.view();
     const stored = parseStoredAttemptLog(await deps.store.getDoc(RUN_LOG_COLLECTION, attemptId));
     if (stored === null || stored.runId !== runId || stored.taskId !== taskId) return null;
     return { attemptId, lines: stored.lines, truncated: stored.truncated };
@@ -107,9 +118,16 @@ export function createRunLogBook(deps: RunLogBookDeps): RunLogBook {
     const run = await deps.store.getRun(runId);
     if (run === null) return null;
     const first = Math.max(1, run.attempt - limits.maxAttemptsPerRun + 1);
-    const ids = Array.from({ length: Math.max(0, run.attempt - first + 1) }, (_, i) => attemptIdOf(runId, first + i));
-    const views = await Promise.all(ids.map((id) => attemptView(runId, run.taskId, id)));
-    return { runId, attempts: views.filter((view): view is AttemptLogView => view !== null) };
+    const numbers = Array.from({ length: Math.max(0, run.attempt - first + 1) }, (_, i) => first + i);
+    const views = await Promise.all(numbers.map((n) => attemptView(runId, run.taskId, attemptIdOf(runId, n))));
+    // Every attempt that ran is listed, so an operator can tell "printed nothing" (no lines) from
+    // "never ran" (not listed); an attempt with a log ran, whatever the record still says of it.
+    const attempts = numbers.flatMap((n, i): AttemptLogView[] => {
+      const view = views[i] ?? null;
+      if (view !== null) return [view];
+      return attemptRan(run, n) ? [{ attemptId: attemptIdOf(runId, n), lines: [], truncated: 0 }] : [];
+    });
+    return { runId, attempts };
   }
 
   return {

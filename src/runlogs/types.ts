@@ -40,7 +40,7 @@ export interface AttemptLogView {
 /** The answer of GET /api/tasks/runs/:runId/logs. */
 export interface RunLogView {
   runId: string;
-  /** Oldest attempt first; attempts that printed nothing are not listed. */
+  /** Every attempt that ran (the newest 10), oldest first; one that printed nothing has `lines: []`. */
   attempts: AttemptLogView[];
 }
 

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { CacheTags, runListWriteTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
-import { ProgrammingError } from '../domain/errors.js';
+import { invalidRequest, ProgrammingError } from '../domain/errors.js';
+import { jsonBoundsProblem } from '../domain/json-bounds.js';
+import type { SecretRedactor } from '../redaction/known-secrets.js';
 import type { AppendRecord, MutateResult, RunMutator, StateStore } from '../store/types.js';
 import { noopServiceTracer, type AdmissionSpan, type ServiceTracer } from '../tracing/service-tracer.js';
 import { indexHeldRun } from './approval-index.js';
@@ -59,6 +61,8 @@ export interface AdmissionDeps {
    * or null: the run is then queued. Absent: every run is queued.
    */
   reserveSlot?: (type: string) => SlotReservation | null;
+  /** Replaces the service's own secrets in the payload before it is stored (src/redaction/); absent: kept as given. */
+  redact?: Pick<SecretRedactor, 'value'>;
 }
 
 /**
@@ -76,6 +80,18 @@ function approvalReasonFor(type: string, gatedByDefault: boolean, payload: Recor
   if (gatedByDefault) return `${type} is approval-gated by default`;
   if (payload.requiresApproval === true) return 'payload.requiresApproval is true';
   return null;
+}
+
+/**
+ * The payload as the run keeps it, whoever admits it (a route, a schedule, a policy, a workflow):
+ * within the JSON depth and size bounds (deeper would overflow the store's commit) and with every
+ * secret of the service replaced, so no read of the run (record, list, events, approvals,
+ * exports) and no worker ever sees one.
+ */
+function storedPayload(payload: Record<string, unknown>, redact: AdmissionDeps['redact']): Record<string, unknown> {
+  const problem = jsonBoundsProblem(payload, 'The payload');
+  if (problem) throw invalidRequest(problem.message, [{ path: '/body/payload', message: problem.message }]);
+  return redact ? redact.value(payload) : payload;
 }
 
 function duplicateReason(existing: RunRecord, type: string): DuplicateReason {
@@ -140,13 +156,14 @@ export function createAdmission(deps: AdmissionDeps) {
     const entry = getCatalogEntry(request.type);
     // Every caller checked the type first (the trigger route against the catalog, the service against its own constants).
     if (!entry) throw new ProgrammingError(`admission of unknown task type ${request.type}`);
+    const payload = storedPayload(request.payload, deps.redact);
     const taskId = randomUUID();
-    const keyFromPayload = typeof request.payload.idempotencyKey === 'string' ? request.payload.idempotencyKey : undefined;
+    const keyFromPayload = typeof payload.idempotencyKey === 'string' ? payload.idempotencyKey : undefined;
     const runId = request.forceRunId ?? keyFromPayload ?? taskId;
     const now = deps.clock.now();
     // Approval replays are the approved work itself; everything else passes the approval gate.
     const approvalReason =
-      request.source === 'approval-replay' ? null : approvalReasonFor(request.type, entry.approvalGated, request.payload);
+      request.source === 'approval-replay' ? null : approvalReasonFor(request.type, entry.approvalGated, payload);
     const approvalExpiresAt = approvalReason === null ? null : (deps.approvalPolicy ?? builtInApprovalPolicy).expiresAtFor(request.type, now);
 
     // Started in this admission's commit when a slot is free: on a shared store that saves the
@@ -161,7 +178,7 @@ export function createAdmission(deps: AdmissionDeps) {
             taskId,
             type: request.type,
             internal: entry.internalOnly,
-            payload: request.payload,
+            payload,
             source: request.source,
             requestedBy: request.requestedBy,
             requesters: request.requesters,

@@ -5,6 +5,7 @@ import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 import { conflict, DomainError, notFound } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
 import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';
+import type { SecretRedactor } from '../redaction/known-secrets.js';
 import type { StateStore } from '../store/types.js';
 import { runWriteTags, type Admit } from './admission.js';
 import { createApprovalExpiry, type ApprovalEscalation } from './approval-expiry.js';
@@ -71,6 +72,8 @@ export interface ApprovalsDeps {
   logger?: Logger;
   /** Told of a held run a decision settled (rejected, or closed after its replay was admitted). */
   onDecided?: (run: RunRecord) => Promise<void>;
+  /** Replaces the service's own secrets in the note the run and its events keep (src/redaction/). */
+  redact?: Pick<SecretRedactor, 'value'>;
 }
 
 export function createApprovals(deps: ApprovalsDeps) {
@@ -169,10 +172,11 @@ export function createApprovals(deps: ApprovalsDeps) {
     }
     const now = clock.now();
     const replayRunId = decision === 'approved' ? replayRunIdFor(taskId) : null;
+    const keptNote = deps.redact ? deps.redact.value(note) : note;
     // The decision itself is one compare-and-set on the held run: of two concurrent decisions
     // exactly one finds it pending; the other gets 409.
     const written = await store.mutateRun(held.runId, (current) =>
-      current && current.taskId === taskId ? withOperatorDecision(current, now, decision, identity.actor, note, replayRunId) : null,
+      current && current.taskId === taskId ? withOperatorDecision(current, now, decision, identity.actor, keptNote, replayRunId) : null,
     );
     if (!written.changed || !written.after) {
       if (!written.before) throw notFound(`approval ${taskId}`);

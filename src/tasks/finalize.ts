@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { CacheInvalidator } from '../domain/cache-invalidation.js';
+import { jsonBoundsProblem, RESULT_BOUNDS } from '../domain/json-bounds.js';
+import type { SecretRedactor } from '../redaction/known-secrets.js';
 import type { RunMutator, StateStore } from '../store/types.js';
 import { noopServiceTracer, type ServiceTracer } from '../tracing/service-tracer.js';
 import { runWriteTags, type Admit } from './admission.js';
@@ -26,6 +28,43 @@ export interface FinalizeDeps {
   onRunFinished: (run: RunRecord) => Promise<void>;
   /** The finalize span of each attempt (src/tracing/); absent: tracing off. */
   tracer?: ServiceTracer;
+  /** Replaces the service's own secrets in what the attempt left (src/redaction/); absent: kept as given. */
+  redact?: Pick<SecretRedactor, 'value'>;
+}
+
+/**
+ * What of an attempt's outcome the run keeps. A result nested past the JSON depth bound would
+ * overflow the store's commit: the attempt fails instead, saying so, and nothing of it is kept
+ * (no retry: the lane would answer the same). Then every secret of the service is replaced in the
+ * result, the error and the lane's summary, actions and contract, so neither the run nor the
+ * events and task record made from them ever hold one.
+ */
+function recordedOutcome(outcome: ExecutionOutcome, redact: FinalizeDeps['redact']): ExecutionOutcome {
+  const problem =
+    jsonBoundsProblem(outcome.result, "The attempt's result", RESULT_BOUNDS) ??
+    jsonBoundsProblem(outcome.specialistContract, "The attempt's specialist contract", RESULT_BOUNDS);
+  const kept: ExecutionOutcome = problem
+    ? {
+        ...outcome,
+        ok: false,
+        result: null,
+        error: `${problem.message}; it was not stored`,
+        failureReason: 'result-too-deep',
+        transient: false,
+        stateUpdate: undefined,
+        followUps: undefined,
+        specialistContract: null,
+      }
+    : outcome;
+  if (!redact) return kept;
+  return {
+    ...kept,
+    result: redact.value(kept.result),
+    error: redact.value(kept.error),
+    operatorSummary: redact.value(kept.operatorSummary),
+    recommendedNextActions: redact.value(kept.recommendedNextActions),
+    specialistContract: redact.value(kept.specialistContract),
+  };
 }
 
 /**
@@ -65,11 +104,12 @@ async function recordOutcome(
   deps: FinalizeDeps,
   run: RunRecord,
   retryable: boolean,
-  outcome: ExecutionOutcome,
+  given: ExecutionOutcome,
   stillOwned: (current: RunRecord | null) => current is RunRecord,
   provenance: { name: string; detail: string } | undefined,
 ): Promise<RunRecord | null> {
   const { store, clock } = deps;
+  const outcome = recordedOutcome(given, deps.redact);
   const now = clock.now();
   const taskRecord: TaskRecord = {
     type: run.type,

@@ -4,6 +4,7 @@ import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 import { conflict, notFound, ProgrammingError } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
 import type { RunRecord } from '../domain/run-record.js';
+import type { SecretRedactor } from '../redaction/known-secrets.js';
 import type { StateStore } from '../store/types.js';
 import { runWriteTags } from './admission.js';
 import { wasEscalated } from './approval-transitions.js';
@@ -21,6 +22,8 @@ export interface RunCancelDeps {
   onRunFinished: (run: RunRecord) => Promise<void>;
   /** Resolves the approval-backlog incident of a held run whose approval had been escalated (approval-expiry.ts). */
   settleEscalation?: (run: RunRecord) => Promise<void>;
+  /** Replaces the service's own secrets in the reason the run and its events keep (src/redaction/). */
+  redact?: Pick<SecretRedactor, 'value'>;
 }
 
 export interface CancelReply {
@@ -42,7 +45,7 @@ export const MAX_CANCEL_REASON_CHARS = 1000;
 export function createRunCancel(deps: RunCancelDeps) {
   async function cancel(runId: string, reason: string | null, identity: Identity): Promise<CancelReply> {
     const now = deps.clock.now();
-    const request = { actor: identity.actor, reason };
+    const request = { actor: identity.actor, reason: deps.redact ? deps.redact.value(reason) : reason };
     const written = await deps.store.mutateRun(runId, (current) => (current ? applyCancelRequest(current, now, request) : null));
     const before = written.before;
     if (!before) throw notFound(`run ${runId}`);

@@ -7,7 +7,7 @@ import type { StateStore } from '../store/types.js';
 import { runWriteTags, type Admit, type SlotReservation } from './admission.js';
 import { getCatalogEntry } from './catalog.js';
 import { executeRun, type ExecutorDeps } from './executor.js';
-import { finalizeAttempt } from './finalize.js';
+import { finalizeAttempt, type FinalizeDeps } from './finalize.js';
 import { finalizeCancelledAttempt } from './run-cancel.js';
 import { isOwnedAttempt, markRunning } from './run-transitions.js';
 import type { RunRecord } from '../domain/run-record.js';
@@ -27,6 +27,8 @@ export interface RunnerDeps extends ExecutorDeps {
   /** How often to look for claimable runs admitted elsewhere (other instances, due retries). */
   pollIntervalMs: number;
   onRunFinished: (run: RunRecord) => Promise<void>;
+  /** Replaces the service's own secrets in what an attempt leaves (finalize.ts). */
+  redact?: FinalizeDeps['redact'];
 }
 
 interface ActiveRun {

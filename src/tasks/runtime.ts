@@ -5,6 +5,7 @@ import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 import type { Identity } from '../domain/identity.js';
 import type { RunRecord } from '../domain/run-record.js';
 import type { WakeSignal } from '../domain/wake-signal.js';
+import type { SecretRedactor } from '../redaction/known-secrets.js';
 import type { RunQuery, StateStore } from '../store/types.js';
 import type { ServiceTracer } from '../tracing/service-tracer.js';
 import type { WorkerSpawner } from '../workers/spawn-worker.js';
@@ -54,6 +55,11 @@ export interface RuntimeDeps {
   runListeners?: ReadonlyArray<(run: RunRecord) => Promise<void> | void>;
   /** Spans of each attempt (queue wait, execution, finalize); absent: tracing off. */
   tracer?: ServiceTracer;
+  /**
+   * Replaces the service's own secrets in what runs keep besides their payload (admission's):
+   * results and errors at finalize, approval notes, cancel reasons (src/redaction/).
+   */
+  redact?: Pick<SecretRedactor, 'value'>;
 }
 
 /** Runs waiting in the queue right now (ready + held). */
@@ -87,6 +93,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     escalation: deps.approvalEscalation,
     logger,
     onDecided: workflows.onRunFinished,
+    redact: deps.redact,
   });
   const rerun = createRerun({ store, admit, checkTrigger, invalidator: deps.invalidator });
 
@@ -124,6 +131,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     tracer: deps.tracer,
     modelChannel: deps.modelChannel,
     modelGateway: deps.modelGateway,
+    redact: deps.redact,
   });
   deps.readyRuns.subscribe(() => runner.wake());
   const cancels = createRunCancel({
@@ -134,6 +142,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     stopLocal: (runId) => runner.stopCancelled(runId),
     onRunFinished,
     settleEscalation: (run) => approvals.expiry.settleEscalation(run),
+    redact: deps.redact,
   });
 
   /** Checks a client's task request (checkTrigger, then the lane's requesterCheck) and admits it; `traceparent`: the request's span. */
@@ -180,6 +189,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     onRunFinished,
     tracer: deps.tracer,
     heldHere: (runId, attempt) => runner.holds(runId, attempt),
+    redact: deps.redact,
   };
   let leaseSweep: NodeJS.Timeout | null = null;
   let sweeping = false;

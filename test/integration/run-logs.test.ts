@@ -102,7 +102,7 @@ describe.each(VARIANTS)('run logs on the $name', (variant) => {
     expect(svc.service.output.some((l) => l.includes('stderr-marker-alpha starting'))).toBe(true);
   });
 
-  it.skipIf(!variant.available)('is for operators: a viewer gets 403, no key 401, an unknown run 404, a silent run no attempts', async () => {
+  it.skipIf(!variant.available)('is for operators: a viewer gets 403, no key 401, an unknown run 404; a silent attempt has no lines, one that never ran is not listed', async () => {
     expect((await svc.api.get('/api/tasks/runs/logs-worker/logs', TEST_KEYS.viewer)).status).toBe(403);
     expect((await svc.api.get('/api/tasks/runs/logs-worker/logs', null)).status).toBe(401);
     expect((await svc.api.get('/api/tasks/runs/logs-worker/logs', TEST_KEYS.admin)).status).toBe(200);
@@ -111,7 +111,9 @@ describe.each(VARIANTS)('run logs on the $name', (variant) => {
     expect(unknown.body.error.code).toBe('not_found');
     await svc.api.trigger('summarize-content', { content: 'quiet', idempotencyKey: 'logs-quiet' });
     await waitForTerminal(svc.api, 'logs-quiet');
-    expect((await logsOf('logs-quiet')).body).toEqual({ runId: 'logs-quiet', attempts: [] });
+    expect((await logsOf('logs-quiet')).body).toEqual({ runId: 'logs-quiet', attempts: [{ attemptId: 'logs-quiet#1', lines: [], truncated: 0 }] });
+    await svc.api.trigger('summarize-content', { content: 'held', requiresApproval: true, idempotencyKey: 'logs-held' });
+    expect((await logsOf('logs-held')).body).toEqual({ runId: 'logs-held', attempts: [] });
   });
 
   it.skipIf(!variant.available)('lists both attempts of a retried run, each with its own lines', async () => {

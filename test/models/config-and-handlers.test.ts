@@ -3,7 +3,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import type { CompletionRequest, ModelGateway } from '../../src/models/types.js';
-import { serviceSecrets } from '../../src/runlogs/service-secrets.js';
+import { serviceSecrets } from '../../src/redaction/service-secrets.js';
 import { openStateStore } from '../../src/store/open.js';
 import { getCatalogEntry } from '../../src/tasks/catalog.js';
 import { executeRun, type ExecutorDeps } from '../../src/tasks/executor.js';

@@ -15,6 +15,7 @@ import { Runner, type RunnerDeps } from '../../src/tasks/runner.js';
 import { isOwnedAttempt } from '../../src/tasks/run-transitions.js';
 import type { WorkerSpawner } from '../../src/workers/spawn-worker.js';
 import { tempDir, testConfig } from '../support/config.js';
+import { finalizeDepsOver } from '../support/finalize.js';
 import { testLaneRegistry } from '../support/lanes.js';
 import { insertIfAbsent, makeRun, markRunning } from '../support/runs.js';
 
@@ -179,17 +180,7 @@ describe('cancelling runs', () => {
     const { store } = await openStore();
     const run = markRunning(makeRun({ runId: 'f1', taskId: 'f1' }), 'owner-a');
     await insert(store, { ...run, cancellation: { requestedAt: '2026-01-01T00:00:00.000Z', requestedBy: 'ops', reason: null, completedAt: null, signal: null } });
-    const deps = {
-      config: { retry: { maxAttempts: 3, baseDelayMs: 0, maxDelayMs: 0 } },
-      store,
-      clock: systemClock,
-      logger,
-      invalidator,
-      admit: async () => {
-        throw new Error('no follow-ups');
-      },
-      onRunFinished: async () => {},
-    };
+    const deps = finalizeDepsOver(store);
     const outcome = { ok: true, result: { done: true }, error: null, failureReason: null, transient: false, durationMs: 5, operatorSummary: null, recommendedNextActions: null, specialistContract: null };
     const written = await finalizeAttempt(deps, run, true, outcome, (c): c is RunRecord => isOwnedAttempt(c, 'owner-a', 1));
     expect(written).toMatchObject({ status: 'cancelled', result: { done: true }, retry: null });
@@ -204,19 +195,13 @@ describe('restart recovery of a run whose cancel was requested', () => {
     await insert(store, { ...markRunning(makeRun({ runId: 'c1', taskId: 'c1' }), 'dead-owner'), cancellation: requested });
     await insert(store, markRunning(makeRun({ runId: 'c2', taskId: 'c2' }), 'dead-owner'));
     const told: RunRecord[] = [];
-    const counts = await recoverInterruptedRuns({
-      config: { retry: { maxAttempts: 3, baseDelayMs: 0, maxDelayMs: 0 } },
-      store,
-      clock: systemClock,
-      logger,
-      invalidator,
-      admit: async () => {
-        throw new Error('no admissions');
-      },
-      onRunFinished: async (run) => {
-        told.push(run);
-      },
-    });
+    const counts = await recoverInterruptedRuns(
+      finalizeDepsOver(store, {
+        onRunFinished: async (run) => {
+          told.push(run);
+        },
+      }),
+    );
     expect(counts).toMatchObject({ cancelled: 1, requeued: 1 });
     const cancelled = (await store.getRun('c1'))!;
     expect(cancelled).toMatchObject({ status: 'cancelled', attempt: 1, queueState: null, claim: null });

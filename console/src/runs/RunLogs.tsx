@@ -5,6 +5,7 @@ import { can } from '../auth/roles.js';
 import { useSession } from '../auth/session.js';
 import { QueryView } from '../components/common.js';
 import { segment } from '../lib/query-string.js';
+import { silentAttemptsNote } from './log-attempts.js';
 
 interface ShownLine {
   key: string;
@@ -105,13 +106,17 @@ export function RunLogs({ runId, live }: { runId: string; live: RunLogLine[] }) 
   }
   return (
     <QueryView query={logs} label="logs">
-      {(kept) => (
-        <>
-          {kept.attempts.some((a) => a.truncated > 0) && <p className="muted">Older lines were dropped to keep the log bounded.</p>}
-          {search}
-          <LogLines lines={mergeLines(kept, live)} query={query} />
-        </>
-      )}
+      {(kept) => {
+        const silent = silentAttemptsNote(kept, live);
+        return (
+          <>
+            {kept.attempts.some((a) => a.truncated > 0) && <p className="muted">Older lines were dropped to keep the log bounded.</p>}
+            {silent && <p className="muted">{silent}</p>}
+            {search}
+            <LogLines lines={mergeLines(kept, live)} query={query} />
+          </>
+        );
+      }}
     </QueryView>
   );
 }

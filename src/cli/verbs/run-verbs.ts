@@ -191,16 +191,14 @@ export const logsVerb: Verb = {
     const api = client();
     const logs = await api.runLogs(runId);
     if (output.json && !args.flags.follow) return printJson(output, logs);
-    let shown = 0;
     for (const attempt of logs.attempts) {
       if (!output.json) output.out(paint(output, 'bold', `# ${attempt.attemptId}${attempt.truncated > 0 ? ` (${attempt.truncated} earlier lines dropped)` : ''}`));
-      for (const line of attempt.lines) {
-        output.out(output.json ? JSON.stringify(line) : `${when(line.at).slice(11)} ${line.line}`);
-        shown += 1;
-      }
+      // Every attempt that ran is listed: one that printed nothing says so, unlike one that never ran.
+      if (!output.json && attempt.lines.length === 0) output.out(paint(output, 'grey', '(printed nothing)'));
+      for (const line of attempt.lines) output.out(output.json ? JSON.stringify(line) : `${when(line.at).slice(11)} ${line.line}`);
     }
     if (!args.flags.follow) {
-      if (shown === 0 && !output.json) output.out('No log lines.');
+      if (logs.attempts.length === 0 && !output.json) output.out('No attempt has run yet.');
       return EXIT.ok;
     }
     const seen = new Set(logs.attempts.flatMap((a) => a.lines.map((l) => `${a.attemptId}|${l.at}|${l.line}`)));

@@ -14,7 +14,8 @@ export function runLogRoutes(deps: { runLogs: RunLogReader }): RouteSpec[] {
       path: '/api/tasks/runs/:runId/logs',
       operationId: 'getTaskRunLogs',
       summary: "What each attempt of a run printed: its worker's standard error, its handler's log lines at info and above",
-      description: 'Redacted and bounded per attempt. A run that printed nothing answers `attempts: []`; an unknown run 404.',
+      description:
+        'Redacted and bounded per attempt. Every attempt that ran is listed, one that printed nothing with `lines: []`; a run none of whose attempts ran answers `attempts: []`; an unknown run 404.',
       tags: ['tasks'],
       access: { kind: 'protected', role: 'operator', bucket: 'viewer-read' },
       schema: { params: RunIdParams, response: { 200: RunLogsObject } },

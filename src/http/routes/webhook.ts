@@ -1,8 +1,10 @@
 import Type from 'typebox';
 import { Compile } from 'typebox/compile';
+import { parseJsonWithinBounds } from '../../domain/json-bounds.js';
 import { AlertmanagerBody } from '../../incidents/alertmanager.js';
 import type { IncidentService } from '../../incidents/service.js';
 import { HttpError } from '../errors.js';
+import { invalidJsonBody } from '../json-body.js';
 import type { RouteContext, RouteSpec } from '../route-spec.js';
 import { validationDetails } from '../validation.js';
 
@@ -18,7 +20,8 @@ const invalidSignature = () =>
 
 /**
  * The signed alert ingest. Order: signature over the raw body, then replay refusal, and only then
- * is the body parsed and validated; an unsigned request learns nothing about the body.
+ * is the body parsed, held to the depth and size bounds and validated; an unsigned request learns
+ * nothing about the body.
  */
 export function webhookRoutes(deps: { incidents: IncidentService }): RouteSpec[] {
   return [
@@ -51,12 +54,9 @@ export function webhookRoutes(deps: { incidents: IncidentService }): RouteSpec[]
           ctx.request.log.warn({ reason: check.reason }, 'alert delivery refused');
           throw invalidSignature();
         }
-        let body: unknown;
-        try {
-          body = JSON.parse(rawBody);
-        } catch {
-          throw new HttpError('invalid_request', 'Request body is not valid JSON');
-        }
+        const parsed = parseJsonWithinBounds(rawBody, 'The request body');
+        if (!parsed.ok) throw invalidJsonBody(parsed.problem);
+        const body = parsed.value;
         if (!checkBody.Check(body)) {
           throw new HttpError('invalid_request', 'The request body is invalid', { details: validationDetails('body', [...checkBody.Errors(body)] as never) });
         }
