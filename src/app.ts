@@ -266,6 +266,7 @@ export function composeService(infra: ServiceInfrastructure) {
     admit,
     checkTrigger,
     cancelRun: (runId, actor, reason) => runtime.cancelRun(runId, reason, { actor, role: 'operator', apiKeyLabel: actor, apiKeyExpiresAt: null }),
+    redact,
   });
 
   // Read models behind the aggregate, companion and proof routes.

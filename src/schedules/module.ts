@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { StateStore } from '../store/types.js';
 import type { Admit } from '../tasks/admission.js';
 import type { TriggerCheck } from '../tasks/trigger-check.js';
+import type { SecretRedactor } from '../redaction/known-secrets.js';
 import type { BuiltInConfig } from './built-in.js';
 import { createScheduleService } from './schedule-service.js';
 import { createScheduleStore } from './schedule-store.js';
@@ -17,6 +18,8 @@ export interface SchedulesModuleDeps {
   checkTrigger: TriggerCheck;
   /** The cancel path for overlap `cancel-previous`; absent, such a firing runs beside the previous run. */
   cancelRun?: CancelRun;
+  /** Replaces the service's own secrets in stored schedule payloads (src/redaction/). */
+  redact?: Pick<SecretRedactor, 'value'>;
 }
 
 /**
@@ -42,6 +45,7 @@ export function createSchedulesModule(deps: SchedulesModuleDeps) {
     checkTrigger: deps.checkTrigger,
     builtInConfig: deps.config,
     onChange: () => timer.reschedule(),
+    redact: deps.redact,
   });
   return { service, timer };
 }

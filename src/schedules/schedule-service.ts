@@ -18,6 +18,7 @@ import {
   type ScheduleView,
 } from './schedule-record.js';
 import type { ScheduleStore } from './schedule-store.js';
+import type { SecretRedactor } from '../redaction/known-secrets.js';
 
 export interface ScheduleServiceDeps {
   schedules: ScheduleStore;
@@ -29,6 +30,11 @@ export interface ScheduleServiceDeps {
   builtInConfig: BuiltInConfig;
   /** Told after every write on this instance, so its timer takes the change at once. */
   onChange: () => void;
+  /**
+   * Replaces the service's own secrets in a payload before it is stored (src/redaction/), as
+   * admission does for a run's: a schedule's payload is read back by every viewer. Absent: kept.
+   */
+  redact?: Pick<SecretRedactor, 'value'>;
 }
 
 const NEXT_RUNS_SHOWN = 5;
@@ -151,6 +157,8 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
     return userView(definition, now);
   }
 
+  const redactPayload = (payload: Record<string, unknown>) => deps.redact?.value(payload) ?? payload;
+
   async function create(input: ScheduleCreate, actor: string): Promise<ScheduleView> {
     const id = input.id ?? generatedId();
     if (isBuiltInSchedule(id)) throw builtInRefusal(id);
@@ -162,7 +170,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
       cron: input.cron.trim(),
       timezone: input.timezone ?? DEFAULT_TIMEZONE,
       type: input.type,
-      payload: input.payload ?? {},
+      payload: redactPayload(input.payload ?? {}),
       enabled: input.enabled ?? true,
       overlap: input.overlap ?? 'skip',
       catchUp: input.catchUp ?? 'skip',
@@ -190,6 +198,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
     const merged: ScheduleDefinition = {
       ...existing,
       ...patch,
+      payload: patch.payload === undefined ? existing.payload : redactPayload(patch.payload),
       cron: (patch.cron ?? existing.cron).trim(),
       updatedAt: at,
       updatedBy: actor,

@@ -113,4 +113,17 @@ describe('the service secrets are replaced in what runs keep', () => {
     // The stored record itself holds none either (what a restart or another instance reads).
     expectNoSecret('the stored records', JSON.stringify(await Promise.all(['redact-ran', 'redact-held', 'redact-cancelled'].map((id) => svc.store.getRun(id)))));
   }, 60_000);
+
+  it("finds none in a schedule's payload, as created or changed", async () => {
+    const { idempotencyKey: _key, ...payload } = payloadWithSecrets('unused');
+    const created = await api.post('/api/schedules', { id: 'redact-schedule', cron: '0 0 1 1 *', type: 'summarize-content', payload, enabled: false });
+    expect(created.status).toBe(201);
+    expectNoSecret('the schedule created', JSON.stringify(created.body));
+    const changed = await api.patch('/api/schedules/redact-schedule', { payload: { ...payload, content: `again ${SECRETS['operator key']}` } });
+    expect(changed.status).toBe(200);
+    expectNoSecret('the schedule changed', JSON.stringify(changed.body));
+    expectNoSecret('the schedule', await read('/api/schedules/redact-schedule', TEST_KEYS.viewer));
+    expectNoSecret('the schedules list', await read('/api/schedules', TEST_KEYS.viewer));
+    expect(await read('/api/schedules/redact-schedule', TEST_KEYS.viewer)).toContain(KNOWN_SECRET_MARKER);
+  });
 });
