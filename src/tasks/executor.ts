@@ -107,16 +107,19 @@ async function runHandler(deps: ExecutorDeps, handler: BoundTaskHandler, run: Ru
       ...(deps.modelGateway ? { complete: bindGateway(deps.modelGateway, run, signal) } : {}),
     });
   } catch (err) {
-    // A handler exception is a TaskResult with status error; the service keeps running.
+    // A handler exception is a TaskResult with status error; the service keeps running. A
+    // refusal (a path outside its root, a bad configuration) is the lane's expected answer, not
+    // a fault: it carries its code as the failure reason and stays a refusal when retried.
     const message = err instanceof Error ? err.message : String(err);
-    deps.logger.error({ err, runId: run.runId, type: run.type }, 'task handler threw');
+    const refusal = err instanceof DomainError && REFUSAL_CODES.has(err.code) ? err.code : null;
+    if (refusal) deps.logger.warn({ runId: run.runId, type: run.type, code: refusal, reason: message }, 'task handler refused the run');
+    else deps.logger.error({ err, runId: run.runId, type: run.type }, 'task handler threw');
     return {
       ok: false,
       result: { status: 'error', error: message },
       error: message,
-      failureReason: 'handler-exception',
-      // A refusal (a path outside its root, a bad configuration) stays a refusal when retried.
-      transient: !(err instanceof DomainError && REFUSAL_CODES.has(err.code)),
+      failureReason: refusal ?? 'handler-exception',
+      transient: refusal === null,
       durationMs: Date.now() - started,
       operatorSummary: null,
       recommendedNextActions: null,

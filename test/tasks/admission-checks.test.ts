@@ -169,7 +169,7 @@ describe('a configuration refusal when the run executes', () => {
     rmSync(join(instance.dir, 'feeds.json'));
     await instance.startRuntime();
     const run = await settled(instance.store, 'sweep-gone');
-    expect(run).toMatchObject({ status: 'failed', attempt: 1, retry: null, error: expect.stringMatching(/^rssConfigPath is not usable: rss config outside:feeds\.json cannot be read \(ENOENT\)$/) });
+    expect(run).toMatchObject({ status: 'failed', attempt: 1, retry: null, failureReason: 'invalid_config', error: expect.stringMatching(/^rssConfigPath is not usable: rss config outside:feeds\.json cannot be read \(ENOENT\)$/) });
     expect(run.queueAttempts.filter((a) => a.state === 'admitted')).toHaveLength(1);
   });
 
@@ -179,6 +179,6 @@ describe('a configuration refusal when the run executes', () => {
     await instance.service.admit({ type: 'send-digest', payload: {}, source: 'system', requestedBy: 'system', forceRunId: 'digest-no-target' });
     await instance.startRuntime();
     const run = await settled(instance.store, 'digest-no-target');
-    expect(run).toMatchObject({ status: 'failed', attempt: 1, retry: null, error: 'no notification target configured (set digestTargetUrl or digestTargetFile)' });
+    expect(run).toMatchObject({ status: 'failed', attempt: 1, retry: null, failureReason: 'invalid_config', error: 'no notification target configured (set digestTargetUrl or digestTargetFile)' });
   });
 });
