@@ -160,7 +160,9 @@ describe.skipIf(!BUBBLEWRAP)(`project code in the real service, sandboxed by def
 /**
  * The same probe with the sandbox forced off: bubblewrap hidden (a PATH without it) and the
  * operator's opt-in set. The probe then reaches what the sandboxed case must not find, which
- * shows the checks above can see a leak; the run says it ran UNSANDBOXED.
+ * shows the checks above can see a leak (the service's own secrets it finds reach the record
+ * replaced, as every record is redacted; the files it reads reach it as they are); the run says
+ * it ran UNSANDBOXED.
  */
 describe('project code in the real service without bubblewrap', () => {
   const hidden = pathWithoutBubblewrap();
@@ -179,9 +181,14 @@ describe('project code in the real service without bubblewrap', () => {
       expect(qa.status, qa.result.outputTail).toBe('success');
       expect(qa.result).toMatchObject({ success: true, sandbox: 'none', sandboxNote: expect.stringContaining('ran UNSANDBOXED') });
       expect(qa.result.operatorSummary).toContain('Ran UNSANDBOXED');
+      // The probe found the service's key and webhook secret in /proc: they reach the record as
+      // the redaction marker (records are redacted like run logs), the files it read as they are.
+      expect(qa.result.outputTail).toMatch(/probe done: \d+ \/proc files read, 2 canaries found/);
+      expect(qa.result.outputTail.match(/probe found \[redacted:secret\] in \/proc\//g)).toHaveLength(2);
       const places = await exposure(svc, [qa.runId]);
-      expect(places[`run ${qa.runId}`]).toEqual(Object.keys(SECRETS));
-      expect(places['persistence export']).toEqual(Object.keys(SECRETS));
+      const files = ['file outside the workspace', "another project's file"];
+      expect(places[`run ${qa.runId}`]).toEqual(files);
+      expect(places['persistence export']).toEqual(files);
     });
   });
 
