@@ -28,8 +28,8 @@ export function coreHandlerLanes(deps: CoreHandlerDeps): LaneDefinition[] {
     { type: 'startup', handler: bindStateHandler(startup, narrowConfig(config, ['fastStart', 'docsPath', 'workspaceRoot', 'logsDir'])) },
     { type: 'heartbeat', handler: bindHandler(heartbeat, { serviceStartedAt: deps.serviceStartedAt, queueDepth: deps.queueDepth }) },
     { type: 'agent-deploy', handler: bindStateHandler(agentDeploy, narrowConfig(config, ['workspaceRoot', 'agentsDir', 'deployBaseDir'])) },
-    { type: 'rss-sweep', handler: bindStateHandler(rssSweep, narrowConfig(config, ['rssConfigPath', 'logsDir', 'workspaceRoot'])) },
+    { type: 'rss-sweep', handler: bindStateHandler(rssSweep, narrowConfig(config, ['rssConfigPath', 'rssAllowPrivateHosts', 'logsDir', 'workspaceRoot'])) },
     { type: 'nightly-batch', handler: bindStateHandler(nightlyBatch, null) },
-    { type: 'send-digest', handler: bindHandler(sendDigest, narrowConfig(config, ['digestTargetUrl', 'digestTargetFile'])) },
+    { type: 'send-digest', handler: bindHandler(sendDigest, narrowConfig(config, ['digestTargetUrl', 'digestTargetAllowPrivateHosts', 'digestTargetFile'])) },
   ];
 }

@@ -4,7 +4,8 @@ import type { AppConfig } from '../../config/types.js';
 import type { TaskHandler } from '../handler-types.js';
 import type { OrchestratorState } from '../../domain/orchestrator-state.js';
 import { failure } from './outcome.js';
-import { describeFetchError, outboundSignal } from './outbound.js';
+import { guardedFetch } from '../../net/guarded-fetch.js';
+import { describeFetchError, outboundLimits, responseOf } from './outbound.js';
 
 const DEFAULT_HISTORY_LIMIT = 20;
 const HIGH_URGENCY_LIMIT = 10;
@@ -45,8 +46,15 @@ export function buildDigest(state: OrchestratorState, now: Date, historyLimit: n
 
 type Delivery = { target: string; ok: true; statusCode?: number } | { target: string; ok: false; error: string };
 
-/** POSTs the digest as JSON; only the target's host is named (webhook URLs often carry a secret). */
-async function postDigest(rawUrl: string, digest: Digest, signal: AbortSignal): Promise<Delivery> {
+/** The target's answer is never read (its status says whether the digest arrived); this only bounds it. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+/**
+ * POSTs the digest as JSON through the guarded fetch (a target on a loopback or private address
+ * is refused unless digestTargetAllowPrivateHosts); only the target's host is named, a redirect
+ * hop's too (webhook URLs often carry a secret).
+ */
+async function postDigest(rawUrl: string, allowPrivate: boolean, digest: Digest, signal: AbortSignal): Promise<Delivery> {
   let target: URL;
   try {
     target = new URL(rawUrl);
@@ -59,12 +67,17 @@ async function postDigest(rawUrl: string, digest: Digest, signal: AbortSignal): 
   const name = `webhook ${target.host}`;
   let response: Response;
   try {
-    response = await fetch(target, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'task-orchestrator-send-digest' },
-      body: JSON.stringify(digest),
-      signal: outboundSignal(signal),
-    });
+    const outcome = await guardedFetch(
+      target.href,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'task-orchestrator-send-digest' },
+        body: JSON.stringify(digest),
+        signal,
+      },
+      { rules: { allowPrivate, privateSetting: 'digestTargetAllowPrivateHosts' }, limits: outboundLimits(MAX_ANSWER_BYTES) },
+    );
+    response = responseOf(outcome, (hop) => new URL(hop).host);
   } catch (err) {
     return { target: name, ok: false, error: `digest not delivered to ${target.host}: ${describeFetchError(err)}` };
   }
@@ -92,7 +105,7 @@ async function appendDigest(path: string, digest: Digest): Promise<Delivery> {
  * No target, a refusal (non-2xx), an unreachable target or an unwritable file fails the run with
  * the cause; with two targets the run fails when either does (the other is still attempted).
  */
-export type SendDigestContext = Pick<AppConfig, 'digestTargetUrl' | 'digestTargetFile'>;
+export type SendDigestContext = Pick<AppConfig, 'digestTargetUrl' | 'digestTargetAllowPrivateHosts' | 'digestTargetFile'>;
 
 export const sendDigest: TaskHandler<SendDigestContext> = async (state, config, input) => {
   if (!config.digestTargetUrl && !config.digestTargetFile) {
@@ -104,7 +117,7 @@ export const sendDigest: TaskHandler<SendDigestContext> = async (state, config, 
   const digest = buildDigest(state, input.clock.now(), historyLimit);
 
   const deliveries: Delivery[] = [];
-  if (config.digestTargetUrl) deliveries.push(await postDigest(config.digestTargetUrl, digest, input.signal));
+  if (config.digestTargetUrl) deliveries.push(await postDigest(config.digestTargetUrl, config.digestTargetAllowPrivateHosts, digest, input.signal));
   if (config.digestTargetFile) deliveries.push(await appendDigest(config.digestTargetFile, digest));
   const failed = deliveries.filter((d): d is Extract<Delivery, { ok: false }> => !d.ok);
   if (failed.length > 0) return failure(failed.map((d) => d.error).join('; '));
