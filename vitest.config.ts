@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Tests reach loopback only: anything else fails the test (test/support/loopback-guard.mjs).
+    setupFiles: ['test/support/loopback-guard-setup.ts'],
     reporters: ['default'],
   },
 });

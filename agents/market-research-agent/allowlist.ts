@@ -1,3 +1,5 @@
+import { normalizeHost } from '../../src/net/host-name.js';
+
 /**
  * The built-in allowlist: well-known public documentation, package and pricing sites. It applies
  * when the service passes no allowlist of its own. Each domain carries the subjects it is a good
@@ -83,11 +85,6 @@ export const KNOWN_DOMAINS: readonly KnownDomain[] = [
 
 export const DEFAULT_ALLOWED_DOMAINS: readonly string[] = KNOWN_DOMAINS.map((entry) => entry.domain);
 
-/** Lower case, without a trailing dot or IPv6 brackets, so "Docs.GitHub.com." matches "docs.github.com". */
-export function normalizeHost(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
-}
-
 /**
  * The allowlisted domain that covers `host`: the domain itself or one of its subdomains
  * ("api.stripe.com" is covered by "stripe.com"). An IP literal on the list covers only itself.
@@ -102,4 +99,10 @@ export function allowlistEntryFor(host: string, allowedDomains: readonly string[
     if (name.endsWith(`.${allowed}`)) return allowed;
   }
   return null;
+}
+
+/** Why `host` is refused by the allowlist, or null when the allowlist covers it. */
+export function allowlistRefusal(host: string, allowedDomains: readonly string[]): string | null {
+  if (allowlistEntryFor(host, allowedDomains) !== null) return null;
+  return `${host} is outside the allowlist (${allowedDomains.join(', ') || 'empty'})`;
 }

@@ -1,11 +1,9 @@
-import { promises as dns } from 'node:dns';
 import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult, type SpecialistStatus } from '../../src/worker-sdk/lane-result.js';
 import type { PageDate } from './extract-dates.js';
 import { extractPage, type Heading } from './extract-page.js';
 import type { Price } from './extract-prices.js';
-import { FETCH_LIMITS, fetchPage, type FetchLimits, type NetworkDeps, type PageOutcome } from './fetch-page.js';
-import { pinnedRequest } from './pinned-request.js';
+import { DEFAULT_NETWORK, FETCH_LIMITS, fetchPage, type FetchLimits, type NetworkDeps, type PageOutcome } from './fetch-page.js';
 import { readSettings, type ResearchSettings } from './settings.js';
 import { deriveSourcePlan, type PlannedSource } from './source-plan.js';
 
@@ -51,12 +49,6 @@ export type MarketResearchResult = LaneResult<{
 }>;
 
 const IDENTITY = { role: 'market-research-agent', workflowStage: 'research', deliverable: 'cited source facts and source plan' };
-
-/** The system resolver for the check, and requests pinned to the addresses it vetted. */
-const DEFAULT_DEPS: NetworkDeps = {
-  lookup: (host) => dns.lookup(host, { all: true }),
-  request: pinnedRequest,
-};
 
 interface ResearchInput {
   urls: string[];
@@ -182,13 +174,13 @@ function summaryOf(input: ResearchInput, sources: Source[], plan: PlannedSource[
 
 /**
  * The market-research lane with its network edges given: `deps` resolves names and fetches,
- * `limits` bounds each URL. Explicit URLs are fetched under the policy (see url-policy.ts,
- * fetch-page.ts); query and scope hints yield a source plan of allowlisted domains. The run
+ * `limits` bounds each URL. Explicit URLs are fetched under the policy (see fetch-page.ts and
+ * src/net/guarded-fetch.ts); query and scope hints yield a source plan of allowlisted domains. The run
  * succeeds when at least one URL was read, or, without URLs, when the plan is not empty.
  */
 export async function runMarketResearch(
   payload: LanePayload<'market-research'>,
-  deps: NetworkDeps = DEFAULT_DEPS,
+  deps: NetworkDeps = DEFAULT_NETWORK,
   limits: FetchLimits = FETCH_LIMITS,
 ): Promise<MarketResearchResult | LaneRefusal> {
   const input = readInput(payload);

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { allowlistEntryFor, KNOWN_DOMAINS, normalizeHost } from './allowlist.js';
+import { normalizeHost } from '../../src/net/host-name.js';
+import { allowlistEntryFor, KNOWN_DOMAINS } from './allowlist.js';
 
 /** One allowlisted domain worth reading for a query, with where to start. */
 export interface PlannedSource {

@@ -166,6 +166,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logsDir,
     deployBaseDir: abs(cfg.deployBaseDir ?? join(workspaceRoot, 'deployments')),
     rssConfigPath: cfg.rssConfigPath ? abs(cfg.rssConfigPath) : null,
+    rssAllowPrivateHosts: cfg.rssAllowPrivateHosts ?? false,
     communityDraftsPath: abs(cfg.communityDraftsPath ?? join(logsDir, 'community-drafts.jsonl')),
     knowledgePackDir: abs(cfg.knowledgePackDir ?? join(logsDir, 'knowledge-packs')),
     agentsDir: cfg.agentsDir ? abs(cfg.agentsDir) : join(packageRoot(), 'agents'),
@@ -217,6 +218,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     storeFlushIntervalMs: cfg.storeFlushIntervalMs ?? 0,
     storeCompactAfterEntries: cfg.storeCompactAfterEntries ?? null,
     digestTargetUrl: cfg.digestTargetUrl ?? null,
+    digestTargetAllowPrivateHosts: cfg.digestTargetAllowPrivateHosts ?? false,
     codeHostMonitor,
     digestTargetFile: cfg.digestTargetFile ? abs(cfg.digestTargetFile) : null,
     communityResponse: {
@@ -232,6 +234,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       dailyBudgetUsd: cfg.llm?.dailyBudgetUsd ?? null,
       timeoutMs: cfg.llm?.timeoutMs ?? 30_000,
       maxRetries: cfg.llm?.maxRetries ?? 2,
+      allowPrivateBaseUrl: cfg.llm?.allowPrivateBaseUrl ?? false,
     },
     docWatcher: cfg.docWatcher ?? true,
     docRepairCooldownMs: cfg.docRepairCooldownMs ?? 10 * 60_000,

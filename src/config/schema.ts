@@ -68,6 +68,8 @@ export const ConfigFileSchema = Type.Object(
     logsDir: Type.Optional(Type.String({ minLength: 1 })),
     deployBaseDir: Type.Optional(Type.String({ minLength: 1 })),
     rssConfigPath: Type.Optional(Type.String({ minLength: 1 })),
+    /** rss-sweep may fetch feeds on loopback and private addresses (src/net/guarded-fetch.ts). */
+    rssAllowPrivateHosts: Type.Optional(Type.Boolean()),
     communityDraftsPath: Type.Optional(Type.String({ minLength: 1 })),
     knowledgePackDir: Type.Optional(Type.String({ minLength: 1 })),
     agentsDir: Type.Optional(Type.String({ minLength: 1 })),
@@ -132,6 +134,8 @@ export const ConfigFileSchema = Type.Object(
     storeFlushIntervalMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
     storeCompactAfterEntries: Type.Optional(Type.Integer({ minimum: 10 })),
     digestTargetUrl: Type.Optional(Type.String()),
+    /** send-digest may post to a digestTargetUrl on a loopback or private address. */
+    digestTargetAllowPrivateHosts: Type.Optional(Type.Boolean()),
     /** CI status of the code host, shown in extended health; off by default. The token comes from env only. */
     codeHostMonitor: Type.Optional(
       Type.Object(
@@ -191,6 +195,8 @@ export const ConfigFileSchema = Type.Object(
           dailyBudgetUsd: Type.Optional(Type.Number({ minimum: 0 })),
           timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 600_000 })),
           maxRetries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
+          /** OPENAI_BASE_URL may name a loopback or private address (a local model server). */
+          allowPrivateBaseUrl: Type.Optional(Type.Boolean()),
         },
         { additionalProperties: false },
       ),

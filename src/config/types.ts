@@ -72,6 +72,8 @@ export interface LlmConfig {
   dailyBudgetUsd: number | null;
   timeoutMs: number;
   maxRetries: number;
+  /** baseUrl may be a loopback or private address (a local server); otherwise such a provider is refused. */
+  allowPrivateBaseUrl: boolean;
 }
 
 /** The code host's CI runs API, read by the monitor behind `dependencies.codeHost` of extended health. */
@@ -107,6 +109,8 @@ export interface AppConfig {
   logsDir: string;
   deployBaseDir: string;
   rssConfigPath: string | null;
+  /** rss-sweep may fetch feeds on loopback and private addresses (default false: refused). */
+  rssAllowPrivateHosts: boolean;
   communityDraftsPath: string;
   knowledgePackDir: string;
   agentsDir: string;
@@ -145,6 +149,8 @@ export interface AppConfig {
   /** JSON file store: compact once the journal holds this many entries (null: the store's default). */
   storeCompactAfterEntries: number | null;
   digestTargetUrl: string | null;
+  /** send-digest may post to a target on a loopback or private address (default false: refused). */
+  digestTargetAllowPrivateHosts: boolean;
   /** Absolute JSONL file each digest is appended to (a second, local notification target). */
   digestTargetFile: string | null;
   /** community-response: drafts per UTC day (the helper's daily LLM budget) and the per-item dedupe window. */

@@ -1,5 +1,6 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { LlmConfig } from '../config/types.js';
+import { guardedFetchFunction, OutboundRefusal } from '../net/fetch-function.js';
 import type { ChatMessage } from './types.js';
 
 /** What one successful completion returned. */
@@ -33,6 +34,9 @@ const BACKOFF_BASE_MS = 250;
 const BACKOFF_MAX_MS = 8_000;
 /** A Retry-After longer than this is not waited for: the call counts as failed and the lane falls back. */
 const RETRY_AFTER_MAX_MS = 30_000;
+/** An answer larger than this is not read: a chat completion is a few kilobytes. */
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+const MAX_REDIRECTS = 5;
 
 /** One failed request, classified: retry it (after `waitMs` when the provider said so) or give up. */
 interface TryFailure {
@@ -52,6 +56,8 @@ export function retryAfterMs(value: string | null | undefined, now: number = Dat
 
 function classify(err: unknown): TryFailure | 'aborted' {
   if (err instanceof APIUserAbortError) return 'aborted';
+  // The base URL (or a redirect) reaches an address the operator did not allow: asking again changes nothing.
+  if (err instanceof APIConnectionError && err.cause instanceof OutboundRefusal) return { retry: false, reason: `base URL refused: ${err.cause.message}` };
   if (err instanceof APIConnectionTimeoutError) return { retry: true, reason: 'timed out' };
   if (err instanceof APIConnectionError) return { retry: true, reason: `connection failed (${err.message})` };
   if (err instanceof APIError) {
@@ -107,13 +113,21 @@ const roughTokens = (text: string) => Math.ceil(text.length / 3);
  * library's own retries are off so that this loop decides: timeouts, 429 (waiting Retry-After),
  * 5xx, malformed answers and refused connections are retried with backoff up to `maxRetries`;
  * other 4xx are not. Nothing is sent once `signal` is aborted.
+ *
+ * Its requests go through the guarded fetch (src/net/): a base URL on a loopback or private
+ * address (a local model server) is refused, without a try being retried, unless
+ * `allowPrivateBaseUrl` says the operator meant it.
  */
-export function createProviderClient(config: Pick<LlmConfig, 'apiKey' | 'baseUrl' | 'timeoutMs' | 'maxRetries'>): ProviderClient {
+export function createProviderClient(config: Pick<LlmConfig, 'apiKey' | 'baseUrl' | 'timeoutMs' | 'maxRetries' | 'allowPrivateBaseUrl'>): ProviderClient {
   const client = new OpenAI({
     apiKey: config.apiKey ?? NO_KEY,
     ...(config.baseUrl ? { baseURL: config.baseUrl } : {}),
     timeout: config.timeoutMs,
     maxRetries: 0,
+    fetch: guardedFetchFunction({
+      rules: { allowPrivate: config.allowPrivateBaseUrl, privateSetting: 'llm.allowPrivateBaseUrl' },
+      limits: { maxBytes: MAX_ANSWER_BYTES, timeoutMs: config.timeoutMs, maxRedirects: MAX_REDIRECTS },
+    }),
   });
   return {
     async complete({ model, messages, maxTokens, signal }) {

@@ -25,6 +25,8 @@ beforeAll(async () => {
         dailyBudgetUsd: 1,
         timeoutMs: 2_000,
         maxRetries: 1,
+        // The fake provider listens on loopback.
+        allowPrivateBaseUrl: true,
       },
     },
     env: { OPENAI_API_KEY: PROVIDER_KEY, OPENAI_BASE_URL: fake.baseUrl },

@@ -214,7 +214,7 @@ describe('cancel of an in-process handler', () => {
     });
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
     const port = (target.address() as AddressInfo).port;
-    running = await startRuntimeService({ digestTargetUrl: `http://127.0.0.1:${port}/digest`, ...SLOW_RETRY });
+    running = await startRuntimeService({ digestTargetUrl: `http://127.0.0.1:${port}/digest`, digestTargetAllowPrivateHosts: true, ...SLOW_RETRY });
   });
   afterAll(async () => {
     await running?.service.kill();

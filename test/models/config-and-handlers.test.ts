@@ -22,6 +22,7 @@ describe('llm configuration', () => {
         dailyBudgetUsd: 3,
         timeoutMs: 5000,
         maxRetries: 4,
+        allowPrivateBaseUrl: true,
       },
     });
     const config = testConfig({ ORCHESTRATOR_CONFIG: file, OPENAI_API_KEY: 'sk-config-test-key-123456', OPENAI_BASE_URL: 'https://provider.example/v1' }, dir);
@@ -33,10 +34,11 @@ describe('llm configuration', () => {
       dailyBudgetUsd: 3,
       timeoutMs: 5000,
       maxRetries: 4,
+      allowPrivateBaseUrl: true,
     });
     // The key is a service secret: run logs replace it wherever a worker prints it.
     expect(serviceSecrets(config)).toContain('sk-config-test-key-123456');
-    expect(handlerConfig().llm).toMatchObject({ apiKey: null, baseUrl: null, models: {}, dailyBudgetUsd: null, timeoutMs: 30_000, maxRetries: 2 });
+    expect(handlerConfig().llm).toMatchObject({ apiKey: null, baseUrl: null, models: {}, dailyBudgetUsd: null, timeoutMs: 30_000, maxRetries: 2, allowPrivateBaseUrl: false });
   });
 
   it('refuses a malformed llm block at start-up', () => {

@@ -43,6 +43,8 @@ async function setup(llm: Partial<LlmConfig> = {}) {
     dailyBudgetUsd: null,
     timeoutMs: 2_000,
     maxRetries: 2,
+    // The fake provider listens on loopback.
+    allowPrivateBaseUrl: true,
     ...llm,
   };
   const coordination = new MemoryCoordination({ cacheMaxEntries: 10, cacheMaxBytes: 100_000 });
@@ -104,6 +106,23 @@ describe('model gateway against an OpenAI-compatible provider', () => {
     expect(accountingFor([call!], 10)).toMatchObject({ metered: true, costUsd: 0, note: expect.stringContaining('1 failed') });
   });
 
+  it('refuses a base URL on loopback without llm.allowPrivateBaseUrl, sending nothing and trying once; calls it with the setting', async () => {
+    const refused = await setup({ allowPrivateBaseUrl: false, maxRetries: 2 });
+    const answer = await refused.models.gateway.complete(refused.request);
+    expect(answer).toMatchObject({ ok: false, refusal: 'provider-failed' });
+    expect(answer.ok === false && answer.detail).toContain(
+      'base URL refused: 127.0.0.1 is a loopback address; private hosts are not allowed (llm.allowPrivateBaseUrl is false)',
+    );
+    expect(refused.fake.received).toHaveLength(0);
+    expect((await refused.store.getRun(refused.runId))!.modelCalls).toEqual([expect.objectContaining({ outcome: 'failed', tries: 1 })]);
+    await refused.fake.close();
+    await refused.store.close();
+
+    const allowed = await setup({ allowPrivateBaseUrl: true });
+    expect(await allowed.models.gateway.complete(allowed.request)).toMatchObject({ ok: true, text: 'A fixed answer.' });
+    expect(allowed.fake.received).toHaveLength(1);
+  });
+
   it('treats a provider slower than timeoutMs as a failed try', async () => {
     const { fake, models, request } = await setup({ timeoutMs: 300, maxRetries: 1 });
     fake.fallback = () => ({ text: 'too late', delayMs: 2_000 });
@@ -162,7 +181,7 @@ describe('model gateway against an OpenAI-compatible provider', () => {
     const { fake, request } = await setup();
     const s = openStateStore(join(tempDir('models-'), 'state.json'));
     const models = createModels({
-      config: { apiKey: null, baseUrl: null, models: { standard: 'small-model' }, prices: {}, dailyBudgetUsd: null, timeoutMs: 1000, maxRetries: 0 },
+      config: { apiKey: null, baseUrl: null, models: { standard: 'small-model' }, prices: {}, dailyBudgetUsd: null, timeoutMs: 1000, maxRetries: 0, allowPrivateBaseUrl: false },
       store: s,
       coordination: new MemoryCoordination({ cacheMaxEntries: 10, cacheMaxBytes: 100_000 }),
       clock: systemClock,

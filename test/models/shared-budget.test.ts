@@ -36,6 +36,8 @@ describe.skipIf(!url)('the daily model budget shared by two instances on Redis (
       dailyBudgetUsd: 0.001,
       timeoutMs: 2_000,
       maxRetries: 0,
+      // The fake provider listens on loopback.
+      allowPrivateBaseUrl: true,
     };
     const instances = await Promise.all(
       ['a', 'b'].map(async (name) => {

@@ -10,7 +10,7 @@ import type { StateStore } from '../../src/store/types.js';
 import { getCatalogEntry } from '../../src/tasks/catalog.js';
 import { executeRun, type ExecutorDeps } from '../../src/tasks/executor.js';
 import { createWorkerSpawner } from '../../src/workers/spawn-worker.js';
-import { tempDir, testConfig } from '../support/config.js';
+import { tempDir, testConfig, writeConfigFile } from '../support/config.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.js';
 import { testLaneRegistry } from '../support/lanes.js';
 import { FIXTURES_DIR } from '../support/paths.js';
@@ -38,7 +38,9 @@ describe('the per-attempt model channel of a spawned worker', () => {
     fake = await startFakeOpenAi();
     fake.script({ text: 'Hello from the provider.', usage: { prompt_tokens: 12, completion_tokens: 5 } });
     const base = tempDir('model-channel-');
-    const config = testConfig({ OPENAI_API_KEY: PROVIDER_KEY, OPENAI_BASE_URL: fake.baseUrl }, base);
+    // The fake provider listens on loopback, which the operator allows on purpose.
+    const file = writeConfigFile(base, { llm: { allowPrivateBaseUrl: true } });
+    const config = testConfig({ ORCHESTRATOR_CONFIG: file, OPENAI_API_KEY: PROVIDER_KEY, OPENAI_BASE_URL: fake.baseUrl }, base);
     expect(config.llm.apiKey).toBe(PROVIDER_KEY);
     store = openStateStore(join(base, 'state.json'));
     await store.open();
@@ -104,7 +106,7 @@ describe('the per-attempt model channel of a spawned worker', () => {
     store = openStateStore(join(base, 'state.json'));
     await store.open();
     const models = createModels({
-      config: { apiKey: PROVIDER_KEY, baseUrl: fake.baseUrl, models: { standard: 'small-model' }, prices: {}, dailyBudgetUsd: null, timeoutMs: 10_000, maxRetries: 3 },
+      config: { apiKey: PROVIDER_KEY, baseUrl: fake.baseUrl, models: { standard: 'small-model' }, prices: {}, dailyBudgetUsd: null, timeoutMs: 10_000, maxRetries: 3, allowPrivateBaseUrl: true },
       store,
       coordination: new MemoryCoordination({ cacheMaxEntries: 10, cacheMaxBytes: 100_000 }),
       clock: systemClock,
@@ -157,7 +159,7 @@ describe('the per-attempt model channel of a spawned worker', () => {
     const base = tempDir('model-channel-');
     store = openStateStore(join(base, 'state.json'));
     const models = createModels({
-      config: { apiKey: null, baseUrl: null, models: {}, prices: {}, dailyBudgetUsd: null, timeoutMs: 1000, maxRetries: 0 },
+      config: { apiKey: null, baseUrl: null, models: {}, prices: {}, dailyBudgetUsd: null, timeoutMs: 1000, maxRetries: 0, allowPrivateBaseUrl: false },
       store,
       coordination: new MemoryCoordination({ cacheMaxEntries: 10, cacheMaxBytes: 100_000 }),
       clock: systemClock,

@@ -11,6 +11,8 @@ export interface ReceivedRequest {
 export interface Route {
   status?: number;
   contentType?: string;
+  /** Further response headers (a redirect's location). */
+  headers?: Record<string, string>;
   body: string;
 }
 
@@ -20,8 +22,14 @@ export interface LoopbackServer {
   close(): Promise<void>;
 }
 
-/** A local HTTP server on 127.0.0.1 answering fixed routes and recording what it was sent. */
-export async function startLoopbackServer(routes: Record<string, Route>): Promise<LoopbackServer> {
+/** Where the server listens: 127.0.0.1 on a free port unless a test needs another loopback address or a given port. */
+export interface ListenAt {
+  host?: string;
+  port?: number;
+}
+
+/** A local HTTP server on loopback answering fixed routes and recording what it was sent. */
+export async function startLoopbackServer(routes: Record<string, Route>, { host = '127.0.0.1', port: wanted = 0 }: ListenAt = {}): Promise<LoopbackServer> {
   const received: ReceivedRequest[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -33,13 +41,13 @@ export async function startLoopbackServer(routes: Record<string, Route>): Promis
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
         return;
       }
-      res.writeHead(route.status ?? 200, { 'content-type': route.contentType ?? 'application/xml' }).end(route.body);
+      res.writeHead(route.status ?? 200, { 'content-type': route.contentType ?? 'application/xml', ...route.headers }).end(route.body);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(wanted, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     received,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

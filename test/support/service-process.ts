@@ -2,10 +2,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import { TEST_WEBHOOK_SECRET, testKeyRotation } from './keys.js';
+import { GUARD_REPORT_PREFIX } from './loopback-guard.mjs';
 import { REPO_ROOT } from './paths.js';
 
 export const SERVICE_ENTRY = join(REPO_ROOT, 'dist', 'src', 'main.js');
+
+/** Preloaded into the service: the loopback guard the tests themselves run with. */
+const LOOPBACK_GUARD = `--import=${pathToFileURL(join(REPO_ROOT, 'test', 'support', 'loopback-guard-preload.mjs')).href}`;
 
 export interface ServiceProcess {
   url: string;
@@ -13,7 +18,10 @@ export interface ServiceProcess {
   child: ChildProcess;
   /** Every stdout/stderr line seen so far (JSON log lines and anything else). */
   output: string[];
-  /** SIGKILL to the whole process group (the service and any workers it spawned). */
+  /**
+   * SIGKILL to the whole process group (the service and any workers it spawned). Throws, once
+   * the service is gone, when its loopback guard refused traffic past loopback meanwhile.
+   */
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -29,7 +37,9 @@ export interface StartOptions {
 
 /**
  * Starts the built service (`node dist/src/main.js start`) in its own process group on an
- * ephemeral port and resolves once it logs `service listening`. Callers must `kill()` it.
+ * ephemeral port and resolves once it logs `service listening`. Callers must `kill()` it. The
+ * service runs with the loopback guard preloaded (NODE_OPTIONS; `env` may add options of its
+ * own); the workers it spawns do not, since the service hands them a minimal environment.
  */
 export async function startService(options: StartOptions): Promise<ServiceProcess> {
   const configPath = join(options.baseDir, 'orchestrator.config.json');
@@ -46,6 +56,7 @@ export async function startService(options: StartOptions): Promise<ServiceProces
       WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
       LOG_LEVEL: 'info',
       ...(options.env ?? {}),
+      NODE_OPTIONS: [LOOPBACK_GUARD, options.env?.NODE_OPTIONS].filter((option) => option !== undefined).join(' '),
     },
   });
   const output: string[] = [];
@@ -72,7 +83,7 @@ export async function startService(options: StartOptions): Promise<ServiceProces
     ).unref();
   });
 
-  const kill = async (signal: NodeJS.Signals = 'SIGKILL') => {
+  const stop = async (signal: NodeJS.Signals = 'SIGKILL') => {
     if (exitCode === null && child.pid !== undefined) {
       try {
         process.kill(-child.pid, signal);
@@ -82,12 +93,18 @@ export async function startService(options: StartOptions): Promise<ServiceProces
     }
     return exited;
   };
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL') => {
+    const code = await stop(signal);
+    const refused = output.filter((line) => line.startsWith(GUARD_REPORT_PREFIX));
+    if (refused.length > 0) throw new Error(`the service tried to send traffic past loopback:\n${refused.join('\n')}`);
+    return code;
+  };
 
   try {
     const { url, metricsUrl } = await listening;
     return { url, metricsUrl, child, output, kill };
   } catch (err) {
-    await kill();
+    await stop();
     throw err;
   }
 }

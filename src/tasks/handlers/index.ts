@@ -27,8 +27,8 @@ export function coreHandlerLanes(deps: CoreHandlerDeps): LaneDefinition[] {
   const { config } = deps;
   // One narrow copy per lane: its handler and its admission check read the same settings.
   const deploy = narrowConfig(config, ['workspaceRoot', 'agentsDir', 'deployBaseDir']);
-  const rss = narrowConfig(config, ['rssConfigPath', 'logsDir', 'workspaceRoot']);
-  const digest = narrowConfig(config, ['digestTargetUrl', 'digestTargetFile', 'workspaceRoot', 'logsDir']);
+  const rss = narrowConfig(config, ['rssConfigPath', 'rssAllowPrivateHosts', 'logsDir', 'workspaceRoot']);
+  const digest = narrowConfig(config, ['digestTargetUrl', 'digestTargetAllowPrivateHosts', 'digestTargetFile', 'workspaceRoot', 'logsDir']);
   return [
     { type: 'startup', handler: bindStateHandler(startup, narrowConfig(config, ['fastStart', 'docsPath', 'workspaceRoot', 'logsDir'])) },
     { type: 'heartbeat', handler: bindHandler(heartbeat, { serviceStartedAt: deps.serviceStartedAt, queueDepth: deps.queueDepth }) },

@@ -8,7 +8,8 @@ import type { HandlerInput, StateHandler } from '../handler-types.js';
 import type { RSSRecord } from '../../domain/orchestrator-state.js';
 import { parseFeed, type ParsedFeed } from './feed-parser.js';
 import { configurationRefusal, failure } from './outcome.js';
-import { describeFetchError, outboundSignal, readTextLimited } from './outbound.js';
+import { guardedFetch } from '../../net/guarded-fetch.js';
+import { describeFetchError, outboundLimits, responseOf } from './outbound.js';
 import { scoreEntry } from './relevance.js';
 import { DEFAULT_MAX_ITEMS_PER_FEED, loadRssConfig, RSS_CONFIG_MISSING, rssConfigProblems, unusableRssConfig, type RssConfig } from './rss-config.js';
 
@@ -32,19 +33,27 @@ function displayUrl(raw: string): string {
   }
 }
 
-async function fetchFeed(url: string, input: HandlerInput): Promise<ParsedFeed> {
-  const response = await fetch(url, {
-    signal: outboundSignal(input.signal),
-    headers: {
-      accept: 'application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1',
-      'user-agent': 'task-orchestrator-rss-sweep',
-    },
-  });
+const FEED_HEADERS = {
+  accept: 'application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1',
+  'user-agent': 'task-orchestrator-rss-sweep',
+};
+
+/**
+ * One feed through the guarded fetch: a feed (or a redirect hop) on a loopback or private
+ * address is refused unless the operator set rssAllowPrivateHosts.
+ */
+async function fetchFeed(url: string, input: HandlerInput, allowPrivate: boolean): Promise<ParsedFeed> {
+  const outcome = await guardedFetch(
+    url,
+    { headers: FEED_HEADERS, signal: input.signal },
+    { rules: { allowPrivate, privateSetting: 'rssAllowPrivateHosts' }, limits: outboundLimits(MAX_FEED_BYTES) },
+  );
+  const response = responseOf(outcome, displayUrl);
   if (!response.ok) {
     await response.body?.cancel();
     throw new DomainError('upstream_error', `HTTP ${response.status}`);
   }
-  return parseFeed(await readTextLimited(response, MAX_FEED_BYTES));
+  return parseFeed(await response.text());
 }
 
 function keywordsFor(config: RssConfig, feed: RssConfig['feeds'][number]): string[] {
@@ -68,7 +77,7 @@ function absoluteLink(link: string | null, feedUrl: string): string | null {
  * state and in logsDir/rss-drafts.jsonl. Feeds that fail are listed in feedErrors; when every
  * feed fails the run fails with their causes: an unreachable network is never a green sweep.
  */
-export type RssSweepContext = Pick<AppConfig, 'rssConfigPath' | 'logsDir' | 'workspaceRoot'>;
+export type RssSweepContext = Pick<AppConfig, 'rssConfigPath' | 'rssAllowPrivateHosts' | 'logsDir' | 'workspaceRoot'>;
 
 /** rss-sweep's admission check (lane hook): the run is refused unless rssConfigPath names a usable feeds file. */
 export const rssSweepAdmissionCheck = (config: RssSweepContext) => () => rssConfigProblems(config);
@@ -82,7 +91,7 @@ export const rssSweep: StateHandler<RssSweepContext> = async (state, config, inp
   const maxItems = rss.maxItemsPerFeed ?? DEFAULT_MAX_ITEMS_PER_FEED;
 
   // Feeds are independent: fetch them together, then process in config order for a stable result.
-  const fetched = await Promise.allSettled(rss.feeds.map((feed) => fetchFeed(feed.url, input)));
+  const fetched = await Promise.allSettled(rss.feeds.map((feed) => fetchFeed(feed.url, input, config.rssAllowPrivateHosts)));
   if (input.signal.aborted) return failure('rss-sweep was cancelled before it finished');
 
   const now = input.clock.now();

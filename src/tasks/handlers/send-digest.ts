@@ -6,7 +6,8 @@ import type { OrchestratorState } from '../../domain/orchestrator-state.js';
 import { configuredPathProblem, type ConfiguredPathRoots } from '../../workspace/configured-folder.js';
 import { appendFileNoFollow } from '../../workspace/file-writes.js';
 import { configurationRefusal, failure } from './outcome.js';
-import { describeFetchError, outboundSignal } from './outbound.js';
+import { guardedFetch } from '../../net/guarded-fetch.js';
+import { describeFetchError, outboundLimits, responseOf } from './outbound.js';
 
 const DEFAULT_HISTORY_LIMIT = 20;
 const HIGH_URGENCY_LIMIT = 10;
@@ -47,20 +48,30 @@ export function buildDigest(state: OrchestratorState, now: Date, historyLimit: n
 
 type Delivery = { target: string; ok: true; statusCode?: number } | { target: string; ok: false; error: string };
 
+/** The target's answer is never read (its status says whether the digest arrived); this only bounds it. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
 /**
- * POSTs the digest as JSON to an http(s) URL (digestTargetProblems refused any other); only the
- * target's host is named (webhook URLs often carry a secret).
+ * POSTs the digest as JSON through the guarded fetch to an http(s) URL (digestTargetProblems
+ * refused any other; a target on a loopback or private address is refused unless
+ * digestTargetAllowPrivateHosts); only the target's host is named, a redirect hop's too
+ * (webhook URLs often carry a secret).
  */
-async function postDigest(target: URL, digest: Digest, signal: AbortSignal): Promise<Delivery> {
+async function postDigest(target: URL, allowPrivate: boolean, digest: Digest, signal: AbortSignal): Promise<Delivery> {
   const name = `webhook ${target.host}`;
   let response: Response;
   try {
-    response = await fetch(target, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'task-orchestrator-send-digest' },
-      body: JSON.stringify(digest),
-      signal: outboundSignal(signal),
-    });
+    const outcome = await guardedFetch(
+      target.href,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'task-orchestrator-send-digest' },
+        body: JSON.stringify(digest),
+        signal,
+      },
+      { rules: { allowPrivate, privateSetting: 'digestTargetAllowPrivateHosts' }, limits: outboundLimits(MAX_ANSWER_BYTES) },
+    );
+    response = responseOf(outcome, (hop) => new URL(hop).host);
   } catch (err) {
     return { target: name, ok: false, error: `digest not delivered to ${target.host}: ${describeFetchError(err)}` };
   }
@@ -96,7 +107,7 @@ async function appendDigest(path: string, digest: Digest, roots: ConfiguredPathR
  * refusal (non-2xx), an unreachable target or an unwritable file fails the run with the cause;
  * with two targets the run fails when either does (the other is still attempted).
  */
-export type SendDigestContext = Pick<AppConfig, 'digestTargetUrl' | 'digestTargetFile' | 'workspaceRoot' | 'logsDir'>;
+export type SendDigestContext = Pick<AppConfig, 'digestTargetUrl' | 'digestTargetAllowPrivateHosts' | 'digestTargetFile' | 'workspaceRoot' | 'logsDir'>;
 
 /**
  * What makes every digest fail whatever happens: no target at all, or a webhook setting that is
@@ -129,7 +140,7 @@ export const sendDigest: TaskHandler<SendDigestContext> = async (state, config, 
   const digest = buildDigest(state, input.clock.now(), historyLimit);
 
   const deliveries: Delivery[] = [];
-  if (config.digestTargetUrl) deliveries.push(await postDigest(new URL(config.digestTargetUrl), digest, input.signal));
+  if (config.digestTargetUrl) deliveries.push(await postDigest(new URL(config.digestTargetUrl), config.digestTargetAllowPrivateHosts, digest, input.signal));
   if (config.digestTargetFile) deliveries.push(await appendDigest(config.digestTargetFile, digest, config));
   const failed = deliveries.filter((d): d is Extract<Delivery, { ok: false }> => !d.ok);
   if (failed.length > 0) return failure(failed.map((d) => d.error).join('; '));

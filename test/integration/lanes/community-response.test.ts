@@ -39,7 +39,8 @@ describe('community-response lane through the service', () => {
       join(base, 'feeds.json'),
       JSON.stringify({ feeds: [{ url: `${feeds.url}/forum.xml`, name: 'Forum' }], keywords: ['api key', 'rotation', 'expiry', 'backup'] }),
     );
-    running = await startRuntimeService({ agentsDir: AGENTS, rssConfigPath: 'feeds.json' }, base);
+    // The feed server is on loopback, which the operator allows on purpose.
+    running = await startRuntimeService({ agentsDir: AGENTS, rssConfigPath: 'feeds.json', rssAllowPrivateHosts: true }, base);
   });
   afterAll(async () => {
     await running?.service.kill();

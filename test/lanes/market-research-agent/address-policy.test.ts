@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { articleFor, IPV4_NON_PUBLIC, IPV6_NON_PUBLIC, nonPublicKind, nonPublicRange } from '../../../agents/market-research-agent/address-policy.js';
+import { articleFor, IPV4_NON_PUBLIC, IPV6_NON_PUBLIC, nonPublicKind, nonPublicRange } from '../../../src/net/address-policy.js';
 import type { NetworkDeps } from '../../../agents/market-research-agent/fetch-page.js';
-import type { PinnedRequest } from '../../../agents/market-research-agent/pinned-request.js';
+import type { PinnedRequest } from '../../../src/net/pinned-request.js';
 import { runMarketResearch, type MarketResearchResult, type Source } from '../../../agents/market-research-agent/research.js';
 
 const HINT = 'private hosts are not allowed (marketResearch.allowPrivateHosts is false)';

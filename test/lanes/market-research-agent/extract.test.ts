@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nonPublicKind } from '../../../agents/market-research-agent/address-policy.js';
+import { nonPublicKind } from '../../../src/net/address-policy.js';
 import { calendarDate, extractDates } from '../../../agents/market-research-agent/extract-dates.js';
 import { extractPage } from '../../../agents/market-research-agent/extract-page.js';
 import { extractPrices, parseAmount } from '../../../agents/market-research-agent/extract-prices.js';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_ALLOWED_DOMAINS } from '../../../agents/market-research-agent/allowlist.js';
 import { FETCH_LIMITS, type NetworkDeps } from '../../../agents/market-research-agent/fetch-page.js';
-import { pinnedRequest, type PinnedRequest } from '../../../agents/market-research-agent/pinned-request.js';
+import { pinnedRequest, type PinnedRequest } from '../../../src/net/pinned-request.js';
 import { MAX_URLS, marketResearch, runMarketResearch, type MarketResearchResult, type Source } from '../../../agents/market-research-agent/research.js';
 import { defineLane } from '../../../src/worker-sdk/lane-definition.js';
 

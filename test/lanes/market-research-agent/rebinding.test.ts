@@ -4,25 +4,23 @@ import { createServer as createTlsServer } from 'node:tls';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FETCH_LIMITS, type NetworkDeps } from '../../../agents/market-research-agent/fetch-page.js';
-import { pinnedLookup, pinnedRequest } from '../../../agents/market-research-agent/pinned-request.js';
 import { runMarketResearch, type MarketResearchResult, type Source } from '../../../agents/market-research-agent/research.js';
+import { nonPublicKind, type AddressPolicy } from '../../../src/net/address-policy.js';
+import { SYSTEM_NETWORK } from '../../../src/net/guarded-fetch.js';
+import { pinnedLookup, pinnedRequest } from '../../../src/net/pinned-request.js';
 import { startLoopbackServer, type LoopbackServer } from '../../support/loopback-server.js';
 import { installRebindingDns, type RebindingDns } from '../../support/rebinding-dns.js';
 
 /**
- * The answer the check gets: a public address, which the test host cannot reach or which does
- * not serve this page. Whatever happens there (no route, a timeout, an HTTP error), the source
- * is not read; what matters is that the loopback server is never contacted.
+ * The answer the check gets: a loopback address that this test's address policy calls public,
+ * so the check passes it and the connection really goes somewhere, without leaving the machine.
+ * A recording server there answers with a page of its own; the rebound answer (127.0.0.1) is
+ * where the internal page lives, which must never be reached.
  */
-const PUBLIC_ADDRESS = '93.184.216.34';
+const VETTED = '127.0.0.2';
+const VETTED_IS_PUBLIC: AddressPolicy = (address) => (address === VETTED ? null : nonPublicKind(address));
 const ZONE = 'rebinding.test';
 const NO_PRIVATE = { allowPrivateHosts: false, allowedDomains: [ZONE] };
-/**
- * The pinned public address does not answer here: a short deadline keeps each try brief. It is
- * still long enough for a client that resolves the name again to reach the loopback server on
- * a busy machine, so the test would see that.
- */
-const SHORT = { ...FETCH_LIMITS, timeoutMs: 1_500 };
 const TRIES = 30;
 const HEADERS = { accept: 'text/html' };
 
@@ -41,64 +39,92 @@ async function listen(server: Server | ReturnType<typeof createTlsServer>): Prom
   return (server.address() as AddressInfo).port;
 }
 
+/** The vetted address's server and the internal one on one port, so a URL's port fits both. */
+async function twinServers(): Promise<{ vetted: LoopbackServer; internal: LoopbackServer }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const vetted = await startLoopbackServer({ '/pricing': { contentType: 'text/html', body: '<title>Public price list</title>' } }, { host: VETTED });
+    try {
+      const internal = await startLoopbackServer(
+        { '/pricing': { contentType: 'text/html', body: '<title>Internal price list</title><p>$1/month</p>' } },
+        { port: Number(new URL(vetted.url).port) },
+      );
+      return { vetted, internal };
+    } catch (error) {
+      await vetted.close();
+      // The port was free on 127.0.0.2 but taken on 127.0.0.1: try another.
+      if (attempt >= 5) throw error;
+    }
+  }
+}
+
 describe('market-research under DNS rebinding', () => {
-  let site: LoopbackServer;
+  let vetted: LoopbackServer;
+  let internal: LoopbackServer;
   let port: string;
   let rebinding: RebindingDns;
+  /** The lane's own network (the process resolver, pinned requests), with the test's address policy. */
+  const network: NetworkDeps = { ...SYSTEM_NETWORK, addressKind: VETTED_IS_PUBLIC };
 
   beforeAll(async () => {
-    site = await startLoopbackServer({ '/pricing': { contentType: 'text/html', body: '<title>Internal price list</title><p>$1/month</p>' } });
-    port = new URL(site.url).port;
+    ({ vetted, internal } = await twinServers());
+    port = new URL(internal.url).port;
   });
-  afterAll(() => site.close());
+  afterAll(async () => {
+    await vetted.close();
+    await internal.close();
+  });
   beforeEach(() => {
-    site.received.length = 0;
+    vetted.received.length = 0;
+    internal.received.length = 0;
   });
   afterEach(() => rebinding.restore());
 
-  it(`never reaches loopback through a name that answers public to the check and loopback after (${TRIES} tries, default network deps)`, async () => {
-    rebinding = installRebindingDns({ zone: ZONE, firstAnswer: PUBLIC_ADDRESS });
+  it(`connects only to the address the check vetted, never to the one a second resolution answers (${TRIES} tries)`, async () => {
+    rebinding = installRebindingDns({ zone: ZONE, firstAnswer: VETTED });
     const names = Array.from({ length: TRIES }, (_, i) => `shop-${i}.${ZONE}`);
-    const results = await Promise.all(
-      names.map((name) => research({ urls: [`http://${name}:${port}/pricing`], __marketResearch: NO_PRIVATE }, undefined, SHORT)),
-    );
+    const results = await Promise.all(names.map((name) => research({ urls: [`http://${name}:${port}/pricing`], __marketResearch: NO_PRIVATE }, network)));
 
-    expect(site.received).toHaveLength(0);
+    expect(internal.received).toHaveLength(0);
+    expect(vetted.received).toHaveLength(TRIES);
     for (const [i, result] of results.entries()) {
-      const source = onlySource(result);
-      expect(['failed', 'refused']).toContain(source.status);
-      expect(source.reason).toMatch(/\S/);
-      expect(result.success).toBe(false);
+      expect(onlySource(result)).toMatchObject({ status: 'fetched', title: 'Public price list' });
       // The name was resolved once, by the check; the connection asked nobody.
       expect(rebinding.calls(names[i]!)).toBe(1);
     }
   });
 
-  it('never reaches loopback through a redirect hop whose name answers public to the check and loopback after', async () => {
-    rebinding = installRebindingDns({ zone: ZONE, firstAnswer: PUBLIC_ADDRESS });
+  it('connects a redirect hop only to the address its own check vetted', async () => {
+    rebinding = installRebindingDns({ zone: ZONE, firstAnswer: VETTED });
     const hops = Array.from({ length: TRIES }, (_, i) => `http://hop-${i}.${ZONE}:${port}/pricing`);
-    // The first page (on a public address the test cannot reach) is answered in-process with a
-    // redirect; every other request goes through the lane's real pinned request.
+    // The first page is answered in-process with a redirect; every hop goes through the lane's
+    // real pinned request.
     const deps: NetworkDeps = {
-      lookup: rebinding.lookup,
+      ...network,
       request: (url, addresses, init) => {
         const match = /^start-(\d+)\./.exec(url.hostname);
         if (match) return Promise.resolve(new Response(null, { status: 302, headers: { location: hops[Number(match[1])]! } }));
         return pinnedRequest(url, addresses, init);
       },
     };
-    const results = await Promise.all(
-      hops.map((_, i) => research({ urls: [`http://start-${i}.${ZONE}/moved`], __marketResearch: NO_PRIVATE }, deps, SHORT)),
-    );
+    const results = await Promise.all(hops.map((_, i) => research({ urls: [`http://start-${i}.${ZONE}/moved`], __marketResearch: NO_PRIVATE }, deps)));
 
-    expect(site.received).toHaveLength(0);
+    expect(internal.received).toHaveLength(0);
+    expect(vetted.received).toHaveLength(TRIES);
     for (const [i, result] of results.entries()) {
-      const source = onlySource(result);
-      expect(source.redirects).toEqual([hops[i]]);
-      expect(['failed', 'refused']).toContain(source.status);
-      expect(source.reason).toMatch(/\S/);
+      expect(onlySource(result)).toMatchObject({ status: 'fetched', title: 'Public price list', redirects: [hops[i]] });
       expect(rebinding.calls(`hop-${i}.${ZONE}`)).toBe(1);
     }
+  });
+
+  it('refuses the vetted address under the built-in policy: it is loopback', async () => {
+    rebinding = installRebindingDns({ zone: ZONE, firstAnswer: VETTED });
+    const result = await research({ urls: [`http://shop.${ZONE}:${port}/pricing`], __marketResearch: NO_PRIVATE }, SYSTEM_NETWORK);
+    expect(onlySource(result)).toMatchObject({
+      status: 'refused',
+      reason: `shop.${ZONE} resolves to loopback address ${VETTED}; private hosts are not allowed (marketResearch.allowPrivateHosts is false)`,
+    });
+    expect(vetted.received).toHaveLength(0);
+    expect(internal.received).toHaveLength(0);
   });
 });
 
@@ -112,8 +138,8 @@ describe('pinned request', () => {
   it('connects to the vetted address, sends the name as Host and resolves nothing', async () => {
     const site = await startLoopbackServer({ '/pricing?plan=team': { contentType: 'text/html', body: '<title>Plans</title>' } });
     try {
-      // Any resolution of the name would answer the public address, not the loopback server.
-      rebinding = installRebindingDns({ zone: ZONE, firstAnswer: PUBLIC_ADDRESS, rebindTo: PUBLIC_ADDRESS });
+      // Any resolution of the name would answer another address, where nothing listens.
+      rebinding = installRebindingDns({ zone: ZONE, firstAnswer: VETTED, rebindTo: VETTED });
       const { port } = new URL(site.url);
       const response = await pinnedRequest(new URL(`http://shop.${ZONE}:${port}/pricing?plan=team#top`), ['127.0.0.1'], {
         headers: HEADERS,

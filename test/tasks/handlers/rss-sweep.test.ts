@@ -72,8 +72,9 @@ afterAll(async () => {
   await server.close();
 });
 
-function configWithFeeds(rssFile: Record<string, unknown>): AppConfig {
-  const config = handlerConfig({ rssConfigPath: './rss.json' });
+/** The feeds file; the test server is on loopback, which the operator allows on purpose unless `allowPrivate` says no. */
+function configWithFeeds(rssFile: Record<string, unknown>, allowPrivate = true): AppConfig {
+  const config = handlerConfig({ rssConfigPath: './rss.json', rssAllowPrivateHosts: allowPrivate });
   writeFileSync(join(config.baseDir, 'rss.json'), JSON.stringify(rssFile));
   return config;
 }
@@ -187,6 +188,23 @@ describe('rss-sweep handler', () => {
     });
     await expect(refusal(configWithFeeds({ feeds: [] }))).rejects.toMatchObject({ code: 'invalid_config', message: expect.stringMatching(/^rssConfigPath is not usable: rss config \S*rss\.json is invalid/) });
     await expect(refusal(configWithFeeds({ feeds: [{ url: 'ftp://x/y' }] }))).rejects.toMatchObject({ code: 'invalid_config', message: expect.stringContaining('http or https') });
+  });
+
+  it('refuses a feed on loopback without rssAllowPrivateHosts, sending it nothing, and fetches it with the setting', async () => {
+    const feedUrl = `${server.url}/rss.xml`;
+    const before = server.received.length;
+    const refused = await rssSweep(freshState(), configWithFeeds({ feeds: [{ url: feedUrl }] }, false), handlerInput('rss-sweep'));
+    expect(refused).toEqual({
+      status: 'error',
+      error: `all 1 feeds failed: ${feedUrl}: refused: 127.0.0.1 is a loopback address; private hosts are not allowed (rssAllowPrivateHosts is false)`,
+    });
+    const localhost = await rssSweep(freshState(), configWithFeeds({ feeds: [{ url: feedUrl.replace('127.0.0.1', 'localhost') }] }, false), handlerInput('rss-sweep'));
+    expect(localhost.error).toContain('localhost is a loopback host name; private hosts are not allowed (rssAllowPrivateHosts is false)');
+    expect(server.received.length).toBe(before);
+
+    const allowed = await rssSweep(freshState(), configWithFeeds({ feeds: [{ url: feedUrl }] }, true), handlerInput('rss-sweep'));
+    expect(allowed).toMatchObject({ status: 'completed', result: { feedsParsed: 1, feedErrors: [] } });
+    expect(server.received.slice(before).map((r) => r.url)).toEqual(['/rss.xml']);
   });
 
   it('stops with an error when the run is cancelled', async () => {

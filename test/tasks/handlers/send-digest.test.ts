@@ -9,6 +9,8 @@ import { POSIX } from '../../support/outside-files.js';
 import { closedPortUrl, startLoopbackServer, type LoopbackServer } from '../../support/loopback-server.js';
 
 let server: LoopbackServer;
+/** The test target is on loopback, which the operator allows on purpose. */
+const LOOPBACK_ALLOWED = { digestTargetAllowPrivateHosts: true };
 
 beforeAll(async () => {
   server = await startLoopbackServer({
@@ -40,7 +42,7 @@ function stateWithHistory(): OrchestratorState {
 
 describe('send-digest handler', () => {
   it('posts the digest as JSON to the configured loopback target', async () => {
-    const config = handlerConfig({ digestTargetUrl: `${server.url}/hooks/digest?token=s3cret` });
+    const config = handlerConfig({ digestTargetUrl: `${server.url}/hooks/digest?token=s3cret` , ...LOOPBACK_ALLOWED });
     const outcome = await sendDigest(stateWithHistory(), config, handlerInput('send-digest'));
 
     expect(outcome.status).toBe('completed');
@@ -67,7 +69,7 @@ describe('send-digest handler', () => {
   });
 
   it('honours historyLimit', async () => {
-    const config = handlerConfig({ digestTargetUrl: `${server.url}/hooks/digest?token=s3cret` });
+    const config = handlerConfig({ digestTargetUrl: `${server.url}/hooks/digest?token=s3cret` , ...LOOPBACK_ALLOWED });
     const outcome = await sendDigest(stateWithHistory(), config, handlerInput('send-digest', { historyLimit: 1 }));
     expect(outcome.result).toMatchObject({ itemCount: 2 });
   });
@@ -82,13 +84,13 @@ describe('send-digest handler', () => {
   });
 
   it('fails with the status when the target refuses', async () => {
-    const config = handlerConfig({ digestTargetUrl: `${server.url}/hooks/refuse` });
+    const config = handlerConfig({ digestTargetUrl: `${server.url}/hooks/refuse` , ...LOOPBACK_ALLOWED });
     const outcome = await sendDigest(stateWithHistory(), config, handlerInput('send-digest'));
     expect(outcome).toEqual({ status: 'error', error: expect.stringContaining('answered HTTP 503') });
   });
 
   it('fails with the cause when the target is unreachable, without echoing the URL path', async () => {
-    const config = handlerConfig({ digestTargetUrl: `${await closedPortUrl()}/hooks/x?token=s3cret` });
+    const config = handlerConfig({ digestTargetUrl: `${await closedPortUrl()}/hooks/x?token=s3cret` , ...LOOPBACK_ALLOWED });
     const outcome = await sendDigest(stateWithHistory(), config, handlerInput('send-digest'));
     expect(outcome.status).toBe('error');
     expect(outcome.error).toContain('ECONNREFUSED');
@@ -100,6 +102,21 @@ describe('send-digest handler', () => {
       code: 'invalid_config',
       message: 'digestTargetUrl must be http or https, not file',
     });
+  });
+
+  it('refuses a target on loopback without digestTargetAllowPrivateHosts, sending it nothing, and posts with the setting', async () => {
+    const targetUrl = `${server.url}/hooks/digest?token=s3cret`;
+    const before = server.received.length;
+    const refused = await sendDigest(stateWithHistory(), handlerConfig({ digestTargetUrl: targetUrl }), handlerInput('send-digest'));
+    expect(refused).toEqual({
+      status: 'error',
+      error: `digest not delivered to ${new URL(server.url).host}: refused: 127.0.0.1 is a loopback address; private hosts are not allowed (digestTargetAllowPrivateHosts is false)`,
+    });
+    expect(server.received.length).toBe(before);
+
+    const posted = await sendDigest(stateWithHistory(), handlerConfig({ digestTargetUrl: targetUrl, ...LOOPBACK_ALLOWED }), handlerInput('send-digest'));
+    expect(posted).toMatchObject({ status: 'completed', result: { statusCode: 204 } });
+    expect(server.received.slice(before).map((r) => [r.method, r.url])).toEqual([['POST', '/hooks/digest?token=s3cret']]);
   });
 
   it('appends the digest as one JSON line to the configured file target', async () => {
@@ -119,12 +136,12 @@ describe('send-digest handler', () => {
   });
 
   it('delivers to both targets when both are configured, and fails naming the one that failed', async () => {
-    const both = handlerConfig({ digestTargetUrl: `${server.url}/hooks/digest?token=s3cret`, digestTargetFile: 'digests.jsonl' });
+    const both = handlerConfig({ digestTargetUrl: `${server.url}/hooks/digest?token=s3cret`, digestTargetFile: 'digests.jsonl' , ...LOOPBACK_ALLOWED });
     const ok = await sendDigest(stateWithHistory(), both, handlerInput('send-digest'));
     expect(ok).toMatchObject({ status: 'completed', result: { targets: [`webhook ${new URL(server.url).host}`, 'file digests.jsonl'] } });
     expect(existsSync(both.digestTargetFile!)).toBe(true);
 
-    const refused = handlerConfig({ digestTargetUrl: `${server.url}/hooks/refuse`, digestTargetFile: 'digests.jsonl' });
+    const refused = handlerConfig({ digestTargetUrl: `${server.url}/hooks/refuse`, digestTargetFile: 'digests.jsonl' , ...LOOPBACK_ALLOWED });
     const outcome = await sendDigest(stateWithHistory(), refused, handlerInput('send-digest'));
     expect(outcome).toEqual({ status: 'error', error: expect.stringContaining('answered HTTP 503') });
     // the file target was still written

@@ -4,17 +4,20 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { pipeline, Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { normalizeHost } from './allowlist.js';
+import { normalizeHost } from './host-name.js';
 
 /** What one pinned request sends besides its URL. */
 export interface PinnedInit {
+  /** GET when absent. */
+  method?: string;
   headers: Readonly<Record<string, string>>;
-  /** The URL's deadline: aborting it ends the connection, the request and the body. */
+  body?: Uint8Array | null;
+  /** The fetch's deadline: aborting it ends the connection, the request and the body. */
   signal: AbortSignal;
 }
 
 /**
- * Sends one GET for `url` over a connection to one of `addresses` (the addresses the URL's
+ * Sends one request for `url` over a connection to one of `addresses` (the addresses the URL's
  * check vetted) and answers the response head with its body still streaming. It never
  * resolves the host name: the name only goes into the Host header and, for https, the TLS
  * server name the certificate is verified against. Redirects are returned, not followed.
@@ -62,7 +65,7 @@ function decodedBody(response: IncomingMessage): Readable {
   });
 }
 
-/** The node response as a WHATWG Response, so the page reader treats it as fetch's. */
+/** The node response as a WHATWG Response, so a reader treats it as fetch's. */
 function toResponse(response: IncomingMessage): Response {
   const status = response.statusCode ?? 0;
   const headers = new Headers();
@@ -76,8 +79,8 @@ function toResponse(response: IncomingMessage): Response {
   return new Response(Readable.toWeb(decodedBody(response)) as ReadableStream<Uint8Array>, init);
 }
 
-/** The request function the lane runs with: node:http(s) pinned to the vetted addresses. */
-export const pinnedRequest: PinnedRequest = (url, addresses, { headers, signal }) => {
+/** The request function outward fetches run with: node:http(s) pinned to the vetted addresses. */
+export const pinnedRequest: PinnedRequest = (url, addresses, { method = 'GET', headers, body = null, signal }) => {
   const host = normalizeHost(url.hostname);
   const https = url.protocol === 'https:';
   const send = https ? httpsRequest : httpRequest;
@@ -89,8 +92,8 @@ export const pinnedRequest: PinnedRequest = (url, addresses, { headers, signal }
         host,
         port: url.port === '' ? undefined : Number(url.port),
         path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        headers: { 'accept-encoding': 'gzip, deflate, br', ...headers },
+        method,
+        headers: { 'accept-encoding': 'gzip, deflate, br', ...headers, ...(body !== null ? { 'content-length': String(body.byteLength) } : {}) },
         lookup: pinnedLookup(host, addresses),
         // A fresh connection per request: a pooled socket may not outlive the check that vetted it.
         agent: false,
@@ -107,7 +110,7 @@ export const pinnedRequest: PinnedRequest = (url, addresses, { headers, signal }
           fail(error);
         }
       });
-      request.end();
+      request.end(body ?? undefined);
     } catch (error) {
       fail(error);
     }

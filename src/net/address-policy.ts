@@ -1,9 +1,10 @@
 import { isIPv4, isIPv6 } from 'node:net';
 
 /**
- * Which IP addresses are not public unicast hosts. The lane refuses to reach them (unless the
- * operator allows private hosts) because a URL pointing there would let a caller read the
- * service's own network: the metadata endpoint of a cloud host, an admin console on loopback.
+ * Which IP addresses are not public unicast hosts. Every outward fetch (guarded-fetch.ts) refuses
+ * to reach them unless the operator allowed private hosts for that fetch, because a URL pointing
+ * there would let whoever wrote it read the service's own network: the metadata endpoint of a
+ * cloud host, an admin console on loopback.
  *
  * Each table is read top to bottom and the first range that holds the address decides, so a
  * narrow range sits above the wider one it is cut from. A range that `embedsIpv4` is not
@@ -140,13 +141,20 @@ export function nonPublicRange(address: string): AddressRange | null {
 }
 
 /**
+ * What kind of non-public address an address is ("loopback", "private", …), or null when it counts
+ * as public. The built-in one is `nonPublicKind`; a test injects its own to call a loopback
+ * address public, so that a check it passes never sends traffic past loopback.
+ */
+export type AddressPolicy = (address: string) => string | null;
+
+/**
  * What kind of non-public address `address` is ("loopback", "private", "link-local", …), or
  * null for a public address. Anything that is not an IP literal is treated as non-public.
  */
-export function nonPublicKind(address: string): string | null {
+export const nonPublicKind: AddressPolicy = (address) => {
   if (!isIPv4(address) && !isIPv6(address)) return 'unparseable';
   return nonPublicRange(address)?.kind ?? null;
-}
+};
 
 /** "a" or "an" before a kind, as a refusal reads it aloud ("an IPv4-compatible", "a unique-local"). */
 export function articleFor(kind: string): 'a' | 'an' {
