@@ -5,6 +5,10 @@ import { conflict } from '../domain/errors.js';
 const GATE_LOCK = 'business:cycle-gate';
 const LEASE_MS = 30_000;
 const POLL_MS = 25;
+/** How long a decision on behalf of a caller (trigger, retry, switch, slot, a run's cycle) queues for the gate. */
+export const GATE_WAIT_MS = 2000;
+/** How long a cycle run queues to record its outcome: longer, since losing it would leave the cycle active. */
+export const FINISH_WAIT_MS = 15_000;
 
 /**
  * The one critical section of business cycle state: every decision (start, retry, finish,
