@@ -33,7 +33,9 @@ import { communityResponseLane } from './lanes/community-response/index.js';
 import { controlPlaneLanes } from './lanes/control-plane.js';
 import { marketResearchLane } from './lanes/market-research.js';
 import { projectCodeLanes } from './lanes/project-code.js';
-import { createMetrics, startMetricsServer } from './metrics.js';
+import { createMetrics, startMetricsServer, type Metrics } from './metrics.js';
+import { knownModels } from './metrics/known-models.js';
+import { UNMEASURED } from './metrics/service-run-metrics.js';
 import { createMilestoneRecorder } from './proof/milestone-recorder.js';
 import { createProofFeed } from './proof/proof-feed.js';
 import { createRunLogBook } from './runlogs/run-log-book.js';
@@ -99,6 +101,8 @@ export interface ServiceInfrastructure {
   tracer?: ServiceTracer;
   /** The event channel's metrics (src/metrics.ts), asked for only when instances share a store. */
   eventChannelObserver?: () => EventChannelObserver;
+  /** The run metrics (src/metrics/, docs/metrics.md); absent: runs are not measured. */
+  runMetrics?: Metrics['runMetrics'];
 }
 
 /**
@@ -130,12 +134,16 @@ export function composeService(infra: ServiceInfrastructure) {
   // The worker process groups this life starts are recorded, so that the next start can end
   // them if this process dies without stopping them (src/workers/group-ledger.ts).
   const groupLedger = createGroupLedger(groupLedgerDir(config), logger);
-  const spawner = createWorkerSpawner({ config, registry, logger, cancelGraceMs: config.cancelGraceMs, groupLedger });
+  // Run metrics count what this instance's runtime and model gateway write through `runStore`
+  // and the workers its spawner could not start (docs/metrics.md).
+  const runMetrics = infra.runMetrics?.({ types: TASK_CATALOG.map((e) => e.type), models: knownModels(config.llm, registry.list()) }) ?? UNMEASURED;
+  const runStore = runMetrics.observeStore(store);
+  const spawner = runMetrics.observeSpawner(createWorkerSpawner({ config, registry, logger, cancelGraceMs: config.cancelGraceMs, groupLedger }));
   const probe = createServiceProbe({ runShow: systemctlRunShow, ttlMs: 180_000 });
   // Every model call goes through one gateway: metered into its run, within the shared daily budget (docs/models.md).
   const models = createModels({
     config: config.llm,
-    store,
+    store: runStore,
     coordination,
     clock,
     logger,
@@ -167,6 +175,7 @@ export function composeService(infra: ServiceInfrastructure) {
   // The modules that admit work of their own.
   const incidentLedger = createIncidentLedger({ store, coordination, clock, invalidator, logger });
   const incidentReadPort = createIncidentReadPort(incidentLedger);
+  runMetrics.readSharedState({ store, incidents: incidentReadPort, now });
   const knowledge = composeKnowledge({ config, store, coordination, clock, logger, invalidator, ownerId, admit });
   const business = createBusinessModule({ config, store, coordination, clock, logger, admit });
   const scheduler = createScheduler({
@@ -225,7 +234,7 @@ export function composeService(infra: ServiceInfrastructure) {
 
   const runtime = createTaskRuntime({
     config,
-    store,
+    store: runStore,
     clock,
     logger,
     invalidator,
@@ -381,6 +390,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     metricsPort: metricsServer?.port ?? null,
     tracer: tracing.tracer,
     eventChannelObserver: () => metrics.eventChannelObserver(),
+    runMetrics: (labels) => metrics.runMetrics(labels),
   });
   const { registry, probe, codeHost, knowledge, incidents, scheduler, schedules, runtime } = service;
 

@@ -1,6 +1,8 @@
 import { createServer } from 'node:http';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventChannelObserver } from './events/event-channel.js';
+import { createServiceRunMetrics, type ServiceRunMetrics } from './metrics/service-run-metrics.js';
+import type { RunMetricLabels } from './metrics/run-metrics.js';
 import { RequestMetrics } from './request-metrics.js';
 
 export interface QueueDepth {
@@ -20,6 +22,12 @@ export interface Metrics {
    * store with others (PostgreSQL) has a channel, and the others show none rather than a zero.
    */
   eventChannelObserver(): EventChannelObserver;
+  /**
+   * The run, approval, incident and model metrics (src/metrics/, docs/metrics.md), registered on
+   * the first call with the label values the service knows (its task types, its models); later
+   * calls answer the same ones.
+   */
+  runMetrics(labels: RunMetricLabels): ServiceRunMetrics;
 }
 
 /** The service's Prometheus registry: process defaults, HTTP request counters and timings, queue depth. */
@@ -47,9 +55,14 @@ export function createMetrics(): Metrics {
   });
 
   let channelObserver: EventChannelObserver | null = null;
+  let runMetrics: ServiceRunMetrics | null = null;
 
   return {
     registry,
+    runMetrics(labels) {
+      runMetrics ??= createServiceRunMetrics(registry, labels);
+      return runMetrics;
+    },
     eventChannelObserver() {
       channelObserver ??= eventChannelMetrics(registry);
       return channelObserver;

@@ -52,7 +52,10 @@ export const RunStatsSchema = Type.Object(
           created: Count,
           finished: Count,
           failed: Count,
-          failureRate: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'failed / finished (cancelled runs are not failures); null with none finished' }),
+          failureRate: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
+            description:
+              'failed / finished, over runs that executed: cancelled runs and held runs settled by their approval (rejected, expired, or closed for their replay) count in neither; null with none finished',
+          }),
           p50DurationMs: NullableMs,
           p95DurationMs: NullableMs,
         },
@@ -91,6 +94,16 @@ function durationMs(run: RunRecord): number | null {
 }
 
 /**
+ * A held run that its approval ended without it executing: rejected or expired (stored `failed`,
+ * reason `approval_rejected`), or closed `success` once its replay was admitted. Neither says
+ * anything of its lane: a refusal is no failure, and the approved work is counted as the replay.
+ */
+function settledByApproval(run: RunRecord): boolean {
+  if (run.status === 'failed') return run.failureReason === 'approval_rejected';
+  return run.status === 'success' && run.startedAt === null && run.approval.status === 'approved';
+}
+
+/**
  * Composes the statistics from runs read newest first (`runs`, at most `scanLimit`) and the
  * store's counts. Runs created before the window are ignored; a scan that filled its limit
  * without leaving the window is reported as truncated.
@@ -121,7 +134,7 @@ export function composeRunStats(input: {
     perStatus.get(run.status)![index]! += 1;
     const type = perType.get(run.type) ?? { created: 0, finished: 0, failed: 0, durations: [] };
     type.created += 1;
-    if (run.status === 'success' || run.status === 'failed') {
+    if ((run.status === 'success' || run.status === 'failed') && !settledByApproval(run)) {
       type.finished += 1;
       if (run.status === 'failed') type.failed += 1;
       const ms = durationMs(run);

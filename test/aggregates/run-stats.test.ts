@@ -50,6 +50,30 @@ describe('composeRunStats', () => {
     expect(stats.queue).toEqual({ pending: 5, ready: 3, held: 2, running: 1, retrying: 0 });
   });
 
+  it('a held run its approval settled is no failure and no success of its lane: rejected, expired or closed for its replay', () => {
+    const held = (status: RunRecord['status'], approval: 'rejected' | 'approved', minutesAgo: number) => {
+      const at = ago(minutesAgo * 60_000);
+      const base = makeRun({ type: 'build-refactor', status, queueState: null, createdAt: at, startedAt: null, finishedAt: at });
+      return {
+        ...base,
+        failureReason: status === 'failed' ? 'approval_rejected' : null,
+        approval: { ...base.approval, required: true, status: approval, requestedAt: at, decidedAt: at },
+      };
+    };
+    const runs = [
+      finished('build-refactor', 'success', 2, 100),
+      finished('build-refactor', 'failed', 2, 100),
+      held('failed', 'rejected', 3),
+      held('failed', 'rejected', 4),
+      held('success', 'approved', 5),
+    ];
+    const stats = composeRunStats({ now: NOW, window: 'hour', runs, scanLimit: 100, counts });
+    // Two rejections would make it 3 of 4 failed (0.75); only the two runs that executed count.
+    expect(stats.byType.find((t) => t.type === 'build-refactor')).toMatchObject({ created: 5, finished: 2, failed: 1, failureRate: 0.5 });
+    // The runs still appear under their stored status in the buckets.
+    expect(stats.series.find((s) => s.status === 'failed')!.counts.reduce((a, b) => a + b, 0)).toBe(3);
+  });
+
   it('a scan that filled its limit inside the window is reported as truncated', () => {
     const runs = [finished('a', 'success', 1, 1), finished('a', 'success', 2, 1)];
     expect(composeRunStats({ now: NOW, window: 'hour', runs, scanLimit: 2, counts }).sample.truncated).toBe(true);

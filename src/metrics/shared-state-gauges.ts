@@ -1,0 +1,118 @@
+import { Gauge, type Registry } from 'prom-client';
+import { INCIDENT_SEVERITIES } from '../incidents/read-port.js';
+import { BoundedLabel } from './bounded-label.js';
+
+/**
+ * What the gauges of shared state show: read from the store every instance shares, never from
+ * this process's memory, so each instance reports the same figures (aggregate them with `max`,
+ * not `sum`).
+ */
+export interface SharedStateReading {
+  /** Runs in status `running`, by task type, whichever instance runs them. */
+  executingByType: Record<string, number>;
+  /** Held runs waiting for an approval decision. */
+  approvalsPending: number;
+  /** When the oldest pending approval was requested; null when none is pending. */
+  oldestApprovalRequestedAt: string | null;
+  /** Incidents not resolved, by severity. */
+  incidentsOpenBySeverity: Record<string, number>;
+}
+
+export interface SharedStateSource {
+  read(): Promise<SharedStateReading>;
+  now(): Date;
+}
+
+/** How long one reading serves scrapes: several scrapers (or a scraper and a person) read the store once. */
+export const SHARED_STATE_TTL_MS = 5_000;
+
+/**
+ * The gauges of shared state, read at scrape time through one bounded reading of the store,
+ * reused for SHARED_STATE_TTL_MS and shared by concurrent scrapes. A reading that fails leaves
+ * the gauges without series for that scrape (an absent series, which an alert can catch) rather
+ * than failing the scrape or showing stale figures as current.
+ */
+export function registerSharedStateGauges(registry: Registry, types: readonly string[], ttlMs = SHARED_STATE_TTL_MS) {
+  const type = new BoundedLabel(types);
+  const severity = new BoundedLabel(INCIDENT_SEVERITIES);
+  let source: SharedStateSource | null = null;
+  let cached: { at: number; reading: Promise<SharedStateReading | null> } | null = null;
+
+  function reading(): Promise<SharedStateReading | null> {
+    if (source === null) return Promise.resolve(null);
+    const at = Date.now();
+    if (cached === null || at - cached.at >= ttlMs) {
+      cached = { at, reading: source.read().catch(() => null) };
+    }
+    return cached.reading;
+  }
+
+  const registers = [registry];
+  new Gauge({
+    name: 'orchestrator_runs_executing',
+    help: 'Runs executing now (status running) across every instance sharing the store, by task type',
+    labelNames: ['type'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      const now = await reading();
+      if (now === null) return;
+      // Every known type at zero too: a type that stopped running shows 0, not an absent series.
+      const byType = new Map<string, number>(type.values().map((t) => [t, 0]));
+      for (const [name, count] of Object.entries(now.executingByType)) {
+        const label = type.of(name);
+        byType.set(label, (byType.get(label) ?? 0) + count);
+      }
+      for (const [label, count] of byType) this.set({ type: label }, count);
+    },
+  });
+  new Gauge({
+    name: 'orchestrator_approvals_pending',
+    help: 'Held runs waiting for an approval decision, across every instance sharing the store',
+    registers,
+    async collect() {
+      this.reset();
+      const now = await reading();
+      if (now !== null) this.set(now.approvalsPending);
+    },
+  });
+  new Gauge({
+    name: 'orchestrator_approval_oldest_pending_age_seconds',
+    help: 'Age of the oldest pending approval (since it was requested); 0 when none is pending',
+    registers,
+    async collect() {
+      this.reset();
+      const now = await reading();
+      if (now === null || source === null) return;
+      const requested = now.oldestApprovalRequestedAt === null ? NaN : Date.parse(now.oldestApprovalRequestedAt);
+      this.set(Number.isFinite(requested) ? Math.max(0, (source.now().getTime() - requested) / 1000) : 0);
+    },
+  });
+  new Gauge({
+    name: 'orchestrator_incidents_open',
+    help: 'Incidents not resolved (active or watching), by severity',
+    labelNames: ['severity'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      const now = await reading();
+      if (now === null) return;
+      const bySeverity = new Map<string, number>(severity.values().map((s) => [s, 0]));
+      for (const [name, count] of Object.entries(now.incidentsOpenBySeverity)) {
+        const label = severity.of(name);
+        bySeverity.set(label, (bySeverity.get(label) ?? 0) + count);
+      }
+      for (const [label, count] of bySeverity) this.set({ severity: label }, count);
+    },
+  });
+
+  return {
+    /** Where the gauges read from; until it is set they have no series. */
+    readFrom(next: SharedStateSource): void {
+      source = next;
+      cached = null;
+    },
+  };
+}
+
+export type SharedStateGauges = ReturnType<typeof registerSharedStateGauges>;
