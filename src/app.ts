@@ -134,8 +134,8 @@ export function composeService(infra: ServiceInfrastructure) {
   // The worker process groups this life starts are recorded, so that the next start can end
   // them if this process dies without stopping them (src/workers/group-ledger.ts).
   const groupLedger = createGroupLedger(groupLedgerDir(config), logger);
-  // Run metrics count what this instance's runtime and model gateway write through `runStore`
-  // and the workers its spawner could not start (docs/metrics.md).
+  // Run metrics count what this instance's admission, runtime and model gateway write through
+  // `runStore` and the workers its spawner could not start (docs/metrics.md).
   const runMetrics = infra.runMetrics?.({ types: TASK_CATALOG.map((e) => e.type), models: knownModels(config.llm, registry.list()) }) ?? UNMEASURED;
   const runStore = runMetrics.observeStore(store);
   const spawner = runMetrics.observeSpawner(createWorkerSpawner({ config, registry, logger, cancelGraceMs: config.cancelGraceMs, groupLedger }));
@@ -161,7 +161,7 @@ export function composeService(infra: ServiceInfrastructure) {
   // Bound to the runner once it exists: an admission finding a free slot starts its run at once.
   let reserveSlot: (type: string) => SlotReservation | null = () => null;
   const admit = createAdmission({
-    store,
+    store: runStore,
     clock,
     invalidator,
     onReady: () => readyRuns.notify(),

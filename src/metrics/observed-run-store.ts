@@ -5,7 +5,7 @@ import type { MutateResult, StateStore } from '../store/types.js';
 export interface RunWriteObserver {
   /** A run write committed (changed or not). */
   written(result: MutateResult): void;
-  /** A run claimed for an attempt (claimNextRun, claimRuns). */
+  /** A run claimed for an attempt (claimNextRun, claimRuns: writes that return no record before them). */
   claimed(run: RunRecord): void;
 }
 

@@ -10,6 +10,7 @@ import {
   modelCallsIn,
   queueWaitOf,
   retryScheduledBy,
+  startedBy,
 } from './run-write-meaning.js';
 
 /** Upper bounds (seconds) of the run duration buckets: a handler's milliseconds to a worker's half hour. */
@@ -116,6 +117,8 @@ export class RunMetrics {
     if (!result.changed) return;
     const { before, after } = result;
     if (after === null) return;
+    // An admission that found a free slot starts its run in the same write: no claim follows.
+    if (startedBy(before, after)) this.claimed(after);
     const type = this.type.of(after.type);
     const finish = finishedBy(before, after);
     if (finish !== null) this.finished.inc({ type, status: finish });
@@ -131,7 +134,7 @@ export class RunMetrics {
     }
   }
 
-  /** A run this instance claimed: an attempt starts. */
+  /** A run this instance claimed (or started at its admission): an attempt starts. */
   claimed(run: RunRecord): void {
     const type = this.type.of(run.type);
     this.attempts.inc({ type });

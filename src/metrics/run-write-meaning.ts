@@ -48,6 +48,11 @@ export function attemptEndedAfter(before: RunRecord | null, after: RunRecord | n
   return secondsBetween(before.startedAt, after.finishedAt ?? after.updatedAt);
 }
 
+/** The write started an attempt without a claim (an admission that found a free slot starts its run at once). */
+export function startedBy(before: RunRecord | null, after: RunRecord | null): boolean {
+  return after?.status === 'running' && before?.status !== 'running';
+}
+
 /** The write scheduled a retry: the run entered `retrying`. */
 export function retryScheduledBy(before: RunRecord | null, after: RunRecord | null): boolean {
   return after?.status === 'retrying' && before?.status !== 'retrying';
