@@ -28,9 +28,10 @@ export const SHARED_STATE_TTL_MS = 5_000;
 
 /**
  * The gauges of shared state, read at scrape time through one bounded reading of the store,
- * reused for SHARED_STATE_TTL_MS and shared by concurrent scrapes. A reading that fails leaves
- * the gauges without series for that scrape (an absent series, which an alert can catch) rather
- * than failing the scrape or showing stale figures as current.
+ * reused for SHARED_STATE_TTL_MS and shared by concurrent scrapes. A reading that fails shows no
+ * figure rather than failing the scrape or showing a stale or zero one as current: the labelled
+ * gauges have no series for that scrape, the others read NaN (an alert comparing them stays quiet,
+ * and `absent()` or `isNaN`-style checks can catch it).
  */
 export function registerSharedStateGauges(registry: Registry, types: readonly string[], ttlMs = SHARED_STATE_TTL_MS) {
   const type = new BoundedLabel(types);
@@ -73,7 +74,7 @@ export function registerSharedStateGauges(registry: Registry, types: readonly st
     async collect() {
       this.reset();
       const now = await reading();
-      if (now !== null) this.set(now.approvalsPending);
+      this.set(now === null ? NaN : now.approvalsPending);
     },
   });
   new Gauge({
@@ -83,7 +84,10 @@ export function registerSharedStateGauges(registry: Registry, types: readonly st
     async collect() {
       this.reset();
       const now = await reading();
-      if (now === null || source === null) return;
+      if (now === null || source === null) {
+        this.set(NaN);
+        return;
+      }
       const requested = now.oldestApprovalRequestedAt === null ? NaN : Date.parse(now.oldestApprovalRequestedAt);
       this.set(Number.isFinite(requested) ? Math.max(0, (source.now().getTime() - requested) / 1000) : 0);
     },
