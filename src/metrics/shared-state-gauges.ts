@@ -27,6 +27,19 @@ export interface SharedStateSource {
 export const SHARED_STATE_TTL_MS = 5_000;
 
 /**
+ * One series per value of a bounded label, counts of names outside it summed under `other`, and
+ * every value at zero too: a type that stopped running shows 0, not an absent series.
+ */
+function setEveryValue<L extends string>(gauge: Gauge<L>, name: L, label: BoundedLabel, counts: Record<string, number>): void {
+  const byValue = new Map<string, number>(label.values().map((value) => [value, 0]));
+  for (const [key, count] of Object.entries(counts)) {
+    const value = label.of(key);
+    byValue.set(value, (byValue.get(value) ?? 0) + count);
+  }
+  for (const [value, count] of byValue) gauge.set({ [name]: value } as Partial<Record<L, string>>, count);
+}
+
+/**
  * The gauges of shared state, read at scrape time through one bounded reading of the store,
  * reused for SHARED_STATE_TTL_MS and shared by concurrent scrapes. A reading that fails shows no
  * figure rather than failing the scrape or showing a stale or zero one as current: the labelled
@@ -58,13 +71,7 @@ export function registerSharedStateGauges(registry: Registry, types: readonly st
       this.reset();
       const now = await reading();
       if (now === null) return;
-      // Every known type at zero too: a type that stopped running shows 0, not an absent series.
-      const byType = new Map<string, number>(type.values().map((t) => [t, 0]));
-      for (const [name, count] of Object.entries(now.executingByType)) {
-        const label = type.of(name);
-        byType.set(label, (byType.get(label) ?? 0) + count);
-      }
-      for (const [label, count] of byType) this.set({ type: label }, count);
+      setEveryValue(this, 'type', type, now.executingByType);
     },
   });
   new Gauge({
@@ -101,12 +108,7 @@ export function registerSharedStateGauges(registry: Registry, types: readonly st
       this.reset();
       const now = await reading();
       if (now === null) return;
-      const bySeverity = new Map<string, number>(severity.values().map((s) => [s, 0]));
-      for (const [name, count] of Object.entries(now.incidentsOpenBySeverity)) {
-        const label = severity.of(name);
-        bySeverity.set(label, (bySeverity.get(label) ?? 0) + count);
-      }
-      for (const [label, count] of bySeverity) this.set({ severity: label }, count);
+      setEveryValue(this, 'severity', severity, now.incidentsOpenBySeverity);
     },
   });
 
