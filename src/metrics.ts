@@ -30,7 +30,7 @@ export interface Metrics {
   runMetrics(labels: RunMetricLabels): ServiceRunMetrics;
 }
 
-/** The service's Prometheus registry: process defaults, HTTP request counters and timings, queue depth. */
+/** The service's Prometheus registry: process defaults, HTTP request counters and timings, queue depth, and the run metrics once asked for. */
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
