@@ -103,12 +103,12 @@ function demo(env: NodeJS.ProcessEnv, args: string[]): Promise<void> {
   const unknown = args.find((arg) => arg !== '--new-keys');
   if (unknown !== undefined) fatal(`unknown demo option "${unknown}" (usage: ${DEMO_USAGE})`);
   const located = loadConfigOrFatal({ ...env, API_KEY_ROTATION: '', API_KEY: UNTIL_THE_DEMO_KEYS, WEBHOOK_SECRET: UNTIL_THE_DEMO_KEYS });
+  const folder = demoStateFolder(located);
   let kept: KeptKeys;
   try {
-    kept = keepDemoKeys(demoStateFolder(located), { renew: args.includes('--new-keys') });
+    kept = keepDemoKeys(folder, { renew: args.includes('--new-keys') });
   } catch (err) {
-    if (printedAsIs(err)) fatal(err.message);
-    throw err;
+    fatal(printedAsIs(err) ? err.message : `the demo keys could not be kept in ${folder}: ${err instanceof Error ? err.message : String(err)}`);
   }
   const config: AppConfig = { ...located, apiKeys: parseApiKeys(demoKeyRotation(kept.keys), undefined), webhookSecret: kept.webhookSecret };
   const print = (line: string) => process.stdout.write(`${line}\n`);

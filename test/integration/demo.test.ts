@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_KEYS_FILE } from '../../src/demo/demo-keys.js';
@@ -97,13 +97,22 @@ describe('the demo (npm run demo)', () => {
     expect((await api.get('/api/auth/me', third.keys.operator)).status).toBe(200);
   }, 90_000);
 
-  it('refuses an option it does not know', async () => {
-    const child = spawn(process.execPath, [SERVICE_ENTRY, 'demo', '--new-key'], { cwd: tempDir('demo-usage-'), stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    expect(code).toBe(1);
-    expect(stderr).toBe('fatal: unknown demo option "--new-key" (usage: npm run demo [-- --new-keys])\n');
+  it('refuses an option it does not know, and a keys file that is not its own, before it starts', async () => {
+    const refusal = async (cwd: string, args: string[]) => {
+      const child = spawn(process.execPath, [SERVICE_ENTRY, 'demo', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', PORT: '0', METRICS_PORT: '0' } });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      return { code, stderr };
+    };
+    expect(await refusal(tempDir('demo-usage-'), ['--new-key'])).toEqual({ code: 1, stderr: 'fatal: unknown demo option "--new-key" (usage: npm run demo [-- --new-keys])\n' });
+
+    const cwd = tempDir('demo-bad-keys-');
+    const keysFile = join(cwd, 'orchestrator', 'data', DEMO_KEYS_FILE);
+    mkdirSync(dirname(keysFile), { recursive: true });
+    writeFileSync(keysFile, '{"keys":');
+    expect(await refusal(cwd, [])).toEqual({ code: 1, stderr: `fatal: ${keysFile} is not valid JSON; run the demo with --new-keys to replace it\n` });
+    expect(readFileSync(keysFile, 'utf8')).toBe('{"keys":');
   });
 
   it('prints one line per run as it ends, and no line per request', async () => {
