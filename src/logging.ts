@@ -20,15 +20,50 @@ export const REDACTED_PATHS = SECRET_FIELDS.flatMap((field) => {
 export const REDACTION_CENSOR = '[redacted]';
 
 /**
- * The service's JSON logger. Fastify derives a child per request from it, so every request log
- * line carries `reqId` (the same value as the X-Request-Id response header).
+ * How the logger writes the info lines about one request (fastify's `incoming request` and
+ * `request completed`) or one run (any line with a `runId`).
  */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+export interface PerItemLines {
+  /** `debug` writes them at debug instead of info: the demo's terminal says one line per run itself. */
+  level: 'info' | 'debug';
+  /** Told the status of every request that completed, whether or not its line is written. */
+  onRequestCompleted?: (statusCode: number) => void;
+}
+
+const INFO = 30;
+
+type LineObject = { req?: unknown; res?: { statusCode?: unknown }; runId?: unknown };
+
+/** The object of a log call that is about one request (it carries the request or the reply) or one run. */
+function perItemObject(args: unknown[]): LineObject | null {
+  const first = args[0];
+  if (typeof first !== 'object' || first === null) return null;
+  return 'req' in first || 'res' in first || 'runId' in first ? (first as LineObject) : null;
+}
+
+/** The pino hook that writes per-item info lines at the level asked for and reports each completed request. */
+function perItemHook(options: PerItemLines) {
+  return function logMethod(this: Logger, args: Parameters<Logger['info']>, method: Logger['info'], level: number): void {
+    const line = level === INFO ? perItemObject(args) : null;
+    if (line === null) return method.apply(this, args);
+    if (line.res && typeof line.res.statusCode === 'number') options.onRequestCompleted?.(line.res.statusCode);
+    if (options.level === 'info') return method.apply(this, args);
+    if (this.isLevelEnabled('debug')) this.debug(...args);
+  };
+}
+
+/**
+ * The service's JSON logger. Fastify derives a child per request from it, so every request log
+ * line carries `reqId` (the same value as the X-Request-Id response header). `perItem`
+ * changes how the lines about one request or one run are written (absent: at info).
+ */
+export function createLogger(level: string, destination?: DestinationStream, perItem?: PerItemLines): Logger {
   const options = {
     level,
     redact: { paths: REDACTED_PATHS, censor: REDACTION_CENSOR },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
+    ...(perItem ? { hooks: { logMethod: perItemHook(perItem) } } : {}),
   };
   return destination ? pino(options, destination) : pino(options);
 }

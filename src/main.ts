@@ -1,12 +1,14 @@
 #!/usr/bin/env node
-import { randomBytes } from 'node:crypto';
 import { startApp } from './app.js';
 import { loadConfig } from './config/load.js';
 import type { AppConfig } from './config/types.js';
+import { parseApiKeys } from './config/keys.js';
+import { DEMO_ROLES, demoKeyRotation, demoStateFolder, keepDemoKeys, type KeptKeys } from './demo/demo-keys.js';
+import { createDemoTerminal } from './demo/demo-terminal.js';
 import { seedDemoWorkspace } from './demo/seed-workspace.js';
 import { demoCommands } from './demo/try-it.js';
 import { DomainError, type ErrorCode } from './domain/errors.js';
-import { createLogger } from './logging.js';
+import { createLogger, type PerItemLines } from './logging.js';
 import { runMigrateCommand } from './migrate/command.js';
 
 function fatal(message: string): never {
@@ -23,31 +25,27 @@ const PRINTED_AS_IS: ReadonlySet<ErrorCode> = new Set(['invalid_config', 'state_
 
 const printedAsIs = (err: unknown): err is DomainError => err instanceof DomainError && PRINTED_AS_IS.has(err.code);
 
-/** Three demo-local keys, one per role, and a webhook secret; printed once, never stored. */
-function demoSecrets(): { rotation: string; webhookSecret: string; keys: Record<'viewer' | 'operator' | 'admin', string> } {
-  const key = () => randomBytes(24).toString('base64url');
-  const keys = { viewer: `demo-viewer-${key()}`, operator: `demo-operator-${key()}`, admin: `demo-admin-${key()}` };
-  const rotation = JSON.stringify(
-    Object.entries(keys).map(([role, value]) => ({ key: value, label: `demo-${role}`, role })),
-  );
-  return { rotation, webhookSecret: randomBytes(24).toString('base64url'), keys };
+function loadConfigOrFatal(env: NodeJS.ProcessEnv): AppConfig {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (printedAsIs(err)) fatal(err.message);
+    throw err;
+  }
 }
 
 /** What a command adds around start-up: work before the service starts, output after it listens. */
 interface StartHooks {
   beforeStart?(config: AppConfig): void;
   afterListening?(url: string): void;
+  /** How the log lines about one request or one run are written (absent: at info). */
+  perItemLines?: PerItemLines;
+  /** Called when the service begins to shut down. */
+  onShutdown?(): void;
 }
 
-async function start(env: NodeJS.ProcessEnv, hooks: StartHooks = {}): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(env);
-  } catch (err) {
-    if (printedAsIs(err)) fatal(err.message);
-    throw err;
-  }
-  const logger = createLogger(config.logLevel);
+async function start(config: AppConfig, hooks: StartHooks = {}): Promise<void> {
+  const logger = createLogger(config.logLevel, undefined, hooks.perItemLines);
   let app;
   try {
     hooks.beforeStart?.(config);
@@ -67,6 +65,7 @@ async function start(env: NodeJS.ProcessEnv, hooks: StartHooks = {}): Promise<vo
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    hooks.onShutdown?.();
     logger.info({ signal }, 'shutting down');
     app
       .stop()
@@ -80,44 +79,64 @@ async function start(env: NodeJS.ProcessEnv, hooks: StartHooks = {}): Promise<vo
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
+const DEMO_USAGE = 'npm run demo [-- --new-keys]';
+/** Stands in for the credentials while the config is read to find the demo's state folder; replaced before start. */
+const UNTIL_THE_DEMO_KEYS = 'replaced-by-the-demo-keys';
+
+function keysNotice(kept: KeptKeys): string {
+  const how = kept.outcome === 'made' ? 'made and kept' : 'reused';
+  return [
+    `Demo-local keys (${how} in ${kept.path}, mode 0600; \`npm run demo -- --new-keys\` makes new ones; replace them before any shared deployment):`,
+    ...DEMO_ROLES.map((role) => `  ${`${role}:`.padEnd(10)}${kept.keys[role]}`),
+    'Use them as: Authorization: Bearer <key>',
+    '',
+  ].join('\n');
+}
+
 /**
- * The demo: demo-local keys printed once, a sample workspace (runbooks and a small project)
- * unless one exists, and commands to try once it listens.
+ * The demo: demo-local keys kept in its state folder (reused at every start, new with
+ * `--new-keys`), a sample workspace (runbooks and a small project) unless one exists, commands to
+ * try once it listens, then a line per run that ends and a summary per minute (the log lines
+ * about one request or one run at debug).
  */
-function demo(env: NodeJS.ProcessEnv): Promise<void> {
-  const secrets = demoSecrets();
-  process.stdout.write(
-    [
-      'Demo-local keys (shown once; replace before any shared deployment):',
-      `  viewer:   ${secrets.keys.viewer}`,
-      `  operator: ${secrets.keys.operator}`,
-      `  admin:    ${secrets.keys.admin}`,
-      'Use them as: Authorization: Bearer <key>',
-      '',
-    ].join('\n'),
-  );
-  return start(
-    { ...env, API_KEY_ROTATION: secrets.rotation, API_KEY: '', WEBHOOK_SECRET: secrets.webhookSecret },
-    {
-      beforeStart(config) {
-        const seeded = seedDemoWorkspace(config);
-        const say = (outcome: string, path: string) => (outcome === 'seeded' ? `seeded ${path}` : `kept the existing ${path}`);
-        process.stdout.write(
-          `Sample workspace: ${say(seeded.docs, config.docsPath)}; ${say(seeded.sampleProject, seeded.sampleProjectPath)}; ` +
-            `${say(seeded.businessRegistry ?? 'kept', config.businessRegistryPath)}\n\n`,
-        );
-      },
-      afterListening(url) {
-        process.stdout.write(`${demoCommands({ url, operatorKey: secrets.keys.operator }).join('\n')}\n`);
-      },
+function demo(env: NodeJS.ProcessEnv, args: string[]): Promise<void> {
+  const unknown = args.find((arg) => arg !== '--new-keys');
+  if (unknown !== undefined) fatal(`unknown demo option "${unknown}" (usage: ${DEMO_USAGE})`);
+  const located = loadConfigOrFatal({ ...env, API_KEY_ROTATION: '', API_KEY: UNTIL_THE_DEMO_KEYS, WEBHOOK_SECRET: UNTIL_THE_DEMO_KEYS });
+  const folder = demoStateFolder(located);
+  let kept: KeptKeys;
+  try {
+    kept = keepDemoKeys(folder, { renew: args.includes('--new-keys') });
+  } catch (err) {
+    fatal(printedAsIs(err) ? err.message : `the demo keys could not be kept in ${folder}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const config: AppConfig = { ...located, apiKeys: parseApiKeys(demoKeyRotation(kept.keys), undefined), webhookSecret: kept.webhookSecret };
+  const print = (line: string) => process.stdout.write(`${line}\n`);
+  const terminal = createDemoTerminal(print);
+  process.stdout.write(keysNotice(kept));
+  return start(config, {
+    beforeStart(ready) {
+      const seeded = seedDemoWorkspace(ready);
+      const say = (outcome: string, path: string) => (outcome === 'seeded' ? `seeded ${path}` : `kept the existing ${path}`);
+      process.stdout.write(
+        `Sample workspace: ${say(seeded.docs, ready.docsPath)}; ${say(seeded.sampleProject, seeded.sampleProjectPath)}; ` +
+          `${say(seeded.businessRegistry ?? 'kept', ready.businessRegistryPath)}\n\n`,
+      );
     },
-  );
+    afterListening(url) {
+      process.stdout.write(`${demoCommands({ url, operatorKey: kept.keys.operator }).join('\n')}\n`);
+      print('Runs as they end (time, status, type, run id, duration), and a summary of each busy minute:');
+      terminal.start(url, kept.keys.viewer);
+    },
+    perItemLines: { level: 'debug', onRequestCompleted: (statusCode) => terminal.requestCompleted(statusCode) },
+    onShutdown: () => terminal.stop(),
+  });
 }
 
 async function main(): Promise<void> {
   const command = process.argv[2] ?? 'start';
-  if (command === 'start') return start(process.env);
-  if (command === 'demo') return demo(process.env);
+  if (command === 'start') return start(loadConfigOrFatal(process.env));
+  if (command === 'demo') return demo(process.env, process.argv.slice(3));
   if (command === 'migrate') {
     const code = await runMigrateCommand(process.argv.slice(3), process.env, {
       cwd: process.cwd(),

@@ -3,6 +3,7 @@ import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';
 import { resolveScope, type ResolvedScope } from '../../src/worker-sdk/scope-path.js';
 import { postureOf, type ReleaseGate, type ReleasePosture } from './gate.js';
+import { releaseNextActions } from './next-actions.js';
 import { projectGates, type ProjectEvidence } from './project-gates.js';
 import { snapshotGates } from './snapshot-gates.js';
 
@@ -22,27 +23,6 @@ function scopeDirectory(workspaceRoot: string, scope: string): ResolvedScope | {
   if ('problem' in resolved) return resolved;
   if (!resolved.stats.isDirectory()) return { problem: `scope ${JSON.stringify(scope)} is not a directory` };
   return resolved;
-}
-
-function actionFor(g: ReleaseGate): string {
-  switch (g.gate) {
-    case 'recent-failures':
-      return 'Fix or explain the failing runs before releasing (GET /api/tasks/runs?status=failed).';
-    case 'pending-approvals':
-      return 'Decide the pending approvals so the release carries no undecided change.';
-    case 'open-incidents':
-      return 'Resolve or accept the open incidents before releasing.';
-    case 'package-version':
-      return 'Give package.json a semantic version for the release.';
-    case 'changelog':
-      return 'Add a CHANGELOG entry for the release version.';
-    case 'test-script':
-      return 'Add a real npm test script.';
-    case 'lockfile':
-      return 'Commit a lockfile so the release installs reproducibly.';
-    default:
-      return 'Fix the failing test cases named in the test-reports gate, then re-run the tests.';
-  }
 }
 
 /**
@@ -87,14 +67,7 @@ export async function releaseReadiness(
       `Release ${posture} for ${subject}: ${gates.length - open.length} of ${gates.length} gates pass` +
       (open.length ? `; ${open.map((g) => `${g.gate} ${g.status} (${g.evidence.slice(0, 120)})`).join('; ')}.` : '.') +
       (project ? '' : ' No scope given: the project itself was not checked.'),
-    recommendedNextActions: [
-      ...(project && project.notRead.length > 0
-        ? [`Make ${project.notRead.map((f) => f.path).join(', ')} regular files of the project: symbolic links and hard links are never read.`]
-        : []),
-      ...(open.length
-        ? [...new Set([...open.filter((g) => g.status === 'fail'), ...open.filter((g) => g.status === 'warn')].map(actionFor))]
-        : ['Release through the approval path; this lane does not tag, publish or deploy.']),
-    ],
+    recommendedNextActions: releaseNextActions(gates, project, scope ?? null, subject),
     specialistContract: specialistContract({ ...IDENTITY, status: 'completed' }),
   };
 }

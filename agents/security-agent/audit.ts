@@ -6,6 +6,7 @@ import { findDangerousCode } from './code-rules.js';
 import { findRiskyDependencies } from './dependency-rules.js';
 import { isScriptFile, isShellLike } from './file-kinds.js';
 import { SEVERITIES, type Finding, type RankableFinding, type RuleFamily, type Severity } from './finding.js';
+import { securityNextActions } from './next-actions.js';
 import { findPermissionProblems } from './permission-rules.js';
 import { RANKING_BASIS, rankFindings, type RankedFinding } from './rank.js';
 import { listScopeFiles, MAX_FILE_BYTES, MAX_FILES, resolveScope } from './scope-files.js';
@@ -48,26 +49,6 @@ function wanted(path: string, families: Set<RuleFamily>): boolean {
   if (families.has('secret-patterns') || families.has('secret-entropy')) return true;
   if (families.has('dangerous-code') && (isScriptFile(path) || isShellLike(path))) return true;
   return families.has('dependency-declarations') && basename(path) === 'package.json';
-}
-
-function nextActions(ranked: RankedFinding[], type: AuditType): string[] {
-  const actions: string[] = [];
-  const rules = new Set(ranked.map((f) => f.rule));
-  const secretRules = ranked.filter((f) => /key|token|credential|secret|webhook|entropy|url/.test(f.rule) && !f.rule.startsWith('dependency'));
-  if (secretRules.length > 0) {
-    actions.push('Rotate every exposed credential first (a committed secret stays in git history), then move it to the environment or a secret store and purge it from the repository.');
-  }
-  if (rules.has('sensitive-file-readable') || rules.has('world-writable-file')) actions.push('Tighten file modes: chmod 600 for keys and env files, remove world-write bits.');
-  if ([...rules].some((r) => ['eval-call', 'new-function', 'shell-exec-interpolated', 'sql-string-concatenation', 'inner-html-assignment'].includes(r))) {
-    actions.push('Replace string-built code, shell commands and SQL with parameterized calls (execFile with an argument array, bound query parameters, textContent).');
-  }
-  if (rules.has('tls-verification-disabled')) actions.push('Re-enable TLS certificate verification; trust a private CA with NODE_EXTRA_CA_CERTS instead.');
-  if (ranked.some((f) => f.rule.startsWith('dependency-') || f.rule === 'install-script')) {
-    actions.push('Pin dependencies to registry versions and review install scripts; install with --ignore-scripts where they are not needed.');
-  }
-  if (ranked.length === 0) actions.push(`No findings for the rules that ran (${type}); run type "scan" for every rule family.`);
-  else actions.push(`Work through exploitabilityRanking from the top; #1 is ${ranked[0]!.rule} in ${ranked[0]!.file}${ranked[0]!.line ? `:${ranked[0]!.line}` : ''}.`);
-  return actions;
 }
 
 /**
@@ -140,7 +121,7 @@ export function securityAudit(payload: LanePayload<'security-audit'>, context: L
       `Security ${type} of ${scopeLabel}: ${plural(filesScanned, 'file')} scanned, ${plural(findings.length, 'finding')}` +
       `${countText ? ` (${countText})` : ''}${ranked[0] ? `; most exploitable: ${ranked[0].rule} in ${ranked[0].file}` : ''}` +
       `${truncated ? `; stopped after ${MAX_FILES} files, ${listing.beyondLimit} not read` : ''}.`,
-    recommendedNextActions: nextActions(ranked, type),
+    recommendedNextActions: securityNextActions(findings, ranked, skipped, scopeLabel),
     specialistContract: specialistContract({ ...IDENTITY, status: truncated ? 'partial' : 'completed' }),
   };
 }

@@ -52,7 +52,8 @@ export interface CycleRecord {
   startedAt: string;
   updatedAt: string;
   finishedAt: string | null;
-  runId: string;
+  /** The business-value-cycle run; null only for a cycle whose run could not be admitted. */
+  runId: string | null;
   taskId: string | null;
   retryOf: string | null;
   retriedBy: string | null;

@@ -40,7 +40,7 @@ async function roles(admit: Admit) {
 const trigger = { source: 'operator' as const, reason: 'role test', requestedBy: 'ops' };
 
 describe('business cycle roles', () => {
-  it('starts a cycle: records it active with its lock, then admits its run under the stable run id', async () => {
+  it('starts a slot cycle: admits its run under the slot-derived run id, then records it active with its lock', async () => {
     const requests: AdmissionRequest[] = [];
     const admit: Admit = async (request) => {
       requests.push(request);
@@ -55,6 +55,23 @@ describe('business cycle roles', () => {
     const state = await cycles.scheduler();
     expect(state.activeLock).toMatchObject({ cycleId: 'cycle-a', runId: 'business-cycle:cycle-a', ownerId: 'ops' });
     expect(state.nextRunAt).toBe(nextSlot(CRON, new Date('2026-11-23T10:00:00.000Z')));
+  });
+
+  it('starts an operator cycle on a run whose id is its task id, recorded before the cycle is', async () => {
+    const requests: AdmissionRequest[] = [];
+    const { cycles, startCycle } = await roles(async (request) => {
+      requests.push(request);
+      // Admitted first: the cycle is not recorded yet, so the run never meets a cycle without its ids.
+      expect(await cycles.cycle(String(request.payload.cycleId))).toBeNull();
+      return { kind: 'admitted', run: makeRun({ runId: 'task-cycle-2', taskId: 'task-cycle-2', type: request.type }) };
+    });
+    const started = await startCycle(await cycles.scheduler(), trigger, {});
+
+    expect(requests).toHaveLength(1);
+    expect(requests[0]!.forceRunId).toBeUndefined();
+    expect(started).toMatchObject({ state: 'active', runId: 'task-cycle-2', taskId: 'task-cycle-2' });
+    expect(await cycles.cycle(started.cycleId)).toEqual(started);
+    expect((await cycles.scheduler()).activeLock).toMatchObject({ cycleId: started.cycleId, runId: 'task-cycle-2' });
   });
 
   it('records a cycle whose run cannot be admitted as failed, counting towards the backoff and freeing the lock', async () => {

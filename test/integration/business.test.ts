@@ -37,7 +37,13 @@ describe('business-value planner and autonomous cycles through the service', () 
     expect((await api.post('/api/business/cycle/trigger', {}, TEST_KEYS.viewer)).status).toBe(403);
     const queued = await api.post('/api/business/cycle/trigger', { reason: 'integration test' });
     expect(queued.status).toBe(202);
-    expect(queued.body).toMatchObject({ status: 'queued', runId: `business-cycle:${queued.body.cycleId}` });
+    expect(queued.body).toMatchObject({ status: 'queued', cycleId: expect.any(String), taskId: expect.any(String), runId: queued.body.taskId });
+    // Both ids the trigger answers name the cycle's run.
+    for (const id of [queued.body.taskId, queued.body.runId]) {
+      const run = await api.get(`/api/tasks/runs/${encodeURIComponent(id)}`);
+      expect(run.status).toBe(200);
+      expect(run.body).toMatchObject({ runId: queued.body.runId, taskId: queued.body.taskId, type: 'business-value-cycle', payload: { cycleId: queued.body.cycleId } });
+    }
 
     const again = await api.post('/api/business/cycle/trigger', {});
     expect(again.status).toBe(409);
@@ -50,6 +56,8 @@ describe('business-value planner and autonomous cycles through the service', () 
     });
     expect(cycle.selected).toMatchObject({ candidateId: 'initiative:reorder-accuracy', taskType: 'content-generate' });
     expect(cycle.approvalGated.map((c: { kind: string }) => c.kind).sort()).toEqual(['commercial-commitment', 'outreach', 'private-source-access']);
+    expect(cycle).toMatchObject({ runId: queued.body.runId, taskId: queued.body.taskId });
+    expect(await waitForTerminal(api, queued.body.runId)).toMatchObject({ type: 'business-value-cycle', status: 'success' });
     const task = await waitForTerminal(api, cycle.selected.runId);
     expect(task).toMatchObject({ type: 'content-generate', status: 'success' });
 
