@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import type { RunLogLine } from '../domain/run-log-line.js';
+import { forwardedLine, type RunLogLine } from '../domain/run-log-line.js';
 import type { StateStore } from '../store/types.js';
 import { attemptIdOf } from '../tasks/run-transitions.js';
 import { boundLine } from './bound-line.js';
@@ -66,7 +66,11 @@ export class AttemptWriter implements AttemptLog {
 
   stderr(chunk: Buffer | string): void {
     if (this.closed) return;
-    this.splitter ??= new LineSplitter(this.deps.limits.pendingMaxBytes, (text, skipped) => this.keep('stderr', text, skipped));
+    // A project command's lines come marked with their stream (forwardedLine); the worker's own are stderr.
+    this.splitter ??= new LineSplitter(this.deps.limits.pendingMaxBytes, (text, skipped) => {
+      const { stream, line } = forwardedLine(text);
+      this.keep(stream, line, skipped);
+    });
     this.splitter.write(chunk);
   }
 

@@ -9,8 +9,8 @@ import { DEFAULT_RUN_LOG_LIMITS as LIMITS } from './limits.js';
 export const RunLogLineObject = Type.Object(
   {
     at: Type.String({ format: 'date-time', description: 'When the service received the line.' }),
-    stream: Type.Union([Type.Literal('stderr'), Type.Literal('log')], {
-      description: "`stderr`: the worker's standard error; `log`: the in-process handler's log (info and above).",
+    stream: Type.Union([Type.Literal('stderr'), Type.Literal('stdout'), Type.Literal('log')], {
+      description: "`stderr`: the worker's standard error, or that of a project command it runs (a test suite, a build script), live; `stdout`: a project command's standard output, live; `log`: the in-process handler's log (info and above).",
     }),
     line: Type.String({ description: `Redacted (secrets, tokens, keys) and at most ${LIMITS.lineMaxBytes} bytes; a longer line ends with \`…[+N bytes]\`.` }),
   },

@@ -30,7 +30,7 @@ export interface RunLogIndexEntry {
   runSeq: number;
 }
 
-const STREAMS: ReadonlySet<unknown> = new Set<RunLogLine['stream']>(['stderr', 'log']);
+const STREAMS: ReadonlySet<unknown> = new Set<RunLogLine['stream']>(['stderr', 'stdout', 'log']);
 
 function isKeptLine(value: unknown): value is KeptLine {
   const line = value as Partial<KeptLine> | null;

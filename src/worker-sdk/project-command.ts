@@ -1,3 +1,4 @@
+import { forwardLines, type OutputForwarder } from './forward-output.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, sep } from 'node:path';
@@ -110,6 +111,12 @@ export interface ProjectCommandOptions {
   network?: boolean;
   /** Called once the process runs, with a function that ends it and everything it started. */
   onStart?: (stop: () => void) => void;
+  /**
+   * Where its output goes as it prints, besides the kept tail: by default each line goes to the
+   * worker's standard error marked with its stream, so the run's log shows it live
+   * (`stdout`/`stderr`); `false` keeps it to the tail.
+   */
+  liveOutput?: false | { stdout: OutputForwarder; stderr: OutputForwarder };
 }
 
 export interface ProjectCommandOutcome {
@@ -213,8 +220,15 @@ export function runProjectCommand(command: string, args: readonly string[], opti
     });
     // Its own group is outside the worker's: recorded, so the orchestrator can end it with the worker's.
     if (child.pid !== undefined) recordChildGroup(child.pid);
-    child.stdout.on('data', (chunk: Buffer) => output.append(chunk));
-    child.stderr.on('data', (chunk: Buffer) => output.append(chunk));
+    const live = options.liveOutput === false ? null : (options.liveOutput ?? { stdout: forwardLines('stdout'), stderr: forwardLines('stderr') });
+    child.stdout.on('data', (chunk: Buffer) => {
+      output.append(chunk);
+      live?.stdout.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output.append(chunk);
+      live?.stderr.push(chunk);
+    });
     const stop = () => {
       if (child.pid === undefined) return;
       const pid = child.pid;
@@ -230,6 +244,8 @@ export function runProjectCommand(command: string, args: readonly string[], opti
       spawnError = err.message;
     });
     child.on('close', (exitCode, signal) => {
+      live?.stdout.end();
+      live?.stderr.end();
       clearTimeout(timeout);
       clearTimeout(killTimer);
       // What the command left running in its group (a watcher, a server) goes with it.
