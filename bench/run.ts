@@ -13,8 +13,9 @@ import { machineInfo } from './lib/machine.js';
 import { ROOT, serviceBuilt } from './lib/paths.js';
 import { RowSink, writeReport, type Row, type RunReport, type ScenarioResult } from './lib/results.js';
 import type { Scenario, ScenarioContext } from './lib/scenario.js';
+import { judgeGoals } from './lib/goals.js';
 import { FULL, QUICK, type Settings } from './lib/settings.js';
-import { markdownTable, textTable } from './lib/table.js';
+import { markdownTable, textTable, verdictTable } from './lib/table.js';
 import { errorMessage } from './lib/util.js';
 import { admission } from './scenarios/admission.js';
 import { cancel } from './scenarios/cancel.js';
@@ -125,7 +126,7 @@ async function main(): Promise<number> {
     };
     const t0 = Date.now();
     log(`${scenario.name}: ${scenario.title}`);
-    const result: ScenarioResult = { name: scenario.name, title: scenario.title, rows: rows.rows, details: ctx.details, durationMs: 0 };
+    const result: ScenarioResult = { name: scenario.name, title: scenario.title, rows: rows.rows, comparisons: rows.comparisons, details: ctx.details, durationMs: 0 };
     if (Date.now() >= runDeadline) {
       rows.skip('all', '-', 'run time budget spent');
     } else {
@@ -148,6 +149,7 @@ async function main(): Promise<number> {
   const allRows: Row[] = results.flatMap((r) => r.rows);
   const text = textTable(allRows);
   const md = markdownTable(allRows);
+  const verdicts = judgeGoals(results);
   const report: RunReport = {
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
@@ -156,10 +158,12 @@ async function main(): Promise<number> {
     outDir,
     machine: { ...machine, fault },
     scenarios: results,
+    verdicts,
   };
   const written = writeReport(report, text, md);
   console.log(`\n${text}\n`);
-  log(`wrote ${written.length} files to ${outDir}`);
+  if (verdicts.length) console.log(`Goals, judged on the median of alternated rounds (bench/lib/verdict.ts):\n${verdictTable(verdicts)}\n`);
+  log(`wrote ${written.length} files to ${outDir}; docs/performance.md from them: npm run bench:doc -- ${join(outDir, 'results.json')}`);
   const failed = results.filter((r) => r.error || r.rows.some((row) => row.failed || row.note?.startsWith('error:')));
   if (failed.length) {
     const checks = allRows.filter((row) => row.failed).map((row) => `${row.scenario}/${row.subject}: ${row.metric} ${row.note ?? ''}`);
