@@ -96,7 +96,7 @@ export interface Settings {
 }
 
 export const QUICK: Settings = {
-  totalBudgetSec: 600,
+  totalBudgetSec: 900,
   concurrency: 4,
   admission: {
     budgetSec: 100,
@@ -111,17 +111,17 @@ export const QUICK: Settings = {
   health: { budgetSec: 25, connections: 50, durationSec: 3, warmupSec: 0.5, rounds: 3, stores: ['json'] },
   e2e: { budgetSec: 110, rounds: 3, unique: 300, duplicates: 30, submitConcurrency: 50, settleMs: 1200, pgBossBatchSizes: [50, 200], pgBossWorkers: [8, 32], concurrency: 32 },
   spawn: { budgetSec: 40, runs: 3, rounds: 3, warmup: 1, throughputRuns: 12 },
-  reads: { budgetSec: 25, runs: 1000, serviceConcurrency: 16, stores: ['json'], connections: 10, durationSec: 1.5, detailAmount: 1000 },
+  reads: { budgetSec: 35, runs: 1000, serviceConcurrency: 16, stores: ['json'], connections: 10, durationSec: 1.5, detailAmount: 1000 },
   footprint: { budgetSec: 30, checkpoints: [1000, 5000], retention: 1000, stores: ['json'], connections: 50 },
-  postgres: { budgetSec: 120, unique: 300, duplicates: 30, warmup: 300, pgBossWorkers: [8, 32], pgBossBatchSizes: [50, 200], admissionSec: 1.5, connections: 48, rounds: 2 },
-  startup: { budgetSec: 45, reps: 2, largeState: 20_000 },
+  postgres: { budgetSec: 200, unique: 300, duplicates: 30, warmup: 300, pgBossWorkers: [8, 32], pgBossBatchSizes: [50, 200], admissionSec: 1.5, connections: 48, rounds: 3 },
+  startup: { budgetSec: 55, reps: 3, largeState: 20_000 },
   cancel: { budgetSec: 30, runs: 6 },
-  fanout: { budgetSec: 90, subscribers: 1000, runsPerSec: 20, durationSec: 4, admissionSec: 3, connections: 50 },
+  fanout: { budgetSec: 130, subscribers: 1000, runsPerSec: 20, durationSec: 4, admissionSec: 3, connections: 50 },
   tracing: { budgetSec: 60, rounds: 3, durationSec: 2 },
 };
 
 export const FULL: Settings = {
-  totalBudgetSec: 1200,
+  totalBudgetSec: 1500,
   concurrency: 4,
   admission: {
     budgetSec: 160,
@@ -136,11 +136,11 @@ export const FULL: Settings = {
   health: { budgetSec: 60, connections: 50, durationSec: 8, warmupSec: 1, rounds: 4, stores: ['json', 'sql'] },
   e2e: { budgetSec: 200, rounds: 3, unique: 6000, duplicates: 600, submitConcurrency: 50, settleMs: 1500, pgBossBatchSizes: [100, 200, 500], pgBossWorkers: [8, 16, 32], concurrency: 32 },
   spawn: { budgetSec: 75, runs: 5, rounds: 3, warmup: 2, throughputRuns: 60 },
-  reads: { budgetSec: 200, runs: 10_000, serviceConcurrency: 16, stores: ['json', 'sql'], connections: 10, durationSec: 4, detailAmount: 4000 },
+  reads: { budgetSec: 240, runs: 10_000, serviceConcurrency: 16, stores: ['json', 'sql'], connections: 10, durationSec: 4, detailAmount: 4000 },
   footprint: { budgetSec: 240, checkpoints: [10_000, 100_000], retention: 5000, stores: ['json', 'sql'], connections: 50 },
-  postgres: { budgetSec: 300, unique: 4000, duplicates: 400, warmup: 4000, pgBossWorkers: [4, 8, 16, 32], pgBossBatchSizes: [50, 200, 500], admissionSec: 5, connections: 48, rounds: 2 },
+  postgres: { budgetSec: 360, unique: 4000, duplicates: 400, warmup: 4000, pgBossWorkers: [4, 8, 16, 32], pgBossBatchSizes: [50, 200, 500], admissionSec: 5, connections: 48, rounds: 3 },
   startup: { budgetSec: 90, reps: 5, largeState: 100_000 },
   cancel: { budgetSec: 90, runs: 25 },
-  fanout: { budgetSec: 150, subscribers: 1000, runsPerSec: 30, durationSec: 10, admissionSec: 8, connections: 50 },
+  fanout: { budgetSec: 220, subscribers: 1000, runsPerSec: 30, durationSec: 10, admissionSec: 8, connections: 50 },
   tracing: { budgetSec: 90, rounds: 3, durationSec: 6 },
 };
