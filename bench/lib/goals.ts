@@ -20,24 +20,22 @@ export interface Goal {
 const NOOP = 'the no-op ceiling';
 const DURABLE = 'the durable ceiling';
 
+/** The same goal for the JSON file store and the SQLite store (comparison ids `<scenario>/<store>/<pair>`). */
+function perStore(scenario: string, name: string, pair: string, rest: Pick<Goal, 'goal' | 'target' | 'ceiling'>): Goal[] {
+  return (['json', 'sqlite'] as const).map((store) => ({ id: `${name.replace('<store>', store)}`, scenario, comparison: `${scenario}/${store}${pair ? `/${pair}` : ''}`, ...rest }));
+}
+
 export const GOALS: Goal[] = [
-  { id: 'admission json vs no-op', scenario: 'admission', comparison: 'admission/json/no-op', goal: `>= 0.5x ${NOOP}`, target: 0.5, ceiling: true },
-  { id: 'admission json vs durable', scenario: 'admission', comparison: 'admission/json/durable', goal: `>= 0.8x ${DURABLE}`, target: 0.8, ceiling: true },
-  { id: 'admission json p99', scenario: 'admission', comparison: 'admission/json/p99', goal: 'closed-loop p99 <= 20 ms', target: 20 },
-  { id: 'admission sqlite vs no-op', scenario: 'admission', comparison: 'admission/sqlite/no-op', goal: `>= 0.5x ${NOOP}`, target: 0.5, ceiling: true },
-  { id: 'admission sqlite vs durable', scenario: 'admission', comparison: 'admission/sqlite/durable', goal: `>= 0.8x ${DURABLE}`, target: 0.8, ceiling: true },
-  { id: 'admission sqlite p99', scenario: 'admission', comparison: 'admission/sqlite/p99', goal: 'closed-loop p99 <= 20 ms', target: 20 },
-  { id: 'health json', scenario: 'health', comparison: 'health/json', goal: '>= 0.9x bare Fastify (same bytes)', target: 0.9, ceiling: true },
-  { id: 'health sqlite', scenario: 'health', comparison: 'health/sqlite', goal: '>= 0.9x bare Fastify (same bytes)', target: 0.9, ceiling: true },
-  { id: 'e2e json vs pg-boss', scenario: 'e2e', comparison: 'e2e/json/pg-boss', goal: '>= 1.0x pg-boss', target: 1 },
-  { id: 'e2e json vs durable bullmq', scenario: 'e2e', comparison: 'e2e/json/bullmq (aof always)', goal: '>= 1.0x BullMQ (appendfsync always)', target: 1 },
-  { id: 'e2e sqlite vs pg-boss', scenario: 'e2e', comparison: 'e2e/sqlite/pg-boss', goal: '>= 1.0x pg-boss', target: 1 },
-  { id: 'e2e sqlite vs durable bullmq', scenario: 'e2e', comparison: 'e2e/sqlite/bullmq (aof always)', goal: '>= 1.0x BullMQ (appendfsync always)', target: 1 },
-  { id: 'reads cached list', scenario: 'reads', comparison: 'reads/json/cached list', goal: '>= 0.8x the same bytes from memory', target: 0.8, ceiling: true },
+  ...perStore('admission', 'admission <store> vs no-op', 'no-op', { goal: `>= 0.5x ${NOOP}`, target: 0.5, ceiling: true }),
+  ...perStore('admission', 'admission <store> vs durable', 'durable', { goal: `>= 0.8x ${DURABLE}`, target: 0.8, ceiling: true }),
+  ...perStore('admission', 'admission <store> p99', 'p99', { goal: 'closed-loop p99 <= 20 ms', target: 20 }),
+  ...perStore('health', 'health <store>', '', { goal: '>= 0.9x bare Fastify (same bytes)', target: 0.9, ceiling: true }),
+  ...perStore('e2e', 'e2e <store> vs pg-boss', 'pg-boss', { goal: '>= 1.0x pg-boss', target: 1 }),
+  ...perStore('e2e', 'e2e <store> vs durable bullmq', 'bullmq (aof always)', { goal: '>= 1.0x BullMQ (appendfsync always)', target: 1 }),
+  ...perStore('reads', 'reads <store> cached list', 'cached list', { goal: '>= 0.8x the same bytes from memory', target: 0.8, ceiling: true }),
+  ...perStore('startup', 'start-up <store>', 'empty', { goal: 'start to healthy <= 1,000 ms (empty state)', target: 1000 }),
   { id: 'spawn p50', scenario: 'spawn', comparison: 'spawn/p50', goal: 'p50 <= 1.2x a bare spawn', target: 1.2 },
   { id: 'tracing on vs off', scenario: 'tracing', comparison: 'tracing/on-off', goal: 'tracing on >= 0.8x off', target: 0.8 },
-  { id: 'start-up json', scenario: 'startup', comparison: 'startup/json/empty', goal: 'start to healthy <= 1,000 ms (empty state)', target: 1000 },
-  { id: 'start-up sqlite', scenario: 'startup', comparison: 'startup/sqlite/empty', goal: 'start to healthy <= 1,000 ms (empty state)', target: 1000 },
   { id: 'postgres one instance vs pg-boss', scenario: 'postgres', comparison: 'postgres/one/pg-boss', goal: '>= 1.0x pg-boss', target: 1 },
   { id: 'postgres three vs one instance', scenario: 'postgres', comparison: 'postgres/three-one/cpu per run', goal: 'CPU per run <= 1.25x one instance', target: 1.25 },
   { id: 'postgres admission', scenario: 'postgres', comparison: 'postgres/admission', goal: '>= 0.5x the PostgreSQL ceiling', target: 0.5, ceiling: true },

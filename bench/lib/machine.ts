@@ -22,6 +22,9 @@ export function machineInfo(): Record<string, unknown> {
     stateDir: tmpdir(),
     stateFilesystem: stateFilesystem(sh),
     platform: `${platform()} ${release()}`,
+    // The build measured: the doc written from these results names it.
+    commit: sh('git', ['rev-parse', '--short', 'HEAD']),
+    commitSubject: sh('git', ['log', '-1', '--format=%s']),
   };
 }
 

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ratio, round } from './stats.js';
-import type { OrderRule, PairedRound } from './verdict.js';
+import type { OrderRule, PairedRound, Verdict } from './verdict.js';
 
 /** One line of the results table: an absolute figure and, where there is one, its baseline. */
 export interface Row {
@@ -169,20 +169,13 @@ export interface RunReport {
 }
 
 /** A goal's verdict as written to results.json (and read back by the doc's generator). */
-export interface GoalVerdict {
+export interface GoalVerdict extends Verdict {
   id: string;
   scenario: string;
   goal: string;
   comparison: string;
   /** `x` for a ratio, else the unit of an absolute bound (`ms`). */
   unit: string;
-  status: 'met' | 'not met' | 'void';
-  median: number | null;
-  min: number | null;
-  max: number | null;
-  rounds: number;
-  ratios: number[];
-  reasons: string[];
 }
 
 /** Writes results.json, one JSON file per scenario, and the text and Markdown tables. */

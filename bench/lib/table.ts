@@ -9,7 +9,7 @@ export function formatNumber(value: number | null | undefined): string {
   return String(Number(value.toPrecision(3)));
 }
 
-function cells(row: Row): Record<(typeof COLUMNS)[number], string> {
+export function rowCells(row: Row): Record<(typeof COLUMNS)[number], string> {
   const unit = row.unit ? ` ${row.unit}` : '';
   const hint = row.better === 'higher' ? ' (higher is better)' : row.better === 'lower' ? ' (lower is better)' : '';
   return {
@@ -25,7 +25,7 @@ function cells(row: Row): Record<(typeof COLUMNS)[number], string> {
 
 /** A fixed-width text table for the terminal. */
 export function textTable(rows: Row[]): string {
-  const data = rows.map(cells);
+  const data = rows.map(rowCells);
   const widths = COLUMNS.map((c) => Math.max(c.length, ...data.map((d) => d[c].length)));
   const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
   const out = [line([...COLUMNS]), line(widths.map((w) => '-'.repeat(w)))];
@@ -43,7 +43,7 @@ export function markdownTable(rows: Row[]): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
   const out = [`| ${COLUMNS.join(' | ')} |`, `|${COLUMNS.map(() => '---').join('|')}|`];
   for (const row of rows) {
-    const d = cells(row);
+    const d = rowCells(row);
     out.push(`| ${COLUMNS.map((c) => esc(d[c])).join(' | ')} |`);
   }
   return out.join('\n');
