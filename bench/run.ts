@@ -2,8 +2,9 @@
  * Benchmark suite entry: `npm run bench [-- --quick] [--only a,b] [--out <dir>]`.
  *
  * Runs every scenario against its baselines in one process on this machine, prints a table of
- * absolute figures and ratios, and writes JSON to the output folder (default
- * bench-results/<timestamp>/). Figures only compare within one run: the ratio is the result.
+ * absolute figures and ratios and the goals' verdicts (median of alternated rounds), and writes
+ * JSON to the output folder (default bench-results/<timestamp>/); `npm run bench:doc` turns its
+ * results.json into docs/performance.md. Figures only compare within one run: the ratio is the result.
  */
 import { join, resolve } from 'node:path';
 import { MAX_RUN_SLOTS } from '../src/config/schema.js';
@@ -65,7 +66,7 @@ function parseArgs(argv: string[]): Args {
 
 const USAGE = `usage: npm run bench -- [--quick] [--only <scenario>[,<scenario>]] [--out <dir>] [--concurrency <n>]
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}
-  --quick        every scenario, small (under 5 minutes)
+  --quick        every scenario, small (capped at 15 minutes)
   --only         run just these scenarios
   --out          output folder (default bench-results/<timestamp>/)
   --concurrency  run slots of the service and worker concurrency of the queue peers alike`;

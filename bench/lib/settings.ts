@@ -1,8 +1,10 @@
 import type { StoreKind } from './service.js';
 
 /**
- * Sizes of every scenario per mode. Quick runs everything small enough to finish in under five
- * minutes; full in under fifteen. Every load is bounded by a count and by its scenario's time budget.
+ * Sizes of every scenario per mode. Quick runs everything small (capped at fifteen minutes), full
+ * at size (capped at twenty-five). Every compared pair runs in at least three alternated rounds in
+ * both modes: its goal is judged on their median (bench/lib/verdict.ts). Every load is bounded by a
+ * count and by its scenario's time budget.
  */
 export interface Settings {
   /** Whole-run budget in seconds; each scenario is also capped by `budgetSec`. */

@@ -4,7 +4,8 @@
  * store, against two ceilings: a bare Fastify route that does nothing (the no-op ceiling) and
  * the same route appending each record with a group-committed fdatasync (the durable ceiling).
  * The closed-loop load runs in rounds, the ceilings and the service taking turns (A/B/A/B), so a
- * host that slows mid-run favours no side; each subject's best turn is reported. Each 202 is a
+ * host that slows mid-run favours no side; each subject's best turn is its row, and the goals are
+ * judged on the median of the rounds' ratios (RowSink.compare). Each 202 is a
  * durable, idempotent admission; the doc-sync runs it admits drain in the background meanwhile.
  * Then an open loop at a fixed arrival rate, and from there a bounded rate sweep for the
  * saturation point (the highest arrival rate answered in full within a p99 bound).
