@@ -6,6 +6,7 @@
  * JSON to the output folder (default bench-results/<timestamp>/); `npm run bench:doc` turns its
  * results.json into docs/performance.md. Figures only compare within one run: the ratio is the result.
  */
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MAX_RUN_SLOTS } from '../src/config/schema.js';
 import { runCleanups } from './lib/cleanup.js';
@@ -157,7 +158,7 @@ async function main(): Promise<number> {
     mode,
     only: args.only,
     outDir,
-    machine: { ...machine, fault },
+    machine: { ...machine, fault, loadAverageAtEnd: loadavg().map((n) => Number(n.toFixed(2))) },
     scenarios: results,
     verdicts,
   };

@@ -56,7 +56,7 @@ export function judgeGoals(scenarios: readonly ScenarioResult[]): GoalVerdict[] 
     const comparison: Comparison | undefined = (scenario.comparisons ?? []).find((c) => c.id === goal.comparison);
     const head = { id: goal.id, scenario: goal.scenario, goal: goal.goal, comparison: goal.comparison, unit: comparison && !comparison.baseline ? comparison.unit : 'x' };
     if (!comparison) {
-      out.push({ ...head, status: 'void', median: null, min: null, max: null, rounds: 0, ratios: [], reasons: ['not measured in this run (skipped or failed before its rounds)'] });
+      out.push({ ...head, status: 'void', median: null, min: null, max: null, rounds: 0, ratios: [], reasons: ['not measured in this run (not in this mode, skipped, or failed before its rounds)'] });
       continue;
     }
     const failed = failedSubjects(scenario.rows);
@@ -67,6 +67,7 @@ export function judgeGoals(scenarios: readonly ScenarioResult[]): GoalVerdict[] 
       baselineIsCeiling: goal.ceiling,
       orders: comparison.orders,
       failedChecks: [comparison.subject, comparison.baseline].filter((s) => failed.has(s)),
+      unit: head.unit === 'x' ? 'x' : ` ${head.unit}`,
     });
     out.push({ ...head, ...verdict });
   }

@@ -19,6 +19,8 @@ export interface DocParts {
   bounds: string;
   /** The results file's path as the page names it. */
   source: string;
+  /** A line about the run that its results file does not hold (the host's load seen beside it, ...). */
+  note?: string;
 }
 
 /** The parts of a results file the page reads (older files lack comparisons and verdicts). */
@@ -32,7 +34,15 @@ const tableLine = (cells: string[]) => `| ${cells.map(esc).join(' | ')} |`;
 
 const COLUMNS = ['subject', 'metric', 'value', 'baseline', 'ratio', 'spread', 'goal', 'verdict', 'note'];
 
-function header(report: DocReport, source: string): string[] {
+function loadNote(m: Record<string, unknown>): string {
+  const at = (v: unknown) => (Array.isArray(v) ? v.map((n) => formatNumber(Number(n))).join(' / ') : null);
+  const start = at(m.loadAverage);
+  const end = at(m.loadAverageAtEnd);
+  if (!start && !end) return '';
+  return ` Host load average (1 / 5 / 15 min) ${[start ? `at the start ${start}` : '', end ? `at the end ${end}` : ''].filter(Boolean).join(', ')}, on ${String(m.nproc ?? '?')} cores.`;
+}
+
+function header(report: DocReport, source: string, note: string | undefined): string[] {
   const m = report.machine;
   const fixture = m.fixture === true;
   const failed = report.scenarios.flatMap((s) => s.rows).filter((r) => r.failed).length;
@@ -51,8 +61,10 @@ function header(report: DocReport, source: string): string[] {
   lines.push(
     `Figures of \`${command}\` started ${report.startedAt.replace('T', ' ').slice(0, 16)} UTC, ${build}, ${formatNumber(minutes)} minutes; ` +
       `${checks} self-checks, ${failed === 0 ? 'all passed' : `${failed} FAILED`}. Source: \`${source}\`.` +
+      loadNote(m) +
       (report.mode === 'quick' ? ' Quick rounds are short (1-3 s a turn): its verdicts are the first look, the full run\'s the standing.' : ''),
   );
+  if (note) lines.push('', note);
   return lines;
 }
 
@@ -144,7 +156,7 @@ export function renderPerformanceDoc(report: DocReport, parts: DocParts): string
 function renderWith(report: DocReport, parts: DocParts, maxRows: number): string {
   const verdicts = report.verdicts ?? [];
   const sections = [
-    header(report, parts.source),
+    header(report, parts.source, parts.note),
     [parts.intro.trim()],
     goalsSummary(verdicts),
     machine(report),

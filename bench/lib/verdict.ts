@@ -49,6 +49,8 @@ export interface GoalInput {
   /** Subjects whose self-checks failed: their figures are no figures. */
   failedChecks?: string[];
   spreadBound?: number;
+  /** How a ratio is printed in a reason: `x`, or the unit of an absolute bound (` ms`). */
+  unit?: string;
 }
 
 export type VerdictStatus = 'met' | 'not met' | 'void';
@@ -119,7 +121,8 @@ export function judge(input: GoalInput): Verdict {
   const bound = input.spreadBound ?? SPREAD_BOUND;
   const spread = relativeSpread(ratios);
   if (spread !== null && ratios.length >= MIN_ROUNDS && spread > bound) {
-    reasons.push(`rounds spread ${fmt(Math.min(...ratios))}-${fmt(Math.max(...ratios))}x, ${Math.round(spread * 100)}% of the median, past the ${Math.round(bound * 100)}% bound`);
+    const unit = input.unit ?? 'x';
+    reasons.push(`rounds spread ${fmt(Math.min(...ratios))}-${fmt(Math.max(...ratios))}${unit}, ${Math.round(spread * 100)}% of the median, past the ${Math.round(bound * 100)}% bound`);
   }
   const base = { median: m, min: ratios.length ? Math.min(...ratios) : null, max: ratios.length ? Math.max(...ratios) : null, rounds: ratios.length, ratios };
   if (reasons.length || m === null) return { status: 'void', ...base, reasons: reasons.length ? reasons : ['no ratio'] };

@@ -82,6 +82,12 @@ describe('a goal judged on alternated rounds', () => {
     expect(v.reasons.join(' ')).toMatch(/rounds spread 0\.3-0\.9x, 100% of the median, past the 50% bound/);
   });
 
+  it('an absolute bound says its spread in its own unit', () => {
+    const v = judge({ better: 'lower', target: 1000, unit: ' ms', rounds: pairs([3_956, 5_096, 6_618], [1, 1, 1]) });
+    expect(v.status).toBe('void');
+    expect(v.reasons.join(' ')).toContain('rounds spread 3960-6620 ms, 52% of the median');
+  });
+
   it('fewer rounds than needed void the goal', () => {
     const v = judge({ better: 'higher', target: 0.5, rounds: pairs([6_000, 6_100], [10_000, 10_000]) });
     expect(v.status).toBe('void');
