@@ -93,7 +93,7 @@ function goalsSummary(verdicts: readonly GoalVerdict[]): string[] {
   ];
   for (const v of verdicts) {
     const c = verdictCells(v);
-    out.push(tableLine([c.goal, c.median, c.spread, v.status === 'void' ? 'VOID' : v.status]));
+    out.push(tableLine([c.goal, c.median, c.spread, c.verdict]));
   }
   return out;
 }
@@ -104,13 +104,13 @@ function baselineOwnRows(rows: readonly Row[]): Set<Row> {
   return new Set(rows.filter((r) => !r.baseline && baselines.has(r.subject) && !r.note?.startsWith('skipped') && !r.note?.startsWith('error')));
 }
 
-function goalLine(v: GoalVerdict, comparison: Comparison | undefined): string[] {
+function goalLine(v: GoalVerdict, comparison: Comparison): string[] {
   const c = verdictCells(v);
   return [
-    comparison?.subject ?? '-',
-    `${comparison?.metric ?? v.comparison}, median of ${v.rounds} rounds`,
+    comparison.subject,
+    `${comparison.metric}, median of ${v.rounds} rounds`,
     '',
-    comparison?.baseline || 'absolute bound',
+    comparison.baseline || 'absolute bound',
     c.median,
     c.spread,
     v.goal,
@@ -121,12 +121,13 @@ function goalLine(v: GoalVerdict, comparison: Comparison | undefined): string[] 
 
 function scenarioSection(s: DocReport['scenarios'][number], verdicts: readonly GoalVerdict[], maxRows: number): string[] {
   const out = [`### ${s.title} (\`${s.name}\`)`, ''];
-  const own = verdicts.filter((v) => v.scenario === s.name);
+  // A goal whose pair this run did not measure is listed in the goals' summary only.
+  const own = verdicts.filter((v) => v.scenario === s.name && s.comparisons?.some((c) => c.id === v.comparison));
   const hidden = baselineOwnRows(s.rows);
   const checks = s.rows.filter((r) => r.metric.startsWith('check:'));
   const shown = s.rows.filter((r) => !r.metric.startsWith('check:') && !hidden.has(r));
   const lines = [tableLine(COLUMNS), `|${COLUMNS.map(() => '---').join('|')}|`];
-  for (const v of own) lines.push(tableLine(goalLine(v, s.comparisons?.find((c) => c.id === v.comparison))));
+  for (const v of own) lines.push(tableLine(goalLine(v, s.comparisons!.find((c) => c.id === v.comparison)!)));
   for (const row of shown.slice(0, maxRows)) {
     const c = rowCells(row);
     lines.push(tableLine([c.subject, c.metric, c.value, c.baseline, c.ratio, '', '', '', c.note]));

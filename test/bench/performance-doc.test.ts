@@ -48,7 +48,12 @@ describe('docs/performance.md from a results file', () => {
     expect(inverted).toContain('| (0.585x) |');
     const spread = lines.find((l) => l.includes('| pg-boss |') && l.includes('median of 3 rounds'));
     expect(spread).toContain('**VOID**: rounds spread 0.564-2.11x, 157% of the median, past the 50% bound');
-    expect(page).toMatch(/\| admission sqlite vs no-op: >= 0\.5x the no-op ceiling \| \(0\.585x\) \| .* \| VOID \|/);
+    expect(page).toMatch(/\| admission sqlite vs no-op: >= 0\.5x the no-op ceiling \| \(0\.585x\) \| [^|]* \| VOID: ceilings out of order/);
+  });
+
+  it('lists a goal this run did not measure in the summary only, with why', () => {
+    expect(page).toMatch(/\| admission sqlite p99: closed-loop p99 <= 20 ms \| \(-\) \| - \| VOID: not measured in this run/);
+    expect(lines.filter((l) => l.includes('closed-loop p99 <= 20 ms'))).toHaveLength(3);
   });
 
   it('says it was written from the fixture, names the build, and keeps the hand-written parts', () => {
