@@ -2,9 +2,11 @@
  * Benchmark suite entry: `npm run bench [-- --quick] [--only a,b] [--out <dir>]`.
  *
  * Runs every scenario against its baselines in one process on this machine, prints a table of
- * absolute figures and ratios, and writes JSON to the output folder (default
- * bench-results/<timestamp>/). Figures only compare within one run: the ratio is the result.
+ * absolute figures and ratios and the goals' verdicts (median of alternated rounds), and writes
+ * JSON to the output folder (default bench-results/<timestamp>/); `npm run bench:doc` turns its
+ * results.json into docs/performance.md. Figures only compare within one run: the ratio is the result.
  */
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MAX_RUN_SLOTS } from '../src/config/schema.js';
 import { runCleanups } from './lib/cleanup.js';
@@ -13,8 +15,9 @@ import { machineInfo } from './lib/machine.js';
 import { ROOT, serviceBuilt } from './lib/paths.js';
 import { RowSink, writeReport, type Row, type RunReport, type ScenarioResult } from './lib/results.js';
 import type { Scenario, ScenarioContext } from './lib/scenario.js';
+import { judgeGoals } from './lib/goals.js';
 import { FULL, QUICK, type Settings } from './lib/settings.js';
-import { markdownTable, textTable } from './lib/table.js';
+import { markdownTable, textTable, verdictTable } from './lib/table.js';
 import { errorMessage } from './lib/util.js';
 import { admission } from './scenarios/admission.js';
 import { cancel } from './scenarios/cancel.js';
@@ -64,7 +67,7 @@ function parseArgs(argv: string[]): Args {
 
 const USAGE = `usage: npm run bench -- [--quick] [--only <scenario>[,<scenario>]] [--out <dir>] [--concurrency <n>]
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}
-  --quick        every scenario, small (under 5 minutes)
+  --quick        every scenario, small (capped at 15 minutes)
   --only         run just these scenarios
   --out          output folder (default bench-results/<timestamp>/)
   --concurrency  run slots of the service and worker concurrency of the queue peers alike`;
@@ -125,7 +128,7 @@ async function main(): Promise<number> {
     };
     const t0 = Date.now();
     log(`${scenario.name}: ${scenario.title}`);
-    const result: ScenarioResult = { name: scenario.name, title: scenario.title, rows: rows.rows, details: ctx.details, durationMs: 0 };
+    const result: ScenarioResult = { name: scenario.name, title: scenario.title, rows: rows.rows, comparisons: rows.comparisons, details: ctx.details, durationMs: 0 };
     if (Date.now() >= runDeadline) {
       rows.skip('all', '-', 'run time budget spent');
     } else {
@@ -148,18 +151,21 @@ async function main(): Promise<number> {
   const allRows: Row[] = results.flatMap((r) => r.rows);
   const text = textTable(allRows);
   const md = markdownTable(allRows);
+  const verdicts = judgeGoals(results);
   const report: RunReport = {
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     mode,
     only: args.only,
     outDir,
-    machine: { ...machine, fault },
+    machine: { ...machine, fault, loadAverageAtEnd: loadavg().map((n) => Number(n.toFixed(2))) },
     scenarios: results,
+    verdicts,
   };
   const written = writeReport(report, text, md);
   console.log(`\n${text}\n`);
-  log(`wrote ${written.length} files to ${outDir}`);
+  if (verdicts.length) console.log(`Goals, judged on the median of alternated rounds (bench/lib/verdict.ts):\n${verdictTable(verdicts)}\n`);
+  log(`wrote ${written.length} files to ${outDir}; docs/performance.md from them: npm run bench:doc -- ${join(outDir, 'results.json')}`);
   const failed = results.filter((r) => r.error || r.rows.some((row) => row.failed || row.note?.startsWith('error:')));
   if (failed.length) {
     const checks = allRows.filter((row) => row.failed).map((row) => `${row.scenario}/${row.subject}: ${row.metric} ${row.note ?? ''}`);

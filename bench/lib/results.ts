@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ratio, round } from './stats.js';
+import type { OrderRule, PairedRound, Verdict } from './verdict.js';
 
 /** One line of the results table: an absolute figure and, where there is one, its baseline. */
 export interface Row {
@@ -27,10 +28,33 @@ export interface Row {
   note?: string;
 }
 
+/**
+ * A compared pair measured in alternated rounds (A,B,A,B,A,B): the figures a goal is judged on
+ * (bench/lib/goals.ts names it by `id`). Its rows show the best round; the verdict uses them all.
+ */
+export interface Comparison {
+  /** Stable name a goal refers to, e.g. `admission/json/no-op`. */
+  id: string;
+  scenario: string;
+  subject: string;
+  /** The baseline's subject; empty for an absolute bound (each round's baseline is then 1). */
+  baseline: string;
+  metric: string;
+  unit: string;
+  better: 'higher' | 'lower';
+  rounds: PairedRound[];
+  /** Ceilings whose order the comparison rests on (no-op above durable, ...). */
+  orders?: OrderRule[];
+}
+
+export type ComparisonInput = Omit<Comparison, 'scenario'>;
+
 export interface ScenarioResult {
   name: string;
   title: string;
   rows: Row[];
+  /** The alternated rounds of every compared pair. */
+  comparisons: Comparison[];
   /** Raw figures behind the rows (autocannon summaries, samples, counts). */
   details: Record<string, unknown>;
   durationMs: number;
@@ -51,6 +75,7 @@ export interface RowInput {
 /** Collects the rows of one scenario and fills in ratios. */
 export class RowSink {
   readonly rows: Row[] = [];
+  readonly comparisons: Comparison[] = [];
   /** Subjects with a failed check so far: no ratio involving them is printed as a number. */
   private readonly failedSubjects = new Set<string>();
   constructor(private readonly scenario: string) {}
@@ -113,6 +138,18 @@ export class RowSink {
     return ok;
   }
 
+  /** Records a compared pair's rounds for the goals' verdicts (bench/lib/verdict.ts). */
+  compare(input: ComparisonInput): Comparison {
+    const comparison: Comparison = { scenario: this.scenario, ...input };
+    this.comparisons.push(comparison);
+    return comparison;
+  }
+
+  /** Subjects whose checks failed so far. */
+  failed(): string[] {
+    return [...this.failedSubjects];
+  }
+
   /** A row that could not be measured (service not built, dependency down, ...). */
   skip(subject: string, metric: string, reason: string): Row {
     return this.add({ subject, metric, unit: '', value: null, note: `skipped: ${reason}` });
@@ -127,6 +164,18 @@ export interface RunReport {
   outDir: string;
   machine: Record<string, unknown>;
   scenarios: ScenarioResult[];
+  /** Every goal judged on the median of its rounds (bench/lib/goals.ts). */
+  verdicts: GoalVerdict[];
+}
+
+/** A goal's verdict as written to results.json (and read back by the doc's generator). */
+export interface GoalVerdict extends Verdict {
+  id: string;
+  scenario: string;
+  goal: string;
+  comparison: string;
+  /** `x` for a ratio, else the unit of an absolute bound (`ms`). */
+  unit: string;
 }
 
 /** Writes results.json, one JSON file per scenario, and the text and Markdown tables. */

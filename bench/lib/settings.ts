@@ -1,8 +1,10 @@
 import type { StoreKind } from './service.js';
 
 /**
- * Sizes of every scenario per mode. Quick runs everything small enough to finish in under five
- * minutes; full in under fifteen. Every load is bounded by a count and by its scenario's time budget.
+ * Sizes of every scenario per mode. Quick runs everything small (capped at fifteen minutes), full
+ * at size (capped at thirty). Every compared pair runs in at least three alternated rounds in
+ * both modes: its goal is judged on their median (bench/lib/verdict.ts). Every load is bounded by a
+ * count and by its scenario's time budget.
  */
 export interface Settings {
   /** Whole-run budget in seconds; each scenario is also capped by `budgetSec`. */
@@ -51,7 +53,8 @@ export interface Settings {
     concurrency: number;
   };
   /** `throughputRuns`: runs for the throughput rows, `concurrency` at a time. */
-  spawn: { budgetSec: number; runs: number; warmup: number; throughputRuns: number };
+  /** `runs` per turn; `rounds` turns of each side, alternating (bare spawns, service). */
+  spawn: { budgetSec: number; runs: number; rounds: number; warmup: number; throughputRuns: number };
   reads: {
     budgetSec: number;
     runs: number;
@@ -90,34 +93,37 @@ export interface Settings {
    * with the subscribers.
    */
   fanout: { budgetSec: number; subscribers: number; runsPerSec: number; durationSec: number; admissionSec: number; connections: number };
+  /** Admission with tracing off and on, a fresh service per turn, `rounds` turns each (off, on, off, on, ...). */
+  tracing: { budgetSec: number; rounds: number; durationSec: number };
 }
 
 export const QUICK: Settings = {
-  totalBudgetSec: 300,
+  totalBudgetSec: 900,
   concurrency: 4,
   admission: {
-    budgetSec: 75,
+    budgetSec: 100,
     connections: 50,
-    durationSec: 3,
-    rounds: 2,
+    durationSec: 4.5,
+    rounds: 3,
     warmupSec: 1,
     openLoopRate: 300,
     openLoopSec: 3,
     saturation: { factor: 1.5, stepSec: 1, maxSteps: 8, maxSec: 10, p99BoundMs: 100, drainMs: 1000, noopCeiling: false },
   },
-  health: { budgetSec: 20, connections: 50, durationSec: 2.5, warmupSec: 0.5, rounds: 2, stores: ['json'] },
-  e2e: { budgetSec: 75, rounds: 2, unique: 300, duplicates: 30, submitConcurrency: 50, settleMs: 1200, pgBossBatchSizes: [50, 200], pgBossWorkers: [8, 32], concurrency: 32 },
-  spawn: { budgetSec: 25, runs: 3, warmup: 1, throughputRuns: 12 },
-  reads: { budgetSec: 25, runs: 1000, serviceConcurrency: 16, stores: ['json'], connections: 10, durationSec: 1.5, detailAmount: 1000 },
+  health: { budgetSec: 25, connections: 50, durationSec: 3, warmupSec: 0.5, rounds: 3, stores: ['json'] },
+  e2e: { budgetSec: 160, rounds: 3, unique: 300, duplicates: 30, submitConcurrency: 50, settleMs: 1200, pgBossBatchSizes: [50, 200], pgBossWorkers: [8, 32], concurrency: 32 },
+  spawn: { budgetSec: 50, runs: 3, rounds: 3, warmup: 1, throughputRuns: 12 },
+  reads: { budgetSec: 35, runs: 1000, serviceConcurrency: 16, stores: ['json'], connections: 10, durationSec: 1.5, detailAmount: 1000 },
   footprint: { budgetSec: 30, checkpoints: [1000, 5000], retention: 1000, stores: ['json'], connections: 50 },
-  postgres: { budgetSec: 120, unique: 300, duplicates: 30, warmup: 300, pgBossWorkers: [8, 32], pgBossBatchSizes: [50, 200], admissionSec: 1.5, connections: 48, rounds: 2 },
-  startup: { budgetSec: 45, reps: 2, largeState: 20_000 },
+  postgres: { budgetSec: 200, unique: 300, duplicates: 30, warmup: 300, pgBossWorkers: [8, 32], pgBossBatchSizes: [50, 200], admissionSec: 1.5, connections: 48, rounds: 3 },
+  startup: { budgetSec: 70, reps: 3, largeState: 20_000 },
   cancel: { budgetSec: 30, runs: 6 },
-  fanout: { budgetSec: 90, subscribers: 1000, runsPerSec: 20, durationSec: 4, admissionSec: 3, connections: 50 },
+  fanout: { budgetSec: 130, subscribers: 1000, runsPerSec: 20, durationSec: 4, admissionSec: 3, connections: 50 },
+  tracing: { budgetSec: 60, rounds: 3, durationSec: 2 },
 };
 
 export const FULL: Settings = {
-  totalBudgetSec: 1200,
+  totalBudgetSec: 1800,
   concurrency: 4,
   admission: {
     budgetSec: 160,
@@ -130,12 +136,13 @@ export const FULL: Settings = {
     saturation: { factor: 1.5, stepSec: 2, maxSteps: 10, maxSec: 24, p99BoundMs: 100, drainMs: 1000, noopCeiling: true },
   },
   health: { budgetSec: 60, connections: 50, durationSec: 8, warmupSec: 1, rounds: 4, stores: ['json', 'sql'] },
-  e2e: { budgetSec: 150, rounds: 2, unique: 6000, duplicates: 600, submitConcurrency: 50, settleMs: 1500, pgBossBatchSizes: [100, 200, 500], pgBossWorkers: [8, 16, 32], concurrency: 32 },
-  spawn: { budgetSec: 60, runs: 15, warmup: 2, throughputRuns: 60 },
-  reads: { budgetSec: 200, runs: 10_000, serviceConcurrency: 16, stores: ['json', 'sql'], connections: 10, durationSec: 4, detailAmount: 4000 },
+  e2e: { budgetSec: 330, rounds: 3, unique: 6000, duplicates: 600, submitConcurrency: 50, settleMs: 1500, pgBossBatchSizes: [100, 200, 500], pgBossWorkers: [8, 16, 32], concurrency: 32 },
+  spawn: { budgetSec: 75, runs: 5, rounds: 3, warmup: 2, throughputRuns: 60 },
+  reads: { budgetSec: 240, runs: 10_000, serviceConcurrency: 16, stores: ['json', 'sql'], connections: 10, durationSec: 4, detailAmount: 4000 },
   footprint: { budgetSec: 240, checkpoints: [10_000, 100_000], retention: 5000, stores: ['json', 'sql'], connections: 50 },
-  postgres: { budgetSec: 300, unique: 4000, duplicates: 400, warmup: 4000, pgBossWorkers: [4, 8, 16, 32], pgBossBatchSizes: [50, 200, 500], admissionSec: 5, connections: 48, rounds: 2 },
+  postgres: { budgetSec: 360, unique: 4000, duplicates: 400, warmup: 4000, pgBossWorkers: [4, 8, 16, 32], pgBossBatchSizes: [50, 200, 500], admissionSec: 5, connections: 48, rounds: 3 },
   startup: { budgetSec: 90, reps: 5, largeState: 100_000 },
   cancel: { budgetSec: 90, runs: 25 },
-  fanout: { budgetSec: 150, subscribers: 1000, runsPerSec: 30, durationSec: 10, admissionSec: 8, connections: 50 },
+  fanout: { budgetSec: 220, subscribers: 1000, runsPerSec: 30, durationSec: 10, admissionSec: 8, connections: 50 },
+  tracing: { budgetSec: 90, rounds: 3, durationSec: 6 },
 };

@@ -1,4 +1,4 @@
-import type { Row } from './results.js';
+import type { GoalVerdict, Row } from './results.js';
 
 const COLUMNS = ['scenario', 'subject', 'metric', 'value', 'baseline', 'ratio', 'note'] as const;
 
@@ -9,7 +9,7 @@ export function formatNumber(value: number | null | undefined): string {
   return String(Number(value.toPrecision(3)));
 }
 
-function cells(row: Row): Record<(typeof COLUMNS)[number], string> {
+export function rowCells(row: Row): Record<(typeof COLUMNS)[number], string> {
   const unit = row.unit ? ` ${row.unit}` : '';
   const hint = row.better === 'higher' ? ' (higher is better)' : row.better === 'lower' ? ' (lower is better)' : '';
   return {
@@ -25,7 +25,7 @@ function cells(row: Row): Record<(typeof COLUMNS)[number], string> {
 
 /** A fixed-width text table for the terminal. */
 export function textTable(rows: Row[]): string {
-  const data = rows.map(cells);
+  const data = rows.map(rowCells);
   const widths = COLUMNS.map((c) => Math.max(c.length, ...data.map((d) => d[c].length)));
   const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
   const out = [line([...COLUMNS]), line(widths.map((w) => '-'.repeat(w)))];
@@ -43,8 +43,29 @@ export function markdownTable(rows: Row[]): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
   const out = [`| ${COLUMNS.join(' | ')} |`, `|${COLUMNS.map(() => '---').join('|')}|`];
   for (const row of rows) {
-    const d = cells(row);
+    const d = rowCells(row);
     out.push(`| ${COLUMNS.map((c) => esc(d[c])).join(' | ')} |`);
   }
   return out.join('\n');
+}
+
+/** One goal's cells: its median ratio, the rounds' spread and the verdict (or why it is void). */
+export function verdictCells(v: GoalVerdict): { goal: string; median: string; spread: string; verdict: string } {
+  const unit = v.unit === 'x' ? 'x' : ` ${v.unit}`;
+  const num = (n: number | null) => (n === null ? '-' : `${formatNumber(n)}${unit}`);
+  return {
+    goal: `${v.id}: ${v.goal}`,
+    median: v.status === 'void' ? `(${num(v.median)})` : num(v.median),
+    spread: v.rounds ? `${formatNumber(v.min)}-${formatNumber(v.max)}${unit} over ${v.rounds} rounds` : '-',
+    verdict: v.status === 'void' ? `VOID: ${v.reasons.join('; ')}` : v.status,
+  };
+}
+
+/** The goals' verdicts for the terminal, after the table of rows. */
+export function verdictTable(verdicts: readonly GoalVerdict[]): string {
+  const cols = ['goal', 'median', 'spread', 'verdict'] as const;
+  const data = verdicts.map(verdictCells);
+  const widths = cols.map((c) => Math.max(c.length, ...data.map((d) => d[c].length)));
+  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line([...cols]), line(widths.map((w) => '-'.repeat(Math.min(w, 60)))), ...data.map((d) => line(cols.map((c) => d[c])))].join('\n');
 }

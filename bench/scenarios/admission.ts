@@ -4,7 +4,8 @@
  * store, against two ceilings: a bare Fastify route that does nothing (the no-op ceiling) and
  * the same route appending each record with a group-committed fdatasync (the durable ceiling).
  * The closed-loop load runs in rounds, the ceilings and the service taking turns (A/B/A/B), so a
- * host that slows mid-run favours no side; each subject's best turn is reported. Each 202 is a
+ * host that slows mid-run favours no side; each subject's best turn is its row, and the goals are
+ * judged on the median of the rounds' ratios (RowSink.compare). Each 202 is a
  * durable, idempotent admission; the doc-sync runs it admits drain in the background meanwhile.
  * Then an open loop at a fixed arrival rate, and from there a bounded rate sweep for the
  * saturation point (the highest arrival rate answered in full within a p99 bound).
@@ -64,6 +65,9 @@ interface Target {
   errors: number;
   statusCodes: Record<string, number>;
   turns: number;
+  /** Every measured turn's req/s and p99, in order (the verdicts pair them round by round). */
+  turnRps: number[];
+  turnP99: number[];
   best: { summary: LoadSummary; cpuSec: Record<string, number | null>; cpuUsPerRequest: number | null } | null;
   openLoop: OpenLoopResult | null;
   sweep: SweepResult | null;
@@ -85,6 +89,8 @@ function target(subject: string, url: string, pid: number | undefined, headers: 
     errors: 0,
     statusCodes: {},
     turns: 0,
+    turnRps: [],
+    turnP99: [],
     best: null,
     openLoop: null,
     sweep: null,
@@ -137,23 +143,47 @@ async function turn(ctx: ScenarioContext, t: Target, durationSec: number): Promi
   const mainAfter = mainThreadCpuMs(t.pid);
   const cpuUsPerRequest = main !== null && mainAfter !== null && summary.completed > 0 ? ((mainAfter - main) * 1000) / summary.completed : null;
   t.turns++;
+  t.turnRps.push(summary.okRps);
+  t.turnP99.push(summary.latencyMs.p99);
   if (!t.best || summary.okRps > t.best.summary.okRps) t.best = { summary, cpuSec, cpuUsPerRequest };
 }
 
-/** Warm-up each, then `rounds` turns of each target in order: A/B/C/A/B/C. */
-async function alternate(ctx: ScenarioContext, targets: Target[]): Promise<void> {
+/** Warm-up each, then `rounds` turns of each target in order: A/B/C/A/B/C. Returns the rounds that ran. */
+async function alternate(ctx: ScenarioContext, targets: Target[]): Promise<number> {
   const s = ctx.settings.admission;
   for (const t of targets) {
     ctx.log(`${t.subject}: warm-up ${s.warmupSec} s`);
     await closedLoad(ctx, t, `${t.subject} warm-up`, s.warmupSec);
   }
   const perTurn = Math.max(1, s.durationSec / s.rounds);
+  let ran = 0;
   for (let round = 0; round < s.rounds; round++) {
     const left = Math.floor(ctx.remainingMs() / 1000) - 3;
     if (round > 0 && left < perTurn * targets.length + 5) break;
     ctx.log(`round ${round + 1}/${s.rounds}: ${targets.map((t) => t.subject).join(', ')}, ${perTurn} s each`);
     for (const t of targets) await turn(ctx, t, perTurn);
+    ran++;
   }
+  return ran;
+}
+
+/**
+ * The service's rounds beside the ceilings' rounds of the same alternation (the last `n` turns of
+ * each): its ratio to each ceiling, and its p99 against the goal's bound, for the verdicts.
+ */
+function compareRounds(ctx: ScenarioContext, t: Target, ceiling: Target, durable: Target, n: number): void {
+  const last = (xs: number[]) => xs.slice(-n);
+  const store = t.subject.includes('sqlite') ? 'sqlite' : 'json';
+  const mine = last(t.turnRps);
+  const orders = [{ upper: ceiling.subject, lower: durable.subject, upperRounds: last(ceiling.turnRps), lowerRounds: last(durable.turnRps) }];
+  for (const [base, name] of [
+    [ceiling, 'no-op'],
+    [durable, 'durable'],
+  ] as const) {
+    const theirs = last(base.turnRps);
+    ctx.rows.compare({ id: `admission/${store}/${name}`, subject: t.subject, baseline: base.subject, metric: 'req/s', unit: '', better: 'higher', rounds: mine.map((value, i) => ({ value, baseline: theirs[i] ?? null })), orders });
+  }
+  ctx.rows.compare({ id: `admission/${store}/p99`, subject: t.subject, baseline: '', metric: 'p99', unit: 'ms', better: 'lower', rounds: last(t.turnP99).map((value) => ({ value, baseline: 1 })) });
 }
 
 /** The open loop at the fixed rate, then (when `sweep`) the saturation sweep from it. */
@@ -193,6 +223,8 @@ async function openPhase(ctx: ScenarioContext, t: Target, sweep: boolean, backlo
     t.unanswered += r.errors + r.timedOut;
   }
 }
+
+const roundsNote = (rps: number[]) => `${rps.map((r) => Math.round(r)).join(' / ')} req/s`;
 
 function describe(summary: LoadSummary): string {
   const parts = [`${summary.ok2xx} admitted in ${summary.durationSec.toFixed(1)} s`];
@@ -319,7 +351,7 @@ export const admission: Scenario = {
           service = await launchService({ store, config: { concurrency: ctx.settings.concurrency, runRetention: 10_000_000 } });
           if (fault === 'drop-one-ack') proxy = await startAckDroppingProxy(service.url);
           const t = target(subject, proxy?.url ?? service.url, service.pid, { authorization: `Bearer ${OPERATOR_KEY}` });
-          await alternate(ctx, [ceiling, durable, t]);
+          compareRounds(ctx, t, ceiling, durable, await alternate(ctx, [ceiling, durable, t]));
           alternated = true;
           const url = service.url;
           await openPhase(ctx, t, true, () => unfinishedRuns(url, 'doc-sync'));
@@ -345,7 +377,7 @@ export const admission: Scenario = {
       ] as const) {
         details[t.subject] = { best: t.best, openLoop: t.openLoop, saturationSweep: t.sweep, acknowledged: t.acknowledged.size };
         const b = t.best!.summary;
-        rows.add({ subject: t.subject, metric: 'req/s', unit: '', value: b.okRps, better: 'higher', durability: DURABILITY[t.subject], note: `${note}; best of ${t.turns} turns; ${describeCpu(t.best!.cpuSec, b.durationSec)}` });
+        rows.add({ subject: t.subject, metric: 'req/s', unit: '', value: b.okRps, better: 'higher', durability: DURABILITY[t.subject], note: `${note}; best of ${t.turns} turns (${roundsNote(t.turnRps)}); ${describeCpu(t.best!.cpuSec, b.durationSec)}` });
         rows.add({ subject: t.subject, metric: 'p50', unit: 'ms', value: b.latencyMs.p50, better: 'lower' });
         rows.add({ subject: t.subject, metric: 'p99', unit: 'ms', value: b.latencyMs.p99, better: 'lower' });
         addOpenLoopRows(rows, t.subject, t.openLoop, null);
@@ -367,7 +399,7 @@ export const admission: Scenario = {
             better: 'higher',
             baseline: { subject: base.subject, value: base.best!.summary.okRps },
             durability: base === ceiling ? DURABILITY[t.subject.includes('sqlite') ? 'sql' : 'json'] : undefined,
-            note: base === ceiling ? `${describe(summary)}; best of ${t.turns} turns; ${describeCpu(t.best!.cpuSec, summary.durationSec)}` : undefined,
+            note: base === ceiling ? `${describe(summary)}; best of ${t.turns} turns (${roundsNote(t.turnRps)}); ${describeCpu(t.best!.cpuSec, summary.durationSec)}` : undefined,
           });
           rows.add({ subject: t.subject, metric: `p99 ${vs}`, unit: 'ms', value: summary.latencyMs.p99, better: 'lower', baseline: { subject: base.subject, value: base.best!.summary.latencyMs.p99 } });
         }

@@ -255,6 +255,8 @@ export const e2e: Scenario = {
     // Rounds: every system once per round, in the same order (A/B/C/A/B/C), so a host that slows
     // mid-run favours none; each round's result is checked, the best passing one reported.
     const results: Record<string, ExactlyOnceResult[]> = {};
+    /** Each system's tasks/s by round index (null: the round failed a check or errored), for the verdicts. */
+    const perRound: Record<string, (number | null)[]> = {};
     const errors: Record<string, string> = {};
     let runsLeft = live.length * s.rounds;
     const slice = () => Math.max(10_000, Math.floor(ctx.remainingMs() / Math.max(1, runsLeft--)));
@@ -270,8 +272,12 @@ export const e2e: Scenario = {
         const roundPlan = forRound(plan, round);
         for (const { system } of live) {
           ctx.log(`${system.name}, round ${round + 1}/${s.rounds}: ${plan.unique.length} unique + ${plan.submissions.length - plan.unique.length + plan.late.length} duplicates`);
+          const byRound = (perRound[system.name] ??= []);
+          byRound[round] = null;
           try {
-            (results[system.name] ??= []).push(await system.run(roundPlan, slice()));
+            const result = await system.run(roundPlan, slice());
+            (results[system.name] ??= []).push(result);
+            if (passes(result)) byRound[round] = result.tasksPerSec;
           } catch (err) {
             errors[system.name] = errorMessage(err);
             details[`${system.name} error`] = String(err);
@@ -319,6 +325,7 @@ export const e2e: Scenario = {
         }
         if (out.length === 0) out.push({ subject: system.name, metric: 'tasks/s', unit: '', value: chosen.tasksPerSec, better: 'higher', durability, note: [notes(chosen, chosen.settings), roundsNote, cpuNote].filter(Boolean).join('; ') });
         for (const row of out) rows.add(row);
+        compareRounds(rows, system.name, live.filter((l) => l.system.peer).map((l) => l.system.name), perRound);
         // Admit -> start: how long an admitted run waited in the queue (createdAt to startedAt
         // of its last attempt, whole milliseconds), under this burst of concurrent triggers.
         const queue = chosen.extra?.queueLatency as Summary | undefined;
@@ -333,6 +340,16 @@ export const e2e: Scenario = {
     }
   },
 };
+
+/** The service's rounds beside each peer's rounds of the same turn (A/B/C/A/B/C). */
+function compareRounds(rows: ScenarioContext['rows'], subject: string, peers: string[], perRound: Record<string, (number | null)[]>): void {
+  const store = subject.includes('sqlite') ? 'sqlite' : 'json';
+  const mine = perRound[subject] ?? [];
+  for (const peer of peers) {
+    const theirs = perRound[peer] ?? [];
+    rows.compare({ id: `e2e/${store}/${peer}`, subject, baseline: peer, metric: 'tasks/s', unit: '', better: 'higher', rounds: mine.map((value, i) => ({ value, baseline: theirs[i] ?? null })) });
+  }
+}
 
 function formatRate(v: number): string {
   return Number.isFinite(v) ? String(Math.round(v)) : '-';

@@ -99,7 +99,8 @@ export const health: Scenario = {
     let bare: BareFastify | null = null;
     let bodyBytes = 0;
     const ceiling = new Rounds();
-    const measured: { subject: string; rounds: Rounds }[] = [];
+    /** `ceilingFrom`: the ceiling's first round beside this subject (the ceiling's rounds run beside every store). */
+    const measured: { subject: string; store: string; rounds: Rounds; ceilingFrom: number }[] = [];
     try {
       for (const store of s.stores) {
         const subject = storeLabel(store);
@@ -127,12 +128,13 @@ export const health: Scenario = {
           await load(ctx, bare.url, `${CEILING} warm-up`, s.warmupSec);
           await load(ctx, service.url, `${subject} warm-up`, s.warmupSec);
           const rounds = new Rounds();
+          const ceilingFrom = ceiling.loads.length;
           for (let i = 0; i < s.rounds; i++) {
             const per = s.durationSec / s.rounds;
             await round(ctx, ceiling, bare, `${CEILING} round ${i + 1}`, per);
             await round(ctx, rounds, service, `${subject} round ${i + 1}`, per);
           }
-          measured.push({ subject, rounds });
+          measured.push({ subject, store, rounds, ceilingFrom });
           details[subject] = rounds.loads;
         } catch (err) {
           rows.add({ subject, metric: 'req/s, p50, p99', unit: '', value: null, note: `error: ${errorMessage(err)}` });
@@ -155,8 +157,17 @@ export const health: Scenario = {
     checkAll200(rows, CEILING, ceiling);
     const ceilingCpu = ceiling.leastCpu;
     if (ceilingCpu !== null) rows.add({ subject: CEILING, metric: CPU_METRIC, unit: 'µs', value: round1(ceilingCpu), better: 'lower', note: CPU_NOTE });
-    for (const { subject, rounds } of measured) {
-
+    for (const { subject, store, rounds, ceilingFrom } of measured) {
+      const theirs = ceiling.loads.slice(ceilingFrom);
+      rows.compare({
+        id: `health/${store === 'sql' ? 'sqlite' : store}`,
+        subject,
+        baseline: CEILING,
+        metric: 'req/s',
+        unit: '',
+        better: 'higher',
+        rounds: rounds.loads.map((l, i) => ({ value: l.okRps, baseline: theirs[i]?.okRps ?? null })),
+      });
       const best = rounds.best;
       rows.add({ subject, metric: 'req/s', unit: '', value: best.okRps, better: 'higher', baseline: { subject: CEILING, value: top.okRps }, note: rounds.note() });
       rows.add({ subject, metric: 'p50', unit: 'ms', value: best.latencyMs.p50, better: 'lower', baseline: { subject: CEILING, value: top.latencyMs.p50 } });

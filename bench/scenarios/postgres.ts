@@ -242,6 +242,8 @@ interface AdmissionTarget {
   acknowledged: Set<string>;
   inFlight: number;
   best: (Admission & { cpuSec: Record<string, number | null> }) | null;
+  /** req/s of every counted round, in order (the verdicts pair them round by round). */
+  rounds: number[];
   bad: { non2xx: number; errors: number };
 }
 
@@ -255,6 +257,7 @@ function serviceTarget(subject: string, cluster: Cluster): AdmissionTarget {
     acknowledged: new Set(),
     inFlight: 0,
     best: null,
+    rounds: [],
     bad: { non2xx: 0, errors: 0 },
   };
 }
@@ -274,6 +277,7 @@ async function alternate(targets: AdmissionTarget[], rounds: number, durationSec
       t.inFlight += r.inFlightAtStop;
       t.bad.non2xx += r.non2xx;
       t.bad.errors += r.errors;
+      if (round >= 0) t.rounds.push(r.rps);
       if (round >= 0 && (!t.best || r.rps > t.best.rps)) t.best = { ...r, cpuSec };
     }
   }
@@ -322,6 +326,13 @@ function warmedFor(plan: ExactlyOncePlan, processes: number): ExactlyOncePlan {
 }
 
 type EndToEnd = Awaited<ReturnType<typeof endToEnd>>;
+
+/** Service and PostgreSQL CPU per completed run over the timed phase (ms), or null without /proc. */
+function cpuPerRunMs(e: EndToEnd): number | null {
+  const { service, postgres } = e.cpuSec;
+  if (service === null || service === undefined || postgres === null || postgres === undefined || e.result.completed <= 0) return null;
+  return ((service + postgres) * 1000) / e.result.completed;
+}
 
 /** The fastest of `rounds` that passed every check, or null. */
 function bestPassing<T>(rounds: T[], passes: (round: T) => boolean, tasksPerSec: (round: T) => number): T | null {
@@ -451,11 +462,17 @@ export const postgres: Scenario = {
         ctx.log(`${serviceSubject(instances)}: round ${round} failed: ${errorMessage(err)}`);
       }
     };
-    for (let round = 1; round < s.rounds && ctx.remainingMs() > 120_000; round++) {
+    // Another round only when one like the last still leaves the final round and the admission
+    // rounds their time (about a third of the scenario's budget).
+    const reserveMs = (ctx.settings.postgres.budgetSec * 1000) / 3;
+    let roundMs = 0;
+    for (let round = 1; round < s.rounds && ctx.remainingMs() > reserveMs + roundMs * 1.3; round++) {
+      const roundStart = Date.now();
       ctx.log(`end to end, round ${round} of ${s.rounds}: ${PG_BOSS} (${bossWorkers} workers x batch ${bossBatch}), then the service (${runSlots} run slots) with one instance and with three`);
       await bossRound(round);
       await serviceRound(1, round, singleRounds);
       await serviceRound(3, round, tripleRounds);
+      roundMs = Date.now() - roundStart;
     }
     ctx.log(`end to end, round ${s.rounds} of ${s.rounds}: ${PG_BOSS}, then the service with one instance and with three below`);
     await bossRound(s.rounds);
@@ -472,6 +489,8 @@ export const postgres: Scenario = {
     }
 
     let single: ExactlyOnceResult | null = null;
+    /** One instance's end-to-end rounds, which three instances' CPU per run is compared with. */
+    let singleAll: EndToEnd[] = [];
     for (const instances of [1, 3]) {
       const subject = serviceSubject(instances);
       if (ctx.remainingMs() < 15_000) {
@@ -487,6 +506,20 @@ export const postgres: Scenario = {
           // The best passing of its rounds; every round's checks count.
           const rounds = [...(instances === 1 ? singleRounds : tripleRounds), measured];
           const roundPasses = (e: EndToEnd) => passes(e.result) && e.keys.ok;
+          if (instances === 1) {
+            singleAll = rounds;
+            rows.compare({ id: 'postgres/one/pg-boss', subject, baseline: PG_BOSS, metric: 'tasks/s', unit: '', better: 'higher', rounds: rounds.map((e, i) => ({ value: roundPasses(e) ? e.result.tasksPerSec : null, baseline: bossRounds[i] && passes(bossRounds[i]) ? bossRounds[i].tasksPerSec : null })) });
+          } else {
+            rows.compare({
+              id: 'postgres/three-one/cpu per run',
+              subject,
+              baseline: serviceSubject(1),
+              metric: 'service + PostgreSQL CPU per run',
+              unit: 'ms',
+              better: 'lower',
+              rounds: rounds.map((e, i) => ({ value: roundPasses(e) ? cpuPerRunMs(e) : null, baseline: singleAll[i] && roundPasses(singleAll[i]) ? cpuPerRunMs(singleAll[i]) : null })),
+            });
+          }
           const e2e = bestPassing(rounds, roundPasses, (e) => e.result.tasksPerSec) ?? measured;
           const failedRounds = rounds.filter((e) => !roundPasses(e));
           const r = e2e.result;
@@ -520,6 +553,7 @@ export const postgres: Scenario = {
                 acknowledged: new Set(),
                 inFlight: 0,
                 best: null,
+                rounds: [],
                 bad: { non2xx: 0, errors: 0 },
               });
             }
@@ -565,6 +599,9 @@ export const postgres: Scenario = {
               rows.check(t.subject, 'admission: stored keys = acknowledged keys', keys.ok, keys.detail);
             };
             if (only && admitOnly) await report(only, admitOnly, 'admission req/s', 'concurrency 0: its runs stay queued for instances with slots; ');
+            if (only && ceilingTarget) {
+              rows.compare({ id: 'postgres/admission', subject: ADMISSION_ONLY, baseline: CEILING, metric: 'admission req/s', unit: '', better: 'higher', rounds: only.rounds.map((value, i) => ({ value, baseline: ceilingTarget.rounds[i] ?? null })) });
+            }
             // Let the admitted runs drain before counting what is stored.
             await waitFor(async () => ((await unfinishedRuns(cluster.services[0]!.url, TYPE)) === 0 ? true : null), { timeoutMs: Math.max(5000, ctx.remainingMs() - 10_000), intervalMs: 250 });
             await report(svc, cluster, only ? 'admission req/s while running' : 'admission req/s', `running its runs meanwhile at ${runSlots} run slots per instance; `);

@@ -11,7 +11,7 @@ import { requestJson } from '../lib/http.js';
 import { checkAnswers } from '../lib/answers.js';
 import { runLoad, type LoadSummary } from '../lib/load.js';
 import { seedRuns } from '../lib/seed.js';
-import type { Scenario } from '../lib/scenario.js';
+import type { Scenario, ScenarioContext } from '../lib/scenario.js';
 import {
   launchService,
   makeBaseDir,
@@ -27,6 +27,8 @@ import { startBareFastify, type BareFastify } from '../peers/launch-bare-fastify
 
 const CEILING = 'bare fastify (same bytes)';
 const LIST_PATH = '/api/tasks/runs?limit=50';
+/** Alternated rounds (ceiling, service) of the cached list, the pair its goal is judged on. */
+const LIST_ROUNDS = 3;
 
 interface ReadCase {
   name: string;
@@ -44,6 +46,32 @@ function cacheNote(summary: LoadSummary): string {
   if (summary.non2xx) parts.push(`${summary.non2xx} non-2xx`);
   if (summary.stoppedEarly) parts.push('stopped at time budget');
   return parts.join('; ');
+}
+
+/** The answers of several loads together, for one check over all of them. */
+function answersOf(loads: LoadSummary[]): Pick<LoadSummary, 'non2xx' | 'errors' | 'statusCodes' | 'completed'> {
+  const statusCodes: Record<string, number> = {};
+  for (const l of loads) for (const [code, n] of Object.entries(l.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  const sum = (pick: (l: LoadSummary) => number) => loads.reduce((n, l) => n + pick(l), 0);
+  return { statusCodes, non2xx: sum((l) => l.non2xx), errors: sum((l) => l.errors), completed: sum((l) => l.completed) };
+}
+
+/** The cached runs list and the same bytes from memory in turns (A,B,A,B,A,B), every answer checked. */
+async function alternateCachedList(ctx: ScenarioContext, subject: string, store: string, urls: { service: string; bare: string }, list: ReadCase, per: number, maxMs: number): Promise<void> {
+  const s = ctx.settings.reads;
+  const rounds: { value: number; baseline: number }[] = [];
+  const loads: { ceiling: LoadSummary; service: LoadSummary }[] = [];
+  for (let round = 0; round < LIST_ROUNDS; round++) {
+    ctx.log(`${subject}: cached list round ${round + 1}/${LIST_ROUNDS}`);
+    const ceiling = await runLoad({ title: `ceiling list round ${round + 1}`, url: urls.bare, connections: s.connections, durationSec: per, maxMs, path: '/fixture/list' });
+    const service = await list.load(urls.service);
+    loads.push({ ceiling, service });
+    rounds.push({ value: service.okRps, baseline: ceiling.okRps });
+  }
+  ctx.details[`${subject} cached list rounds`] = loads;
+  checkAnswers(ctx.rows, CEILING, 'list rounds', answersOf(loads.map((l) => l.ceiling)));
+  checkAnswers(ctx.rows, subject, 'list cached rounds', answersOf(loads.map((l) => l.service)));
+  ctx.rows.compare({ id: `reads/${store === 'sql' ? 'sqlite' : store}/cached list`, subject, baseline: CEILING, metric: 'list cached req/s', unit: '', better: 'higher', rounds });
 }
 
 export const reads: Scenario = {
@@ -71,8 +99,9 @@ export const reads: Scenario = {
         }
         const storeDeadline = Date.now() + share;
         const left = () => storeDeadline - Date.now();
-        // Kept for the reads themselves (four cases, two ceilings) once seeding and draining are done.
-        const reserveMs = (6 * s.durationSec + 4) * 1000;
+        // Kept for the reads themselves (four cases, two ceilings, then LIST_ROUNDS alternated
+        // rounds of the cached list and its ceiling) once seeding and draining are done.
+        const reserveMs = ((6 + 2 * LIST_ROUNDS) * s.durationSec + 4) * 1000;
         const seedDeadline = storeDeadline - reserveMs;
         const seedLeft = () => Math.max(2000, seedDeadline - Date.now());
         try {
@@ -108,7 +137,7 @@ export const reads: Scenario = {
               bare = await startBareFastify({ fixtureDir: dir });
             }
 
-            const per = Math.max(0.5, Math.min(s.durationSec, (left() - 3000) / 1000 / 6));
+            const per = Math.max(0.5, Math.min(s.durationSec, (left() - 3000) / 1000 / (6 + 2 * LIST_ROUNDS)));
             const maxMs = Math.floor(per * 1000 + 5000);
             const admitted = runIds.length;
             let listCounter = 0;
@@ -229,6 +258,7 @@ export const reads: Scenario = {
               });
               checkAnswers(rows, subject, c.name, summary);
             }
+            if (bare) await alternateCachedList(ctx, subject, store, { service: service.url, bare: (bare as BareFastify).url }, cases[0]!, per, maxMs);
           } finally {
             await service.stop();
           }

@@ -17,6 +17,7 @@ import {
   storeLabel,
   TERMINAL,
   trigger,
+  type BenchService,
 } from '../lib/service.js';
 import { summarize } from '../lib/stats.js';
 import { errorMessage, runPool, waitFor } from '../lib/util.js';
@@ -34,36 +35,60 @@ const CONTENT = Array.from(
 
 export const PAYLOAD = { sourceType: 'report', content: CONTENT, format: 'executive_summary' };
 
-async function serviceRuns(ctx: ScenarioContext, count: number, warmup: number): Promise<{ samples: number[]; statuses: Record<string, number> }> {
-  const service = await launchService({ store: 'json', config: { concurrency: ctx.settings.concurrency } });
-  try {
-    const samples: number[] = [];
-    const statuses: Record<string, number> = {};
-    const tag = `spawn-${process.pid}-${Date.now().toString(36)}`;
-    for (let i = 0; i < warmup + count; i++) {
-      if (ctx.remainingMs() < 2000 && i > warmup) break;
-      const key = `${tag}-${i}`;
-      const t0 = performance.now();
-      const res = await trigger(service.url, 'summarize-content', { ...PAYLOAD, idempotencyKey: key });
-      if (res.code !== 202) throw new Error(`trigger answered ${res.code}: ${JSON.stringify(res.body)}`);
-      const run = await waitFor(
-        async () => {
-          const r = await getRun(service.url, key);
-          return r && TERMINAL.has(r.status) ? r : null;
-        },
-        { timeoutMs: 60_000, intervalMs: 10 },
-      );
-      const ms = performance.now() - t0;
-      if (i < warmup) continue;
-      const status = run?.status ?? 'timeout';
-      statuses[status] = (statuses[status] ?? 0) + 1;
-      // A failed run did not do the work: its time is no sample of what the work costs.
-      if (status === 'success') samples.push(ms);
-    }
-    return { samples, statuses };
-  } finally {
-    await service.stop();
+/** One turn of `count` runs through the service, one at a time, after `warmup` uncounted ones. */
+async function serviceRuns(ctx: ScenarioContext, service: BenchService, count: number, warmup: number, turn: number): Promise<Samples> {
+  const samples: number[] = [];
+  const statuses: Record<string, number> = {};
+  const tag = `spawn-${process.pid}-${Date.now().toString(36)}-${turn}`;
+  for (let i = 0; i < warmup + count; i++) {
+    if (ctx.remainingMs() < 2000 && i > warmup) break;
+    const key = `${tag}-${i}`;
+    const t0 = performance.now();
+    const res = await trigger(service.url, 'summarize-content', { ...PAYLOAD, idempotencyKey: key });
+    if (res.code !== 202) throw new Error(`trigger answered ${res.code}: ${JSON.stringify(res.body)}`);
+    const run = await waitFor(
+      async () => {
+        const r = await getRun(service.url, key);
+        return r && TERMINAL.has(r.status) ? r : null;
+      },
+      { timeoutMs: 60_000, intervalMs: 10 },
+    );
+    const ms = performance.now() - t0;
+    if (i < warmup) continue;
+    const status = run?.status ?? 'timeout';
+    statuses[status] = (statuses[status] ?? 0) + 1;
+    // A failed run did not do the work: its time is no sample of what the work costs.
+    if (status === 'success') samples.push(ms);
   }
+  return { samples, statuses };
+}
+
+/** One turn of `count` bare spawns of the agent entry, after `warmup` uncounted ones. */
+async function bareRuns(count: number, warmup: number, workspaceDir: string): Promise<Samples> {
+  const samples: number[] = [];
+  const statuses: Record<string, number> = {};
+  for (let i = 0; i < warmup + count; i++) {
+    const outcome = await spawnAgentOnce(SUMMARIZATION_AGENT_ENTRY, PAYLOAD, workspaceDir);
+    if (i < warmup) continue;
+    const ok = outcome.success && outcome.exitCode === 0;
+    statuses[ok ? 'success' : 'failed'] = (statuses[ok ? 'success' : 'failed'] ?? 0) + 1;
+    if (ok) samples.push(outcome.ms);
+  }
+  return { samples, statuses };
+}
+
+interface Samples {
+  samples: number[];
+  statuses: Record<string, number>;
+}
+
+const attemptsOf = (t: Samples) => Object.values(t.statuses).reduce((a, b) => a + b, 0);
+
+/** The turns of one side joined: every sample, every status. */
+function joined(turns: Samples[]): Samples {
+  const statuses: Record<string, number> = {};
+  for (const t of turns) for (const [k, v] of Object.entries(t.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
+  return { samples: turns.flatMap((t) => t.samples), statuses };
 }
 
 const TYPE = 'summarize-content';
@@ -122,25 +147,38 @@ export const spawnOverhead: Scenario = {
       rows.skip(subject, 'per-run ms', serviceAvailable() ? AGENT_REASON : SKIP_SERVICE_REASON);
       return;
     }
+    // Turns alternate, bare spawns then the service (A,B,A,B,A,B), so a host that slows mid-run
+    // favours neither side; each turn's p50 pairs with the other side's of the same round.
     const workspace = makeBaseDir('orch-bench-ws-');
-    const bareSamples: number[] = [];
-    let bareSuccess = 0;
-    let bareAttempts = 0;
+    const bareTurns: Samples[] = [];
+    const serviceTurns: Samples[] = [];
+    let service: BenchService | null = null;
+    let serviceError: unknown = null;
     try {
-      for (let i = 0; i < s.warmup + s.runs; i++) {
-        const outcome = await spawnAgentOnce(SUMMARIZATION_AGENT_ENTRY, PAYLOAD, workspace.dir);
-        if (i < s.warmup) continue;
-        bareAttempts++;
-        if (!outcome.success || outcome.exitCode !== 0) continue;
-        bareSuccess++;
-        bareSamples.push(outcome.ms);
+      if (serviceAvailable()) service = await launchService({ store: 'json', config: { concurrency: ctx.settings.concurrency } });
+      for (let round = 0; round < s.rounds; round++) {
+        const warmup = round === 0 ? s.warmup : 0;
+        ctx.log(`round ${round + 1}/${s.rounds}: ${s.runs} bare spawns, then ${s.runs} runs through the service`);
+        bareTurns.push(await bareRuns(s.runs, warmup, workspace.dir));
+        if (service && !serviceError) {
+          try {
+            serviceTurns.push(await serviceRuns(ctx, service, s.runs, warmup, round));
+          } catch (err) {
+            serviceError = err;
+          }
+        }
       }
     } finally {
+      await service?.stop();
       await workspace.remove();
     }
+    const bareAll = joined(bareTurns);
+    const bareSamples = bareAll.samples;
+    const bareSuccess = bareSamples.length;
+    const bareAttempts = attemptsOf(bareAll);
     const bare = summarize(bareSamples);
-    details[BARE] = { ...bare, samples: bareSamples, success: bareSuccess };
-    const bareNote = `${bareSuccess}/${bareAttempts} printed success:true; only those are timed`;
+    details[BARE] = { ...bare, samples: bareSamples, success: bareSuccess, turns: bareTurns };
+    const bareNote = `${bareSuccess}/${bareAttempts} printed success:true; only those are timed; ${s.rounds} turns alternating with the service`;
     rows.add({ subject: BARE, metric: 'per-run p50', unit: 'ms', value: bare.p50, better: 'lower', note: bareNote });
     rows.add({ subject: BARE, metric: 'per-run p90', unit: 'ms', value: bare.p90, better: 'lower' });
     rows.check(BARE, 'every spawn succeeded', bareSuccess === bareAttempts && bareAttempts > 0, `${bareSuccess}/${bareAttempts} succeeded`);
@@ -150,15 +188,19 @@ export const spawnOverhead: Scenario = {
       return;
     }
     try {
-      const { samples, statuses } = await serviceRuns(ctx, s.runs, s.warmup);
+      if (serviceError) throw serviceError;
+      const { samples, statuses } = joined(serviceTurns);
       const svc = summarize(samples);
-      details[subject] = { ...svc, samples, statuses };
+      details[subject] = { ...svc, samples, statuses, turns: serviceTurns };
       const statusNote = Object.entries(statuses)
         .map(([k, v]) => `${v} ${k}`)
         .join(', ');
+      const p50s = (turns: Samples[]) => turns.map((t) => (t.samples.length ? summarize(t.samples).p50 : null));
+      const bareP50s = p50s(bareTurns);
+      rows.compare({ id: 'spawn/p50', subject, baseline: BARE, metric: 'per-run p50', unit: 'ms', better: 'lower', rounds: p50s(serviceTurns).map((value, i) => ({ value, baseline: bareP50s[i] ?? null })) });
       rows.add({ subject, metric: 'per-run p50', unit: 'ms', value: svc.p50, better: 'lower', baseline: { subject: BARE, value: bare.p50 }, note: statusNote });
       rows.add({ subject, metric: 'per-run p90', unit: 'ms', value: svc.p90, better: 'lower', baseline: { subject: BARE, value: bare.p90 } });
-      const attempts = Object.values(statuses).reduce((a, b) => a + b, 0);
+      const attempts = attemptsOf({ samples, statuses });
       rows.check(subject, 'every run succeeded', samples.length === attempts && attempts > 0, `${samples.length}/${attempts} succeeded (${statusNote})`);
       const n = s.throughputRuns;
       const c = ctx.settings.concurrency;

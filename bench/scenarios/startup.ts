@@ -179,6 +179,9 @@ export const startup: Scenario = {
         baseline: { subject: BARE, value: bare.p50 },
         note: `${svc.count} starts, min ${Math.round(svc.min)} ms, empty state`,
       });
+      // Each start against the goal's bound (1 s to a healthy /health on an empty state).
+      const store = subject.includes('sqlite') ? 'sqlite' : 'json';
+      rows.compare({ id: `startup/${store}/empty`, subject, baseline: '', metric: 'start to healthy', unit: 'ms', better: 'lower', rounds: samples[subject]!.map((value) => ({ value, baseline: 1 })) });
     }
     const large = ctx.settings.startup.largeState;
     for (const store of STORES) {

@@ -99,8 +99,7 @@ export const tracing: Scenario = {
     const receiver = await startOtlpReceiver();
     const closeReceiver = onCleanup('otlp receiver', () => receiver.close());
     try {
-      const rounds = ctx.mode === 'quick' ? 1 : 2;
-      const durationSec = ctx.mode === 'quick' ? 3 : 8;
+      const { rounds, durationSec } = ctx.settings.tracing;
       const results = new Map<string, Round[]>(MODES.map((m) => [m.subject, []]));
       for (let round = 1; round <= rounds; round++) {
         for (const mode of MODES) results.get(mode.subject)!.push(await measureOnce(ctx, mode, receiver.url, round, durationSec));
@@ -123,7 +122,16 @@ export const tracing: Scenario = {
       // The batch processor drops spans when its queue is full (by design): some, not all, must arrive.
       checksOk = ctx.rows.check(ON, 'admission spans exported', admissionSpans > 0, `${admissionSpans} admission spans received of ${results.get(ON)!.reduce((n, r) => n + r.accepted, 0)} admissions`) && checksOk;
 
-      const note = (r: Round) => `best of ${rounds}; p99 ${r.summary.latencyMs.p99} ms`;
+      ctx.rows.compare({
+        id: 'tracing/on-off',
+        subject: ON,
+        baseline: OFF,
+        metric: 'admission req/s',
+        unit: 'req/s',
+        better: 'higher',
+        rounds: results.get(ON)!.map((r, i) => ({ value: r.summary.okRps, baseline: results.get(OFF)![i]?.summary.okRps ?? null })),
+      });
+      const note = (r: Round) => `best of ${rounds} (${results.get(r === off ? OFF : ON)!.map((x) => Math.round(x.summary.okRps)).join(' / ')} req/s); p99 ${r.summary.latencyMs.p99} ms`;
       ctx.rows.add({ subject: OFF, metric: 'admission', unit: 'req/s', value: off.summary.okRps, better: 'higher', note: note(off) });
       const row = ctx.rows.add({
         subject: ON,
