@@ -2,8 +2,8 @@ import { cell, paint, visibleWidth, type Colour, type Output } from './output.js
 
 /**
  * How a column gives way when the table is wider than the terminal:
- * - `cut`: free text, shortened with an ellipsis (first);
- * - `drop`: left out (next, the rightmost first);
+ * - `cut`: free text, shortened with an ellipsis (first), left out when that is not enough;
+ * - `drop`: left out (after cutting, before cut columns go; the rightmost first);
  * - `wrap`: an id an operator copies: never shortened, wrapped onto more lines (last resort).
  * A column without `fit` keeps its width (status words, times).
  */
@@ -39,8 +39,9 @@ function wrapTo(text: string, width: number): string[] {
 
 /**
  * Column widths (null: dropped) for a terminal `budget` columns wide (null: no limit): cut
- * columns shrink first, widest first, then drop columns go right to left, then wrap columns
- * shrink. Never below NARROWEST or the header, so a very narrow terminal still overflows.
+ * columns shrink first, widest first; then drop columns go, right to left, then cut columns;
+ * then wrap columns shrink. Never below NARROWEST or the header, so a very narrow terminal
+ * still overflows.
  */
 export function fitWidths(natural: readonly number[], columns: ReadonlyArray<Pick<Column<unknown>, 'header' | 'fit'>>, budget: number | null): Array<number | null> {
   const widths: Array<number | null> = [...natural];
@@ -63,8 +64,13 @@ export function fitWidths(natural: readonly number[], columns: ReadonlyArray<Pic
       widths[widest] = Math.max(floor(widest), widths[widest]! - excess);
     }
   };
+  const drop = (fit: Fit) => {
+    for (let i = columns.length - 1; i >= 0 && total() > budget; i--) if (columns[i]!.fit === fit) widths[i] = null;
+  };
   shrink('cut');
-  for (let i = columns.length - 1; i >= 0 && total() > budget; i--) if (columns[i]!.fit === 'drop') widths[i] = null;
+  drop('drop');
+  // Free text cut to its narrowest says little: it goes before an id is wrapped.
+  drop('cut');
   shrink('wrap');
   return widths;
 }
