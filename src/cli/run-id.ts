@@ -15,15 +15,26 @@ function ambiguous(id: string, total: number, lines: string[]): UsageError {
   return new UsageError([`'${id}' is the start of ${total} ids; give more of it:`, ...lines.map((l) => `  ${l}`), ...more].join('\n'));
 }
 
+/** The first runs whose id starts with `id`; null from a service older than `?idPrefix=` (it refuses the parameter). */
+async function runsStartingWith(api: OrchClient, id: string) {
+  try {
+    return await api.listRuns({ idPrefix: id, includeInternal: true, limit: CANDIDATES });
+  } catch (err) {
+    if (err instanceof OrchApiError && err.code === 'invalid_request' && JSON.stringify(err.details ?? '').includes('idPrefix')) return null;
+    throw err;
+  }
+}
+
 /**
  * The run id a word names: itself when a run has that exact id, else the one run whose id starts
- * with it (8 characters or more). No match: the word as given, so the service answers 404 for
- * it. Several: a usage error naming them. The service's paths keep exact ids; only the command
+ * with it (8 characters or more). No match, or a service that cannot search by prefix: the word
+ * as given, so the service answers for it (404 when unknown). Several: a usage error naming them. The service's paths keep exact ids; only the command
  * line resolves.
  */
 export async function resolveRunId(api: OrchClient, id: string): Promise<string> {
   if (!isShortable(id)) return id;
-  const page = await api.listRuns({ idPrefix: id, includeInternal: true, limit: CANDIDATES });
+  const page = await runsStartingWith(api, id);
+  if (page === null) return id;
   if (page.total === 0 || page.items.some((run) => run.runId === id)) return id;
   if (page.total === 1) return page.items[0]!.runId;
   // Newest first: a run with exactly this id may lie beyond the page of longer ones.

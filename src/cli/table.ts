@@ -2,8 +2,9 @@ import { cell, paint, visibleWidth, type Colour, type Output } from './output.js
 
 /**
  * How a column gives way when the table is wider than the terminal:
- * - `cut`: free text, shortened with an ellipsis (first), left out when that is not enough;
- * - `drop`: left out (after cutting, before cut columns go; the rightmost first);
+ * - `cut`: free text, shortened with an ellipsis: first to a comfortable width, shorter once the
+ *   minor columns are gone, and left out when even that is not enough;
+ * - `drop`: a minor column, left out (the rightmost first) before free text is cut short;
  * - `wrap`: an id an operator copies: never shortened, wrapped onto more lines (last resort).
  * A column without `fit` keeps its width (status words, times).
  */
@@ -19,8 +20,11 @@ export interface Column<Row> {
 }
 
 const GAP = 2;
-/** Narrowest a cut or wrapped column becomes (or its header, when wider). */
-const NARROWEST = 10;
+/** Free text is cut to this before minor columns go, so what a row says outranks its details. */
+const COMFORTABLE_TEXT = 40;
+/** Free text cut shorter than this says too little to keep; an id wraps at no less. */
+const NARROWEST_TEXT = 20;
+const NARROWEST_ID = 10;
 
 const chars = (text: string) => [...text];
 
@@ -39,9 +43,9 @@ function wrapTo(text: string, width: number): string[] {
 
 /**
  * Column widths (null: dropped) for a terminal `budget` columns wide (null: no limit): cut
- * columns shrink first, widest first; then drop columns go, right to left, then cut columns;
- * then wrap columns shrink. Never below NARROWEST or the header, so a very narrow terminal
- * still overflows.
+ * columns shrink to a comfortable width, widest first; then drop columns go, right to left;
+ * then cut columns shrink further, and go; then wrap columns shrink. Never below the header,
+ * so a very narrow terminal still overflows.
  */
 export function fitWidths(natural: readonly number[], columns: ReadonlyArray<Pick<Column<unknown>, 'header' | 'fit'>>, budget: number | null): Array<number | null> {
   const widths: Array<number | null> = [...natural];
@@ -50,8 +54,8 @@ export function fitWidths(natural: readonly number[], columns: ReadonlyArray<Pic
     const shown = widths.filter((w): w is number => w !== null);
     return shown.reduce((a, b) => a + b, 0) + GAP * Math.max(0, shown.length - 1);
   };
-  const floor = (i: number) => Math.min(natural[i]!, Math.max(NARROWEST, chars(columns[i]!.header).length));
-  const shrink = (fit: Fit) => {
+  const shrink = (fit: Fit, narrowest: number) => {
+    const floor = (i: number) => Math.min(natural[i]!, Math.max(narrowest, chars(columns[i]!.header).length));
     for (;;) {
       const excess = total() - budget;
       if (excess <= 0) return;
@@ -67,11 +71,17 @@ export function fitWidths(natural: readonly number[], columns: ReadonlyArray<Pic
   const drop = (fit: Fit) => {
     for (let i = columns.length - 1; i >= 0 && total() > budget; i--) if (columns[i]!.fit === fit) widths[i] = null;
   };
-  shrink('cut');
+  shrink('cut', COMFORTABLE_TEXT);
   drop('drop');
+  shrink('cut', NARROWEST_TEXT);
   // Free text cut to its narrowest says little: it goes before an id is wrapped.
   drop('cut');
-  shrink('wrap');
+  shrink('wrap', NARROWEST_ID);
+  // Room a dropped column left goes back to the free text that was cut for it.
+  for (const [i, c] of columns.entries()) {
+    const w = widths[i];
+    if (c.fit === 'cut' && w !== null && w !== undefined) widths[i] = w + Math.max(0, Math.min(natural[i]! - w, budget - total()));
+  }
   return widths;
 }
 

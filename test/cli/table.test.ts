@@ -33,12 +33,20 @@ describe('tables fit the terminal and keep ids whole', () => {
   });
 
   it('cuts free text first, with an ellipsis, and keeps the rest', () => {
-    const text = table(output(110), ROWS, COLUMNS, 'none');
-    expect(widest(text)).toBeLessThanOrEqual(110);
-    expect(text).toContain('Reads every file in');
+    const text = table(output(130), ROWS, COLUMNS, 'none');
+    expect(widest(text)).toBeLessThanOrEqual(130);
+    expect(text).toContain('Reads every file in scope and ranks what');
+    expect(text).not.toContain(ROWS[0]!.note);
     expect(text).toContain('…');
     for (const row of ROWS) expect(text).toContain(row.id);
     expect(text).toContain(ROWS[0]!.at);
+  });
+
+  it('drops a minor column rather than cut free text below a readable width', () => {
+    const text = table(output(110), ROWS, COLUMNS, 'none');
+    expect(widest(text)).toBeLessThanOrEqual(110);
+    expect(lines(text)[0]).toMatch(/^ID\s+STATE\s+NOTE$/);
+    expect(text).toContain('Reads every file in scope and ranks what');
   });
 
   it('then drops minor columns, then free text, before an id is touched', () => {
