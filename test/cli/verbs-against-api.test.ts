@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/main.js';
 import { signAlertDelivery } from '../../src/incidents/alert-signature.js';
 import { tempDir } from '../support/config.js';
 import { orch } from '../support/cli.js';
@@ -289,6 +291,42 @@ describe('each orch verb against a live service, compared with the API', () => {
       for (const line of result.stdout.trimEnd().split('\n')) expect([...line].length, `${argv.join(' ')}: ${line}`).toBeLessThanOrEqual(80);
       if (ids.length > 0) expect(firstColumn(result.stdout)).toEqual(ids);
     }
+  });
+
+  it("bridge serve answers a signed /orch runs with the runs the companion route lists", async () => {
+    const config = join(tempDir('orch-bridge-'), 'bridge.json');
+    writeFileSync(config, JSON.stringify({ url: svc.service.url, users: { alice: { keyEnv: 'VERBS_KEY_ALICE' } }, signingSecretEnv: 'VERBS_BRIDGE_SECRET' }));
+    const secret = 'verbs-bridge-secret-0001';
+    const stop = new AbortController();
+    let stdout = '';
+    const serving = runCli({
+      argv: ['bridge', 'serve', '--config', config, '--port', '0'],
+      env: { ...env, VERBS_KEY_ALICE: TEST_KEYS.operator, VERBS_BRIDGE_SECRET: secret },
+      stdout: { write: (t: string) => (stdout += t), isTTY: false },
+      stderr: { write: () => true, isTTY: false },
+      readStdin: async () => '',
+      signal: stop.signal,
+    });
+    try {
+      const bridgeUrl = await waitFor(async () => /^bridge listening on (\S+) for /.exec(stdout)?.[1]);
+      const body = JSON.stringify({ text: '/orch runs', user: 'alice', channel: 'ops' });
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const res = await fetch(bridgeUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-orchestrator-timestamp': timestamp, 'x-orchestrator-signature': signAlertDelivery(secret, timestamp, body) },
+        body,
+      });
+      expect(res.status).toBe(200);
+      const { reply } = (await res.json()) as { reply: string };
+      const companion = await get('/api/companion/runs');
+      expect(reply.split('\n')[0]).toBe(`Recent runs (${companion.total} in all):`);
+      for (const run of (companion.runs as Array<{ runId: string; type: string; status: string }>).slice(0, 10)) {
+        expect(reply).toContain(`- ${run.runId} · ${run.type} · ${run.status}`);
+      }
+    } finally {
+      stop.abort();
+    }
+    expect(await serving).toBe(0);
   });
 
   it('ends quietly when the reader of its output goes away (orch catalog | head)', async () => {
