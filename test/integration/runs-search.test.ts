@@ -55,6 +55,8 @@ describe('GET /api/tasks/runs by idPrefix and queueState; the trigger says when 
     const held = await page('queueState=held');
     expect(held).toMatchObject({ ids: [heldRunId], total: 1 });
     expect(held.items[0]).toMatchObject({ status: 'pending', workflow: { awaitingApproval: true } });
+    expect(await page('queueState=awaiting-approval')).toMatchObject({ ids: [heldRunId], total: 1 });
+    expect(await page('queueState=ready')).toMatchObject({ ids: [], total: 0 });
     expect(await page('queueState=held&idPrefix=search-')).toMatchObject({ ids: [], total: 0 });
   });
 

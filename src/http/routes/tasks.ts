@@ -18,8 +18,9 @@ const RunsQuery = Type.Object(
     status: Type.Optional(Type.Union(RUN_STATUSES.map((s) => Type.Literal(s)))),
     includeInternal: Type.Optional(BooleanQuery),
     queueState: Type.Optional(
-      Type.Union([Type.Literal('held'), Type.Literal('ready')], {
-        description: '`held`: runs waiting for an approval (status stays `pending`); `ready`: pending runs waiting for a slot',
+      Type.Union([Type.Literal('held'), Type.Literal('awaiting-approval'), Type.Literal('ready')], {
+        description:
+          '`held`: runs waiting for an approval (status stays `pending`; `awaiting-approval`, the word of queueAttempts[].state, is the same); `ready`: pending runs waiting for a slot',
       }),
     ),
     idPrefix: Type.Optional(
@@ -154,7 +155,7 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
             type: q.type,
             status: q.status,
             includeInternal: q.includeInternal === 'true',
-            queueState: q.queueState,
+            queueState: q.queueState === 'awaiting-approval' ? 'held' : q.queueState,
             idPrefix: q.idPrefix,
             limit: q.limit ?? 50,
             offset: q.offset ?? 0,
