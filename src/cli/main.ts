@@ -1,6 +1,7 @@
-import { createOrchClient, describeClientError, OrchApiError, OrchNetworkError } from '../client/index.js';
+import { createOrchClient } from '../client/index.js';
 import { GLOBAL_FLAGS, parseArgs, type FlagSpec } from './args.js';
 import { loginFilePath, readLoginFile } from './config-file.js';
+import { errorReport } from './error-report.js';
 import type { Output } from './output.js';
 import { didYouMean } from './suggest.js';
 import { UsageError } from './usage-error.js';
@@ -34,7 +35,8 @@ export const VERBS: readonly Verb[] = [
 export interface CliIo {
   argv: readonly string[];
   env: NodeJS.ProcessEnv;
-  stdout: { write: (text: string) => unknown; isTTY?: boolean };
+  /** `columns` is the terminal's width when standard output is one. */
+  stdout: { write: (text: string) => unknown; isTTY?: boolean; columns?: number };
   stderr: { write: (text: string) => unknown; isTTY?: boolean };
   readStdin: () => Promise<string>;
   signal: AbortSignal;
@@ -84,6 +86,13 @@ function connection(flags: Record<string, string | true | undefined>, env: NodeJ
   return { url: resolvedUrl, apiKey: apiKey ?? file?.apiKey ?? null };
 }
 
+/** Columns a table may take: `$COLUMNS` when set, else the terminal's; no limit into a pipe or file. */
+export function outputWidth(env: NodeJS.ProcessEnv, stdout: CliIo['stdout']): number | null {
+  const fromEnv = Number(env.COLUMNS);
+  if (env.COLUMNS !== undefined && Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv;
+  return stdout.isTTY === true && typeof stdout.columns === 'number' && stdout.columns > 0 ? stdout.columns : null;
+}
+
 /**
  * Runs one command line and resolves with its exit code: 0 success, 1 a failed run or a refusal
  * by the service, 2 a usage error (one line on stderr), 130 a cancelled run or an interrupt.
@@ -98,6 +107,7 @@ export async function runCli(io: CliIo): Promise<number> {
     progress: (text) => io.stderr.write(text),
     color,
     json: wantsJson,
+    width: outputWidth(io.env, io.stdout),
   };
   try {
     if (verbName === undefined || verbName === '--help' || verbName === '-h' || verbName === 'help') {
@@ -105,7 +115,12 @@ export async function runCli(io: CliIo): Promise<number> {
       return verbName === undefined ? EXIT.usage : EXIT.ok;
     }
     const verb = VERBS.find((v) => v.name === verbName);
-    if (!verb) throw new UsageError(`unknown command '${verbName}'.${didYouMean(verbName, VERBS.map((v) => v.name))} ('orch --help' lists them)`);
+    if (!verb) {
+      const names = VERBS.map((v) => v.name);
+      // A close match is the likely fix; without one, the whole list is the help wanted.
+      const hint = didYouMean(verbName, names);
+      throw new UsageError(`unknown command '${verbName}'.${hint === '' ? ` Commands: ${names.join(', ')}.` : `${hint} ('orch --help' lists them)`}`);
+    }
     const args = parseArgs(verb.name, rest, verb.flags, verb.positionals);
     if (args.flags.help) {
       output.out(verbHelp(verb));
@@ -138,11 +153,8 @@ export async function runCli(io: CliIo): Promise<number> {
       return EXIT.usage;
     }
     if (io.signal.aborted) return EXIT.cancelled;
-    if (err instanceof OrchApiError || err instanceof OrchNetworkError) {
-      output.err(`orch: ${describeClientError(err)}`);
-      return EXIT.failed;
-    }
-    output.err(`orch: ${describeClientError(err)}`);
+    const [headline, ...details] = errorReport(err);
+    output.err([`orch: ${headline}`, ...details].join('\n'));
     return EXIT.failed;
   }
 }

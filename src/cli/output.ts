@@ -6,6 +6,8 @@ export interface Output {
   progress: (text: string) => void;
   color: boolean;
   json: boolean;
+  /** Columns a table may take: `$COLUMNS`, else the terminal's width; null into a pipe or file (no limit). */
+  width: number | null;
 }
 
 const CODES = { red: 31, green: 32, yellow: 33, blue: 34, grey: 90, bold: 1 } as const;
@@ -24,48 +26,16 @@ export function statusColour(status: string): Colour {
 }
 
 /** Visible width of a cell (colour codes take none; wide characters are counted as one). */
-function width(text: string): number {
+export function visibleWidth(text: string): number {
   // eslint-disable-next-line no-control-regex
   return [...text.replace(/\u001b\[[0-9;]*m/g, '')].length;
 }
 
-function cell(value: unknown): string {
+export function cell(value: unknown): string {
   if (value === null || value === undefined || value === '') return '-';
   if (Array.isArray(value)) return value.map(cell).join(', ');
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value).replace(/\s+/g, ' ');
-}
-
-export interface Column<Row> {
-  header: string;
-  value: (row: Row) => unknown;
-  /** Cut longer cells with an ellipsis. */
-  max?: number;
-  colour?: (row: Row) => Colour | null;
-}
-
-/** Rows as an aligned table with a header line; `empty` when there are none. */
-export function table<Row>(output: Output, rows: readonly Row[], columns: readonly Column<Row>[], empty: string): string {
-  if (rows.length === 0) return empty;
-  const cells = rows.map((row) =>
-    columns.map((c) => {
-      let text = cell(c.value(row));
-      if (c.max !== undefined && [...text].length > c.max) text = `${[...text].slice(0, c.max - 1).join('')}…`;
-      return text;
-    }),
-  );
-  const widths = columns.map((c, i) => Math.max(width(c.header), ...cells.map((r) => width(r[i]!))));
-  const line = (parts: string[]) => parts.map((p, i) => (i === parts.length - 1 ? p : p + ' '.repeat(widths[i]! - width(p)))).join('  ').trimEnd();
-  const header = line(columns.map((c) => c.header.toUpperCase()));
-  const body = cells.map((r, rowIndex) =>
-    line(
-      r.map((text, i) => {
-        const colour = columns[i]!.colour?.(rows[rowIndex]!);
-        return colour ? paint(output, colour, text) : text;
-      }),
-    ),
-  );
-  return [paint(output, 'bold', header), ...body].join('\n');
 }
 
 /** `label  value` lines for one record, labels aligned. */
@@ -84,7 +54,19 @@ export function duration(ms: number | null | undefined): string {
   return `${minutes} min ${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')} s`;
 }
 
-/** An ISO time as `YYYY-MM-DD HH:MM:SS` (UTC), the way tables show it. */
+/**
+ * A time as `YYYY-MM-DD HH:MM:SS UTC`: the service's instants shown in one zone that says so,
+ * whatever offset they were written with and wherever the terminal is.
+ */
 export function when(iso: unknown): string {
-  return typeof iso === 'string' && iso.length >= 19 ? `${iso.slice(0, 10)} ${iso.slice(11, 19)}` : cell(iso);
+  const at = typeof iso === 'string' ? new Date(iso) : null;
+  if (at === null || Number.isNaN(at.getTime())) return cell(iso);
+  const text = at.toISOString();
+  return `${text.slice(0, 10)} ${text.slice(11, 19)} UTC`;
+}
+
+/** The time of day of an instant, `HH:MM:SS UTC` (event and log lines). */
+export function clock(iso: unknown): string {
+  const full = when(iso);
+  return full.endsWith(' UTC') ? full.slice(11) : full;
 }

@@ -1,5 +1,5 @@
 import type { OrchClient, RunStreamEvent } from '../client/index.js';
-import { duration, paint, statusColour, when, type Output } from './output.js';
+import { clock, duration, paint, statusColour, type Output } from './output.js';
 import { EXIT } from './verb.js';
 
 const TERMINAL = new Set(['success', 'failed', 'cancelled']);
@@ -19,7 +19,7 @@ export function exitCodeFor(status: string): number {
 export async function watchRun(client: OrchClient, output: Output, runId: string, signal: AbortSignal, interactive: boolean): Promise<number> {
   let last: RunStreamEvent | null = null;
   const line = (event: RunStreamEvent) =>
-    `${when(event.at).slice(11)}  ${paint(output, statusColour(event.status), event.status.padEnd(9))} ${event.name}${event.detail ? `  ${paint(output, 'grey', event.detail)}` : ''}`;
+    `${clock(event.at)}  ${paint(output, statusColour(event.status), event.status.padEnd(9))} ${event.name}${event.detail ? `  ${paint(output, 'grey', event.detail)}` : ''}`;
   await client.followRun(
     runId,
     {

@@ -1,11 +1,12 @@
 import type { RunLogLine } from '../domain/run-log-line.js';
 import type { RunEventData } from '../events/sse-frames.js';
-import type { TriggerAnswer } from '../tasks/trigger-answer.js';
+import type { TriggerAnswer as Admission } from '../tasks/trigger-answer.js';
 import type { RunView } from '../tasks/run-view.js';
 import { createHttp, type ClientOptions, type ClientResponse } from './http.js';
 import { followEventStream, type FollowOptions, type StreamEvent } from './sse.js';
 
-export type { TriggerAnswer } from '../tasks/trigger-answer.js';
+/** What a trigger or rerun answers; `approval: "required"` on a queued run held for a decision. */
+export type TriggerAnswer = Admission & { approval?: 'required' };
 export type RunRecordView = RunView;
 
 /** `data` of an `event: run` on a run's or the service's event stream. */
@@ -20,6 +21,10 @@ export interface RunListQuery {
   limit?: number;
   cursor?: string;
   includeInternal?: boolean;
+  /** `held`: runs waiting for an approval; `ready`: pending runs waiting for a slot. */
+  queueState?: 'held' | 'ready';
+  /** Runs whose id starts with this text (how a short id is resolved). */
+  idPrefix?: string;
 }
 
 const enc = encodeURIComponent;

@@ -17,6 +17,8 @@ export interface NormalizedRunQuery {
   type: string | undefined;
   status: RunStatus | undefined;
   queueState: 'ready' | 'held' | undefined;
+  /** An empty prefix is no filter. */
+  idPrefix: string | undefined;
   includeInternal: boolean;
   limit: number;
   offset: number;
@@ -32,6 +34,7 @@ export function normalizeRunQuery(query: RunQuery): NormalizedRunQuery {
     type: query.type,
     status: query.status,
     queueState: query.queueState,
+    idPrefix: query.idPrefix === '' ? undefined : query.idPrefix,
     includeInternal: query.includeInternal === true,
     limit: wholeNumber(query.limit, DEFAULT_RUN_LIST_LIMIT),
     offset: wholeNumber(query.offset, 0),
@@ -71,6 +74,7 @@ export function matchesRunQuery(run: RunRecord, query: NormalizedRunQuery): bool
   if (query.type !== undefined && run.type !== query.type) return false;
   if (query.status !== undefined && run.status !== query.status) return false;
   if (query.queueState !== undefined && run.queueState !== query.queueState) return false;
+  if (query.idPrefix !== undefined && !run.runId.startsWith(query.idPrefix)) return false;
   if (query.createdFrom !== undefined && !(run.createdAt >= query.createdFrom)) return false;
   if (query.createdTo !== undefined && !(run.createdAt < query.createdTo)) return false;
   return true;

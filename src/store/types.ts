@@ -23,6 +23,8 @@ export interface RunQuery {
   type?: string;
   status?: RunStatus;
   queueState?: Exclude<QueueState, null>;
+  /** Only runs whose id starts with this text (case-sensitive): how a short id is resolved. */
+  idPrefix?: string;
   /** Internal task types (startup, heartbeat, doc-change) are left out unless true. */
   includeInternal?: boolean;
   limit?: number;

@@ -44,7 +44,10 @@ describe('orch usage errors: one clear line, exit code 2', () => {
   it.each([
     [['rnu'], "orch: unknown command 'rnu'. Did you mean 'run'? ('orch --help' lists them)"],
     [['approvels'], "orch: unknown command 'approvels'. Did you mean 'approvals'? ('orch --help' lists them)"],
-    [['frobnicate'], "orch: unknown command 'frobnicate'. ('orch --help' lists them)"],
+    [
+      ['frobnicate'],
+      "orch: unknown command 'frobnicate'. Commands: run, watch, runs, show, logs, cancel, rerun, approvals, approve, reject, incidents, ack, schedules, catalog, health, login, logout, bridge.",
+    ],
     [['run'], "orch: 'run' needs <type>"],
     [['run', 'secrity-audit'], "orch: unknown task type 'secrity-audit'. Did you mean 'security-audit'? ('orch catalog' lists them)"],
     [['run', 'heartbeat'], "orch: unknown task type 'heartbeat'. ('orch catalog' lists them)"],
@@ -58,7 +61,10 @@ describe('orch usage errors: one clear line, exit code 2', () => {
     [['runs', '--limit', '0'], "orch: --limit must be a whole number above 0, not '0'"],
     [['runs', '--json=yes'], "orch: '--json' takes no value"],
     [['approve'], "orch: 'approve' needs <id>"],
-    [['schedules', 'pasue', 'x'], "orch: unknown schedules action 'pasue'. Did you mean 'pause'?"],
+    [['schedules', 'pasue', 'x'], "orch: unknown schedules action 'pasue'. Did you mean 'pause'? Actions: list, add, pause, resume, rm."],
+    [['schedules', 'zap'], "orch: unknown schedules action 'zap'. Actions: list, add, pause, resume, rm."],
+    [['bridge', 'start'], "orch: unknown bridge action 'start'; the one action is 'serve'"],
+    [['runs', '--id', ''], "orch: '--id' needs the start of a run id"],
     [['schedules', 'add', 'security-audit'], "orch: 'schedules add' needs --cron \"<expr>\""],
     [['logs', 'r1', '--folow'], "orch: unknown flag '--folow' for 'logs'. Did you mean '--follow'?"],
     [['show', 'r1'], "orch: no service URL: pass --url, set ORCH_URL, or run 'orch login'"],

@@ -350,6 +350,31 @@ export function describeStoreConformance(
         expect(await ids({ type: 'doc-sync', status: 'pending', queueState: 'held' })).toEqual({ ids: ['r4'], total: 1 });
       });
 
+      it('filters by id prefix, case-sensitive, with LIKE wildcards taken as text, combined with the other filters', async () => {
+        const { store } = await openStore();
+        await insert(store, { runId: '7279f442-aaaa', type: 'doc-sync', status: 'pending', queueState: 'held' });
+        await insert(store, { runId: '7279f442-bbbb', type: 'doc-sync', status: 'success', queueState: null });
+        await insert(store, { runId: '7279F442-cccc', type: 'doc-sync', status: 'success', queueState: null });
+        await insert(store, { runId: 'a%b_c', type: 'rss-sweep' });
+        await insert(store, { runId: 'axbyc', type: 'rss-sweep' });
+        await insert(store, { runId: '7279f442-internal', type: 'heartbeat', internal: true });
+        const ids = async (query: Parameters<StateStore['listRuns']>[0]) => {
+          const { items, total } = await store.listRuns(query);
+          return { ids: items.map((r) => r.runId), total };
+        };
+        expect(await ids({ idPrefix: '7279f442' })).toEqual({ ids: ['7279f442-bbbb', '7279f442-aaaa'], total: 2 });
+        expect(await ids({ idPrefix: '7279f442', includeInternal: true })).toEqual({ ids: ['7279f442-internal', '7279f442-bbbb', '7279f442-aaaa'], total: 3 });
+        expect(await ids({ idPrefix: '7279f442-aaaa' })).toEqual({ ids: ['7279f442-aaaa'], total: 1 });
+        expect(await ids({ idPrefix: '7279f442-aaaa-and-more' })).toEqual({ ids: [], total: 0 });
+        expect(await ids({ idPrefix: 'a%b' })).toEqual({ ids: ['a%b_c'], total: 1 });
+        expect(await ids({ idPrefix: 'a_' })).toEqual({ ids: [], total: 0 });
+        expect(await ids({ idPrefix: '7279f442', status: 'pending', queueState: 'held' })).toEqual({ ids: ['7279f442-aaaa'], total: 1 });
+        expect(await ids({ idPrefix: '7279f442', limit: 1, afterSeq: (await store.listRuns({ idPrefix: '7279f442', limit: 1 })).items[0]!.seq })).toEqual({
+          ids: ['7279f442-aaaa'],
+          total: 2,
+        });
+      });
+
       it('pages with limit (default 50) and offset, total counting every match', async () => {
         const { store } = await openStore();
         for (let i = 0; i < 60; i++) await insert(store, { runId: `run-${String(i).padStart(2, '0')}` });

@@ -1,5 +1,7 @@
 import { payloadFromAssignments } from '../assignments.js';
-import { paint, statusColour, table, when } from '../output.js';
+import { paint, statusColour, when } from '../output.js';
+import { resolveApprovalId } from '../run-id.js';
+import { table } from '../table.js';
 import { didYouMean } from '../suggest.js';
 import { UsageError } from '../usage-error.js';
 import { EXIT, flag, printJson, word, words, type Verb } from '../verb.js';
@@ -21,13 +23,14 @@ export const approvalsVerb: Verb = {
         output,
         pending.pending,
         [
-          { header: 'id', value: (r) => r.taskId },
-          { header: 'run', value: (r) => r.runId, max: 40 },
+          { header: 'id', value: (r) => r.taskId, fit: 'wrap' },
           { header: 'type', value: (r) => r.type },
-          { header: 'requested by', value: (r) => r.requestedBy },
-          { header: 'requested', value: (r) => when(r.requestedAt) },
-          { header: 'expires', value: (r) => (r.expiresAt ? when(r.expiresAt) : 'never') },
-          { header: 'risk', value: (r) => (r.impact as Row | undefined)?.risk ?? (r.impact as Row | undefined)?.level },
+          { header: 'risk', value: (r) => (r.impact as Row | null | undefined)?.riskLevel },
+          { header: 'requested by', value: (r) => r.requestedBy, fit: 'cut' },
+          { header: 'requested', value: (r) => when(r.requestedAt), fit: 'drop' },
+          { header: 'expires', value: (r) => (r.expiresAt ? when(r.expiresAt) : 'never'), fit: 'drop' },
+          // The same as the id unless the run was triggered with an idempotency key.
+          { header: 'run', value: (r) => r.runId, fit: 'drop' },
         ],
         'Nothing waits for approval.',
       ),
@@ -46,13 +49,15 @@ function decisionVerb(decision: 'approve' | 'reject'): Verb {
       { name: 'note', required: false, rest: true },
     ],
     flags: [],
-    details: ["<id> is the approval's id as 'orch approvals' lists it."],
+    details: ["<id> is the approval's id as 'orch approvals' lists it, or its first 8 or more characters."],
     async run({ args, output, client }) {
       const note = words(args, 'note').join(' ');
-      const answer = await client().decide(word(args, 'id'), decision, note === '' ? undefined : note);
+      const api = client();
+      const id = await resolveApprovalId(api, word(args, 'id'));
+      const answer = await api.decide(id, decision, note === '' ? undefined : note);
       if (output.json) return printJson(output, answer);
       const replay = typeof answer.replayRunId === 'string' ? `  replay run ${answer.replayRunId}` : '';
-      output.out(`${paint(output, decision === 'approve' ? 'green' : 'red', decision === 'approve' ? 'approved' : 'rejected')}  ${word(args, 'id')}${replay}`);
+      output.out(`${paint(output, decision === 'approve' ? 'green' : 'red', decision === 'approve' ? 'approved' : 'rejected')}  ${id}${replay}`);
       return EXIT.ok;
     },
   };
@@ -76,13 +81,13 @@ export const incidentsVerb: Verb = {
         output,
         rows,
         [
-          { header: 'id', value: (r) => r.incidentId },
+          { header: 'id', value: (r) => r.incidentId, fit: 'wrap' },
           { header: 'severity', value: (r) => r.severity, colour: (r) => statusColour(text(r.severity) === 'critical' ? 'critical' : 'pending') },
           { header: 'status', value: (r) => r.status },
-          { header: 'ack', value: (r) => (r.acknowledged ? 'yes' : 'no') },
-          { header: 'owner', value: (r) => r.owner },
-          { header: 'last seen', value: (r) => when(r.lastSeenAt) },
-          { header: 'title', value: (r) => r.title, max: 60 },
+          { header: 'title', value: (r) => r.title, fit: 'cut', max: 60 },
+          { header: 'ack', value: (r) => (r.acknowledged ? 'yes' : 'no'), fit: 'drop' },
+          { header: 'owner', value: (r) => r.owner, fit: 'drop' },
+          { header: 'last seen', value: (r) => when(r.lastSeenAt), fit: 'drop' },
         ],
         'No open incidents.',
       ),
@@ -125,7 +130,9 @@ export const schedulesVerb: Verb = {
   details: ['Example: orch schedules add security-audit --cron "0 2 * * *" scope=projects/app'],
   async run({ args, output, client }) {
     const action = word(args, 'action') || 'list';
-    if (!SCHEDULE_ACTIONS.includes(action)) throw new UsageError(`unknown schedules action '${action}'.${didYouMean(action, SCHEDULE_ACTIONS)}`);
+    if (!SCHEDULE_ACTIONS.includes(action)) {
+      throw new UsageError(`unknown schedules action '${action}'.${didYouMean(action, SCHEDULE_ACTIONS)} Actions: ${SCHEDULE_ACTIONS.join(', ')}.`);
+    }
     const target = word(args, 'target');
     if (action === 'list') {
       if (target !== '' || words(args, 'assignments').length > 0) throw new UsageError("'schedules list' takes no arguments");
@@ -137,13 +144,13 @@ export const schedulesVerb: Verb = {
           output,
           rows,
           [
-            { header: 'id', value: (r) => r.id },
+            { header: 'id', value: (r) => r.id, fit: 'wrap' },
             { header: 'type', value: (r) => r.type },
             { header: 'cron', value: (r) => r.cron },
             { header: 'zone', value: (r) => r.timezone ?? 'UTC' },
             { header: 'state', value: (r) => (r.builtIn ? 'built-in' : r.enabled === false ? 'paused' : 'enabled') },
-            { header: 'next', value: (r) => when((r.nextRunAt as string[] | undefined)?.[0]) },
-            { header: 'last run', value: (r) => r.lastRunId, max: 48 },
+            { header: 'next', value: (r) => when((r.nextRunAt as string[] | undefined)?.[0]), fit: 'drop' },
+            { header: 'last run', value: (r) => r.lastRunId, fit: 'wrap' },
           ],
           'No schedules.',
         ),

@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { TASK_CATALOG, INTERNAL_TASK_TYPES } from '../../tasks/catalog.js';
-import type { RunRecordView } from '../../client/index.js';
+import type { RunRecordView, TriggerAnswer } from '../../client/index.js';
 import { payloadFromAssignments } from '../assignments.js';
-import { duration, fields, paint, statusColour, table, when, type Output } from '../output.js';
+import { clock, duration, fields, paint, statusColour, when, type Output } from '../output.js';
+import { resolveRunId } from '../run-id.js';
+import { isHeld, stateWords } from '../run-state.js';
+import { table } from '../table.js';
 import { didYouMean } from '../suggest.js';
 import { UsageError } from '../usage-error.js';
 import { EXIT, flag, printJson, word, words, type Verb } from '../verb.js';
@@ -60,16 +63,22 @@ function positiveInteger(name: string, value: string | undefined): number | unde
   return n;
 }
 
-function printAdmission(output: Output, status: number, body: { status: string; runId: string; type: string; existingStatus?: string; reason?: string }): void {
+function printAdmission(output: Output, body: TriggerAnswer): void {
   if (output.json) {
     output.out(JSON.stringify(body, null, 2));
     return;
   }
-  if (status === 202) output.out(`${paint(output, 'green', 'queued')}  ${body.runId}  ${body.type}`);
-  else output.out(`${paint(output, 'yellow', 'duplicate')}  ${body.runId} is already ${body.existingStatus ?? 'known'} (${body.reason ?? 'same idempotency key'})`);
+  if (body.status === 'queued') {
+    const held = body.approval === 'required' ? `  ${paint(output, 'yellow', 'awaiting approval')}` : '';
+    output.out(`${paint(output, 'green', 'queued')}  ${body.runId}  ${body.type}${held}`);
+    return;
+  }
+  output.out(`${paint(output, 'yellow', 'duplicate')}  ${body.runId} is already ${body.existingStatus} (${body.reason})`);
 }
 
 const interactive = (output: Output) => process.stderr.isTTY === true && !output.json;
+
+const RUN_ID_HELP = '<runId> is the whole id or its first 8 or more characters (the one run whose id starts so).';
 
 export const runVerb: Verb = {
   name: 'run',
@@ -96,7 +105,7 @@ export const runVerb: Verb = {
     if (key !== undefined) payload.idempotencyKey = key;
     const api = client();
     const admitted = await api.trigger(type, payload);
-    printAdmission(output, admitted.status, admitted.body);
+    printAdmission(output, admitted.body);
     if (!args.flags.watch) return EXIT.ok;
     return watchRun(api, output, admitted.body.runId, signal, interactive(output));
   },
@@ -108,18 +117,23 @@ export const watchVerb: Verb = {
   usage: '<runId>',
   positionals: [{ name: 'runId', required: true }],
   flags: [],
-  details: ['Exit code: 0 success, 1 failed, 130 cancelled (or interrupted).'],
-  run: ({ args, output, client, signal }) => watchRun(client(), output, word(args, 'runId'), signal, interactive(output)),
+  details: ['Exit code: 0 success, 1 failed, 130 cancelled (or interrupted).', RUN_ID_HELP],
+  async run({ args, output, client, signal }) {
+    const api = client();
+    return watchRun(api, output, await resolveRunId(api, word(args, 'runId')), signal, interactive(output));
+  },
 };
 
 export const runsVerb: Verb = {
   name: 'runs',
   summary: 'list recent runs',
-  usage: '[--status s] [--type t] [--limit n]',
+  usage: '[--status s] [--type t] [--held] [--id <start>] [--limit n]',
   positionals: [],
   flags: [
     { name: 'status', takes: 'value', valueName: 'status', summary: RUN_STATUSES.join('|') },
     { name: 'type', takes: 'value', valueName: 'type', summary: 'task type' },
+    { name: 'held', takes: 'switch', summary: 'only runs awaiting approval (their status stays pending)' },
+    { name: 'id', takes: 'value', valueName: 'start', summary: 'only runs whose id starts with this' },
     { name: 'limit', takes: 'value', valueName: 'n', summary: 'how many (default 20)' },
   ],
   async run({ args, output, client }) {
@@ -127,20 +141,22 @@ export const runsVerb: Verb = {
     checkStatus(status);
     const type = flag(args, 'type');
     if (type !== undefined) checkType(type);
+    const idPrefix = flag(args, 'id');
+    if (idPrefix === '') throw new UsageError("'--id' needs the start of a run id");
     const limit = positiveInteger('limit', flag(args, 'limit')) ?? 20;
-    const page = await client().listRuns({ status, type, limit });
+    const page = await client().listRuns({ status, type, limit, idPrefix, ...(args.flags.held ? { queueState: 'held' as const } : {}) });
     if (output.json) return printJson(output, page);
     output.out(
       table<RunRecordView>(
         output,
         page.items,
         [
-          { header: 'run', value: (r) => r.runId, max: 44 },
+          { header: 'run', value: (r) => r.runId, fit: 'wrap' },
           { header: 'type', value: (r) => r.type },
-          { header: 'status', value: (r) => r.status, colour: (r) => statusColour(r.status) },
-          { header: 'created', value: (r) => when(r.createdAt) },
-          { header: 'took', value: (r) => (r.finishedAt && r.startedAt ? duration(Date.parse(String(r.finishedAt)) - Date.parse(String(r.startedAt))) : '') },
-          { header: 'summary', value: (r) => r.operatorSummary ?? r.error ?? '', max: 60 },
+          { header: 'status', value: (r) => stateWords(r), colour: (r) => statusColour(r.status) },
+          { header: 'created', value: (r) => when(r.createdAt), fit: 'drop' },
+          { header: 'took', value: (r) => (r.finishedAt && r.startedAt ? duration(Date.parse(String(r.finishedAt)) - Date.parse(String(r.startedAt))) : ''), fit: 'drop' },
+          { header: 'summary', value: (r) => r.operatorSummary ?? r.error ?? '', fit: 'cut', max: 60 },
         ],
         'No runs match.',
       ),
@@ -156,14 +172,17 @@ export const showVerb: Verb = {
   usage: '<runId>',
   positionals: [{ name: 'runId', required: true }],
   flags: [],
+  details: [RUN_ID_HELP],
   async run({ args, output, client }) {
-    const run = await client().getRun(word(args, 'runId'));
+    const api = client();
+    const run = await api.getRun(await resolveRunId(api, word(args, 'runId')));
     if (output.json) return printJson(output, run);
+    const status = paint(output, statusColour(run.status), run.status);
     output.out(
       fields([
         ['run', run.runId],
         ['type', run.type],
-        ['status', paint(output, statusColour(run.status), run.status)],
+        ['status', isHeld(run) ? `${status}, ${paint(output, 'yellow', 'awaiting approval')}` : status],
         ['requested by', run.requestedBy],
         ['created', when(run.createdAt)],
         ['finished', run.finishedAt ? when(run.finishedAt) : null],
@@ -186,16 +205,17 @@ export const logsVerb: Verb = {
   usage: '<runId> [-f]',
   positionals: [{ name: 'runId', required: true }],
   flags: [{ name: 'follow', short: 'f', takes: 'switch', summary: 'keep printing new lines until the run ends' }],
+  details: [RUN_ID_HELP],
   async run({ args, output, client, signal }) {
-    const runId = word(args, 'runId');
     const api = client();
+    const runId = await resolveRunId(api, word(args, 'runId'));
     const logs = await api.runLogs(runId);
     if (output.json && !args.flags.follow) return printJson(output, logs);
     for (const attempt of logs.attempts) {
       if (!output.json) output.out(paint(output, 'bold', `# ${attempt.attemptId}${attempt.truncated > 0 ? ` (${attempt.truncated} earlier lines dropped)` : ''}`));
       // Every attempt that ran is listed: one that printed nothing says so, unlike one that never ran.
       if (!output.json && attempt.lines.length === 0) output.out(paint(output, 'grey', '(printed nothing)'));
-      for (const line of attempt.lines) output.out(output.json ? JSON.stringify(line) : `${when(line.at).slice(11)} ${line.line}`);
+      for (const line of attempt.lines) output.out(output.json ? JSON.stringify(line) : `${clock(line.at)} ${line.line}`);
     }
     if (!args.flags.follow) {
       if (logs.attempts.length === 0 && !output.json) output.out('No attempt has run yet.');
@@ -208,7 +228,7 @@ export const logsVerb: Verb = {
         onEvent: () => undefined,
         onLog: (line) => {
           if (seen.has(`${line.attemptId}|${line.at}|${line.line}`)) return;
-          output.out(output.json ? JSON.stringify(line) : `${when(line.at).slice(11)} ${line.line}`);
+          output.out(output.json ? JSON.stringify(line) : `${clock(line.at)} ${line.line}`);
         },
       },
       { signal },
@@ -226,9 +246,11 @@ export const cancelVerb: Verb = {
     { name: 'reason', required: false, rest: true },
   ],
   flags: [],
+  details: [RUN_ID_HELP],
   async run({ args, output, client }) {
     const reason = words(args, 'reason').join(' ');
-    const answer = await client().cancel(word(args, 'runId'), reason === '' ? undefined : reason);
+    const api = client();
+    const answer = await api.cancel(await resolveRunId(api, word(args, 'runId')), reason === '' ? undefined : reason);
     if (output.json) return printJson(output, answer);
     output.out(`${answer.runId}  ${paint(output, 'grey', answer.status)}`);
     return EXIT.ok;
@@ -247,15 +269,16 @@ export const rerunVerb: Verb = {
     { name: 'key', takes: 'value', valueName: 'idempotencyKey', summary: 'idempotency key of the new run' },
     { name: 'watch', short: 'w', takes: 'switch', summary: 'follow the new run to its end' },
   ],
+  details: [RUN_ID_HELP],
   async run({ args, output, client, signal }) {
     const override = payloadFromAssignments(words(args, 'assignments'));
     const key = flag(args, 'key');
     const api = client();
-    const answer = await api.rerun(word(args, 'runId'), {
+    const answer = await api.rerun(await resolveRunId(api, word(args, 'runId')), {
       ...(Object.keys(override).length > 0 ? { payload: override } : {}),
       ...(key !== undefined ? { idempotencyKey: key } : {}),
     });
-    printAdmission(output, answer.status, answer.body);
+    printAdmission(output, answer.body);
     return args.flags.watch ? watchRun(api, output, answer.body.runId, signal, interactive(output)) : EXIT.ok;
   },
 };

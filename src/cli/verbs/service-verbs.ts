@@ -1,6 +1,7 @@
 import { createOrchClient } from '../../client/index.js';
 import { loginFilePath, removeLoginFile, writeLoginFile } from '../config-file.js';
-import { fields, paint, statusColour, table } from '../output.js';
+import { fields, paint, statusColour, when } from '../output.js';
+import { table } from '../table.js';
 import { UsageError } from '../usage-error.js';
 import { EXIT, flag, printJson, type Verb } from '../verb.js';
 
@@ -21,10 +22,10 @@ export const catalogVerb: Verb = {
         catalog.tasks,
         [
           { header: 'type', value: (r) => r.type },
-          { header: 'runs as', value: (r) => r.executor },
-          { header: 'approval', value: (r) => (r.approvalGated ? 'required' : '') },
-          { header: 'status', value: (r) => r.operationalStatus },
-          { header: 'what it does', value: (r) => r.description ?? r.summary, max: 70 },
+          { header: 'approval', value: (r) => (r.approvalGated ? 'required' : ''), fit: 'drop' },
+          { header: 'status', value: (r) => r.operationalStatus, fit: 'drop' },
+          { header: 'runs as', value: (r) => r.executor, fit: 'drop' },
+          { header: 'purpose', value: (r) => r.purpose, fit: 'cut' },
         ],
         'The catalog is empty.',
       ),
@@ -48,7 +49,7 @@ export const healthVerb: Verb = {
       fields([
         ['status', paint(output, statusColour(healthy ? 'ok' : 'down'), status)],
         ['uptime', typeof health.uptimeSeconds === 'number' ? `${Math.round(health.uptimeSeconds)} s` : null],
-        ['checked', health.timestamp],
+        ['checked', when(health.timestamp)],
       ]),
     );
     return healthy ? EXIT.ok : EXIT.failed;

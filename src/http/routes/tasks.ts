@@ -17,6 +17,19 @@ const RunsQuery = Type.Object(
     type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     status: Type.Optional(Type.Union(RUN_STATUSES.map((s) => Type.Literal(s)))),
     includeInternal: Type.Optional(BooleanQuery),
+    queueState: Type.Optional(
+      Type.Union([Type.Literal('held'), Type.Literal('awaiting-approval'), Type.Literal('ready')], {
+        description:
+          '`held`: runs waiting for an approval (status stays `pending`; `awaiting-approval`, the word of queueAttempts[].state, is the same); `ready`: pending runs waiting for a slot',
+      }),
+    ),
+    idPrefix: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 400,
+        description: 'only runs whose id starts with this text (case-sensitive); the command line and console resolve short ids through it. Paths keep exact ids.',
+      }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
     offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
     cursor: Type.Optional(
@@ -43,6 +56,19 @@ export const TriggerBody = Type.Object(
 );
 
 
+/**
+ * The 202 answer: `queued` as the contract says, plus `approval: "required"` when the run is
+ * held for an operator's decision (its status stays `pending` until then).
+ */
+export const QueuedReply = Type.Object({
+  ...Queued.properties,
+  approval: Type.Optional(
+    Type.Literal('required', {
+      description: 'present when the run waits for an approval (GET /api/approvals/pending) before it runs; its status stays `pending`',
+    }),
+  ),
+});
+
 /** A new key is 202 queued; a key some run already owns is 200 duplicate-suppressed. */
 export function triggerReply(outcome: AdmissionOutcome): RouteReply {
   const { run } = outcome;
@@ -59,7 +85,8 @@ export function triggerReply(outcome: AdmissionOutcome): RouteReply {
   }
   // A re-admitted retry is queued anew: its queueing time is the re-admission, not the first one.
   const createdAt = outcome.kind === 'admitted' ? run.createdAt : run.updatedAt;
-  const body: Static<typeof Queued> = { status: 'queued', taskId: run.taskId, runId: run.runId, type: run.type, createdAt };
+  const body: Static<typeof QueuedReply> = { status: 'queued', taskId: run.taskId, runId: run.runId, type: run.type, createdAt };
+  if (run.queueState === 'held') body.approval = 'required';
   return { statusCode: 202, body };
 }
 
@@ -89,10 +116,11 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
       path: '/api/tasks/trigger',
       operationId: 'triggerTask',
       summary: 'Admit a task request through the central idempotency check',
-      description: 'New key: 202 queued (durable before the reply). Key owned by an existing run: 200 duplicate-suppressed.',
+      description:
+        'New key: 202 queued (durable before the reply), with `approval: "required"` when the run is held for a decision. Key owned by an existing run: 200 duplicate-suppressed.',
       tags: ['tasks'],
       access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
-      schema: { body: TriggerBody, response: { 202: Queued, 200: Duplicate } },
+      schema: { body: TriggerBody, response: { 202: QueuedReply, 200: Duplicate } },
       handler: async (ctx: ProtectedContext<unknown, unknown, Static<typeof TriggerBody>>) =>
         triggerReply(await runtime.trigger(ctx.body, ctx.identity, ctx.traceparent)),
     },
@@ -100,7 +128,7 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
       method: 'GET',
       path: '/api/tasks/runs',
       operationId: 'listTaskRuns',
-      summary: 'Run records, newest first; internal task types only with includeInternal=true',
+      summary: 'Run records, newest first; internal task types only with includeInternal=true; filters type, status, queueState, idPrefix, createdFrom/To',
       tags: ['tasks'],
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       // Tagged by filter, so a run write drops only the pages whose filters the run matches. A
@@ -109,6 +137,8 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
       cache: {
         tags: (ctx) => {
           const q = ctx.query as Static<typeof RunsQuery>;
+          // queueState and idPrefix only narrow a page: a write that can change it also matches
+          // its type/status/visibility tags, so those tags still drop it (the URL keys the entry).
           return runListPageTags({ type: q.type, status: q.status, includeInternal: q.includeInternal === 'true' });
         },
       },
@@ -125,6 +155,8 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
             type: q.type,
             status: q.status,
             includeInternal: q.includeInternal === 'true',
+            queueState: q.queueState === 'awaiting-approval' ? 'held' : q.queueState,
+            idPrefix: q.idPrefix,
             limit: q.limit ?? 50,
             offset: q.offset ?? 0,
             cursor: q.cursor,

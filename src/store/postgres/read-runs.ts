@@ -76,6 +76,11 @@ function runFilter(q: NormalizedRunQuery): { clauses: string[]; params: unknown[
   if (q.type !== undefined) equal('type', q.type);
   if (q.status !== undefined) equal('status', q.status);
   if (q.queueState !== undefined) equal('queue_state', q.queueState);
+  if (q.idPrefix !== undefined) {
+    // starts_with, not LIKE: `%` and `_` may be part of a run id.
+    params.push(q.idPrefix);
+    clauses.push(`starts_with(run_id, $${params.length})`);
+  }
   // created_at is TEXT in the stored toISOString spelling, as are the bounds: byte order (the C
   // collation, whatever the database's default) is time order.
   if (q.createdFrom !== undefined) compare('created_at COLLATE "C"', '>=', q.createdFrom);

@@ -281,6 +281,11 @@ function runFilter(q: NormalizedRunQuery): { where: string; params: Array<string
     clauses.push('queue_state = ?');
     params.push(q.queueState);
   }
+  if (q.idPrefix !== undefined) {
+    // substr, not LIKE: LIKE ignores ASCII case and gives `%` and `_` a meaning in a run id.
+    clauses.push('substr(run_id, 1, length(?)) = ?');
+    params.push(q.idPrefix, q.idPrefix);
+  }
   if (q.createdFrom !== undefined) {
     clauses.push('created_at >= ?');
     params.push(q.createdFrom);
