@@ -49,5 +49,19 @@ export function LeafTable({ value, caption, prefix = '' }: { value: unknown; cap
 
 export function StatusBadge({ status }: { status: string | null | undefined }) {
   const text = status ?? 'unknown';
-  return <span className={`badge badge-${text.replace(/[^a-z-]/gi, '')}`}>{text}</span>;
+  // The stage of a held run reads as words, as its run badge does (RunStatusBadge).
+  return <span className={`badge badge-${text.replace(/[^a-z-]/gi, '')}`}>{text === 'awaiting-approval' ? 'awaiting approval' : text}</span>;
+}
+
+/**
+ * A run's status badge. A held run reads "awaiting approval" (its status, `pending`, stays in
+ * the tooltip and for screen readers), so nobody takes it for a run about to start.
+ */
+export function RunStatusBadge({ status, held }: { status: string; held: boolean }) {
+  if (!held) return <StatusBadge status={status} />;
+  return (
+    <span className="badge badge-awaiting-approval" title={`status ${status}: held until an operator decides`}>
+      awaiting approval<span className="visually-hidden"> (status {status})</span>
+    </span>
+  );
 }
