@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, apiErrorFrom, describeError, isSessionExpired } from '../../console/src/api/errors.js';
 import { jittered, retryDelayMs, shouldRetry } from '../../console/src/api/retry.js';
 import { can, hasRole, isRole } from '../../console/src/auth/roles.js';
-import { flattenLeaves } from '../../console/src/lib/leaves.js';
 import { segment, toQueryString } from '../../console/src/lib/query-string.js';
 import { remediationTaskTypes, type CatalogEntry } from '../../console/src/lib/catalog.js';
 import { buildTriggerBody, payloadTemplate, type PayloadSchema } from '../../console/src/lib/trigger-body.js';
@@ -75,39 +74,6 @@ describe('role gates', () => {
     expect(isRole('operator')).toBe(true);
     expect(isRole('root')).toBe(false);
     expect(isRole(undefined)).toBe(false);
-  });
-});
-
-describe('flattenLeaves', () => {
-  it('renders a nested health section through its leaf fields', () => {
-    const leaves = flattenLeaves({
-      routing: { status: 'ok', lanesWithoutSpawnableAgent: [], approvalGatedByDefault: ['agent-deploy', 'build-refactor'] },
-      queue: { queued: 2, processing: 0, pressure: [{ type: 'summarize-content', queuedCount: 2 }] },
-      database: { detail: null, healthy: true, ratio: 0.33333 },
-      extra: {},
-    });
-    expect(leaves).toEqual([
-      { path: 'routing.status', value: 'ok' },
-      { path: 'routing.lanesWithoutSpawnableAgent', value: '(none)' },
-      { path: 'routing.approvalGatedByDefault', value: 'agent-deploy, build-refactor' },
-      { path: 'queue.queued', value: '2' },
-      { path: 'queue.processing', value: '0' },
-      { path: 'queue.pressure[0].type', value: 'summarize-content' },
-      { path: 'queue.pressure[0].queuedCount', value: '2' },
-      { path: 'database.detail', value: '—' },
-      { path: 'database.healthy', value: 'yes' },
-      { path: 'database.ratio', value: '0.333' },
-      { path: 'extra', value: '(empty)' },
-    ]);
-  });
-
-  it('caps the rows and says how many were left out', () => {
-    const leaves = flattenLeaves({ a: 1, b: 2, c: 3, d: 4 }, '', 2);
-    expect(leaves).toEqual([
-      { path: 'a', value: '1' },
-      { path: 'b', value: '2' },
-      { path: '…', value: '2 more fields not shown' },
-    ]);
   });
 });
 

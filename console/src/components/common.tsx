@@ -1,6 +1,5 @@
 import type { ReactNode } from 'react';
 import { describeError, ApiError } from '../api/errors.js';
-import { flattenLeaves } from '../lib/leaves.js';
 
 /** An error as the operator needs it: the service's sentence, its code, the request id and each field problem. */
 export function ErrorNotice({ error }: { error: unknown }) {
@@ -27,24 +26,6 @@ export function QueryView<T>(props: { query: { data: T | undefined; error: unkno
   if (query.error) return <ErrorNotice error={query.error} />;
   if (query.isPending || query.data === undefined) return <p role="status">Loading {label}…</p>;
   return <>{children(query.data)}</>;
-}
-
-/** A nested record shown through its leaf fields. */
-export function LeafTable({ value, caption, prefix = '' }: { value: unknown; caption: string; prefix?: string }) {
-  const leaves = flattenLeaves(value, prefix);
-  return (
-    <table className="leaves">
-      <caption>{caption}</caption>
-      <tbody>
-        {leaves.map((leaf) => (
-          <tr key={leaf.path}>
-            <th scope="row">{leaf.path}</th>
-            <td>{leaf.value}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
 }
 
 export function StatusBadge({ status }: { status: string | null | undefined }) {
