@@ -4,7 +4,7 @@ import { jittered, retryDelayMs, shouldRetry } from '../../console/src/api/retry
 import { can, hasRole, isRole } from '../../console/src/auth/roles.js';
 import { segment, toQueryString } from '../../console/src/lib/query-string.js';
 import { remediationTaskTypes, type CatalogEntry } from '../../console/src/lib/catalog.js';
-import { buildTriggerBody, payloadTemplate, type PayloadSchema } from '../../console/src/lib/trigger-body.js';
+import { buildTriggerBody, fieldsToFill, payloadTemplate, type PayloadSchema } from '../../console/src/lib/trigger-body.js';
 import { REMEDIATION_TASK_TYPES } from '../../src/incidents/manual-remediation.js';
 import { publicCatalog } from '../../src/tasks/catalog.js';
 import { getPayloadSchema } from '../../src/tasks/payload-schemas.js';
@@ -108,11 +108,16 @@ describe('trigger form', () => {
     expect(JSON.parse(payloadTemplate(schema))).toEqual({ content: 'Deploy notes.', format: 'bullets' });
   });
 
-  it('offers, for every type of the published catalog, a starting payload the service accepts', () => {
+  it('offers, for every type of the published catalog, a starting payload the service accepts once its workspace paths are named', () => {
     for (const entry of publicCatalog()) {
       // The catalog route publishes the schema as JSON; the form reads it from there.
       const published = JSON.parse(JSON.stringify(getPayloadSchema(entry.type))) as PayloadSchema;
       const template = JSON.parse(payloadTemplate(published)) as Record<string, unknown>;
+      // The only fields the service refuses are the empty path fields the operator fills in.
+      const toFill = fieldsToFill(published).map((name) => `/body/payload/${name}`);
+      const refused = validatePayload(entry.type, template).map((d) => d.path);
+      expect(refused.filter((path) => !toFill.includes(path)), entry.type).toEqual([]);
+      for (const name of fieldsToFill(published)) if (name in template) template[name] = 'projects/sample-app';
       expect(validatePayload(entry.type, template), entry.type).toEqual([]);
     }
   });

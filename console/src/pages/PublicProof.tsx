@@ -1,4 +1,5 @@
 import { Link } from 'react-router';
+import { runsInWords } from '../lib/labels.js';
 import { usePublicQuery } from '../api/hooks.js';
 import { StatusBadge } from '../components/common.js';
 import { RecordView } from '../components/RecordView.js';
@@ -22,14 +23,6 @@ interface Lane {
   approvalGated: boolean;
   successRate?: number;
   runs?: { total: number };
-}
-
-/** "5 runs, 80 % succeeded", or "no run yet". */
-function runsInWords(lane: Lane): string {
-  const total = lane.runs?.total ?? 0;
-  if (total === 0) return 'no run yet';
-  const rate = lane.successRate === undefined ? '' : `, ${Math.round(lane.successRate * 100)} % succeeded`;
-  return `${total} ${total === 1 ? 'run' : 'runs'}${rate}`;
 }
 
 /** A proof record with its generation time, which the section heading shows once instead of a field. */
@@ -105,7 +98,7 @@ export function PublicProofPage() {
                     <StatusBadge status={l.operationalStatus} />
                   </td>
                   <td>{l.approvalGated ? 'approval-gated' : <span className="muted">no approval</span>}</td>
-                  <td>{runsInWords(l)}</td>
+                  <td>{runsInWords(l.runs?.total ?? 0, l.successRate)}</td>
                 </tr>
               ))}
             </ScrollTable>
