@@ -33,6 +33,7 @@ export default function DagreDrawing({
   label,
   className,
   spacing = SPACING,
+  direction: fixedDirection,
 }: {
   nodes: readonly DrawingNode[];
   edges: readonly LayoutEdge[];
@@ -40,9 +41,11 @@ export default function DagreDrawing({
   label: string;
   className?: string;
   spacing?: { nodesep: number; ranksep: number };
+  /** A drawing whose ranks are few and wide reads better one way on every screen. */
+  direction?: Direction;
 }) {
   const narrow = useSyncExternalStore(subscribe, isNarrow, () => false);
-  const direction: Direction = narrow ? 'TB' : 'LR';
+  const direction: Direction = fixedDirection ?? (narrow ? 'TB' : 'LR');
   const placed = useMemo(() => place(nodes, edges, direction, spacing), [nodes, edges, direction, spacing]);
   const arrow = `arrow-${useId().replace(/[^a-zA-Z0-9_-]/g, '')}`;
   const contentOf = new Map(nodes.map((n) => [n.id, n]));
