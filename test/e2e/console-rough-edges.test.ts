@@ -3,7 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, CHROMIUM_ARGS, collectPageErrors, NO_BROWSER, signIn } from '../support/console-browser.js';
+import { CHROMIUM, CHROMIUM_ARGS, closeBrowserAndService, collectPageErrors, NO_BROWSER, signIn } from '../support/console-browser.js';
 import { waitForTerminal } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
 import { AGENTS_DIR, REPO_ROOT } from '../support/paths.js';
@@ -41,13 +41,7 @@ describe.skipIf(NO_BROWSER)(`console rough edges in a real browser${NO_BROWSER ?
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   }, 120_000);
 
-  afterAll(async () => {
-    try {
-      await browser?.close();
-    } finally {
-      await running?.service.kill();
-    }
-  });
+  afterAll(() => closeBrowserAndService(browser, running?.service));
 
   /** A signed-in operator page at each width, in turn. */
   async function atEachWidth(check: (page: Page, width: number) => Promise<void>): Promise<void> {

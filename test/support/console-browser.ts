@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 
 /** The browser the console tests drive (headless, no sandbox: the tests run as an ordinary user in a container). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -22,4 +22,13 @@ export function collectPageErrors(page: Page): string[] {
   });
   page.on('pageerror', (err) => errors.push(`page error: ${err.message}`));
   return errors;
+}
+
+/** Closes the browser, then stops the service even when closing the browser failed. */
+export async function closeBrowserAndService(browser: Browser | undefined, service: { kill(): Promise<unknown> } | undefined): Promise<void> {
+  try {
+    await browser?.close();
+  } finally {
+    await service?.kill();
+  }
 }
