@@ -1,36 +1,16 @@
-import { useQuery } from '@tanstack/react-query';
-import { apiRequest } from '../api/client.js';
 import type { RunListAnswer } from '../api/types.js';
 import { HELD_FILTER, isAwaitingApproval } from './held.js';
 
 export const RUNS_PATH = '/api/tasks/runs';
-const OPENAPI_PATH = '/api/openapi.json';
 
 /** The little of the service's OpenAPI document that says which query parameters the runs list takes. */
-interface OpenApiDocument {
+export interface OpenApiDocument {
   paths?: Record<string, { get?: { parameters?: Array<{ name?: string }> } } | undefined>;
 }
 
 /** True when the service's runs list takes `queueState` (a service that does not would refuse it with 400). */
 export function acceptsQueueState(doc: OpenApiDocument | null | undefined): boolean {
   return doc?.paths?.[RUNS_PATH]?.get?.parameters?.some((p) => p.name === 'queueState') ?? false;
-}
-
-/**
- * Whether this service filters the runs list on the queue state, read once per session from its
- * own (public) OpenAPI document: asking a service that does not know the parameter would be
- * refused, so the console only sends it where it is accepted. Null until known.
- */
-export function useQueueStateFilter(): boolean | null {
-  const answer = useQuery({
-    queryKey: ['openapi', 'runs-queue-state'],
-    queryFn: async ({ signal }) => acceptsQueueState((await apiRequest<OpenApiDocument>(OPENAPI_PATH, { signal })).body),
-    staleTime: Infinity,
-    gcTime: Infinity,
-    retry: 1,
-  });
-  if (answer.isPending) return null;
-  return answer.data ?? false;
 }
 
 /**

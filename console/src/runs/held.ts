@@ -11,7 +11,8 @@ type HeldFields = Pick<RunView, 'status' | 'approval' | 'workflow'> & { queueSta
  */
 export function isAwaitingApproval(run: HeldFields): boolean {
   if (run.status !== 'pending') return false;
-  if (run.queueState === 'held') return true;
+  // `held` is the service's queue state; `awaiting-approval` the name its stages and attempts use.
+  if (run.queueState === 'held' || run.queueState === 'awaiting-approval') return true;
   if (run.workflow?.awaitingApproval === true) return true;
   return run.approval.required && run.approval.status === 'pending';
 }
