@@ -61,3 +61,11 @@ describe('agent readiness in words', () => {
     expect(hostServiceInWords('probe-unavailable')).toMatch(/cannot be read/);
   });
 });
+
+describe('the topology by role on a phone', () => {
+  it('leaves out the orchestrator and its edges, keeping roles and relationships', () => {
+    const t = roleTopology(agents, edges, new Set(), false);
+    expect(t.nodes.map((n) => n.id)).toEqual(['role:control-plane', 'role:delivery', 'role:verification']);
+    expect(t.edges).toEqual([{ from: 'role:verification', to: 'role:delivery', label: 'verifies' }]);
+  });
+});

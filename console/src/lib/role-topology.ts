@@ -71,15 +71,19 @@ export function groupByRole(agents: readonly RoleAgent[]): Map<string, RoleAgent
   return groups;
 }
 
-export function roleTopology(agents: readonly RoleAgent[], edges: readonly TopologyEdgeIn[], expanded: ReadonlySet<string>): RoleTopology {
+/**
+ * `withOrchestrator: false` leaves out the orchestrator and its edge to every role (a phone's
+ * width has room for two ranks; the page says in words that it dispatches every lane).
+ */
+export function roleTopology(agents: readonly RoleAgent[], edges: readonly TopologyEdgeIn[], expanded: ReadonlySet<string>, withOrchestrator = true): RoleTopology {
   const groups = groupByRole(agents);
   const roleOf = new Map(agents.map((a) => [a.id, a.role]));
-  const nodes: RoleNode[] = [{ id: 'orchestrator', kind: 'orchestrator', label: 'orchestrator', detail: plural(agents.length, 'agent'), role: null, readiness: null }];
+  const nodes: RoleNode[] = withOrchestrator ? [{ id: 'orchestrator', kind: 'orchestrator', label: 'orchestrator', detail: plural(agents.length, 'agent'), role: null, readiness: null }] : [];
   const out: RoleEdge[] = [];
   for (const [role, members] of groups) {
     const lanes = new Set(members.flatMap((m) => m.lanes));
     nodes.push({ id: roleNodeId(role), kind: 'role', label: humanize(role), detail: `${plural(members.length, 'agent')} · ${plural(lanes.size, 'lane')}`, role, readiness: null });
-    out.push({ from: 'orchestrator', to: roleNodeId(role), label: null });
+    if (withOrchestrator) out.push({ from: 'orchestrator', to: roleNodeId(role), label: null });
     if (!expanded.has(role)) continue;
     for (const m of members) {
       nodes.push({ id: agentNodeId(m.id), kind: 'agent', label: m.id, detail: `${m.lanes.join(', ') || 'no lane'} · ${plural(m.skills, 'skill')}`, role, readiness: m.readiness });
