@@ -2,10 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, apiErrorFrom, describeError, isSessionExpired } from '../../console/src/api/errors.js';
 import { jittered, retryDelayMs, shouldRetry } from '../../console/src/api/retry.js';
 import { can, hasRole, isRole } from '../../console/src/auth/roles.js';
-import { flattenLeaves } from '../../console/src/lib/leaves.js';
 import { segment, toQueryString } from '../../console/src/lib/query-string.js';
 import { remediationTaskTypes, type CatalogEntry } from '../../console/src/lib/catalog.js';
-import { buildTriggerBody, payloadTemplate, type PayloadSchema } from '../../console/src/lib/trigger-body.js';
+import { buildTriggerBody, fieldsToFill, payloadTemplate, type PayloadSchema } from '../../console/src/lib/trigger-body.js';
 import { REMEDIATION_TASK_TYPES } from '../../src/incidents/manual-remediation.js';
 import { publicCatalog } from '../../src/tasks/catalog.js';
 import { getPayloadSchema } from '../../src/tasks/payload-schemas.js';
@@ -78,39 +77,6 @@ describe('role gates', () => {
   });
 });
 
-describe('flattenLeaves', () => {
-  it('renders a nested health section through its leaf fields', () => {
-    const leaves = flattenLeaves({
-      routing: { status: 'ok', lanesWithoutSpawnableAgent: [], approvalGatedByDefault: ['agent-deploy', 'build-refactor'] },
-      queue: { queued: 2, processing: 0, pressure: [{ type: 'summarize-content', queuedCount: 2 }] },
-      database: { detail: null, healthy: true, ratio: 0.33333 },
-      extra: {},
-    });
-    expect(leaves).toEqual([
-      { path: 'routing.status', value: 'ok' },
-      { path: 'routing.lanesWithoutSpawnableAgent', value: '(none)' },
-      { path: 'routing.approvalGatedByDefault', value: 'agent-deploy, build-refactor' },
-      { path: 'queue.queued', value: '2' },
-      { path: 'queue.processing', value: '0' },
-      { path: 'queue.pressure[0].type', value: 'summarize-content' },
-      { path: 'queue.pressure[0].queuedCount', value: '2' },
-      { path: 'database.detail', value: '—' },
-      { path: 'database.healthy', value: 'yes' },
-      { path: 'database.ratio', value: '0.333' },
-      { path: 'extra', value: '(empty)' },
-    ]);
-  });
-
-  it('caps the rows and says how many were left out', () => {
-    const leaves = flattenLeaves({ a: 1, b: 2, c: 3, d: 4 }, '', 2);
-    expect(leaves).toEqual([
-      { path: 'a', value: '1' },
-      { path: 'b', value: '2' },
-      { path: '…', value: '2 more fields not shown' },
-    ]);
-  });
-});
-
 describe('query strings', () => {
   it('keeps only set filters and encodes ids as one path segment', () => {
     expect(toQueryString({ status: 'failed', type: '', includeInternal: null, limit: 20, offset: 0 })).toBe('?status=failed&limit=20&offset=0');
@@ -142,11 +108,16 @@ describe('trigger form', () => {
     expect(JSON.parse(payloadTemplate(schema))).toEqual({ content: 'Deploy notes.', format: 'bullets' });
   });
 
-  it('offers, for every type of the published catalog, a starting payload the service accepts', () => {
+  it('offers, for every type of the published catalog, a starting payload the service accepts once its workspace paths are named', () => {
     for (const entry of publicCatalog()) {
       // The catalog route publishes the schema as JSON; the form reads it from there.
       const published = JSON.parse(JSON.stringify(getPayloadSchema(entry.type))) as PayloadSchema;
       const template = JSON.parse(payloadTemplate(published)) as Record<string, unknown>;
+      // The only fields the service refuses are the empty path fields the operator fills in.
+      const toFill = fieldsToFill(published).map((name) => `/body/payload/${name}`);
+      const refused = validatePayload(entry.type, template).map((d) => d.path);
+      expect(refused.filter((path) => !toFill.includes(path)), entry.type).toEqual([]);
+      for (const name of fieldsToFill(published)) if (name in template) template[name] = 'projects/sample-app';
       expect(validatePayload(entry.type, template), entry.type).toEqual([]);
     }
   });

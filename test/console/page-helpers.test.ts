@@ -3,6 +3,7 @@ import { humanize } from '../../console/src/lib/labels.js';
 import { checkCron, describeCron } from '../../console/src/lib/cron.js';
 import { offersAcknowledge, slaDueAt } from '../../console/src/lib/incidents.js';
 import { formatDuration, formatRelative, isIsoInstant } from '../../console/src/lib/time.js';
+import { formatAgo, formatDuration as formatRunDuration } from '../../console/src/runs/format.js';
 
 describe('formatDuration', () => {
   it('reads in at most two units', () => {
@@ -13,6 +14,28 @@ describe('formatDuration', () => {
     expect(formatDuration(2 * 3_600_000)).toBe('2 h');
     expect(formatDuration(2 * 86_400_000 + 4 * 3_600_000 + 60_000)).toBe('2 d 4 h');
     expect(formatDuration(null)).toBe('—');
+  });
+  it('never lets a part reach its unit\'s limit: no "1 min 60 s", "60 s", "1000 ms" or "10.0 s"', () => {
+    expect(formatDuration(119_600)).toBe('1 min 59 s');
+    expect(formatDuration(59_600)).toBe('59 s');
+    expect(formatDuration(999.7)).toBe('999 ms');
+    expect(formatDuration(9_999)).toBe('9.9 s');
+    expect(formatDuration(3_599_999)).toBe('59 min 59 s');
+    expect(formatDuration(86_399_999)).toBe('23 h 59 min');
+    // Across the first two days, in steps that land on every part's edges: no part at its limit.
+    const atLimit: string[] = [];
+    for (let ms = 0; ms < 2 * 86_400_000; ms += 997) {
+      const text = formatDuration(ms);
+      if (/(^|\s)(60 (s|min)|24 h|1000 ms|10\.0 s)/.test(text)) atLimit.push(`${ms} ms: ${text}`);
+    }
+    expect(atLimit).toEqual([]);
+  });
+  it('is the same function on the run pages, and "ago" reads the same everywhere', () => {
+    expect(formatRunDuration).toBe(formatDuration);
+    const now = Date.parse('2026-03-01T12:00:00Z');
+    expect(formatAgo(new Date(now - 119_600).toISOString(), now)).toBe('1 min 59 s ago');
+    expect(formatRelative(new Date(now - 119_600).toISOString(), now)).toBe('1 min 59 s ago');
+    expect(formatAgo(new Date(now - 59_700).toISOString(), now)).toBe('59 s ago');
   });
 });
 

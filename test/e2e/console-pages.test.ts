@@ -24,7 +24,7 @@ const SCHEMES = ['light', 'dark'] as const;
 const OWN_PAGES = new Set(['overview', 'tasks', 'schedules', 'approvals', 'incidents', 'incident', 'agents', 'knowledge', 'business', 'system-health']);
 
 /** Write controls: none may be shown to a viewer, on any page. */
-const WRITE_CONTROLS = /^(Approve|Reject|Acknowledge|Set owner|Start remediation|New schedule|Create schedule|Save schedule|Edit|Pause|Resume|Delete|Confirm delete|Pause scheduler|Resume scheduler|Trigger|Search|Cancel run|Cancel|Rerun.*|Run again.*)$/;
+const WRITE_CONTROLS = /^(Approve|Reject|Acknowledge|Set owner|Start remediation|New schedule|Create schedule|Save schedule|Edit|Pause|Resume|Delete|Confirm delete|Pause scheduler|Resume scheduler|Trigger|Search|Cancel run…|Confirm cancel|Cancel|Rerun.*|Run again.*)$/;
 
 async function ingestAlert(baseUrl: string, fingerprint: string, summary: string, severity: string, status: 'firing' | 'resolved' = 'firing'): Promise<void> {
   const body = JSON.stringify({

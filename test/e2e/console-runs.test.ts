@@ -166,7 +166,7 @@ describe.skipIf(NO_BROWSER)(`console run pages in a real browser${NO_BROWSER ? `
     await screenshots(page, 'run-qa-verification');
   }, 90_000);
 
-  it('an operator cancels a running worker run, sees it cancelled, and reruns it with an edited payload', async () => {
+  it('an operator cancels a running worker run after confirming, sees it cancelled, and reruns it with an edited payload', async () => {
     const res = await running.api.trigger('qa-verification', { target: 'apps/slow', mode: 'execute', timeoutMs: 300_000, idempotencyKey: 'runs-slow-1' });
     expect(res.status).toBe(202);
     await runPage(page, running.service.url, 'runs-slow-1');
@@ -176,13 +176,24 @@ describe.skipIf(NO_BROWSER)(`console run pages in a real browser${NO_BROWSER ? `
     await page.getByLabel('Reason (optional)').focus();
     await page.keyboard.type('stuck suite');
     await page.keyboard.press('Tab');
-    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Cancel run');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Cancel run…');
+    await page.keyboard.press('Enter');
+    // The first press only asks: the run keeps running until the operator confirms.
+    const confirm = page.getByRole('group', { name: 'Confirm cancel' });
+    await confirm.getByText('Cancel run runs-slow-1? Its work is stopped where it is').waitFor();
+    await screenshots(page, 'run-cancel-confirm');
+    expect((await running.api.run('runs-slow-1')).body).toMatchObject({ status: 'running', cancellation: null });
+    await confirm.getByRole('button', { name: 'Keep the run' }).click();
+    await expect(confirm.count()).resolves.toBe(0);
+    expect((await running.api.run('runs-slow-1')).body.cancellation).toBeNull();
+    await page.getByRole('button', { name: 'Cancel run…' }).click();
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Confirm cancel');
     await page.keyboard.press('Enter');
     await page.locator('.run-header .badge', { hasText: 'cancelled' }).waitFor({ timeout: 20_000 });
     await page.getByText('asked by ops: stuck suite').waitFor();
     expect(await documentKept(page)).toBe(true);
     expect((await running.api.run('runs-slow-1')).body).toMatchObject({ status: 'cancelled', cancellation: { requestedBy: 'ops', reason: 'stuck suite' } });
-    await expect(page.getByRole('button', { name: 'Cancel run' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: /^Cancel run/ }).count()).resolves.toBe(0);
     await screenshots(page, 'run-cancelled');
 
     await page.getByRole('button', { name: 'Rerun…' }).click();
@@ -266,7 +277,7 @@ describe.skipIf(NO_BROWSER)(`console run pages in a real browser${NO_BROWSER ? `
         await runPage(viewer, running.service.url, runId);
         await viewer.getByRole('heading', { name: new RegExp(`Run ${runId}`) }).waitFor();
         await viewer.getByRole('heading', { name: 'Actions', exact: true }).waitFor();
-        for (const name of ['Approve', 'Reject', 'Cancel run', 'Rerun…', 'Send rerun']) {
+        for (const name of ['Approve', 'Reject', 'Cancel run…', 'Confirm cancel', 'Rerun…', 'Send rerun']) {
           expect(await viewer.getByRole('button', { name, exact: true }).count(), `${name} on ${runId}`).toBe(0);
         }
         await viewer.getByRole('button', { name: 'Copy curl' }).waitFor();

@@ -194,9 +194,9 @@ describe.skipIf(NO_BROWSER)(`operator console in a real browser${NO_BROWSER ? ` 
     try {
       await page.goto(`${base}/operator/public-proof`);
       await page.getByRole('heading', { name: 'Public proof' }).waitFor();
-      await page.locator('caption', { hasText: 'Control lanes' }).waitFor();
+      await page.getByRole('region', { name: 'Control lanes' }).getByRole('table').waitFor();
       await page.locator('caption', { hasText: 'Latest milestones' }).waitFor();
-      await page.locator('caption', { hasText: 'Overview' }).waitFor();
+      await page.getByRole('region', { name: 'Overview', exact: true }).getByText('Last started at').waitFor();
       expect(apiCalls.length).toBeGreaterThanOrEqual(6);
       for (const call of apiCalls) {
         expect(call.path).toMatch(/^\/api\/(command-center|milestones)\//);

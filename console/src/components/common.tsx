@@ -1,6 +1,5 @@
 import type { ReactNode } from 'react';
 import { describeError, ApiError } from '../api/errors.js';
-import { flattenLeaves } from '../lib/leaves.js';
 
 /** An error as the operator needs it: the service's sentence, its code, the request id and each field problem. */
 export function ErrorNotice({ error }: { error: unknown }) {
@@ -29,25 +28,21 @@ export function QueryView<T>(props: { query: { data: T | undefined; error: unkno
   return <>{children(query.data)}</>;
 }
 
-/** A nested record shown through its leaf fields. */
-export function LeafTable({ value, caption, prefix = '' }: { value: unknown; caption: string; prefix?: string }) {
-  const leaves = flattenLeaves(value, prefix);
-  return (
-    <table className="leaves">
-      <caption>{caption}</caption>
-      <tbody>
-        {leaves.map((leaf) => (
-          <tr key={leaf.path}>
-            <th scope="row">{leaf.path}</th>
-            <td>{leaf.value}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
 export function StatusBadge({ status }: { status: string | null | undefined }) {
   const text = status ?? 'unknown';
-  return <span className={`badge badge-${text.replace(/[^a-z-]/gi, '')}`}>{text}</span>;
+  // The stage of a held run reads as words, as its run badge does (RunStatusBadge).
+  return <span className={`badge badge-${text.replace(/[^a-z-]/gi, '')}`}>{text === 'awaiting-approval' ? 'awaiting approval' : text}</span>;
+}
+
+/**
+ * A run's status badge. A held run reads "awaiting approval" (its status, `pending`, stays in
+ * the tooltip and for screen readers), so nobody takes it for a run about to start.
+ */
+export function RunStatusBadge({ status, held }: { status: string; held: boolean }) {
+  if (!held) return <StatusBadge status={status} />;
+  return (
+    <span className="badge badge-awaiting-approval" title={`status ${status}: held until an operator decides`}>
+      awaiting approval<span className="visually-hidden"> (status {status})</span>
+    </span>
+  );
 }

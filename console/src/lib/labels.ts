@@ -10,3 +10,10 @@ export function humanize(key: string): string {
     .trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
+
+/** A task type's telemetry in words: "5 runs, 80 % succeeded", or "no run yet". */
+export function runsInWords(total: number, successRate: number | null | undefined): string {
+  if (total === 0) return 'no run yet';
+  const rate = successRate === null || successRate === undefined ? '' : `, ${Math.round(successRate * 100)} % succeeded`;
+  return `${total} ${total === 1 ? 'run' : 'runs'}${rate}`;
+}

@@ -9,12 +9,16 @@ const UNITS: Array<[limitMs: number, unitMs: number, unit: string]> = [
   [Infinity, 86_400_000, 'd'],
 ];
 
-/** A duration in milliseconds in at most two units: "850 ms", "4.2 s", "3 min 10 s", "2 d 4 h". */
+/**
+ * A duration in milliseconds in at most two units: "850 ms", "4.2 s", "3 min 10 s", "2 d 4 h".
+ * Every part is truncated, never rounded, so no part reaches its unit's limit ("1 min 60 s",
+ * "1000 ms", "10.0 s" cannot appear): 59.6 s reads "59 s", 119.9 s "1 min 59 s".
+ */
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
   const abs = Math.abs(ms);
-  if (abs < 1000) return `${Math.round(abs)} ms`;
-  if (abs < 10_000) return `${(abs / 1000).toFixed(1)} s`;
+  if (abs < 1000) return `${Math.floor(abs)} ms`;
+  if (abs < 10_000) return `${(Math.floor(abs / 100) / 10).toFixed(1)} s`;
   const index = UNITS.findIndex(([limit]) => abs < limit);
   const [, unitMs, unit] = UNITS[index]!;
   const whole = Math.floor(abs / unitMs);

@@ -1,6 +1,11 @@
 import { Link } from 'react-router';
+import { runsInWords } from '../lib/labels.js';
 import { usePublicQuery } from '../api/hooks.js';
-import { LeafTable, QueryView, StatusBadge } from '../components/common.js';
+import { StatusBadge } from '../components/common.js';
+import { RecordView } from '../components/RecordView.js';
+import { ScrollTable } from '../components/ScrollTable.js';
+import { Loadable, Section } from '../components/states.js';
+import { RelativeTime } from '../components/Time.js';
 import { useSession } from '../auth/session.js';
 
 interface Milestone {
@@ -11,46 +16,63 @@ interface Milestone {
   summary: string;
 }
 
+interface Lane {
+  type: string;
+  label: string;
+  operationalStatus: string;
+  approvalGated: boolean;
+  successRate?: number;
+  runs?: { total: number };
+}
+
+/** A proof record with its generation time, which the section heading shows once instead of a field. */
+type ProofRecord = Record<string, unknown> & { generatedAt?: string };
+
+/** One proof record through the console's record renderer: labelled fields, lists as tables, times in words. */
+function ProofSection({ id, title, query }: { id: string; title: string; query: { data: ProofRecord | undefined; error: unknown; isPending: boolean } }) {
+  return (
+    <Section id={id} title={title} actions={query.data?.generatedAt ? <span className="hint">as of <RelativeTime iso={query.data.generatedAt} /></span> : undefined}>
+      <div className="card">
+        <Loadable query={query} label={title.toLowerCase()}>
+          {(data) => <RecordView value={data} omit={['generatedAt']} />}
+        </Loadable>
+      </div>
+    </Section>
+  );
+}
+
+function MilestoneTable({ caption, rows, empty }: { caption: string; rows: Milestone[]; empty: string }) {
+  return (
+    <ScrollTable label={caption} caption={caption} columns={['When', 'Kind', 'Status', 'Summary']} className="stack-on-phone" empty={rows.length === 0 ? empty : undefined}>
+      {rows.map((m) => (
+        <tr key={m.id}>
+          <td className="nowrap">
+            <RelativeTime iso={m.at} />
+          </td>
+          <td>{m.kind}</td>
+          <td>
+            <StatusBadge status={m.status} />
+          </td>
+          <td className="full">{m.summary}</td>
+        </tr>
+      ))}
+    </ScrollTable>
+  );
+}
+
 /**
  * The public proof page reads only the public proof routes (/api/command-center/*,
  * /api/milestones/*) and never sends the token, so it shows the same thing signed in or not.
+ * Its records read as the other pages' do: labelled fields, tables with column names.
  */
 export function PublicProofPage() {
   const { identity } = useSession();
-  const overview = usePublicQuery<Record<string, unknown>>('/api/command-center/overview');
-  const control = usePublicQuery<{ lanes: { type: string; label: string; operationalStatus: string; approvalGated: boolean }[] }>(
-    '/api/command-center/control',
-  );
-  const demand = usePublicQuery<Record<string, unknown>>('/api/command-center/demand');
-  const demandLive = usePublicQuery<Record<string, unknown>>('/api/command-center/demand-live');
+  const overview = usePublicQuery<ProofRecord>('/api/command-center/overview');
+  const control = usePublicQuery<{ lanes: Lane[] }>('/api/command-center/control');
+  const demand = usePublicQuery<ProofRecord>('/api/command-center/demand');
+  const demandLive = usePublicQuery<ProofRecord>('/api/command-center/demand-live');
   const latest = usePublicQuery<{ milestones: Milestone[] }>('/api/milestones/latest');
   const deadLetter = usePublicQuery<{ items: Milestone[] }>('/api/milestones/dead-letter');
-
-  const milestoneTable = (caption: string, rows: Milestone[]) => (
-    <table>
-      <caption>{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">At</th>
-          <th scope="col">Kind</th>
-          <th scope="col">Status</th>
-          <th scope="col">Summary</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((m) => (
-          <tr key={m.id}>
-            <td>{m.at}</td>
-            <td>{m.kind}</td>
-            <td>
-              <StatusBadge status={m.status} />
-            </td>
-            <td>{m.summary}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
 
   return (
     <main className="public">
@@ -58,48 +80,39 @@ export function PublicProofPage() {
         <h1>Public proof</h1>
         {identity ? <Link to="/">Back to the console</Link> : <Link to="/">Sign in</Link>}
       </header>
+      <ProofSection id="proof-overview" title="Overview" query={overview} />
       <div className="grid">
-        <QueryView query={overview} label="overview">
-          {(data) => <LeafTable caption="Overview" value={data} />}
-        </QueryView>
-        <QueryView query={demand} label="demand">
-          {(data) => <LeafTable caption="Demand" value={data} />}
-        </QueryView>
-        <QueryView query={demandLive} label="live demand">
-          {(data) => <LeafTable caption="Live demand" value={data} />}
-        </QueryView>
+        <ProofSection id="proof-demand" title="Demand" query={demand} />
+        <ProofSection id="proof-demand-live" title="Live demand" query={demandLive} />
       </div>
-      <QueryView query={control} label="control lanes">
-        {(data) => (
-          <table>
-            <caption>Control lanes</caption>
-            <thead>
-              <tr>
-                <th scope="col">Type</th>
-                <th scope="col">Label</th>
-                <th scope="col">Status</th>
-                <th scope="col">Approval gated</th>
-              </tr>
-            </thead>
-            <tbody>
+      <Section id="proof-lanes" title="Control lanes">
+        <Loadable query={control} label="control lanes" isEmpty={(d) => d.lanes.length === 0} empty="The service reports no lanes.">
+          {(data) => (
+            <ScrollTable label="Control lanes" caption={`${data.lanes.length} lanes`} columns={['Lane', 'Status', 'Approval', 'Runs']} className="stack-on-phone">
               {data.lanes.map((l) => (
                 <tr key={l.type}>
-                  <td>{l.type}</td>
-                  <td>{l.label}</td>
-                  <td>{l.operationalStatus}</td>
-                  <td>{l.approvalGated ? 'yes' : 'no'}</td>
+                  <td className="full">
+                    <strong>{l.label}</strong> <code className="muted">{l.type}</code>
+                  </td>
+                  <td>
+                    <StatusBadge status={l.operationalStatus} />
+                  </td>
+                  <td>{l.approvalGated ? 'approval-gated' : <span className="muted">no approval</span>}</td>
+                  <td>{runsInWords(l.runs?.total ?? 0, l.successRate)}</td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-        )}
-      </QueryView>
-      <QueryView query={latest} label="milestones">
-        {(data) => milestoneTable('Latest milestones', data.milestones)}
-      </QueryView>
-      <QueryView query={deadLetter} label="dead letter">
-        {(data) => milestoneTable('Blocked or at-risk items', data.items)}
-      </QueryView>
+            </ScrollTable>
+          )}
+        </Loadable>
+      </Section>
+      <Section id="proof-milestones" title="Milestones">
+        <Loadable query={latest} label="milestones">
+          {(data) => <MilestoneTable caption="Latest milestones" rows={data.milestones} empty="No milestone yet." />}
+        </Loadable>
+        <Loadable query={deadLetter} label="dead letter">
+          {(data) => <MilestoneTable caption="Blocked or at-risk items" rows={data.items} empty="Nothing is blocked or at risk." />}
+        </Loadable>
+      </Section>
     </main>
   );
 }

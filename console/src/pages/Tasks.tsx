@@ -1,14 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
+import { runsInWords } from '../lib/labels.js';
 import { useApiMutation, useApiQuery } from '../api/hooks.js';
 import { can } from '../auth/roles.js';
 import { useSession } from '../auth/session.js';
-import { ErrorNotice, QueryView } from '../components/common.js';
-import { formatScalar } from '../lib/leaves.js';
+import { ErrorNotice, QueryView, StatusBadge } from '../components/common.js';
 import { segment } from '../lib/query-string.js';
 import { CATALOG_PATH, type Catalog, type CatalogEntry } from '../lib/catalog.js';
 import { ScrollTable } from '../components/ScrollTable.js';
-import { buildTriggerBody, payloadTemplate, type TriggerBody } from '../lib/trigger-body.js';
+import { buildTriggerBody, fieldHelp, payloadTemplate, type PayloadSchema, type TriggerBody } from '../lib/trigger-body.js';
 
 interface TriggerOutcome {
   status: 'queued' | 'duplicate-suppressed';
@@ -18,6 +18,36 @@ interface TriggerOutcome {
   createdAt?: string;
   existingStatus?: string;
   reason?: string;
+}
+
+/**
+ * The payload's fields and what each is for, from the type's schema. A field naming a path of
+ * the workspace is left empty in the starting payload: the form says to fill it in, since the
+ * schema's example names a project this workspace may not have.
+ */
+function PayloadFields({ schema }: { schema: PayloadSchema | null }) {
+  const fields = fieldHelp(schema);
+  if (fields.length === 0) {
+    return (
+      <p id="trigger-fields" className="hint">
+        {schema?.description ?? 'This type takes no payload fields.'}
+      </p>
+    );
+  }
+  return (
+    <dl id="trigger-fields" className="payload-fields" aria-label="Payload fields">
+      {fields.map((f) => (
+        <div key={f.name}>
+          <dt>
+            <code>{f.name}</code>
+            {f.required && <span className="muted"> required</span>}
+            {f.toFill && <span className="badge badge-attention">fill in a path of your workspace</span>}
+          </dt>
+          <dd>{f.description ?? <span className="muted">no description</span>}</dd>
+        </div>
+      ))}
+    </dl>
+  );
 }
 
 function TriggerForm({ entries }: { entries: CatalogEntry[] }) {
@@ -59,11 +89,11 @@ function TriggerForm({ entries }: { entries: CatalogEntry[] }) {
         <p className="muted">
           {selected.purpose ?? selected.label}
           {selected.approvalGated ? ' — approval-gated by default.' : ''}
-          {selected.payloadSchema?.properties && <> Fields: {Object.keys(selected.payloadSchema.properties).join(', ')}.</>}
         </p>
       )}
       <label htmlFor="trigger-payload">Payload (JSON object)</label>
-      <textarea id="trigger-payload" rows={8} spellCheck={false} value={payloadText} onChange={(e) => setPayloadText(e.target.value)} />
+      <textarea id="trigger-payload" rows={8} spellCheck={false} value={payloadText} onChange={(e) => setPayloadText(e.target.value)} aria-describedby={selected ? 'trigger-fields' : undefined} />
+      {selected && <PayloadFields schema={selected.payloadSchema} />}
       <label htmlFor="trigger-key">Idempotency key (optional)</label>
       <input id="trigger-key" value={idempotencyKey} onChange={(e) => setIdempotencyKey(e.target.value)} autoComplete="off" />
       <label className="inline">
@@ -112,18 +142,21 @@ export function TasksPage() {
             </section>
             <section aria-labelledby="catalog-heading">
               <h2 id="catalog-heading">Catalog</h2>
-              <ScrollTable label="Task catalog" caption={`${data.count} task types`} columns={['Type', 'Label', 'Status', 'Dependency', 'Approval gated', 'Runs', 'Success rate']} className="wide">
+              <ScrollTable label="Task catalog" caption={`${data.count} task types`} columns={['Type', 'Purpose', 'Status', 'Runs']} className="catalog-table stack-on-phone">
                 {data.tasks.map((t) => (
                   <tr key={t.type}>
-                    <td>
-                      <code>{t.type}</code>
+                    <td className="full">
+                      <strong>{t.label}</strong>
+                      <div>
+                        <code>{t.type}</code>
+                      </div>
                     </td>
-                    <td>{t.label}</td>
-                    <td className="nowrap">{t.operationalStatus}</td>
-                    <td className="nowrap">{t.dependencyClass}</td>
-                    <td>{formatScalar(t.approvalGated)}</td>
-                    <td>{t.telemetryOverlay.totalRuns}</td>
-                    <td>{t.telemetryOverlay.successRate === null ? '—' : `${Math.round(t.telemetryOverlay.successRate * 100)}%`}</td>
+                    <td className="full purpose">{t.purpose ?? <span className="muted">no purpose given</span>}</td>
+                    <td>
+                      <StatusBadge status={t.operationalStatus} /> <span className="hint">{t.dependencyClass}</span>
+                      {t.approvalGated && <div className="hint">approval-gated</div>}
+                    </td>
+                    <td>{runsInWords(t.telemetryOverlay.totalRuns, t.telemetryOverlay.successRate)}</td>
                   </tr>
                 ))}
               </ScrollTable>

@@ -7,14 +7,25 @@ import { useSession } from '../auth/session.js';
 import { ErrorNotice } from '../components/common.js';
 import { segment } from '../lib/query-string.js';
 import { CopyCurl } from './CopyCurl.js';
+import { isAwaitingApproval } from './held.js';
 
 const isTerminal = (status: string) => status === 'success' || status === 'failed' || status === 'cancelled';
 
-/** Held for an approval decision right now (a decided or cancelled approval is not). */
-export const isHeld = (run: RunView) => run.status === 'pending' && run.approval.required && run.approval.status === 'pending';
+/** What cancelling does to this run, said before the operator confirms. */
+function cancelConsequence(run: RunView): string {
+  if (isAwaitingApproval(run)) return 'It will never run: its approval request is withdrawn.';
+  if (run.status === 'running') return 'Its work is stopped where it is; what it already changed stays changed.';
+  if (run.status === 'retrying') return 'Its scheduled retry will not happen.';
+  return 'It leaves the queue without running.';
+}
 
+/**
+ * Cancel asks first: the first press only shows what cancelling does and a confirm button, so a
+ * stray click stops nothing. Cancelling cannot be undone (a rerun starts a new run).
+ */
 function CancelAction({ run }: { run: RunView }) {
   const [reason, setReason] = useState('');
+  const [confirming, setConfirming] = useState(false);
   const cancel = useApiMutation<{ reason?: string }, { runId: string; status: string }>(() => `/api/tasks/runs/${segment(run.runId)}/cancel`);
   const body = reason.trim() ? { reason: reason.trim() } : {};
   const cancelling = run.cancellation !== null && run.status === 'running';
@@ -24,17 +35,35 @@ function CancelAction({ run }: { run: RunView }) {
       aria-label="Cancel run"
       onSubmit={(e) => {
         e.preventDefault();
+        if (!confirming) return setConfirming(true);
+        setConfirming(false);
         cancel.mutate(body);
       }}
     >
       <label htmlFor="cancel-reason">Reason (optional)</label>
       <input id="cancel-reason" value={reason} maxLength={1000} onChange={(e) => setReason(e.target.value)} />
-      <div className="row">
-        <button type="submit" className="danger" disabled={cancel.isPending || cancelling}>
-          {cancelling ? 'Cancelling…' : 'Cancel run'}
-        </button>
-        <CopyCurl method="POST" path={`/api/tasks/runs/${segment(run.runId)}/cancel`} body={body} />
-      </div>
+      {confirming ? (
+        <div className="confirm" role="group" aria-label="Confirm cancel">
+          <p>
+            Cancel run <span className="mono">{run.runId}</span>? {cancelConsequence(run)} This cannot be undone.
+          </p>
+          <div className="row">
+            <button type="submit" className="danger" autoFocus>
+              Confirm cancel
+            </button>
+            <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+              Keep the run
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div className="row">
+          <button type="submit" className="danger" disabled={cancel.isPending || cancelling}>
+            {cancelling ? 'Cancelling…' : 'Cancel run…'}
+          </button>
+          <CopyCurl method="POST" path={`/api/tasks/runs/${segment(run.runId)}/cancel`} body={body} />
+        </div>
+      )}
       {cancel.data && (
         <p role="status">
           Cancel requested: {cancel.data.body.status}
@@ -143,7 +172,7 @@ export function RunActions({ run }: { run: RunView }) {
   const { identity } = useSession();
   const role = identity?.role;
   const canCancel = can(role, 'cancelRun') && !isTerminal(run.status);
-  const canDecide = can(role, 'decideApproval') && isHeld(run);
+  const canDecide = can(role, 'decideApproval') && isAwaitingApproval(run);
   const canRerun = can(role, 'rerunRun') && !run.internal;
   return (
     <section aria-labelledby="actions-heading" className="panel">

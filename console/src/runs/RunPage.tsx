@@ -5,7 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { apiRequest } from '../api/client.js';
 import { useSession } from '../auth/session.js';
 import type { RunView } from '../api/types.js';
-import { QueryView, StatusBadge } from '../components/common.js';
+import { QueryView, RunStatusBadge, StatusBadge } from '../components/common.js';
 import { segment } from '../lib/query-string.js';
 import { AttemptTimeline } from './AttemptTimeline.js';
 import { formatDuration, formatTime } from './format.js';
@@ -19,6 +19,7 @@ import { StreamStatus } from './StreamStatus.js';
 import { useNow } from './use-now.js';
 import { useRunLive } from './use-run-live.js';
 import { graphModelOf } from './workflow-graph-model.js';
+import { isAwaitingApproval } from './held.js';
 import './runs.css';
 
 const WorkflowGraph = lazy(() => import('./WorkflowGraph.js'));
@@ -38,7 +39,7 @@ function RunHeader({ run }: { run: RunView }) {
   return (
     <header className="run-header">
       <h1>
-        Run {run.runId} <StatusBadge status={run.status} />
+        Run {run.runId} <RunStatusBadge status={run.status} held={isAwaitingApproval(run)} />
       </h1>
       <dl className="facts">
         <div>
@@ -62,6 +63,12 @@ function RunHeader({ run }: { run: RunView }) {
             {run.finishedAt ? '' : ' so far'}
           </dd>
         </div>
+        {isAwaitingApproval(run) && (
+          <div>
+            <dt>Waiting for</dt>
+            <dd>an approval decision{run.approval.requestedAt ? <> since {formatTime(run.approval.requestedAt)}</> : null}</dd>
+          </div>
+        )}
         <div>
           <dt>Attempts</dt>
           <dd>{run.attempt}</dd>
@@ -97,9 +104,11 @@ function Panel({ id, title, children, extra }: { id: string; title: string; chil
   );
 }
 
+/** The run's graph; a plain run (admitted, executed once, ended) has none and shows no panel. */
 function GraphPanel({ run }: { run: RunView }) {
   const model = useMemo(() => graphModelOf(run), [run]);
   const [drawn, setDrawn] = useState(true);
+  if (!model) return null;
   return (
     <Panel id="graph" title={model.steps ? 'Workflow steps' : 'Run graph'}>
       <label className="inline">

@@ -5,46 +5,55 @@ import { apiRequest } from '../api/client.js';
 import { useApiQuery } from '../api/hooks.js';
 import { RUN_STATUS_LIST, type RunListAnswer } from '../api/types.js';
 import { useSession } from '../auth/session.js';
-import { QueryView, StatusBadge } from '../components/common.js';
+import { QueryView, RunStatusBadge } from '../components/common.js';
 import { FilterSelect } from '../components/FilterSelect.js';
 import { CATALOG_PATH, type Catalog } from '../lib/catalog.js';
 import { segment, toQueryString } from '../lib/query-string.js';
 import { useFilterParams } from '../lib/use-filter-params.js';
 import { formatAgo, formatDuration, formatTime } from './format.js';
 import { CREATED_RANGES, createdRangeStart } from './created-range.js';
+import { HELD_FILTER, isAwaitingApproval } from './held.js';
+import { heldOnly, RUNS_PATH, runListQuery } from './held-filter.js';
+import { useQueueStateFilter } from './use-queue-state-filter.js';
 import { StreamStatus } from './StreamStatus.js';
 import { useNow } from './use-now.js';
 import { useRunsFeed } from './use-runs-feed.js';
 import './runs.css';
 
 const PAGE_SIZE = 20;
-const RUNS_PATH = '/api/tasks/runs';
 const RUN_COUNTS_KEY = 'run-counts';
+/** Runs read to count the held ones when the service does not filter on the queue state. */
+const HELD_COUNT_PAGE = 100;
 
 /**
  * One count per status: the `total` of a one-row page with the list's type and creation range,
  * so the counts always cover what the list would show under that status.
  */
-function StatusCounts({ type, createdFrom, active, onPick }: { type: string; createdFrom: string; active: string; onPick: (status: string) => void }) {
+function StatusCounts(props: { type: string; createdFrom: string; active: string; queueStateFilter: boolean | null; onPick: (status: string) => void }) {
+  const { type, createdFrom, active, queueStateFilter, onPick } = props;
   const { token } = useSession();
+  const statuses = [...RUN_STATUS_LIST, HELD_FILTER];
   const counts = useQueries({
-    queries: RUN_STATUS_LIST.map((status) => {
-      const path = `${RUNS_PATH}${toQueryString({ status, type, createdFrom, limit: 1 })}`;
+    queries: statuses.map((status) => {
+      // Held runs are counted from a page of them: exact when the service filters on the queue
+      // state, the held runs among the newest pending ones when it does not (heldOnly).
+      const held = status === HELD_FILTER;
+      const path = `${RUNS_PATH}${toQueryString({ ...runListQuery(status, queueStateFilter === true), type, createdFrom, limit: held ? HELD_COUNT_PAGE : 1 })}`;
       return {
-        queryKey: [RUN_COUNTS_KEY, type, status, createdFrom],
+        queryKey: [RUN_COUNTS_KEY, type, status, createdFrom, held ? queueStateFilter : null],
         queryFn: async ({ signal }: { signal: AbortSignal }) => (await apiRequest<RunListAnswer>(path, { token, signal })).body,
-        enabled: token !== null,
+        enabled: token !== null && (!held || queueStateFilter !== null),
         placeholderData: keepPreviousData,
-        select: (page: RunListAnswer) => page.total,
+        select: (page: RunListAnswer) => (held ? heldOnly(page).total : page.total),
       };
     }),
-  }).map((query, i) => ({ status: RUN_STATUS_LIST[i]!, query }));
+  }).map((query, i) => ({ status: statuses[i]!, query }));
   return (
     <ul className="status-counts" aria-label="Runs per status">
       {counts.map(({ status, query }) => (
         <li key={status}>
           <button type="button" className={`count-chip${active === status ? ' active' : ''}`} aria-pressed={active === status} onClick={() => onPick(active === status ? '' : status)}>
-            <StatusBadge status={status} /> <span className="count">{query.data ?? '…'}</span>
+            <RunStatusBadge status={status === HELD_FILTER ? 'pending' : status} held={status === HELD_FILTER} /> <span className="count">{query.data ?? '…'}</span>
           </button>
         </li>
       ))}
@@ -84,16 +93,19 @@ export function RunsPage() {
   // The range is filtered by the service, so `total`, the counts and the cursor pages all cover it.
   const since = createdRangeStart(range, now);
   const createdFrom = since === null ? '' : new Date(since).toISOString();
-  const path = `${RUNS_PATH}${toQueryString({ status, type, createdFrom, limit: PAGE_SIZE, cursor })}`;
+  const heldView = status === HELD_FILTER;
+  const queueStateFilter = useQueueStateFilter();
+  const path = `${RUNS_PATH}${toQueryString({ ...runListQuery(status, queueStateFilter === true), type, createdFrom, limit: PAGE_SIZE, cursor })}`;
   const { token } = useSession();
   const listKey = ['api', path];
   const runs = useQuery({
     queryKey: listKey,
     queryFn: async ({ signal }) => (await apiRequest<RunListAnswer>(path, { token, signal })).body,
-    enabled: token !== null,
+    // The held view waits to know whether the service filters on the queue state.
+    enabled: token !== null && (!heldView || queueStateFilter !== null),
     placeholderData: keepPreviousData,
   });
-  const feed = useRunsFeed({ listKey, countsKey: [RUN_COUNTS_KEY], firstPage: cursor === '', type, status, since });
+  const feed = useRunsFeed({ listKey, countsKey: [RUN_COUNTS_KEY], firstPage: cursor === '', type, status: runListQuery(status, false).status ?? '', since });
 
   const setFilter = (patch: Record<string, string | null>) => {
     setPrevious([]);
@@ -104,9 +116,16 @@ export function RunsPage() {
     <>
       <h1>Runs</h1>
       <StreamStatus status={feed} label="Live" />
-      <StatusCounts type={type} createdFrom={createdFrom} active={status} onPick={(s) => setFilter({ status: s })} />
+      <StatusCounts type={type} createdFrom={createdFrom} active={status} queueStateFilter={queueStateFilter} onPick={(s) => setFilter({ status: s })} />
       <form className="filters" aria-label="Run filters" onSubmit={(e) => e.preventDefault()}>
-        <FilterSelect id="runs-status" label="Status" value={status} emptyLabel="any" options={RUN_STATUS_LIST} onChange={(v) => setFilter({ status: v })} />
+        <FilterSelect
+          id="runs-status"
+          label="Status"
+          value={status}
+          emptyLabel="any"
+          options={[...RUN_STATUS_LIST, { value: HELD_FILTER, label: 'awaiting approval' }]}
+          onChange={(v) => setFilter({ status: v })}
+        />
         <FilterSelect id="runs-type" label="Type" value={type} emptyLabel="any" options={(catalog.data?.tasks ?? []).map((t) => t.type)} onChange={(v) => setFilter({ type: v })} />
         <FilterSelect
           id="runs-range"
@@ -125,14 +144,16 @@ export function RunsPage() {
       <QueryView query={runs} label="runs">
         {(data) => {
           const needle = filter.trim().toLowerCase();
-          const shown = needle ? data.items.filter((r) => r.runId.toLowerCase().includes(needle)) : data.items;
+          const page = heldView ? heldOnly(data) : { ...data, filteredHere: false };
+          const shown = needle ? page.items.filter((r) => r.runId.toLowerCase().includes(needle)) : page.items;
           const first = cursor === '';
           return (
             <>
               <div className="table-scroll" role="region" aria-label="Runs" tabIndex={0}>
                 <table className="runs-table stack-on-phone">
                   <caption>
-                    {first ? 'Newest runs' : 'Older runs'}: {shown.length} shown of {data.total}
+                    {first ? 'Newest runs' : 'Older runs'}
+                    {heldView ? ' awaiting approval' : ''}: {shown.length} shown of {page.filteredHere ? `${page.total} on this page` : page.total}
                     {since !== null ? ` (${CREATED_RANGES[range]!.label})` : ''}
                   </caption>
                   <thead>
@@ -157,7 +178,7 @@ export function RunsPage() {
                         </td>
                         <td>{r.type}</td>
                         <td>
-                          <StatusBadge status={r.status} />
+                          <RunStatusBadge status={r.status} held={isAwaitingApproval(r)} />
                         </td>
                         <td>
                           <time dateTime={r.createdAt} title={formatTime(r.createdAt)}>

@@ -1,15 +1,7 @@
-/** "1 h 2 min", "3.4 s", "120 ms": a duration as a person reads it. */
-export function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
-  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
-  const min = Math.floor(s / 60);
-  if (min < 60) return `${min} min ${Math.round(s % 60)} s`;
-  const h = Math.floor(min / 60);
-  if (h < 48) return `${h} h ${min % 60} min`;
-  return `${Math.floor(h / 24)} d ${h % 24} h`;
-}
+import { formatDuration } from '../lib/time.js';
+
+/** Durations read the same on every page of the console (lib/time.ts). */
+export { formatDuration };
 
 /** A timestamp in the reader's locale, with seconds; the ISO text stays in the title. */
 export function formatTime(iso: string | null | undefined): string {

@@ -4,6 +4,7 @@ import type { RunEventData, RunListAnswer } from '../api/types.js';
 import { useEventStream } from '../api/use-event-stream.js';
 import type { StreamEvent } from '../api/sse-parser.js';
 import { toQueryString } from '../lib/query-string.js';
+import { isAwaitingApproval } from './held.js';
 
 const REFETCH_DELAY_MS = 400;
 
@@ -51,12 +52,14 @@ export function useRunsFeed(options: { listKey: QueryKey; countsKey: QueryKey; f
         return;
       }
       let onPage = false;
+      let wasHeld = false;
       queryClient.setQueryData<RunListAnswer>(listKey, (page) => {
         if (!page) return page;
         const index = page.items.findIndex((r) => r.runId === data.runId);
         if (index < 0) return page;
         onPage = true;
         const current = page.items[index]!;
+        wasHeld = isAwaitingApproval(current);
         if (current.status === data.status && current.updatedAt >= data.at) return page;
         const items = [...page.items];
         items[index] = { ...current, status: data.status as typeof current.status, updatedAt: data.at > current.updatedAt ? data.at : current.updatedAt };
@@ -66,7 +69,8 @@ export function useRunsFeed(options: { listKey: QueryKey; countsKey: QueryKey; f
       // A new run or a row that left the filtered status changes the first page; a row that
       // finished gets its finish time and duration. Reading a cursor page again gives the same rows.
       const finished = data.status === 'success' || data.status === 'failed' || data.status === 'cancelled';
-      scheduleRefetch((onPage && finished) || (firstPage && (!onPage || (status !== '' && data.status !== status))));
+      // A held run's decision keeps its status (`pending`) but ends the hold, which only a read shows.
+      scheduleRefetch((onPage && (finished || wasHeld)) || (firstPage && (!onPage || (status !== '' && data.status !== status))));
     },
     [queryClient, listKey, firstPage, status, since, scheduleRefetch],
   );

@@ -1,5 +1,6 @@
 import type { RunView } from '../api/types.js';
 import { isRecord } from './format.js';
+import { runStagesModel } from './run-stages.js';
 
 export interface GraphNodeModel {
   id: string;
@@ -20,11 +21,12 @@ export interface GraphModel {
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /**
- * The graph to draw for a run. A workflow with child runs draws its steps in order, each a node
- * linking to its run, and a reroute beside the step it replaces; any other run draws its own
- * stages (admitted, approval, execution, retry, result) from the run view's workflowGraph.
+ * The graph to draw for a run, or null when there is nothing a drawing would add. A workflow
+ * with child runs draws its steps in order, each a node linking to its run, and a reroute beside
+ * the step it replaces; any other run draws its stages when it has an approval, a replay or more
+ * than one attempt (run-stages.ts).
  */
-export function graphModelOf(run: RunView): GraphModel {
+export function graphModelOf(run: RunView): GraphModel | null {
   const g = run.workflowGraph as Record<string, unknown>;
   const links = Array.isArray(g.causalLinks) ? g.causalLinks.filter(isRecord) : [];
   if (links.length > 0) {
@@ -47,11 +49,5 @@ export function graphModelOf(run: RunView): GraphModel {
     }
     return { nodes, edges, steps: true };
   }
-  const rawNodes = Array.isArray(g.nodes) ? g.nodes.filter(isRecord) : [];
-  const rawEdges = Array.isArray(g.edges) ? g.edges.filter(isRecord) : [];
-  return {
-    nodes: rawNodes.map((n) => ({ id: str(n.id) ?? '?', label: str(n.label) ?? str(n.id) ?? '?', sublabel: null, status: str(n.status) ?? 'unknown', runId: null })),
-    edges: rawEdges.map((e) => ({ from: str(e.from) ?? '?', to: str(e.to) ?? '?', label: null })),
-    steps: false,
-  };
+  return runStagesModel(run);
 }
