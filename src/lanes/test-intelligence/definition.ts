@@ -1,0 +1,23 @@
+import Type from 'typebox';
+import { defineTaskType } from '../../task-types/define-task-type.js';
+import { laneResult, payloadSchema, postureScope, workspacePath } from '../../task-types/schema-kit.js';
+
+/** The test-intelligence task type: its catalog facts, payload and result contracts and the skills its lane uses. */
+export const testIntelligenceType = defineTaskType({
+  type: 'test-intelligence',
+  label: 'Test intelligence',
+  purpose: 'Reads test reports of a scoped repository for a ready/watching/blocked posture; never runs tests or CI.',
+  agentId: 'test-intelligence-agent',
+  executor: 'worker',
+  toolGatePreflight: true,
+  retryable: true,
+  scopeFields: ['scope', 'reports'],
+  payloadSchema: payloadSchema('Test posture from existing reports.', {
+    scope: postureScope('holding the project'),
+    reports: Type.Optional(
+      Type.Array(workspacePath('Test report file.'), { maxItems: 50, description: 'Test report files to read; leave it out (or empty) to search the scope.' }),
+    ),
+  }, { scope: 'projects/app' }),
+  resultSchema: laneResult('Test intelligence result.', {}),
+  skills: ['workspace-read', 'test-report-read'],
+});
