@@ -5,7 +5,7 @@
  */
 import { BUILT_IN_REGISTRY } from '../lanes/built-in.js';
 import { catalogEntryOf } from '../task-types/registry.js';
-import type { CatalogEntry } from '../task-types/task-type.js';
+import type { CatalogEntry, TaskType } from '../task-types/task-type.js';
 
 export type { BaselineConfidence, CatalogEntry, DependencyClass, OperationalStatus, TaskExecutor } from '../task-types/task-type.js';
 export { classificationLabels } from '../task-types/registry.js';
@@ -16,6 +16,11 @@ const BY_TYPE: ReadonlyMap<string, CatalogEntry> = new Map(TASK_CATALOG.map((e) 
 
 export function getCatalogEntry(type: string): CatalogEntry | undefined {
   return BY_TYPE.get(type);
+}
+
+/** A built-in type's whole module: schemas, view, skills and model use besides the catalog facts. */
+export function getTaskType(type: string): TaskType | undefined {
+  return BUILT_IN_REGISTRY.get(type);
 }
 
 /** The entries the catalog route lists: every type except the internal-only ones. */

@@ -25,6 +25,22 @@ export const codeIndexType = defineTaskType({
     },
     { scope: 'projects/app' },
   ),
-  resultSchema: laneResult('Code index result.', {}),
+  resultSchema: laneResult('Code index result: files, symbols, import edges and problems.', {
+    posture: Type.Optional(Type.String({ description: 'ready, refresh or blocked.' })),
+    problems: Type.Optional(Type.Array(Type.Object({ file: Type.String(), problem: Type.String() }, { additionalProperties: true }))),
+  }),
+  resultView: {
+    verdict: '/posture',
+    findings: {
+      caption: 'Index problems',
+      items: '/problems',
+      severity: { const: 'warn' },
+      // Problems read `line N: import "x" does not resolve (...)` or `unreadable: ...`.
+      rule: { first: [{ pointer: '/problem', pattern: 'does not resolve', value: 'unresolved-import' }, { pointer: '/problem', pattern: '^([a-z-]+):' }, { const: 'problem' }] },
+      file: '/file',
+      line: { pointer: '/problem', pattern: '^line (\\d+): ' },
+      message: { first: [{ pointer: '/problem', pattern: '^line \\d+: (.*)$' }, '/problem'] },
+    },
+  },
   skills: ['workspace-read', 'source-index'],
 });

@@ -31,7 +31,22 @@ export const contentGenerateType = defineTaskType({
     style: 'internal',
     length: 'short',
   }),
-  resultSchema: laneResult('Content generation result.', {}),
+  resultSchema: laneResult('Content generation result: the generated text.', {
+    title: Type.Optional(Type.String()),
+    content: Type.Optional(Type.String({ description: 'The generated Markdown.' })),
+  }),
+  resultView: {
+    text: {
+      markdown: '/content',
+      title: '/title',
+      facts: [
+        { label: 'type', value: '/type' },
+        { label: 'style', value: '/style' },
+        { label: 'length', value: '/length' },
+        { label: 'words', value: '/wordCount' },
+      ],
+    },
+  },
   // The deterministic path composes text from the payload's source and touches no tool; the
   // provider polish (llm-draft) is optional and not performed by this build, so it is not required.
   skills: [],

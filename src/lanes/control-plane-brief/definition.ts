@@ -1,3 +1,4 @@
+import Type from 'typebox';
 import { defineTaskType } from '../../task-types/define-task-type.js';
 import { laneResult, payloadSchema } from '../../task-types/schema-kit.js';
 
@@ -12,7 +13,10 @@ export const controlPlaneBriefType = defineTaskType({
   retryable: true,
   readsControlPlane: true,
   payloadSchema: payloadSchema('No fields: reads the control plane’s own state.', {}),
-  resultSchema: laneResult('Control-plane brief result.', {}),
+  resultSchema: laneResult('Control-plane brief result.', {
+    posture: Type.Optional(Type.String()),
+  }),
+  resultView: { verdict: '/posture' },
   // Control-plane lanes judge the orchestrator from the snapshot the executor hands them.
   skills: ['state-read', 'queue-read', 'approval-read', 'incident-read', 'proof-read'],
 });

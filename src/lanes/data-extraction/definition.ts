@@ -36,6 +36,10 @@ export const dataExtractionType = defineTaskType({
       }),
     ),
   }, { source: { content: 'id,name\n1,Ada\n2,Grace' }, format: 'csv' }),
-  resultSchema: laneResult('Data extraction result.', {}),
+  resultSchema: laneResult('Data extraction result: the records and the rejects.', {
+    records: Type.Optional(Type.Array(Type.Unknown())),
+    recordCount: Type.Optional(Type.Integer({ minimum: 0 })),
+  }),
+  resultView: { metrics: [{ label: 'records', value: '/recordCount' }] },
   skills: ['workspace-read', 'data-extract'],
 });

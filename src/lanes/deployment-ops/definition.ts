@@ -1,3 +1,4 @@
+import Type from 'typebox';
 import { defineTaskType } from '../../task-types/define-task-type.js';
 import { laneResult, payloadSchema } from '../../task-types/schema-kit.js';
 
@@ -13,6 +14,9 @@ export const deploymentOpsType = defineTaskType({
   highRiskWhenApproved: true,
   readsControlPlane: true,
   payloadSchema: payloadSchema('No fields: deployment posture (ready/watch/blocked).', {}),
-  resultSchema: laneResult('Deployment ops result.', {}),
+  resultSchema: laneResult('Deployment ops result.', {
+    posture: Type.Optional(Type.String({ description: 'ready, watch or blocked.' })),
+  }),
+  resultView: { verdict: '/posture' },
   skills: ['state-read', 'queue-read', 'approval-read', 'incident-read'],
 });

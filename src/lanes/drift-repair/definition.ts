@@ -25,4 +25,5 @@ export const driftRepairType = defineTaskType({
     notes: Type.Optional(text('Free-form notes for the repair record.', { maxLength: 2000 })),
   }, { requestedBy: 'operator', notes: 'Re-pack the knowledge after the docs review' }),
   resultSchema: laneResult('Drift repair result.', {}),
+  resultView: { artifacts: [{ label: 'knowledge pack', value: '/knowledgePackPath' }] },
 });

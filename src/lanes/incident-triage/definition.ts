@@ -1,3 +1,4 @@
+import Type from 'typebox';
 import { defineTaskType } from '../../task-types/define-task-type.js';
 import { laneResult, payloadSchema } from '../../task-types/schema-kit.js';
 
@@ -12,6 +13,9 @@ export const incidentTriageType = defineTaskType({
   retryable: true,
   readsControlPlane: true,
   payloadSchema: payloadSchema('No fields: ranks the open incidents.', {}),
-  resultSchema: laneResult('Incident triage result.', {}),
+  resultSchema: laneResult('Incident triage result.', {
+    posture: Type.Optional(Type.String()),
+  }),
+  resultView: { verdict: '/posture' },
   skills: ['state-read', 'queue-read', 'incident-read'],
 });

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { defineTaskType } from '../../task-types/define-task-type.js';
-import { laneResult, payloadSchema, workspacePath } from '../../task-types/schema-kit.js';
+import { laneResult, nullable, payloadSchema, workspacePath } from '../../task-types/schema-kit.js';
 
 /** The qa-verification task type: its catalog facts, payload and result contracts and the skills its lane uses. */
 export const qaVerificationType = defineTaskType({
@@ -31,6 +31,30 @@ export const qaVerificationType = defineTaskType({
       }),
     ),
   }, { target: 'projects/app', suite: 'smoke', mode: 'dry-run' }),
-  resultSchema: laneResult('QA verification result.', {}),
+  resultSchema: laneResult('QA verification result: the plan, and in execute mode the counts and failures.', {
+    mode: Type.Optional(Type.String({ description: 'dry-run or execute.' })),
+    verdict: Type.Optional(Type.String()),
+    passed: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
+    failed: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
+    skipped: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
+    plan: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+    failures: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+  }),
+  resultView: {
+    tests: {
+      verdict: { first: [{ pointer: '/mode', pattern: '^dry-run$', value: 'planned (dry run)' }, '/verdict'] },
+      passed: '/passed',
+      failed: '/failed',
+      skipped: '/skipped',
+      failures: { items: '/failures', name: '/name', where: '/file', message: '/message' },
+      note: {
+        first: [
+          { pointer: '/mode', pattern: '^dry-run$', value: 'The suite was not run: a dry run only plans it.' },
+          { join: [{ pointer: '/runner', prefix: 'runner ' }, { pointer: '/exitCode', prefix: 'exit code ' }], separator: ', ' },
+        ],
+      },
+      outputTail: '/outputTail',
+    },
+  },
   skills: ['workspace-read', 'test-runner'],
 });

@@ -18,7 +18,13 @@ export const releaseReadinessType = defineTaskType({
     { scope: Type.Optional(postureScope('of the release candidate; without it only the control plane is judged')) },
     { scope: 'projects/app' },
   ),
-  resultSchema: laneResult('Release readiness result.', {}),
+  resultSchema: laneResult('Release readiness result: gates and a go/hold/block posture.', {
+    posture: Type.Optional(Type.String({ description: 'go, hold or block.' })),
+    gates: Type.Optional(Type.Array(Type.Object({ gate: Type.String(), status: Type.String(), evidence: Type.String() }, { additionalProperties: true }))),
+  }),
+  resultView: {
+    gates: { items: '/gates', posture: '/posture', gate: '/gate', status: '/status', evidence: '/evidence' },
+  },
   // Reads the snapshot gates and the repository (JUnit reports) under an optional scope.
   skills: ['workspace-read', 'state-read', 'incident-read'],
 });

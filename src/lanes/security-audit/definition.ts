@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { defineTaskType } from '../../task-types/define-task-type.js';
-import { laneResult, payloadSchema, postureScope } from '../../task-types/schema-kit.js';
+import { laneResult, nullable, payloadSchema, postureScope } from '../../task-types/schema-kit.js';
 
 /** The security-audit task type: its catalog facts, payload and result contracts and the skills its lane uses. */
 export const securityAuditType = defineTaskType({
@@ -16,7 +16,26 @@ export const securityAuditType = defineTaskType({
     type: Type.Optional(Type.Enum(['scan', 'secrets', 'code', 'deps'], { description: 'Kind of audit (default scan).' })),
     scope: postureScope('to audit'),
   }, { type: 'scan', scope: 'projects/app' }),
-  resultSchema: laneResult('Security audit result.', {}),
+  resultSchema: laneResult('Security audit result: findings ranked by exploitability.', {
+    findings: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            rule: Type.String(),
+            severity: Type.String(),
+            file: Type.String({ description: 'Workspace-relative path.' }),
+            line: nullable(Type.Integer({ description: '1-based; null for findings about the file itself.' })),
+            evidence: Type.String({ description: 'What matched, a secret value masked.' }),
+          },
+          { additionalProperties: true },
+        ),
+      ),
+    ),
+    exploitabilityRanking: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+  }),
+  resultView: {
+    findings: { caption: 'Security findings', items: '/findings', severity: '/severity', rule: '/rule', file: '/file', line: '/line', message: '/evidence' },
+  },
   skills: ['workspace-read', 'secret-scan', 'code-pattern-scan', 'dependency-audit', 'file-permission-audit'],
   model: { keepsContentLocal: true },
 });

@@ -17,7 +17,10 @@ export const skillAuditType = defineTaskType({
     { agentId: Type.Optional(text('Agent to audit (default all).', { minLength: 1, maxLength: 100 })) },
     { agentId: 'summarization-agent' },
   ),
-  resultSchema: laneResult('Skill audit result.', {}),
+  resultSchema: laneResult('Skill audit result.', {
+    posture: Type.Optional(Type.String()),
+  }),
+  resultView: { verdict: '/posture' },
   skills: ['agent-registry-read', 'skill-registry-read'],
   model: { keepsContentLocal: true },
 });

@@ -25,6 +25,23 @@ export const summarizeContentType = defineTaskType({
     content: 'The deploy finished at noon. Two services restarted cleanly. The queue drained within five minutes and no run failed.',
     format: 'bullets',
   }),
-  resultSchema: laneResult('Summarize content result.', {}),
+  resultSchema: laneResult('Summary result: the summary and its bullets.', {
+    summary: Type.Optional(Type.String()),
+    bullets: Type.Optional(Type.Array(Type.String())),
+  }),
+  resultView: {
+    text: {
+      markdown: '/summary',
+      bullets: '/bullets',
+      facts: [
+        { label: 'topic', value: '/topic' },
+        { label: 'format', value: '/format' },
+        { label: 'words', value: '/wordCount' },
+        { label: 'sentences kept', value: '/selectedSentenceCount' },
+        { label: 'compression', value: '/compressionRatio', format: 'percent' },
+        { label: 'keywords', value: '/keywords', format: 'list' },
+      ],
+    },
+  },
   skills: ['text-summarize'],
 });

@@ -24,6 +24,9 @@ export const systemMonitorType = defineTaskType({
     },
     { type: 'health' },
   ),
-  resultSchema: laneResult('System monitor result.', {}),
+  resultSchema: laneResult('System monitor result.', {
+    posture: Type.Optional(Type.String()),
+  }),
+  resultView: { verdict: '/posture' },
   skills: ['state-read', 'queue-read', 'incident-read', 'host-metrics-read'],
 });

@@ -18,6 +18,20 @@ export const testIntelligenceType = defineTaskType({
       Type.Array(workspacePath('Test report file.'), { maxItems: 50, description: 'Test report files to read; leave it out (or empty) to search the scope.' }),
     ),
   }, { scope: 'projects/app' }),
-  resultSchema: laneResult('Test intelligence result.', {}),
+  resultSchema: laneResult('Test intelligence result: report totals, failing cases and a posture.', {
+    posture: Type.Optional(Type.String({ description: 'clear, watching or blocked.' })),
+    totals: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'tests, failures, errors, skipped, time.' })),
+    failures: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+  }),
+  resultView: {
+    tests: {
+      verdict: '/posture',
+      passed: { difference: ['/totals/tests', '/totals/failures', '/totals/errors', '/totals/skipped'] },
+      failed: { sum: ['/totals/failures', '/totals/errors'] },
+      skipped: '/totals/skipped',
+      failures: { items: '/failures', name: '/name', where: { join: [{ pointer: '/classname' }, { pointer: '/report' }], separator: ' · ' }, message: '/message' },
+      note: '/postureReason',
+    },
+  },
   skills: ['workspace-read', 'test-report-read'],
 });
