@@ -10,8 +10,10 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * fields are the envelope's `result`. Paths point into the run's stored `result`.
  */
 export function resultProblems(t: Pick<TaskType, 'executor' | 'resultSchema'>, result: unknown): ErrorDetail[] {
-  if (t.executor === 'handler' && isRecord(result) && 'status' in result) {
-    return schemaProblems(t.resultSchema, result.result ?? {}, '/result', 'result');
+  if (t.executor === 'handler') {
+    if (isRecord(result) && 'status' in result) return schemaProblems(t.resultSchema, result.result ?? {}, '/result', 'result');
+    // A handler that answered nothing stores nothing: there is no shape to get wrong.
+    if (result === null || result === undefined) return [];
   }
   return schemaProblems(t.resultSchema, result, '', 'result');
 }

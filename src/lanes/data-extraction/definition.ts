@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { defineTaskType } from '../../task-types/define-task-type.js';
-import { laneResult, payloadSchema, text, workspacePath } from '../../task-types/schema-kit.js';
+import { laneResult, payloadSchema, workspacePath } from '../../task-types/schema-kit.js';
 
 /** The data-extraction task type: its catalog facts, payload and result contracts and the skills its lane uses. */
 export const dataExtractionType = defineTaskType({

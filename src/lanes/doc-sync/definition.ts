@@ -1,5 +1,5 @@
 import { defineTaskType } from '../../task-types/define-task-type.js';
-import { handlerResult, payloadSchema, text } from '../../task-types/schema-kit.js';
+import { handlerResult, payloadSchema } from '../../task-types/schema-kit.js';
 
 /** The doc-sync task type: its catalog facts, payload and result contracts and the skills its lane uses. */
 export const docSyncType = defineTaskType({
