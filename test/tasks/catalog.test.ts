@@ -7,7 +7,7 @@ import {
 } from '../../src/tasks/catalog.js';
 import { loadAgentRegistry } from '../../src/agents/registry.js';
 import { BUSINESS_HANDLER_TYPES } from '../../src/business/module.js';
-import { coreHandlerLanes } from '../../src/tasks/handlers/index.js';
+import { coreHandlerLanes } from '../../src/lanes/core-handlers.js';
 import { testConfig } from '../support/config.js';
 import { AGENTS_DIR } from '../support/paths.js';
 import { PAYLOAD_SCHEMAS } from '../../src/tasks/payload-schemas.js';
