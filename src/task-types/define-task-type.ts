@@ -20,6 +20,7 @@ export interface TaskTypeInput<T extends string, P extends TSchema, R extends TS
   affectedSurfaces?: string[];
   readsControlPlane?: boolean;
   remediation?: boolean;
+  plannerSafe?: boolean;
   operationalStatus?: OperationalStatus;
   dependencyClass?: DependencyClass;
   baselineConfidence?: BaselineConfidence;
@@ -68,6 +69,7 @@ export function defineTaskType<const T extends string, P extends TSchema, R exte
     highRiskWhenApproved: input.highRiskWhenApproved ?? false,
     affectedSurfaces: [...(input.affectedSurfaces ?? [])],
     remediation: input.remediation ?? false,
+    plannerSafe: input.plannerSafe ?? false,
     source: input.source ?? 'built-in',
     payloadSchema: input.payloadSchema,
     resultSchema: input.resultSchema,

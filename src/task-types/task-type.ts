@@ -53,6 +53,15 @@ export interface CatalogFacts {
   remediation: boolean;
 }
 
+/** Facts about a type that only the service's own planners read. */
+export interface PlannerFacts {
+  /**
+   * The business planner may enqueue it on its own: bounded, local, read-only or text-only work
+   * inside the service (no network, no code change, no deploy, nothing sent).
+   */
+  plannerSafe: boolean;
+}
+
 export interface ModelUse {
   /** `none`: the lane calls no model; `local`: only a local model may serve it; `standard`: any configured one. */
   tier: ModelTier;
@@ -63,7 +72,7 @@ export interface ModelUse {
 /** Where the type comes from: compiled into the service, or an operator's folder. */
 export type TaskTypeSource = 'built-in' | 'operator';
 
-export interface TaskType<T extends string = string, P extends TSchema = TSchema, R extends TSchema = TSchema> extends CatalogFacts {
+export interface TaskType<T extends string = string, P extends TSchema = TSchema, R extends TSchema = TSchema> extends CatalogFacts, PlannerFacts {
   type: T;
   source: TaskTypeSource;
   /** The payload contract from admission to worker; its `examples[0]` seeds the console's trigger form. */

@@ -11,6 +11,7 @@ export const codeIndexType = defineTaskType({
   executor: 'worker',
   toolGatePreflight: true,
   retryable: true,
+  plannerSafe: true,
   scopeFields: ['scope'],
   payloadSchema: payloadSchema(
     'Read-only code index.',

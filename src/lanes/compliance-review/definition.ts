@@ -11,6 +11,7 @@ export const complianceReviewType = defineTaskType({
   executor: 'worker',
   toolGatePreflight: true,
   retryable: true,
+  plannerSafe: true,
   scopeFields: ['scope'],
   payloadSchema: payloadSchema('Read-only compliance review.', { scope: postureScope('to review') }, { scope: 'projects/app' }),
   resultSchema: laneResult('Compliance review result: checks and a posture.', {

@@ -11,6 +11,7 @@ export const contentGenerateType = defineTaskType({
   executor: 'worker',
   toolGatePreflight: true,
   retryable: true,
+  plannerSafe: true,
   payloadSchema: payloadSchema('Generate text from a named source.', {
     type: Type.Optional(text('Kind of content, e.g. operator-notice or readme.', { maxLength: 100 })),
     source: Type.Object(

@@ -11,6 +11,7 @@ export const controlPlaneBriefType = defineTaskType({
   executor: 'worker',
   toolGatePreflight: true,
   retryable: true,
+  plannerSafe: true,
   readsControlPlane: true,
   payloadSchema: payloadSchema('No fields: reads the control plane’s own state.', {}),
   resultSchema: laneResult('Control-plane brief result.', {

@@ -11,6 +11,7 @@ export const incidentTriageType = defineTaskType({
   executor: 'worker',
   toolGatePreflight: true,
   retryable: true,
+  plannerSafe: true,
   readsControlPlane: true,
   payloadSchema: payloadSchema('No fields: ranks the open incidents.', {}),
   resultSchema: laneResult('Incident triage result.', {

@@ -11,6 +11,7 @@ export const releaseReadinessType = defineTaskType({
   executor: 'worker',
   toolGatePreflight: true,
   retryable: true,
+  plannerSafe: true,
   scopeFields: ['scope'],
   readsControlPlane: true,
   payloadSchema: payloadSchema(

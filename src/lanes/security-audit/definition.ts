@@ -11,6 +11,7 @@ export const securityAuditType = defineTaskType({
   executor: 'worker',
   toolGatePreflight: true,
   retryable: true,
+  plannerSafe: true,
   scopeFields: ['scope'],
   payloadSchema: payloadSchema('Security scan of a scoped path.', {
     type: Type.Optional(Type.Enum(['scan', 'secrets', 'code', 'deps'], { description: 'Kind of audit (default scan).' })),

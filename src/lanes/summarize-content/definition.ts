@@ -12,6 +12,7 @@ export const summarizeContentType = defineTaskType({
   executor: 'worker',
   baselineConfidence: 'high',
   retryable: true,
+  plannerSafe: true,
   payloadSchema: payloadSchema('Summarize supplied content.', {
     sourceType: Type.Optional(text('What the content is, e.g. report.', { maxLength: 100 })),
     content: text('The text to summarize.', { minLength: 1, maxLength: 524_288 }),

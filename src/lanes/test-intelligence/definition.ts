@@ -11,6 +11,7 @@ export const testIntelligenceType = defineTaskType({
   executor: 'worker',
   toolGatePreflight: true,
   retryable: true,
+  plannerSafe: true,
   scopeFields: ['scope', 'reports'],
   payloadSchema: payloadSchema('Test posture from existing reports.', {
     scope: postureScope('holding the project'),
