@@ -50,7 +50,7 @@ import { createApprovalPolicy } from './tasks/approval-policy.js';
 import { TASK_CATALOG } from './tasks/catalog.js';
 import { createCatalogView } from './tasks/catalog-view.js';
 import { createControlPlaneSnapshot } from './tasks/control-plane-snapshot.js';
-import { coreHandlerLanes } from './tasks/handlers/index.js';
+import { coreHandlerLanes } from './lanes/core-handlers.js';
 import { createLaneRegistry } from './tasks/lanes.js';
 import { agentModelName, createModels } from './models/index.js';
 import { admitDueRetries } from './tasks/retry-scanner.js';

@@ -1,4 +1,4 @@
-import { defineLane, type LaneDefinition } from '../../src/worker-sdk/lane-definition.js';
+import { defineLane, type WorkerLane } from '../../src/worker-sdk/lane-definition.js';
 import { incidentTriage } from './incident-triage.js';
 import { systemMonitor } from './system-monitor.js';
 
@@ -16,12 +16,12 @@ export function laneOf(payload: Readonly<Record<string, unknown>>, env: NodeJS.P
   return typeof payload.type === 'string' ? 'system-monitor' : 'incident-triage';
 }
 
-const LANES: Readonly<Record<AgentLane, LaneDefinition>> = {
+const LANES: Readonly<Record<AgentLane, WorkerLane>> = {
   'system-monitor': defineLane('system-monitor', systemMonitor),
   'incident-triage': defineLane('incident-triage', incidentTriage),
 };
 
 /** The lane a payload goes to; the SDK then checks the payload against that lane's schema. */
-export function systemMonitorAgent(payload: Readonly<Record<string, unknown>>, env: NodeJS.ProcessEnv): LaneDefinition {
+export function systemMonitorAgent(payload: Readonly<Record<string, unknown>>, env: NodeJS.ProcessEnv): WorkerLane {
   return LANES[laneOf(payload, env)];
 }

@@ -1,7 +1,7 @@
 // Loader hook (bench only): wraps the built doc-sync handler so every execution first appends
 // its run id to the file named by BENCH_HANDLER_LOG (O_APPEND, one short line in one write,
 // atomic). The bench counts executions from this file, not from the service's own records.
-const TARGET = '/dist/src/tasks/handlers/doc-sync.js';
+const TARGET = '/dist/src/lanes/doc-sync/handler.js';
 const MARKER = 'export const docSync = ';
 
 export async function load(url, context, nextLoad) {

@@ -1,7 +1,9 @@
 import type { RegisteredAgent } from '../agents/registry.js';
 import type { ServiceUnitReading } from '../agents/service-probe.js';
 import type { AppConfig } from '../config/types.js';
-import { APPROVAL_GATED_BY_DEFAULT, CONTROL_PLANE_LANES, INTERNAL_TASK_TYPES, TASK_CATALOG } from '../tasks/catalog.js';
+import { TASK_CATALOG } from '../tasks/catalog.js';
+
+const typesWhere = (fact: (e: (typeof TASK_CATALOG)[number]) => boolean) => TASK_CATALOG.filter(fact).map((e) => e.type);
 import type { RunRecord } from '../domain/run-record.js';
 import { persistenceMode } from './persistence-view.js';
 import { shownTarget } from '../store/shown-target.js';
@@ -58,10 +60,10 @@ export function composeRuntimeFacts(input: RuntimeFactsInput) {
     },
     schedules: { nightlyBatchCron: config.nightlyBatchCron },
     taskClassification: {
-      internalOnly: [...INTERNAL_TASK_TYPES],
+      internalOnly: typesWhere((e) => e.internalOnly),
       publicTriggerable: TASK_CATALOG.filter((e) => e.publicTriggerable).map((e) => e.type),
-      approvalGatedByDefault: [...APPROVAL_GATED_BY_DEFAULT],
-      controlPlaneLanes: [...CONTROL_PLANE_LANES],
+      approvalGatedByDefault: typesWhere((e) => e.approvalGated),
+      controlPlaneLanes: typesWhere((e) => e.readsControlPlane),
       inProcessHandlers: TASK_CATALOG.filter((e) => e.executor === 'handler').map((e) => e.type),
       workerLanes: TASK_CATALOG.filter((e) => e.executor === 'worker').map((e) => e.type),
     },

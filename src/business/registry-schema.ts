@@ -96,8 +96,6 @@ const CoverageGapSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const PIPELINE_STAGES = ['lead', 'qualified', 'proposal', 'negotiation', 'won', 'lost'] as const;
-
 const PipelineItemSchema = Type.Object(
   {
     id: Id,

@@ -1,21 +1,15 @@
+import { BUILT_IN_REGISTRY } from '../lanes/built-in.js';
 import type { ActionKind } from './registry-schema.js';
 
 /**
  * The lanes the business planner may ever enqueue on its own: bounded, local, read-only or
- * text-only work inside the service. A registry's approval policy can narrow this list, never
- * widen it. Lanes that reach the network, change code, deploy or send anything are absent.
+ * text-only work inside the service, as each type module says (`plannerSafe`). A registry's
+ * approval policy can narrow this list, never widen it. Lanes that reach the network, change
+ * code, deploy or send anything are absent.
  */
-export const SAFE_INTERNAL_TASK_TYPES: readonly string[] = [
-  'content-generate',
-  'summarize-content',
-  'code-index',
-  'test-intelligence',
-  'compliance-review',
-  'security-audit',
-  'control-plane-brief',
-  'incident-triage',
-  'release-readiness',
-];
+export const SAFE_INTERNAL_TASK_TYPES: readonly string[] = BUILT_IN_REGISTRY.all()
+  .filter((t) => t.plannerSafe)
+  .map((t) => t.type);
 
 /** Why each non-internal action kind is never enqueued by the planner. */
 export const APPROVAL_GATED_KINDS: Readonly<Record<Exclude<ActionKind, 'internal-task'>, string>> = {

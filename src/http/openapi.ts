@@ -217,7 +217,7 @@ function operationFor(route: RouteSpec): Json {
  * authentication, limits, caching and validation produce the operations, so the document cannot
  * drift from what the server does. (Why not @fastify/swagger: see docs/http.md.)
  */
-export function buildOpenApiDocument(routes: RouteSpec[], info: OpenApiInfo): Json {
+export function buildOpenApiDocument(routes: RouteSpec[], info: OpenApiInfo, taskTypeSchemas: Record<string, TSchema> = {}): Json {
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     const path = openApiPath(route.path);
@@ -244,7 +244,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], info: OpenApiInfo): Js
             'HMAC-SHA256 with WEBHOOK_SECRET over `<X-Orchestrator-Timestamp>.<raw body>`, sent as `sha256=<hex>`; the timestamp must be within 300 s and a signature is accepted once.',
         },
       },
-      schemas: { ErrorBody: toJsonSchema(ErrorBodySchema) },
+      schemas: { ErrorBody: toJsonSchema(ErrorBodySchema), ...Object.fromEntries(Object.entries(taskTypeSchemas).map(([name, schema]) => [name, toJsonSchema(schema)])) },
       headers: HEADERS,
       responses: ERROR_RESPONSES,
     },

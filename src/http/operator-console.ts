@@ -5,9 +5,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './errors.js';
 import type { RateLimitHook } from './rate-limits.js';
 
-/** Where the console is mounted; `vite build` uses the same base (console/vite.config.ts). */
-export const CONSOLE_BASE = '/operator/';
-
 /** The console's routes (registered below), for the server's 405 answers to other methods. */
 export const CONSOLE_PATHS: ReadonlyArray<{ method: 'GET'; path: string }> = [
   { method: 'GET', path: '/operator' },

@@ -49,16 +49,3 @@ export interface IncidentReadPort {
   listOpen(limit: number): Promise<IncidentDigest[]>;
 }
 
-/** A port for a service built without a ledger (tests of a reader in isolation). */
-export const emptyIncidentReadPort: IncidentReadPort = {
-  rollup: async () => ({
-    overallStatus: 'ok',
-    openCount: 0,
-    activeCount: 0,
-    watchingCount: 0,
-    resolvedCount: 0,
-    bySeverity: { critical: 0, warning: 0, info: 0 },
-    topClassifications: [],
-  }),
-  listOpen: async () => [],
-};

@@ -1,13 +1,18 @@
 import type { AgentRegistry } from '../agents/registry.js';
 import type { LlmConfig } from '../config/types.js';
+import { BUILT_IN_REGISTRY } from '../lanes/built-in.js';
 
 /**
  * Lanes whose input is security-sensitive (audit findings, files matched as secrets, compliance
- * evidence): nothing they read is sent to a provider, whatever their manifest says.
+ * evidence): nothing they read is sent to a provider, whatever their manifest says. Each type
+ * module says so itself (`model.keepsContentLocal`).
  */
-export const SECURITY_SENSITIVE_LANES: ReadonlySet<string> = new Set(['security-audit', 'skill-audit', 'compliance-review']);
+export const SECURITY_SENSITIVE_LANES: ReadonlySet<string> = new Set(
+  BUILT_IN_REGISTRY.all()
+    .filter((t) => t.model.keepsContentLocal)
+    .map((t) => t.type),
+);
 
-/** The model an agent's lane uses, or why it uses none. */
 export type LaneModel = { model: string; tier: string } | { model: null; reason: 'lane-not-allowed' | 'no-model'; detail: string };
 
 /**

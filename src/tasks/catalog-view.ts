@@ -1,6 +1,5 @@
 import type { StateStore } from '../store/types.js';
-import { classificationLabels, publicCatalog } from './catalog.js';
-import { getPayloadSchema } from './payload-schemas.js';
+import { classificationLabels, getTaskType, publicCatalog } from './catalog.js';
 
 /**
  * The catalog route's view: static classification labels from the catalog plus telemetry
@@ -8,6 +7,19 @@ import { getPayloadSchema } from './payload-schemas.js';
  * `totalRuns` and `cancelledCount` but in neither rate: an operator's stop says nothing about
  * whether the lane works (docs/run-control.md, "Cancel").
  */
+/** What the type's module adds to its catalog facts: its contracts, the console's view, skills and model use. */
+function moduleFacts(type: string) {
+  const t = getTaskType(type);
+  return {
+    source: t?.source ?? 'built-in',
+    payloadSchema: t?.payloadSchema ?? null,
+    resultSchema: t?.resultSchema ?? null,
+    resultView: t?.resultView ?? {},
+    skills: t ? [...t.skills] : [],
+    model: t ? { ...t.model } : null,
+  };
+}
+
 export function createCatalogView(store: StateStore) {
   async function publicEntries() {
     const counts = await store.countRuns(false);
@@ -19,7 +31,7 @@ export function createCatalogView(store: StateStore) {
       const totalRuns = byStatus ? Object.values(byStatus).reduce((a, b) => a + b, 0) : 0;
       return {
         ...entry,
-        payloadSchema: getPayloadSchema(entry.type) ?? null,
+        ...moduleFacts(entry.type),
         classificationLabels: classificationLabels(entry),
         telemetryOverlay: {
           totalRuns,

@@ -8,6 +8,8 @@ import type { RunMutator, StateStore } from '../store/types.js';
 import { noopServiceTracer, type ServiceTracer } from '../tracing/service-tracer.js';
 import { runWriteTags, type Admit } from './admission.js';
 import { accountingFor } from './accounting.js';
+import { getTaskType } from './catalog.js';
+import { describeResultProblems, resultProblems } from '../task-types/result-check.js';
 import type { ExecutionOutcome } from './executor.js';
 import { retryPlanFor } from './retry-policy.js';
 import { retryWhileUnavailable } from './retry-while-unavailable.js';
@@ -39,17 +41,18 @@ export interface FinalizeDeps {
  * result, the error and the lane's summary, actions and contract, so neither the run nor the
  * events and task record made from them ever hold one.
  */
-function recordedOutcome(outcome: ExecutionOutcome, redact: FinalizeDeps['redact']): ExecutionOutcome {
-  const problem =
+function recordedOutcome(type: string, outcome: ExecutionOutcome, redact: FinalizeDeps['redact']): ExecutionOutcome {
+  const bounds =
     jsonBoundsProblem(outcome.result, "The attempt's result", RESULT_BOUNDS) ??
     jsonBoundsProblem(outcome.specialistContract, "The attempt's specialist contract", RESULT_BOUNDS);
+  const problem = bounds ? { message: `${bounds.message}; it was not stored`, reason: 'result-too-deep' } : malformedResult(type, outcome);
   const kept: ExecutionOutcome = problem
     ? {
         ...outcome,
         ok: false,
         result: null,
-        error: `${problem.message}; it was not stored`,
-        failureReason: 'result-too-deep',
+        error: problem.message,
+        failureReason: problem.reason,
         transient: false,
         stateUpdate: undefined,
         followUps: undefined,
@@ -65,6 +68,17 @@ function recordedOutcome(outcome: ExecutionOutcome, redact: FinalizeDeps['redact
     recommendedNextActions: redact.value(kept.recommendedNextActions),
     specialistContract: redact.value(kept.specialistContract),
   };
+}
+
+/**
+ * A successful result that does not match its type's result schema is a failed attempt, named
+ * field by field, and never stored (no retry either: the lane would answer the same).
+ */
+function malformedResult(type: string, outcome: ExecutionOutcome): { message: string; reason: string } | null {
+  const taskType = outcome.ok ? getTaskType(type) : undefined;
+  if (!taskType) return null;
+  const problems = resultProblems(taskType, outcome.result);
+  return problems.length === 0 ? null : { message: describeResultProblems(type, problems), reason: 'invalid_result' };
 }
 
 /**
@@ -109,7 +123,7 @@ async function recordOutcome(
   provenance: { name: string; detail: string } | undefined,
 ): Promise<RunRecord | null> {
   const { store, clock } = deps;
-  const outcome = recordedOutcome(given, deps.redact);
+  const outcome = recordedOutcome(run.type, given, deps.redact);
   const now = clock.now();
   const taskRecord: TaskRecord = {
     type: run.type,

@@ -1,5 +1,5 @@
 import { appendFileSync, readFileSync } from 'node:fs';
-import { recordGroupOf, recordedGroupMembers, signalRecordedGroup, type RecordedGroup } from './process-table.js';
+import { recordGroupOf, signalRecordedGroup, type RecordedGroup } from './process-table.js';
 
 /**
  * The process groups a worker starts beside its own. A worker leads its own process group, and
@@ -39,11 +39,6 @@ export function forgetChildGroup(pid: number): void {
 /** Sends `signal` to every group this worker started that still lives. */
 export function signalChildGroups(signal: NodeJS.Signals): void {
   for (const group of started.values()) signalRecordedGroup(group, signal);
-}
-
-/** Whether any group this worker started still has a live member. */
-export function childGroupsAlive(): boolean {
-  return [...started.values()].some((group) => recordedGroupMembers(group).length > 0);
 }
 
 /** The groups listed in a worker's file (the orchestrator's side); none when it is absent or unreadable. */

@@ -2,7 +2,7 @@ import { DomainError, ProgrammingError } from '../domain/errors.js';
 import { Console } from 'node:console';
 import { readFile } from 'node:fs/promises';
 import type { LaneContext } from './lane-result.js';
-import type { LaneDefinition, LaneRouter } from './lane-definition.js';
+import type { WorkerLane, LaneRouter } from './lane-definition.js';
 import { writeDurableResult } from './durable-result.js';
 import { exitWhenOrphaned } from './parent-watch.js';
 import { modelAccessOf } from './model.js';
@@ -23,7 +23,7 @@ export {
   defineLane,
   refusePayload,
   type Lane,
-  type LaneDefinition,
+  type WorkerLane,
   type LanePayload,
   type LaneRouter,
   type PayloadRefusal,
@@ -101,7 +101,7 @@ async function readPayload(io: AgentMainIo): Promise<Record<string, unknown>> {
   return value as Record<string, unknown>;
 }
 
-async function answer(lanes: LaneDefinition | LaneRouter, io: AgentMainIo): Promise<{ text: string; code: number }> {
+async function answer(lanes: WorkerLane | LaneRouter, io: AgentMainIo): Promise<{ text: string; code: number }> {
   try {
     const payload = await readPayload(io);
     const context: LaneContext = {
@@ -133,7 +133,7 @@ async function answer(lanes: LaneDefinition | LaneRouter, io: AgentMainIo): Prom
  * leaves a timer or socket open must not hang the run. Resolves with the exit code (useful when
  * `io.exit` does not end the process).
  */
-export async function runAgentMain(lanes: LaneDefinition | LaneRouter, io: Partial<AgentMainIo> = {}): Promise<number> {
+export async function runAgentMain(lanes: WorkerLane | LaneRouter, io: Partial<AgentMainIo> = {}): Promise<number> {
   const resolved: AgentMainIo = { ...processIo, ...io };
   if (resolved.reserveStdout) reserveStdoutForResult();
   const stopWatching = resolved.watchParent ? exitWhenOrphaned() : () => undefined;

@@ -21,7 +21,7 @@ export type Lane<P> = (payload: P, context: LaneContext) => Promise<Record<strin
  * A lane bound to its task type. `run` takes the payload as the worker read it from its file,
  * checks it against the type's schema and runs the lane only when it passes.
  */
-export interface LaneDefinition {
+export interface WorkerLane {
   readonly taskType: PayloadTaskType;
   run(payload: Record<string, unknown>, context: LaneContext): Promise<Record<string, unknown>>;
 }
@@ -53,7 +53,7 @@ export function refusePayload(taskType: PayloadTaskType, problems: ErrorDetail[]
  * The check neither fills in defaults nor converts: the lane gets the very object from the
  * payload file, `__` fields included.
  */
-export function defineLane<T extends PayloadTaskType>(taskType: T, lane: Lane<LanePayload<T>>): LaneDefinition {
+export function defineLane<T extends PayloadTaskType>(taskType: T, lane: Lane<LanePayload<T>>): WorkerLane {
   return {
     taskType,
     async run(payload, context) {
@@ -68,4 +68,4 @@ export function defineLane<T extends PayloadTaskType>(taskType: T, lane: Lane<La
  * Picks the lane of an agent that serves several task types, from the payload as read and the
  * environment (the service names the type in ORCHESTRATOR_TASK_TYPE).
  */
-export type LaneRouter = (payload: Readonly<Record<string, unknown>>, env: NodeJS.ProcessEnv) => LaneDefinition;
+export type LaneRouter = (payload: Readonly<Record<string, unknown>>, env: NodeJS.ProcessEnv) => WorkerLane;

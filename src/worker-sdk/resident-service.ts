@@ -1,5 +1,5 @@
 import { DomainError } from '../domain/errors.js';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /**
@@ -49,17 +49,6 @@ export function writeHeartbeatAtomically(path: string, heartbeat: ServiceHeartbe
   const temp = `${path}.${process.pid}.tmp`;
   writeFileSync(temp, `${JSON.stringify(heartbeat, null, 2)}\n`);
   renameSync(temp, path);
-}
-
-/** The heartbeat at `path`, or null when it is absent or unreadable. */
-export function readServiceHeartbeat(path: string): ServiceHeartbeat | null {
-  try {
-    const data = JSON.parse(readFileSync(path, 'utf8')) as Partial<ServiceHeartbeat>;
-    if (typeof data.agentId !== 'string' || typeof data.heartbeatAt !== 'string') return null;
-    return data as ServiceHeartbeat;
-  } catch {
-    return null;
-  }
 }
 
 /**

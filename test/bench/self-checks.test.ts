@@ -188,9 +188,9 @@ describe("the handler's own execution log", () => {
       const hook = (await import(/* @vite-ignore */ hookUrl)) as { load: LoadHook };
       const source = 'export const docSync = async (state, config, input) => ({ status: "completed", result: { runId: input.runId } });\n';
       const next = async () => ({ format: 'module', source });
-      const other = await hook.load('file:///x/dist/src/tasks/handlers/heartbeat.js', {}, next);
+      const other = await hook.load('file:///x/dist/src/lanes/heartbeat/handler.js', {}, next);
       expect(other.source).toBe(source);
-      const wrapped = await hook.load('file:///x/dist/src/tasks/handlers/doc-sync.js', {}, next);
+      const wrapped = await hook.load('file:///x/dist/src/lanes/doc-sync/handler.js', {}, next);
       const url = `data:text/javascript,${encodeURIComponent(String(wrapped.source))}`;
       const mod = (await import(url)) as { docSync: (s: unknown, c: unknown, i: { runId: string }) => Promise<{ result: { runId: string } }> };
       await mod.docSync({}, {}, { runId: 'r1' });
@@ -198,7 +198,7 @@ describe("the handler's own execution log", () => {
       const answer = await mod.docSync({}, {}, { runId: 'r1' });
       expect(answer.result.runId).toBe('r1');
       expect(countLines(readFileSync(log, 'utf8'))).toEqual({ r1: 2, r2: 1 });
-      await expect(hook.load('file:///x/dist/src/tasks/handlers/doc-sync.js', {}, async () => ({ format: 'module', source: 'export function docSync() {}' }))).rejects.toThrow(/not found/);
+      await expect(hook.load('file:///x/dist/src/lanes/doc-sync/handler.js', {}, async () => ({ format: 'module', source: 'export function docSync() {}' }))).rejects.toThrow(/not found/);
     } finally {
       if (previous === undefined) delete process.env.BENCH_HANDLER_LOG;
       else process.env.BENCH_HANDLER_LOG = previous;

@@ -53,7 +53,7 @@ describe('the requesters of work admitted on someone\'s behalf, under allowSelfA
     const succeed = async (run: RunRecord, fields: { result?: unknown; followUps?: Array<{ type: string; payload: Record<string, unknown> }> } = {}) => {
       const now = clock.now();
       const running = (await s.mutateRun(run.runId, (current) => (current ? markRunning(current, 'owner', new Date(now.getTime() + 60_000), now) : null))).after!;
-      const outcome = { ok: true, result: fields.result ?? {}, error: null, failureReason: null, transient: false, durationMs: 1, operatorSummary: null, recommendedNextActions: null, specialistContract: null, followUps: fields.followUps };
+      const outcome = { ok: true, result: fields.result ?? { success: true }, error: null, failureReason: null, transient: false, durationMs: 1, operatorSummary: null, recommendedNextActions: null, specialistContract: null, followUps: fields.followUps };
       const deps = { config: { retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 } }, store: s, clock, logger: silent, invalidator, admit, onRunFinished: driver.onRunFinished };
       return (await finalizeAttempt(deps, running, false, outcome, (current): current is RunRecord => current !== null && current.status === 'running'))!;
     };

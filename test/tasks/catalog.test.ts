@@ -2,13 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   classificationLabels,
   getCatalogEntry,
-  INTERNAL_TASK_TYPES,
   publicCatalog,
   TASK_CATALOG,
 } from '../../src/tasks/catalog.js';
 import { loadAgentRegistry } from '../../src/agents/registry.js';
 import { BUSINESS_HANDLER_TYPES } from '../../src/business/module.js';
-import { coreHandlerLanes } from '../../src/tasks/handlers/index.js';
+import { coreHandlerLanes } from '../../src/lanes/core-handlers.js';
 import { testConfig } from '../support/config.js';
 import { AGENTS_DIR } from '../support/paths.js';
 import { PAYLOAD_SCHEMAS } from '../../src/tasks/payload-schemas.js';
@@ -63,7 +62,7 @@ describe('task catalog', () => {
   });
 
   it('marks exactly startup, doc-change and heartbeat internal-only, and no internal type public', () => {
-    expect([...INTERNAL_TASK_TYPES].sort()).toEqual([...SPEC_INTERNAL].sort());
+    expect(TASK_CATALOG.filter((e) => e.internalOnly).map((e) => e.type).sort()).toEqual([...SPEC_INTERNAL].sort());
     for (const entry of TASK_CATALOG) {
       expect(entry.internalOnly).toBe(SPEC_INTERNAL.includes(entry.type));
       expect(entry.publicTriggerable).toBe(!entry.internalOnly);

@@ -7,7 +7,7 @@ import { repairRunId } from '../../src/knowledge/repair-loop.js';
 import { slotRunId } from '../../src/scheduler/scheduler.js';
 import { scheduleRunId } from '../../src/schedules/schedule-record.js';
 import { replayRunIdFor } from '../../src/tasks/approvals.js';
-import { followUpKey } from '../../src/tasks/handlers/nightly-batch.js';
+import { followUpKey } from '../../src/lanes/nightly-batch/handler.js';
 import { checkTaskRequest, validatePayload, type TaskRequest } from '../../src/tasks/payload-validation.js';
 import { rerouteRunId, stepRunId } from '../../src/tasks/workflow-driver.js';
 

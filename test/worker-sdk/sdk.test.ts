@@ -8,13 +8,13 @@ import {
   specialistContract,
   type AgentMainIo,
   type Lane,
-  type LaneDefinition,
+  type WorkerLane,
   type LanePayload,
   type LaneRouter,
 } from '../../src/worker-sdk/index.js';
 
 /** Runs runAgentMain against in-memory process edges and returns what the worker would print. */
-async function runMain(lane: LaneDefinition | LaneRouter, options: { files?: Record<string, string>; argv?: string[]; env?: NodeJS.ProcessEnv } = {}) {
+async function runMain(lane: WorkerLane | LaneRouter, options: { files?: Record<string, string>; argv?: string[]; env?: NodeJS.ProcessEnv } = {}) {
   const written: string[] = [];
   const exits: number[] = [];
   const io: Partial<AgentMainIo> = {

@@ -1,3 +1,4 @@
+import type { ResultViewSpec } from '../../../src/task-types/result-view.js';
 import type { PayloadSchema } from './trigger-body.js';
 
 /** The fields the console reads from an entry of `GET /api/tasks/catalog`. */
@@ -13,6 +14,8 @@ export interface CatalogEntry {
   dependencyClass: string;
   caveats?: string[];
   payloadSchema: PayloadSchema | null;
+  /** Which result fields the run page shows as verdict, findings, tests, text, gates, metrics. */
+  resultView?: ResultViewSpec;
   telemetryOverlay: { totalRuns: number; successRate: number | null };
 }
 

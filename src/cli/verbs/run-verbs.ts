@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { TASK_CATALOG, INTERNAL_TASK_TYPES } from '../../tasks/catalog.js';
+import { TASK_CATALOG } from '../../tasks/catalog.js';
 import type { RunRecordView, TriggerAnswer } from '../../client/index.js';
 import { payloadFromAssignments } from '../assignments.js';
 import { clock, duration, fields, paint, statusColour, when, type Output } from '../output.js';
@@ -15,7 +15,7 @@ const RUN_STATUSES = ['pending', 'running', 'retrying', 'success', 'failed', 'ca
 
 /** Task types a client may trigger, from this build's catalog (internal types are the service's own). */
 function triggerableTypes(): string[] {
-  const internal = new Set<string>(INTERNAL_TASK_TYPES);
+  const internal = new Set<string>(TASK_CATALOG.filter((e) => e.internalOnly).map((e) => e.type));
   return TASK_CATALOG.map((e) => e.type).filter((t) => !internal.has(t));
 }
 

@@ -1,7 +1,21 @@
-import Type from 'typebox';
+import Type, { type TSchema } from 'typebox';
 import { CacheTags } from '../../domain/cache-invalidation.js';
 import { buildOpenApiDocument, type OpenApiInfo } from '../openapi.js';
 import type { RouteSpec } from '../route-spec.js';
+import { TASK_CATALOG, getTaskType } from '../../tasks/catalog.js';
+
+/**
+ * Every task type's payload and result schema as named components (`TaskPayload.<type>`,
+ * `TaskResult.<type>`): what a trigger sends and what a run of it answers in `result`.
+ */
+function taskTypeSchemas(): Record<string, TSchema> {
+  return Object.fromEntries(
+    TASK_CATALOG.flatMap((entry) => {
+      const t = getTaskType(entry.type);
+      return t ? [[`TaskPayload.${t.type}`, t.payloadSchema], [`TaskResult.${t.type}`, t.resultSchema]] : [];
+    }),
+  );
+}
 
 /**
  * GET /api/openapi.json: the machine-readable contract, generated from the final route table
@@ -28,7 +42,7 @@ export function openapiRoutes(getRoutes: () => RouteSpec[], info: OpenApiInfo): 
         },
       },
       handler: async () => {
-        document ??= buildOpenApiDocument(getRoutes(), info);
+        document ??= buildOpenApiDocument(getRoutes(), info, taskTypeSchemas());
         return { body: document };
       },
     },

@@ -1,7 +1,7 @@
 import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentDeploy } from '../../../src/tasks/handlers/agent-deploy.js';
+import { agentDeploy } from '../../../src/lanes/agent-deploy/handler.js';
 import { applyOutcome, freshState, handlerInput, shownFile } from '../../support/handlers.js';
 import { fixedClock } from '../../support/clocks.js';
 import { handlerConfig } from '../../support/config.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { docChangeBufferPath, drainDocChanges } from '../../../src/knowledge/doc-change-buffer.js';
-import { docChange, normalizeDocPath } from '../../../src/tasks/handlers/doc-change.js';
+import { docChange, normalizeDocPath } from '../../../src/lanes/doc-change/handler.js';
 import { freshState, handlerInput, knowledgeContext } from '../../support/handlers.js';
 import { handlerConfig } from '../../support/config.js';
 

@@ -1,7 +1,7 @@
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { docSync } from '../../../src/tasks/handlers/doc-sync.js';
+import { docSync } from '../../../src/lanes/doc-sync/handler.js';
 import { outlineDoc } from '../../../src/knowledge/doc-outline.js';
 import { applyOutcome, freshState, handlerInput, knowledgeContext, shownFile } from '../../support/handlers.js';
 import { fixedClock } from '../../support/clocks.js';

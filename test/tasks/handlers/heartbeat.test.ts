@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { degradedReasons, heartbeat } from '../../../src/tasks/handlers/heartbeat.js';
+import { degradedReasons, heartbeat } from '../../../src/lanes/heartbeat/handler.js';
 import type { TaskRecord } from '../../../src/domain/orchestrator-state.js';
 import { freshState, handlerInput } from '../../support/handlers.js';
 import { fixedClock } from '../../support/clocks.js';

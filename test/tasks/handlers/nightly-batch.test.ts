@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { followUpKey, nightlyBatch } from '../../../src/tasks/handlers/nightly-batch.js';
+import { followUpKey, nightlyBatch } from '../../../src/lanes/nightly-batch/handler.js';
 import type { RSSRecord } from '../../../src/domain/orchestrator-state.js';
 import { validatePayload } from '../../../src/tasks/payload-validation.js';
 import { applyOutcome, freshState, handlerInput } from '../../support/handlers.js';

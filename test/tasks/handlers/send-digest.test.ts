@@ -1,7 +1,7 @@
 import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendDigest, type Digest } from '../../../src/tasks/handlers/send-digest.js';
+import { sendDigest, type Digest } from '../../../src/lanes/send-digest/handler.js';
 import type { OrchestratorState } from '../../../src/domain/orchestrator-state.js';
 import { freshState, handlerInput } from '../../support/handlers.js';
 import { handlerConfig } from '../../support/config.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startup } from '../../../src/tasks/handlers/startup.js';
+import { startup } from '../../../src/lanes/startup/handler.js';
 import { applyOutcome, freshState, handlerInput } from '../../support/handlers.js';
 import { handlerConfig } from '../../support/config.js';
 

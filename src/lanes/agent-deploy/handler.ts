@@ -5,11 +5,11 @@ import type { AppConfig } from '../../config/types.js';
 import { displayPath } from '../../domain/display-path.js';
 import { pointer, type ErrorDetail } from '../../domain/errors.js';
 import { configuredPathProblem } from '../../workspace/configured-folder.js';
-import type { StateHandler } from '../handler-types.js';
+import type { StateHandler } from '../../tasks/handler-types.js';
 import type { DeploymentRecord } from '../../domain/orchestrator-state.js';
 import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../workspace/boundary.js';
 import { writeJsonAtomic } from '../../workspace/file-writes.js';
-import { failure } from './outcome.js';
+import { failure } from '../shared/handler-outcome.js';
 import { copyTemplate } from './template-copy.js';
 
 const NAME = /^[a-z0-9-]{1,64}$/;

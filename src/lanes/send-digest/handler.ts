@@ -1,13 +1,13 @@
 import { basename } from 'node:path';
 import type { AppConfig } from '../../config/types.js';
 import { DomainError, pointer, type ErrorDetail } from '../../domain/errors.js';
-import type { TaskHandler } from '../handler-types.js';
+import type { TaskHandler } from '../../tasks/handler-types.js';
 import type { OrchestratorState } from '../../domain/orchestrator-state.js';
 import { configuredPathProblem, type ConfiguredPathRoots } from '../../workspace/configured-folder.js';
 import { appendFileNoFollow } from '../../workspace/file-writes.js';
-import { configurationRefusal, failure } from './outcome.js';
+import { configurationRefusal, failure } from '../shared/handler-outcome.js';
 import { guardedFetch } from '../../net/guarded-fetch.js';
-import { describeFetchError, outboundLimits, responseOf } from './outbound.js';
+import { describeFetchError, outboundLimits, responseOf } from '../shared/outbound.js';
 
 const DEFAULT_HISTORY_LIMIT = 20;
 const HIGH_URGENCY_LIMIT = 10;

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { FollowUpTask, StateHandler } from '../handler-types.js';
+import type { FollowUpTask, StateHandler } from '../../tasks/handler-types.js';
 import type { RSSRecord } from '../../domain/orchestrator-state.js';
 import { SERVICE_RUN_ID_PREFIXES } from '../../domain/service-run-ids.js';
-import { URGENCY_HIGH, URGENCY_MEDIUM } from './relevance.js';
+import { URGENCY_HIGH, URGENCY_MEDIUM } from '../rss-sweep/relevance.js';
 
 /** The spec's "top 10 draft items" offered as optional promotions. */
 export const PROMOTION_LIMIT = 10;

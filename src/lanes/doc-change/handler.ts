@@ -3,8 +3,8 @@ import { appendDocChanges, docChangeBufferPath, DOC_CHANGE_THRESHOLD } from '../
 import { displayPath } from '../../domain/display-path.js';
 import type { RepairLoop } from '../../knowledge/repair-loop.js';
 import type { KnowledgeService } from '../../knowledge/service.js';
-import type { StateHandler } from '../handler-types.js';
-import { failure } from './outcome.js';
+import type { StateHandler } from '../../tasks/handler-types.js';
+import { failure } from '../shared/handler-outcome.js';
 
 /** A doc path relative to docsPath in `/` form, or null when it is absolute or climbs out. */
 export function normalizeDocPath(raw: string): string | null {

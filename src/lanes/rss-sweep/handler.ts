@@ -4,12 +4,12 @@ import type { AppConfig } from '../../config/types.js';
 import { displayPath } from '../../domain/display-path.js';
 import { configuredPathProblem } from '../../workspace/configured-folder.js';
 import { appendFileNoFollow } from '../../workspace/file-writes.js';
-import type { HandlerInput, StateHandler } from '../handler-types.js';
+import type { HandlerInput, StateHandler } from '../../tasks/handler-types.js';
 import type { RSSRecord } from '../../domain/orchestrator-state.js';
 import { parseFeed, type ParsedFeed } from './feed-parser.js';
-import { configurationRefusal, failure } from './outcome.js';
+import { configurationRefusal, failure } from '../shared/handler-outcome.js';
 import { guardedFetch } from '../../net/guarded-fetch.js';
-import { describeFetchError, outboundLimits, responseOf } from './outbound.js';
+import { describeFetchError, outboundLimits, responseOf } from '../shared/outbound.js';
 import { scoreEntry } from './relevance.js';
 import { DEFAULT_MAX_ITEMS_PER_FEED, loadRssConfig, RSS_CONFIG_MISSING, rssConfigProblems, unusableRssConfig, type RssConfig } from './rss-config.js';
 

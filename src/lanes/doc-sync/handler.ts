@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { displayPath } from '../../domain/display-path.js';
 import { packDrift, regeneratePack } from '../../knowledge/pack-builder.js';
 import type { KnowledgeConfig, KnowledgeService } from '../../knowledge/service.js';
-import type { StateHandler } from '../handler-types.js';
-import { failure } from './outcome.js';
+import type { StateHandler } from '../../tasks/handler-types.js';
+import { failure } from '../shared/handler-outcome.js';
 
 export interface DocSyncContext extends KnowledgeConfig {
   workspaceRoot: string;

@@ -1,0 +1,90 @@
+import type { TSchema } from 'typebox';
+import type { ResultViewSpec } from './result-view.js';
+
+/**
+ * What a task type is, in one record: the catalog's facts, the payload and result contracts, the
+ * console's view of a result, the skills its lane exercises and its model tier. Each built-in type
+ * declares one in its own folder (src/lanes/<type>/definition.ts); the registry gathers them and
+ * every part of the service (admission, executor, catalog, OpenAPI, skills audit, console) reads
+ * a type's facts from there. This module holds types only: worker processes load the definitions.
+ */
+
+export type TaskExecutor = 'handler' | 'worker';
+export type OperationalStatus = 'confirmed-working' | 'partially-operational' | 'externally-dependent' | 'unconfirmed';
+export type DependencyClass = 'control-plane' | 'worker' | 'external';
+export type BaselineConfidence = 'high' | 'medium' | 'low';
+export type ModelTier = 'none' | 'local' | 'standard';
+
+/** The catalog's facts about a type, as the catalog route and every reader of the catalog see them. */
+export interface CatalogFacts {
+  type: string;
+  label: string;
+  purpose: string;
+  /** The agent of the spec's Agent catalog that owns the lane; null for in-process handlers and planners. */
+  agentId: string | null;
+  /** Started by the service itself; the trigger route refuses it. */
+  internalOnly: boolean;
+  publicTriggerable: boolean;
+  /** Held for an operator decision by default (payload.requiresApproval can force it for any type). */
+  approvalGated: boolean;
+  /** The lane checks its tool grants before executing (the spec's "Tool-gate preflight" column). */
+  toolGatePreflight: boolean;
+  executor: TaskExecutor;
+  /** Honest state of the lane in this build; telemetry overlays never change it. */
+  operationalStatus: OperationalStatus;
+  dependencyClass: DependencyClass;
+  baselineConfidence: BaselineConfidence;
+  dependencyRequirements: string[];
+  caveats: string[];
+  /** A failed run may be retried automatically (false where a repeat could duplicate a side effect). */
+  retryable: boolean;
+  /**
+   * Payload fields holding workspace-relative paths, checked against the workspace boundary at
+   * admission. `a.b` selects a nested field, `a[].b` a field of every element of array `a`.
+   */
+  scopeFields: string[];
+  /** The executor hands the lane a bounded snapshot of the control plane (src/worker-sdk/control-plane.ts). */
+  readsControlPlane: boolean;
+  /** Its work changes code, deployments or outside systems: an approval of it is high risk. */
+  highRiskWhenApproved: boolean;
+  /** What its work touches besides its payload's workspace scopes and its agent (shown on the approval screen). */
+  affectedSurfaces: string[];
+  /** An operator may start it as a manual incident remediation (POST /api/incidents/:id/remediate). */
+  remediation: boolean;
+}
+
+/** Facts about a type that only the service's own planners read. */
+export interface PlannerFacts {
+  /**
+   * The business planner may enqueue it on its own: bounded, local, read-only or text-only work
+   * inside the service (no network, no code change, no deploy, nothing sent).
+   */
+  plannerSafe: boolean;
+}
+
+export interface ModelUse {
+  /** `none`: the lane calls no model; `local`: only a local model may serve it; `standard`: any configured one. */
+  tier: ModelTier;
+  /** Its inputs (code, secrets, findings) must not leave the machine: only a local model may serve it. */
+  keepsContentLocal: boolean;
+}
+
+/** Where the type comes from: compiled into the service, or an operator's folder. */
+export type TaskTypeSource = 'built-in' | 'operator';
+
+export interface TaskType<T extends string = string, P extends TSchema = TSchema, R extends TSchema = TSchema> extends CatalogFacts, PlannerFacts {
+  type: T;
+  source: TaskTypeSource;
+  /** The payload contract from admission to worker; its `examples[0]` seeds the console's trigger form. */
+  payloadSchema: P;
+  /** What a successful run's result holds; checked before the result is stored. */
+  resultSchema: R;
+  /** Which fields of a result the console shows as verdict, findings, tests, text, gates, metrics. */
+  resultView: ResultViewSpec;
+  /** The skills its lane exercises: the tool-gate preflight refuses an agent not granted them all. */
+  skills: readonly string[];
+  model: ModelUse;
+}
+
+/** The catalog entry a reader of the catalog gets: the facts without the schemas. */
+export type CatalogEntry = CatalogFacts;
