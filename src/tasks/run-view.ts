@@ -179,6 +179,8 @@ export function toRunView(run: RunRecord) {
     type: run.type,
     internal: run.internal,
     status: run.status,
+    /** `held` while an approval decides it (its status stays `pending`), else `ready`. */
+    queueState: run.queueState,
     attempt: run.attempt,
     source: run.source,
     requestedBy: run.requestedBy,
