@@ -47,11 +47,15 @@ import { openStateStore } from './store/open.js';
 import type { StateStore } from './store/types.js';
 import { createAdmission, type SlotReservation } from './tasks/admission.js';
 import { createApprovalPolicy } from './tasks/approval-policy.js';
-import { TASK_CATALOG } from './tasks/catalog.js';
+import { taskCatalog } from './tasks/catalog.js';
 import { createCatalogView } from './tasks/catalog-view.js';
 import { createControlPlaneSnapshot } from './tasks/control-plane-snapshot.js';
 import { coreHandlerLanes } from './lanes/core-handlers.js';
-import { createLaneRegistry } from './tasks/lanes.js';
+import { createLaneRegistry, type LaneDefinition } from './tasks/lanes.js';
+import { BUILT_IN_TASK_TYPES } from './lanes/built-in.js';
+import { installTaskTypes } from './task-types/installed.js';
+import { createTaskTypeRegistry } from './task-types/registry.js';
+import type { TaskType } from './task-types/task-type.js';
 import { agentModelName, createModels } from './models/index.js';
 import { admitDueRetries } from './tasks/retry-scanner.js';
 import { createTaskRuntime, queueDepthOf } from './tasks/runtime.js';
@@ -101,6 +105,11 @@ export interface ServiceInfrastructure {
   tracer?: ServiceTracer;
   /** The event channel's metrics (src/metrics.ts), asked for only when instances share a store. */
   eventChannelObserver?: () => EventChannelObserver;
+  /**
+   * Task types beside the built-in ones, each its module and its lane hooks (an in-process
+   * handler, ...): a service composed with them knows them everywhere a built-in type is known.
+   */
+  extraTaskTypes?: { types: readonly TaskType[]; lanes: readonly LaneDefinition[] };
   /** The run metrics (src/metrics/, docs/metrics.md); absent: runs are not measured. */
   runMetrics?: Metrics['runMetrics'];
 }
@@ -113,6 +122,8 @@ export interface ServiceInfrastructure {
  */
 export function composeService(infra: ServiceInfrastructure) {
   const { config, logger, clock, store, coordination } = infra;
+  // The task types this service knows, installed before anything reads the catalog.
+  installTaskTypes(createTaskTypeRegistry([...BUILT_IN_TASK_TYPES, ...(infra.extraTaskTypes?.types ?? [])]));
   const serviceStartedAt = clock.now();
   const ownerId = `instance-${randomUUID()}`;
   const now = () => clock.now();
@@ -136,7 +147,7 @@ export function composeService(infra: ServiceInfrastructure) {
   const groupLedger = createGroupLedger(groupLedgerDir(config), logger);
   // Run metrics count what this instance's admission, runtime and model gateway write through
   // `runStore` and the workers its spawner could not start (docs/metrics.md).
-  const runMetrics = infra.runMetrics?.({ types: TASK_CATALOG.map((e) => e.type), models: knownModels(config.llm, registry.list()) }) ?? UNMEASURED;
+  const runMetrics = infra.runMetrics?.({ types: taskCatalog().map((e) => e.type), models: knownModels(config.llm, registry.list()) }) ?? UNMEASURED;
   const runStore = runMetrics.observeStore(store);
   const spawner = runMetrics.observeSpawner(createWorkerSpawner({ config, registry, logger, cancelGraceMs: config.cancelGraceMs, groupLedger }));
   const probe = createServiceProbe({ runShow: systemctlRunShow, ttlMs: 180_000 });
@@ -157,7 +168,7 @@ export function composeService(infra: ServiceInfrastructure) {
   // The one admission path; the runner built below subscribes to its wake-ups.
   const readyRuns = createWakeSignal();
   // A policy key that is no task type stops the start (invalid_config), like a broken manifest.
-  const approvalPolicy = createApprovalPolicy(config.approvalPolicy, TASK_CATALOG.map((e) => e.type));
+  const approvalPolicy = createApprovalPolicy(config.approvalPolicy, taskCatalog().map((e) => e.type));
   // Bound to the runner once it exists: an admission finding a free slot starts its run at once.
   let reserveSlot: (type: string) => SlotReservation | null = () => null;
   const admit = createAdmission({
@@ -201,7 +212,7 @@ export function composeService(infra: ServiceInfrastructure) {
     coordinationKind: coordination.kind === 'kvstore' ? 'redis' : 'memory',
     incidents: incidentReadPort,
   });
-  const lanes = createLaneRegistry(TASK_CATALOG, [
+  const lanes = createLaneRegistry(taskCatalog(), [
     ...coreHandlerLanes({ config, serviceStartedAt, queueDepth: () => queueDepthOf(store) }),
     ...knowledge.lanes,
     ...business.lanes,
@@ -214,7 +225,8 @@ export function composeService(infra: ServiceInfrastructure) {
     }),
     marketResearchLane(config.marketResearch),
     ...projectCodeLanes(config.sandbox),
-    ...controlPlaneLanes(TASK_CATALOG, controlPlaneSnapshot),
+    ...controlPlaneLanes(taskCatalog(), controlPlaneSnapshot),
+    ...(infra.extraTaskTypes?.lanes ?? []),
   ]);
 
   // Every admission path checks a request through it, the lanes' admission checks included.

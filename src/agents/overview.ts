@@ -7,7 +7,7 @@ import { assessReadiness, capabilityProfile, RUNTIME_SIGNAL_NAMES, type Readines
 import type { AgentRegistry, RegisteredAgent } from './registry.js';
 import { buildRelationshipHistory, RELATIONSHIP_RUN_WINDOW, type RelationshipHistory } from './relationship-history.js';
 import { serviceGapSignals, type HostServiceStatus, type ServiceGapSignal, type ServiceUnitReading } from './service-probe.js';
-import { assessAgentGovernance, LANE_SKILL_REQUIREMENTS, type SkillRegistry } from './skills.js';
+import { assessAgentGovernance, laneSkills, type SkillRegistry } from './skills.js';
 import { buildTopology, type Topology } from './topology.js';
 
 /** Successful runs per lane whose result keys count as evidence (signals, capabilities). */
@@ -223,7 +223,7 @@ async function overviewEntry(
       detail: `${lanesWithSuccess.size}/${agent.lanes.length} lanes with a successful run; ${totalRuns} runs in total`,
     },
   ];
-  const gated = agent.lanes.filter((l) => LANE_SKILL_REQUIREMENTS[l] !== undefined);
+  const gated = agent.lanes.filter((l) => laneSkills(l) !== undefined);
   if (gated.length > 0) {
     const gatedRun = successes.find((r) => r.toolGate);
     evidenceProfiles.push({

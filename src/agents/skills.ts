@@ -13,7 +13,7 @@ export {
   type SkillPersistenceMode,
   type SkillRisk,
 } from './skills/definitions.js';
-export { LANE_SKILL_REQUIREMENTS, TOOL_GATED_LANES } from './skills/lane-requirements.js';
+export { LANE_SKILL_REQUIREMENTS, TOOL_GATED_LANES, laneSkillRequirements, laneSkills } from './skills/lane-requirements.js';
 
 /** Bumped when the meaning of a registry field changes; the definition hashes track content. */
 export const SKILL_REGISTRY_VERSION = '1.0.0';

@@ -1,5 +1,5 @@
 import type { ExecuteEvidence, ToolGatePreflight } from '../domain/run-record.js';
-import { LANE_SKILL_REQUIREMENTS, type SkillRegistry } from './skills.js';
+import { laneSkills, type SkillRegistry } from './skills.js';
 
 export type { ExecuteEvidence, ToolGateDecision, ToolGatePreflight } from '../domain/run-record.js';
 
@@ -35,7 +35,7 @@ function refusalReason(taskType: string, agentId: string, p: Pick<ToolGatePrefli
 export function preflightToolGate(input: ToolGateInput): ToolGatePreflight {
   const { taskType, agent, registry, now } = input;
   const grantedSkills = [...agent.allowedSkills];
-  const requirement = Object.hasOwn(LANE_SKILL_REQUIREMENTS, taskType) ? LANE_SKILL_REQUIREMENTS[taskType] : undefined;
+  const requirement = laneSkills(taskType);
   if (requirement === undefined) {
     return {
       decision: 'refused',

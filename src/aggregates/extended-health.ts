@@ -3,7 +3,7 @@ import type { ServiceGapSignal } from '../agents/service-probe.js';
 import type { AppConfig } from '../config/types.js';
 import type { IncidentRollup } from '../incidents/read-port.js';
 import type { RunCounts } from '../store/types.js';
-import { TASK_CATALOG } from '../tasks/catalog.js';
+import { taskCatalog } from '../tasks/catalog.js';
 import type { CodeHostReading } from './code-host-monitor.js';
 import type { PersistenceView } from './persistence-view.js';
 import type { Maybe } from './read-ports.js';
@@ -58,15 +58,15 @@ export function workerCounts(agents: ExtendedHealthInput['agents']): WorkerCount
  */
 export function routingView(agents: ExtendedHealthInput['agents']) {
   const spawnable = new Set(agents.agents.filter((a) => a.spawnedWorkerCapable).map((a) => a.id));
-  const workerLanes = TASK_CATALOG.filter((e) => e.executor === 'worker');
+  const workerLanes = taskCatalog().filter((e) => e.executor === 'worker');
   const unroutable = workerLanes.filter((e) => e.agentId !== null && !spawnable.has(e.agentId)).map((e) => e.type);
   return {
     status: unroutable.length === 0 ? ('ok' as const) : ('degraded' as const),
-    handlerTypes: TASK_CATALOG.filter((e) => e.executor === 'handler').length,
+    handlerTypes: taskCatalog().filter((e) => e.executor === 'handler').length,
     workerLanes: workerLanes.length,
-    publicTaskTypes: TASK_CATALOG.filter((e) => e.publicTriggerable).length,
-    internalTaskTypes: TASK_CATALOG.filter((e) => e.internalOnly).length,
-    approvalGatedByDefault: TASK_CATALOG.filter((e) => e.approvalGated).map((e) => e.type),
+    publicTaskTypes: taskCatalog().filter((e) => e.publicTriggerable).length,
+    internalTaskTypes: taskCatalog().filter((e) => e.internalOnly).length,
+    approvalGatedByDefault: taskCatalog().filter((e) => e.approvalGated).map((e) => e.type),
     lanesWithoutSpawnableAgent: unroutable,
   };
 }

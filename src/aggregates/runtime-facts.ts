@@ -1,9 +1,9 @@
 import type { RegisteredAgent } from '../agents/registry.js';
 import type { ServiceUnitReading } from '../agents/service-probe.js';
 import type { AppConfig } from '../config/types.js';
-import { TASK_CATALOG } from '../tasks/catalog.js';
+import { taskCatalog } from '../tasks/catalog.js';
 
-const typesWhere = (fact: (e: (typeof TASK_CATALOG)[number]) => boolean) => TASK_CATALOG.filter(fact).map((e) => e.type);
+const typesWhere = (fact: (e: ReturnType<typeof taskCatalog>[number]) => boolean) => taskCatalog().filter(fact).map((e) => e.type);
 import type { RunRecord } from '../domain/run-record.js';
 import { persistenceMode } from './persistence-view.js';
 import { shownTarget } from '../store/shown-target.js';
@@ -61,11 +61,11 @@ export function composeRuntimeFacts(input: RuntimeFactsInput) {
     schedules: { nightlyBatchCron: config.nightlyBatchCron },
     taskClassification: {
       internalOnly: typesWhere((e) => e.internalOnly),
-      publicTriggerable: TASK_CATALOG.filter((e) => e.publicTriggerable).map((e) => e.type),
+      publicTriggerable: taskCatalog().filter((e) => e.publicTriggerable).map((e) => e.type),
       approvalGatedByDefault: typesWhere((e) => e.approvalGated),
       controlPlaneLanes: typesWhere((e) => e.readsControlPlane),
-      inProcessHandlers: TASK_CATALOG.filter((e) => e.executor === 'handler').map((e) => e.type),
-      workerLanes: TASK_CATALOG.filter((e) => e.executor === 'worker').map((e) => e.type),
+      inProcessHandlers: taskCatalog().filter((e) => e.executor === 'handler').map((e) => e.type),
+      workerLanes: taskCatalog().filter((e) => e.executor === 'worker').map((e) => e.type),
     },
     residentServices: {
       expectedCount: expected.length,

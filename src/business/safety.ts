@@ -1,15 +1,6 @@
-import { BUILT_IN_REGISTRY } from '../lanes/built-in.js';
+import { getTaskType } from '../tasks/catalog.js';
 import type { ActionKind } from './registry-schema.js';
 
-/**
- * The lanes the business planner may ever enqueue on its own: bounded, local, read-only or
- * text-only work inside the service, as each type module says (`plannerSafe`). A registry's
- * approval policy can narrow this list, never widen it. Lanes that reach the network, change
- * code, deploy or send anything are absent.
- */
-export const SAFE_INTERNAL_TASK_TYPES: readonly string[] = BUILT_IN_REGISTRY.all()
-  .filter((t) => t.plannerSafe)
-  .map((t) => t.type);
 
 /** Why each non-internal action kind is never enqueued by the planner. */
 export const APPROVAL_GATED_KINDS: Readonly<Record<Exclude<ActionKind, 'internal-task'>, string>> = {
@@ -21,6 +12,12 @@ export const APPROVAL_GATED_KINDS: Readonly<Record<Exclude<ActionKind, 'internal
   'commercial-commitment': 'commercial commitments need an operator',
 };
 
+/**
+ * Whether the business planner may enqueue a lane on its own: bounded, local, read-only or
+ * text-only work inside the service, as its type module says (`plannerSafe`). A registry's
+ * approval policy can narrow this, never widen it. Lanes that reach the network, change code,
+ * deploy or send anything are never planner-safe.
+ */
 export function isSafeInternalTaskType(type: string): boolean {
-  return SAFE_INTERNAL_TASK_TYPES.includes(type);
+  return getTaskType(type)?.plannerSafe ?? false;
 }

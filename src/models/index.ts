@@ -11,7 +11,7 @@ import { laneModel } from './lane-policy.js';
 import { createProviderClient, type ProviderClient } from './provider-client.js';
 
 export { MODEL_CHANNEL_PAYLOAD_KEY, type ModelChannel, type ModelChannelInput } from './channel.js';
-export { agentModelName, SECURITY_SENSITIVE_LANES } from './lane-policy.js';
+export { agentModelName, keepsContentLocal } from './lane-policy.js';
 export type { ChatMessage, CompletionAnswer, CompletionRequest, ModelGateway } from './types.js';
 
 /** A provider is configured when a key or a base URL (a local server needs no key) is set. */

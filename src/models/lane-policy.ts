@@ -1,17 +1,15 @@
 import type { AgentRegistry } from '../agents/registry.js';
 import type { LlmConfig } from '../config/types.js';
-import { BUILT_IN_REGISTRY } from '../lanes/built-in.js';
+import { getTaskType } from '../tasks/catalog.js';
 
 /**
- * Lanes whose input is security-sensitive (audit findings, files matched as secrets, compliance
- * evidence): nothing they read is sent to a provider, whatever their manifest says. Each type
- * module says so itself (`model.keepsContentLocal`).
+ * Whether a lane's input is security-sensitive (audit findings, files matched as secrets,
+ * compliance evidence): nothing it reads is sent to a provider, whatever its manifest says. Each
+ * type module says so itself (`model.keepsContentLocal`).
  */
-export const SECURITY_SENSITIVE_LANES: ReadonlySet<string> = new Set(
-  BUILT_IN_REGISTRY.all()
-    .filter((t) => t.model.keepsContentLocal)
-    .map((t) => t.type),
-);
+export function keepsContentLocal(lane: string): boolean {
+  return getTaskType(lane)?.model.keepsContentLocal ?? false;
+}
 
 export type LaneModel = { model: string; tier: string } | { model: null; reason: 'lane-not-allowed' | 'no-model'; detail: string };
 
@@ -27,7 +25,7 @@ export function laneModel(
   lane: string,
   asked: { tier?: string; name?: string } = {},
 ): LaneModel {
-  if (SECURITY_SENSITIVE_LANES.has(lane)) {
+  if (keepsContentLocal(lane)) {
     return { model: null, reason: 'lane-not-allowed', detail: `${lane} is security-sensitive: nothing it reads is sent to a provider` };
   }
   const agent = registry.forLane(lane);
@@ -48,6 +46,6 @@ export function laneModel(
 
 /** What the agents overview shows: the tier and the model it resolves to now (null: local or unconfigured). */
 export function agentModelName(agent: { lanes: string[]; model: { tier: string; name: string | null } }, config: Pick<LlmConfig, 'models'>): string | null {
-  if (agent.model.tier === 'local' || agent.lanes.some((lane) => SECURITY_SENSITIVE_LANES.has(lane))) return null;
+  if (agent.model.tier === 'local' || agent.lanes.some((lane) => keepsContentLocal(lane))) return null;
   return agent.model.name ?? config.models[agent.model.tier] ?? null;
 }

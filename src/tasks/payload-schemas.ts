@@ -1,5 +1,6 @@
 import type { Static, TSchema } from 'typebox';
 import { BUILT_IN_REGISTRY, type BUILT_IN_TASK_TYPES } from '../lanes/built-in.js';
+import { installedTaskTypes } from '../task-types/installed.js';
 
 /**
  * The payload contract of every built-in task type, read from the type modules. The trigger
@@ -22,8 +23,9 @@ export function isPayloadTaskType(type: string): type is PayloadTaskType {
   return BUILT_IN_REGISTRY.has(type);
 }
 
+/** The payload schema of a type of the running service (built-in, or one it was composed with). */
 export function getPayloadSchema(type: string): TSchema | undefined {
-  return BUILT_IN_REGISTRY.get(type)?.payloadSchema;
+  return (installedTaskTypes() ?? BUILT_IN_REGISTRY).get(type)?.payloadSchema;
 }
 
 /** Every built-in type's payload schema by type name. */

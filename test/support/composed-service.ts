@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { composeService } from '../../src/app.js';
+import { composeService, type ServiceInfrastructure } from '../../src/app.js';
 import { systemClock } from '../../src/clock.js';
 import type { AppConfig } from '../../src/config/types.js';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
@@ -28,7 +28,9 @@ export interface ComposedService {
  * `runtime: true` also starts the runner, so admitted runs execute (workers are spawned in their
  * own process groups by the service's spawner). `config` adds config-file keys, `env` variables.
  */
-export async function startComposedService(options: { config?: Record<string, unknown>; env?: Record<string, string>; runtime?: boolean } = {}): Promise<ComposedService> {
+export async function startComposedService(
+  options: { config?: Record<string, unknown>; env?: Record<string, string>; runtime?: boolean; extraTaskTypes?: ServiceInfrastructure['extraTaskTypes'] } = {},
+): Promise<ComposedService> {
   const dir = tempDir('orch-composed-');
   const file = writeConfigFile(dir, { agentsDir: STAND_IN_AGENTS_DIR, schedulerEnabled: false, docWatcher: false, rateLimits: RAISED_RATE_LIMITS, ...options.config });
   const config = testConfig({ ORCHESTRATOR_CONFIG: file, ...options.env }, dir);
@@ -36,7 +38,7 @@ export async function startComposedService(options: { config?: Record<string, un
   const store = openStateStore(config.stateTarget, { logger });
   await store.open();
   const coordination = new MemoryCoordination({ cacheMaxEntries: 100, cacheMaxBytes: 1_000_000 });
-  const service = composeService({ config, logger, clock: systemClock, store, coordination, metricsPort: null });
+  const service = composeService({ config, logger, clock: systemClock, store, coordination, metricsPort: null, extraTaskTypes: options.extraTaskTypes });
   const server = await buildServer({ config, coordination, logger, metrics: createMetrics() }, service.routes);
   await server.listen({ host: '127.0.0.1', port: 0 });
   if (options.runtime) await service.runtime.start();

@@ -1,5 +1,5 @@
 import type { SkillRegistry } from '../skills.js';
-import { LANE_SKILL_REQUIREMENTS } from './lane-requirements.js';
+import { laneSkills } from './lane-requirements.js';
 
 export type GovernanceLevel = 'shallow' | 'partial' | 'governed';
 
@@ -17,7 +17,7 @@ export interface AgentGovernance {
   agentId: string;
   lanes: string[];
   grantedSkills: string[];
-  /** Union of LANE_SKILL_REQUIREMENTS over the agent's lanes. */
+  /** Union of the skills of the agent's lanes (their type modules' `skills`). */
   requiredSkills: string[];
   /** Lanes with no requirement record (not tool-gated): their needs cannot be checked. */
   lanesWithoutRequirements: string[];
@@ -73,11 +73,11 @@ function depthOf(g: Omit<AgentGovernance, 'governanceDepth'>): AgentGovernance['
 export function assessAgentGovernance(agent: GovernedAgentInput, registry: SkillRegistry): AgentGovernance {
   const grantedSkills = unique(agent.allowedSkills);
   const granted = new Set(grantedSkills);
-  const lanesWithoutRequirements = agent.lanes.filter((lane) => !Object.hasOwn(LANE_SKILL_REQUIREMENTS, lane));
-  const requiredSkills = unique(agent.lanes.flatMap((lane) => LANE_SKILL_REQUIREMENTS[lane] ?? []));
+  const lanesWithoutRequirements = agent.lanes.filter((lane) => laneSkills(lane) === undefined);
+  const requiredSkills = unique(agent.lanes.flatMap((lane) => laneSkills(lane) ?? []));
   const required = new Set(requiredSkills);
   const missingSkills = agent.lanes.flatMap((lane) =>
-    (LANE_SKILL_REQUIREMENTS[lane] ?? []).filter((id) => !granted.has(id)).map((skillId) => ({ lane, skillId })),
+    (laneSkills(lane) ?? []).filter((id) => !granted.has(id)).map((skillId) => ({ lane, skillId })),
   );
   const recorded = agent.lanes.length > lanesWithoutRequirements.length;
   const base = {

@@ -1,7 +1,7 @@
 import type { ToolGateEvidence } from '../tool-gate.js';
 import type { GovernedSkill, SkillRegistry } from '../skills.js';
 import { assessAgentGovernance } from './governance.js';
-import { LANE_SKILL_REQUIREMENTS } from './lane-requirements.js';
+import { laneSkillRequirements } from './lane-requirements.js';
 
 /** The agent facts the skill reports read: what a manifest declares. */
 export interface SkillReportAgent {
@@ -20,7 +20,7 @@ export function registryReport(registry: SkillRegistry, agents: readonly SkillRe
   const skills: SkillIntakeRecord[] = registry.list().map((skill) => ({
     ...skill,
     grantedTo: agents.filter((a) => a.allowedSkills.includes(skill.id)).map((a) => a.id),
-    requiredBy: Object.entries(LANE_SKILL_REQUIREMENTS)
+    requiredBy: Object.entries(laneSkillRequirements())
       .filter(([, ids]) => ids.includes(skill.id))
       .map(([lane]) => lane),
   }));
@@ -37,7 +37,7 @@ function countBy<T extends string>(values: readonly T[]): Record<string, number>
 export function policyReport(registry: SkillRegistry, agents: readonly SkillReportAgent[], laneOwner: (lane: string) => SkillReportAgent | undefined) {
   const skills = registry.list();
   const highRisk = new Set(skills.filter((s) => s.risk === 'high').map((s) => s.id));
-  const uncoveredLanes = Object.entries(LANE_SKILL_REQUIREMENTS).flatMap(([lane, required]) => {
+  const uncoveredLanes = Object.entries(laneSkillRequirements()).flatMap(([lane, required]) => {
     const owner = laneOwner(lane);
     const missing = required.filter((id) => !owner?.allowedSkills.includes(id));
     const nonExecutable = required.filter((id) => registry.get(id)?.executability !== 'executable');
@@ -100,7 +100,7 @@ function tally(counters: UsageCounters, e: ToolGateEvidence, executed: boolean):
  */
 export function telemetryReport(registry: SkillRegistry, evidence: readonly ToolGateEvidence[]) {
   const bySkill = new Map<string, UsageCounters>(registry.list().map((s) => [s.id, emptyCounters()]));
-  const byLane = new Map<string, UsageCounters>(Object.keys(LANE_SKILL_REQUIREMENTS).map((lane) => [lane, emptyCounters()]));
+  const byLane = new Map<string, UsageCounters>(Object.keys(laneSkillRequirements()).map((lane) => [lane, emptyCounters()]));
   for (const e of evidence) {
     const exercised = new Set(e.execute?.skillsExercised ?? []);
     for (const id of e.preflight.requiredSkills) {

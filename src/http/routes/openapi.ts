@@ -2,7 +2,7 @@ import Type, { type TSchema } from 'typebox';
 import { CacheTags } from '../../domain/cache-invalidation.js';
 import { buildOpenApiDocument, type OpenApiInfo } from '../openapi.js';
 import type { RouteSpec } from '../route-spec.js';
-import { TASK_CATALOG, getTaskType } from '../../tasks/catalog.js';
+import { taskCatalog, getTaskType } from '../../tasks/catalog.js';
 
 /**
  * Every task type's payload and result schema as named components (`TaskPayload.<type>`,
@@ -10,7 +10,7 @@ import { TASK_CATALOG, getTaskType } from '../../tasks/catalog.js';
  */
 function taskTypeSchemas(): Record<string, TSchema> {
   return Object.fromEntries(
-    TASK_CATALOG.flatMap((entry) => {
+    taskCatalog().flatMap((entry) => {
       const t = getTaskType(entry.type);
       return t ? [[`TaskPayload.${t.type}`, t.payloadSchema], [`TaskResult.${t.type}`, t.resultSchema]] : [];
     }),
