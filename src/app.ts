@@ -65,6 +65,7 @@ import { createTriggerCheck } from './tasks/trigger-check.js';
 import { createGroupLedger, endPreviousLifeGroups, groupLedgerDir } from './workers/group-ledger.js';
 import { createWorkerSpawner } from './workers/spawn-worker.js';
 import { resolveWorkerTimeout } from './workers/resolve-timeout.js';
+import { startupType } from './lanes/startup/definition.js';
 
 export interface RunningApp {
   url: string;
@@ -432,7 +433,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   const stopIncidentSweeps = incidents.startSweeps(INCIDENT_SWEEP_INTERVAL_MS);
   // Every start records a `startup` run (internal); its milestone is appended when it finishes.
   await service.admit({
-    type: 'startup',
+    type: startupType.type,
     payload: {},
     source: 'startup',
     requestedBy: 'system',

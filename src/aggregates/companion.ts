@@ -5,6 +5,8 @@ import type { RunRecord } from '../domain/run-record.js';
 import type { ControlPlaneSnapshot } from '../worker-sdk/control-plane.js';
 import { clipText, fitBrief } from './bounded-brief.js';
 import { readPort, type BusinessReadPort, type ProofReadPort } from './read-ports.js';
+import { controlPlaneBriefType } from '../lanes/control-plane-brief/definition.js';
+import { incidentTriageType } from '../lanes/incident-triage/definition.js';
 
 /** Item caps before any byte pressure: a brief names the first few, not all. */
 export const COMPANION_LIMITS = {
@@ -285,7 +287,7 @@ export function createCompanionBriefs(deps: CompanionDeps) {
       const [snapshot, incidents, briefRun, proof, business] = await Promise.all([
         deps.controlPlaneSnapshot(),
         deps.incidents.rollup(),
-        latestSuccess(deps.store, 'control-plane-brief'),
+        latestSuccess(deps.store, controlPlaneBriefType.type),
         readProof(deps.proof),
         readBusiness(deps.business),
       ]);
@@ -295,7 +297,7 @@ export function createCompanionBriefs(deps: CompanionDeps) {
       const [rollup, open, triageRun] = await Promise.all([
         deps.incidents.rollup(),
         deps.incidents.listOpen(COMPANION_LIMITS.openIncidents),
-        latestSuccess(deps.store, 'incident-triage'),
+        latestSuccess(deps.store, incidentTriageType.type),
       ]);
       return composeCompanionIncidents({ now: deps.now(), rollup, open, triageRun });
     },

@@ -11,6 +11,8 @@ import { persistenceView } from './persistence-view.js';
 import { readPort, type AggregateReadPorts } from './read-ports.js';
 import { composeRuntimeFacts } from './runtime-facts.js';
 import { composeRunStats, RUN_STATS_SCAN_LIMIT, type RunStatsWindow } from './run-stats.js';
+import { communityResponseType } from '../lanes/community-response/definition.js';
+import { heartbeatType } from '../lanes/heartbeat/definition.js';
 
 export interface AggregateDeps {
   config: AppConfig;
@@ -45,7 +47,7 @@ export function createAggregateReaders(deps: AggregateDeps) {
   const readAccounting = async () => {
     const [window, community, budget] = await Promise.all([
       store.listRuns({ includeInternal: true, limit: ACCOUNTING_WINDOW, order: 'newest' }),
-      store.listRuns({ type: 'community-response', includeInternal: true, limit: 1, order: 'newest' }),
+      store.listRuns({ type: communityResponseType.type, includeInternal: true, limit: 1, order: 'newest' }),
       deps.modelBudget ? deps.modelBudget() : Promise.resolve(undefined),
     ]);
     return rollupAccounting(window.items, community.items[0] ?? null, budget);
@@ -105,7 +107,7 @@ export function createAggregateReaders(deps: AggregateDeps) {
 
     async runtimeFacts() {
       const [heartbeat, coordination] = await Promise.all([
-        store.listRuns({ type: 'heartbeat', includeInternal: true, limit: 1, order: 'newest' }),
+        store.listRuns({ type: heartbeatType.type, includeInternal: true, limit: 1, order: 'newest' }),
         deps.coordination.status(),
       ]);
       return composeRuntimeFacts({

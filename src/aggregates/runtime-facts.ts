@@ -7,6 +7,7 @@ const typesWhere = (fact: (e: ReturnType<typeof taskCatalog>[number]) => boolean
 import type { RunRecord } from '../domain/run-record.js';
 import { persistenceMode } from './persistence-view.js';
 import { shownTarget } from '../store/shown-target.js';
+import { heartbeatType } from '../lanes/heartbeat/definition.js';
 
 export interface RuntimeFactsInput {
   now: Date;
@@ -52,7 +53,7 @@ export function composeRuntimeFacts(input: RuntimeFactsInput) {
     heartbeat: {
       cron: config.heartbeatCron,
       schedulerEnabled: config.schedulerEnabled,
-      taskType: 'heartbeat',
+      taskType: heartbeatType.type,
       visibleWith: 'GET /api/tasks/runs?includeInternal=true',
       lastRunId: input.lastHeartbeat?.runId ?? null,
       lastRunAt: input.lastHeartbeat ? (input.lastHeartbeat.finishedAt ?? input.lastHeartbeat.createdAt) : null,

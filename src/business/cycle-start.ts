@@ -19,8 +19,9 @@ import type { CycleOutcome } from './cycle-outcome.js';
 import type { CycleRecord, SchedulerState } from './cycle-rules.js';
 import type { CycleStore } from './cycle-store.js';
 import { nextSlot } from './next-slot.js';
+import { businessValueCycleType } from '../lanes/business-value-cycle/definition.js';
 
-export const BUSINESS_CYCLE_TASK = 'business-value-cycle';
+export const BUSINESS_CYCLE_TASK = businessValueCycleType.type;
 
 const runIdOf = (cycleId: string) => `${SERVICE_RUN_ID_PREFIXES.businessCycle}${cycleId}`;
 

@@ -5,9 +5,10 @@ import { createIntakeHandler } from './intake.js';
 import { BUSINESS_CYCLE_TASK, createBusinessService, type BusinessDeps } from './service.js';
 import { checkChainAdmission } from './work-cycle/chain-owner.js';
 import { createWorkCycleHandler, WORK_CYCLE_TASK } from './work-cycle/handler.js';
+import { autonomousIntakeCycleType } from '../lanes/autonomous-intake-cycle/definition.js';
 
 /** The task types the business module serves in-process (the catalog marks them `handler`). */
-export const BUSINESS_HANDLER_TYPES = [BUSINESS_CYCLE_TASK, 'autonomous-intake-cycle', WORK_CYCLE_TASK] as const;
+export const BUSINESS_HANDLER_TYPES = [BUSINESS_CYCLE_TASK, autonomousIntakeCycleType.type, WORK_CYCLE_TASK] as const;
 
 /**
  * The business module as the composition root wires it: the service behind the business routes
@@ -18,7 +19,7 @@ export function createBusinessModule(deps: BusinessDeps) {
   const service = createBusinessService(deps);
   const lanes: LaneDefinition[] = [
     { type: BUSINESS_CYCLE_TASK, handler: bindStateHandler(service.handler, null) },
-    { type: 'autonomous-intake-cycle', handler: bindStateHandler(createIntakeHandler(deps), narrowConfig(deps.config, ['workspaceRoot'])) },
+    { type: autonomousIntakeCycleType.type, handler: bindStateHandler(createIntakeHandler(deps), narrowConfig(deps.config, ['workspaceRoot'])) },
     {
       type: WORK_CYCLE_TASK,
       handler: bindStateHandler(createWorkCycleHandler(deps), narrowConfig(deps.config, ['workspaceRoot', 'logsDir'])),

@@ -1,5 +1,6 @@
 import type { BusinessRegistry, CoverageGap, Kpi, RegistryAction, StrategicInitiative } from './registry-schema.js';
 import { APPROVAL_GATED_KINDS } from './safety.js';
+import { contentGenerateType } from '../lanes/content-generate/definition.js';
 
 /**
  * The business planner: a pure, deterministic ranking of candidates drawn from the registry's
@@ -49,7 +50,7 @@ function planningBrief(name: string, description: string): RegistryAction {
   return {
     kind: 'internal-task',
     summary: `Draft a planning brief for ${name}`,
-    taskType: 'content-generate',
+    taskType: contentGenerateType.type,
     // An internal status update on the subject: the content lane's closest kind to a planning brief.
     payload: { type: 'status-update', source: { name, description }, style: 'internal', length: 'medium' },
   };

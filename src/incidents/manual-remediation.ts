@@ -9,6 +9,7 @@ import type { IncidentLedger } from './ledger.js';
 import { keepNewest, normalize, withHistory } from './record.js';
 import { INCIDENT_LINK_KEY } from './sources.js';
 import { INCIDENT_BOUNDS, type IncidentRecord } from './types.js';
+import { buildRefactorType } from '../lanes/build-refactor/definition.js';
 
 /**
  * Manual remediation lanes (the spec's allowlist: drift-repair, build-refactor, qa-verification,
@@ -84,7 +85,7 @@ export async function remediateIncident(deps: RemediationDeps, incidentId: strin
   const { ledger, clock } = deps;
   const incident = await ledger.require(incidentId);
   let payload = withIncidentSuppliedFields(request.taskType, { ...(request.payload ?? {}) }, incident);
-  if (request.taskType === 'build-refactor') {
+  if (request.taskType === buildRefactorType.type) {
     const constraints = typeof payload.constraints === 'object' && payload.constraints !== null ? (payload.constraints as Record<string, unknown>) : {};
     const asked = typeof constraints.maxFilesChanged === 'number' ? constraints.maxFilesChanged : MANUAL_CHANGE_MAX_FILES;
     payload = { ...payload, requiresApproval: true, constraints: { ...constraints, runTests: true, maxFilesChanged: Math.min(asked, MANUAL_CHANGE_MAX_FILES) } };
@@ -98,7 +99,7 @@ export async function remediateIncident(deps: RemediationDeps, incidentId: strin
   });
   const run = outcome.run;
   const held = run.queueState === 'held';
-  const scope = request.taskType === 'build-refactor' && typeof checked.payload.scope === 'string' ? checked.payload.scope : null;
+  const scope = request.taskType === buildRefactorType.type && typeof checked.payload.scope === 'string' ? checked.payload.scope : null;
   const now = clock.now();
   const at = now.toISOString();
   const stored = await ledger.mutate(incidentId, (current) => {

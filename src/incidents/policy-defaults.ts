@@ -1,5 +1,10 @@
 import { getCatalogEntry } from '../tasks/catalog.js';
 import type { IncidentPolicy, IncidentSeverity, IncidentSource } from './types.js';
+import { docSyncType } from '../lanes/doc-sync/definition.js';
+import { incidentTriageType } from '../lanes/incident-triage/definition.js';
+import { driftRepairType } from '../lanes/drift-repair/definition.js';
+import { qaVerificationType } from '../lanes/qa-verification/definition.js';
+import { systemMonitorType } from '../lanes/system-monitor/definition.js';
 
 /** Minutes from opening to the SLA breach, by severity. */
 export const TARGET_SLA_MINUTES: Record<IncidentSeverity, number> = { critical: 30, warning: 120, info: 480 };
@@ -32,9 +37,9 @@ export function defaultPolicyFor(classification: string, severity: IncidentSever
     autoRetryBlockedRemediation: true,
     maxAutoRemediationAttempts: 2,
     autoEscalateOnBreach: true,
-    remediationTaskType: operatorOnly ? null : knowledge ? 'drift-repair' : 'system-monitor',
-    verifierTaskType: operatorOnly ? null : knowledge ? 'doc-sync' : scope ? 'qa-verification' : 'system-monitor',
-    escalationTaskType: 'incident-triage',
+    remediationTaskType: operatorOnly ? null : knowledge ? driftRepairType.type : systemMonitorType.type,
+    verifierTaskType: operatorOnly ? null : knowledge ? docSyncType.type : scope ? qaVerificationType.type : systemMonitorType.type,
+    escalationTaskType: incidentTriageType.type,
     targetSlaMinutes: TARGET_SLA_MINUTES[severity],
   };
 }
@@ -56,11 +61,11 @@ export function policyOwnerFor(policy: IncidentPolicy, suggestedOwner: string | 
 export function policyTaskPayload(taskType: string, incident: { incidentId: string; title: string; scope: string | null }): Record<string, unknown> {
   const link = { __incidentId: incident.incidentId };
   switch (taskType) {
-    case 'drift-repair':
+    case driftRepairType.type:
       return { requestedBy: 'incident-policy', notes: `incident ${incident.incidentId}: ${incident.title}`.slice(0, 2000), ...link };
-    case 'qa-verification':
+    case qaVerificationType.type:
       return { target: incident.scope ?? '.', suite: 'smoke', mode: 'execute', ...link };
-    case 'system-monitor':
+    case systemMonitorType.type:
       return { type: 'health', ...link };
     default:
       return link;

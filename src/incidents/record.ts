@@ -7,6 +7,8 @@ import {
   type IncidentSignal,
   type RemediationTask,
 } from './types.js';
+import { buildRefactorType } from '../lanes/build-refactor/definition.js';
+import { qaVerificationType } from '../lanes/qa-verification/definition.js';
 
 /** A signal seen again within this window, changing nothing else, is not written again. */
 export const LAST_SEEN_REFRESH_MS = 60_000;
@@ -170,8 +172,8 @@ export function resolveRecord(current: IncidentRecord, now: Date, reason: string
 
 /** The lane that verifies the incident's remediation: a manual code change is checked against its scope. */
 export function verifierLaneOf(record: IncidentRecord): string {
-  const manualChange = episodeTasks(record).some((t) => t.role === 'manual' && t.taskType === 'build-refactor');
-  return manualChange && record.scope ? 'qa-verification' : (record.policy.verifierTaskType ?? 'qa-verification');
+  const manualChange = episodeTasks(record).some((t) => t.role === 'manual' && t.taskType === buildRefactorType.type);
+  return manualChange && record.scope ? qaVerificationType.type : (record.policy.verifierTaskType ?? 'qa-verification');
 }
 
 const VERDICT_STATUS = { passed: 'passed', failed: 'failed', inconclusive: 'pending' } as const;
@@ -184,7 +186,7 @@ const VERDICT_STATUS = { passed: 'passed', failed: 'failed', inconclusive: 'pend
 function verificationOf(record: IncidentRecord): IncidentRecord['verification'] {
   const tasks = episodeTasks(record);
   const verifiers = tasks.filter((t) => t.role === 'verifier');
-  const manualChange = tasks.some((t) => t.role === 'manual' && t.taskType === 'build-refactor');
+  const manualChange = tasks.some((t) => t.role === 'manual' && t.taskType === buildRefactorType.type);
   const required = record.policy.verifierTaskType !== null || manualChange;
   const last = verifiers.at(-1);
   if (last?.verdict) return { required, status: VERDICT_STATUS[last.verdict.outcome], summary: last.verdict.summary };

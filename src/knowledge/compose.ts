@@ -13,6 +13,9 @@ import type { LaneDefinition } from '../tasks/lanes.js';
 import { startDocWatcher, type DocWatcher } from './doc-watcher.js';
 import { createRepairLoop } from './repair-loop.js';
 import { createKnowledgeService } from './service.js';
+import { docChangeType } from '../lanes/doc-change/definition.js';
+import { docSyncType } from '../lanes/doc-sync/definition.js';
+import { driftRepairType } from '../lanes/drift-repair/definition.js';
 
 export interface KnowledgeCompositionDeps {
   config: AppConfig;
@@ -57,11 +60,11 @@ export function composeKnowledge(deps: KnowledgeCompositionDeps) {
   });
   service.attachRepairPosture(() => repairLoop.posture());
   const lanes: LaneDefinition[] = [
-    { type: 'doc-sync', handler: bindStateHandler(docSync, { ...paths, knowledge: service }) },
-    { type: 'doc-change', handler: bindStateHandler(docChange, { ...paths, knowledge: service, repairLoop }) },
+    { type: docSyncType.type, handler: bindStateHandler(docSync, { ...paths, knowledge: service }) },
+    { type: docChangeType.type, handler: bindStateHandler(docChange, { ...paths, knowledge: service, repairLoop }) },
     // drift-repair runs as a worker: it is told where the docs, packs and index live, since a
     // worker cannot read the configuration.
-    { type: 'drift-repair', workerInput: () => ({ __knowledge: { docsPath: paths.docsPath, knowledgePackDir: paths.knowledgePackDir, logsDir: paths.logsDir } }), afterFinish: repairLoop.onRunFinished },
+    { type: driftRepairType.type, workerInput: () => ({ __knowledge: { docsPath: paths.docsPath, knowledgePackDir: paths.knowledgePackDir, logsDir: paths.logsDir } }), afterFinish: repairLoop.onRunFinished },
   ];
   let watcher: DocWatcher | null = null;
 

@@ -4,6 +4,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from 'pino';
 import type { AdmissionOutcome, AdmissionRequest } from '../tasks/admission.js';
 import { DOC_EXTENSIONS, DOC_WALK_LIMITS } from './docs-walk.js';
+import { docChangeType } from '../lanes/doc-change/definition.js';
 
 export interface DocWatcherOptions {
   docsPath: string;
@@ -71,7 +72,7 @@ export class DocChangeBatcher {
         const batch = [...this.pending].slice(0, this.options.maxBatch);
         for (const path of batch) this.pending.delete(path);
         try {
-          await this.options.admit({ type: 'doc-change', payload: { paths: batch.sort() }, source: 'system', requestedBy: 'doc-watcher' });
+          await this.options.admit({ type: docChangeType.type, payload: { paths: batch.sort() }, source: 'system', requestedBy: 'doc-watcher' });
           this.admitted += 1;
         } catch (err) {
           // Not admitted: put the paths back for the next flush rather than losing the change.

@@ -18,6 +18,7 @@ import { cooldownOf, withCooldown } from './repair-cooldown.js';
 import { DOC_REPAIR_LOCK, type WithRepairLock } from './repair-locks.js';
 import type { RepairReporting } from './repair-reporting.js';
 import { isActiveRepair, upsertRepair, VERIFICATION_MODE, type RepairRecord, type RepairState, type RepairStateDoc } from './repair-state.js';
+import { driftRepairType } from '../lanes/drift-repair/definition.js';
 
 export type RepairDecision =
   | { decision: 'below-threshold'; pending: number }
@@ -71,7 +72,7 @@ export function repairAdmission(deps: RepairAdmissionDeps): ConsiderRepair {
 
     const runId = repairRunId(docSet, now, deps.cooldownMs);
     const outcome = await deps.admit({
-      type: 'drift-repair',
+      type: driftRepairType.type,
       payload: { requestedBy: 'doc-change', paths, notes: `${paths.length} doc(s) changed (doc set ${docSet})` },
       source: 'system',
       requestedBy: 'doc-watcher',

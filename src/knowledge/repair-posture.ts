@@ -10,6 +10,7 @@ import { DOC_CHANGE_THRESHOLD } from './doc-change-buffer.js';
 import type { LockedDocChanges } from './locked-doc-changes.js';
 import { latestCooldown } from './repair-cooldown.js';
 import type { RepairRecord, RepairStateDoc } from './repair-state.js';
+import { driftRepairType } from '../lanes/drift-repair/definition.js';
 
 /** The repair loop's posture as the knowledge surfaces report it. */
 export interface RepairPosture {
@@ -31,7 +32,7 @@ export function repairReadModels(deps: { store: StateStore; clock: Clock; change
   /** Counts for `repairs` of the extended health. Active ones come from the runs themselves. */
   async function repairStats(): Promise<{ activeCount: number; verifiedCount: number; failedCount: number }> {
     const [all, counts] = await Promise.all([repairs(), store.countRuns(true)]);
-    const byStatus = counts.byType['drift-repair'];
+    const byStatus = counts.byType[driftRepairType.type];
     return {
       activeCount: byStatus ? byStatus.pending + byStatus.running + byStatus.retrying : 0,
       verifiedCount: all.filter((r) => r.status === 'verified').length,

@@ -17,6 +17,7 @@ import type { ConsiderRepair } from './repair-admission.js';
 import { DOC_REPAIR_LOCK, type WithRepairLock } from './repair-locks.js';
 import type { RepairReporting } from './repair-reporting.js';
 import { isActiveRepair, upsertRepair, VERIFICATION_MODE, type RepairRecord, type RepairStateDoc } from './repair-state.js';
+import { driftRepairType } from '../lanes/drift-repair/definition.js';
 
 export interface RepairVerificationDeps {
   clock: Clock;
@@ -44,7 +45,7 @@ function repairStatusOf(run: RunRecord, verified: boolean): RunRepair['status'] 
 export function repairVerification(deps: RepairVerificationDeps): (run: RunRecord) => Promise<void> {
   const { clock, logger, reporting } = deps;
   return async (run) => {
-    if (run.type !== 'drift-repair') return;
+    if (run.type !== driftRepairType.type) return;
     const now = clock.now();
     const result = objectOr(run.result);
     const verification = objectOr(result.verification);

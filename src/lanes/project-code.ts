@@ -1,9 +1,11 @@
 import type { AppConfig } from '../config/types.js';
 import type { LaneDefinition } from '../tasks/lanes.js';
 import { SANDBOX_PAYLOAD_KEY } from '../worker-sdk/project-command.js';
+import { buildRefactorType } from './build-refactor/definition.js';
+import { qaVerificationType } from './qa-verification/definition.js';
 
 /** The lanes that run a project's own code (its test scripts, its build). */
-export const PROJECT_CODE_LANES = ['qa-verification', 'build-refactor'] as const;
+export const PROJECT_CODE_LANES = [qaVerificationType.type, buildRefactorType.type] as const;
 
 /**
  * The lanes that run a project's own code on the service side: the operator's sandbox policy

@@ -1,4 +1,6 @@
 import type { RunRecord } from '../domain/run-record.js';
+import { sendDigestType } from '../lanes/send-digest/definition.js';
+import { startupType } from '../lanes/startup/definition.js';
 
 /** The milestones collection keeps the newest this many records. */
 export const MILESTONE_RETENTION = 500;
@@ -43,7 +45,7 @@ export interface MilestoneRecord {
 export function milestoneForRun(run: RunRecord, now: Date): MilestoneRecord | null {
   if (run.status !== 'success' && run.status !== 'failed') return null;
   const at = run.finishedAt ?? now.toISOString();
-  if (run.type === 'startup' && run.status === 'success') {
+  if (run.type === startupType.type && run.status === 'success') {
     return {
       milestoneId: `startup:${run.runId}`,
       kind: 'startup',
@@ -53,7 +55,7 @@ export function milestoneForRun(run: RunRecord, now: Date): MilestoneRecord | nu
       summary: 'service started; configuration loaded and state initialized',
     };
   }
-  if (run.type === 'send-digest') {
+  if (run.type === sendDigestType.type) {
     const delivered = run.status === 'success';
     return {
       milestoneId: `proof-delivery:${run.runId}#${run.attempt}`,

@@ -3,6 +3,9 @@ import { slotRunId } from '../scheduler/scheduler.js';
 import type { StateStore } from '../store/types.js';
 import { latestFireTime, nextFireTimes, type CronSpec } from './cron-expression.js';
 import type { ScheduleView } from './schedule-record.js';
+import { businessValueCycleType } from '../lanes/business-value-cycle/definition.js';
+import { heartbeatType } from '../lanes/heartbeat/definition.js';
+import { nightlyBatchType } from '../lanes/nightly-batch/definition.js';
 
 /**
  * The service's own schedules (src/scheduler/scheduler.ts), shown beside the user schedules so
@@ -29,16 +32,16 @@ export type BuiltInConfig = Pick<AppConfig, 'heartbeatCron' | 'nightlyBatchCron'
 
 function builtIns(config: BuiltInConfig): BuiltInSchedule[] {
   return [
-    { id: 'heartbeat', cron: config.heartbeatCron, type: 'heartbeat', enabled: config.schedulerEnabled, runIdAt: (at) => slotRunId('heartbeat', at) },
+    { id: 'heartbeat', cron: config.heartbeatCron, type: heartbeatType.type, enabled: config.schedulerEnabled, runIdAt: (at) => slotRunId('heartbeat', at) },
     {
       id: 'nightly-batch',
       cron: config.nightlyBatchCron,
-      type: 'nightly-batch',
+      type: nightlyBatchType.type,
       enabled: config.schedulerEnabled,
       runIdAt: (at) => slotRunId('nightly-batch', at),
     },
     // The slot evaluates the business gate (src/business/service.ts), which admits this type when due.
-    { id: 'business-cycle', cron: config.businessCycleCron, type: 'business-value-cycle', enabled: config.schedulerEnabled, runIdAt: null },
+    { id: 'business-cycle', cron: config.businessCycleCron, type: businessValueCycleType.type, enabled: config.schedulerEnabled, runIdAt: null },
   ];
 }
 

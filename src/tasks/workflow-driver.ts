@@ -8,8 +8,10 @@ import { runWriteTags, type Admit } from './admission.js';
 import { checkTaskRequest } from './payload-validation.js';
 import { actorList, requestersOf } from './run-requesters.js';
 import type { RunRecord, WorkflowChild, WorkflowStepState } from '../domain/run-record.js';
+import { incidentTriageType } from '../lanes/incident-triage/definition.js';
+import { integrationWorkflowType } from '../lanes/integration-workflow/definition.js';
 
-export const WORKFLOW_TYPE = 'integration-workflow';
+export const WORKFLOW_TYPE = integrationWorkflowType.type;
 
 export interface WorkflowDriverDeps {
   store: StateStore;
@@ -46,7 +48,7 @@ function planOf(run: RunRecord): PlannedStep[] | null {
       type: raw.type,
       payload: typeof raw.payload === 'object' && raw.payload !== null ? (raw.payload as Record<string, unknown>) : {},
       description: typeof raw.description === 'string' ? raw.description : raw.type,
-      reroute: typeof raw.reroute === 'string' ? raw.reroute : 'incident-triage',
+      reroute: typeof raw.reroute === 'string' ? raw.reroute : incidentTriageType.type,
     });
   }
   return steps;

@@ -16,8 +16,9 @@ import { inventory, manifest, search, type Inventory } from './coding-audit.js';
 import { chainIdOf, claimChain } from './chain-owner.js';
 import { appendInvocation, chainDirectory, evidenceFolderProblem, readCheckpoint, writeCheckpoint, type StepRecord } from './evidence.js';
 import { BOUNDARY_OWNER, DEFAULT_MAX_STEPS, planWorkCycle, searchTerms, type PlanStep } from './plan.js';
+import { autonomousWorkCycleType } from '../../lanes/autonomous-work-cycle/definition.js';
 
-export const WORK_CYCLE_TASK = 'autonomous-work-cycle';
+export const WORK_CYCLE_TASK = autonomousWorkCycleType.type;
 /** The work cycle's approved tools: reading the workspace and the read-only coding audit, nothing else. */
 export const WORK_CYCLE_GRANTS = ['workspace-read', 'coding-audit'] as const;
 
