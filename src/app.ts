@@ -41,6 +41,7 @@ import { createProofFeed } from './proof/proof-feed.js';
 import { createRunLogBook } from './runlogs/run-log-book.js';
 import { createSecretRedactor } from './redaction/known-secrets.js';
 import { serviceSecrets } from './redaction/service-secrets.js';
+import { createAlertService } from './alerts/service.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { createSchedulesModule } from './schedules/module.js';
 import { openStateStore } from './store/open.js';
@@ -232,6 +233,27 @@ export function composeService(infra: ServiceInfrastructure) {
     knowledgeHealth: knowledge.knowledgeStats,
   });
 
+  // Alert rules read runs and incidents from the shared store; a finished run re-evaluates them.
+  const alerts = createAlertService({
+    config: config.alerts,
+    store,
+    clock,
+    logger,
+    ownerId,
+    sources: {
+      listRuns: (query) => store.listRuns(query),
+      openIncidents: async () =>
+        (await incidentLedger.list({ limit: 500 })).incidents.map((i) => ({
+          incidentId: i.incidentId,
+          title: i.title,
+          severity: i.severity,
+          classification: i.classification,
+          status: i.status,
+          escalationLevel: i.escalation.level,
+        })),
+    },
+  });
+
   const runtime = createTaskRuntime({
     config,
     store: runStore,
@@ -260,6 +282,7 @@ export function composeService(infra: ServiceInfrastructure) {
       createMilestoneRecorder({ store, invalidator, now }),
       (run) => incidents.onRunSettled(run),
       () => scheduler.noteRunFinished(),
+      () => alerts.onRunSettled(),
     ],
     tracer: infra.tracer,
     redact,
@@ -349,9 +372,10 @@ export function composeService(infra: ServiceInfrastructure) {
     schedules: schedules.service,
     metricsPort: infra.metricsPort,
     events,
+    alerts,
   });
 
-  return { serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, runLogs, routes, events, models };
+  return { alerts, serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, runLogs, routes, events, models };
 }
 
 /**
@@ -417,6 +441,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   await knowledge.start();
   scheduler.start();
   schedules.timer.start();
+  service.alerts.start();
   const stopIncidentSweeps = incidents.startSweeps(INCIDENT_SWEEP_INTERVAL_MS);
   // Every start records a `startup` run (internal); its milestone is appended when it finishes.
   await service.admit({
@@ -439,6 +464,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       if (stopped) return;
       stopped = true;
       scheduler.stop();
+      service.alerts.stop();
       await schedules.timer.stop();
       stopProbe();
       stopCodeHost();
