@@ -41,6 +41,7 @@ import { createProofFeed } from './proof/proof-feed.js';
 import { createRunLogBook } from './runlogs/run-log-book.js';
 import { createSecretRedactor } from './redaction/known-secrets.js';
 import { serviceSecrets } from './redaction/service-secrets.js';
+import { conditionSources } from './alerts/condition-sources.js';
 import { createAlertService } from './alerts/service.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { createSchedulesModule } from './schedules/module.js';
@@ -240,18 +241,7 @@ export function composeService(infra: ServiceInfrastructure) {
     clock,
     logger,
     ownerId,
-    sources: {
-      listRuns: (query) => store.listRuns(query),
-      openIncidents: async () =>
-        (await incidentLedger.list({ limit: 500 })).incidents.map((i) => ({
-          incidentId: i.incidentId,
-          title: i.title,
-          severity: i.severity,
-          classification: i.classification,
-          status: i.status,
-          escalationLevel: i.escalation.level,
-        })),
-    },
+    sources: conditionSources(store, incidentLedger),
   });
 
   const runtime = createTaskRuntime({

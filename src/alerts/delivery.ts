@@ -30,7 +30,7 @@ export function retryDelayMs(retry: SinkRetry, attempt: number): number {
 }
 
 /** A notice's delivery to one sink as stored, or the pending one it starts as. */
-function deliveryOf(notice: AlertNotice, sink: string, stored: Map<string, AlertDelivery>): AlertDelivery {
+export function deliveryOf(notice: AlertNotice, sink: string, stored: Map<string, AlertDelivery>): AlertDelivery {
   const id = deliveryId(notice.noticeId, sink);
   return (
     stored.get(id) ?? {

@@ -5,7 +5,7 @@ import { freshShared } from '../domain/fresh-share.js';
 import type { OutboundNetwork } from '../net/guarded-fetch.js';
 import type { StateStore } from '../store/types.js';
 import type { ConditionSources } from './conditions.js';
-import { deliverDue, deliveryId, readDeliveryState } from './delivery.js';
+import { deliverDue, deliveryOf, readDeliveryState } from './delivery.js';
 import { createEpisodeLedger } from './episode-ledger.js';
 import { evaluateRules, type EvaluationOutcome } from './evaluator.js';
 import { ALERT_COLLECTIONS, type AlertDelivery, type AlertNotice } from './types.js';
@@ -52,20 +52,7 @@ export function createAlertService(deps: AlertServiceDeps) {
     return notices
       .map((notice) => ({
         ...notice,
-        deliveries: notice.sinks.map(
-          (sink) =>
-            deliveries.get(deliveryId(notice.noticeId, sink)) ?? {
-              deliveryId: deliveryId(notice.noticeId, sink),
-              noticeId: notice.noticeId,
-              sink,
-              status: 'pending' as const,
-              attempts: 0,
-              nextAttemptAt: notice.at,
-              lastError: null,
-              deliveredAt: null,
-              updatedAt: notice.at,
-            },
-        ),
+        deliveries: notice.sinks.map((sink) => deliveryOf(notice, sink, deliveries)),
       }))
       .reverse();
   }

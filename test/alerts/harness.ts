@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
+import { conditionSources } from '../../src/alerts/condition-sources.js';
 import { createAlertService } from '../../src/alerts/service.js';
 import type { Clock } from '../../src/clock.js';
 import { resolveAlertsConfig, type AlertsConfigFile } from '../../src/config/alerts.js';
@@ -82,18 +83,7 @@ export function alertInstance(store: StateStore, clock: Clock, file: AlertsConfi
     clock,
     logger: quietLogger,
     ownerId,
-    sources: {
-      listRuns: (query) => store.listRuns(query),
-      openIncidents: async () =>
-        (await ledger.list({ limit: 500 })).incidents.map((i) => ({
-          incidentId: i.incidentId,
-          title: i.title,
-          severity: i.severity,
-          classification: i.classification,
-          status: i.status,
-          escalationLevel: i.escalation.level,
-        })),
-    },
+    sources: conditionSources(store, ledger),
   });
   return { alerts, ledger, coordination };
 }
