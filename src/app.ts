@@ -41,6 +41,7 @@ import { createProofFeed } from './proof/proof-feed.js';
 import { createRunLogBook } from './runlogs/run-log-book.js';
 import { createSecretRedactor } from './redaction/known-secrets.js';
 import { serviceSecrets } from './redaction/service-secrets.js';
+import { alertSinkSecrets } from './alerts/sink-secrets.js';
 import { conditionSources } from './alerts/condition-sources.js';
 import { createAlertService } from './alerts/service.js';
 import { createScheduler } from './scheduler/scheduler.js';
@@ -129,7 +130,8 @@ export function composeService(infra: ServiceInfrastructure) {
   if (skillProblem) throw configError(formatManifestSkillProblem(skillProblem));
   // The service's own secrets are replaced wherever a run keeps text it did not write itself: its
   // payload (admission), what its attempts leave (finalize), operators' notes and reasons, its logs.
-  const secrets = serviceSecrets(config);
+  // The alert sinks' signing secrets are the service's too.
+  const secrets = [...serviceSecrets(config), ...alertSinkSecrets(config.alerts)];
   const redact = createSecretRedactor(secrets);
   // What each attempt prints, kept per attempt in the store; the event streams subscribe to its live lines.
   const runLogs = createRunLogBook({ store, clock, logger, secrets });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { KNOWN_SECRET_MARKER } from '../../src/redaction/known-secrets.js';
 import { startComposedService, type ComposedService } from '../support/composed-service.js';
 import { apiClient, waitFor, waitForTerminal } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
@@ -82,5 +83,18 @@ describe('alerts in the composed service', () => {
     for (const path of ['/api/alerts', '/api/alerts/rules', '/api/alerts/dead-letters']) {
       expect((await api.get(path, null)).status).toBe(401);
     }
+  });
+
+  it('redacts a sink signing secret from what runs keep, like the service own secrets', async () => {
+    const hook = await startReceiver(SECRET);
+    cleanups.push(hook.close);
+    const composed = await serviceWithAlerts(hook.url);
+    const api = apiClient(composed.url);
+    const admitted = await api.trigger('summarize-content', { content: `the hook secret is ${SECRET}`, idempotencyKey: 'secret-in-payload' });
+    expect(admitted.status).toBe(202);
+    const run = await api.run(admitted.body.runId);
+    const text = JSON.stringify(run.body);
+    expect(text).not.toContain(SECRET);
+    expect(text).toContain(KNOWN_SECRET_MARKER);
   });
 });
