@@ -456,7 +456,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       if (stopped) return;
       stopped = true;
       scheduler.stop();
-      service.alerts.stop();
+      await service.alerts.stop();
       await schedules.timer.stop();
       stopProbe();
       stopCodeHost();

@@ -73,8 +73,12 @@ export function createAlertService(deps: AlertServiceDeps) {
   }
 
   let timers: NodeJS.Timeout[] = [];
+  // Passes under way, awaited by stop: none may still write once the store closes.
+  const inFlight = new Set<Promise<unknown>>();
   const guarded = (name: string, fn: () => Promise<unknown>) => () => {
-    fn().catch((err: unknown) => logger.error({ err }, `${name} failed`));
+    const pass = fn().catch((err: unknown) => logger.error({ err }, `${name} failed`));
+    inFlight.add(pass);
+    void pass.finally(() => inFlight.delete(pass));
   };
   const evaluateAndDeliver = async () => {
     await evaluate();
@@ -97,9 +101,11 @@ export function createAlertService(deps: AlertServiceDeps) {
       ];
       for (const timer of timers) timer.unref();
     },
-    stop() {
+    /** Stops the timers and waits for the passes under way. */
+    async stop() {
       for (const timer of timers) clearInterval(timer);
       timers = [];
+      await Promise.all([...inFlight]);
     },
     /** The run-finished hook: a finish may start or clear a condition, so a pass runs now rather than at the next tick. */
     onRunSettled() {

@@ -27,7 +27,7 @@ async function serviceWithAlerts(hookUrl: string): Promise<ComposedService> {
   });
   composed.service.alerts.start();
   cleanups.push(async () => {
-    composed.service.alerts.stop();
+    await composed.service.alerts.stop();
     await composed.close();
   });
   return composed;
