@@ -41,6 +41,9 @@ import { createProofFeed } from './proof/proof-feed.js';
 import { createRunLogBook } from './runlogs/run-log-book.js';
 import { createSecretRedactor } from './redaction/known-secrets.js';
 import { serviceSecrets } from './redaction/service-secrets.js';
+import { alertSinkSecrets } from './alerts/sink-secrets.js';
+import { conditionSources } from './alerts/condition-sources.js';
+import { createAlertService } from './alerts/service.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { createSchedulesModule } from './schedules/module.js';
 import { openStateStore } from './store/open.js';
@@ -139,7 +142,8 @@ export function composeService(infra: ServiceInfrastructure) {
   if (skillProblem) throw configError(formatManifestSkillProblem(skillProblem));
   // The service's own secrets are replaced wherever a run keeps text it did not write itself: its
   // payload (admission), what its attempts leave (finalize), operators' notes and reasons, its logs.
-  const secrets = serviceSecrets(config);
+  // The alert sinks' signing secrets are the service's too.
+  const secrets = [...serviceSecrets(config), ...alertSinkSecrets(config.alerts)];
   const redact = createSecretRedactor(secrets);
   // What each attempt prints, kept per attempt in the store; the event streams subscribe to its live lines.
   const runLogs = createRunLogBook({ store, clock, logger, secrets });
@@ -245,6 +249,16 @@ export function composeService(infra: ServiceInfrastructure) {
     knowledgeHealth: knowledge.knowledgeStats,
   });
 
+  // Alert rules read runs and incidents from the shared store; a finished run re-evaluates them.
+  const alerts = createAlertService({
+    config: config.alerts,
+    store,
+    clock,
+    logger,
+    ownerId,
+    sources: conditionSources(store, incidentLedger),
+  });
+
   const runtime = createTaskRuntime({
     config,
     store: runStore,
@@ -273,6 +287,7 @@ export function composeService(infra: ServiceInfrastructure) {
       createMilestoneRecorder({ store, invalidator, now }),
       (run) => incidents.onRunSettled(run),
       () => scheduler.noteRunFinished(),
+      () => alerts.onRunSettled(),
     ],
     tracer: infra.tracer,
     redact,
@@ -362,9 +377,10 @@ export function composeService(infra: ServiceInfrastructure) {
     schedules: schedules.service,
     metricsPort: infra.metricsPort,
     events,
+    alerts,
   });
 
-  return { serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, runLogs, routes, events, models };
+  return { alerts, serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, runLogs, routes, events, models };
 }
 
 /**
@@ -430,6 +446,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   await knowledge.start();
   scheduler.start();
   schedules.timer.start();
+  service.alerts.start();
   const stopIncidentSweeps = incidents.startSweeps(INCIDENT_SWEEP_INTERVAL_MS);
   // Every start records a `startup` run (internal); its milestone is appended when it finishes.
   await service.admit({
@@ -452,6 +469,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       if (stopped) return;
       stopped = true;
       scheduler.stop();
+      await service.alerts.stop();
       await schedules.timer.stop();
       stopProbe();
       stopCodeHost();

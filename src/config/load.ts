@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Compile } from 'typebox/compile';
+import { resolveAlertsConfig } from './alerts.js';
 import { configError, missingSecret } from './errors.js';
 import { parseApiKeys } from './keys.js';
 import { packageRoot } from './package-root.js';
@@ -246,6 +247,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       allowUnsandboxed: cfg.sandbox?.allowUnsandboxed ?? false,
     },
     approvalPolicy: cfg.approvalPolicy ?? {},
+    alerts: resolveAlertsConfig(cfg.alerts, env),
   };
 }
 

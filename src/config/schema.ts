@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { AlertsConfigSchema } from './alerts.js';
 
 /** Limit for one rate-limit bucket: `max` requests per `windowSeconds`. */
 export const RateLimitSchema = Type.Object(
@@ -203,6 +204,8 @@ export const ConfigFileSchema = Type.Object(
     ),
     /** Approval policy by task type or `default`; the task types are checked against the catalog at start. */
     approvalPolicy: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 100 }), ApprovalPolicyEntrySchema)),
+    /** Alert rules and the sinks they send to (docs/alerts.md). */
+    alerts: Type.Optional(AlertsConfigSchema),
     /** How project code (qa-verification's execute mode, build-refactor's verification) may run. */
     sandbox: Type.Optional(
       Type.Object(

@@ -1,4 +1,5 @@
 import type { ApprovalPolicyEntry, RateLimitBucket } from './schema.js';
+import type { AlertsConfig } from './alerts.js';
 
 export type Role = 'viewer' | 'operator' | 'admin';
 
@@ -176,4 +177,6 @@ export interface AppConfig {
    * which also refuses a key that is not a task type of the catalog.
    */
   approvalPolicy: Record<string, ApprovalPolicyEntry>;
+  /** Alert rules and sinks, their webhook secrets read from the environment (docs/alerts.md). */
+  alerts: AlertsConfig;
 }

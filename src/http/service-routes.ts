@@ -10,6 +10,7 @@ import type { IncidentService } from '../incidents/service.js';
 import type { KnowledgeService } from '../knowledge/service.js';
 import type { ProofFeed } from '../proof/proof-feed.js';
 import type { RunLogReader } from '../runlogs/types.js';
+import type { AlertService } from '../alerts/service.js';
 import type { ScheduleService } from '../schedules/schedule-service.js';
 import type { StateStore } from '../store/types.js';
 import type { CatalogView } from '../tasks/catalog-view.js';
@@ -33,6 +34,7 @@ import { proofRoutes } from './routes/proof.js';
 import { runRerunRoutes } from './routes/run-rerun.js';
 import { runLogRoutes } from './routes/run-logs.js';
 import { scheduleRoutes } from './routes/schedules.js';
+import { alertRoutes } from './routes/alerts.js';
 import { runCancelRoutes } from './routes/run-cancel.js';
 import { skillRoutes } from './routes/skills.js';
 import { taskRoutes } from './routes/tasks.js';
@@ -66,6 +68,8 @@ export interface ServiceRouteDeps {
   metricsPort: number | null;
   /** The live event streams. */
   events: RunEventHub;
+  /** Alert rules, notices and their deliveries. */
+  alerts: AlertService;
 }
 
 /** The service's whole route table: every route family, in one place. */
@@ -93,6 +97,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     webhookRoutes({ incidents: deps.incidents }),
     businessRoutes({ business: deps.business }),
     scheduleRoutes({ schedules: deps.schedules }),
+    alertRoutes({ alerts: deps.alerts }),
   ]);
   return routes;
 }

@@ -88,6 +88,10 @@ const SPEC_ROUTES: Record<string, Expected> = {
   'GET /api/schedules/:id': v(false),
   'PATCH /api/schedules/:id': write,
   'DELETE /api/schedules/:id': write,
+  // Alerts (DECISIONS.md, "Platform"): what fired and where it went, as of now, uncached.
+  'GET /api/alerts': v(false),
+  'GET /api/alerts/rules': v(false),
+  'GET /api/alerts/dead-letters': v(false),
 };
 
 /** Routes the delivered issues (foundation, task runtime) must have registered. */
