@@ -130,7 +130,7 @@ describe('search by payload field and bulk cancel and rerun over HTTP', () => {
   it('is an operator action: a viewer gets 403 and nothing changes', async () => {
     const before = (await rt.api.get(`/api/tasks/runs?type=${TYPE}`)).body.total;
     for (const action of ['cancel', 'rerun'] as const) {
-      const res = await bulk(action, { filter: { type: TYPE } }, TEST_KEYS.viewer);
+      const res = await rt.api.post(`/api/tasks/bulk/${action}`, { filter: { type: TYPE } }, TEST_KEYS.viewer);
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('forbidden');
     }
