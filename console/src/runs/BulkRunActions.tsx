@@ -4,6 +4,7 @@ import { useApiMutation } from '../api/hooks.js';
 import type { RunView } from '../api/types.js';
 import { ErrorNotice } from '../components/common.js';
 import { segment } from '../lib/query-string.js';
+import { isAwaitingApproval } from './held.js';
 
 type BulkAction = 'cancel' | 'rerun';
 
@@ -41,7 +42,7 @@ const plural = (n: number) => (n === 1 ? '1 run' : `${n} runs`);
  * each goes through the single-run cancel or rerun. Nothing is sent before a confirmation that
  * names how many runs and which.
  */
-export function BulkRunActions({ selected, onClear }: { selected: RunView[]; onClear: () => void }) {
+export function BulkRunActions({ selected, onClear, onDone }: { selected: RunView[]; onClear: () => void; onDone: () => void }) {
   const [confirming, setConfirming] = useState<BulkAction | null>(null);
   const [lastAction, setLastAction] = useState<BulkAction>('cancel');
   const bulk = useApiMutation<{ action: BulkAction; runIds: string[] }, BulkAnswer>(
@@ -53,7 +54,7 @@ export function BulkRunActions({ selected, onClear }: { selected: RunView[]; onC
   function confirm(action: BulkAction) {
     setConfirming(null);
     setLastAction(action);
-    bulk.mutate({ action, runIds: selected.map((r) => r.runId) }, { onSuccess: onClear });
+    bulk.mutate({ action, runIds: selected.map((r) => r.runId) }, { onSuccess: onDone });
   }
 
   return (
@@ -82,7 +83,7 @@ export function BulkRunActions({ selected, onClear }: { selected: RunView[]; onC
           <ul className="bulk-names">
             {selected.map((r) => (
               <li key={r.runId}>
-                <span className="mono">{r.runId}</span> <span className="muted">({r.type}, {r.status})</span>
+                <span className="mono">{r.runId}</span> <span className="muted">({r.type}, {isAwaitingApproval(r) ? 'awaiting approval' : r.status})</span>
               </li>
             ))}
           </ul>

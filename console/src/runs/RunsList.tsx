@@ -1,4 +1,4 @@
-import { keepPreviousData, useQueries, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { apiRequest } from '../api/client.js';
@@ -127,6 +127,12 @@ export function RunsPage() {
   // Selecting rows is for those who may cancel and rerun; the service checks the role anyway.
   const canAct = can(identity?.role, 'cancelRun') && can(identity?.role, 'rerunRun');
   const selection = useRunSelection();
+  const queryClient = useQueryClient();
+  // After a bulk action the per-status counts are read again at once, not on the next event.
+  const afterBulk = () => {
+    selection.clear();
+    void queryClient.invalidateQueries({ queryKey: [RUN_COUNTS_KEY] });
+  };
   const listKey = ['api', path];
   const runs = useQuery({
     queryKey: listKey,
@@ -171,7 +177,7 @@ export function RunsPage() {
         </div>
       </form>
       <RunSearch />
-      {canAct && <BulkRunActions selected={[...selection.selected.values()]} onClear={selection.clear} />}
+      {canAct && <BulkRunActions selected={[...selection.selected.values()]} onClear={selection.clear} onDone={afterBulk} />}
       <QueryView query={runs} label="runs">
         {(data) => {
           const needle = filter.trim().toLowerCase();
