@@ -1,9 +1,7 @@
-import { execSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, CHROMIUM_ARGS, NO_BROWSER, closeBrowserAndService, collectPageErrors, signIn } from '../support/console-browser.js';
+import { CHROMIUM, CHROMIUM_ARGS, NO_BROWSER, closeBrowserAndService, collectPageErrors, ensureConsoleBuilt, screenshotsAt, signIn } from '../support/console-browser.js';
 import { TEST_KEYS } from '../support/keys.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
@@ -14,24 +12,14 @@ const WIDTHS = [1280, 390] as const;
 const TYPE = 'summarize-content';
 const HELD = ['bulk-ui-1', 'bulk-ui-2', 'bulk-ui-3'];
 
-async function screenshots(page: Page, name: string): Promise<void> {
-  mkdirSync(SHOTS, { recursive: true });
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.waitForTimeout(150);
-    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
+const screenshots = (page: Page, name: string) => screenshotsAt(page, SHOTS, name, WIDTHS);
 
 describe.skipIf(NO_BROWSER)(`bulk actions on the console's runs list${NO_BROWSER ? ` (skipped: no chromium at ${CHROMIUM})` : ''}`, () => {
   let running: RuntimeService;
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync(join(REPO_ROOT, 'console', 'dist', 'index.html'))) {
-      execSync('npx vite build --config console/vite.config.ts', { cwd: REPO_ROOT, stdio: 'inherit' });
-    }
+    ensureConsoleBuilt();
     running = await startRuntimeService();
     // Held runs stay queued until someone decides: they wait for the test, whatever its pace.
     for (const key of HELD) expect((await running.api.trigger(TYPE, { content: `Hold ${key}.`, requiresApproval: true, idempotencyKey: key })).status).toBe(202);
