@@ -156,7 +156,7 @@ async function rerunOne(deps: BulkDeps, run: RunRecord, identity: Identity): Pro
 }
 
 /**
- * Cancel and rerun of many runs at once (docs/run-control.md, "Many runs"). Each run goes
+ * Cancel and rerun of many runs at once (docs/http.md, "Bulk cancel and rerun"). Each run goes
  * through the single-run cancel or rerun, one after the other, so every rule of those holds
  * (the actor, requesters, approvals closing, reserved ids). A run one of them refuses is
  * reported and the rest go on; a store that is away fails the whole request (503). A dry run

@@ -93,7 +93,7 @@ function domainFilter(filter: Static<typeof FilterSchema> | undefined): BulkFilt
 }
 
 /**
- * `POST /api/tasks/bulk/cancel` and `/api/tasks/bulk/rerun` (docs/run-control.md, "Many runs").
+ * `POST /api/tasks/bulk/cancel` and `/api/tasks/bulk/rerun` (docs/http.md, "Bulk cancel and rerun").
  * Under `/api/tasks/bulk/`, a path no run id can take: run routes live under `/api/tasks/runs/`.
  */
 export function bulkRunRoutes(deps: { runtime: TaskRuntime }): RouteSpec[] {
