@@ -36,6 +36,7 @@ import { runLogRoutes } from './routes/run-logs.js';
 import { scheduleRoutes } from './routes/schedules.js';
 import { alertRoutes } from './routes/alerts.js';
 import { runCancelRoutes } from './routes/run-cancel.js';
+import { bulkRunRoutes } from './routes/bulk-runs.js';
 import { skillRoutes } from './routes/skills.js';
 import { taskRoutes } from './routes/tasks.js';
 import { webhookRoutes } from './routes/webhook.js';
@@ -84,6 +85,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     taskRoutes({ runtime, catalog: deps.catalog }),
     runRerunRoutes({ runtime }),
     runCancelRoutes({ runtime }),
+    bulkRunRoutes({ runtime }),
     eventRoutes({ events: deps.events }),
     approvalRoutes({ runtime }),
     runLogRoutes({ runLogs: deps.runLogs }),

@@ -1,5 +1,6 @@
 import { RUN_STATUSES, TERMINAL_RUN_STATUSES, type RunRecord, type RunStatus } from '../domain/run-record.js';
 import { ProgrammingError } from '../domain/errors.js';
+import { payloadFieldMatches, payloadHasField, resultHasVerdict, type PayloadFieldMatch } from './run-field-filters.js';
 import type { CancelRequest, ClaimOptions, RunCounts, RunQuery } from './types.js';
 
 /**
@@ -19,6 +20,9 @@ export interface NormalizedRunQuery {
   queueState: 'ready' | 'held' | undefined;
   /** An empty prefix is no filter. */
   idPrefix: string | undefined;
+  /** Payload fields to match exactly; empty: no payload filter. */
+  payload: PayloadFieldMatch[];
+  verdict: string | undefined;
   includeInternal: boolean;
   limit: number;
   offset: number;
@@ -35,6 +39,8 @@ export function normalizeRunQuery(query: RunQuery): NormalizedRunQuery {
     status: query.status,
     queueState: query.queueState,
     idPrefix: query.idPrefix === '' ? undefined : query.idPrefix,
+    payload: payloadFieldMatches(query.payload),
+    verdict: query.verdict,
     includeInternal: query.includeInternal === true,
     limit: wholeNumber(query.limit, DEFAULT_RUN_LIST_LIMIT),
     offset: wholeNumber(query.offset, 0),
@@ -75,6 +81,8 @@ export function matchesRunQuery(run: RunRecord, query: NormalizedRunQuery): bool
   if (query.status !== undefined && run.status !== query.status) return false;
   if (query.queueState !== undefined && run.queueState !== query.queueState) return false;
   if (query.idPrefix !== undefined && !run.runId.startsWith(query.idPrefix)) return false;
+  if (!query.payload.every((match) => payloadHasField(run.payload, match))) return false;
+  if (query.verdict !== undefined && !resultHasVerdict(run.result, query.verdict)) return false;
   if (query.createdFrom !== undefined && !(run.createdAt >= query.createdFrom)) return false;
   if (query.createdTo !== undefined && !(run.createdAt < query.createdTo)) return false;
   return true;

@@ -2,6 +2,7 @@ import type { QueueState, RunEvent, RunRecord, RunStatus } from '../domain/run-r
 import type { EventCursor } from '../domain/run-event-cursor.js';
 import type { OrchestratorState, StateWithoutHistory, TaskRecord } from '../domain/orchestrator-state.js';
 import { DomainError } from '../domain/errors.js';
+import type { PayloadFilterValue } from './run-field-filters.js';
 
 /**
  * A pure, synchronous transition of one run record. Receives the current record (null when the
@@ -25,6 +26,10 @@ export interface RunQuery {
   queueState?: Exclude<QueueState, null>;
   /** Only runs whose id starts with this text (case-sensitive): how a short id is resolved. */
   idPrefix?: string;
+  /** Only runs whose payload holds each of these dotted fields with this scalar value (run-field-filters.ts). */
+  payload?: Record<string, PayloadFilterValue>;
+  /** Only runs whose result's `verdict` or `posture` is this text. */
+  verdict?: string;
   /** Internal task types (startup, heartbeat, doc-change) are left out unless true. */
   includeInternal?: boolean;
   limit?: number;

@@ -17,6 +17,7 @@ import type { ExecutorDeps } from './executor.js';
 import type { LaneRegistry } from './lanes.js';
 import type { TaskRequest } from './payload-validation.js';
 import { recoverInterruptedRuns, type RecoveryDeps } from './recovery.js';
+import { createBulkActions } from './bulk-actions.js';
 import { createRerun } from './rerun.js';
 import { createRunCancel } from './run-cancel.js';
 import { Runner } from './runner.js';
@@ -248,6 +249,8 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     rerun,
     /** An operator's cancel of a run (src/tasks/run-cancel.ts). */
     cancelRun: cancels.cancel,
+    /** Cancel and rerun of many runs, each through the single-run path (src/tasks/bulk-actions.ts). */
+    bulk: createBulkActions({ store, cancel: cancels.cancel, rerun }),
     start,
     stop,
     activeCount: () => runner.activeCount,

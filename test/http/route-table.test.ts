@@ -49,6 +49,9 @@ const SPEC_ROUTES: Record<string, Expected> = {
   'GET /api/tasks/runs/:runId/logs': { role: 'operator', bucket: 'viewer-read', cached: false },
   // Run control (DECISIONS.md, "Run control, front doors and models").
   'POST /api/tasks/runs/:runId/cancel': write,
+  // Many runs (DECISIONS.md, "Platform"): bulk actions under a path no run id can take.
+  'POST /api/tasks/bulk/cancel': write,
+  'POST /api/tasks/bulk/rerun': write,
   // Live events (server-sent events), never cached.
   'GET /api/tasks/runs/:runId/events': v(false),
   'GET /api/events': v(false),

@@ -375,6 +375,31 @@ export function describeStoreConformance(
         });
       });
 
+      it('filters by payload fields (dotted, scalar, exact) and by result verdict or posture', async () => {
+        const { store } = await openStore();
+        await insert(store, { runId: 'p1', status: 'failed', payload: { scope: 'projects/app', retries: 3, strict: true, deep: { lane: 'qa' } }, result: { verdict: 'failed' } });
+        await insert(store, { runId: 'p2', status: 'success', payload: { scope: 'projects/app', retries: 2.5, strict: false }, result: { posture: 'failed' } });
+        await insert(store, { runId: 'p3', status: 'success', payload: { scope: 'projects/other', retries: '3', deep: 'qa' }, result: { verdict: 'passed' } });
+        await insert(store, { runId: 'p4', payload: { scope: { nested: 'projects/app' }, deep: { lane: ['qa'] } }, result: 'failed' });
+        const ids = async (query: Parameters<StateStore['listRuns']>[0]) => (await store.listRuns(query)).items.map((r) => r.runId);
+        expect(await ids({ payload: { scope: 'projects/app' } })).toEqual(['p2', 'p1']);
+        expect(await ids({ payload: { 'deep.lane': 'qa' } })).toEqual(['p1']);
+        expect(await ids({ payload: { deep: 'qa' } })).toEqual(['p3']);
+        // Query text matches a number field numerically and a string field as text.
+        expect(await ids({ payload: { retries: '3' } })).toEqual(['p3', 'p1']);
+        expect(await ids({ payload: { retries: '3.0' } })).toEqual(['p1']);
+        expect(await ids({ payload: { retries: 2.5 } })).toEqual(['p2']);
+        expect(await ids({ payload: { strict: 'true' } })).toEqual(['p1']);
+        expect(await ids({ payload: { strict: false } })).toEqual(['p2']);
+        expect(await ids({ payload: { scope: 'projects/app', retries: '3' } })).toEqual(['p1']);
+        expect(await ids({ payload: { missing: 'x' } })).toEqual([]);
+        expect(await ids({ verdict: 'failed' })).toEqual(['p2', 'p1']);
+        expect(await ids({ verdict: 'failed', status: 'failed' })).toEqual(['p1']);
+        expect(await ids({ verdict: 'passed', payload: { scope: 'projects/other' } })).toEqual(['p3']);
+        const page = await store.listRuns({ verdict: 'failed', limit: 1 });
+        expect({ ids: page.items.map((r) => r.runId), total: page.total }).toEqual({ ids: ['p2'], total: 2 });
+      });
+
       it('pages with limit (default 50) and offset, total counting every match', async () => {
         const { store } = await openStore();
         for (let i = 0; i < 60; i++) await insert(store, { runId: `run-${String(i).padStart(2, '0')}` });

@@ -1,5 +1,8 @@
-import { existsSync } from 'node:fs';
+import { execSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { REPO_ROOT } from './paths.js';
 
 /** The browser the console tests drive (headless, no sandbox: the tests run as an ordinary user in a container). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -31,4 +34,22 @@ export async function closeBrowserAndService(browser: Browser | undefined, servi
   } finally {
     await service?.kill();
   }
+}
+
+/** Builds the console when no build is there (npm test builds it through scripts/ensure-setup.mjs; a lone test file may not have). */
+export function ensureConsoleBuilt(): void {
+  if (!existsSync(join(REPO_ROOT, 'console', 'dist', 'index.html'))) {
+    execSync('npx vite build --config console/vite.config.ts', { cwd: REPO_ROOT, stdio: 'inherit' });
+  }
+}
+
+/** Full-page screenshots at each width into `folder` as `<name>-<width>.png`, for a person to look at; the page is left at the first width. */
+export async function screenshotsAt(page: Page, folder: string, name: string, widths: readonly number[]): Promise<void> {
+  mkdirSync(folder, { recursive: true });
+  for (const width of widths) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.waitForTimeout(150);
+    await page.screenshot({ path: join(folder, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: widths[0]!, height: 900 });
 }

@@ -1,9 +1,10 @@
-import { keepPreviousData, useQueries, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { apiRequest } from '../api/client.js';
 import { useApiQuery } from '../api/hooks.js';
-import { RUN_STATUS_LIST, type RunListAnswer } from '../api/types.js';
+import { RUN_STATUS_LIST, type RunListAnswer, type RunView } from '../api/types.js';
+import { can } from '../auth/roles.js';
 import { useSession } from '../auth/session.js';
 import { QueryView, RunStatusBadge } from '../components/common.js';
 import { FilterSelect } from '../components/FilterSelect.js';
@@ -16,6 +17,7 @@ import { HELD_FILTER, isAwaitingApproval } from './held.js';
 import { heldOnly, RUNS_PATH, runListQuery } from './held-filter.js';
 import { useQueueStateFilter } from './use-queue-state-filter.js';
 import { StreamStatus } from './StreamStatus.js';
+import { BulkRunActions } from './BulkRunActions.js';
 import { useNow } from './use-now.js';
 import { useRunsFeed } from './use-runs-feed.js';
 import './runs.css';
@@ -78,6 +80,31 @@ function RunSearch() {
   );
 }
 
+/**
+ * The rows an operator picked for a bulk action, by run id. Kept across pages and filters, so a
+ * selection can gather runs from several views; the confirmation lists them all.
+ */
+function useRunSelection() {
+  const [selected, setSelected] = useState<ReadonlyMap<string, RunView>>(new Map());
+  const toggle = (run: RunView) =>
+    setSelected((current) => {
+      const next = new Map(current);
+      if (next.has(run.runId)) next.delete(run.runId);
+      else next.set(run.runId, run);
+      return next;
+    });
+  const setAll = (runs: RunView[], on: boolean) =>
+    setSelected((current) => {
+      const next = new Map(current);
+      for (const run of runs) {
+        if (on) next.set(run.runId, run);
+        else next.delete(run.runId);
+      }
+      return next;
+    });
+  return { selected, toggle, setAll, clear: () => setSelected(new Map()) };
+}
+
 /** `/operator/runs`: every run, newest first, live from the event stream. */
 export function RunsPage() {
   const { params, update } = useFilterParams();
@@ -96,7 +123,16 @@ export function RunsPage() {
   const heldView = status === HELD_FILTER;
   const queueStateFilter = useQueueStateFilter();
   const path = `${RUNS_PATH}${toQueryString({ ...runListQuery(status, queueStateFilter === true), type, createdFrom, limit: PAGE_SIZE, cursor })}`;
-  const { token } = useSession();
+  const { token, identity } = useSession();
+  // Selecting rows is for those who may cancel and rerun; the service checks the role anyway.
+  const canAct = can(identity?.role, 'cancelRun') && can(identity?.role, 'rerunRun');
+  const selection = useRunSelection();
+  const queryClient = useQueryClient();
+  // After a bulk action the per-status counts are read again at once, not on the next event.
+  const afterBulk = () => {
+    selection.clear();
+    void queryClient.invalidateQueries({ queryKey: [RUN_COUNTS_KEY] });
+  };
   const listKey = ['api', path];
   const runs = useQuery({
     queryKey: listKey,
@@ -141,12 +177,14 @@ export function RunsPage() {
         </div>
       </form>
       <RunSearch />
+      {canAct && <BulkRunActions selected={[...selection.selected.values()]} onClear={selection.clear} onDone={afterBulk} />}
       <QueryView query={runs} label="runs">
         {(data) => {
           const needle = filter.trim().toLowerCase();
           const page = heldView ? heldOnly(data) : { ...data, filteredHere: false };
           const shown = needle ? page.items.filter((r) => r.runId.toLowerCase().includes(needle)) : page.items;
           const first = cursor === '';
+          const allShownSelected = shown.length > 0 && shown.every((r) => selection.selected.has(r.runId));
           return (
             <>
               <div className="table-scroll" role="region" aria-label="Runs" tabIndex={0}>
@@ -158,6 +196,11 @@ export function RunsPage() {
                   </caption>
                   <thead>
                     <tr>
+                      {canAct && (
+                        <th scope="col" className="pick">
+                          <input type="checkbox" aria-label="Select all shown runs" checked={allShownSelected} onChange={(e) => selection.setAll(shown, e.target.checked)} />
+                        </th>
+                      )}
                       <th scope="col">Run</th>
                       <th scope="col">Type</th>
                       <th scope="col">Status</th>
@@ -172,7 +215,12 @@ export function RunsPage() {
                   </thead>
                   <tbody>
                     {shown.map((r) => (
-                      <tr key={r.runId}>
+                      <tr key={r.runId} className={selection.selected.has(r.runId) ? 'picked' : undefined}>
+                        {canAct && (
+                          <td className="pick">
+                            <input type="checkbox" aria-label={`Select run ${r.runId}`} checked={selection.selected.has(r.runId)} onChange={() => selection.toggle(r)} />
+                          </td>
+                        )}
                         <td className="mono full">
                           <Link to={`/runs/${segment(r.runId)}`}>{r.runId}</Link>
                         </td>

@@ -9,6 +9,9 @@ import { table } from '../table.js';
 import { didYouMean } from '../suggest.js';
 import { UsageError } from '../usage-error.js';
 import { EXIT, flag, printJson, word, words, type Verb } from '../verb.js';
+import type { FlagSpec, ParsedArgs } from '../args.js';
+import { parseBulkFilter, runBulk, type BulkOptions } from '../bulk.js';
+import type { BulkFilter } from '../../tasks/bulk-actions.js';
 import { watchRun } from '../watch-run.js';
 
 const RUN_STATUSES = ['pending', 'running', 'retrying', 'success', 'failed', 'cancelled'];
@@ -237,20 +240,48 @@ export const logsVerb: Verb = {
   },
 };
 
+const BULK_FLAGS: FlagSpec[] = [
+  { name: 'filter', takes: 'value', valueName: 'k=v,...', summary: 'act on every run matching: type, status, queueState, idPrefix, verdict, createdFrom, createdTo, payload.<field>' },
+  { name: 'dry-run', takes: 'switch', summary: 'with --filter: print what would be affected, change nothing' },
+  { name: 'yes', short: 'y', takes: 'switch', summary: 'with --filter: go ahead (required unless --dry-run)' },
+  { name: 'max', takes: 'value', valueName: 'n', summary: 'with --filter: at most n runs, newest first (default 100, at most 500)' },
+];
+const BULK_HELP = 'With --filter nothing is asked: --dry-run shows the runs and what each would come to; --yes acts. Exit 1 when the service refused any run.';
+
+/** Whether the words ask for a bulk action (any bulk flag) rather than one run's. */
+function bulkAsked(args: ParsedArgs): boolean {
+  return BULK_FLAGS.some((f) => args.flags[f.name] !== undefined) || args.flags.failed !== undefined;
+}
+
+function bulkOptions(args: ParsedArgs, action: 'cancel' | 'rerun', extra: BulkFilter = {}): Omit<BulkOptions, 'reason'> {
+  const text = flag(args, 'filter');
+  const filter = { ...(text !== undefined ? parseBulkFilter(text) : {}), ...extra };
+  if (Object.keys(filter).length === 0) throw new UsageError(`bulk ${action} needs --filter${action === 'rerun' ? ' or --failed / --type' : ''}`);
+  if (filter.status !== undefined) checkStatus(filter.status);
+  return { action, filter, dryRun: args.flags['dry-run'] === true, yes: args.flags.yes === true, max: positiveInteger('max', flag(args, 'max')) };
+}
+
 export const cancelVerb: Verb = {
   name: 'cancel',
-  summary: 'stop a run (pending, held, retrying or running)',
-  usage: '<runId> [reason ...]',
+  summary: 'stop a run (pending, held, retrying or running), or every run a filter matches',
+  usage: '<runId> [reason ...] | --filter k=v[,k=v...] (--dry-run | --yes) [--max n] [reason ...]',
   positionals: [
-    { name: 'runId', required: true },
+    { name: 'runId', required: false },
     { name: 'reason', required: false, rest: true },
   ],
-  flags: [],
-  details: [RUN_ID_HELP],
+  flags: BULK_FLAGS,
+  details: [RUN_ID_HELP, BULK_HELP, 'Example: orch cancel --filter type=summarize-content,status=pending --dry-run'],
   async run({ args, output, client }) {
-    const reason = words(args, 'reason').join(' ');
     const api = client();
-    const answer = await api.cancel(await resolveRunId(api, word(args, 'runId')), reason === '' ? undefined : reason);
+    if (bulkAsked(args)) {
+      // Every word is the reason: there is no run id with a filter.
+      const reason = [word(args, 'runId'), ...words(args, 'reason')].filter((w) => w !== '').join(' ');
+      return runBulk(api, output, { ...bulkOptions(args, 'cancel'), ...(reason !== '' ? { reason } : {}) });
+    }
+    const runId = word(args, 'runId');
+    if (runId === '') throw new UsageError("'cancel' needs <runId> or --filter");
+    const reason = words(args, 'reason').join(' ');
+    const answer = await api.cancel(await resolveRunId(api, runId), reason === '' ? undefined : reason);
     if (output.json) return printJson(output, answer);
     output.out(`${answer.runId}  ${paint(output, 'grey', answer.status)}`);
     return EXIT.ok;
@@ -259,22 +290,36 @@ export const cancelVerb: Verb = {
 
 export const rerunVerb: Verb = {
   name: 'rerun',
-  summary: 'run a run again (key=value words replace payload fields)',
-  usage: '<runId> [key=value ...] [--key <idempotencyKey>] [--watch]',
+  summary: 'run a run again (key=value words replace payload fields), or every run a filter matches',
+  usage: '<runId> [key=value ...] [--key <idempotencyKey>] [--watch] | [--failed] [--type t] [--filter k=v,...] (--dry-run | --yes) [--max n]',
   positionals: [
-    { name: 'runId', required: true },
+    { name: 'runId', required: false },
     { name: 'assignments', required: false, rest: true },
   ],
   flags: [
     { name: 'key', takes: 'value', valueName: 'idempotencyKey', summary: 'idempotency key of the new run' },
     { name: 'watch', short: 'w', takes: 'switch', summary: 'follow the new run to its end' },
+    { name: 'failed', takes: 'switch', summary: 'rerun the failed runs (status=failed), with --type to name one type' },
+    { name: 'type', takes: 'value', valueName: 't', summary: 'with --failed or --filter: only runs of this type' },
+    ...BULK_FLAGS,
   ],
-  details: [RUN_ID_HELP],
+  details: [RUN_ID_HELP, BULK_HELP, 'Example: orch rerun --failed --type summarize-content --dry-run'],
   async run({ args, output, client, signal }) {
+    const api = client();
+    const type = flag(args, 'type');
+    if (bulkAsked(args) || type !== undefined) {
+      if (word(args, 'runId') !== '' || args.flags.key !== undefined || args.flags.watch) {
+        throw new UsageError('a bulk rerun takes no run id, key=value words, --key or --watch: each rerun keeps its original\'s payload');
+      }
+      if (type !== undefined) checkType(type);
+      const extra: BulkFilter = { ...(args.flags.failed ? { status: 'failed' as const } : {}), ...(type !== undefined ? { type } : {}) };
+      return runBulk(api, output, bulkOptions(args, 'rerun', extra));
+    }
+    const runId = word(args, 'runId');
+    if (runId === '') throw new UsageError("'rerun' needs <runId>, or --failed / --filter");
     const override = payloadFromAssignments(words(args, 'assignments'));
     const key = flag(args, 'key');
-    const api = client();
-    const answer = await api.rerun(await resolveRunId(api, word(args, 'runId')), {
+    const answer = await api.rerun(await resolveRunId(api, runId), {
       ...(Object.keys(override).length > 0 ? { payload: override } : {}),
       ...(key !== undefined ? { idempotencyKey: key } : {}),
     });

@@ -7,6 +7,7 @@ import type { ProtectedContext, RouteReply, RouteSpec } from '../route-spec.js';
 import type { AdmissionOutcome } from '../../tasks/admission.js';
 import type { TaskRuntime } from '../../tasks/runtime.js';
 import { RUN_STATUSES } from '../../domain/run-record.js';
+import { PAYLOAD_QUERY_KEYS, VerdictQuery, payloadFilterOfQuery } from './run-filter-query.js';
 import type { CatalogView } from '../../tasks/catalog-view.js';
 
 const BooleanQuery = Type.Union([Type.Literal('true'), Type.Literal('false')], {
@@ -30,6 +31,7 @@ const RunsQuery = Type.Object(
         description: 'only runs whose id starts with this text (case-sensitive); the command line and console resolve short ids through it. Paths keep exact ids.',
       }),
     ),
+    verdict: Type.Optional(VerdictQuery),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
     offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
     cursor: Type.Optional(
@@ -42,7 +44,7 @@ const RunsQuery = Type.Object(
       Type.String({ format: 'date-time', maxLength: 64, description: 'only runs created before this instant (exclusive); must be after createdFrom' }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, patternProperties: PAYLOAD_QUERY_KEYS },
 );
 
 const RunIdParams = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 400 }) });
@@ -128,7 +130,9 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
       method: 'GET',
       path: '/api/tasks/runs',
       operationId: 'listTaskRuns',
-      summary: 'Run records, newest first; internal task types only with includeInternal=true; filters type, status, queueState, idPrefix, createdFrom/To',
+      description:
+        'Besides the declared parameters, `payload.<field>=<value>` (up to 8, dotted for nested fields: `payload.scope=projects/app`) keeps runs whose payload holds that scalar exactly: text as text, a number numerically, `true`/`false` as booleans. Payload and verdict filters read each run matching the other filters (no index); the page limit bounds the answer.',
+      summary: 'Run records, newest first; internal task types only with includeInternal=true; filters type, status, queueState, idPrefix, payload.<field>, verdict, createdFrom/To',
       tags: ['tasks'],
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       // Tagged by filter, so a run write drops only the pages whose filters the run matches. A
@@ -137,7 +141,7 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
       cache: {
         tags: (ctx) => {
           const q = ctx.query as Static<typeof RunsQuery>;
-          // queueState and idPrefix only narrow a page: a write that can change it also matches
+          // queueState, idPrefix, payload and verdict only narrow a page: a write that can change it also matches
           // its type/status/visibility tags, so those tags still drop it (the URL keys the entry).
           return runListPageTags({ type: q.type, status: q.status, includeInternal: q.includeInternal === 'true' });
         },
@@ -157,6 +161,8 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
             includeInternal: q.includeInternal === 'true',
             queueState: q.queueState === 'awaiting-approval' ? 'held' : q.queueState,
             idPrefix: q.idPrefix,
+            payload: payloadFilterOfQuery(q),
+            verdict: q.verdict,
             limit: q.limit ?? 50,
             offset: q.offset ?? 0,
             cursor: q.cursor,

@@ -1,3 +1,4 @@
+import { VERDICT_FIELDS } from '../run-field-filters.js';
 import type pg from 'pg';
 import type { RunRecord } from '../../domain/run-record.js';
 import { addToRunCounts, emptyRunCounts, normalizeRunQuery, type NormalizedRunQuery } from '../run-rules.js';
@@ -80,6 +81,19 @@ function runFilter(q: NormalizedRunQuery): { clauses: string[]; params: unknown[
     // starts_with, not LIKE: `%` and `_` may be part of a run id.
     params.push(q.idPrefix);
     clauses.push(`starts_with(run_id, $${params.length})`);
+  }
+  for (const match of q.payload) {
+    // The field's JSON value against each value it may equal: jsonb compares numbers as numbers.
+    const candidates = [JSON.stringify(match.text)];
+    if (match.number !== null) candidates.push(JSON.stringify(match.number));
+    if (match.boolean !== null) candidates.push(match.boolean);
+    params.push(['payload', ...match.path], candidates);
+    clauses.push(`doc #> $${params.length - 1}::text[] = ANY($${params.length}::jsonb[])`);
+  }
+  if (q.verdict !== undefined) {
+    params.push(JSON.stringify(q.verdict));
+    const verdict = `$${params.length}::jsonb`;
+    clauses.push(`(${VERDICT_FIELDS.map((field) => `doc -> 'result' -> '${field}' = ${verdict}`).join(' OR ')})`);
   }
   // created_at is TEXT in the stored toISOString spelling, as are the bounds: byte order (the C
   // collation, whatever the database's default) is time order.

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { RunRecord, RunStatus } from '../../domain/run-record.js';
+import type { RunRecord } from '../../domain/run-record.js';
+import { VERDICT_FIELDS } from '../run-field-filters.js';
 import { runProblem } from '../record-checks.js';
 import {
   PRUNABLE_STATUSES,
@@ -265,9 +266,27 @@ function runningByType(ctx: WriteContext, types: string[]): Map<string, number> 
   return counts;
 }
 
-function runFilter(q: NormalizedRunQuery): { where: string; params: Array<string | RunStatus> } {
+/**
+ * A payload field equal to a filter value, by the field's JSON type (run-field-filters.ts): text
+ * as text, a number as a number, a boolean by its name (json_type says `true` or `false`).
+ * Parameters: path, path, text, path, number, path, number, boolean, boolean.
+ */
+const SCALAR_EQUALS = `(CASE json_type(doc, ?)
+  WHEN 'text' THEN json_extract(doc, ?) = ?
+  WHEN 'integer' THEN json_extract(doc, ?) = ?
+  WHEN 'real' THEN json_extract(doc, ?) = ?
+  WHEN 'true' THEN ? = 'true'
+  WHEN 'false' THEN ? = 'false'
+  ELSE 0 END)`;
+
+/** A JSON path with every segment quoted; segments are plain names (PAYLOAD_FIELD_PATTERN), never holding a quote. */
+function jsonPath(segments: string[]): string {
+  return `$${segments.map((segment) => `."${segment}"`).join('')}`;
+}
+
+function runFilter(q: NormalizedRunQuery): { where: string; params: Array<string | number | null> } {
   const clauses: string[] = [];
-  const params: Array<string | RunStatus> = [];
+  const params: Array<string | number | null> = [];
   if (!q.includeInternal) clauses.push('internal = 0');
   if (q.type !== undefined) {
     clauses.push('type = ?');
@@ -285,6 +304,16 @@ function runFilter(q: NormalizedRunQuery): { where: string; params: Array<string
     // substr, not LIKE: LIKE ignores ASCII case and gives `%` and `_` a meaning in a run id.
     clauses.push('substr(run_id, 1, length(?)) = ?');
     params.push(q.idPrefix, q.idPrefix);
+  }
+  for (const match of q.payload) {
+    const path = jsonPath(['payload', ...match.path]);
+    clauses.push(SCALAR_EQUALS);
+    params.push(path, path, match.text, path, match.number, path, match.number, match.boolean ?? '', match.boolean ?? '');
+  }
+  if (q.verdict !== undefined) {
+    const verdict = q.verdict;
+    clauses.push(`(${VERDICT_FIELDS.map(() => "(json_type(doc, ?) = 'text' AND json_extract(doc, ?) = ?)").join(' OR ')})`);
+    for (const field of VERDICT_FIELDS) params.push(jsonPath(['result', field]), jsonPath(['result', field]), verdict);
   }
   if (q.createdFrom !== undefined) {
     clauses.push('created_at >= ?');
