@@ -2,7 +2,8 @@ import Type, { type Static } from 'typebox';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../tasks/payload-schemas.js';
 import type { TaskRuntime } from '../../tasks/runtime.js';
 import type { ProtectedContext, RouteSpec } from '../route-spec.js';
-import { Duplicate, Queued } from '../../tasks/trigger-answer.js';
+import { Duplicate } from '../../tasks/trigger-answer.js';
+import { QueuedReply } from './tasks.js';
 import { triggerReply } from './tasks.js';
 
 const RunIdParams = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 400 }) });
@@ -36,7 +37,7 @@ export function runRerunRoutes(deps: { runtime: TaskRuntime }): RouteSpec[] {
         "Checked like a trigger and admitted through the same admission path (source `rerun`); answers like POST /api/tasks/trigger. The original's `__` keys and idempotency key are not copied. Approval-gated types are held again. 404 unknown run; 400 `invalid_request` for an internal type or a type the catalog no longer knows.",
       tags: ['tasks'],
       access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
-      schema: { params: RunIdParams, body: RerunBody, response: { 202: Queued, 200: Duplicate } },
+      schema: { params: RunIdParams, body: RerunBody, response: { 202: QueuedReply, 200: Duplicate } },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof RunIdParams>, Static<typeof RerunBody>>) =>
         triggerReply(await deps.runtime.rerun(ctx.params.runId, ctx.body, ctx.identity)),
     },
