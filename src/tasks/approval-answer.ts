@@ -18,9 +18,22 @@ export const DecisionEntrySchema = Type.Object(
     actor: Type.String({ description: 'the deciding key\'s actor, or `service` for expiry and escalation' }),
     decision: Type.Enum(['approved', 'rejected', 'expired', 'escalated', 'cancelled']),
     note: Nullable(Type.String()),
+    input: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'what the approver merged into the replay\'s payload' })),
   },
   { additionalProperties: false },
 );
+
+export const ApprovalProgressSchema = Type.Object(
+  {
+    received: Type.Integer({ minimum: 0, description: 'distinct actors who approved so far' }),
+    required: Type.Integer({ minimum: 1, description: 'approvals that admit the replay (approvalPolicy.requiredApprovals)' }),
+  },
+  { additionalProperties: false, description: 'progress toward the quorum: shown as "1 of 2 approvals" while pending' },
+);
+export type ApprovalProgress = Static<typeof ApprovalProgressSchema>;
+
+/** "1 of 2 approvals": how the console, the command line and the bridge name an approval's progress. */
+export const approvalProgressText = (p: ApprovalProgress): string => `${p.received} of ${p.required} approval${p.required === 1 ? '' : 's'}`;
 
 /** The fields every approval answer carries (src/tasks/approvals.ts `approvalView`). */
 export const approvalFields = {
@@ -43,6 +56,7 @@ export const approvalFields = {
   replayRunId: Nullable(Type.String()),
   replayTaskId: Nullable(Type.String()),
   decisionHistory: Type.Array(DecisionEntrySchema, { description: 'decisions, expiry, escalation and cancel, oldest first' }),
+  approvals: ApprovalProgressSchema,
 };
 
 export const ApprovalDetail = {
@@ -66,8 +80,15 @@ export const ApprovalDetail = {
       approverRole: Type.Union([Type.Literal('operator'), Type.Literal('admin')]),
       allowSelfApproval: Type.Boolean(),
       onExpiry: Type.Union([Type.Literal('reject'), Type.Literal('escalate')]),
+      requiredApprovals: Type.Integer({ minimum: 1 }),
+      approverGroups: Type.Array(Type.String(), { description: 'only keys in one of these groups may decide; empty: any key of approverRole' }),
     },
     { description: 'the approvalPolicy that applies to the type' },
+  ),
+  approvalInputSchema: Nullable(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description: 'the JSON schema of the `input` an approval may carry (merged into the replay\'s payload); null: the type takes none',
+    }),
   ),
 };
 
