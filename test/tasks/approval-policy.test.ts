@@ -65,6 +65,14 @@ describe('approval policy resolution', () => {
     expect(() => load({ default: { onExpiry: 'ignore' } })).toThrow(/approvalPolicy/);
     expect(() => load({ default: { expiresAfterMinutes: 0 } })).toThrow(/approvalPolicy/);
     expect(() => load({ default: { allowSelfApprovals: false } })).toThrow(/approvalPolicy/);
+    expect(load({ default: { requiredApprovals: 2, approverGroups: ['release'] } }).approvalPolicy).toEqual({
+      default: { requiredApprovals: 2, approverGroups: ['release'] },
+    });
+    expect(() => load({ default: { requiredApprovals: 0 } })).toThrow(/approvalPolicy/);
+    expect(() => load({ default: { requiredApprovals: 1.5 } })).toThrow(/approvalPolicy/);
+    expect(() => load({ default: { requiredApprovals: 11 } })).toThrow(/approvalPolicy/);
+    expect(() => load({ default: { approverGroups: ['release', 'release'] } })).toThrow(/approvalPolicy/);
+    expect(() => load({ default: { approverGroups: [''] } })).toThrow(/approvalPolicy/);
   });
 });
 
