@@ -35,6 +35,18 @@ export type ApprovalProgress = Static<typeof ApprovalProgressSchema>;
 /** "1 of 2 approvals": how the console, the command line and the bridge name an approval's progress. */
 export const approvalProgressText = (p: ApprovalProgress): string => `${p.received} of ${p.required} approval${p.required === 1 ? '' : 's'}`;
 
+/**
+ * The progress an approval answer carries, read from a loosely typed answer (the command line's
+ * and the bridge's client); null when it carries none.
+ */
+export function approvalProgressOf(approval: unknown): ApprovalProgress | null {
+  const p = (approval as { approvals?: unknown } | null | undefined)?.approvals as Partial<ApprovalProgress> | undefined;
+  return p && typeof p.received === 'number' && typeof p.required === 'number' ? { received: p.received, required: p.required } : null;
+}
+
+/** Whether an approval still waits for more approvals than it has: shown where the quorum is more than one. */
+export const awaitsQuorum = (p: ApprovalProgress | null): p is ApprovalProgress => p !== null && p.required > 1;
+
 /** The fields every approval answer carries (src/tasks/approvals.ts `approvalView`). */
 export const approvalFields = {
   taskId: Type.String(),
