@@ -41,8 +41,9 @@ interface InputFieldsProps {
 
 function InputFields({ taskId, fields, values, onChange }: InputFieldsProps) {
   return (
-    <fieldset className="stack">
-      <legend>Approve with input (optional; blank keeps the requested value)</legend>
+    <div className="stack" role="group" aria-label="Approval input">
+      <h3>Approve with input</h3>
+      <p className="hint">Optional: what you fill in replaces the requested value in the approved run; blank keeps it.</p>
       {fields.map((f) => {
         const id = `input-${taskId}-${f.name}`;
         return (
@@ -67,7 +68,7 @@ function InputFields({ taskId, fields, values, onChange }: InputFieldsProps) {
           </div>
         );
       })}
-    </fieldset>
+    </div>
   );
 }
 
