@@ -1,9 +1,9 @@
 import { execSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, CHROMIUM_ARGS, collectPageErrors, NO_BROWSER, signIn } from '../support/console-browser.js';
+import { CHROMIUM, CHROMIUM_ARGS, collectPageErrors, NO_BROWSER, screenshotsAtWidths, signIn } from '../support/console-browser.js';
 import { startComposedService, type ComposedService } from '../support/composed-service.js';
 import { apiClient } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
@@ -13,16 +13,11 @@ import { REPO_ROOT } from '../support/paths.js';
 const SHOTS = join(REPO_ROOT, 'test-output', 'screenshots', 'console-approvals-quorum');
 const WIDTHS = [1280, 390] as const;
 
+/** Screenshots at both widths; nothing wider than the window: the page scrolls down, never sideways. */
 async function screenshots(page: Page, name: string): Promise<void> {
-  mkdirSync(SHOTS, { recursive: true });
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.waitForTimeout(150);
-    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
-    // Nothing wider than the window: the page scrolls down, never sideways.
-    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
+  await screenshotsAtWidths(page, SHOTS, name, [WIDTHS[1]]);
+  expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(WIDTHS[1]);
+  await screenshotsAtWidths(page, SHOTS, name, [WIDTHS[0]]);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 
 /** The browser the console tests drive (headless, no sandbox: the tests run as an ordinary user in a container). */
@@ -31,4 +32,18 @@ export async function closeBrowserAndService(browser: Browser | undefined, servi
   } finally {
     await service?.kill();
   }
+}
+
+/**
+ * Full-page screenshots of the page at each width, for a person to look at, as
+ * `<dir>/<name>-<width>.png`; the viewport is left at the first width.
+ */
+export async function screenshotsAtWidths(page: Page, dir: string, name: string, widths: readonly number[]): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  for (const width of widths) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.waitForTimeout(150);
+    await page.screenshot({ path: join(dir, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: widths[0]!, height: 900 });
 }
