@@ -190,12 +190,15 @@ export function createApprovals(deps: ApprovalsDeps) {
       throw conflict(`approval ${taskId} expired at ${held.approval.expiresAt} and was rejected by the service`);
     }
     const now = clock.now();
+    // The note and input are kept on the run, which viewers read: the service's own secrets in
+    // them are replaced, as admission does to a payload.
     const keptNote = deps.redact ? deps.redact.value(note) : note;
+    const keptInput = deps.redact && input ? deps.redact.value(input) : input;
     const operatorDecision = {
       decision,
       actor: identity.actor,
       note: keptNote,
-      input,
+      input: keptInput,
       requiredApprovals: typePolicy.requiredApprovals,
       replayRunId: replayRunIdFor(taskId),
     };

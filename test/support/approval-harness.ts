@@ -9,7 +9,7 @@ import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { createAdmission } from '../../src/tasks/admission.js';
 import { createApprovalPolicy, type ApprovalPolicy } from '../../src/tasks/approval-policy.js';
-import { createApprovals } from '../../src/tasks/approvals.js';
+import { createApprovals, type ApprovalsDeps } from '../../src/tasks/approvals.js';
 import { TASK_CATALOG } from '../../src/tasks/catalog.js';
 import { manualClock } from './clocks.js';
 import { tempDir } from './config.js';
@@ -34,8 +34,8 @@ export async function approvalHarness(configured: Record<string, ApprovalPolicyE
   const ledger = createIncidentLedger({ store, coordination, clock, invalidator });
   const policiesRun: string[] = [];
   const escalation = createApprovalEscalation({ ledger, clock, runPolicies: async (id) => void policiesRun.push(id) });
-  const instance = (over: StateStore = store) =>
-    createApprovals({ store: over, clock, invalidator, admit, lanes: testLaneRegistry(), policy, escalation, logger: silent });
+  const instance = (over: StateStore = store, extra: Partial<ApprovalsDeps> = {}) =>
+    createApprovals({ store: over, clock, invalidator, admit, lanes: testLaneRegistry(), policy, escalation, logger: silent, ...extra });
   const hold = async (requestedBy: string, type = 'system-monitor', payload: Record<string, unknown> = { requiresApproval: true }) =>
     (await admit({ type, payload, source: 'api', requestedBy })).run;
   return { store, clock, admit, ledger, instance, hold, policiesRun };

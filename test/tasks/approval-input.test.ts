@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSecretRedactor, KNOWN_SECRET_MARKER } from '../../src/redaction/known-secrets.js';
 import type { StateStore } from '../../src/store/types.js';
 import { replayRunIdFor } from '../../src/tasks/approvals.js';
 import { defineTaskType } from '../../src/task-types/define-task-type.js';
@@ -37,6 +38,14 @@ describe('approve with input', () => {
     expect(replay.payload).toMatchObject({ agentName: 'summarization-agent', deployName: 'staging-summarizer', version: '1.0.1' });
     // The held run keeps what was requested.
     expect((await store.getRun(run.runId))!.payload).toEqual({ agentName: 'summarization-agent', version: '1.0.0' });
+  });
+
+  it('replaces the service\'s own secrets in the input it keeps, as in a payload', async () => {
+    const { instance, run, store } = await heldDeploy();
+    const approvals = instance(store, { redact: createSecretRedactor(['service-secret-0042']) });
+    const decided = await approvals.decide(run.taskId, 'approved', null, operator('alice'), { version: 'v-service-secret-0042' });
+    expect(decided.approval.decisionHistory[0]!.input).toEqual({ version: `v-${KNOWN_SECRET_MARKER}` });
+    expect((await store.getRun(replayRunIdFor(run.taskId)))!.payload.version).toBe(`v-${KNOWN_SECRET_MARKER}`);
   });
 
   it('merges every approver\'s input in decision order, the later over the earlier', async () => {
