@@ -2,6 +2,7 @@ import { payloadFromAssignments } from '../src/cli/assignments.js';
 import { UsageError } from '../src/cli/usage-error.js';
 import { closest } from '../src/cli/suggest.js';
 import { createOrchClient, describeClientError, OrchApiError, OrchNetworkError, type OrchClient } from '../src/client/index.js';
+import { approvalProgressOf, approvalProgressText, awaitsQuorum } from '../src/tasks/approval-answer.js';
 import { finishReply } from './reply.js';
 import { tokenize } from './tokenize.js';
 
@@ -104,11 +105,17 @@ const COMMANDS: Command[] = [
     summary: 'runs waiting for a decision',
     mappedOnly: true,
     async run(client) {
-      const brief = (await client.companion('approvals')) as { pendingCount: number; approvals: Array<{ taskId: string; runId: string; type: string; riskLevel: string | null }> };
-      if (brief.pendingCount === 0) return 'Nothing waits for approval.';
+      // The operator route rather than the companion brief: it carries each approval's progress.
+      const { count, pending } = await client.pendingApprovals();
+      if (count === 0) return 'Nothing waits for approval.';
       return [
-        `${brief.pendingCount} waiting for a decision:`,
-        ...brief.approvals.slice(0, 10).map((a) => `- ${a.taskId} · ${a.type}${a.riskLevel ? ` · risk ${a.riskLevel}` : ''} (/orch approve ${a.taskId})`),
+        `${count} waiting for a decision:`,
+        ...pending.slice(0, 10).map((a) => {
+          const risk = (a.impact as { riskLevel?: string } | null | undefined)?.riskLevel;
+          const progress = approvalProgressOf(a);
+          const quorum = awaitsQuorum(progress) ? ` · ${approvalProgressText(progress)}` : '';
+          return `- ${a.taskId} · ${a.type}${risk ? ` · risk ${risk}` : ''}${quorum} (/orch approve ${a.taskId})`;
+        }),
       ].join('\n');
     },
   },
@@ -122,6 +129,11 @@ const COMMANDS: Command[] = [
         const id = need(words, 0, 'id', decision);
         const note = words.slice(1).join(' ');
         const answer = await client.decide(id, decision, note === '' ? undefined : note);
+        const approval = answer.approval as { status?: string } | undefined;
+        if (approval?.status === 'pending') {
+          const progress = approvalProgressOf(approval);
+          return `Approval of ${id} recorded: ${progress ? approvalProgressText(progress) : 'still pending'}. It runs once enough others approve.`;
+        }
         const replay = typeof answer.replayRunId === 'string' ? ` It runs as ${answer.replayRunId}: /orch status ${answer.replayRunId}` : '';
         return `${decision === 'approve' ? 'Approved' : 'Rejected'} ${id}.${replay}`;
       },

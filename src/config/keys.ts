@@ -31,6 +31,17 @@ export function splitLabel(label: string): { actor: string; version: string | nu
   return { actor: label.slice(0, idx), version: label.slice(idx + 1) };
 }
 
+/** Group names are short words (letters, digits, `.`, `_`, `-`) so they read the same in config, logs and answers. */
+const GROUP_NAME = /^[A-Za-z0-9._-]{1,100}$/;
+
+function parseGroups(value: unknown, where: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((g) => typeof g === 'string' && GROUP_NAME.test(g))) {
+    throw configError(`${where}: groups must be an array of names (letters, digits, ".", "_", "-"; at most 100 characters)`);
+  }
+  return [...new Set(value as string[])];
+}
+
 function describeEntry(index: number, label: unknown): string {
   return `API_KEY_ROTATION entry ${index + 1}${typeof label === 'string' ? ` (${label})` : ''}`;
 }
@@ -74,6 +85,7 @@ export function parseApiKeys(rotation: string | undefined, single: string | unde
         role,
         expiresAt: parseExpiry(item.expiresAt, where),
         active: item.active !== false,
+        groups: parseGroups(item.groups, where),
       });
     });
   }
@@ -86,6 +98,7 @@ export function parseApiKeys(rotation: string | undefined, single: string | unde
       role: 'admin',
       expiresAt: null,
       active: true,
+      groups: [],
     });
   }
   return entries;

@@ -49,6 +49,11 @@ export const ApprovalPolicyEntrySchema = Type.Object(
     // A year at most; fractions of a minute are allowed (a short expiry is what tests and drills use).
     expiresAfterMinutes: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 525_600 })),
     onExpiry: Type.Optional(Type.Union([Type.Literal('reject'), Type.Literal('escalate')])),
+    // Distinct actors whose approvals admit the replay. Ten at most: a quorum larger than a
+    // team's approvers would hold every run until it expires.
+    requiredApprovals: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
+    // Only keys carrying one of these groups (API_KEY_ROTATION `groups`) may decide; empty or absent: any key of approverRole.
+    approverGroups: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50, uniqueItems: true })),
   },
   { additionalProperties: false },
 );

@@ -13,6 +13,8 @@ export interface ApiKeyEntry {
   role: Role;
   expiresAt: Date | null;
   active: boolean;
+  /** Approver groups the key belongs to (approvalPolicy.approverGroups); empty when it names none. */
+  groups: string[];
 }
 
 export interface CorsConfig {

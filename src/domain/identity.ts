@@ -6,4 +6,6 @@ export interface Identity {
   role: Role;
   apiKeyLabel: string;
   apiKeyExpiresAt: string | null;
+  /** The key's approver groups (API_KEY_ROTATION `groups`); absent or empty: none. */
+  groups?: readonly string[];
 }

@@ -64,6 +64,8 @@ export interface ApprovalDecisionEntry {
   actor: string;
   decision: 'approved' | 'rejected' | 'expired' | 'escalated' | 'cancelled';
   note: string | null;
+  /** What an approver added to the replay's payload (the type's approval input schema); absent when nothing. */
+  input?: Record<string, unknown>;
 }
 
 export interface RunApproval {

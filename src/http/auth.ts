@@ -28,6 +28,7 @@ export function identityOf(entry: ApiKeyEntry): Identity {
     role: entry.role,
     apiKeyLabel: entry.label,
     apiKeyExpiresAt: entry.expiresAt ? entry.expiresAt.toISOString() : null,
+    groups: entry.groups,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { TSchema } from 'typebox';
+import { ProgrammingError } from '../domain/errors.js';
 import type { ResultViewSpec } from './result-view.js';
 import type { BaselineConfidence, DependencyClass, ModelUse, OperationalStatus, TaskExecutor, TaskType, TaskTypeSource } from './task-type.js';
 
@@ -34,10 +35,28 @@ export interface TaskTypeInput<T extends string, P extends TSchema, R extends TS
   skills?: string[];
   model?: Partial<ModelUse>;
   source?: TaskTypeSource;
+  approvalInputSchema?: TSchema;
 }
 
 /** The standard caveat of every spawned worker lane. */
 const WORKER_CAVEAT = 'Runs as a spawned worker process; it fails the run when the worker reports no logical success.';
+
+/**
+ * An approval input schema's fields must be payload fields (the input is merged into the
+ * payload) and never scope fields: admission checks those against the workspace boundary, and an
+ * approver's input is merged after admission.
+ */
+function checkApprovalInputFields(input: TaskTypeInput<string, TSchema, TSchema>): void {
+  const schema = input.approvalInputSchema;
+  if (!schema) return;
+  const fields = Object.keys((schema as { properties?: Record<string, unknown> }).properties ?? {});
+  const payloadFields = Object.keys((input.payloadSchema as { properties?: Record<string, unknown> }).properties ?? {});
+  const scopeRoots = (input.scopeFields ?? []).map((f) => f.split(/[.[]/)[0]);
+  for (const field of fields) {
+    if (!payloadFields.includes(field)) throw new ProgrammingError(`${input.type}: approval input field '${field}' is not a payload field`);
+    if (scopeRoots.includes(field)) throw new ProgrammingError(`${input.type}: approval input field '${field}' is a scope field`);
+  }
+}
 
 /**
  * A task type with its defaults filled in and frozen. A worker lane names its entrypoint first
@@ -48,6 +67,7 @@ export function defineTaskType<const T extends string, P extends TSchema, R exte
   const worker = input.executor === 'worker';
   const requirements = input.dependencyRequirements ?? [];
   const caveats = input.caveats ?? [];
+  checkApprovalInputFields(input);
   return Object.freeze({
     type: input.type,
     label: input.label,
@@ -76,5 +96,6 @@ export function defineTaskType<const T extends string, P extends TSchema, R exte
     resultView: input.resultView ?? {},
     skills: Object.freeze([...(input.skills ?? [])]),
     model: Object.freeze({ tier: input.model?.tier ?? 'none', keepsContentLocal: input.model?.keepsContentLocal ?? false }),
+    ...(input.approvalInputSchema ? { approvalInputSchema: input.approvalInputSchema } : {}),
   });
 }

@@ -84,6 +84,11 @@ export interface TaskType<T extends string = string, P extends TSchema = TSchema
   /** The skills its lane exercises: the tool-gate preflight refuses an agent not granted them all. */
   skills: readonly string[];
   model: ModelUse;
+  /**
+   * What an approver may add to the replay's payload when approving a held run of the type
+   * (fields of the payload schema, never a scope field); absent: a decision carries no input.
+   */
+  approvalInputSchema?: TSchema;
 }
 
 /** The catalog entry a reader of the catalog gets: the facts without the schemas. */

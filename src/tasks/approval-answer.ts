@@ -18,9 +18,34 @@ export const DecisionEntrySchema = Type.Object(
     actor: Type.String({ description: 'the deciding key\'s actor, or `service` for expiry and escalation' }),
     decision: Type.Enum(['approved', 'rejected', 'expired', 'escalated', 'cancelled']),
     note: Nullable(Type.String()),
+    input: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'what the approver merged into the replay\'s payload' })),
   },
   { additionalProperties: false },
 );
+
+export const ApprovalProgressSchema = Type.Object(
+  {
+    received: Type.Integer({ minimum: 0, description: 'distinct actors who approved so far' }),
+    required: Type.Integer({ minimum: 1, description: 'approvals that admit the replay (approvalPolicy.requiredApprovals)' }),
+  },
+  { additionalProperties: false, description: 'progress toward the quorum: shown as "1 of 2 approvals" while pending' },
+);
+export type ApprovalProgress = Static<typeof ApprovalProgressSchema>;
+
+/** "1 of 2 approvals": how the console, the command line and the bridge name an approval's progress. */
+export const approvalProgressText = (p: ApprovalProgress): string => `${p.received} of ${p.required} approval${p.required === 1 ? '' : 's'}`;
+
+/**
+ * The progress an approval answer carries, read from a loosely typed answer (the command line's
+ * and the bridge's client); null when it carries none.
+ */
+export function approvalProgressOf(approval: unknown): ApprovalProgress | null {
+  const p = (approval as { approvals?: unknown } | null | undefined)?.approvals as Partial<ApprovalProgress> | undefined;
+  return p && typeof p.received === 'number' && typeof p.required === 'number' ? { received: p.received, required: p.required } : null;
+}
+
+/** Whether an approval still waits for more approvals than it has: shown where the quorum is more than one. */
+export const awaitsQuorum = (p: ApprovalProgress | null): p is ApprovalProgress => p !== null && p.required > 1;
 
 /** The fields every approval answer carries (src/tasks/approvals.ts `approvalView`). */
 export const approvalFields = {
@@ -43,6 +68,7 @@ export const approvalFields = {
   replayRunId: Nullable(Type.String()),
   replayTaskId: Nullable(Type.String()),
   decisionHistory: Type.Array(DecisionEntrySchema, { description: 'decisions, expiry, escalation and cancel, oldest first' }),
+  approvals: ApprovalProgressSchema,
 };
 
 export const ApprovalDetail = {
@@ -66,8 +92,15 @@ export const ApprovalDetail = {
       approverRole: Type.Union([Type.Literal('operator'), Type.Literal('admin')]),
       allowSelfApproval: Type.Boolean(),
       onExpiry: Type.Union([Type.Literal('reject'), Type.Literal('escalate')]),
+      requiredApprovals: Type.Integer({ minimum: 1 }),
+      approverGroups: Type.Array(Type.String(), { description: 'only keys in one of these groups may decide; empty: any key of approverRole' }),
     },
     { description: 'the approvalPolicy that applies to the type' },
+  ),
+  approvalInputSchema: Nullable(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description: 'the JSON schema of the `input` an approval may carry (merged into the replay\'s payload); null: the type takes none',
+    }),
   ),
 };
 

@@ -14,14 +14,23 @@ export interface ResolvedApprovalPolicy {
   /** null: the approval waits for a decision however long it takes. */
   expiresAfterMinutes: number | null;
   onExpiry: 'reject' | 'escalate';
+  /** Distinct eligible actors whose approvals admit the replay; one rejection ends it whatever the count. */
+  requiredApprovals: number;
+  /** Only keys in one of these groups may decide; empty: any key of `approverRole`. */
+  approverGroups: readonly string[];
 }
 
-/** Today's behaviour, kept where the config says nothing: an operator decides, self-approval allowed, no expiry. */
+/**
+ * Today's behaviour, kept where the config says nothing: one operator decides, self-approval
+ * allowed, no expiry, no groups.
+ */
 export const BUILT_IN_APPROVAL_POLICY: Readonly<ResolvedApprovalPolicy> = Object.freeze({
   approverRole: 'operator',
   allowSelfApproval: true,
   expiresAfterMinutes: null,
   onExpiry: 'reject',
+  requiredApprovals: 1,
+  approverGroups: Object.freeze([]) as readonly string[],
 });
 
 export interface ApprovalPolicy {
@@ -54,6 +63,8 @@ export function createApprovalPolicy(configured: Record<string, ApprovalPolicyEn
         allowSelfApproval: own.allowSelfApproval ?? fallback.allowSelfApproval ?? BUILT_IN_APPROVAL_POLICY.allowSelfApproval,
         expiresAfterMinutes: own.expiresAfterMinutes ?? fallback.expiresAfterMinutes ?? BUILT_IN_APPROVAL_POLICY.expiresAfterMinutes,
         onExpiry: own.onExpiry ?? fallback.onExpiry ?? BUILT_IN_APPROVAL_POLICY.onExpiry,
+        requiredApprovals: own.requiredApprovals ?? fallback.requiredApprovals ?? BUILT_IN_APPROVAL_POLICY.requiredApprovals,
+        approverGroups: Object.freeze([...(own.approverGroups ?? fallback.approverGroups ?? BUILT_IN_APPROVAL_POLICY.approverGroups)]),
       });
       resolved.set(type, policy);
     }
@@ -81,13 +92,17 @@ export const approvalRequesterOf = (run: RunRecord): string => run.approval.requ
 export const approvalRequestersOf = (run: RunRecord): string[] => run.approval.requesters ?? [approvalRequesterOf(run)];
 
 /**
- * Why `identity` may not decide the held run, or null when it may. Both the approver role and
- * the self-approval rule apply to either decision: a requester who wants the work gone cancels
- * the run instead of rejecting their own request.
+ * Why `identity` may not decide the held run, or null when it may. The approver role, the
+ * approver groups and the self-approval rule apply to either decision: a requester who wants the
+ * work gone cancels the run instead of rejecting their own request, and a requester's approval
+ * never counts toward a quorum where self-approval is off.
  */
 export function decisionRefusal(policy: ResolvedApprovalPolicy, run: RunRecord, identity: Identity): string | null {
   if (!roleAtLeast(identity.role, policy.approverRole)) {
     return `deciding a ${run.type} approval needs the ${policy.approverRole} role (approvalPolicy); ${identity.actor} is ${identity.role}`;
+  }
+  if (policy.approverGroups.length > 0 && !policy.approverGroups.some((g) => identity.groups?.includes(g))) {
+    return `deciding a ${run.type} approval needs a key in one of the approver groups ${policy.approverGroups.join(', ')} (approvalPolicy); ${identity.actor}'s key has ${identity.groups?.length ? identity.groups.join(', ') : 'none'}`;
   }
   const requesters = approvalRequestersOf(run);
   if (!policy.allowSelfApproval && requesters.includes(identity.actor)) {

@@ -36,33 +36,64 @@ function rejected(run: RunRecord, now: Date, error: string): RunRecord {
   return withAttemptState(next, now, 'failed', 'approval_rejected');
 }
 
+/** Distinct actors whose approvals a held run has received, in the order they approved. */
+export const approversOf = (approval: RunApproval): string[] => [
+  ...new Set(decisionHistoryOf(approval).filter((e) => e.decision === 'approved').map((e) => e.actor)),
+];
+
+/** The decision `actor` already took on the approval, or null: an actor decides once. */
+export const decisionBy = (approval: RunApproval, actor: string): ApprovalDecisionEntry | null =>
+  decisionHistoryOf(approval).find((e) => e.actor === actor && (e.decision === 'approved' || e.decision === 'rejected')) ?? null;
+
+/** One operator's decision as the transition applies it. */
+export interface OperatorDecision {
+  decision: 'approved' | 'rejected';
+  actor: string;
+  note: string | null;
+  /** What the approver adds to the replay's payload (already checked); null when nothing. */
+  input: Record<string, unknown> | null;
+  /** Distinct approvals that admit the replay (approvalPolicy.requiredApprovals). */
+  requiredApprovals: number;
+  /** The replay's run id, set on the approval once the quorum is reached. */
+  replayRunId: string;
+}
+
 /**
- * An operator's decision on a pending approval (null when it is no longer pending). Approved
- * leaves the run pending for its replay (src/tasks/approvals.ts); rejected fails it.
+ * An operator's decision on a pending approval; null when it is no longer pending or the actor
+ * has already decided it. An approval short of the quorum is recorded and leaves the run held;
+ * the one that reaches it approves (the run stays pending for its replay, src/tasks/approvals.ts);
+ * a rejection fails it whatever approvals came before.
  */
-export function withOperatorDecision(
-  run: RunRecord,
-  now: Date,
-  decision: 'approved' | 'rejected',
-  actor: string,
-  note: string | null,
-  replayRunId: string | null,
-): RunRecord | null {
-  if (run.approval.status !== 'pending') return null;
+export function withOperatorDecision(run: RunRecord, now: Date, d: OperatorDecision): RunRecord | null {
+  if (run.approval.status !== 'pending' || decisionBy(run.approval, d.actor) !== null) return null;
   const at = now.toISOString();
+  const entry: ApprovalDecisionEntry = { at, actor: d.actor, decision: d.decision, note: d.note, ...(d.input ? { input: d.input } : {}) };
+  const decisionHistory = withHistoryEntry(run.approval, entry);
+  if (d.decision === 'approved') {
+    const received = approversOf({ ...run.approval, decisionHistory }).length;
+    if (received < d.requiredApprovals) {
+      const approval: RunApproval = { ...run.approval, decisionHistory };
+      return withEvent({ ...run, approval }, now, {
+        kind: 'approval',
+        name: 'approval-received',
+        detail: `${received} of ${d.requiredApprovals} approvals`,
+        data: { decidedBy: d.actor, received, required: d.requiredApprovals },
+      });
+    }
+  }
   const approval: RunApproval = {
     ...run.approval,
-    status: decision,
+    status: d.decision,
     decidedAt: at,
-    decidedBy: actor,
-    note,
-    replayRunId,
-    decisionHistory: withHistoryEntry(run.approval, { at, actor, decision, note }),
+    decidedBy: d.actor,
+    note: d.note,
+    replayRunId: d.decision === 'approved' ? d.replayRunId : null,
+    decisionHistory,
   };
   let next: RunRecord = { ...run, approval, queueState: null };
-  next = withEvent(next, now, { kind: 'approval', name: decision, detail: note ?? undefined, data: { decidedBy: actor } });
-  if (decision === 'approved') return next;
-  return rejected(next, now, `approval rejected by ${actor}${note ? `: ${note}` : ''}`);
+  next = withEvent(next, now, { kind: 'approval', name: d.decision, detail: d.note ?? undefined, data: { decidedBy: d.actor } });
+  if (d.decision === 'approved') return next;
+  return rejected(next, now, `approval rejected by ${d.actor}${d.note ? `: ${d.note}` : ''}`);
 }
 
 /** The service rejects an approval nobody decided before `expiresAt` (null when there is nothing to do). */

@@ -12,8 +12,9 @@ import { createApprovalExpiry, type ApprovalEscalation } from './approval-expiry
 import { approvalImpact, payloadPreview } from './approval-impact.js';
 import { APPROVAL_INDEX, indexHeldRun } from './approval-index.js';
 import { approvalExpired, approvalRequesterOf, approvalRequestersOf, builtInApprovalPolicy, decisionRefusal, type ApprovalPolicy } from './approval-policy.js';
-import { decisionHistoryOf, wasEscalated, withOperatorDecision } from './approval-transitions.js';
-import { getCatalogEntry } from './catalog.js';
+import { approvedPayload, checkApprovalInput } from './approval-input.js';
+import { approversOf, decisionBy, decisionHistoryOf, wasEscalated, withOperatorDecision } from './approval-transitions.js';
+import { getCatalogEntry, getTaskType } from './catalog.js';
 import type { LaneRegistry } from './lanes.js';
 import { withAttemptState, withEvent } from './run-transitions.js';
 import type { RunRecord } from '../domain/run-record.js';
@@ -26,10 +27,10 @@ export type Decision = (typeof DECISIONS)[number];
 
 /**
  * The API shape of one run's approval: the stored fields with the ones older records lack filled
- * in, and the run it belongs to. Every approval answer (pending list, one approval, a decision)
- * is built from it.
+ * in, the run it belongs to and its progress toward the quorum (`requiredApprovals` of the
+ * type's policy). Every approval answer (pending list, one approval, a decision) is built from it.
  */
-export function approvalView(run: RunRecord) {
+export function approvalView(run: RunRecord, requiredApprovals: number) {
   const a = run.approval;
   return {
     taskId: run.taskId,
@@ -48,6 +49,7 @@ export function approvalView(run: RunRecord) {
     replayRunId: a.replayRunId,
     replayTaskId: a.replayTaskId,
     decisionHistory: decisionHistoryOf(a),
+    approvals: { received: approversOf(a).length, required: requiredApprovals },
   };
 }
 export type ApprovalView = ReturnType<typeof approvalView>;
@@ -89,15 +91,18 @@ export function createApprovals(deps: ApprovalsDeps) {
     onDecided: deps.onDecided,
   });
 
+  const viewOf = (run: RunRecord) => approvalView(run, policy.forType(run.type).requiredApprovals);
+
   /** What an approver reads of a held run: its approval, the impact of approving it and the policy that applies. */
   function describe(run: RunRecord) {
     const entry = getCatalogEntry(run.type);
-    const { approverRole, allowSelfApproval, onExpiry } = policy.forType(run.type);
+    const { approverRole, allowSelfApproval, onExpiry, requiredApprovals, approverGroups } = policy.forType(run.type);
     return {
-      ...approvalView(run),
+      ...viewOf(run),
       impact: entry ? approvalImpact(run, entry, deps.lanes) : null,
       payloadPreview: payloadPreview(run.payload),
-      policy: { approverRole, allowSelfApproval, onExpiry },
+      policy: { approverRole, allowSelfApproval, onExpiry, requiredApprovals, approverGroups: [...approverGroups] },
+      approvalInputSchema: getTaskType(run.type)?.approvalInputSchema ?? null,
     };
   }
 
@@ -129,7 +134,8 @@ export function createApprovals(deps: ApprovalsDeps) {
     const replayRunId = replayRunIdFor(held.taskId);
     const outcome = await deps.admit({
       type: held.type,
-      payload: held.payload,
+      // Every approver's checked input merged over the held payload.
+      payload: approvedPayload(held),
       source: 'approval-replay',
       requestedBy: held.approval.decidedBy ?? 'approval',
       // The approved work stays its requesters' (the decider approved it, they did not ask for it):
@@ -160,10 +166,23 @@ export function createApprovals(deps: ApprovalsDeps) {
     return { replayTaskId, replayRunId };
   }
 
-  async function decide(taskId: string, decision: Decision, note: string | null, identity: Identity): Promise<DecisionResult> {
+  /**
+   * One operator's decision. Short of the type's `requiredApprovals`, an approval is recorded and
+   * the run stays held (the answer has no replay fields); the approval that reaches the quorum
+   * admits the replay, and a rejection by any eligible approver ends it.
+   */
+  async function decide(
+    taskId: string,
+    decision: Decision,
+    note: string | null,
+    identity: Identity,
+    input: Record<string, unknown> | null = null,
+  ): Promise<DecisionResult> {
     const held = await heldRunOf(taskId);
-    const refusal = decisionRefusal(policy.forType(held.type), held, identity);
+    const typePolicy = policy.forType(held.type);
+    const refusal = decisionRefusal(typePolicy, held, identity);
     if (refusal) throw new DomainError('forbidden', refusal);
+    if (input !== null) checkApprovalInput(getTaskType(held.type), held, decision, input);
     // An approval past its expiry whose fallback is rejection is settled now rather than at the
     // next sweep, so no decision lands on an approval the policy says is over.
     if (approvalExpired(held, clock.now()) && policy.forType(held.type).onExpiry === 'reject') {
@@ -171,25 +190,40 @@ export function createApprovals(deps: ApprovalsDeps) {
       throw conflict(`approval ${taskId} expired at ${held.approval.expiresAt} and was rejected by the service`);
     }
     const now = clock.now();
-    const replayRunId = decision === 'approved' ? replayRunIdFor(taskId) : null;
+    // The note and input are kept on the run, which viewers read: the service's own secrets in
+    // them are replaced, as admission does to a payload.
     const keptNote = deps.redact ? deps.redact.value(note) : note;
-    // The decision itself is one compare-and-set on the held run: of two concurrent decisions
-    // exactly one finds it pending; the other gets 409.
+    const keptInput = deps.redact && input ? deps.redact.value(input) : input;
+    const operatorDecision = {
+      decision,
+      actor: identity.actor,
+      note: keptNote,
+      input: keptInput,
+      requiredApprovals: typePolicy.requiredApprovals,
+      replayRunId: replayRunIdFor(taskId),
+    };
+    // The decision itself is one compare-and-set on the held run, which counts the approvals it
+    // already holds: of two concurrent decisions each sees the other's or loses with 409, so the
+    // quorum is reached (and the replay admitted) by exactly one of them.
     const written = await store.mutateRun(held.runId, (current) =>
-      current && current.taskId === taskId ? withOperatorDecision(current, now, decision, identity.actor, keptNote, replayRunId) : null,
+      current && current.taskId === taskId ? withOperatorDecision(current, now, operatorDecision) : null,
     );
     if (!written.changed || !written.after) {
       if (!written.before) throw notFound(`approval ${taskId}`);
+      const earlier = decisionBy(written.before.approval, identity.actor);
+      if (earlier) throw conflict(`${identity.actor} already decided approval ${taskId} (${earlier.decision} at ${earlier.at}); each approver decides once`);
       throw conflict(`approval ${taskId} is no longer pending (status ${written.before.approval.status})`);
     }
     await deps.invalidator.invalidate(runWriteTags(written.after, written.before?.status));
+    const status = written.after.approval.status;
+    if (status === 'pending') return { status: 'ok', approval: viewOf(written.after) };
     if (wasEscalated(written.after)) await expiry.settleEscalation(written.after);
-    if (decision === 'rejected') {
+    if (status === 'rejected') {
       await deps.onDecided?.(written.after);
-      return { status: 'ok', approval: approvalView(written.after) };
+      return { status: 'ok', approval: viewOf(written.after) };
     }
     const replay = await completeApproval(written.after);
-    return { status: 'ok', approval: { ...approvalView(written.after), replayTaskId: replay.replayTaskId }, ...replay };
+    return { status: 'ok', approval: { ...viewOf(written.after), replayTaskId: replay.replayTaskId }, ...replay };
   }
 
   /** Restart repair: index every held run and finish approvals decided just before a crash. */

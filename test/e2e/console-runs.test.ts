@@ -9,6 +9,7 @@ import { TEST_KEYS } from '../support/keys.js';
 import { AGENTS_DIR, REPO_ROOT } from '../support/paths.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
 import { BUBBLEWRAP } from '../support/sandbox.js';
+import { screenshotsAt } from '../support/console-browser.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -46,15 +47,7 @@ async function signIn(page: Page, baseUrl: string, key: string, shownAs: string)
 const markDocument = (page: Page) => page.evaluate('window.__noReload = "kept"');
 const documentKept = async (page: Page) => (await page.evaluate('window.__noReload')) === 'kept';
 
-async function screenshots(page: Page, name: string): Promise<void> {
-  mkdirSync(SHOTS, { recursive: true });
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.waitForTimeout(150);
-    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1400, height: 900 });
-}
+const screenshots = (page: Page, name: string) => screenshotsAt(page, SHOTS, name, WIDTHS);
 
 const runPage = (page: Page, base: string, runId: string) => page.goto(`${base}/operator/runs/${encodeURIComponent(runId)}`);
 

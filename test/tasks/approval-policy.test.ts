@@ -1,24 +1,15 @@
-import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryCoordination } from '../../src/coordination/memory.js';
 import type { Identity } from '../../src/domain/identity.js';
-import { DomainError } from '../../src/domain/errors.js';
-import { createApprovalEscalation } from '../../src/incidents/approval-escalation.js';
 import { Fingerprints, incidentIdFor } from '../../src/incidents/fingerprint.js';
-import { createIncidentLedger } from '../../src/incidents/ledger.js';
-import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
-import { createAdmission } from '../../src/tasks/admission.js';
-import { BUILT_IN_APPROVAL_POLICY, createApprovalPolicy, type ApprovalPolicy } from '../../src/tasks/approval-policy.js';
-import { createApprovals } from '../../src/tasks/approvals.js';
+import { BUILT_IN_APPROVAL_POLICY, createApprovalPolicy } from '../../src/tasks/approval-policy.js';
 import { createRunCancel } from '../../src/tasks/run-cancel.js';
 import { TASK_CATALOG } from '../../src/tasks/catalog.js';
 import type { ApprovalPolicyEntry } from '../../src/config/schema.js';
-import { manualClock } from '../support/clocks.js';
+import { approvalHarness, refusalOf } from '../support/approval-harness.js';
 import { tempDir, testConfig, writeConfigFile } from '../support/config.js';
 import { operator } from '../support/identities.js';
-import { testLaneRegistry } from '../support/lanes.js';
 
 const TYPES = TASK_CATALOG.map((e) => e.type);
 const admin = (actor: string): Identity => ({ actor, role: 'admin', apiKeyLabel: actor, apiKeyExpiresAt: null });
@@ -28,7 +19,14 @@ describe('approval policy resolution', () => {
   it('keeps today\'s behaviour when nothing is configured', () => {
     const policy = createApprovalPolicy({}, TYPES);
     expect(policy.forType('build-refactor')).toEqual(BUILT_IN_APPROVAL_POLICY);
-    expect(BUILT_IN_APPROVAL_POLICY).toEqual({ approverRole: 'operator', allowSelfApproval: true, expiresAfterMinutes: null, onExpiry: 'reject' });
+    expect(BUILT_IN_APPROVAL_POLICY).toEqual({
+      approverRole: 'operator',
+      allowSelfApproval: true,
+      expiresAfterMinutes: null,
+      onExpiry: 'reject',
+      requiredApprovals: 1,
+      approverGroups: [],
+    });
     expect(policy.expiresAtFor('build-refactor', new Date('2026-03-01T10:00:00Z'))).toBeNull();
   });
 
@@ -41,9 +39,10 @@ describe('approval policy resolution', () => {
       },
       TYPES,
     );
-    expect(policy.forType('agent-deploy')).toEqual({ approverRole: 'admin', allowSelfApproval: false, expiresAfterMinutes: 60, onExpiry: 'escalate' });
-    expect(policy.forType('build-refactor')).toEqual({ approverRole: 'operator', allowSelfApproval: true, expiresAfterMinutes: 0.5, onExpiry: 'reject' });
-    expect(policy.forType('system-monitor')).toEqual({ approverRole: 'operator', allowSelfApproval: false, expiresAfterMinutes: 60, onExpiry: 'reject' });
+    const single = { requiredApprovals: 1, approverGroups: [] };
+    expect(policy.forType('agent-deploy')).toEqual({ approverRole: 'admin', allowSelfApproval: false, expiresAfterMinutes: 60, onExpiry: 'escalate', ...single });
+    expect(policy.forType('build-refactor')).toEqual({ approverRole: 'operator', allowSelfApproval: true, expiresAfterMinutes: 0.5, onExpiry: 'reject', ...single });
+    expect(policy.forType('system-monitor')).toEqual({ approverRole: 'operator', allowSelfApproval: false, expiresAfterMinutes: 60, onExpiry: 'reject', ...single });
     expect(policy.expiresAtFor('build-refactor', new Date('2026-03-01T10:00:00Z'))).toBe('2026-03-01T10:00:30.000Z');
   });
 
@@ -66,6 +65,14 @@ describe('approval policy resolution', () => {
     expect(() => load({ default: { onExpiry: 'ignore' } })).toThrow(/approvalPolicy/);
     expect(() => load({ default: { expiresAfterMinutes: 0 } })).toThrow(/approvalPolicy/);
     expect(() => load({ default: { allowSelfApprovals: false } })).toThrow(/approvalPolicy/);
+    expect(load({ default: { requiredApprovals: 2, approverGroups: ['release'] } }).approvalPolicy).toEqual({
+      default: { requiredApprovals: 2, approverGroups: ['release'] },
+    });
+    expect(() => load({ default: { requiredApprovals: 0 } })).toThrow(/approvalPolicy/);
+    expect(() => load({ default: { requiredApprovals: 1.5 } })).toThrow(/approvalPolicy/);
+    expect(() => load({ default: { requiredApprovals: 11 } })).toThrow(/approvalPolicy/);
+    expect(() => load({ default: { approverGroups: ['release', 'release'] } })).toThrow(/approvalPolicy/);
+    expect(() => load({ default: { approverGroups: [''] } })).toThrow(/approvalPolicy/);
   });
 });
 
@@ -77,29 +84,12 @@ describe('approvals under a policy', () => {
   });
 
   async function setup(configured: Record<string, ApprovalPolicyEntry>) {
-    store = openStateStore(join(tempDir('approval-policy-'), 'state.json'));
-    await store.open();
-    const clock = manualClock('2026-03-01T10:00:00.000Z');
-    const invalidator = { invalidate: async () => undefined };
-    const policy: ApprovalPolicy = createApprovalPolicy(configured, TYPES);
-    const admit = createAdmission({ store, clock, invalidator, onReady: () => undefined, telemetryRetention: 100, approvalPolicy: policy });
-    const coordination = new MemoryCoordination({ cacheMaxEntries: 10, cacheMaxBytes: 100_000 });
-    const ledger = createIncidentLedger({ store, coordination, clock, invalidator });
-    const policiesRun: string[] = [];
-    const escalation = createApprovalEscalation({ ledger, clock, runPolicies: async (id) => void policiesRun.push(id) });
-    /** One service instance's approvals over the shared store (tests build two to race them). */
-    const instance = () =>
-      createApprovals({ store: store!, clock, invalidator, admit, lanes: testLaneRegistry(), policy, escalation, logger: silent });
-    const hold = async (requestedBy: string, type = 'system-monitor', payload: Record<string, unknown> = { requiresApproval: true }) =>
-      (await admit({ type, payload, source: 'api', requestedBy })).run;
-    return { store: store!, clock, admit, ledger, instance, hold, policiesRun };
+    const harness = await approvalHarness(configured);
+    store = harness.store;
+    return harness;
   }
 
-  const refusal = (promise: Promise<unknown>) =>
-    promise.then(
-      () => null,
-      (err: unknown) => (err instanceof DomainError ? { code: err.code, message: err.message } : { code: 'thrown', message: String(err) }),
-    );
+  const refusal = refusalOf;
 
   it('records the requester, the expiry and an empty history when a run is held', async () => {
     const { hold, instance } = await setup({ 'system-monitor': { expiresAfterMinutes: 30 } });

@@ -1,3 +1,4 @@
+import { approvalProgressOf, approvalProgressText, awaitsQuorum } from '../../tasks/approval-answer.js';
 import { payloadFromAssignments } from '../assignments.js';
 import { paint, statusColour, when } from '../output.js';
 import { resolveApprovalId } from '../run-id.js';
@@ -8,6 +9,12 @@ import { EXIT, flag, printJson, word, words, type Verb } from '../verb.js';
 
 type Row = Record<string, unknown>;
 const text = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
+
+/** "1 of 2 approvals" where the policy asks for more than one approval; blank otherwise. */
+function quorumCell(approval: Row): string {
+  const progress = approvalProgressOf(approval);
+  return awaitsQuorum(progress) ? approvalProgressText(progress) : '';
+}
 
 export const approvalsVerb: Verb = {
   name: 'approvals',
@@ -26,6 +33,7 @@ export const approvalsVerb: Verb = {
           { header: 'id', value: (r) => r.taskId, fit: 'wrap' },
           { header: 'type', value: (r) => r.type },
           { header: 'risk', value: (r) => (r.impact as Row | null | undefined)?.riskLevel },
+          { header: 'approvals', value: quorumCell },
           { header: 'requested by', value: (r) => r.requestedBy, fit: 'cut' },
           { header: 'requested', value: (r) => when(r.requestedAt), fit: 'drop' },
           { header: 'expires', value: (r) => (r.expiresAt ? when(r.expiresAt) : 'never'), fit: 'drop' },
@@ -56,6 +64,13 @@ function decisionVerb(decision: 'approve' | 'reject'): Verb {
       const id = await resolveApprovalId(api, word(args, 'id'));
       const answer = await api.decide(id, decision, note === '' ? undefined : note);
       if (output.json) return printJson(output, answer);
+      const approval = answer.approval as Row | undefined;
+      if (approval?.status === 'pending') {
+        // Recorded, short of the quorum: the run stays held until enough others approve.
+        const progress = approvalProgressOf(approval);
+        output.out(`${paint(output, 'yellow', 'recorded')}  ${id}  ${progress ? approvalProgressText(progress) : 'still pending'}`);
+        return EXIT.ok;
+      }
       const replay = typeof answer.replayRunId === 'string' ? `  replay run ${answer.replayRunId}` : '';
       output.out(`${paint(output, decision === 'approve' ? 'green' : 'red', decision === 'approve' ? 'approved' : 'rejected')}  ${id}${replay}`);
       return EXIT.ok;

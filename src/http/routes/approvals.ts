@@ -8,6 +8,12 @@ const DecisionBody = Type.Object(
   {
     decision: Type.Union(DECISIONS.map((d) => Type.Literal(d))),
     note: Type.Optional(Type.String({ maxLength: 2000 })),
+    input: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          'approval only: fields merged into the replay\'s payload, checked against the type\'s approval input schema (`approvalInputSchema` of the approval); reserved fields (`__…`, approval linkage, `idempotencyKey`, `requiresApproval`) are 400 `reserved_field`',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -52,9 +58,9 @@ export function approvalRoutes(deps: { runtime: TaskRuntime }): RouteSpec[] {
       method: 'POST',
       path: '/api/approvals/:id/decision',
       operationId: 'decideApproval',
-      summary: 'Approve (replay under approval-replay:<task_id>) or reject (the held run fails) a held task',
+      summary: 'Approve (replay under approval-replay:<task_id> once the quorum is reached) or reject (the held run fails) a held task',
       description:
-        'approvalPolicy decides who may: a role below `approverRole`, or one of the approval\'s `requesters` (whoever asked for or shaped the work) where `allowSelfApproval` is false, gets 403 `forbidden`. An approval past its expiry under `onExpiry: "reject"` is rejected by the service and answers 409.',
+        'approvalPolicy decides who may: a role below `approverRole`, a key outside `approverGroups` (when set), or one of the approval\'s `requesters` (whoever asked for or shaped the work) where `allowSelfApproval` is false, gets 403 `forbidden`. An approval short of `requiredApprovals` answers 200 with the approval still `pending`, its progress in `approval.approvals` and no replay fields; the approval that reaches the quorum admits the replay, and one rejection ends it. A second decision by the same actor, or one on an approval no longer pending, is 409 `conflict`. An approval past its expiry under `onExpiry: "reject"` is rejected by the service and answers 409.',
       tags: ['approvals'],
       access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: {
@@ -65,7 +71,7 @@ export function approvalRoutes(deps: { runtime: TaskRuntime }): RouteSpec[] {
         },
       },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof ApprovalIdParams>, Static<typeof DecisionBody>>) => ({
-        body: await approvals.decide(ctx.params.id, ctx.body.decision, ctx.body.note ?? null, ctx.identity),
+        body: await approvals.decide(ctx.params.id, ctx.body.decision, ctx.body.note ?? null, ctx.identity, ctx.body.input ?? null),
       }),
     },
   ];

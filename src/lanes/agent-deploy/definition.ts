@@ -2,6 +2,10 @@ import Type from 'typebox';
 import { defineTaskType } from '../../task-types/define-task-type.js';
 import { handlerResult, payloadSchema, text, workspacePath } from '../../task-types/schema-kit.js';
 
+/** The deployment's target: its directory prefix under deployBaseDir. */
+const DEPLOY_NAME = Type.String({ pattern: '^[a-z0-9-]{1,64}$', description: 'Deployment directory prefix (default agentName).' });
+const VERSION = text('Version recorded in the deployment metadata.', { maxLength: 100 });
+
 /** The agent-deploy task type: its catalog facts, payload and result contracts and the skills its lane uses. */
 export const agentDeployType = defineTaskType({
   type: 'agent-deploy',
@@ -23,10 +27,8 @@ export const agentDeployType = defineTaskType({
   payloadSchema: payloadSchema('Copy an agent template into a new deployment directory; approval-gated by default.', {
     agentName: Type.String({ pattern: '^[a-z0-9-]{1,64}$', description: 'Template name: a directory under agentsDir.' }),
     templatePath: Type.Optional(workspacePath('Template directory to use instead of <agentsDir>/<agentName>.')),
-    deployName: Type.Optional(
-      Type.String({ pattern: '^[a-z0-9-]{1,64}$', description: 'Deployment directory prefix (default agentName).' }),
-    ),
-    version: Type.Optional(text('Version recorded in the deployment metadata.', { maxLength: 100 })),
+    deployName: Type.Optional(DEPLOY_NAME),
+    version: Type.Optional(VERSION),
     tags: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50, description: 'Tags recorded in the metadata.' }),
     ),
@@ -35,4 +37,12 @@ export const agentDeployType = defineTaskType({
     ),
   }, { agentName: 'summarization-agent', version: '1.0.0' }),
   resultSchema: handlerResult('Agent deploy result.', {}),
+  // The approver picks where the approved deploy lands and the version it is recorded as.
+  approvalInputSchema: Type.Object(
+    {
+      deployName: Type.Optional(DEPLOY_NAME),
+      version: Type.Optional(VERSION),
+    },
+    { additionalProperties: false, description: 'What an approver may set on the approved deploy: its target and version.' },
+  ),
 });
