@@ -1,5 +1,21 @@
 import { FORWARDED_STREAM_MARKS } from '../domain/run-log-line.js';
 
+/**
+ * Whether this process is a worker whose standard error the service reads as the run's log: set by
+ * runAgentMain when it runs as the worker process. Elsewhere (a lane called in a test, a tool)
+ * a project command's output stays in its kept tail and is printed nowhere.
+ */
+let forwardingToService = false;
+
+export function forwardProjectOutputToService(): void {
+  forwardingToService = true;
+}
+
+/** The forwarders a project command uses by default: to the service when this is its worker, else none. */
+export function defaultForwarders(): { stdout: OutputForwarder; stderr: OutputForwarder } | null {
+  return forwardingToService ? { stdout: forwardLines('stdout'), stderr: forwardLines('stderr') } : null;
+}
+
 /** A pending line longer than this is forwarded in pieces (the run log bounds each line anyway). */
 const MAX_PENDING_BYTES = 16 * 1024;
 

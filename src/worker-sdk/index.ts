@@ -1,3 +1,4 @@
+import { forwardProjectOutputToService } from './forward-output.js';
 import { DomainError, ProgrammingError } from '../domain/errors.js';
 import { Console } from 'node:console';
 import { readFile } from 'node:fs/promises';
@@ -135,7 +136,11 @@ async function answer(lanes: WorkerLane | LaneRouter, io: AgentMainIo): Promise<
  */
 export async function runAgentMain(lanes: WorkerLane | LaneRouter, io: Partial<AgentMainIo> = {}): Promise<number> {
   const resolved: AgentMainIo = { ...processIo, ...io };
-  if (resolved.reserveStdout) reserveStdoutForResult();
+  if (resolved.reserveStdout) {
+    reserveStdoutForResult();
+    // The worker process: what its project commands print goes to the run's log as it prints.
+    forwardProjectOutputToService();
+  }
   const stopWatching = resolved.watchParent ? exitWhenOrphaned() : () => undefined;
   const { text, code } = await answer(lanes, resolved);
   const resultFile = resolved.env.ORCHESTRATOR_RESULT_FILE;

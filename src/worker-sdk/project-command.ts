@@ -1,4 +1,4 @@
-import { forwardLines, type OutputForwarder } from './forward-output.js';
+import { defaultForwarders, type OutputForwarder } from './forward-output.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, sep } from 'node:path';
@@ -112,9 +112,9 @@ export interface ProjectCommandOptions {
   /** Called once the process runs, with a function that ends it and everything it started. */
   onStart?: (stop: () => void) => void;
   /**
-   * Where its output goes as it prints, besides the kept tail: by default each line goes to the
-   * worker's standard error marked with its stream, so the run's log shows it live
-   * (`stdout`/`stderr`); `false` keeps it to the tail.
+   * Where its output goes as it prints, besides the kept tail: by default, in a worker process,
+   * each line goes to the worker's standard error marked with its stream, so the run's log shows
+   * it live (`stdout`/`stderr`); `false` keeps it to the tail.
    */
   liveOutput?: false | { stdout: OutputForwarder; stderr: OutputForwarder };
 }
@@ -220,7 +220,7 @@ export function runProjectCommand(command: string, args: readonly string[], opti
     });
     // Its own group is outside the worker's: recorded, so the orchestrator can end it with the worker's.
     if (child.pid !== undefined) recordChildGroup(child.pid);
-    const live = options.liveOutput === false ? null : (options.liveOutput ?? { stdout: forwardLines('stdout'), stderr: forwardLines('stderr') });
+    const live = options.liveOutput === false ? null : (options.liveOutput ?? defaultForwarders());
     child.stdout.on('data', (chunk: Buffer) => {
       output.append(chunk);
       live?.stdout.push(chunk);

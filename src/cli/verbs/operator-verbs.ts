@@ -33,7 +33,8 @@ export const approvalsVerb: Verb = {
           { header: 'id', value: (r) => r.taskId, fit: 'wrap' },
           { header: 'type', value: (r) => r.type },
           { header: 'risk', value: (r) => (r.impact as Row | null | undefined)?.riskLevel },
-          { header: 'approvals', value: quorumCell },
+          // Only where some approval needs more than one decision: otherwise the column is always empty.
+          ...(pending.pending.some((r) => quorumCell(r) !== '') ? [{ header: 'approvals', value: quorumCell }] : []),
           { header: 'requested by', value: (r) => r.requestedBy, fit: 'cut' },
           { header: 'requested', value: (r) => when(r.requestedAt), fit: 'drop' },
           { header: 'expires', value: (r) => (r.expiresAt ? when(r.expiresAt) : 'never'), fit: 'drop' },
