@@ -10,7 +10,8 @@ import { persistenceView } from '../../src/aggregates/persistence-view.js';
 import { readPort } from '../../src/aggregates/read-ports.js';
 import { composeRuntimeFacts } from '../../src/aggregates/runtime-facts.js';
 import { shownTarget } from '../../src/store/shown-target.js';
-import type { IncidentDigest, IncidentRollup } from '../../src/incidents/read-port.js';
+import type { IncidentDigest } from '../../src/incidents/read-port.js';
+import { incidentRollup } from '../support/incident-rollup.js';
 import { TASK_CATALOG } from '../../src/tasks/catalog.js';
 import { addToRunCounts, emptyRunCounts } from '../../src/store/run-rules.js';
 import type { RunAccounting, RunRecord } from '../../src/domain/run-record.js';
@@ -38,16 +39,7 @@ function agent(id: string, overrides: Partial<AgentOverviewEntry> = {}): AgentOv
   } as AgentOverviewEntry;
 }
 
-const rollup = (overrides: Partial<IncidentRollup> = {}): IncidentRollup => ({
-  overallStatus: 'ok',
-  openCount: 0,
-  activeCount: 0,
-  watchingCount: 0,
-  resolvedCount: 0,
-  bySeverity: { critical: 0, warning: 0, info: 0 },
-  topClassifications: [],
-  ...overrides,
-});
+const rollup = incidentRollup;
 
 const healthyPersistence = persistenceView(
   'sql',

@@ -6,20 +6,8 @@ import type { LlmConfig } from '../../src/config/types.js';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import type { IncidentReadPort } from '../../src/incidents/read-port.js';
+import { emptyIncidentReadPort } from '../support/incident-rollup.js';
 
-/** A ledger with no incidents. */
-const emptyIncidentReadPort: IncidentReadPort = {
-  rollup: async () => ({
-    overallStatus: 'ok',
-    openCount: 0,
-    activeCount: 0,
-    watchingCount: 0,
-    resolvedCount: 0,
-    bySeverity: { critical: 0, warning: 0, info: 0 },
-    topClassifications: [],
-  }),
-  listOpen: async () => [],
-};
 import { createMetrics, type Metrics } from '../../src/metrics.js';
 import { createModels } from '../../src/models/index.js';
 import { openStateStore } from '../../src/store/open.js';
