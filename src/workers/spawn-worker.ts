@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { AgentRegistry } from '../agents/registry.js';
 import type { AppConfig } from '../config/types.js';
-import { PROCESS_GROUPS_FILE_ENV } from '../worker-sdk/child-groups.js';
+import { PROCESS_GROUPS_FILE_ENV } from '../common/child-groups.js';
 import { classifyWorkerExit } from './classify-outcome.js';
 import { NO_GROUP_LEDGER, type WorkerGroupLedger } from './group-ledger.js';
 import { RESULT_FILE_NAME, writePayloadFile, type PayloadFile } from './payload-file.js';
