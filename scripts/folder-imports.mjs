@@ -13,7 +13,7 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 /**
  * Lowest layer first; a folder may import its own layer and the ones below. `(root)` is the
  * neutral files directly under src/ (clock, logging, bounded body reads); the composition roots
- * (app.ts, main.ts, the orch entry) are their own top layer. bridge/ is the chat program beside src/.
+ * (app.ts, main.ts, orch.ts and orch-bin.ts, the orch program) are their own top layer. bridge/ is the chat program beside src/.
  */
 export const LAYERS = [
   ['(root)', 'domain', 'common'],
@@ -41,7 +41,7 @@ export const WORKER_SDK_MAY_IMPORT = ['domain', 'common', 'task-types', 'type mo
 /** The upward edges docs/architecture.md names with their reason ("Layers"). */
 export const ALLOWED = new Set([]);
 
-const COMPOSITION = new Set(['app.ts', 'main.ts', 'orch.ts']);
+const COMPOSITION = new Set(['app.ts', 'main.ts', 'orch.ts', 'orch-bin.ts']);
 
 function folderOf(file) {
   const path = relative(repo, file).split(sep).join('/');

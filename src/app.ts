@@ -29,6 +29,7 @@ import { createIncidentLedger } from './incidents/ledger.js';
 import { createIncidentReadPort } from './incidents/read-model.js';
 import { createIncidentService } from './incidents/service.js';
 import { composeKnowledge } from './knowledge/compose.js';
+import { knowledgeLanes } from './lanes/knowledge-lanes.js';
 import { communityResponseLane } from './lanes/community-response/index.js';
 import { controlPlaneLanes } from './lanes/control-plane.js';
 import { marketResearchLane } from './lanes/market-research.js';
@@ -52,7 +53,7 @@ import { createAdmission, type SlotReservation } from './tasks/admission.js';
 import { createApprovalPolicy } from './tasks/approval-policy.js';
 import { taskCatalog } from './tasks/catalog.js';
 import { createCatalogView } from './tasks/catalog-view.js';
-import { createControlPlaneSnapshot } from './tasks/control-plane-snapshot.js';
+import { createControlPlaneSnapshot } from './lanes/control-plane-snapshot.js';
 import { coreHandlerLanes } from './lanes/core-handlers.js';
 import { createLaneRegistry, type LaneDefinition } from './tasks/lanes.js';
 import { BUILT_IN_TASK_TYPES } from './lanes/built-in.js';
@@ -219,7 +220,7 @@ export function composeService(infra: ServiceInfrastructure) {
   });
   const lanes = createLaneRegistry(taskCatalog(), [
     ...coreHandlerLanes({ config, serviceStartedAt, queueDepth: () => queueDepthOf(store) }),
-    ...knowledge.lanes,
+    ...knowledgeLanes(knowledge),
     ...business.lanes,
     communityResponseLane({
       store,

@@ -11,7 +11,7 @@ import { finalizeAttempt, type FinalizeDeps } from './finalize.js';
 import { finalizeCancelledAttempt } from './run-cancel.js';
 import { isOwnedAttempt, markRunning } from './run-transitions.js';
 import type { RunRecord } from '../domain/run-record.js';
-import { CANCEL_ABORT_REASON } from '../workers/types.js';
+import { CANCEL_ABORT_REASON } from './worker-port.js';
 
 export interface RunnerDeps extends ExecutorDeps {
   config: Pick<AppConfig, 'concurrency' | 'typeConcurrency' | 'retry'>;

@@ -8,7 +8,7 @@ import type { WakeSignal } from '../domain/wake-signal.js';
 import type { SecretRedactor } from '../redaction/known-secrets.js';
 import type { RunQuery, StateStore } from '../store/types.js';
 import type { ServiceTracer } from '../tracing/service-tracer.js';
-import type { WorkerSpawner } from '../workers/spawn-worker.js';
+import type { WorkerSpawner } from './worker-port.js';
 import type { AdmissionOutcome, Admit } from './admission.js';
 import type { ApprovalEscalation } from './approval-expiry.js';
 import type { ApprovalPolicy } from './approval-policy.js';
