@@ -33,7 +33,7 @@ export const LAYERS = [
  * TypeBox and the schema kit, so the runtime, the worker SDK and tools read them without loading
  * any lane's code. The rest of src/lanes/ (handlers, hooks) is the `lanes` folder.
  */
-const TYPE_MODULE = /^src\/lanes\/(?:[^/]+\/definition|built-in|payload-schemas|payload-check)\.ts$/;
+export const TYPE_MODULE = /^src\/lanes\/(?:[^/]+\/definition|built-in|payload-schemas|payload-check)\.ts$/;
 
 /** What the worker SDK (loaded by worker processes) may import: the shared kernel and the type modules. */
 export const WORKER_SDK_MAY_IMPORT = ['domain', 'common', 'task-types', 'type modules'];
@@ -41,7 +41,7 @@ export const WORKER_SDK_MAY_IMPORT = ['domain', 'common', 'task-types', 'type mo
 /** The upward edges docs/architecture.md names with their reason ("Layers"). */
 export const ALLOWED = new Set([]);
 
-const COMPOSITION = new Set(['app.ts', 'main.ts', 'orch.ts', 'orch-bin.ts']);
+export const COMPOSITION = new Set(['app.ts', 'main.ts', 'orch.ts', 'orch-bin.ts']);
 
 function folderOf(file) {
   const path = relative(repo, file).split(sep).join('/');
@@ -86,7 +86,7 @@ export function folderEdges() {
 
 const rank = new Map(LAYERS.flatMap((names, i) => names.map((n) => [n, i])));
 
-function problems(edges) {
+export function problems(edges) {
   const found = [];
   for (const [key, files] of edges) {
     const [from, to] = key.split(' -> ');
