@@ -34,6 +34,7 @@ import { communityResponseLane } from './lanes/community-response/index.js';
 import { controlPlaneLanes } from './lanes/control-plane.js';
 import { marketResearchLane } from './lanes/market-research.js';
 import { projectCodeLanes } from './lanes/project-code.js';
+import { integrationWorkflowLanes } from './lanes/integration-workflow/hooks.js';
 import { createMetrics, startMetricsServer, type Metrics } from './metrics.js';
 import { knownModels } from './metrics/known-models.js';
 import { UNMEASURED } from './metrics/service-run-metrics.js';
@@ -231,6 +232,7 @@ export function composeService(infra: ServiceInfrastructure) {
     }),
     marketResearchLane(config.marketResearch),
     ...projectCodeLanes(config.sandbox),
+    ...integrationWorkflowLanes({ store, logger, invalidator, admit, workspaceRoot: config.workspaceRoot, now: () => clock.now() }),
     ...controlPlaneLanes(taskCatalog(), controlPlaneSnapshot),
     ...(infra.extraTaskTypes?.lanes ?? []),
   ]);
