@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const entry = new URL('../dist/src/cli/bin.js', import.meta.url);
+const entry = new URL('../dist/src/orch-bin.js', import.meta.url);
 if (!existsSync(fileURLToPath(entry))) {
   const setup = fileURLToPath(new URL('../scripts/ensure-setup.mjs', import.meta.url));
   const built = spawnSync(process.execPath, [setup], { stdio: ['ignore', 'ignore', 'inherit'] });

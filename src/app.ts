@@ -29,10 +29,12 @@ import { createIncidentLedger } from './incidents/ledger.js';
 import { createIncidentReadPort } from './incidents/read-model.js';
 import { createIncidentService } from './incidents/service.js';
 import { composeKnowledge } from './knowledge/compose.js';
+import { knowledgeLanes } from './lanes/knowledge-lanes.js';
 import { communityResponseLane } from './lanes/community-response/index.js';
 import { controlPlaneLanes } from './lanes/control-plane.js';
 import { marketResearchLane } from './lanes/market-research.js';
 import { projectCodeLanes } from './lanes/project-code.js';
+import { integrationWorkflowLanes } from './lanes/integration-workflow/hooks.js';
 import { createMetrics, startMetricsServer, type Metrics } from './metrics.js';
 import { knownModels } from './metrics/known-models.js';
 import { UNMEASURED } from './metrics/service-run-metrics.js';
@@ -52,7 +54,7 @@ import { createAdmission, type SlotReservation } from './tasks/admission.js';
 import { createApprovalPolicy } from './tasks/approval-policy.js';
 import { taskCatalog } from './tasks/catalog.js';
 import { createCatalogView } from './tasks/catalog-view.js';
-import { createControlPlaneSnapshot } from './tasks/control-plane-snapshot.js';
+import { createControlPlaneSnapshot } from './lanes/control-plane-snapshot.js';
 import { coreHandlerLanes } from './lanes/core-handlers.js';
 import { createLaneRegistry, type LaneDefinition } from './tasks/lanes.js';
 import { BUILT_IN_TASK_TYPES } from './lanes/built-in.js';
@@ -219,7 +221,7 @@ export function composeService(infra: ServiceInfrastructure) {
   });
   const lanes = createLaneRegistry(taskCatalog(), [
     ...coreHandlerLanes({ config, serviceStartedAt, queueDepth: () => queueDepthOf(store) }),
-    ...knowledge.lanes,
+    ...knowledgeLanes(knowledge),
     ...business.lanes,
     communityResponseLane({
       store,
@@ -230,6 +232,7 @@ export function composeService(infra: ServiceInfrastructure) {
     }),
     marketResearchLane(config.marketResearch),
     ...projectCodeLanes(config.sandbox),
+    ...integrationWorkflowLanes({ store, logger, invalidator, admit, workspaceRoot: config.workspaceRoot, now: () => clock.now() }),
     ...controlPlaneLanes(taskCatalog(), controlPlaneSnapshot),
     ...(infra.extraTaskTypes?.lanes ?? []),
   ]);

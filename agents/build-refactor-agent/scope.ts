@@ -2,7 +2,7 @@ import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { isIgnoredFolder, SOURCE_CONTROL_KINDS } from '../../src/worker-sdk/ignored-folders.js';
 import { inspectWorkspacePath } from '../../src/worker-sdk/workspace-file.js';
-import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/workspace/boundary.js';
+import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/common/workspace-path.js';
 
 /** The approved scope of a change set: a folder (or a single file) of the workspace. */
 export interface ChangeScope {

@@ -1,6 +1,6 @@
 import { appendFileNoFollow } from '../../src/workspace/file-writes.js';
 import { basename, dirname } from 'node:path';
-import { displayPath, type DisplayRoots } from '../../src/domain/display-path.js';
+import { displayPath, type DisplayRoots } from '../../src/common/display-path.js';
 import {
   COMMUNITY_RESPONSE_PAYLOAD_KEY,
   isSelected,

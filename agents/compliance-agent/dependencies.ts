@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/workspace/boundary.js';
+import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/common/workspace-path.js';
 import { categoryOf, declaredLicence, type LicenceCategory } from './licence-kinds.js';
 import { identifyLicenceText } from './licence-text.js';
 import { inFolder, isLicenceName, notReadOf, projectFiles, readManifest, readTextHead, type FileNotRead } from './project-files.js';

@@ -1,6 +1,6 @@
 import { extname, relative, sep } from 'node:path';
 import { readWorkspaceFile } from '../../src/worker-sdk/workspace-file.js';
-import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/workspace/boundary.js';
+import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../src/common/workspace-path.js';
 
 export const FORMATS = ['csv', 'json', 'jsonl', 'html', 'markdown', 'text'] as const;
 export type SourceFormat = (typeof FORMATS)[number];

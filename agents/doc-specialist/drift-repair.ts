@@ -1,5 +1,5 @@
 import { isAbsolute, posix } from 'node:path';
-import { displayPath } from '../../src/domain/display-path.js';
+import { displayPath } from '../../src/common/display-path.js';
 import { buildIndex } from '../../src/knowledge/build-index.js';
 import { contradictionsOf, docFreshness } from '../../src/knowledge/diagnostics.js';
 import { readKnowledgeIndex } from '../../src/knowledge/index-file.js';

@@ -1,5 +1,5 @@
 import { isAbsolute, join } from 'node:path';
-import { displayPath } from '../../src/domain/display-path.js';
+import { displayPath } from '../../src/common/display-path.js';
 import type { FailedTest } from './test-summary.js';
 
 /**

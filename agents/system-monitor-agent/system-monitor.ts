@@ -1,4 +1,4 @@
-import { displayPath } from '../../src/domain/display-path.js';
+import { displayPath } from '../../src/common/display-path.js';
 import { controlPlaneOf, type ControlPlaneSnapshot } from '../../src/worker-sdk/control-plane.js';
 import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 import { refuseLane, specialistContract, type LaneContext, type LaneRefusal, type LaneResult } from '../../src/worker-sdk/lane-result.js';

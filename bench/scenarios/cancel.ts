@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { STAND_IN_AGENTS_DIR } from '../../test/support/paths.js';
-import { groupMembers, hasProcTable } from '../../src/worker-sdk/process-table.js';
+import { groupMembers, hasProcTable } from '../../src/common/process-table.js';
 import { waitForChild } from '../../test/support/process-groups.js';
 import { requestJson } from '../lib/http.js';
 import type { Scenario, ScenarioContext } from '../lib/scenario.js';

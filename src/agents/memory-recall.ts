@@ -3,7 +3,7 @@ import { DomainError, notFound } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
 import type { StateStore } from '../store/types.js';
 import type { RunRecord } from '../domain/run-record.js';
-import { heartbeatFilePath, type ServiceHeartbeat } from '../worker-sdk/resident-service.js';
+import { heartbeatFilePath, type ServiceHeartbeat } from '../common/resident-service.js';
 import type { AgentRegistry, RegisteredAgent } from './registry.js';
 
 /**

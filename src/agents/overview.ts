@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StateStore } from '../store/types.js';
 import type { RunRecord } from '../domain/run-record.js';
-import type { ServiceHeartbeat } from '../worker-sdk/resident-service.js';
+import type { ServiceHeartbeat } from '../common/resident-service.js';
 import { assessReadiness, capabilityProfile, RUNTIME_SIGNAL_NAMES, type Readiness } from './capability.js';
 import type { AgentRegistry, RegisteredAgent } from './registry.js';
 import { buildRelationshipHistory, RELATIONSHIP_RUN_WINDOW, type RelationshipHistory } from './relationship-history.js';

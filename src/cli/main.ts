@@ -8,9 +8,9 @@ import { UsageError } from './usage-error.js';
 import { EXIT, type Verb } from './verb.js';
 import { ackVerb, approvalsVerb, approveVerb, incidentsVerb, rejectVerb, schedulesVerb } from './verbs/operator-verbs.js';
 import { cancelVerb, logsVerb, rerunVerb, runVerb, runsVerb, showVerb, watchVerb } from './verbs/run-verbs.js';
-import { bridgeVerb } from './verbs/bridge-verb.js';
 import { catalogVerb, healthVerb, loginVerb, logoutVerb } from './verbs/service-verbs.js';
 
+/** The command line's own verbs; the orch program adds the chat bridge's (src/orch.ts). */
 export const VERBS: readonly Verb[] = [
   runVerb,
   watchVerb,
@@ -29,7 +29,6 @@ export const VERBS: readonly Verb[] = [
   healthVerb,
   loginVerb,
   logoutVerb,
-  bridgeVerb,
 ];
 
 export interface CliIo {
@@ -59,15 +58,15 @@ export function verbHelp(verb: Verb): string {
   ].join('\n');
 }
 
-export function mainHelp(): string {
-  const width = Math.max(...VERBS.map((v) => v.name.length));
+export function mainHelp(verbs: readonly Verb[] = VERBS): string {
+  const width = Math.max(...verbs.map((v) => v.name.length));
   return [
     'orch: the command line of the task orchestrator',
     '',
     'Usage: orch <command> [arguments] [flags]',
     '',
     'Commands:',
-    ...VERBS.map((v) => `  ${v.name.padEnd(width)}  ${v.summary}`),
+    ...verbs.map((v) => `  ${v.name.padEnd(width)}  ${v.summary}`),
     '',
     "The service URL and key come from --url/--api-key, then ORCH_URL/ORCH_API_KEY, then 'orch login'.",
     "Run 'orch <command> --help' for a command's arguments and flags.",
@@ -97,7 +96,7 @@ export function outputWidth(env: NodeJS.ProcessEnv, stdout: CliIo['stdout']): nu
  * Runs one command line and resolves with its exit code: 0 success, 1 a failed run or a refusal
  * by the service, 2 a usage error (one line on stderr), 130 a cancelled run or an interrupt.
  */
-export async function runCli(io: CliIo): Promise<number> {
+export async function runCli(io: CliIo, verbs: readonly Verb[] = VERBS): Promise<number> {
   const [verbName, ...rest] = io.argv;
   const wantsJson = rest.includes('--json');
   const color = io.stdout.isTTY === true && !io.env.NO_COLOR && !rest.includes('--no-color');
@@ -111,12 +110,12 @@ export async function runCli(io: CliIo): Promise<number> {
   };
   try {
     if (verbName === undefined || verbName === '--help' || verbName === '-h' || verbName === 'help') {
-      output.out(mainHelp());
+      output.out(mainHelp(verbs));
       return verbName === undefined ? EXIT.usage : EXIT.ok;
     }
-    const verb = VERBS.find((v) => v.name === verbName);
+    const verb = verbs.find((v) => v.name === verbName);
     if (!verb) {
-      const names = VERBS.map((v) => v.name);
+      const names = verbs.map((v) => v.name);
       // A close match is the likely fix; without one, the whole list is the help wanted.
       const hint = didYouMean(verbName, names);
       throw new UsageError(`unknown command '${verbName}'.${hint === '' ? ` Commands: ${names.join(', ')}.` : `${hint} ('orch --help' lists them)`}`);

@@ -6,7 +6,7 @@ import { configError, missingSecret } from './errors.js';
 import { parseApiKeys } from './keys.js';
 import { packageRoot } from './package-root.js';
 import { ConfigFileSchema, DEFAULT_RATE_LIMITS, RATE_LIMIT_BUCKETS, type ConfigFile, type RateLimitBucket } from './schema.js';
-import { POSTGRES_TARGET, isPostgresUrl, isSharedTarget } from '../store/targets.js';
+import { POSTGRES_TARGET, isPostgresUrl, isSharedTarget } from './store-targets.js';
 import type { AppConfig } from './types.js';
 
 const configFileValidator = Compile(ConfigFileSchema);

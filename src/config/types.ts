@@ -1,7 +1,9 @@
 import type { ApprovalPolicyEntry, RateLimitBucket } from './schema.js';
 import type { AlertsConfig } from './alerts.js';
 
-export type Role = 'viewer' | 'operator' | 'admin';
+import type { Role } from '../domain/identity.js';
+
+export type { Role };
 
 /** One configured bearer key. `secret` is the key itself and must never be logged or returned. */
 export interface ApiKeyEntry {

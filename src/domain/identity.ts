@@ -1,4 +1,5 @@
-import type { Role } from '../config/types.js';
+/** What a bearer key may do; the configuration assigns one to each key. */
+export type Role = 'viewer' | 'operator' | 'admin';
 
 /** Who asked for a piece of work; the HTTP layer derives it from the bearer key, never from a body. */
 export interface Identity {

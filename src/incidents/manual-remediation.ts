@@ -3,7 +3,7 @@ import { invalidRequest, pointer, type ErrorDetail } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
 import type { Admit } from '../tasks/admission.js';
 import { getCatalogEntry, TASK_CATALOG } from '../tasks/catalog.js';
-import { getPayloadSchema } from '../tasks/payload-schemas.js';
+import { getPayloadSchema } from '../lanes/payload-schemas.js';
 import type { CheckedTaskRequest, TaskRequest } from '../tasks/payload-validation.js';
 import type { IncidentLedger } from './ledger.js';
 import { keepNewest, normalize, withHistory } from './record.js';

@@ -6,16 +6,9 @@ import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 import type { StateStore } from '../store/types.js';
 import type { AdmissionOutcome, AdmissionRequest } from '../tasks/admission.js';
 import { narrowConfig } from '../config/narrow.js';
-import { docChange } from '../lanes/doc-change/handler.js';
-import { docSync } from '../lanes/doc-sync/handler.js';
-import { bindStateHandler } from '../tasks/handler-types.js';
-import type { LaneDefinition } from '../tasks/lanes.js';
 import { startDocWatcher, type DocWatcher } from './doc-watcher.js';
 import { createRepairLoop } from './repair-loop.js';
 import { createKnowledgeService } from './service.js';
-import { docChangeType } from '../lanes/doc-change/definition.js';
-import { docSyncType } from '../lanes/doc-sync/definition.js';
-import { driftRepairType } from '../lanes/drift-repair/definition.js';
 
 export interface KnowledgeCompositionDeps {
   config: AppConfig;
@@ -30,8 +23,8 @@ export interface KnowledgeCompositionDeps {
 }
 
 /**
- * The knowledge part of the service: the index service, the doc-change → drift-repair loop, the
- * doc-sync and doc-change handlers bound to them, and the doc watcher. `start` loads the
+ * The knowledge part of the service: the index service, the doc-change → drift-repair loop and
+ * the doc watcher (the lanes that use them bind in src/lanes/knowledge-lanes.ts). `start` loads the
  * persisted index, refreshes it (unless fast start, where the queued doc-sync does it) and starts
  * the watcher when config.docWatcher is on; `stop` closes the watcher.
  */
@@ -59,20 +52,13 @@ export function composeKnowledge(deps: KnowledgeCompositionDeps) {
     cooldownMs: config.docRepairCooldownMs,
   });
   service.attachRepairPosture(() => repairLoop.posture());
-  const lanes: LaneDefinition[] = [
-    { type: docSyncType.type, handler: bindStateHandler(docSync, { ...paths, knowledge: service }) },
-    { type: docChangeType.type, handler: bindStateHandler(docChange, { ...paths, knowledge: service, repairLoop }) },
-    // drift-repair runs as a worker: it is told where the docs, packs and index live, since a
-    // worker cannot read the configuration.
-    { type: driftRepairType.type, workerInput: () => ({ __knowledge: { docsPath: paths.docsPath, knowledgePackDir: paths.knowledgePackDir, logsDir: paths.logsDir } }), afterFinish: repairLoop.onRunFinished },
-  ];
   let watcher: DocWatcher | null = null;
 
   return {
     service,
     repairLoop,
-    /** The knowledge lanes: doc-sync and doc-change in-process, drift-repair's worker input and outcome. */
-    lanes,
+    /** The paths the knowledge service and its lanes work in (src/lanes/knowledge-lanes.ts binds them). */
+    paths,
     /** `dependencies.knowledge` of the extended health. */
     knowledgeStats: service.knowledgeStats,
     /** `repairs` of the extended health. */

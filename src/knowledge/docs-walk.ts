@@ -1,7 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { extname, join, relative, sep } from 'node:path';
-import { hardLinkProblem } from '../workspace/hard-link.js';
+import { hardLinkProblem } from '../common/hard-link.js';
 
 /** Doc files the index reads. Anything else under docsPath (images, binaries) is ignored. */
 export const DOC_EXTENSIONS = new Set(['.md', '.markdown', '.mdx', '.txt']);

@@ -1,4 +1,5 @@
-import { createTaskTypeRegistry } from '../task-types/registry.js';
+import { installedTaskTypes } from '../task-types/installed.js';
+import { createTaskTypeRegistry, type TaskTypeRegistry } from '../task-types/registry.js';
 import type { TaskType } from '../task-types/task-type.js';
 import { startupType } from './startup/definition.js';
 import { docChangeType } from './doc-change/definition.js';
@@ -71,3 +72,11 @@ export const BUILT_IN_TASK_TYPES = [
 ] as const satisfies readonly TaskType[];
 
 export const BUILT_IN_REGISTRY = createTaskTypeRegistry(BUILT_IN_TASK_TYPES);
+
+/**
+ * The registry of the running service, or the built-in one in a process that composed no service
+ * (a tool, a worker, a test of one module). Every reader of the catalog goes through it.
+ */
+export function taskTypes(): TaskTypeRegistry {
+  return installedTaskTypes() ?? BUILT_IN_REGISTRY;
+}

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { invalidRequest } from '../domain/errors.js';
 import { openStateStore } from '../store/open.js';
 import { parsePostgresUrl } from '../store/postgres/connection.js';
-import { POSTGRES_TARGET, isPostgresUrl } from '../store/targets.js';
+import { POSTGRES_TARGET, isPostgresUrl } from '../config/store-targets.js';
 import type { StateStore } from '../store/types.js';
 import { migrateStore, type MigrationEvidence } from './migrate-store.js';
 

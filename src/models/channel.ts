@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { parseJsonWithinBounds } from '../domain/json-bounds.js';
 import type { RunRecord } from '../domain/run-record.js';
 import { listenOnChannelPort, type ChannelPorts } from './channel-port.js';
-import { readLaneRequest } from './lane-request.js';
+import { readLaneRequest } from '../common/model-request.js';
 import type { CompletionAnswer, CompletionRequest, ModelGateway } from './types.js';
 import { readBoundedBody } from '../read-bounded-body.js';
 

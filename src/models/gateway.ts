@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { LlmConfig } from '../config/types.js';
 import type { ModelCall, RunRecord } from '../domain/run-record.js';
 import type { StateStore } from '../store/types.js';
-import { withEvent } from '../tasks/run-transitions.js';
+import { withEvent } from '../domain/run-events.js';
 import { answerProblem, MAX_ANSWER_CHARS } from './answer-guard.js';
 import { remainderOf, type DailyBudget } from './daily-budget.js';
 import { laneModel } from './lane-policy.js';

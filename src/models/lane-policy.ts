@@ -1,6 +1,6 @@
 import type { AgentRegistry } from '../agents/registry.js';
 import type { LlmConfig } from '../config/types.js';
-import { getTaskType } from '../tasks/catalog.js';
+import { taskTypes } from '../lanes/built-in.js';
 
 /**
  * Whether a lane's input is security-sensitive (audit findings, files matched as secrets,
@@ -8,7 +8,7 @@ import { getTaskType } from '../tasks/catalog.js';
  * type module says so itself (`model.keepsContentLocal`).
  */
 export function keepsContentLocal(lane: string): boolean {
-  return getTaskType(lane)?.model.keepsContentLocal ?? false;
+  return taskTypes().get(lane)?.model.keepsContentLocal ?? false;
 }
 
 export type LaneModel = { model: string; tier: string } | { model: null; reason: 'lane-not-allowed' | 'no-model'; detail: string };

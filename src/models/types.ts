@@ -1,8 +1,10 @@
 import type { ModelTier } from '../agents/manifest.js';
-import type { ChatMessage } from './lane-request.js';
+import type { ChatMessage, CompletionAnswer } from '../common/model-request.js';
 
-export type { ChatMessage, LaneCompletionRequest } from './lane-request.js';
-export { MAX_ANSWER_TOKENS, MAX_PROMPT_CHARS } from './lane-request.js';
+// What a worker and the gateway exchange over the loopback channel lives in src/common/ (worker
+// processes load it); the service reaches it through this module.
+export type { ChatMessage, CompletionAnswer, CompletionRefusal, LaneCompletionRequest } from '../common/model-request.js';
+export { MAX_ANSWER_TOKENS, MAX_PROMPT_CHARS } from '../common/model-request.js';
 
 /** What a lane asks the gateway for. The run, attempt and lane come from the caller's grant, never from the lane. */
 export interface CompletionRequest {
@@ -17,23 +19,6 @@ export interface CompletionRequest {
   /** The attempt's signal: once aborted (cancel, timeout, lease lost) no further request is sent. */
   signal?: AbortSignal;
 }
-
-/** Why the gateway answered without a completion; a lane reads it as the reason for its fallback. */
-export type CompletionRefusal =
-  | 'no-provider'
-  | 'lane-not-allowed'
-  | 'no-model'
-  | 'attempt-not-running'
-  | 'budget-exhausted'
-  | 'provider-failed'
-  | 'aborted'
-  | 'invalid-request'
-  /** Worker side: the service's channel could not be reached or answered out of protocol. */
-  | 'channel-failed';
-
-export type CompletionAnswer =
-  | { ok: true; text: string; model: string; inputTokens: number; outputTokens: number; costUsd: number; latencyMs: number }
-  | { ok: false; refusal: CompletionRefusal; detail: string; model: string | null };
 
 /** The one operation lanes and handlers use; the loopback channel serves the same one to workers. */
 export interface ModelGateway {

@@ -1,5 +1,6 @@
 import type { StateStore } from '../store/types.js';
 import type { RunRecord } from '../domain/run-record.js';
+import { toRunView, type RunView } from '../tasks/run-view.js';
 import { stateList, type HistoricalCollection } from './collections.js';
 
 export interface HistoricalPage {
@@ -11,21 +12,16 @@ export interface HistoricalPage {
   items: unknown[];
 }
 
-/** The history form of a run: what happened and when, without payload or result (those stay on the run route). */
+/** The run view's fields a history item keeps: what happened and when, never payload or result (those stay on the run route). */
+const HISTORY_FIELDS = ['runId', 'taskId', 'type', 'internal', 'status', 'attempt', 'source', 'createdAt', 'startedAt', 'finishedAt', 'failureReason'] as const satisfies readonly (keyof RunView)[];
+
+/**
+ * The history form of a run: those fields of its API view (src/tasks/run-view.ts), the one
+ * projection of a run, so a field is shaped in one place for both routes.
+ */
 export function runHistoryItem(run: RunRecord): Record<string, unknown> {
-  return {
-    runId: run.runId,
-    taskId: run.taskId,
-    type: run.type,
-    internal: run.internal,
-    status: run.status,
-    attempt: run.attempt,
-    source: run.source,
-    createdAt: run.createdAt,
-    startedAt: run.startedAt,
-    finishedAt: run.finishedAt,
-    failureReason: run.failureReason,
-  };
+  const view = toRunView(run);
+  return Object.fromEntries(HISTORY_FIELDS.map((field) => [field, view[field]]));
 }
 
 /** One page of a historical collection, newest first. */

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { forwardedLine, type RunLogLine } from '../domain/run-log-line.js';
 import type { StateStore } from '../store/types.js';
-import { attemptIdOf } from '../tasks/run-transitions.js';
+import { attemptIdOf } from '../domain/run-events.js';
 import { boundLine } from './bound-line.js';
 import { BoundedLines } from './bounded-lines.js';
 import type { RunLogLimits } from './limits.js';

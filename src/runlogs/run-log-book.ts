@@ -4,7 +4,7 @@ import type { RunLogLine, RunLogListener } from '../domain/run-log-line.js';
 import { freshShared } from '../domain/fresh-share.js';
 import type { RunRecord } from '../domain/run-record.js';
 import type { StateStore } from '../store/types.js';
-import { attemptIdOf } from '../tasks/run-transitions.js';
+import { attemptIdOf } from '../domain/run-events.js';
 import { AttemptWriter } from './attempt-writer.js';
 import { DEFAULT_RUN_LOG_LIMITS, type RunLogLimits } from './limits.js';
 import { createLineRedactor } from './redact-line.js';

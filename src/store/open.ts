@@ -4,7 +4,7 @@ import { FileStateStore, type FileStoreOptions } from './file/file-state-store.j
 import type { StoreOptions } from './options.js';
 import { PostgresStateStore } from './postgres/postgres-state-store.js';
 import { SqliteStateStore } from './sqlite/sqlite-state-store.js';
-import { POSTGRES_TARGET, isPostgresUrl } from './targets.js';
+import { POSTGRES_TARGET, isPostgresUrl } from '../config/store-targets.js';
 import type { StateStore } from './types.js';
 
 /**

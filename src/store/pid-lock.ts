@@ -1,7 +1,7 @@
 import { link, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { conflict, type DomainError } from '../domain/errors.js';
-import { processStat } from '../worker-sdk/process-table.js';
+import { processStat } from '../common/process-table.js';
 import { fsyncDirectory, isErrnoCode, writeFileSynced } from './durable-fs.js';
 
 /**

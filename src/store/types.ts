@@ -222,12 +222,11 @@ export interface StateStore {
    */
   finishRun(runId: string, mutate: RunMutator, task: TaskOutcomeWrite): Promise<MutateResult>;
   /**
-   * Optional: extends to `leaseUntil` the leases `ownerId` holds on the attempts named, by one
-   * write, for the runs still running under that owner and attempt; returns the ids it renewed
-   * (a missing one was taken over or has finished). No event is appended. A runner renews run by
-   * run through `mutateRun` on a driver without it.
+   * Extends to `leaseUntil` the leases `ownerId` holds on the attempts named, for the runs still
+   * running under that owner and attempt; returns the ids it renewed (a missing one was taken over
+   * or has finished). No event is appended. A shared driver does it in one write.
    */
-  renewLeases?(ownerId: string, attempts: readonly LeaseHeld[], leaseUntil: string): Promise<string[]>;
+  renewLeases(ownerId: string, attempts: readonly LeaseHeld[], leaseUntil: string): Promise<string[]>;
   getRun(runId: string): Promise<RunRecord | null>;
   /**
    * Of the runs named, those running with a cancel requested: one read for every attempt an

@@ -3,7 +3,7 @@ import type { RunRecord } from '../domain/run-record.js';
 import { schemaProblems } from '../task-types/schema-check.js';
 import type { TaskType } from '../task-types/task-type.js';
 import { decisionHistoryOf } from './approval-transitions.js';
-import { payloadProblems } from './payload-check.js';
+import { payloadProblems } from '../lanes/payload-check.js';
 import { RESERVED_PAYLOAD_FIELDS } from './payload-validation.js';
 
 /**

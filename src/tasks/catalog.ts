@@ -4,9 +4,8 @@
  * (src/task-types/installed.ts), or the built-in types before one is. A fact about a task type
  * lives in its own module and nowhere else; this module only reads them.
  */
-import { BUILT_IN_REGISTRY } from '../lanes/built-in.js';
-import { installedTaskTypes } from '../task-types/installed.js';
-import { catalogEntryOf, type TaskTypeRegistry } from '../task-types/registry.js';
+import { BUILT_IN_REGISTRY, taskTypes } from '../lanes/built-in.js';
+import { catalogEntryOf } from '../task-types/registry.js';
 import type { CatalogEntry, TaskType } from '../task-types/task-type.js';
 
 export type { BaselineConfidence, CatalogEntry, DependencyClass, OperationalStatus, TaskExecutor } from '../task-types/task-type.js';
@@ -15,10 +14,7 @@ export { classificationLabels } from '../task-types/registry.js';
 /** The built-in types' entries, in catalog order (what a tool without a service knows). */
 export const TASK_CATALOG: readonly CatalogEntry[] = Object.freeze(BUILT_IN_REGISTRY.all().map((t) => Object.freeze(catalogEntryOf(t))));
 
-/** The registry of the running service, or the built-in one. */
-export function taskTypes(): TaskTypeRegistry {
-  return installedTaskTypes() ?? BUILT_IN_REGISTRY;
-}
+export { taskTypes };
 
 const entries = new WeakMap<TaskType, CatalogEntry>();
 const entryOf = (t: TaskType): CatalogEntry => {

@@ -5,7 +5,8 @@ import { executeEvidence, type ToolGatePreflight } from '../agents/tool-gate.js'
 import type { StateStore } from '../store/types.js';
 import { teeHandlerLogger } from '../runlogs/handler-log-tee.js';
 import type { AttemptLog, AttemptLogOpener } from '../runlogs/types.js';
-import { removeWorkerDirectory, type WorkerSpawner } from '../workers/spawn-worker.js';
+import { removeWorkerDirectory } from '../common/worker-protocol.js';
+import type { WorkerSpawner } from './worker-port.js';
 import { noopServiceTracer, type OpenSpan, type ServiceTracer } from '../tracing/service-tracer.js';
 import { isOwnedAttempt } from './run-transitions.js';
 import type { CatalogEntry } from './catalog.js';

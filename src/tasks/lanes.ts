@@ -29,6 +29,13 @@ export interface LaneDefinition {
   workerInput?: (run: RunRecord) => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** After the attempt's outcome is durable (success, failed or retrying): the lane's own effects. */
   afterFinish?: (run: RunRecord) => Promise<void>;
+  /**
+   * A run this lane's run admitted as its child (`workflowParent`) finished, or an operator
+   * decided it while it was held: the parent's lane moves its own work on. Errors are its own.
+   */
+  afterChildFinish?: (child: RunRecord) => Promise<void>;
+  /** At start, after restart recovery and before runs are claimed: the lane picks up what a crash cut short. */
+  atStart?: () => Promise<void>;
   /** Refines what an operator reads about a held run before deciding (src/tasks/approval-impact.ts). */
   approvalImpact?: (run: RunRecord, impact: ApprovalImpact) => ApprovalImpact;
   /**
@@ -85,9 +92,11 @@ export interface LaneRegistry {
   get(type: string): LaneDefinition;
   /** Every registered type, for checks and docs. */
   types(): string[];
+  /** Every type's hooks that registered `hook`, in registration order. */
+  withHook<K extends (typeof HOOKS)[number]>(hook: K): Array<LaneDefinition & Required<Pick<LaneDefinition, K>>>;
 }
 
-const HOOKS = ['handler', 'beforeSpawn', 'workerInput', 'afterFinish', 'approvalImpact', 'admissionCheck', 'requesterCheck'] as const;
+const HOOKS = ['handler', 'beforeSpawn', 'workerInput', 'afterFinish', 'afterChildFinish', 'atStart', 'approvalImpact', 'admissionCheck', 'requesterCheck'] as const;
 const WORKER_ONLY = ['beforeSpawn', 'workerInput'] as const;
 
 /**
@@ -124,5 +133,6 @@ export function createLaneRegistry(catalog: readonly CatalogEntry[], definitions
   return {
     get: (type) => lanes.get(type) ?? { type },
     types: () => [...lanes.keys()],
+    withHook: (hook) => [...lanes.values()].filter((lane) => lane[hook] !== undefined) as never,
   };
 }

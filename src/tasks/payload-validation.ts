@@ -1,7 +1,7 @@
 import { DomainError, invalidRequest, pointer, pointerSegment, type ErrorDetail } from '../domain/errors.js';
 import { reservedRunIdRefusal } from '../domain/service-run-ids.js';
 import { getCatalogEntry, type CatalogEntry } from './catalog.js';
-import { hasPayloadSchema, payloadProblems } from './payload-check.js';
+import { hasPayloadSchema, payloadProblems } from '../lanes/payload-check.js';
 
 /** A task request as the trigger route hands it over: its body shape is already checked. */
 export interface TaskRequest {

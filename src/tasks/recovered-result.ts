@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseWorkerStdout } from '../workers/classify-outcome.js';
-import { RESULT_FILE_NAME, removeWorkerDirectory } from '../workers/spawn-worker.js';
+import { parseWorkerStdout, RESULT_FILE_NAME, removeWorkerDirectory } from '../common/worker-protocol.js';
 import type { ExecutionOutcome } from './executor.js';
 import type { RunRecord } from '../domain/run-record.js';
 

@@ -4,7 +4,7 @@ import { readRecoveredWorkerResult } from './recovered-result.js';
 import { markCancelled } from './run-cancellation.js';
 import { recoverInterrupted } from './run-transitions.js';
 import { runWriteTags } from './admission.js';
-import { removeWorkerDirectory } from '../workers/spawn-worker.js';
+import { removeWorkerDirectory } from '../common/worker-protocol.js';
 import type { RunRecord } from '../domain/run-record.js';
 
 export interface RecoveryDeps extends FinalizeDeps {

@@ -1,11 +1,12 @@
 import { actorList } from './run-requesters.js';
-import type { QueueAttemptState, RetryRecovery, RunAccounting, RunEvent, RunRecord, RunToolGate, SpecialistContract, WorkflowParent } from '../domain/run-record.js';
+import { attemptIdOf, withEvent } from '../domain/run-events.js';
 
-/** Bounds from DECISIONS.md: at most 200 events per run; queue attempts are bounded evidence too. */
-export const MAX_RUN_EVENTS = 200;
+// The run's event list and attempt ids are the run record's own rules (src/domain/run-events.ts),
+// which the run logs and the model gateway apply too; the runtime's importers keep this path.
+export { attemptIdOf, MAX_RUN_EVENTS, withEvent } from '../domain/run-events.js';
+import type { QueueAttemptState, RetryRecovery, RunAccounting, RunRecord, RunToolGate, SpecialistContract, WorkflowParent } from '../domain/run-record.js';
+
 export const MAX_QUEUE_ATTEMPTS = 50;
-
-export const attemptIdOf = (runId: string, attempt: number) => `${runId}#${attempt}`;
 
 export interface NewRunInput {
   runId: string;
@@ -30,13 +31,6 @@ export interface NewRunInput {
   scheduleId?: string | null;
   /** The admission span's trace context (tracing on). */
   traceparent?: string | null;
-}
-
-/** Appends an event, keeping the newest MAX_RUN_EVENTS; `seq` keeps counting so gaps show truncation. */
-export function withEvent(run: RunRecord, at: Date, event: Omit<RunEvent, 'seq' | 'at'>): RunRecord {
-  const last = run.events[run.events.length - 1];
-  const next: RunEvent = { seq: (last?.seq ?? 0) + 1, at: at.toISOString(), ...event };
-  return { ...run, events: [...run.events, next].slice(-MAX_RUN_EVENTS), updatedAt: at.toISOString() };
 }
 
 /** Records a queue-attempt lifecycle entry for the run's current attempt. */

@@ -11,7 +11,7 @@ import { finalizeAttempt, type FinalizeDeps } from './finalize.js';
 import { finalizeCancelledAttempt } from './run-cancel.js';
 import { isOwnedAttempt, markRunning } from './run-transitions.js';
 import type { RunRecord } from '../domain/run-record.js';
-import { CANCEL_ABORT_REASON } from '../workers/types.js';
+import { CANCEL_ABORT_REASON } from './worker-port.js';
 
 export interface RunnerDeps extends ExecutorDeps {
   config: Pick<AppConfig, 'concurrency' | 'typeConcurrency' | 'retry'>;
@@ -361,10 +361,6 @@ export class Runner {
     const held = [...this.leased];
     if (held.length === 0) return;
     const until = this.deps.clock.now().getTime() + this.deps.leaseMs;
-    if (!this.deps.store.renewLeases) {
-      for (const [runId, lease] of held) await this.renewOne(runId, lease, until);
-      return;
-    }
     let renewed: Set<string>;
     try {
       const attempts = held.map(([runId, lease]) => ({ runId, attempt: lease.run.attempt }));
@@ -381,25 +377,6 @@ export class Runner {
       // (its lease entry goes with it; stopping checks the attempt still runs here).
       else this.stopLostAttempt(runId, lease.run, 'lease-taken');
     }
-  }
-
-  /** One lease renewed through mutateRun (a driver without renewLeases). */
-  private async renewOne(runId: string, held: HeldLease, until: number): Promise<void> {
-    let lost: 'lease-taken' | 'lease-expired' | null = null;
-    try {
-      await this.deps.store.mutateRun(runId, (current) => {
-        if (!isOwnedAttempt(current, this.deps.ownerId, held.run.attempt)) {
-          lost = 'lease-taken';
-          return null;
-        }
-        return { ...current, claim: { ownerId: this.deps.ownerId, leaseUntil: new Date(until).toISOString() } };
-      });
-      if (!lost) held.until = until;
-    } catch (err) {
-      this.deps.logger.error({ err, runId }, 'lease renewal failed');
-      if (this.deps.clock.now().getTime() >= held.until) lost = 'lease-expired';
-    }
-    if (lost) this.stopLostAttempt(runId, held.run, lost);
   }
 
   /**

@@ -8,7 +8,7 @@ import type { WakeSignal } from '../domain/wake-signal.js';
 import type { SecretRedactor } from '../redaction/known-secrets.js';
 import type { RunQuery, StateStore } from '../store/types.js';
 import type { ServiceTracer } from '../tracing/service-tracer.js';
-import type { WorkerSpawner } from '../workers/spawn-worker.js';
+import type { WorkerSpawner } from './worker-port.js';
 import type { AdmissionOutcome, Admit } from './admission.js';
 import type { ApprovalEscalation } from './approval-expiry.js';
 import type { ApprovalPolicy } from './approval-policy.js';
@@ -25,7 +25,6 @@ import { decodeRunCursor, encodeRunCursor } from './run-cursor.js';
 import { checkCreatedRange } from './run-time-range.js';
 import { toRunView } from './run-view.js';
 import type { TriggerCheck } from './trigger-check.js';
-import { createWorkflowDriver } from './workflow-driver.js';
 
 export interface RuntimeDeps {
   config: Pick<AppConfig, 'concurrency' | 'typeConcurrency' | 'retry' | 'runLeaseMs' | 'workspaceRoot'>;
@@ -76,14 +75,17 @@ export async function queueDepthOf(store: StateStore): Promise<number> {
  */
 export function createTaskRuntime(deps: RuntimeDeps) {
   const { store, clock, logger, config, admit, checkTrigger } = deps;
-  const workflows = createWorkflowDriver({
-    store,
-    logger,
-    invalidator: deps.invalidator,
-    admit,
-    workspaceRoot: config.workspaceRoot,
-    now: () => clock.now(),
-  });
+  /**
+   * A child run (`workflowParent`) settled: its parent's lane moves on (the workflow lane admits
+   * the next step). The runtime knows parents and children, never which lanes have them.
+   */
+  async function tellParent(run: RunRecord): Promise<void> {
+    if (!run.workflowParent) return;
+    const parent = await store.getRun(run.workflowParent.runId);
+    const afterChildFinish = parent ? deps.lanes.get(parent.type).afterChildFinish : undefined;
+    if (afterChildFinish) await tell(run, afterChildFinish, 'lane after-child-finish hook');
+  }
+
   const approvals = createApprovals({
     store,
     clock,
@@ -93,7 +95,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     policy: deps.approvalPolicy,
     escalation: deps.approvalEscalation,
     logger,
-    onDecided: workflows.onRunFinished,
+    onDecided: tellParent,
     redact: deps.redact,
   });
   const rerun = createRerun({ store, admit, checkTrigger, invalidator: deps.invalidator });
@@ -108,7 +110,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
   }
 
   async function onRunFinished(run: RunRecord): Promise<void> {
-    await workflows.onRunFinished(run);
+    await tellParent(run);
     const afterFinish = deps.lanes.get(run.type).afterFinish;
     if (afterFinish) await tell(run, afterFinish, 'lane after-finish hook');
     for (const listener of deps.runListeners ?? []) await tell(run, listener, 'run-finished listener');
@@ -223,7 +225,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
   async function start(): Promise<void> {
     const recovered = await recoverInterruptedRuns(recoveryDeps);
     const approvalsRepaired = await approvals.recover();
-    await workflows.reconcile();
+    for (const lane of deps.lanes.withHook('atStart')) await lane.atStart();
     if (recovered.requeued + recovered.failed + recovered.finished + recovered.cancelled + approvalsRepaired > 0) {
       logger.warn({ ...recovered, approvalsRepaired }, 'restart recovery finished');
     }

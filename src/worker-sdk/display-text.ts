@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { DisplayRoots } from '../domain/display-path.js';
+import type { DisplayRoots } from '../common/display-path.js';
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

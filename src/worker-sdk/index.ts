@@ -30,7 +30,7 @@ export {
   type PayloadRefusal,
   type ServiceFields,
 } from './lane-definition.js';
-export type { PayloadTaskType, TaskPayload } from '../tasks/payload-schemas.js';
+export type { PayloadTaskType, TaskPayload } from '../lanes/payload-schemas.js';
 
 export {
   refuseLane,

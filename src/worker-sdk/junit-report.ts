@@ -1,5 +1,5 @@
 import { XMLValidator } from 'fast-xml-parser';
-import { stringValuedXmlParser } from './xml-parser.js';
+import { stringValuedXmlParser } from '../common/xml-parser.js';
 import { totalsOfCases, type CaseStatus, type CaseTotals } from './case-totals.js';
 import { shortMessage } from './report-message.js';
 

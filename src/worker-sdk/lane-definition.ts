@@ -1,6 +1,6 @@
 import type { ErrorDetail } from '../domain/errors.js';
-import { payloadProblems } from '../tasks/payload-check.js';
-import type { PayloadTaskType, TaskPayload } from '../tasks/payload-schemas.js';
+import { payloadProblems } from '../lanes/payload-check.js';
+import type { PayloadTaskType, TaskPayload } from '../lanes/payload-schemas.js';
 import { refuseLane, type LaneContext, type LaneRefusal } from './lane-result.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { CompletionAnswer, CompletionRefusal, LaneCompletionRequest } from '../models/types.js';
+import type { CompletionAnswer, CompletionRefusal, LaneCompletionRequest } from '../common/model-request.js';
 
-export type { ChatMessage, CompletionAnswer, CompletionRefusal, LaneCompletionRequest } from '../models/types.js';
+export type { ChatMessage, CompletionAnswer, CompletionRefusal, LaneCompletionRequest } from '../common/model-request.js';
 
 /** The payload key the service puts the attempt's model channel under (src/models/channel.ts). */
 const CHANNEL_KEY = '__model';

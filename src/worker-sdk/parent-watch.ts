@@ -1,5 +1,5 @@
-import { signalChildGroups } from './child-groups.js';
-import { ownProcessGroup } from './process-table.js';
+import { signalChildGroups } from '../common/child-groups.js';
+import { ownProcessGroup } from '../common/process-table.js';
 
 /**
  * How an orphaned worker ends: every group it started (project commands) and then its own

@@ -2,7 +2,7 @@ import { defaultForwarders, type OutputForwarder } from './forward-output.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, sep } from 'node:path';
-import { forgetChildGroup, recordChildGroup } from './child-groups.js';
+import { forgetChildGroup, recordChildGroup } from '../common/child-groups.js';
 
 /**
  * How code that comes from a project (its test scripts, its build) is run: `bubblewrap` puts it

@@ -1,6 +1,6 @@
 import { lstatSync, type Stats } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
-import { resolveWorkspacePath, WorkspaceBoundaryError } from '../workspace/boundary.js';
+import { resolveWorkspacePath, WorkspaceBoundaryError } from '../common/workspace-path.js';
 import { inspectWorkspacePath } from './workspace-file.js';
 
 /** A scope of a payload, found inside the workspace. */

@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ProgrammingError } from '../domain/errors.js';
-import { hardLinkProblem } from '../workspace/hard-link.js';
+import { hardLinkProblem } from '../common/hard-link.js';
 import { ALL_IGNORED_KINDS, isIgnoredFolder, type IgnoredFolderKind } from './ignored-folders.js';
 import { inspectWorkspacePath } from './workspace-file.js';
 

@@ -20,7 +20,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { isAbsolute, join, posix, resolve, win32 } from 'node:path';
-import { hardLinkReason, isHardLinked } from '../workspace/hard-link.js';
+import { hardLinkReason, isHardLinked } from '../common/hard-link.js';
 
 /**
  * The one way a lane opens a file of the workspace (or of another root it was handed, such as the

@@ -1,4 +1,7 @@
-import type { WorkerFailure } from './types.js';
+import { parseWorkerStdout } from '../common/worker-protocol.js';
+import type { WorkerFailure } from '../tasks/worker-port.js';
+
+export { parseWorkerStdout };
 
 /** Everything known about a worker once it has exited and its stdout has closed. */
 export interface WorkerExit {
@@ -14,25 +17,6 @@ export interface ClassifiedOutcome {
   result: Record<string, unknown> | null;
   error: string | null;
   failure: WorkerFailure | null;
-}
-
-type Parsed = { object: Record<string, unknown> } | { problem: string };
-
-/** The protocol allows exactly one JSON object on stdout (surrounding whitespace aside). */
-export function parseWorkerStdout(stdout: string): Parsed {
-  const text = stdout.trim();
-  if (text === '') return { problem: 'worker wrote nothing to stdout' };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    const start = text.length > 120 ? `${text.slice(0, 120)}…` : text;
-    return { problem: `worker stdout is not one JSON object (it begins ${JSON.stringify(start)})` };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { problem: 'worker stdout is JSON but not an object' };
-  }
-  return { object: value as Record<string, unknown> };
 }
 
 function reportedError(result: Record<string, unknown> | null): string | null {

@@ -2,8 +2,8 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/types.js';
-import { readChildGroups } from '../worker-sdk/child-groups.js';
-import { bootId, hasProcTable, processStat, recordedGroupMembers, type RecordedGroup } from '../worker-sdk/process-table.js';
+import { readChildGroups } from '../common/child-groups.js';
+import { bootId, hasProcTable, processStat, recordedGroupMembers, type RecordedGroup } from '../common/process-table.js';
 import { RESULT_FILE_NAME } from './payload-file.js';
 
 /**

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Name of the result file a worker writes (fsynced) in its payload directory before answering. */
-export const RESULT_FILE_NAME = 'result.json';
+// The result file a worker writes (fsynced) in its payload directory before answering.
+export { RESULT_FILE_NAME } from '../common/worker-protocol.js';
 
 export interface PayloadFile {
   directory: string;

@@ -1,4 +1,4 @@
-import { recordedGroupMembers, signalRecordedGroup, type RecordedGroup } from '../worker-sdk/process-table.js';
+import { recordedGroupMembers, signalRecordedGroup, type RecordedGroup } from '../common/process-table.js';
 
 /**
  * The processes of one worker attempt: the worker's own group (workers are spawned detached,

@@ -1,20 +1,20 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { AgentRegistry } from '../agents/registry.js';
 import type { AppConfig } from '../config/types.js';
-import { PROCESS_GROUPS_FILE_ENV } from '../worker-sdk/child-groups.js';
+import { PROCESS_GROUPS_FILE_ENV } from '../common/child-groups.js';
 import { classifyWorkerExit } from './classify-outcome.js';
 import { NO_GROUP_LEDGER, type WorkerGroupLedger } from './group-ledger.js';
 import { RESULT_FILE_NAME, writePayloadFile, type PayloadFile } from './payload-file.js';
 import { resolveWorkerTimeout } from './resolve-timeout.js';
 import { superviseProcess } from './supervise-process.js';
-import { CANCEL_ABORT_REASON, type WorkerFailure, type WorkerOutcome, type WorkerRequest } from './types.js';
+import { CANCEL_ABORT_REASON, type WorkerFailure, type WorkerOutcome, type WorkerRequest, type WorkerSpawner } from '../tasks/worker-port.js';
 import { buildWorkerEnv } from './worker-env.js';
 
-export type { WorkerFailure, WorkerOutcome, WorkerRequest } from './types.js';
+export type { WorkerFailure, WorkerOutcome, WorkerRequest, WorkerSpawner } from '../tasks/worker-port.js';
 
 /** A worker printing more than this on stdout is stopped; results are summaries, not dumps. */
 export const MAX_WORKER_STDOUT_BYTES = 8 * 1024 * 1024;
@@ -23,14 +23,11 @@ export const DEFAULT_KILL_GRACE_MS = 2_000;
 /** Time between SIGTERM and SIGKILL when an operator cancels the run (config cancelGraceMs). */
 export const DEFAULT_CANCEL_GRACE_MS = 10_000;
 
-export { RESULT_FILE_NAME } from './payload-file.js';
+export { RESULT_FILE_NAME } from '../common/worker-protocol.js';
 /** Name of the file in the payload directory where the worker records the process groups it starts (child-groups.ts). */
 export const CHILD_GROUPS_FILE_NAME = 'process-groups';
 
-/** Removes a retained payload directory; safe to call more than once. */
-export async function removeWorkerDirectory(directory: string): Promise<void> {
-  await rm(directory, { recursive: true, force: true });
-}
+export { removeWorkerDirectory } from '../common/worker-protocol.js';
 
 export interface WorkerSpawnerDeps {
   config: AppConfig;
@@ -45,10 +42,6 @@ export interface WorkerSpawnerDeps {
   groupLedger?: WorkerGroupLedger;
 }
 
-export interface WorkerSpawner {
-  /** Runs one worker to completion. Never throws: every problem is a failed outcome. */
-  run(request: WorkerRequest): Promise<WorkerOutcome>;
-}
 
 /**
  * The worker protocol: write the payload file, run `node <entrypoint> --payload <file>` in the

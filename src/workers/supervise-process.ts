@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readChildGroups } from '../worker-sdk/child-groups.js';
-import { recordGroupOf, type RecordedGroup } from '../worker-sdk/process-table.js';
+import { readChildGroups } from '../common/child-groups.js';
+import { recordGroupOf, type RecordedGroup } from '../common/process-table.js';
 import type { WorkerExit } from './classify-outcome.js';
 import { createGroupTerminator, type StopSignal } from './process-group.js';
 import { teeStderr } from './stderr-tee.js';

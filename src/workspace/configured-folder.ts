@@ -1,7 +1,7 @@
 import { lstatSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { DomainError } from '../domain/errors.js';
-import { displayPath } from '../domain/display-path.js';
+import { displayPath } from '../common/display-path.js';
 
 /**
  * The folders the configuration names (docs, deployments, logs, knowledge packs) and the files it

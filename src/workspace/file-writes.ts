@@ -3,7 +3,7 @@ import { constants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DomainError } from '../domain/errors.js';
-import { hardLinkProblem } from './hard-link.js';
+import { hardLinkProblem } from '../common/hard-link.js';
 
 /**
  * How the service writes its own files and the files the operator configured (logs, knowledge

@@ -5,7 +5,7 @@ import { recallAgentMemory, redactText, resultHighlights, createHeartbeatReader 
 import { DomainError } from '../../src/domain/errors.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
-import { writeHeartbeatAtomically } from '../../src/worker-sdk/resident-service.js';
+import { writeHeartbeatAtomically } from '../../src/common/resident-service.js';
 import { agentRegistry, registeredAgent } from '../support/agents.js';
 import { tempDir } from '../support/config.js';
 import { insertIfAbsent, makeRun } from '../support/runs.js';

@@ -6,7 +6,7 @@ import { createServiceProbe } from '../../src/agents/service-probe.js';
 import { loadSkillRegistry } from '../../src/agents/skills.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
-import type { ServiceHeartbeat } from '../../src/worker-sdk/resident-service.js';
+import type { ServiceHeartbeat } from '../../src/common/resident-service.js';
 import { agentRegistry, registeredAgent } from '../support/agents.js';
 import { tempDir } from '../support/config.js';
 import { insertIfAbsent, makeRun } from '../support/runs.js';

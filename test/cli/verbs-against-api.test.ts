@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/main.js';
+import { runOrch } from '../../src/orch.js';
 import { signAlertDelivery } from '../../src/incidents/alert-signature.js';
 import { tempDir } from '../support/config.js';
 import { orch } from '../support/cli.js';
@@ -299,7 +299,7 @@ describe('each orch verb against a live service, compared with the API', () => {
     const secret = 'verbs-bridge-secret-0001';
     const stop = new AbortController();
     let stdout = '';
-    const serving = runCli({
+    const serving = runOrch({
       argv: ['bridge', 'serve', '--config', config, '--port', '0'],
       env: { ...env, VERBS_KEY_ALICE: TEST_KEYS.operator, VERBS_BRIDGE_SECRET: secret },
       stdout: { write: (t: string) => (stdout += t), isTTY: false },

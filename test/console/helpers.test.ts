@@ -7,7 +7,7 @@ import { remediationTaskTypes, type CatalogEntry } from '../../console/src/lib/c
 import { buildTriggerBody, fieldsToFill, payloadTemplate, type PayloadSchema } from '../../console/src/lib/trigger-body.js';
 import { REMEDIATION_TASK_TYPES } from '../../src/incidents/manual-remediation.js';
 import { publicCatalog } from '../../src/tasks/catalog.js';
-import { getPayloadSchema } from '../../src/tasks/payload-schemas.js';
+import { getPayloadSchema } from '../../src/lanes/payload-schemas.js';
 import { validatePayload } from '../../src/tasks/payload-validation.js';
 
 describe('apiErrorFrom', () => {

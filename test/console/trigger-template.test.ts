@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fieldHelp, fieldsToFill, payloadTemplate, type PayloadSchema } from '../../console/src/lib/trigger-body.js';
 import { publicCatalog } from '../../src/tasks/catalog.js';
-import { getPayloadSchema } from '../../src/tasks/payload-schemas.js';
+import { getPayloadSchema } from '../../src/lanes/payload-schemas.js';
 
 /** Each type's payload schema as the catalog route publishes it (JSON), which is what the form reads. */
 const published = (type: string) => JSON.parse(JSON.stringify(getPayloadSchema(type))) as PayloadSchema;

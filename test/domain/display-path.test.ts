@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayPath } from '../../src/domain/display-path.js';
+import { displayPath } from '../../src/common/display-path.js';
 
 describe('displayPath', () => {
   const roots = { workspaceRoot: '/srv/orch/workspace', logsDir: '/srv/orch/logs' };

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquirePidLock } from '../../src/store/pid-lock.js';
-import { hasProcTable, processStat } from '../../src/worker-sdk/process-table.js';
+import { hasProcTable, processStat } from '../../src/common/process-table.js';
 import { waitFor } from '../support/http.js';
 import { tempDir } from '../support/config.js';
 

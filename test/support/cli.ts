@@ -1,4 +1,4 @@
-import { runCli } from '../../src/cli/main.js';
+import { runOrch } from '../../src/orch.js';
 
 export interface CliResult {
   code: number;
@@ -10,7 +10,7 @@ export interface CliResult {
 export async function orch(argv: string[], env: NodeJS.ProcessEnv = {}, options: { stdin?: string; signal?: AbortSignal } = {}): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
-  const code = await runCli({
+  const code = await runOrch({
     argv,
     env: { HOME: '/nonexistent-home-for-orch-tests', ...env },
     stdout: { write: (t: string) => (stdout += t), isTTY: false },

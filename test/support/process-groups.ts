@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { groupMembers } from '../../src/worker-sdk/process-table.js';
+import { groupMembers } from '../../src/common/process-table.js';
 import { pidAlive } from './execution-log.js';
 import { waitFor } from './http.js';
 import { REPO_ROOT } from './paths.js';

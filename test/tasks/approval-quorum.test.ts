@@ -3,7 +3,7 @@ import type { ApprovalPolicyEntry } from '../../src/config/schema.js';
 import type { Identity } from '../../src/domain/identity.js';
 import { Fingerprints, incidentIdFor } from '../../src/incidents/fingerprint.js';
 import { openStateStore } from '../../src/store/open.js';
-import { POSTGRES_TARGET } from '../../src/store/targets.js';
+import { POSTGRES_TARGET } from '../../src/config/store-targets.js';
 import type { StateStore } from '../../src/store/types.js';
 import { replayRunIdFor } from '../../src/tasks/approvals.js';
 import { approvalHarness, refusalOf } from '../support/approval-harness.js';

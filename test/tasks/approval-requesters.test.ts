@@ -14,7 +14,7 @@ import { createRerun } from '../../src/tasks/rerun.js';
 import { markRunning } from '../../src/tasks/run-transitions.js';
 import { toRunView } from '../../src/tasks/run-view.js';
 import { createTriggerCheck } from '../../src/tasks/trigger-check.js';
-import { createWorkflowDriver } from '../../src/tasks/workflow-driver.js';
+import { createWorkflowDriver } from '../../src/lanes/integration-workflow/driver.js';
 import { planIntegrationWorkflow } from '../../agents/integration-agent/integration-workflow.js';
 import { manualClock } from '../support/clocks.js';
 import { tempDir } from '../support/config.js';

@@ -10,7 +10,7 @@ import { BUSINESS_HANDLER_TYPES } from '../../src/business/module.js';
 import { coreHandlerLanes } from '../../src/lanes/core-handlers.js';
 import { testConfig } from '../support/config.js';
 import { AGENTS_DIR } from '../support/paths.js';
-import { PAYLOAD_SCHEMAS } from '../../src/tasks/payload-schemas.js';
+import { PAYLOAD_SCHEMAS } from '../../src/lanes/payload-schemas.js';
 import { REMEDIATION_TASK_TYPES } from '../../src/incidents/manual-remediation.js';
 
 // The spec's "Task types" lists, verbatim.

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RegisteredAgent } from '../../src/agents/registry.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
-import { createControlPlaneSnapshot, SNAPSHOT_RUN_WINDOW } from '../../src/tasks/control-plane-snapshot.js';
+import { createControlPlaneSnapshot, SNAPSHOT_RUN_WINDOW } from '../../src/lanes/control-plane-snapshot.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { agentRegistry, registeredAgent } from '../support/agents.js';
 import { tempDir, testConfig } from '../support/config.js';

@@ -13,7 +13,7 @@ import { bindHandler } from '../../src/tasks/handler-types.js';
 import { createLaneRegistry, type LaneDefinition } from '../../src/tasks/lanes.js';
 import { createTaskRuntime, type TaskRuntime } from '../../src/tasks/runtime.js';
 import { createTriggerCheck } from '../../src/tasks/trigger-check.js';
-import type { WorkerRequest, WorkerOutcome } from '../../src/workers/types.js';
+import type { WorkerRequest, WorkerOutcome } from '../../src/tasks/worker-port.js';
 import { tempDir, testConfig } from '../support/config.js';
 import { testLaneRegistry } from '../support/lanes.js';
 import { REPO_ROOT } from '../support/paths.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { policyTaskPayload } from '../../src/incidents/policy-defaults.js';
 import { TASK_CATALOG } from '../../src/tasks/catalog.js';
-import { payloadProblems } from '../../src/tasks/payload-check.js';
-import { PAYLOAD_SCHEMAS } from '../../src/tasks/payload-schemas.js';
+import { payloadProblems } from '../../src/lanes/payload-check.js';
+import { PAYLOAD_SCHEMAS } from '../../src/lanes/payload-schemas.js';
 
 /** Whether a JSON schema declares a default anywhere inside it. */
 function declaresDefault(schema: unknown): boolean {

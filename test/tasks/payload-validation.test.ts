@@ -9,7 +9,7 @@ import { scheduleRunId } from '../../src/schedules/schedule-record.js';
 import { replayRunIdFor } from '../../src/tasks/approvals.js';
 import { followUpKey } from '../../src/lanes/nightly-batch/handler.js';
 import { checkTaskRequest, validatePayload, type TaskRequest } from '../../src/tasks/payload-validation.js';
-import { rerouteRunId, stepRunId } from '../../src/tasks/workflow-driver.js';
+import { rerouteRunId, stepRunId } from '../../src/lanes/integration-workflow/driver.js';
 
 /** The body shape ({type: non-empty string, payload?: object}) is the trigger route schema's job; see test/http. */
 function rejected(request: TaskRequest): { code: string; message: string; details: ErrorDetail[] } {

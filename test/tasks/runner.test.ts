@@ -10,6 +10,7 @@ import { recoverInterruptedRuns } from '../../src/tasks/recovery.js';
 import { Runner, type RunnerDeps } from '../../src/tasks/runner.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { RESULT_FILE_NAME, type WorkerSpawner } from '../../src/workers/spawn-worker.js';
+import { renewLeasesRunByRun } from '../../src/store/renew-leases.js';
 import { tempDir, testConfig } from '../support/config.js';
 import { testLaneRegistry } from '../support/lanes.js';
 import { insertIfAbsent, makeRun } from '../support/runs.js';
@@ -393,14 +394,7 @@ describe('Runner', () => {
     return {
       renewLeases: async (ownerId, attempts, leaseUntil) => {
         calls.push(attempts.length);
-        const renewed: string[] = [];
-        for (const { runId, attempt } of attempts) {
-          const written = await inner.mutateRun(runId, (current) =>
-            current?.status === 'running' && current.claim?.ownerId === ownerId && current.attempt === attempt ? { ...current, claim: { ownerId, leaseUntil } } : null,
-          );
-          if (written.changed) renewed.push(runId);
-        }
-        return renewed;
+        return renewLeasesRunByRun(inner, ownerId, attempts, leaseUntil);
       },
     };
   }

@@ -9,7 +9,7 @@ import { markFailed, markRunning, markSucceeded } from '../../src/tasks/run-tran
 import { applyCancelRequest } from '../../src/tasks/run-cancellation.js';
 import { toRunView } from '../../src/tasks/run-view.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
-import { createWorkflowDriver } from '../../src/tasks/workflow-driver.js';
+import { createWorkflowDriver } from '../../src/lanes/integration-workflow/driver.js';
 import { planIntegrationWorkflow } from '../../agents/integration-agent/integration-workflow.js';
 import type { StepInput } from '../../agents/integration-agent/normalize-steps.js';
 import { tempDir } from '../support/config.js';

@@ -7,7 +7,7 @@ import { waitFor } from '../support/http.js';
 import { expectedParentPid } from '../../src/worker-sdk/parent-watch.js';
 
 const WATCH_MODULE = join(import.meta.dirname, '..', '..', 'dist', 'src', 'worker-sdk', 'parent-watch.js');
-const CHILD_GROUPS_MODULE = join(import.meta.dirname, '..', '..', 'dist', 'src', 'worker-sdk', 'child-groups.js');
+const CHILD_GROUPS_MODULE = join(import.meta.dirname, '..', '..', 'dist', 'src', 'common', 'child-groups.js');
 
 describe('exitWhenOrphaned', () => {
   it('ends a worker once the process that spawned it is gone', async () => {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { groupMembers, parseStat, processStat, recordedGroupMembers, recordGroupOf, signalRecordedGroup } from '../../src/worker-sdk/process-table.js';
+import { groupMembers, parseStat, processStat, recordedGroupMembers, recordGroupOf, signalRecordedGroup } from '../../src/common/process-table.js';
 import { waitUntil } from '../support/worker-spawn.js';
 
 const started: ChildProcess[] = [];

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseResidentServiceArgs, type ServiceHeartbeat } from '../../src/worker-sdk/resident-service.js';
+import { parseResidentServiceArgs, type ServiceHeartbeat } from '../../src/common/resident-service.js';
 import { tempDir } from '../support/config.js';
 
 // Runs the compiled entrypoints: `npm run build` first.

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bootId, groupMembers, processStat, recordGroupOf } from '../../src/worker-sdk/process-table.js';
+import { bootId, groupMembers, processStat, recordGroupOf } from '../../src/common/process-table.js';
 import { createGroupLedger, endPreviousLifeGroups, groupLedgerDir } from '../../src/workers/group-ledger.js';
 import { tempDir } from '../support/config.js';
 import { waitUntil } from '../support/worker-spawn.js';

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { groupMembers, type RecordedGroup } from '../../src/worker-sdk/process-table.js';
+import { groupMembers, type RecordedGroup } from '../../src/common/process-table.js';
 import { superviseProcess, type SupervisedExit } from '../../src/workers/supervise-process.js';
 import { tempDir } from '../support/config.js';
 import { pidAlive } from '../support/execution-log.js';

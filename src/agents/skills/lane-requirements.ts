@@ -1,4 +1,4 @@
-import { taskTypes } from '../../tasks/catalog.js';
+import { taskTypes } from '../../lanes/built-in.js';
 
 /**
  * The skills each tool-gated lane exercises, as its type module declares them (`skills`). The

@@ -1,7 +1,7 @@
 import { DomainError, invalidRequest, pointer } from '../../domain/errors.js';
 import type { Identity } from '../../domain/identity.js';
 import type { StateStore } from '../../store/types.js';
-import { WORK_CHAIN_ID_PATTERN } from '../../tasks/payload-schemas.js';
+import { WORK_CHAIN_ID_PATTERN } from '../../lanes/payload-schemas.js';
 
 /**
  * Who a work chain belongs to. A chain (a work cycle and the runs that continue it) keeps its

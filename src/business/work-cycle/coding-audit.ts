@@ -1,7 +1,7 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { readScopedFile } from '../../worker-sdk/scoped-file.js';
 import { join, relative, sep } from 'node:path';
-import { hardLinkProblem } from '../../workspace/hard-link.js';
+import { hardLinkProblem } from '../../common/hard-link.js';
 
 /**
  * coding-audit: the narrowest approved coding tool of the autonomous work cycle. It only reads,

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { IDEMPOTENCY_KEY_PATTERN } from '../../tasks/payload-schemas.js';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../lanes/payload-schemas.js';
 import type { TaskRuntime } from '../../tasks/runtime.js';
 import type { ProtectedContext, RouteSpec } from '../route-spec.js';
 import { Duplicate } from '../../tasks/trigger-answer.js';

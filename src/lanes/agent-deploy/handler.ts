@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { mkdir, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppConfig } from '../../config/types.js';
-import { displayPath } from '../../domain/display-path.js';
+import { displayPath } from '../../common/display-path.js';
 import { pointer, type ErrorDetail } from '../../domain/errors.js';
 import { configuredPathProblem } from '../../workspace/configured-folder.js';
 import type { StateHandler } from '../../tasks/handler-types.js';

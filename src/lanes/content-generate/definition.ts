@@ -48,7 +48,8 @@ export const contentGenerateType = defineTaskType({
       ],
     },
   },
-  // The deterministic path composes text from the payload's source and touches no tool; the
-  // provider polish (llm-draft) is optional and not performed by this build, so it is not required.
+  // The deterministic path composes text from the payload's source and touches no tool. The
+  // provider's draft goes through the service's model gateway (metered, allowed per lane) and is
+  // optional: without a model the lane answers the deterministic text, so no skill is required.
   skills: [],
 });

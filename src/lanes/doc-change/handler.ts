@@ -1,6 +1,6 @@
 import { isAbsolute, posix, win32 } from 'node:path';
 import { appendDocChanges, docChangeBufferPath, DOC_CHANGE_THRESHOLD } from '../../knowledge/doc-change-buffer.js';
-import { displayPath } from '../../domain/display-path.js';
+import { displayPath } from '../../common/display-path.js';
 import type { RepairLoop } from '../../knowledge/repair-loop.js';
 import type { KnowledgeService } from '../../knowledge/service.js';
 import type { StateHandler } from '../../tasks/handler-types.js';

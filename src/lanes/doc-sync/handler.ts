@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { displayPath } from '../../domain/display-path.js';
+import { displayPath } from '../../common/display-path.js';
 import { packDrift, regeneratePack } from '../../knowledge/pack-builder.js';
 import type { KnowledgeConfig, KnowledgeService } from '../../knowledge/service.js';
 import type { StateHandler } from '../../tasks/handler-types.js';

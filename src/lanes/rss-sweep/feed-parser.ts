@@ -1,6 +1,6 @@
 import { DomainError } from '../../domain/errors.js';
 import { XMLValidator } from 'fast-xml-parser';
-import { stringValuedXmlParser } from '../../worker-sdk/xml-parser.js';
+import { stringValuedXmlParser } from '../../common/xml-parser.js';
 
 export interface FeedEntry {
   title: string;

@@ -1,7 +1,7 @@
 import { DomainError } from '../../domain/errors.js';
 import { join } from 'node:path';
 import type { AppConfig } from '../../config/types.js';
-import { displayPath } from '../../domain/display-path.js';
+import { displayPath } from '../../common/display-path.js';
 import { configuredPathProblem } from '../../workspace/configured-folder.js';
 import { appendFileNoFollow } from '../../workspace/file-writes.js';
 import type { HandlerInput, StateHandler } from '../../tasks/handler-types.js';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { AppConfig } from '../../config/types.js';
-import { displayPath } from '../../domain/display-path.js';
+import { displayPath } from '../../common/display-path.js';
 import { pointer, type ErrorDetail } from '../../domain/errors.js';
 
 export const DEFAULT_MAX_ITEMS_PER_FEED = 50;

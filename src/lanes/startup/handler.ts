@@ -1,5 +1,5 @@
 import type { AppConfig } from '../../config/types.js';
-import { displayPath } from '../../domain/display-path.js';
+import { displayPath } from '../../common/display-path.js';
 import { configuredPathProblem } from '../../workspace/configured-folder.js';
 import type { StateHandler } from '../../tasks/handler-types.js';
 import { walkDocs } from '../../knowledge/docs-walk.js';

@@ -23,6 +23,7 @@ import {
   storedRun,
 } from '../run-rules.js';
 import { ANY_RUN_EVENTS, stateCorrupt } from '../types.js';
+import { renewLeasesRunByRun } from '../renew-leases.js';
 import { appendsEvents, firstInCursorOrder, runEventsPast, stampNewEvents } from '../run-event-stamps.js';
 import type {
   CancelRequest,
@@ -33,6 +34,7 @@ import type {
   StoredRunEvent,
   AppendsFor,
   ClaimOptions,
+  LeaseHeld,
   MutateResult,
   RunCounts,
   RunMutator,
@@ -266,6 +268,11 @@ export class FileStateStore implements StateStore {
       };
     }
     return { status: 'ok', target: shownTarget(this.target), detail: `JSON snapshot with append-only journal (${size})`, collections };
+  }
+
+  /** One process owns this store, so its leases are renewed run by run (src/store/renew-leases.ts). */
+  renewLeases(ownerId: string, attempts: readonly LeaseHeld[], leaseUntil: string): Promise<string[]> {
+    return renewLeasesRunByRun(this, ownerId, attempts, leaseUntil);
   }
 
   mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult> {

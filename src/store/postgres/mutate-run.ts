@@ -17,14 +17,15 @@ import { withTransaction } from './transaction.js';
  * the unique key, never by the read before it. An existing run is locked (`FOR UPDATE`) for a
  * transaction, so the mutator sees the latest committed record and no other instance changes
  * it meanwhile. When another instance inserted the same id first, the mutator runs again on
- * that record (mutators are pure, so this is safe).
+ * that record (mutators are pure, so this is safe). A record the insert cannot stamp in SQL (its
+ * payload holds the pending stamp's text) is written by that transaction too.
  */
 export async function mutateRun(pool: pg.Pool, runId: string, mutate: RunMutator): Promise<MutateResult> {
   const seen = await pool.query('SELECT 1 FROM runs WHERE run_id = $1', [runId]);
   if (seen.rowCount === 0) {
     const next = mutate(null);
     if (next === null) return { before: null, after: null, changed: false };
-    const inserted = await insertRun(pool, storedRun(runId, null, next, () => 0));
+    const inserted = await insertRun(pool, runId, next);
     if (inserted !== null) return { before: null, after: inserted, changed: true };
   }
   return mutateRunAndAppend(pool, runId, mutate, () => []);

@@ -4,6 +4,8 @@ import { runProblem } from '../record-checks.js';
 import { stateCorrupt } from '../types.js';
 import { deepFreeze } from '../deep-freeze.js';
 import { jsonOver } from '../json-over.js';
+import { storedRun } from '../run-rules.js';
+import { numberableInSql, PENDING_SEQ, PENDING_TX, stampableInSql, stampedAs, stampedNumberedDoc, stampOf } from './sql-stamps.js';
 import type { Queryable } from './transaction.js';
 
 /** Runs read back from a `doc` column: a fresh object per read, so callers may change it freely. */
@@ -39,21 +41,6 @@ export interface StampedRun {
 /** `next` with the events it appends over `current` stamped by the transaction `tx`. */
 export function stampedIn(current: RunRecord | null, next: RunRecord, tx: number): StampedRun {
   return appendsEvents(current, next) ? { run: stampNewEvents(current, next, () => tx), lastTx: tx } : { run: next, lastTx: null };
-}
-
-/**
- * The stamp a new event is written with by a lone statement (no transaction of its own to ask
- * its id first): `run_events_stamped` (migration 3) replaces it in that statement by the
- * writing transaction's id, which only the database knows.
- */
-const UNSTAMPED_TX = -1;
-
-const awaitsStamp = (run: RunRecord) => run.events.some((event) => event.tx === UNSTAMPED_TX);
-
-/** The stored record as the database stamped it (the statement returned the transaction's id). */
-function stampedAs(run: RunRecord, tx: string | number): RunRecord {
-  const stamp = Number(tx);
-  return { ...run, events: run.events.map((event) => (event.tx === UNSTAMPED_TX ? { ...event, tx: stamp } : event)) };
 }
 
 /**
@@ -113,26 +100,26 @@ export function columns(run: RunRecord, doc: string): unknown[] {
  * Inserts a new run, numbered from the `run_seq` sequence in the same statement; the unique run
  * id decides between concurrent admissions of one key (`ON CONFLICT DO NOTHING`). Returns the
  * stored run, or null when another transaction inserted that id first. One statement: on the
- * pool it is one round trip, committed on its own, so its events are stamped in SQL
- * (UNSTAMPED_TX).
+ * pool it is one round trip, committed on its own, so its new events carry the pending stamp and
+ * the statement writes its transaction's id in their place (sql-stamps.ts), as admitNewRuns does.
+ * Null too when the record cannot be stamped that way (a payload holds the pending stamp's
+ * text): the caller then writes it in a transaction of its own.
  */
-export async function insertRun(db: Queryable, run: RunRecord): Promise<RunRecord | null> {
-  // Checked with a placeholder number: the real one comes from the sequence.
-  const { stored, doc } = checked({ ...stampNewEvents(null, run, () => UNSTAMPED_TX), seq: 1 });
-  const stamps = awaitsStamp(stored);
-  const result = await db.query<{ seq: string; last_tx: string }>(
-    `INSERT INTO runs (run_id, seq, type, status, queue_state, internal, attempt, lease_owner, lease_until, created_at, updated_at, doc, last_tx)
-     SELECT $1, n.seq, $2, $3, $4, $5, $6, $7, $8, $9, $10,
-       CASE WHEN $12 THEN run_events_stamped(jsonb_set($11::jsonb, '{seq}', to_jsonb(n.seq))) ELSE jsonb_set($11::jsonb, '{seq}', to_jsonb(n.seq)) END,
-       CASE WHEN $12 THEN pg_current_xact_id()::text::bigint ELSE 0 END
-     FROM (SELECT nextval('run_seq') AS seq) AS n
+export async function insertRun(db: Queryable, runId: string, next: RunRecord): Promise<RunRecord | null> {
+  const { stored, doc } = checkedUnnumbered(stampedIn(null, storedRun(runId, null, next, () => PENDING_SEQ), PENDING_TX).run);
+  if (!stampableInSql(stored, doc) || !numberableInSql(doc)) return null;
+  const result = await db.query<{ seq: string; last_tx: string }>({
+    name: 'run-insert',
+    text: `INSERT INTO runs (run_id, seq, type, status, queue_state, internal, attempt, lease_owner, lease_until, created_at, updated_at, doc, last_tx)
+     SELECT $1, n.seq, $2, $3, $4, $5, $6, $7, $8, $9, $10, ${stampedNumberedDoc('$11::text', 'x.tx', 'n.seq')}, COALESCE(${stampOf('$11::text', 'x.tx')}, 0)
+     FROM (SELECT nextval('run_seq') AS seq) AS n, (SELECT pg_current_xact_id()::text AS tx) AS x
      ON CONFLICT (run_id) DO NOTHING
      RETURNING seq, last_tx`,
-    [stored.runId, ...columns(stored, doc), stamps],
-  );
+    values: [stored.runId, ...columns(stored, doc)],
+  });
   const row = result.rows[0];
   if (row === undefined) return null;
-  return { ...(stamps ? stampedAs(stored, row.last_tx) : stored), seq: Number(row.seq) };
+  return { ...stampedAs(stored, Number(row.last_tx)), seq: Number(row.seq) };
 }
 
 /**

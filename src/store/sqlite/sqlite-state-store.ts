@@ -9,6 +9,7 @@ import { DEFAULT_FLUSH_INTERVAL_MS, type StoreOptions } from '../options.js';
 import { acquirePidLock, type PidLock } from '../pid-lock.js';
 import { retentionCount } from '../retention.js';
 import type {
+  LeaseHeld,
   CancelRequest,
   AppendCollection,
   AppendsFor,
@@ -24,6 +25,7 @@ import type {
   StoreHealth,
   TaskOutcomeWrite,
 } from '../types.js';
+import { renewLeasesRunByRun } from '../renew-leases.js';
 import { ANY_RUN_EVENTS } from '../types.js';
 import { TransactionBatcher, type CommittedView, type Work } from './batcher.js';
 import { appendedRows, appendRecords, groupAppends, listAppended } from './collections.js';
@@ -180,6 +182,11 @@ export class SqliteStateStore implements StateStore {
   /** What the checkpoint worker has done (null while the store is closed). */
   checkpointStats(): CheckpointerStats | null {
     return this.lifecycle.session?.checkpointer.stats() ?? null;
+  }
+
+  /** One process owns this store, so its leases are renewed run by run (src/store/renew-leases.ts). */
+  renewLeases(ownerId: string, attempts: readonly LeaseHeld[], leaseUntil: string): Promise<string[]> {
+    return renewLeasesRunByRun(this, ownerId, attempts, leaseUntil);
   }
 
   mutateRun(runId: string, mutate: RunMutator): Promise<MutateResult> {

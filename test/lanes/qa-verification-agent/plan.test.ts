@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildPlan, scriptForSuite } from '../../../agents/qa-verification-agent/plan.js';
 import { readQaInput } from '../../../agents/qa-verification-agent/read-input.js';
-import { payloadProblems } from '../../../src/tasks/payload-check.js';
+import { payloadProblems } from '../../../src/lanes/payload-check.js';
 
 const scripts = { test: 'node --test', 'test:smoke': 'node --test test/smoke', build: 'tsc' };
 

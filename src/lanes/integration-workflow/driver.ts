@@ -1,15 +1,15 @@
 import type { Logger } from 'pino';
-import { DomainError } from '../domain/errors.js';
-import type { CacheInvalidator } from '../domain/cache-invalidation.js';
-import { WORKFLOW_STEP_MARK } from '../domain/service-run-ids.js';
-import type { StateStore } from '../store/types.js';
-import { checkPayloadScopes } from '../workspace/boundary.js';
-import { runWriteTags, type Admit } from './admission.js';
-import { checkTaskRequest } from './payload-validation.js';
-import { actorList, requestersOf } from './run-requesters.js';
-import type { RunRecord, WorkflowChild, WorkflowStepState } from '../domain/run-record.js';
-import { incidentTriageType } from '../lanes/incident-triage/definition.js';
-import { integrationWorkflowType } from '../lanes/integration-workflow/definition.js';
+import { DomainError } from '../../domain/errors.js';
+import type { CacheInvalidator } from '../../domain/cache-invalidation.js';
+import { WORKFLOW_STEP_MARK } from '../../domain/service-run-ids.js';
+import type { StateStore } from '../../store/types.js';
+import { checkPayloadScopes } from '../../workspace/boundary.js';
+import { runWriteTags, type Admit } from '../../tasks/admission.js';
+import { checkTaskRequest } from '../../tasks/payload-validation.js';
+import { actorList, requestersOf } from '../../tasks/run-requesters.js';
+import type { RunRecord, WorkflowChild, WorkflowStepState } from '../../domain/run-record.js';
+import { incidentTriageType } from '../incident-triage/definition.js';
+import { integrationWorkflowType } from './definition.js';
 
 export const WORKFLOW_TYPE = integrationWorkflowType.type;
 

@@ -1,6 +1,5 @@
 import type { Static, TSchema } from 'typebox';
-import { BUILT_IN_REGISTRY, type BUILT_IN_TASK_TYPES } from '../lanes/built-in.js';
-import { installedTaskTypes } from '../task-types/installed.js';
+import { BUILT_IN_REGISTRY, taskTypes, type BUILT_IN_TASK_TYPES } from './built-in.js';
 
 /**
  * The payload contract of every built-in task type, read from the type modules. The trigger
@@ -25,7 +24,7 @@ export function isPayloadTaskType(type: string): type is PayloadTaskType {
 
 /** The payload schema of a type of the running service (built-in, or one it was composed with). */
 export function getPayloadSchema(type: string): TSchema | undefined {
-  return (installedTaskTypes() ?? BUILT_IN_REGISTRY).get(type)?.payloadSchema;
+  return taskTypes().get(type)?.payloadSchema;
 }
 
 /** Every built-in type's payload schema by type name. */

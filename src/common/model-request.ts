@@ -37,3 +37,20 @@ export function readLaneRequest(value: unknown): LaneCompletionRequest | string 
   }
   return [...new Set([...validator.Errors(value)].map((e) => `${e.instancePath || '/'} ${e.message}`))].slice(0, 5).join('; ');
 }
+
+/** Why the gateway answered without a completion; a lane reads it as the reason for its fallback. */
+export type CompletionRefusal =
+  | 'no-provider'
+  | 'lane-not-allowed'
+  | 'no-model'
+  | 'attempt-not-running'
+  | 'budget-exhausted'
+  | 'provider-failed'
+  | 'aborted'
+  | 'invalid-request'
+  /** Worker side: the service's channel could not be reached or answered out of protocol. */
+  | 'channel-failed';
+
+export type CompletionAnswer =
+  | { ok: true; text: string; model: string; inputTokens: number; outputTokens: number; costUsd: number; latencyMs: number }
+  | { ok: false; refusal: CompletionRefusal; detail: string; model: string | null };

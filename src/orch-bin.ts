@@ -1,6 +1,6 @@
-import { runCli } from './main.js';
+import { runOrch } from './orch.js';
 
-/** `orch` as a process: wires the real terminal, environment and Ctrl-C to runCli. */
+/** `orch` as a process: wires the real terminal, environment and Ctrl-C to runOrch. */
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -21,5 +21,5 @@ process.stderr.on('error', (err: NodeJS.ErrnoException) => {
 const interrupt = new AbortController();
 process.once('SIGINT', () => interrupt.abort());
 
-const code = await runCli({ argv: process.argv.slice(2), env: process.env, stdout: process.stdout, stderr: process.stderr, readStdin, signal: interrupt.signal });
+const code = await runOrch({ argv: process.argv.slice(2), env: process.env, stdout: process.stdout, stderr: process.stderr, readStdin, signal: interrupt.signal });
 process.exitCode = code;

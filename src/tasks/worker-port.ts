@@ -54,3 +54,12 @@ export interface WorkerOutcome {
   /** The payload directory when the request asked to retain it and it holds the worker's result. */
   directory?: string | null;
 }
+
+/**
+ * The runtime's port to worker processes (src/workers/spawn-worker.ts implements it; the
+ * composition root hands it in), so the runtime knows the protocol's shapes and never the spawn.
+ */
+export interface WorkerSpawner {
+  /** Runs one worker to completion. Never throws: every problem is a failed outcome. */
+  run(request: WorkerRequest): Promise<WorkerOutcome>;
+}

@@ -1,6 +1,6 @@
-import { createBridge, createBridgeServer, loadBridgeConfig } from '../../../bridge/index.js';
-import { UsageError } from '../usage-error.js';
-import { EXIT, flag, word, type Verb } from '../verb.js';
+import { createBridge, createBridgeServer, loadBridgeConfig } from './index.js';
+import { UsageError } from '../src/cli/usage-error.js';
+import { EXIT, flag, word, type Verb } from '../src/cli/verb.js';
 
 export const bridgeVerb: Verb = {
   name: 'bridge',
