@@ -24,7 +24,8 @@ export function captureLastLine(onOverflow: () => void, maxBytes = MAX_PROGRAM_S
   let pendingTooLong = false;
   let last: string | null = null;
   let lastTooLong = false;
-  const finishLine = (line: string, tooLong: boolean) => {
+  const finishLine = (line: string, cut: boolean) => {
+    const tooLong = cut || line.length > maxLineBytes;
     if (!tooLong && line.trim() === '') return;
     last = tooLong ? null : line;
     lastTooLong = tooLong;
