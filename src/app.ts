@@ -57,6 +57,7 @@ import { coreHandlerLanes } from './lanes/core-handlers.js';
 import { createLaneRegistry, type LaneDefinition } from './tasks/lanes.js';
 import { BUILT_IN_TASK_TYPES } from './lanes/built-in.js';
 import { createOperatorTypes, withOperatorConcurrency } from './task-types/operator/operator-types.js';
+import { createTaskTypeReload } from './task-types/operator/reload.js';
 import type { TaskType } from './task-types/task-type.js';
 import { agentModelName, createModels } from './models/index.js';
 import { admitDueRetries } from './tasks/retry-scanner.js';
@@ -383,6 +384,7 @@ export function composeService(infra: ServiceInfrastructure) {
     metricsPort: infra.metricsPort,
     events,
     alerts,
+    taskTypes: createTaskTypeReload({ operatorTypes, invalidator, logger }),
   });
 
   return { alerts, serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, runLogs, routes, events, models };

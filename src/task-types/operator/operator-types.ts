@@ -14,6 +14,19 @@ import { loadOperatorTypes, readOperatorFolder, type OperatorType } from './load
 import { PROGRAM_PAYLOAD_KEY, readProgramSnapshot, type ProgramSnapshot } from './snapshot.js';
 import { OPERATOR_AGENT_ID } from './to-task-type.js';
 
+/**
+ * A type a reload removed: no longer listed or triggerable (the trigger answers that it is
+ * internal-only), still known to the runner for the runs admitted before the reload.
+ */
+function retiredType(t: TaskType): TaskType {
+  return Object.freeze({
+    ...t,
+    internalOnly: true,
+    publicTriggerable: false,
+    caveats: [...t.caveats, 'Removed from the task types folder by a reload; known only so that runs admitted before it can finish.'],
+  });
+}
+
 /** What a reload found, by type name (`refused`: the folder and why). */
 export interface ReloadAnswer {
   added: string[];
@@ -52,8 +65,17 @@ function snapshotOf(op: OperatorType): ProgramSnapshot {
 export function createOperatorTypes(config: OperatorTypesConfig, fixedTypes: readonly TaskType[]) {
   const reserved = new Set(fixedTypes.map((t) => t.type));
   let current = new Map(loadOperatorTypes(config.taskTypesDir, reserved).map((op) => [op.manifest.type, op]));
+  // Types a reload removed, kept hidden so that runs already admitted still find their type here.
+  const retired = new Map<string, TaskType>();
 
-  const install = () => installTaskTypes(createTaskTypeRegistry([...fixedTypes, ...[...current.values()].map((op) => op.taskType)]));
+  const install = () =>
+    installTaskTypes(
+      createTaskTypeRegistry([
+        ...fixedTypes,
+        ...[...current.values()].map((op) => op.taskType),
+        ...[...retired.values()].filter((t) => !current.has(t.type)),
+      ]),
+    );
 
   /** The program worker as the spawner sees an agent: it serves every operator type known now. */
   const workerPath = programWorkerPath();
@@ -62,7 +84,7 @@ export function createOperatorTypes(config: OperatorTypesConfig, fixedTypes: rea
     name: 'Operator programs',
     description: 'Runs the programs of operator task types (taskTypesDir) in the project-code sandbox.',
     get lanes() {
-      return [...current.keys()];
+      return [...current.keys(), ...retired.keys()];
     },
     lifecycleMode: 'worker-first',
     serviceExpected: false,
@@ -105,7 +127,11 @@ export function createOperatorTypes(config: OperatorTypesConfig, fixedTypes: rea
         else if (before.version !== op.version || before.folder !== op.folder) answer.changed.push(type);
         else answer.unchanged.push(type);
       }
-      for (const type of current.keys()) if (!next.has(type)) answer.removed.push(type);
+      for (const [type, op] of current) {
+        if (next.has(type)) continue;
+        answer.removed.push(type);
+        retired.set(type, retiredType(op.taskType));
+      }
       current = next;
       install();
       return answer;
