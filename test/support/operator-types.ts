@@ -39,6 +39,8 @@ export function shellManifest(type: string, fields: Record<string, unknown> = {}
 
 export interface OperatorService extends ComposedService {
   api: ReturnType<typeof apiClient>;
+  /** The workspace root; the service reads its task types from `<workspace>/task-types` (the default). */
+  workspace: string;
   /** The task types folder the service reads. */
   typesDir: string;
   /** Triggers `type` and waits for its run to end; answers the run record. */
@@ -46,19 +48,22 @@ export interface OperatorService extends ComposedService {
 }
 
 /**
- * The service composed in this process with the runner on and `typesDir` as its task types
- * folder (written before the start by `prepare`), allowed to run programs unsandboxed when this
- * host has no bubblewrap. Closing it puts the built-in catalog back for later tests.
+ * The service composed in this process with the runner on, over a fresh workspace whose
+ * `task-types` folder (the default taskTypesDir) `prepare` fills before the start, allowed to
+ * run programs unsandboxed when this host has no bubblewrap. Closing it puts the built-in
+ * catalog back for later tests.
  */
-export async function startOperatorService(prepare: (typesDir: string) => void, config: Record<string, unknown> = {}): Promise<OperatorService> {
-  const typesDir = join(tempDir('orch-optypes-'), 'task-types');
+export async function startOperatorService(prepare: (typesDir: string, workspace: string) => void, config: Record<string, unknown> = {}): Promise<OperatorService> {
+  const workspace = join(tempDir('orch-optypes-'), 'workspace');
+  const typesDir = join(workspace, 'task-types');
   mkdirSync(typesDir, { recursive: true });
-  prepare(typesDir);
-  const svc = await startComposedService({ runtime: true, config: { taskTypesDir: typesDir, sandbox: { allowUnsandboxed: true }, ...config } });
+  prepare(typesDir, workspace);
+  const svc = await startComposedService({ runtime: true, config: { workspaceRoot: workspace, sandbox: { allowUnsandboxed: true }, ...config } });
   const api = apiClient(svc.url);
   return {
     ...svc,
     api,
+    workspace,
     typesDir,
     async runToEnd(type, payload = {}, timeoutMs = 20_000) {
       const res = await api.trigger(type, payload);
