@@ -77,6 +77,7 @@ describe('reloading the operator task types folder', () => {
     expect((await reload()).body).toMatchObject({ removed: ['late'] });
     const catalog = await svc.api.get('/api/tasks/catalog');
     expect((catalog.body.tasks as Array<{ type: string }>).map((t) => t.type)).not.toContain('late');
-    expect((await svc.api.trigger('late', {})).status).toBe(400);
+    const refused = await svc.api.trigger('late', {});
+    expect([refused.status, refused.body.error.code]).toEqual([400, 'task_type_internal']);
   });
 });
