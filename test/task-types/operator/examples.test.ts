@@ -1,6 +1,7 @@
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fieldsToFill, payloadTemplate, type PayloadSchema } from '../../../console/src/lib/trigger-body.js';
 import { resultFacts } from '../../../src/task-types/result-view.js';
 import { orch } from '../../support/cli.js';
 import { tempDir } from '../../support/config.js';
@@ -39,6 +40,13 @@ describe('the example operator task types', () => {
     const catalog = await svc.api.get('/api/tasks/catalog');
     const ours = (catalog.body.tasks as Array<Record<string, any>>).filter((t) => t.source === 'operator').map((t) => t.type);
     expect(ours.sort()).toEqual(['folder-inventory', 'word-stats']);
+  });
+
+  it('the console\'s trigger form starts from their payload schema, leaving the workspace path to fill in', async () => {
+    const tasks = (await svc.api.get('/api/tasks/catalog')).body.tasks as Array<{ type: string; payloadSchema: PayloadSchema }>;
+    const schema = tasks.find((t) => t.type === 'word-stats')!.payloadSchema;
+    expect(fieldsToFill(schema)).toEqual(['path']);
+    expect(JSON.parse(payloadTemplate(schema))).toEqual({ path: '', top: 5 });
   });
 
   it('word-stats (Python) through the API', async () => {
