@@ -158,8 +158,10 @@ export function composeService(infra: ServiceInfrastructure) {
   // `runStore` and the workers its spawner could not start (docs/metrics.md).
   const runMetrics = infra.runMetrics?.({ types: taskCatalog().map((e) => e.type), models: knownModels(config.llm, registry.list()) }) ?? UNMEASURED;
   const runStore = runMetrics.observeStore(store);
+  // The agents a spawn or a model call may serve: the registry's, and the operator types' program worker.
+  const workerAgents = operatorTypes.agents(registry);
   const spawner = runMetrics.observeSpawner(
-    operatorTypes.spawner(createWorkerSpawner({ config, registry: operatorTypes.agents(registry), logger, cancelGraceMs: config.cancelGraceMs, groupLedger })),
+    operatorTypes.spawner(createWorkerSpawner({ config, registry: workerAgents, logger, cancelGraceMs: config.cancelGraceMs, groupLedger })),
   );
   const probe = createServiceProbe({ runShow: systemctlRunShow, ttlMs: 180_000 });
   // Every model call goes through one gateway: metered into its run, within the shared daily budget (docs/models.md).
@@ -169,9 +171,9 @@ export function composeService(infra: ServiceInfrastructure) {
     coordination,
     clock,
     logger,
-    registry,
+    registry: workerAgents,
     secrets,
-    attemptTimeoutMs: (lane) => resolveWorkerTimeout(undefined, lane, config, registry.forLane(lane)?.timeoutMs),
+    attemptTimeoutMs: (lane) => resolveWorkerTimeout(undefined, lane, config, workerAgents.forLane(lane)?.timeoutMs),
   });
   const modelOf = (agent: { lanes: string[]; model: { tier: string; name: string | null } }) => (models.configured ? agentModelName(agent, config.llm) : null);
   const agents = { registry, store, probe, skills, serviceHeartbeat: createHeartbeatReader(config.logsDir), now, modelOf };

@@ -53,12 +53,16 @@ export interface OperatorService extends ComposedService {
  * run programs unsandboxed when this host has no bubblewrap. Closing it puts the built-in
  * catalog back for later tests.
  */
-export async function startOperatorService(prepare: (typesDir: string, workspace: string) => void, config: Record<string, unknown> = {}): Promise<OperatorService> {
+export async function startOperatorService(
+  prepare: (typesDir: string, workspace: string) => void,
+  config: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+): Promise<OperatorService> {
   const workspace = join(tempDir('orch-optypes-'), 'workspace');
   const typesDir = join(workspace, 'task-types');
   mkdirSync(typesDir, { recursive: true });
   prepare(typesDir, workspace);
-  const svc = await startComposedService({ runtime: true, config: { workspaceRoot: workspace, sandbox: { allowUnsandboxed: true }, ...config } });
+  const svc = await startComposedService({ runtime: true, config: { workspaceRoot: workspace, sandbox: { allowUnsandboxed: true }, ...config }, env });
   const api = apiClient(svc.url);
   return {
     ...svc,

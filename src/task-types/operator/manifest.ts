@@ -80,6 +80,10 @@ function consistencyProblems(m: OperatorManifest): string[] {
     if (SERVICE_FIELDS.includes(name)) problems.push(`/payloadSchema/properties/${name} is the service's own field (every type accepts it); remove it`);
     if (name.startsWith('__')) problems.push(`/payloadSchema/properties/${name}: fields starting with __ are reserved for the service`);
   }
+  // The model gateway's endpoint is on the host's loopback, which an isolated network namespace cannot reach.
+  if (m.model && m.model.tier !== 'none' && m.network !== true) {
+    problems.push(`/model/tier '${m.model.tier}' needs "network": true (the model gateway's endpoint is on the host's loopback)`);
+  }
   for (const [i, field] of (m.scopeFields ?? []).entries()) {
     const root = field.split(/[.[]/)[0]!;
     if (!(root in properties)) problems.push(`/scopeFields/${i} names '${root}', which is not a property of payloadSchema`);

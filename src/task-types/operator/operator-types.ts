@@ -137,9 +137,25 @@ export function createOperatorTypes(config: OperatorTypesConfig, fixedTypes: rea
       return answer;
     },
 
-    /** The agent registry the spawner uses: the service's agents plus the program worker. */
+    /**
+     * The agent registry the spawner and the model gateway use: the service's agents plus the
+     * program worker, which serves each operator type with its manifest's timeout and model tier
+     * (`none` and `local` both keep its calls off every provider).
+     */
     agents(registry: AgentRegistry): AgentRegistry {
-      return { ...registry, get: (id) => (id === OPERATOR_AGENT_ID ? programAgent : registry.get(id)) };
+      const serving = (op: OperatorType): RegisteredAgent => ({
+        ...programAgent,
+        ...(op.manifest.timeoutMs !== undefined ? { timeoutMs: op.manifest.timeoutMs } : {}),
+        model: { tier: op.manifest.model?.tier === 'standard' ? 'standard' : 'local', provider: null, name: null },
+      });
+      return {
+        ...registry,
+        get: (id) => (id === OPERATOR_AGENT_ID ? programAgent : registry.get(id)),
+        forLane: (lane) => {
+          const op = current.get(lane);
+          return op ? serving(op) : registry.forLane(lane);
+        },
+      };
     },
 
     /** Every admission of an operator type records the manifest it is admitted with. */

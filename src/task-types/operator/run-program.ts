@@ -20,6 +20,8 @@ import { readProgramSpec, type ProgramSpec } from './snapshot.js';
 
 /** The program's own view of the payload leaves out what is the service's. */
 const SERVICE_FIELDS = new Set(['idempotencyKey', 'requiresApproval']);
+/** Where the service puts the attempt's model channel in the worker's payload (src/models/channel.ts). */
+const MODEL_PAYLOAD_KEY = '__model';
 /** The inner backstop past the worker's own timeout: the service's timeout (worker-timeout) comes first. */
 const BACKSTOP_MS = 5000;
 /** The parent variables a program sees: nothing of the service (no keys, no store, no config path). */
@@ -54,6 +56,18 @@ function scopePaths(spec: ProgramSpec, payload: Record<string, unknown>, workspa
     }
   }
   return [...paths];
+}
+
+/**
+ * The attempt's model channel (src/models/channel.ts) as the program sees it: the gateway's
+ * endpoint and a token that dies with the attempt, never a provider key. Absent when the service
+ * gave the attempt none.
+ */
+function modelEnv(payload: Readonly<Record<string, unknown>>): Record<string, string> {
+  const channel = payload[MODEL_PAYLOAD_KEY];
+  if (typeof channel !== 'object' || channel === null) return {};
+  const { endpoint, token } = channel as { endpoint?: unknown; token?: unknown };
+  return typeof endpoint === 'string' && typeof token === 'string' ? { ORCH_MODEL_URL: endpoint, ORCH_MODEL_TOKEN: token } : {};
 }
 
 function programEnv(parent: NodeJS.ProcessEnv, files: Record<string, string>): Record<string, string> {
@@ -112,6 +126,7 @@ export async function runOperatorProgram(payload: Record<string, unknown>, conte
       ORCH_TASK_TYPE: spec.type,
       ORCH_TASK_TYPE_VERSION: spec.version,
       ...(context.runId ? { ORCH_RUN_ID: context.runId } : {}),
+      ...modelEnv(payload),
     });
     note(`[${spec.type} ${spec.version}] ${sandbox.note.replace('only the project writable', 'only its scratch folder writable')}`);
     let stop: (() => void) | null = null;

@@ -70,6 +70,12 @@ describe('operator task type manifests', () => {
     expect(startProblem(folderWith(['s', scope])).message).toMatch(/\/scopeFields\/0 names 'folder'/);
   });
 
+  it('a model tier needs the network: the gateway is on the host\'s loopback', () => {
+    const tier = shellManifest('m', { model: { tier: 'standard' } });
+    expect(startProblem(folderWith(['m', tier])).message).toMatch(/\/model\/tier 'standard' needs "network": true/);
+    expect(loadOperatorTypes(folderWith(['m', { ...tier, network: true }]), BUILT_INS)[0]!.taskType.model.tier).toBe('standard');
+  });
+
   it('a closed payload schema still accepts and checks the service fields', () => {
     const dir = folderWith(['c', shellManifest('closed', { payloadSchema: { type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false } })]);
     const schema = loadOperatorTypes(dir, BUILT_INS)[0]!.taskType.payloadSchema;
