@@ -58,8 +58,8 @@ import { createControlPlaneSnapshot } from './lanes/control-plane-snapshot.js';
 import { coreHandlerLanes } from './lanes/core-handlers.js';
 import { createLaneRegistry, type LaneDefinition } from './tasks/lanes.js';
 import { BUILT_IN_TASK_TYPES } from './lanes/built-in.js';
-import { installTaskTypes } from './task-types/installed.js';
-import { createTaskTypeRegistry } from './task-types/registry.js';
+import { createOperatorTypes, withOperatorConcurrency } from './task-types/operator/operator-types.js';
+import { createTaskTypeReload } from './task-types/operator/reload.js';
 import type { TaskType } from './task-types/task-type.js';
 import { agentModelName, createModels } from './models/index.js';
 import { admitDueRetries } from './tasks/retry-scanner.js';
@@ -127,9 +127,13 @@ export interface ServiceInfrastructure {
  * later. `startApp` starts the parts; tests build the same parts to reach the real route table.
  */
 export function composeService(infra: ServiceInfrastructure) {
-  const { config, logger, clock, store, coordination } = infra;
-  // The task types this service knows, installed before anything reads the catalog.
-  installTaskTypes(createTaskTypeRegistry([...BUILT_IN_TASK_TYPES, ...(infra.extraTaskTypes?.types ?? [])]));
+  const { logger, clock, store, coordination } = infra;
+  // The task types this service knows, installed before anything reads the catalog: the built-in
+  // ones, those it was composed with, and the operator's folder (a refused manifest stops here).
+  const operatorTypes = createOperatorTypes(infra.config, [...BUILT_IN_TASK_TYPES, ...(infra.extraTaskTypes?.types ?? [])]);
+  operatorTypes.install();
+  // A run limit an operator type's manifest declares, unless the operator set one for it.
+  const config = withOperatorConcurrency(infra.config, operatorTypes.concurrency());
   const serviceStartedAt = clock.now();
   const ownerId = `instance-${randomUUID()}`;
   const now = () => clock.now();
@@ -156,7 +160,11 @@ export function composeService(infra: ServiceInfrastructure) {
   // `runStore` and the workers its spawner could not start (docs/metrics.md).
   const runMetrics = infra.runMetrics?.({ types: taskCatalog().map((e) => e.type), models: knownModels(config.llm, registry.list()) }) ?? UNMEASURED;
   const runStore = runMetrics.observeStore(store);
-  const spawner = runMetrics.observeSpawner(createWorkerSpawner({ config, registry, logger, cancelGraceMs: config.cancelGraceMs, groupLedger }));
+  // The agents a spawn or a model call may serve: the registry's, and the operator types' program worker.
+  const workerAgents = operatorTypes.agents(registry);
+  const spawner = runMetrics.observeSpawner(
+    operatorTypes.spawner(createWorkerSpawner({ config, registry: workerAgents, logger, cancelGraceMs: config.cancelGraceMs, groupLedger })),
+  );
   const probe = createServiceProbe({ runShow: systemctlRunShow, ttlMs: 180_000 });
   // Every model call goes through one gateway: metered into its run, within the shared daily budget (docs/models.md).
   const models = createModels({
@@ -165,9 +173,9 @@ export function composeService(infra: ServiceInfrastructure) {
     coordination,
     clock,
     logger,
-    registry,
+    registry: workerAgents,
     secrets,
-    attemptTimeoutMs: (lane) => resolveWorkerTimeout(undefined, lane, config, registry.forLane(lane)?.timeoutMs),
+    attemptTimeoutMs: (lane) => resolveWorkerTimeout(undefined, lane, config, workerAgents.forLane(lane)?.timeoutMs),
   });
   const modelOf = (agent: { lanes: string[]; model: { tier: string; name: string | null } }) => (models.configured ? agentModelName(agent, config.llm) : null);
   const agents = { registry, store, probe, skills, serviceHeartbeat: createHeartbeatReader(config.logsDir), now, modelOf };
@@ -178,7 +186,7 @@ export function composeService(infra: ServiceInfrastructure) {
   const approvalPolicy = createApprovalPolicy(config.approvalPolicy, taskCatalog().map((e) => e.type));
   // Bound to the runner once it exists: an admission finding a free slot starts its run at once.
   let reserveSlot: (type: string) => SlotReservation | null = () => null;
-  const admit = createAdmission({
+  const admit = operatorTypes.stampAdmissions(createAdmission({
     store: runStore,
     clock,
     invalidator,
@@ -188,7 +196,7 @@ export function composeService(infra: ServiceInfrastructure) {
     tracer: infra.tracer,
     reserveSlot: (type) => reserveSlot(type),
     redact,
-  });
+  }));
 
   // The modules that admit work of their own.
   const incidentLedger = createIncidentLedger({ store, coordination, clock, invalidator, logger });
@@ -381,6 +389,7 @@ export function composeService(infra: ServiceInfrastructure) {
     metricsPort: infra.metricsPort,
     events,
     alerts,
+    taskTypes: createTaskTypeReload({ operatorTypes, invalidator, logger }),
   });
 
   return { alerts, serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, runLogs, routes, events, models };

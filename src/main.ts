@@ -120,7 +120,7 @@ function demo(env: NodeJS.ProcessEnv, args: string[]): Promise<void> {
       const say = (outcome: string, path: string) => (outcome === 'seeded' ? `seeded ${path}` : `kept the existing ${path}`);
       process.stdout.write(
         `Sample workspace: ${say(seeded.docs, ready.docsPath)}; ${say(seeded.sampleProject, seeded.sampleProjectPath)}; ` +
-          `${say(seeded.businessRegistry ?? 'kept', ready.businessRegistryPath)}\n\n`,
+          `${say(seeded.businessRegistry ?? 'kept', ready.businessRegistryPath)}; ${say(seeded.taskTypes ?? 'kept', ready.taskTypesDir)}\n\n`,
       );
     },
     afterListening(url) {

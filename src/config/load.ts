@@ -171,6 +171,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     communityDraftsPath: abs(cfg.communityDraftsPath ?? join(logsDir, 'community-drafts.jsonl')),
     knowledgePackDir: abs(cfg.knowledgePackDir ?? join(logsDir, 'knowledge-packs')),
     agentsDir: cfg.agentsDir ? abs(cfg.agentsDir) : join(packageRoot(), 'agents'),
+    taskTypesDir: abs(cfg.taskTypesDir ?? join(workspaceRoot, 'task-types')),
     notes: cfg.notes ?? null,
     databaseUrl: cfg.databaseUrl ?? null,
     kvStoreUrl: cfg.kvStoreUrl ?? null,

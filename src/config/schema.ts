@@ -79,6 +79,8 @@ export const ConfigFileSchema = Type.Object(
     communityDraftsPath: Type.Optional(Type.String({ minLength: 1 })),
     knowledgePackDir: Type.Optional(Type.String({ minLength: 1 })),
     agentsDir: Type.Optional(Type.String({ minLength: 1 })),
+    /** Operator task types, one folder each with its task-type.json (docs/task-types.md "Write your own task type"). */
+    taskTypesDir: Type.Optional(Type.String({ minLength: 1 })),
     notes: Type.Optional(Type.String()),
     databaseUrl: Type.Optional(Type.String()),
     kvStoreUrl: Type.Optional(Type.String()),

@@ -119,6 +119,8 @@ export interface AppConfig {
   communityDraftsPath: string;
   knowledgePackDir: string;
   agentsDir: string;
+  /** Operator task types, one folder each (default `<workspaceRoot>/task-types`; may be absent). */
+  taskTypesDir: string;
   notes: string | null;
   databaseUrl: string | null;
   kvStoreUrl: string | null;

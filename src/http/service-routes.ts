@@ -16,6 +16,7 @@ import type { StateStore } from '../store/types.js';
 import type { CatalogView } from '../tasks/catalog-view.js';
 import type { RunEventHub } from '../events/run-event-hub.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
+import type { TaskTypeReload } from '../task-types/operator/reload.js';
 import type { RouteSpec } from './route-spec.js';
 import { buildRouteTable } from './route-table.js';
 import { aggregateRoutes } from './routes/aggregates.js';
@@ -39,6 +40,7 @@ import { runCancelRoutes } from './routes/run-cancel.js';
 import { bulkRunRoutes } from './routes/bulk-runs.js';
 import { skillRoutes } from './routes/skills.js';
 import { taskRoutes } from './routes/tasks.js';
+import { taskTypeRoutes } from './routes/task-types.js';
 import { webhookRoutes } from './routes/webhook.js';
 
 /**
@@ -71,6 +73,8 @@ export interface ServiceRouteDeps {
   events: RunEventHub;
   /** Alert rules, notices and their deliveries. */
   alerts: AlertService;
+  /** The operator task types folder, read again on request. */
+  taskTypes: TaskTypeReload;
 }
 
 /** The service's whole route table: every route family, in one place. */
@@ -100,6 +104,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     businessRoutes({ business: deps.business }),
     scheduleRoutes({ schedules: deps.schedules }),
     alertRoutes({ alerts: deps.alerts }),
+    taskTypeRoutes({ taskTypes: deps.taskTypes }),
   ]);
   return routes;
 }

@@ -21,7 +21,7 @@ export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7E]{1,200}$';
 export const WORK_CHAIN_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$';
 
 /** The service's own payload fields, accepted by every type whatever its schema says. */
-const COMMON_FIELDS = {
+export const COMMON_FIELDS = {
   requiresApproval: Type.Optional(
     Type.Boolean({ description: 'When true, the run is held for an operator decision before it executes.' }),
   ),

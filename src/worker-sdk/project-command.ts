@@ -109,6 +109,12 @@ export interface ProjectCommandOptions {
   sandbox: SandboxKind;
   /** Let the command reach the network (default false: its own empty network namespace). */
   network?: boolean;
+  /** Bind the project folder read-only (an operator's program folder); `writableDirs` then hold what it may write. */
+  projectReadOnly?: boolean;
+  /** Absolute folders writable inside the sandbox besides the project folder (a per-attempt scratch folder). */
+  writableDirs?: readonly string[];
+  /** Absolute folders or files visible read-only inside the sandbox (the workspace scopes a payload names). */
+  readOnlyPaths?: readonly string[];
   /** Called once the process runs, with a function that ends it and everything it started. */
   onStart?: (stop: () => void) => void;
   /**
@@ -133,7 +139,11 @@ export interface ProjectCommandOutcome {
 }
 
 /** The bubblewrap command line that runs `command args` in the sandbox described above. */
-export function bubblewrapArgs(command: string, args: readonly string[], options: Pick<ProjectCommandOptions, 'projectDir' | 'network'>): string[] {
+export function bubblewrapArgs(
+  command: string,
+  args: readonly string[],
+  options: Pick<ProjectCommandOptions, 'projectDir' | 'network' | 'projectReadOnly' | 'writableDirs' | 'readOnlyPaths'>,
+): string[] {
   const binds = SYSTEM_FOLDERS.flatMap((folder) => ['--ro-bind-try', folder, folder]);
   const prefix = nodePrefix();
   if (prefix) binds.push('--ro-bind', prefix, prefix);
@@ -149,7 +159,10 @@ export function bubblewrapArgs(command: string, args: readonly string[], options
     '--dir', '/tmp/home',
     '--setenv', 'HOME', '/tmp/home',
     '--setenv', 'TMPDIR', '/tmp',
-    '--bind', options.projectDir, options.projectDir,
+    // Scopes first: a folder bound later (the project, a scratch folder) is not hidden under one.
+    ...(options.readOnlyPaths ?? []).flatMap((path) => ['--ro-bind', path, path]),
+    options.projectReadOnly ? '--ro-bind' : '--bind', options.projectDir, options.projectDir,
+    ...(options.writableDirs ?? []).flatMap((dir) => ['--bind', dir, dir]),
     '--chdir', options.projectDir,
     '--',
     command,
@@ -242,6 +255,11 @@ export function runProjectCommand(command: string, args: readonly string[], opti
     }, options.timeoutMs);
     child.on('error', (err) => {
       spawnError = err.message;
+    });
+    // What the command left running in its group goes as soon as it exits: a leftover holding
+    // stdout open would otherwise keep 'close' from coming until the timeout.
+    child.on('exit', () => {
+      if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
     });
     child.on('close', (exitCode, signal) => {
       live?.stdout.end();

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { SAMPLE_DOCS } from '../../src/demo/sample-docs.js';
 import { SAMPLE_PROJECT_DIR, SAMPLE_PROJECT_FILES } from '../../src/demo/sample-project.js';
 import { seedDemoWorkspace } from '../../src/demo/seed-workspace.js';
+import { BUILT_IN_REGISTRY } from '../../src/lanes/built-in.js';
+import { loadOperatorTypes } from '../../src/task-types/operator/load.js';
 import { tempDir } from '../support/config.js';
 
 function freshWorkspace() {
@@ -72,5 +74,15 @@ describe('seedDemoWorkspace', () => {
     expect(existsSync(join(targets.docsPath, 'rotating-keys.md'))).toBe(true);
     expect(existsSync(join(targets.workspaceRoot, 'docs'))).toBe(false);
     expect(seedDemoWorkspace(targets)).toMatchObject({ docs: 'kept', sampleProject: 'kept' });
+  });
+  it('installs the example operator task types into an empty task types folder, and keeps an operator\'s own', () => {
+    const targets = { ...freshWorkspace(), taskTypesDir: join(tempDir('seed-types-'), 'task-types') };
+    expect(seedDemoWorkspace(targets)).toMatchObject({ taskTypes: 'seeded' });
+    const types = loadOperatorTypes(targets.taskTypesDir, new Set(BUILT_IN_REGISTRY.all().map((t) => t.type)));
+    expect(types.map((t) => t.taskType.type).sort()).toEqual(['folder-inventory', 'word-stats']);
+    const own = { ...freshWorkspace(), taskTypesDir: join(tempDir('seed-types-'), 'task-types') };
+    mkdirSync(join(own.taskTypesDir, 'mine'), { recursive: true });
+    expect(seedDemoWorkspace(own)).toMatchObject({ taskTypes: 'kept' });
+    expect(readdirSync(own.taskTypesDir)).toEqual(['mine']);
   });
 });

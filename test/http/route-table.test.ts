@@ -95,6 +95,8 @@ const SPEC_ROUTES: Record<string, Expected> = {
   'GET /api/alerts': v(false),
   'GET /api/alerts/rules': v(false),
   'GET /api/alerts/dead-letters': v(false),
+  // Operator task types (docs/task-types.md): the folder read again on this instance, by an admin.
+  'POST /api/task-types/reload': { role: 'admin', bucket: 'operator-write', cached: false },
 };
 
 /** Routes the delivered issues (foundation, task runtime) must have registered. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { TASK_CATALOG } from '../../tasks/catalog.js';
-import type { RunRecordView, TriggerAnswer } from '../../client/index.js';
+import type { OrchClient, RunRecordView, TriggerAnswer } from '../../client/index.js';
 import { payloadFromAssignments } from '../assignments.js';
 import { clock, duration, fields, paint, statusColour, when, type Output } from '../output.js';
 import { resolveRunId } from '../run-id.js';
@@ -22,9 +22,26 @@ function triggerableTypes(): string[] {
   return TASK_CATALOG.map((e) => e.type).filter((t) => !internal.has(t));
 }
 
-function checkType(type: string): void {
+/**
+ * Refuses a type neither this build nor the service knows. A name that is no built-in type may
+ * be one of the service's operator types (its task types folder), so the service's catalog is
+ * asked; when it cannot be asked (no URL, unreachable), the refusal names this build's types.
+ */
+async function checkType(type: string, client: () => Pick<OrchClient, 'catalog'>): Promise<void> {
   const known = triggerableTypes();
-  if (!known.includes(type)) throw new UsageError(`unknown task type '${type}'.${didYouMean(type, known)} ('orch catalog' lists them)`);
+  if (known.includes(type)) return;
+  const builtIn = TASK_CATALOG.some((e) => e.type === type);
+  let theirs: string[] = [];
+  if (!builtIn) {
+    try {
+      theirs = (await client().catalog()).tasks.map((t) => t.type);
+    } catch {
+      // the service cannot be asked: the built-in types are all this command knows
+    }
+  }
+  if (theirs.includes(type)) return;
+  const all = [...new Set([...known, ...theirs])];
+  throw new UsageError(`unknown task type '${type}'.${didYouMean(type, all)} ('orch catalog' lists them)`);
 }
 
 function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
@@ -102,7 +119,7 @@ export const runVerb: Verb = {
   ],
   async run({ args, output, client, signal }) {
     const type = word(args, 'type');
-    checkType(type);
+    await checkType(type, client);
     const payload = deepMerge(payloadFile(flag(args, 'payload-file')), payloadFromAssignments(words(args, 'assignments')));
     const key = flag(args, 'key');
     if (key !== undefined) payload.idempotencyKey = key;
@@ -143,7 +160,7 @@ export const runsVerb: Verb = {
     const status = flag(args, 'status');
     checkStatus(status);
     const type = flag(args, 'type');
-    if (type !== undefined) checkType(type);
+    if (type !== undefined) await checkType(type, client);
     const idPrefix = flag(args, 'id');
     if (idPrefix === '') throw new UsageError("'--id' needs the start of a run id");
     const limit = positiveInteger('limit', flag(args, 'limit')) ?? 20;
@@ -311,7 +328,7 @@ export const rerunVerb: Verb = {
       if (word(args, 'runId') !== '' || args.flags.key !== undefined || args.flags.watch) {
         throw new UsageError('a bulk rerun takes no run id, key=value words, --key or --watch: each rerun keeps its original\'s payload');
       }
-      if (type !== undefined) checkType(type);
+      if (type !== undefined) await checkType(type, client);
       const extra: BulkFilter = { ...(args.flags.failed ? { status: 'failed' as const } : {}), ...(type !== undefined ? { type } : {}) };
       return runBulk(api, output, bulkOptions(args, 'rerun', extra));
     }

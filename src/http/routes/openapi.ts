@@ -2,7 +2,7 @@ import Type, { type TSchema } from 'typebox';
 import { CacheTags } from '../../domain/cache-invalidation.js';
 import { buildOpenApiDocument, type OpenApiInfo } from '../openapi.js';
 import type { RouteSpec } from '../route-spec.js';
-import { taskCatalog, getTaskType } from '../../tasks/catalog.js';
+import { taskCatalog, getTaskType, taskTypes } from '../../tasks/catalog.js';
 
 /**
  * Every task type's payload and result schema as named components (`TaskPayload.<type>`,
@@ -20,10 +20,12 @@ function taskTypeSchemas(): Record<string, TSchema> {
 /**
  * GET /api/openapi.json: the machine-readable contract, generated from the final route table
  * (this route included). The table is fixed once the server is built, so the document is built
- * on first request and kept.
+ * on first request and kept until the task types change (a reload of the operator's folder
+ * installs another registry).
  */
 export function openapiRoutes(getRoutes: () => RouteSpec[], info: OpenApiInfo): RouteSpec[] {
   let document: Record<string, unknown> | null = null;
+  let builtFor: unknown = null;
   return [
     {
       method: 'GET',
@@ -42,7 +44,10 @@ export function openapiRoutes(getRoutes: () => RouteSpec[], info: OpenApiInfo): 
         },
       },
       handler: async () => {
-        document ??= buildOpenApiDocument(getRoutes(), info, taskTypeSchemas());
+        if (document === null || builtFor !== taskTypes()) {
+          builtFor = taskTypes();
+          document = buildOpenApiDocument(getRoutes(), info, taskTypeSchemas());
+        }
         return { body: document };
       },
     },

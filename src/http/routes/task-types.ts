@@ -1,0 +1,37 @@
+import Type from 'typebox';
+import type { TaskTypeReload } from '../../task-types/operator/reload.js';
+import type { RouteSpec } from '../route-spec.js';
+
+const TypeNames = (description: string) => Type.Array(Type.String(), { description });
+
+const ReloadAnswer = Type.Object(
+  {
+    added: TypeNames('types new in the folder, triggerable on this instance from now on'),
+    changed: TypeNames('types whose manifest changed: runs admitted from now on use the new one, runs admitted before keep theirs'),
+    removed: TypeNames('types no longer in the folder: not triggerable; runs already admitted still finish'),
+    unchanged: TypeNames('types whose manifest is as it was'),
+    refused: Type.Array(
+      Type.Object({ folder: Type.String(), message: Type.String({ description: 'names the manifest file and the field' }) }, { additionalProperties: false }),
+      { description: 'folders whose manifest was refused; a type such a folder had before keeps its previous manifest' },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** `POST /api/task-types/reload` (docs/task-types.md, "Write your own task type"). */
+export function taskTypeRoutes(deps: { taskTypes: TaskTypeReload }): RouteSpec[] {
+  return [
+    {
+      method: 'POST',
+      path: '/api/task-types/reload',
+      operationId: 'reloadTaskTypes',
+      summary: 'Re-read the operator task types folder (taskTypesDir) on this instance, without a restart',
+      description:
+        'Per instance: every instance sharing a store reads its own folder and must be reloaded itself; one that has not refuses a new type as unknown. Runs already admitted keep the manifest they were admitted with.',
+      tags: ['tasks'],
+      access: { kind: 'protected', role: 'admin', bucket: 'operator-write' },
+      schema: { response: { 200: ReloadAnswer } },
+      handler: async () => ({ body: await deps.taskTypes.reload() }),
+    },
+  ];
+}

@@ -1,0 +1,198 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AgentRegistry, RegisteredAgent } from '../../agents/registry.js';
+import { packageRoot } from '../../config/package-root.js';
+import type { AppConfig } from '../../config/types.js';
+import type { Admit } from '../../tasks/admission.js';
+import { SANDBOX_PAYLOAD_KEY } from '../../worker-sdk/project-command.js';
+import type { WorkerSpawner } from '../../workers/spawn-worker.js';
+import { resolveWorkerTimeout } from '../../workers/resolve-timeout.js';
+import { installTaskTypes } from '../installed.js';
+import { createTaskTypeRegistry } from '../registry.js';
+import type { TaskType } from '../task-type.js';
+import { loadOperatorTypes, readOperatorFolder, type OperatorType } from './load.js';
+import { PROGRAM_PAYLOAD_KEY, readProgramSnapshot, type ProgramSnapshot } from './snapshot.js';
+import { OPERATOR_AGENT_ID } from './to-task-type.js';
+
+/**
+ * A type a reload removed: no longer listed or triggerable (the trigger answers that it is
+ * internal-only), still known to the runner for the runs admitted before the reload.
+ */
+function retiredType(t: TaskType): TaskType {
+  return Object.freeze({
+    ...t,
+    internalOnly: true,
+    publicTriggerable: false,
+    caveats: [...t.caveats, 'Removed from the task types folder by a reload; known only so that runs admitted before it can finish.'],
+  });
+}
+
+/** What a reload found, by type name (`refused`: the folder and why). */
+export interface ReloadAnswer {
+  added: string[];
+  changed: string[];
+  removed: string[];
+  unchanged: string[];
+  refused: Array<{ folder: string; message: string }>;
+}
+
+export type OperatorTypesConfig = Pick<AppConfig, 'taskTypesDir' | 'laneTimeoutsMs' | 'workerTimeoutMs' | 'sandbox'>;
+
+/** The compiled program worker every operator type runs through. */
+export function programWorkerPath(): string {
+  return join(packageRoot(), 'dist', 'src', 'task-types', 'operator', 'program-worker.js');
+}
+
+function snapshotOf(op: OperatorType): ProgramSnapshot {
+  return {
+    type: op.manifest.type,
+    folder: op.folder,
+    version: op.version,
+    command: [...op.manifest.command],
+    network: op.manifest.network ?? false,
+    timeoutMs: op.manifest.timeoutMs ?? null,
+    scopeFields: [...(op.manifest.scopeFields ?? [])],
+  };
+}
+
+/**
+ * The operator task types of one service instance (docs/task-types.md "Write your own task
+ * type"): read from `taskTypesDir` at start (a refused manifest stops the start), installed into
+ * the process's task type registry beside the fixed ones, and read again on `reload`. What the
+ * instance knows is its own: a reload is per instance. Runs keep the manifest they were admitted
+ * with (a snapshot in their payload), so nothing an admitted run does depends on this memory.
+ */
+export function createOperatorTypes(config: OperatorTypesConfig, fixedTypes: readonly TaskType[]) {
+  const reserved = new Set(fixedTypes.map((t) => t.type));
+  let current = new Map(loadOperatorTypes(config.taskTypesDir, reserved).map((op) => [op.manifest.type, op]));
+  // Types a reload removed, kept hidden so that runs already admitted still find their type here.
+  const retired = new Map<string, TaskType>();
+
+  const install = () =>
+    installTaskTypes(
+      createTaskTypeRegistry([
+        ...fixedTypes,
+        ...[...current.values()].map((op) => op.taskType),
+        ...[...retired.values()].filter((t) => !current.has(t.type)),
+      ]),
+    );
+
+  /** The program worker as the spawner sees an agent: it serves every operator type known now. */
+  const workerPath = programWorkerPath();
+  const programAgent: RegisteredAgent = {
+    id: OPERATOR_AGENT_ID,
+    name: 'Operator programs',
+    description: 'Runs the programs of operator task types (taskTypesDir) in the project-code sandbox.',
+    get lanes() {
+      return [...current.keys(), ...retired.keys()];
+    },
+    lifecycleMode: 'worker-first',
+    serviceExpected: false,
+    serviceUnitName: null,
+    entrypoint: 'program-worker.js',
+    orchestratorStatePath: null,
+    serviceStatePath: null,
+    allowedSkills: [],
+    model: { tier: 'local', provider: null, name: null },
+    directory: config.taskTypesDir,
+    manifestPath: config.taskTypesDir,
+    soulPath: null,
+    entrypointPath: existsSync(workerPath) ? workerPath : null,
+    entrypointMissingReason: existsSync(workerPath) ? null : `build output missing: run npm run build (expected ${workerPath})`,
+  };
+
+  return {
+    install,
+    types: (): OperatorType[] => [...current.values()],
+    /** Per-type run limits the manifests declare; the operator's own typeConcurrency setting wins. */
+    concurrency: (): Record<string, number> =>
+      Object.fromEntries([...current.values()].flatMap((op) => (op.manifest.concurrency ? [[op.manifest.type, op.manifest.concurrency]] : []))),
+
+    /**
+     * Reads the folder again and installs what it holds. A refused folder keeps the type it had
+     * (a typo in an edit does not take a working type away) and is reported; runs already
+     * admitted are untouched (they run the snapshot they carry).
+     */
+    reload(): ReloadAnswer {
+      const reading = readOperatorFolder(config.taskTypesDir, reserved);
+      const refusedFolders = new Set(reading.refused.map((r) => r.folder));
+      const next = new Map(reading.types.map((op) => [op.manifest.type, op]));
+      for (const op of current.values()) {
+        if (refusedFolders.has(op.folder) && !next.has(op.manifest.type)) next.set(op.manifest.type, op);
+      }
+      const answer: ReloadAnswer = { added: [], changed: [], removed: [], unchanged: [], refused: reading.refused };
+      for (const [type, op] of next) {
+        const before = current.get(type);
+        if (!before) answer.added.push(type);
+        else if (before.version !== op.version || before.folder !== op.folder) answer.changed.push(type);
+        else answer.unchanged.push(type);
+      }
+      for (const [type, op] of current) {
+        if (next.has(type)) continue;
+        answer.removed.push(type);
+        retired.set(type, retiredType(op.taskType));
+      }
+      current = next;
+      install();
+      return answer;
+    },
+
+    /**
+     * The agent registry the spawner and the model gateway use: the service's agents plus the
+     * program worker, which serves each operator type with its manifest's timeout and model tier
+     * (`none` and `local` both keep its calls off every provider).
+     */
+    agents(registry: AgentRegistry): AgentRegistry {
+      const serving = (op: OperatorType): RegisteredAgent => ({
+        ...programAgent,
+        ...(op.manifest.timeoutMs !== undefined ? { timeoutMs: op.manifest.timeoutMs } : {}),
+        model: { tier: op.manifest.model?.tier === 'standard' ? 'standard' : 'local', provider: null, name: null },
+      });
+      return {
+        ...registry,
+        get: (id) => (id === OPERATOR_AGENT_ID ? programAgent : registry.get(id)),
+        forLane: (lane) => {
+          const op = current.get(lane);
+          return op ? serving(op) : registry.forLane(lane);
+        },
+      };
+    },
+
+    /** Every admission of an operator type records the manifest it is admitted with. */
+    stampAdmissions(admit: Admit): Admit {
+      return (request) => {
+        const op = current.get(request.type);
+        if (!op || request.payload[PROGRAM_PAYLOAD_KEY] !== undefined) return admit(request);
+        return admit({ ...request, payload: { ...request.payload, [PROGRAM_PAYLOAD_KEY]: snapshotOf(op) } });
+      };
+    },
+
+    /**
+     * The spawner for runs of operator types: the run's snapshot with its folder resolved here,
+     * the sandbox policy, and its timeout (the operator's per-lane setting, else the manifest's,
+     * else the service default) as the worker's own, so an overrun ends as any worker's does.
+     */
+    spawner(inner: WorkerSpawner): WorkerSpawner {
+      return {
+        run(request) {
+          if (request.agentId !== OPERATOR_AGENT_ID) return inner.run(request);
+          const snapshot = readProgramSnapshot(request.payload);
+          const timeoutMs = resolveWorkerTimeout(request.timeoutMs, request.taskType, config, snapshot?.timeoutMs ?? undefined);
+          const spec = snapshot ? { ...snapshot, timeoutMs, directory: join(config.taskTypesDir, snapshot.folder) } : null;
+          return inner.run({
+            ...request,
+            timeoutMs,
+            payload: { ...request.payload, [PROGRAM_PAYLOAD_KEY]: spec, [SANDBOX_PAYLOAD_KEY]: { allowUnsandboxed: config.sandbox.allowUnsandboxed } },
+          });
+        },
+      };
+    },
+  };
+}
+
+export type OperatorTypes = ReturnType<typeof createOperatorTypes>;
+
+/** The configuration with the run limits operator manifests declare, under the operator's own typeConcurrency. */
+export function withOperatorConcurrency<C extends Pick<AppConfig, 'typeConcurrency'>>(config: C, limits: Record<string, number>): C {
+  return Object.keys(limits).length === 0 ? config : { ...config, typeConcurrency: { ...limits, ...config.typeConcurrency } };
+}
