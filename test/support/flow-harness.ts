@@ -5,11 +5,13 @@ import type { RunRecord } from '../../src/domain/run-record.js';
 import type { StateStore } from '../../src/store/types.js';
 import { accountingFor } from '../../src/tasks/accounting.js';
 import { createAdmission } from '../../src/tasks/admission.js';
+import { createApprovals } from '../../src/tasks/approvals.js';
 import { createRunCancel } from '../../src/tasks/run-cancel.js';
 import { markFailed, markRunning, markSucceeded } from '../../src/tasks/run-transitions.js';
 import { createTriggerCheck } from '../../src/tasks/trigger-check.js';
 import { tempDir } from './config.js';
-import { OPERATOR } from './identities.js';
+import { OPERATOR, operator } from './identities.js';
+import { testLaneRegistry } from './lanes.js';
 
 /**
  * The flows module over a real store with the real admission and run cancel, no runner: a test
@@ -22,6 +24,7 @@ export function flowHarness(store: StateStore) {
   let readyCalls = 0;
   const admit = createAdmission({ store, clock, invalidator, onReady: () => undefined, telemetryRetention: 100 });
   const cancels = createRunCancel({ store, clock, logger, invalidator, stopLocal: () => false, onRunFinished: (run) => flows.onRunSettled(run) });
+  const approvals = createApprovals({ store, clock, invalidator, admit, lanes: testLaneRegistry(), logger, onDecided: (run) => flows.onRunSettled(run) });
   const flows = createFlowService({
     store,
     clock,
@@ -63,5 +66,21 @@ export function flowHarness(store: StateStore) {
     return Object.fromEntries(view.steps.map((s) => [s.key, s.state]));
   }
 
-  return { store, admit, flows, start, finish, states, cancelRun: (runId: string) => cancels.cancel(runId, null, OPERATOR), readyCalls: () => readyCalls };
+  /** Decides a held step's approval as another operator (the requester may not approve their own). */
+  async function decide(runId: string, decision: 'approved' | 'rejected') {
+    const held = (await store.getRun(runId))!;
+    return approvals.decide(held.taskId, decision, null, operator('lead'));
+  }
+
+  return {
+    store,
+    admit,
+    flows,
+    start,
+    finish,
+    states,
+    decide,
+    cancelRun: (runId: string) => cancels.cancel(runId, null, OPERATOR),
+    readyCalls: () => readyCalls,
+  };
 }
