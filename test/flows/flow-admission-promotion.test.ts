@@ -5,17 +5,11 @@ import { openStateStore } from '../../src/store/open.js';
 import { POSTGRES_TARGET } from '../../src/store/targets.js';
 import type { StateStore } from '../../src/store/types.js';
 import { tempDir } from '../support/config.js';
-import { flowHarness } from '../support/flow-harness.js';
+import { flowHarness, summarizeStep } from '../support/flow-harness.js';
 import { dropTestSchemas, postgresUrlWithSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
 import { refusal } from '../support/domain-errors.js';
 
-const step = (key: string, dependsOn: string[] = [], extra: Record<string, unknown> = {}) => ({
-  key,
-  type: 'summarize-content',
-  payload: { content: `text of ${key}` },
-  dependsOn,
-  ...extra,
-});
+const step = summarizeStep;
 
 /** Index, then audit and test in parallel, then judge once both ended: fan-out and fan-in. */
 const DIAMOND = [step('index'), step('audit', ['index']), step('tests', ['index']), step('judge', ['audit', 'tests'])];

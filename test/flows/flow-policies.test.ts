@@ -4,16 +4,10 @@ import type { DependencyFailurePolicy } from '../../src/flows/flow-definition.js
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { tempDir } from '../support/config.js';
-import { flowHarness } from '../support/flow-harness.js';
+import { flowHarness, summarizeStep } from '../support/flow-harness.js';
 
 type Harness = ReturnType<typeof flowHarness>;
-const step = (key: string, dependsOn: string[] = [], extra: Record<string, unknown> = {}) => ({
-  key,
-  type: 'summarize-content',
-  payload: { content: `text of ${key}` },
-  dependsOn,
-  ...extra,
-});
+const step = summarizeStep;
 
 /** How the dependency `a` ends without success: its run fails, an operator cancels it, or its approval is rejected. */
 const ENDINGS: Record<string, { gated: boolean; end: (h: Harness, runId: string) => Promise<unknown>; state: string }> = {

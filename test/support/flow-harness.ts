@@ -13,6 +13,15 @@ import { tempDir } from './config.js';
 import { OPERATOR, operator } from './identities.js';
 import { testLaneRegistry } from './lanes.js';
 
+/** A flow step of an in-process type whose payload is valid as it is. */
+export const summarizeStep = (key: string, dependsOn: string[] = [], extra: Record<string, unknown> = {}) => ({
+  key,
+  type: 'summarize-content',
+  payload: { content: `text of ${key}` },
+  dependsOn,
+  ...extra,
+});
+
 /**
  * The flows module over a real store with the real admission and run cancel, no runner: a test
  * plays the runner (`start`, `finish`), and each finish is told to the flows as the runtime tells it.
