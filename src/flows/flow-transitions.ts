@@ -40,3 +40,10 @@ export function skipWaiting(run: RunRecord, now: Date, skipped: NonNullable<Flow
   next = withAttemptState(next, now, 'failed', `skipped: ${skipped.reason}`);
   return withEvent(next, now, { kind: 'queue', name: 'skipped', detail: skipped.reason, data: { policy: skipped.policy } });
 }
+
+/** Waiting -> failed without running: its payload could not be completed from its dependencies (`reason` names the reference). */
+export function failWaiting(run: RunRecord, now: Date, reason: string): RunRecord {
+  let next: RunRecord = { ...run, status: 'failed', queueState: null, claim: null, finishedAt: now.toISOString(), error: reason, failureReason: 'flow_reference' };
+  next = withAttemptState(next, now, 'failed', reason);
+  return withEvent(next, now, { kind: 'queue', name: 'payload-unresolved', detail: reason });
+}

@@ -2,6 +2,7 @@ import { DomainError, invalidRequest, pointer, type ErrorDetail } from '../domai
 import type { TriggerCheck } from '../tasks/trigger-check.js';
 import { FLOW_NAME, MAX_FLOW_STEPS, type DependencyFailurePolicy, type FlowStepDefinition } from './flow-definition.js';
 import { dependencyOrder } from './flow-graph.js';
+import { findReferences, isWellFormedReference } from './flow-references.js';
 
 /** A step as the route hands it over (its shape already checked by the route schema). */
 export interface FlowStepRequest {
@@ -20,16 +21,34 @@ function refuse(message: string, path: string): never {
 
 /**
  * A step's task request checked as the trigger route checks one (catalog, payload schema,
- * workspace boundary, the lane's admission check), its error re-pointed at the step.
+ * workspace boundary, the lane's admission check), its error re-pointed at the step. A value a
+ * `$from` reference stands for is not known yet: problems at a reference are left to the check
+ * at promotion (flow-promotion.ts), when it is.
  */
 function checkStep(step: FlowStepRequest, index: number, checkTrigger: TriggerCheck): Record<string, unknown> {
+  const payload = step.payload ?? {};
+  const refPaths = findReferences(payload).map((r) => stepPath(index, 'payload') + r.at);
+  const atReference = (path: string) => refPaths.some((ref) => path === ref || path.startsWith(`${ref}/`));
   try {
-    return checkTrigger({ type: step.type, payload: step.payload ?? {} }).payload;
+    return checkTrigger({ type: step.type, payload }).payload;
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     const details = Array.isArray(err.details) ? (err.details as ErrorDetail[]) : [];
     const moved = details.map((d) => ({ path: d.path.startsWith('/body/') ? stepPath(index) + d.path.slice('/body'.length) : d.path, message: d.message }));
-    throw new DomainError(err.code, `step '${step.key}': ${err.message}`, moved);
+    const left = moved.filter((d) => !atReference(d.path));
+    if (refPaths.length > 0 && details.length > 0 && left.length === 0) return payload;
+    throw new DomainError(err.code, `step '${step.key}': ${err.message}`, left.length > 0 ? left : moved);
+  }
+}
+
+/** Each `$from` reference is well formed and names one of the step's own dependencies. */
+function checkReferences(step: FlowStepRequest, index: number): void {
+  for (const { at, value } of findReferences(step.payload ?? {})) {
+    const path = stepPath(index, 'payload') + at;
+    if (!isWellFormedReference(value)) refuse(`step '${step.key}': a reference is {"$from": "<key>", "pointer": "/result/..."} and nothing else`, path);
+    if (!(step.dependsOn ?? []).includes(value.$from)) {
+      refuse(`step '${step.key}' reads '${value.$from}', which is not one of its dependencies (dependsOn)`, `${path}/$from`);
+    }
   }
 }
 
@@ -61,6 +80,7 @@ export function validateFlowSteps(steps: readonly FlowStepRequest[], checkTrigge
     const index = indexOf.get(order.cycle[0]!)!;
     refuse(`steps ${order.cycle.map((k) => `'${k}'`).join(' -> ')} depend on each other in a cycle`, stepPath(index, 'dependsOn'));
   }
+  steps.forEach(checkReferences);
   const definitions = steps.map((step, index) => ({
     key: step.key,
     type: step.type,

@@ -1,10 +1,6 @@
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DependencyFailurePolicy } from '../../src/flows/flow-definition.js';
-import { openStateStore } from '../../src/store/open.js';
-import type { StateStore } from '../../src/store/types.js';
-import { tempDir } from '../support/config.js';
-import { flowHarness, summarizeStep } from '../support/flow-harness.js';
+import { fileFlowHarnesses, type flowHarness, summarizeStep } from '../support/flow-harness.js';
 
 type Harness = ReturnType<typeof flowHarness>;
 const step = summarizeStep;
@@ -17,16 +13,7 @@ const ENDINGS: Record<string, { gated: boolean; end: (h: Harness, runId: string)
 };
 
 describe('flow failure policies, each with a failing, a cancelled and a rejected dependency', () => {
-  let store: StateStore | null = null;
-  afterEach(async () => {
-    await store?.close();
-    store = null;
-  });
-  async function setup() {
-    store = openStateStore(join(tempDir('orch-flow-policy-'), 'state.json'));
-    await store.open();
-    return flowHarness(store);
-  }
+  const setup = fileFlowHarnesses('orch-flow-policy-');
 
   /** `a` -> `b` (the policy under test); `x` -> `y` a branch of its own, still waiting when `a` ends. */
   async function flowWith(h: Harness, id: string, policy: DependencyFailurePolicy, gated: boolean) {

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import pino from 'pino';
+import { afterEach } from 'vitest';
 import { createFlowService } from '../../src/flows/flow-service.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
+import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { accountingFor } from '../../src/tasks/accounting.js';
 import { createAdmission } from '../../src/tasks/admission.js';
@@ -91,5 +93,22 @@ export function flowHarness(store: StateStore) {
     decide,
     cancelRun: (runId: string) => cancels.cancel(runId, null, OPERATOR),
     readyCalls: () => readyCalls,
+  };
+}
+
+/**
+ * For a describe block: `setup()` opens a fresh file store and its harness; the store is closed
+ * after each test.
+ */
+export function fileFlowHarnesses(prefix: string): () => Promise<ReturnType<typeof flowHarness>> {
+  let store: StateStore | null = null;
+  afterEach(async () => {
+    await store?.close();
+    store = null;
+  });
+  return async () => {
+    store = openStateStore(join(tempDir(prefix), 'state.json'));
+    await store.open();
+    return flowHarness(store);
   };
 }
