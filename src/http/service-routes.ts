@@ -103,7 +103,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     webhookRoutes({ incidents: deps.incidents }),
     businessRoutes({ business: deps.business }),
     scheduleRoutes({ schedules: deps.schedules }),
-    flowRoutes({ flows: deps.flows }),
+    flowRoutes({ flows: deps.flows, events: deps.events }),
     alertRoutes({ alerts: deps.alerts }),
   ]);
   return routes;

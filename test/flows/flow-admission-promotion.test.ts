@@ -66,6 +66,11 @@ describe.each(stores)('flows on the %s: admission all or none, waiting steps, pr
     expect(promoted.events.filter((e) => e.name === 'dependencies-ended')).toHaveLength(1);
 
     await h.finish('flow:release:judge', true);
+    // The change feed narrowed to the flow's steps (GET /api/flows/:id/events reads it so).
+    await h.admit({ type: 'summarize-content', payload: { content: 'not a step' }, source: 'api', requestedBy: 'ops', forceRunId: 'flow-like-but-not' });
+    const feed = await h.store.readRunEvents(null, 500, { runIdPrefix: 'flow:release:', includeInternal: true });
+    expect(new Set(feed.events.map((e) => e.runId))).toEqual(new Set(created.runIds));
+    expect(feed.events.filter((e) => e.runId === 'flow:release:judge').map((e) => e.event.name)).toContain('dependencies-ended');
     const view = await h.flows.get('release');
     expect(view).toMatchObject({ status: 'success', stepCount: 4 });
     expect(view.endedAt).not.toBeNull();

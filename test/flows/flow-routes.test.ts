@@ -7,6 +7,7 @@ import { echoNoteLane } from '../fixtures/task-types/echo-note/lane.js';
 import { startComposedService, type ComposedService } from '../support/composed-service.js';
 import { apiClient, waitFor } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
+import { openSse } from '../support/sse-client.js';
 
 const note = (key: string, dependsOn: string[] = [], extra: Record<string, unknown> = {}) => ({ key, type: 'echo-note', payload: { note: `note ${key}` }, dependsOn, ...extra });
 
@@ -79,8 +80,28 @@ describe('flow routes', () => {
     expect((await api.post('/api/flows/broken/cancel', {}, TEST_KEYS.operator)).status).toBe(409);
   });
 
+  it('streams a flow\'s step events: history first, then live ones, and resumes after the last id', async () => {
+    await api.post('/api/flows', { id: 'watched', steps: [note('gate', [], { payload: { note: 'x', requiresApproval: true } }), note('after', ['gate'])] });
+    const headers = { authorization: `Bearer ${TEST_KEYS.viewer}` };
+    const sse = await openSse(`${svc.url}/api/flows/watched/events`, headers);
+    expect(sse.status).toBe(200);
+    await sse.waitFor((_f, all) => all.filter((f) => f.event === 'run').length >= 2, 10_000, 'the admissions');
+    const names = () => sse.runEvents().map((e) => `${String(e.data.runId).split(':').pop()}:${String(e.data.name)}`);
+    expect(names()).toEqual(expect.arrayContaining(['gate:admitted', 'after:waiting-for-dependencies']));
+    expect(sse.runEvents().every((e) => String(e.data.runId).startsWith('flow:watched:'))).toBe(true);
+    const resumeFrom = sse.lastId()!;
+    await api.post('/api/flows/watched/cancel', {});
+    await sse.waitFor(() => names().includes('after:cancelled'), 10_000, 'the live cancel');
+    sse.close();
+    const resumed = await openSse(`${svc.url}/api/flows/watched/events`, { ...headers, 'last-event-id': resumeFrom });
+    await resumed.waitFor(() => resumed.runEvents().some((e) => e.data.name === 'cancelled' && String(e.data.runId).endsWith(':after')), 10_000, 'the resumed cancel');
+    expect(resumed.runEvents().some((e) => e.data.name === 'admitted')).toBe(false);
+    resumed.close();
+    expect((await api.get('/api/flows/nope/events')).status).toBe(404);
+  });
+
   it('is in the OpenAPI document', async () => {
     const doc = (await api.get('/api/openapi.json')).body;
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/flows', '/api/flows/{id}', '/api/flows/{id}/cancel']));
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/flows', '/api/flows/{id}', '/api/flows/{id}/cancel', '/api/flows/{id}/events']));
   });
 });

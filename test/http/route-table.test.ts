@@ -95,6 +95,7 @@ const SPEC_ROUTES: Record<string, Expected> = {
   'POST /api/flows': write,
   'GET /api/flows': v(false),
   'GET /api/flows/:id': v(false),
+  'GET /api/flows/:id/events': v(false),
   'POST /api/flows/:id/cancel': write,
   // Alerts (DECISIONS.md, "Platform"): what fired and where it went, as of now, uncached.
   'GET /api/alerts': v(false),

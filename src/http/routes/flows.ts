@@ -1,10 +1,12 @@
 import Type, { type Static } from 'typebox';
-import { DEPENDENCY_FAILURE_POLICIES, FLOW_NAME_PATTERN, MAX_FLOW_STEPS } from '../../flows/flow-definition.js';
+import type { RunEventHub } from '../../events/run-event-hub.js';
+import { DEPENDENCY_FAILURE_POLICIES, FLOW_NAME_PATTERN, MAX_FLOW_STEPS, flowStepRunId } from '../../flows/flow-definition.js';
 import type { FlowService } from '../../flows/flow-service.js';
 import { FLOW_STEP_STATES } from '../../flows/flow-step-state.js';
 import { MAX_CANCEL_REASON_CHARS } from '../../tasks/run-cancel.js';
 import { ErrorBodySchema } from '../error-schema.js';
 import type { ProtectedContext, RouteSpec } from '../route-spec.js';
+import { lastEventId, NoQuery, StreamDescription, StreamSchema, streamReply } from './events.js';
 
 const FlowName = (description: string) => Type.String({ pattern: FLOW_NAME_PATTERN, description });
 const Policy = Type.Union(
@@ -93,8 +95,8 @@ const CREATE_DESCRIPTION = [
 ].join(' ');
 
 /** Flows of runs (docs/flows.md): admission, views and cancel. */
-export function flowRoutes(deps: { flows: FlowService }): RouteSpec[] {
-  const { flows } = deps;
+export function flowRoutes(deps: { flows: FlowService; events: RunEventHub }): RouteSpec[] {
+  const { flows, events } = deps;
   return [
     {
       method: 'POST',
@@ -130,6 +132,22 @@ export function flowRoutes(deps: { flows: FlowService }): RouteSpec[] {
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       schema: { params: FlowParams, response: { 200: FlowView } },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof FlowParams>>) => ({ body: await flows.get(ctx.params.id) }),
+    },
+    {
+      method: 'GET',
+      path: '/api/flows/:id/events',
+      operationId: 'streamFlowEvents',
+      summary: 'A flow’s events as server-sent events: every event of its step runs so far, then live ones',
+      description: `${StreamDescription} Every step run's events (admitted, waiting-for-dependencies, dependencies-ended, skipped, started, finished ...) from the first, then live ones until the client closes; resumable with Last-Event-ID. An approved step's replay run is not in it (GET /api/flows/:id names it).`,
+      tags: ['flows'],
+      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
+      produces: 'text/event-stream',
+      schema: { params: FlowParams, querystring: NoQuery, response: { 200: StreamSchema } },
+      handler: async (ctx: ProtectedContext<unknown, Static<typeof FlowParams>>) => {
+        // 404 before a stream slot is taken.
+        await flows.get(ctx.params.id);
+        return streamReply(events.prepareRunGroupStream(flowStepRunId(ctx.params.id, ''), { key: ctx.identity.actor, lastEventId: lastEventId(ctx) }));
+      },
     },
     {
       method: 'POST',
