@@ -16,6 +16,8 @@ export interface FlowRequest {
   /** Every actor the flow is requested by (`requestedBy` first); absent: `requestedBy` alone. */
   requesters?: readonly string[];
   rerunOf?: string;
+  /** A rerun: the steps whose earlier successful run it reuses (key -> that run id). */
+  reuse?: ReadonlyMap<string, string>;
 }
 
 export type FlowAdmissionOutcome = { kind: 'admitted' | 'duplicate'; doc: FlowDoc };
@@ -42,7 +44,8 @@ export function createFlowAdmission(deps: FlowAdmissionDeps) {
   const { store } = deps;
 
   async function ensureSteps(doc: FlowDoc): Promise<void> {
-    const queue = [...doc.steps];
+    // A reused step's run is the earlier flow's: nothing to admit for it.
+    const queue = doc.steps.filter((s) => s.reusedRunId === undefined);
     const requesters = doc.requesters.length > 0 ? doc.requesters : [doc.requestedBy];
     async function worker(): Promise<void> {
       for (let step = queue.shift(); step; step = queue.shift()) {
@@ -69,7 +72,10 @@ export function createFlowAdmission(deps: FlowAdmissionDeps) {
   }
 
   async function admitFlow(request: FlowRequest): Promise<FlowAdmissionOutcome> {
-    const steps = validateFlowSteps(request.steps, deps.checkTrigger);
+    const steps = validateFlowSteps(request.steps, deps.checkTrigger).map((step) => {
+      const reusedRunId = request.reuse?.get(step.key);
+      return reusedRunId === undefined ? step : { ...step, reusedRunId };
+    });
     const proposed = request.id ?? randomUUID();
     const flowId = request.idempotencyKey === undefined ? proposed : await flowIdForKey(request.idempotencyKey, proposed);
     const doc: FlowDoc = {

@@ -17,6 +17,11 @@ export interface FlowStepDefinition {
   payload: Record<string, unknown>;
   dependsOn: string[];
   onDependencyFailure: DependencyFailurePolicy;
+  /**
+   * A rerun's step whose earlier success it reuses: that flow's step run (its result, or its
+   * approval replay's, is what dependents read); the rerun admits no run of its own for it.
+   */
+  reusedRunId?: string;
 }
 
 /** The stored flow (doc collection `flows`): written once, never changed (later facts live in their own docs). */
@@ -44,4 +49,9 @@ export const FLOW_COLLECTIONS = {
 
 export function flowStepRunId(flowId: string, key: string): string {
   return `${SERVICE_RUN_ID_PREFIXES.flow}${flowId}:${key}`;
+}
+
+/** The run a step stands for: its own, or the earlier one a rerun reuses. */
+export function stepRunIdOf(flowId: string, step: Pick<FlowStepDefinition, 'key' | 'reusedRunId'>): string {
+  return step.reusedRunId ?? flowStepRunId(flowId, step.key);
 }

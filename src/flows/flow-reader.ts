@@ -48,7 +48,7 @@ export async function loadFlow(store: StateStore, flowId: string): Promise<Loade
   const runs = new Map<string, RunRecord | null>();
   const replays = new Map<string, RunRecord | null>();
   for (const step of doc.steps) {
-    const run = byId.get(flowStepRunId(flowId, step.key)) ?? null;
+    const run = step.reusedRunId === undefined ? (byId.get(flowStepRunId(flowId, step.key)) ?? null) : await store.getRun(step.reusedRunId);
     runs.set(step.key, run);
     if (run?.approval.replayRunId) replays.set(step.key, await store.getRun(run.approval.replayRunId));
   }

@@ -8,10 +8,11 @@ import type { StateStore } from '../store/types.js';
 import type { Admit } from '../tasks/admission.js';
 import { checkCreatedRange } from '../tasks/run-time-range.js';
 import type { TriggerCheck } from '../tasks/trigger-check.js';
-import { FLOW_COLLECTIONS, flowStepRunId, type FlowDoc } from './flow-definition.js';
+import { FLOW_COLLECTIONS, stepRunIdOf, type FlowDoc } from './flow-definition.js';
 import { createFlowAdmission, type FlowRequest } from './flow-admission.js';
 import type { FlowStatus } from './flow-plan.js';
 import { createFlowAdvance } from './flow-promotion.js';
+import { reusedSteps } from './flow-rerun.js';
 import { loadFlow, readFlowDoc, type FlowCancelDoc, type FlowOutcomeDoc } from './flow-reader.js';
 import { flowSummaryOf, toFlowView, type FlowSummary, type FlowView } from './flow-view.js';
 
@@ -76,7 +77,7 @@ export function createFlowService(deps: FlowServiceDeps) {
   async function create(request: FlowRequest) {
     const outcome = await admission.admitFlow(request);
     await advanceSoon(outcome.doc.flowId);
-    return { kind: outcome.kind, flowId: outcome.doc.flowId, runIds: outcome.doc.steps.map((s) => flowStepRunId(outcome.doc.flowId, s.key)) };
+    return { kind: outcome.kind, flowId: outcome.doc.flowId, runIds: outcome.doc.steps.map((s) => stepRunIdOf(outcome.doc.flowId, s)) };
   }
 
   async function get(flowId: string): Promise<FlowView> {
@@ -133,6 +134,18 @@ export function createFlowService(deps: FlowServiceDeps) {
     return get(flowId);
   }
 
+  /**
+   * A new flow of the same steps linked to this one (`rerunOf`): the steps before `from` that
+   * succeeded are reused (reusedSteps), the rest run again, admitted as any flow is.
+   */
+  async function rerun(flowId: string, from: string | undefined, identity: Identity) {
+    const flow = await loadFlow(store, flowId);
+    if (!flow) throw notFound(`flow ${flowId}`);
+    const reuse = reusedSteps(flow, from);
+    const steps = flow.doc.steps.map(({ key, type, payload, dependsOn, onDependencyFailure }) => ({ key, type, payload, dependsOn, onDependencyFailure }));
+    return { ...(await create({ steps, requestedBy: identity.actor, requesters: [identity.actor, ...flow.doc.requesters], rerunOf: flowId, reuse })), rerunOf: flowId };
+  }
+
   /** A step run (or its approval replay) ended or had its approval decided: its flow moves on. */
   async function onRunSettled(run: RunRecord): Promise<void> {
     if (!run.flowStep) return;
@@ -168,7 +181,7 @@ export function createFlowService(deps: FlowServiceDeps) {
     timer = null;
   }
 
-  return { create, get, list, cancel, onRunSettled, sweep, start, stop, advance: advanceSoon };
+  return { create, get, list, cancel, rerun, onRunSettled, sweep, start, stop, advance: advanceSoon };
 }
 
 export type FlowService = ReturnType<typeof createFlowService>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DependencyFailurePolicy } from '../../src/flows/flow-definition.js';
+import { refusal } from '../support/domain-errors.js';
 import { fileFlowHarnesses, type flowHarness, summarizeStep } from '../support/flow-harness.js';
 
 type Harness = ReturnType<typeof flowHarness>;
@@ -115,5 +116,41 @@ describe('flow failure policies, each with a failing, a cancelled and a rejected
     expect(view).toMatchObject({ status: 'running', cancelRequested: true });
     expect(await h.states('c')).toEqual({ a: 'running', b: 'cancelled' });
     expect((await h.store.getRun('flow:c:a'))!.cancellation).toMatchObject({ requestedBy: 'ops', reason: 'enough' });
+  });
+});
+
+describe('rerun of a flow', () => {
+  const setup = fileFlowHarnesses('orch-flow-rerun-');
+  const ops = { actor: 'ops-2', role: 'operator' as const, apiKeyLabel: 'ops-2', apiKeyExpiresAt: null };
+
+  /** `a` -> `b` -> `c`, `b` reading `a`'s summary; `b` fails the first time. */
+  async function failedFlow(h: Harness) {
+    await h.flows.create({ id: 'old', requestedBy: 'ops', steps: [step('a'), step('b', ['a'], { payload: { content: { $from: 'a', pointer: '/result/summary' } } }), step('c', ['b'])] });
+    await h.finish('flow:old:a', true, { summary: 'from the first run' });
+    await h.finish('flow:old:b', false);
+    expect((await h.flows.get('old')).status).toBe('failed');
+  }
+
+  it('reuses the steps that succeeded and runs the rest in a new flow linked to the old one', async () => {
+    const h = await setup();
+    await failedFlow(h);
+    const again = await h.flows.rerun('old', undefined, ops);
+    expect(again.rerunOf).toBe('old');
+    expect(again.runIds).toEqual(['flow:old:a', `flow:${again.flowId}:b`, `flow:${again.flowId}:c`]);
+    expect(await h.states(again.flowId)).toEqual({ a: 'success', b: 'queued', c: 'waiting' });
+    // The reused step's result is what the rerun's references read.
+    expect((await h.store.getRun(`flow:${again.flowId}:b`))!.payload.content).toBe('from the first run');
+    expect(await h.store.getRun(`flow:${again.flowId}:a`)).toBeNull();
+    await h.finish(`flow:${again.flowId}:b`, true);
+    await h.finish(`flow:${again.flowId}:c`, true);
+    expect(await h.flows.get(again.flowId)).toMatchObject({ status: 'success', rerunOf: 'old', requestedBy: 'ops-2' });
+  });
+
+  it('runs again from `from` on, and refuses a `from` that is no step', async () => {
+    const h = await setup();
+    await failedFlow(h);
+    const again = await h.flows.rerun('old', 'a', ops);
+    expect(await h.states(again.flowId)).toEqual({ a: 'queued', b: 'waiting', c: 'waiting' });
+    expect(await refusal(h.flows.rerun('old', 'zzz', ops))).toMatchObject({ code: 'invalid_request', details: [{ path: '/body/from' }] });
   });
 });

@@ -97,6 +97,7 @@ const SPEC_ROUTES: Record<string, Expected> = {
   'GET /api/flows/:id': v(false),
   'GET /api/flows/:id/events': v(false),
   'POST /api/flows/:id/cancel': write,
+  'POST /api/flows/:id/rerun': write,
   // Alerts (DECISIONS.md, "Platform"): what fired and where it went, as of now, uncached.
   'GET /api/alerts': v(false),
   'GET /api/alerts/rules': v(false),

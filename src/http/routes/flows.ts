@@ -86,6 +86,11 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 const FlowParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+const RerunBody = Type.Object(
+  { from: Type.Optional(FlowName('the step to run again from; the steps before it that succeeded are reused (absent: every step that succeeded)')) },
+  { additionalProperties: false },
+);
+const RerunAdmitted = Type.Object({ ...Admitted.properties, rerunOf: Type.String() }, { additionalProperties: false });
 const CancelBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: MAX_CANCEL_REASON_CHARS })) }, { additionalProperties: false });
 
 const CREATE_DESCRIPTION = [
@@ -147,6 +152,21 @@ export function flowRoutes(deps: { flows: FlowService; events: RunEventHub }): R
         // 404 before a stream slot is taken.
         await flows.get(ctx.params.id);
         return streamReply(events.prepareRunGroupStream(flowStepRunId(ctx.params.id, ''), { key: ctx.identity.actor, lastEventId: lastEventId(ctx) }));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/flows/:id/rerun',
+      operationId: 'rerunFlow',
+      summary: 'A new flow of the same steps, linked by `rerunOf`, reusing the results of the steps before `from` that succeeded',
+      description:
+        'Answers 202 `queued` with the new flow id and one run id a step: a reused step\'s is the earlier run (its result is what dependents and `$from` read), the others are new runs. A step reused only when every dependency of it is reused too. `from` naming no step: 400.',
+      tags: ['flows'],
+      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
+      schema: { params: FlowParams, body: RerunBody, response: { 202: RerunAdmitted } },
+      handler: async (ctx: ProtectedContext<unknown, Static<typeof FlowParams>, Static<typeof RerunBody> | undefined>) => {
+        const outcome = await flows.rerun(ctx.params.id, ctx.body?.from, ctx.identity);
+        return { statusCode: 202, body: { status: 'queued' as const, flowId: outcome.flowId, runIds: outcome.runIds, rerunOf: outcome.rerunOf } };
       },
     },
     {
