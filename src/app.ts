@@ -48,6 +48,7 @@ import { conditionSources } from './alerts/condition-sources.js';
 import { createAlertService } from './alerts/service.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { createSchedulesModule } from './schedules/module.js';
+import { createFlowService } from './flows/flow-service.js';
 import { openStateStore } from './store/open.js';
 import type { StateStore } from './store/types.js';
 import { createAdmission, type SlotReservation } from './tasks/admission.js';
@@ -300,10 +301,23 @@ export function composeService(infra: ServiceInfrastructure) {
       () => scheduler.noteRunFinished(),
       () => alerts.onRunSettled(),
     ],
+    // A settled step moves its flow on (promotes, skips or ends it).
+    onRunSettled: (run) => flows.onRunSettled(run),
     tracer: infra.tracer,
     redact,
   });
   reserveSlot = runtime.reserveSlot;
+  // Flows of runs: admitted through the same admission, cancelled through the runtime's cancel.
+  const flows = createFlowService({
+    store: runStore,
+    clock,
+    logger,
+    invalidator,
+    admit,
+    checkTrigger,
+    onReady: () => readyRuns.notify(),
+    cancelRun: (runId, reason, identity) => runtime.cancelRun(runId, reason, identity),
+  });
   // User schedules fire through the same admission; overlap `cancel-previous` cancels through the
   // runtime's cancel, acting as the schedule.
   const schedules = createSchedulesModule({
@@ -386,13 +400,14 @@ export function composeService(infra: ServiceInfrastructure) {
     companion,
     runLogs,
     schedules: schedules.service,
+    flows,
     metricsPort: infra.metricsPort,
     events,
     alerts,
     taskTypes: createTaskTypeReload({ operatorTypes, invalidator, logger }),
   });
 
-  return { alerts, serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, runLogs, routes, events, models };
+  return { alerts, serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, flows, runLogs, routes, events, models };
 }
 
 /**
@@ -455,6 +470,8 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   // recovery runs their attempts again: an attempt must never run twice at once.
   await endPreviousLifeGroups(groupLedgerDir(config), logger);
   await runtime.start();
+  // After the runtime's recovery: the first sweep completes cut admissions and missed promotions.
+  await service.flows.start();
   await knowledge.start();
   scheduler.start();
   schedules.timer.start();
@@ -489,6 +506,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       // Open event streams would hold the server's close until their clients left.
       await service.events.close();
       await server.close();
+      service.flows.stop();
       await runtime.stop(SHUTDOWN_GRACE_MS);
       await service.models.channel.close();
       await stopIncidentSweeps();

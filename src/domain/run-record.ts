@@ -25,8 +25,11 @@ export type QueueAttemptState =
   | 'success'
   | 'failed';
 
-/** Where a run sits in the queue: `ready` can be claimed, `held` waits for an approval decision. */
-export type QueueState = 'ready' | 'held' | null;
+/**
+ * Where a run sits in the queue: `ready` can be claimed, `held` waits for an approval decision,
+ * `waiting` is a flow step whose dependencies have not ended (no claim takes it; src/flows/).
+ */
+export type QueueState = 'ready' | 'held' | 'waiting' | null;
 
 export interface QueueAttempt {
   /** Durable identity of one admission of the run: `<runId>#<attempt>`. */
@@ -154,7 +157,7 @@ export interface RunRecord {
   /** Admission order, assigned by the store on first insert (FIFO claims). */
   seq: number;
   payload: Record<string, unknown>;
-  source: 'api' | 'scheduler' | 'schedule' | 'rerun' | 'approval-replay' | 'retry' | 'startup' | 'system' | 'workflow';
+  source: 'api' | 'scheduler' | 'schedule' | 'rerun' | 'approval-replay' | 'retry' | 'startup' | 'system' | 'workflow' | 'flow';
   requestedBy: string;
   /**
    * Every actor the work is requested by, `requestedBy` included unless the work is another's
@@ -203,12 +206,24 @@ export interface RunRecord {
   modelCalls?: ModelCall[];
   /** A scheduled firing (`source: "schedule"`): the schedule that fired it. */
   scheduleId?: string | null;
+  /** A flow step (and an approval replay of one): the flow and step it serves (src/flows/). */
+  flowStep?: FlowStepLink | null;
   /**
    * The W3C trace context of the run's admission span (docs/tracing.md): every later span of
    * the run (queue wait, execution, finalize), on whichever instance, is its child. Absent when
    * the run was admitted with tracing off.
    */
   traceparent?: string | null;
+}
+
+export interface FlowStepLink {
+  flowId: string;
+  key: string;
+  /**
+   * Set when the flow ended the step without running it because of its dependencies' outcome
+   * (the run is stored `cancelled`; flows show it `skipped`): the policy that decided and why.
+   */
+  skipped?: { policy: 'fail' | 'skip' | 'flow-failed'; reason: string } | null;
 }
 
 export interface RunRepair {

@@ -21,12 +21,13 @@ export function passesFilter(entry: StoredRunEvent, filter: RunEventFilter): boo
   if (filter.runId !== undefined) return entry.runId === filter.runId;
   if (filter.type !== undefined && entry.type !== filter.type) return false;
   if (filter.status !== undefined && entry.status !== filter.status) return false;
+  if (filter.runIdPrefix !== undefined && !entry.runId.startsWith(filter.runIdPrefix)) return false;
   return filter.includeInternal === true || !entry.internal;
 }
 
 /** Streams whose filters (without a run) have equal keys take the same events of every page. */
 export function filterKey(filter: RunEventFilter): string {
-  return JSON.stringify([filter.type ?? null, filter.status ?? null, filter.includeInternal === true]);
+  return JSON.stringify([filter.type ?? null, filter.status ?? null, filter.includeInternal === true, filter.runIdPrefix ?? null]);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { DomainError, invalidRequest, notFound } from '../domain/errors.js';
-import { decodeCursor, type EventCursor } from '../domain/run-event-cursor.js';
+import { decodeCursor, FEED_START, type EventCursor } from '../domain/run-event-cursor.js';
 import type { RunLogLine, RunLogListener } from '../domain/run-log-line.js';
 import type { RunStatus } from '../domain/run-record.js';
 import type { RunEventFilter, RunEventsWritten, StateStore } from '../store/types.js';
@@ -122,6 +122,17 @@ export class RunEventHub {
     const after = this.resumeCursor(request.lastEventId);
     const streamFilter: RunEventFilter = { ...filter, includeInternal: filter.type !== undefined };
     return this.prepare(request.key, streamFilter, null, after);
+  }
+
+  /**
+   * The events of the runs whose id starts with `runIdPrefix` (a flow's steps, internal ones
+   * too): every stored one from the first unless resuming, then live ones. The caller checks
+   * that what the prefix names exists.
+   */
+  prepareRunGroupStream(runIdPrefix: string, request: StreamRequest): PreparedStream {
+    this.refuseWhenClosed();
+    const after = this.resumeCursor(request.lastEventId) ?? FEED_START;
+    return this.prepare(request.key, { runIdPrefix, includeInternal: true }, null, after);
   }
 
   /** Sends a live log line to the per-run streams of its run, on this instance and every other. */

@@ -12,6 +12,7 @@ import type { ProofFeed } from '../proof/proof-feed.js';
 import type { RunLogReader } from '../runlogs/types.js';
 import type { AlertService } from '../alerts/service.js';
 import type { ScheduleService } from '../schedules/schedule-service.js';
+import type { FlowService } from '../flows/flow-service.js';
 import type { StateStore } from '../store/types.js';
 import type { CatalogView } from '../tasks/catalog-view.js';
 import type { RunEventHub } from '../events/run-event-hub.js';
@@ -35,6 +36,7 @@ import { proofRoutes } from './routes/proof.js';
 import { runRerunRoutes } from './routes/run-rerun.js';
 import { runLogRoutes } from './routes/run-logs.js';
 import { scheduleRoutes } from './routes/schedules.js';
+import { flowRoutes } from './routes/flows.js';
 import { alertRoutes } from './routes/alerts.js';
 import { runCancelRoutes } from './routes/run-cancel.js';
 import { bulkRunRoutes } from './routes/bulk-runs.js';
@@ -67,6 +69,8 @@ export interface ServiceRouteDeps {
   /** What each attempt of a run printed. */
   runLogs: RunLogReader;
   schedules: ScheduleService;
+  /** Flows of runs that depend on runs. */
+  flows: FlowService;
   /** The metrics listener's port (null when metrics are off). */
   metricsPort: number | null;
   /** The live event streams. */
@@ -103,6 +107,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     webhookRoutes({ incidents: deps.incidents }),
     businessRoutes({ business: deps.business }),
     scheduleRoutes({ schedules: deps.schedules }),
+    flowRoutes({ flows: deps.flows, events: deps.events }),
     alertRoutes({ alerts: deps.alerts }),
     taskTypeRoutes({ taskTypes: deps.taskTypes }),
   ]);

@@ -22,8 +22,8 @@ export function runProblem(value: unknown, where: string): string | null {
   if (typeof value.type !== 'string') return `${where}.type is not a string`;
   if (typeof value.internal !== 'boolean') return `${where}.internal is not a boolean`;
   if (!(RUN_STATUSES as readonly unknown[]).includes(value.status)) return `${where}.status is not a run status`;
-  if (value.queueState !== null && value.queueState !== 'ready' && value.queueState !== 'held') {
-    return `${where}.queueState is not ready, held or null`;
+  if (value.queueState !== null && value.queueState !== 'ready' && value.queueState !== 'held' && value.queueState !== 'waiting') {
+    return `${where}.queueState is not ready, held, waiting or null`;
   }
   return null;
 }

@@ -63,6 +63,7 @@ export function storedRunEvent(run: RunRecord, event: RunEvent): StoredRunEvent 
 export function runPassesFilter(run: Pick<RunRecord, 'runId' | 'type' | 'internal'>, filter: RunEventFilter): boolean {
   if (filter.runId !== undefined) return run.runId === filter.runId;
   if (filter.type !== undefined && run.type !== filter.type) return false;
+  if (filter.runIdPrefix !== undefined && !run.runId.startsWith(filter.runIdPrefix)) return false;
   return filter.includeInternal === true || !run.internal;
 }
 

@@ -18,7 +18,7 @@ export const DEFAULT_RUN_LIST_LIMIT = 50;
 export interface NormalizedRunQuery {
   type: string | undefined;
   status: RunStatus | undefined;
-  queueState: 'ready' | 'held' | undefined;
+  queueState: Exclude<RunRecord['queueState'], null> | undefined;
   /** An empty prefix is no filter. */
   idPrefix: string | undefined;
   /** Payload fields to match exactly; empty: no payload filter. */

@@ -145,6 +145,8 @@ export interface RunEventFilter {
   runId?: string;
   /** Runs of this task type only. */
   type?: string;
+  /** Runs whose id starts with this text only (case-sensitive): a flow's steps, `flow:<flowId>:`. */
+  runIdPrefix?: string;
   /** Events whose write left the run in this status only. */
   status?: RunStatus;
   /** Internal task types (startup, heartbeat, doc-change) are left out unless true (or `runId` names one). */

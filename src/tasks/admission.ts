@@ -10,7 +10,7 @@ import { indexHeldRun } from './approval-index.js';
 import { builtInApprovalPolicy, type ApprovalPolicy } from './approval-policy.js';
 import { getCatalogEntry } from './catalog.js';
 import { admitRetry, newRunRecord, retryRecordMatches } from './run-transitions.js';
-import type { RunRecord, RunStatus, WorkflowParent } from '../domain/run-record.js';
+import type { FlowStepLink, RunRecord, RunStatus, WorkflowParent } from '../domain/run-record.js';
 
 export interface AdmissionRequest {
   type: string;
@@ -36,6 +36,13 @@ export interface AdmissionRequest {
    * admission continues (a retry, an approval replay). The admission span is its child.
    */
   traceparent?: string | null;
+  /** A flow step, or an approval replay of one: the flow and step it serves (src/flows/). */
+  flowStep?: FlowStepLink;
+  /**
+   * A flow step: stored `waiting` (no claim takes it, no slot is reserved) until the flow
+   * promotes it once its dependencies ended (src/flows/flow-promotion.ts).
+   */
+  waiting?: boolean;
 }
 
 export type DuplicateReason = `duplicate-${Exclude<RunStatus, 'retrying'>}` | 'duplicate-type-mismatch' | 'duplicate-retrying';
@@ -168,7 +175,7 @@ export function createAdmission(deps: AdmissionDeps) {
 
     // Started in this admission's commit when a slot is free: on a shared store that saves the
     // run a claim transaction (a select and a rewrite of the whole record) before it starts.
-    const slot = approvalReason === null ? (deps.reserveSlot?.(request.type) ?? null) : null;
+    const slot = approvalReason === null && request.waiting !== true ? (deps.reserveSlot?.(request.type) ?? null) : null;
     let outcome: MutateResult;
     try {
       outcome = await storeRun(runId, (current) => {
@@ -191,6 +198,8 @@ export function createAdmission(deps: AdmissionDeps) {
             rerunOf: request.rerunOf ?? null,
             scheduleId: request.scheduleId ?? null,
             traceparent: span.traceparent,
+            flowStep: request.flowStep ?? null,
+            waiting: request.waiting === true,
           });
           return slot !== null && record.queueState === 'ready' ? slot.start(record) : record;
         }

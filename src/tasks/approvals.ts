@@ -145,6 +145,8 @@ export function createApprovals(deps: ApprovalsDeps) {
       approvedFromTaskId: held.taskId,
       // An approved workflow step's work is the replay: it reports back to the same workflow.
       workflowParent: held.workflowParent ?? undefined,
+      // A flow's dependents follow the replay (the run that does the work), so it names the step too.
+      flowStep: held.flowStep ? { flowId: held.flowStep.flowId, key: held.flowStep.key } : undefined,
       // The replay continues the held run's trace.
       traceparent: held.traceparent,
     });

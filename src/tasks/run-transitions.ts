@@ -4,7 +4,7 @@ import { attemptIdOf, withEvent } from '../domain/run-events.js';
 // The run's event list and attempt ids are the run record's own rules (src/domain/run-events.ts),
 // which the run logs and the model gateway apply too; the runtime's importers keep this path.
 export { attemptIdOf, MAX_RUN_EVENTS, withEvent } from '../domain/run-events.js';
-import type { QueueAttemptState, RetryRecovery, RunAccounting, RunRecord, RunToolGate, SpecialistContract, WorkflowParent } from '../domain/run-record.js';
+import type { FlowStepLink, QueueAttemptState, RetryRecovery, RunAccounting, RunRecord, RunToolGate, SpecialistContract, WorkflowParent } from '../domain/run-record.js';
 
 export const MAX_QUEUE_ATTEMPTS = 50;
 
@@ -31,6 +31,10 @@ export interface NewRunInput {
   scheduleId?: string | null;
   /** The admission span's trace context (tracing on). */
   traceparent?: string | null;
+  /** A flow step (or its approval replay): the flow and step it serves. */
+  flowStep?: FlowStepLink | null;
+  /** A flow step admitted before its dependencies ended: stored `waiting`, promoted by src/flows/. */
+  waiting?: boolean;
 }
 
 /** Records a queue-attempt lifecycle entry for the run's current attempt. */
@@ -55,7 +59,7 @@ export function newRunRecord(input: NewRunInput): RunRecord {
     type: input.type,
     internal: input.internal,
     status: 'pending',
-    queueState: input.approvalRequired ? 'held' : 'ready',
+    queueState: input.waiting ? 'waiting' : input.approvalRequired ? 'held' : 'ready',
     seq: 0,
     payload: input.payload,
     source: input.source,
@@ -89,6 +93,7 @@ export function newRunRecord(input: NewRunInput): RunRecord {
     ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}),
     ...(input.scheduleId ? { scheduleId: input.scheduleId } : {}),
     ...(input.traceparent ? { traceparent: input.traceparent } : {}),
+    ...(input.flowStep ? { flowStep: input.flowStep } : {}),
     retry: null,
     result: null,
     error: null,
@@ -103,17 +108,17 @@ export function newRunRecord(input: NewRunInput): RunRecord {
   if (input.approvedFromTaskId) {
     run = withEvent(run, input.now, { kind: 'approval', name: 'replay-of-approved-task', data: { approvedFromTaskId: input.approvedFromTaskId } });
   }
-  if (input.approvalRequired) {
-    run = withAttemptState(run, input.now, 'awaiting-approval', input.approvalReason ?? undefined);
-    const expiresAt = run.approval.expiresAt;
-    run = withEvent(run, input.now, {
-      kind: 'approval',
-      name: 'approval-requested',
-      detail: input.approvalReason ?? undefined,
-      ...(expiresAt ? { data: { expiresAt } } : {}),
-    });
-  }
-  return run;
+  // A waiting flow step asks for its approval when it is promoted (withApprovalRequested), not before.
+  if (input.waiting) return withEvent(run, input.now, { kind: 'queue', name: 'waiting-for-dependencies' });
+  return input.approvalRequired ? withApprovalRequested(run, input.now) : run;
+}
+
+/** The held run's `awaiting-approval` attempt state and `approval-requested` event. */
+export function withApprovalRequested(run: RunRecord, now: Date): RunRecord {
+  const reason = run.approval.reason ?? undefined;
+  const next = withAttemptState(run, now, 'awaiting-approval', reason);
+  const expiresAt = next.approval.expiresAt;
+  return withEvent(next, now, { kind: 'approval', name: 'approval-requested', detail: reason, ...(expiresAt ? { data: { expiresAt } } : {}) });
 }
 
 /** A retrying run whose persisted recovery record still allows another attempt. */

@@ -7,7 +7,7 @@ import { requestersOf } from './run-requesters.js';
 const PROMOTED_FIELDS = ['queueBudgetFusion', 'routingDecision', 'acceptanceCoverage', 'comparisonReadiness', 'posture', 'topic', 'summary'];
 const HIGHLIGHT_MAX_CHARS = 280;
 
-type Stage = 'admitted' | 'awaiting-approval' | 'queued' | 'running' | 'retry-scheduled' | 'completed' | 'failed' | 'cancelled';
+type Stage = 'admitted' | 'waiting' | 'awaiting-approval' | 'queued' | 'running' | 'retry-scheduled' | 'completed' | 'failed' | 'cancelled';
 
 function currentStage(run: RunRecord): Stage {
   if (run.status === 'success') return 'completed';
@@ -16,6 +16,8 @@ function currentStage(run: RunRecord): Stage {
   if (run.status === 'retrying') return 'retry-scheduled';
   if (run.status === 'running') return 'running';
   if (run.queueState === 'held') return 'awaiting-approval';
+  // A flow step whose dependencies have not ended: pending, but no claim takes it yet.
+  if (run.queueState === 'waiting') return 'waiting';
   return 'queued';
 }
 

@@ -53,6 +53,11 @@ export interface RuntimeDeps {
    * `afterFinish`: signal sources (incidents, milestones, retention) listen here.
    */
   runListeners?: ReadonlyArray<(run: RunRecord) => Promise<void> | void>;
+  /**
+   * Told of every run that ended (finished, cancelled) and of every approval decision: flows
+   * promote the dependents here (src/flows/). Its failure is logged; the flows' sweep repairs it.
+   */
+  onRunSettled?: (run: RunRecord) => Promise<void>;
   /** Spans of each attempt (queue wait, execution, finalize); absent: tracing off. */
   tracer?: ServiceTracer;
   /**
@@ -95,7 +100,10 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     policy: deps.approvalPolicy,
     escalation: deps.approvalEscalation,
     logger,
-    onDecided: tellParent,
+    onDecided: async (run) => {
+      await tellParent(run);
+      if (deps.onRunSettled) await tell(run, deps.onRunSettled, 'run-settled listener');
+    },
     redact: deps.redact,
   });
   const rerun = createRerun({ store, admit, checkTrigger, invalidator: deps.invalidator });
@@ -111,6 +119,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
 
   async function onRunFinished(run: RunRecord): Promise<void> {
     await tellParent(run);
+    if (deps.onRunSettled) await tell(run, deps.onRunSettled, 'run-settled listener');
     const afterFinish = deps.lanes.get(run.type).afterFinish;
     if (afterFinish) await tell(run, afterFinish, 'lane after-finish hook');
     for (const listener of deps.runListeners ?? []) await tell(run, listener, 'run-finished listener');

@@ -91,6 +91,13 @@ const SPEC_ROUTES: Record<string, Expected> = {
   'GET /api/schedules/:id': v(false),
   'PATCH /api/schedules/:id': write,
   'DELETE /api/schedules/:id': write,
+  // Flows (DECISIONS.md, "Platform"): step states as of now, uncached.
+  'POST /api/flows': write,
+  'GET /api/flows': v(false),
+  'GET /api/flows/:id': v(false),
+  'GET /api/flows/:id/events': v(false),
+  'POST /api/flows/:id/cancel': write,
+  'POST /api/flows/:id/rerun': write,
   // Alerts (DECISIONS.md, "Platform"): what fired and where it went, as of now, uncached.
   'GET /api/alerts': v(false),
   'GET /api/alerts/rules': v(false),

@@ -16,6 +16,7 @@ import { fixedClock } from '../support/clocks.js';
 import { tempDir } from '../support/config.js';
 import { operator } from '../support/identities.js';
 import { testLaneRegistry } from '../support/lanes.js';
+import { refusal } from '../support/domain-errors.js';
 
 const BUILT_INS = { heartbeatCron: '*/5 * * * *', nightlyBatchCron: '0 3 * * *', businessCycleCron: '17 */6 * * *', schedulerEnabled: true };
 const START = '2026-03-01T10:00:00.500Z';
@@ -54,15 +55,6 @@ function instance(store: StateStore, options: { clock?: ReturnType<typeof fixedC
     cancelRun: options.cancelRun,
   });
   return { clock, admit: admitted, ...module };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(DomainError);
-  return err as DomainError;
 }
 
 const EVERY_TEN: ScheduleCreate = { id: 'ten', cron: '*/10 * * * * *', type: 'nightly-batch' };

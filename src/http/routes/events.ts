@@ -9,7 +9,7 @@ const EVENT_STREAM = 'text/event-stream; charset=utf-8';
 
 const RunIdParams = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 400 }) });
 /** Nothing in the query string, and never a key: keys go in the Authorization header only. */
-const NoQuery = Type.Object({}, { additionalProperties: false });
+export const NoQuery = Type.Object({}, { additionalProperties: false });
 const EventsQuery = Type.Object(
   {
     type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only runs of this task type (internal types too when named)' })),
@@ -18,7 +18,7 @@ const EventsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const StreamDescription = [
+export const StreamDescription = [
   'A text/event-stream. Each run event is `event: run` with `id:` (send the last one back as the',
   'Last-Event-ID header to resume with no gap and no repeat, also after a restart) and `data:` a JSON',
   'object {runId, taskId, type, status, seq, at, kind, name, detail}, status being the run’s status',
@@ -26,7 +26,7 @@ const StreamDescription = [
   'client that does not read is sent `event: error` (code slow_consumer) and closed. See docs/events.md.',
 ].join(' ');
 
-const StreamSchema = Type.String({ description: 'server-sent events, one frame per event' });
+export const StreamSchema = Type.String({ description: 'server-sent events, one frame per event' });
 
 /** The response as the event stream's sink: what it holds unsent is the response's and its socket's buffer. */
 function responseSink(response: ServerResponse): StreamSink {
@@ -84,7 +84,8 @@ function responseSink(response: ServerResponse): StreamSink {
   };
 }
 
-function streamReply(prepared: PreparedStream): RouteReply {
+/** A prepared stream as the route's reply: the HTTP layer hands it the response. */
+export function streamReply(prepared: PreparedStream): RouteReply {
   return {
     // No proxy buffering; and the connection closes with the stream (a client reconnects anew).
     headers: { 'X-Accel-Buffering': 'no', Connection: 'close' },
@@ -92,7 +93,8 @@ function streamReply(prepared: PreparedStream): RouteReply {
   };
 }
 
-function lastEventId(ctx: ProtectedContext): string | undefined {
+/** The Last-Event-ID header a client resumes with. */
+export function lastEventId(ctx: ProtectedContext): string | undefined {
   const header = ctx.request.headers['last-event-id'];
   return Array.isArray(header) ? header[0] : header;
 }

@@ -19,9 +19,9 @@ const RunsQuery = Type.Object(
     status: Type.Optional(Type.Union(RUN_STATUSES.map((s) => Type.Literal(s)))),
     includeInternal: Type.Optional(BooleanQuery),
     queueState: Type.Optional(
-      Type.Union([Type.Literal('held'), Type.Literal('awaiting-approval'), Type.Literal('ready')], {
+      Type.Union([Type.Literal('held'), Type.Literal('awaiting-approval'), Type.Literal('ready'), Type.Literal('waiting')], {
         description:
-          '`held`: runs waiting for an approval (status stays `pending`; `awaiting-approval`, the word of queueAttempts[].state, is the same); `ready`: pending runs waiting for a slot',
+          '`held`: runs waiting for an approval (status stays `pending`; `awaiting-approval`, the word of queueAttempts[].state, is the same); `ready`: pending runs waiting for a slot; `waiting`: flow steps whose dependencies have not ended',
       }),
     ),
     idPrefix: Type.Optional(

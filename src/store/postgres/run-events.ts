@@ -40,6 +40,11 @@ export async function readRunEvents(pool: pg.Pool, after: EventCursor, limit: nu
       params.push(filter.type);
       runClauses.push(`r.type = $${params.length}`);
     }
+    if (filter.runIdPrefix !== undefined) {
+      params.push(filter.runIdPrefix);
+      // starts_with, not LIKE: `%` and `_` may be part of a run id.
+      runClauses.push(`starts_with(r.run_id, $${params.length})`);
+    }
     if (filter.includeInternal !== true) runClauses.push('NOT r.internal');
   }
   const eventClauses = ['e.tx < h.horizon', '(e.tx, r.seq, e.seq) > ($1::bigint, $2::bigint, $3::bigint)'];

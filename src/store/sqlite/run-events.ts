@@ -41,6 +41,11 @@ export function readRunEvents(
       runClauses.push('r.type = ?');
       params.push(filter.type);
     }
+    if (filter.runIdPrefix !== undefined) {
+      // substr, not LIKE: LIKE ignores ASCII case and gives `%` and `_` a meaning in a run id.
+      runClauses.push('substr(r.run_id, 1, length(?)) = ?');
+      params.push(filter.runIdPrefix, filter.runIdPrefix);
+    }
     if (filter.includeInternal !== true) runClauses.push('r.internal = 0');
   }
   const eventClauses = ['tx <= ?', '(tx, runSeq, eventSeq) > (?, ?, ?)'];

@@ -1,0 +1,57 @@
+import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';
+
+/** What a dependent does when a dependency did not succeed (failed, cancelled, rejected, skipped). */
+export const DEPENDENCY_FAILURE_POLICIES = ['fail', 'skip', 'run'] as const;
+export type DependencyFailurePolicy = (typeof DEPENDENCY_FAILURE_POLICIES)[number];
+
+/** The issue's bound: a larger flow is refused whole. */
+export const MAX_FLOW_STEPS = 1000;
+
+/** Flow ids and step keys: a step's run id is `flow:<flowId>:<key>`, so neither may hold a colon. */
+export const FLOW_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$';
+export const FLOW_NAME = new RegExp(FLOW_NAME_PATTERN);
+
+export interface FlowStepDefinition {
+  key: string;
+  type: string;
+  payload: Record<string, unknown>;
+  dependsOn: string[];
+  onDependencyFailure: DependencyFailurePolicy;
+  /**
+   * A rerun's step whose earlier success it reuses: that flow's step run (its result, or its
+   * approval replay's, is what dependents read); the rerun admits no run of its own for it.
+   */
+  reusedRunId?: string;
+}
+
+/** The stored flow (doc collection `flows`): written once, never changed (later facts live in their own docs). */
+export interface FlowDoc {
+  flowId: string;
+  idempotencyKey: string | null;
+  requestedBy: string;
+  requesters: string[];
+  createdAt: string;
+  rerunOf: string | null;
+  /** In an order where every step comes after its dependencies. */
+  steps: FlowStepDefinition[];
+}
+
+/** The doc collections flows keep (insert-if-absent each, so instances never overwrite each other). */
+export const FLOW_COLLECTIONS = {
+  flows: 'flows',
+  /** idempotency key -> flow id. */
+  keys: 'flow-keys',
+  /** A flow's cancel request: `{requestedAt, requestedBy, reason}`. */
+  cancels: 'flow-cancels',
+  /** A flow's end: `{status, endedAt}`, written by whichever instance first sees every step ended. */
+  outcomes: 'flow-outcomes',
+} as const;
+
+export function flowStepRunId(flowId: string, key: string): string {
+  return `${SERVICE_RUN_ID_PREFIXES.flow}${flowId}:${key}`;
+}
+
+/** The run a step stands for: its own, or the earlier one a rerun reuses. */
+export function stepRunIdOf(flowId: string, step: Pick<FlowStepDefinition, 'key' | 'reusedRunId'>): string {
+  return step.reusedRunId ?? flowStepRunId(flowId, step.key);
+}

@@ -1,0 +1,187 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { CacheInvalidator } from '../domain/cache-invalidation.js';
+import { conflict, DomainError, notFound } from '../domain/errors.js';
+import type { Identity } from '../domain/identity.js';
+import type { RunRecord } from '../domain/run-record.js';
+import type { StateStore } from '../store/types.js';
+import type { Admit } from '../tasks/admission.js';
+import { checkCreatedRange } from '../tasks/run-time-range.js';
+import type { TriggerCheck } from '../tasks/trigger-check.js';
+import { FLOW_COLLECTIONS, stepRunIdOf, type FlowDoc } from './flow-definition.js';
+import { createFlowAdmission, type FlowRequest } from './flow-admission.js';
+import type { FlowStatus } from './flow-plan.js';
+import { createFlowAdvance } from './flow-promotion.js';
+import { reusedSteps } from './flow-rerun.js';
+import { loadFlow, readFlowDoc, type FlowCancelDoc, type FlowOutcomeDoc } from './flow-reader.js';
+import { flowSummaryOf, toFlowView, type FlowSummary, type FlowView } from './flow-view.js';
+
+export interface FlowServiceDeps {
+  store: StateStore;
+  clock: Clock;
+  logger: Logger;
+  invalidator: CacheInvalidator;
+  admit: Admit;
+  checkTrigger: TriggerCheck;
+  onReady: () => void;
+  /** The runtime's run cancel (a flow's cancel stops its started steps as a run cancel does). */
+  cancelRun: (runId: string, reason: string | null, identity: Identity) => Promise<unknown>;
+  /** How often every flow not ended is moved on from the store (promotions a dead instance missed); default 2 s. */
+  sweepIntervalMs?: number;
+}
+
+export interface FlowListQuery {
+  status?: FlowStatus;
+  from?: string;
+  to?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** Step states whose run (or replay) is admitted and not ended: a flow's cancel goes through the run cancel for these. */
+const STARTED_STATES = new Set(['queued', 'awaiting-approval', 'running', 'retrying']);
+
+/**
+ * Flows: admission, promotion (driven by every settled step run, and by a sweep for what a dead
+ * instance missed), views and cancel. Promotion in one process is coalesced per flow, only to
+ * save reads: its correctness rests on the store's compare-and-sets (flow-promotion.ts).
+ */
+export function createFlowService(deps: FlowServiceDeps) {
+  const { store, logger } = deps;
+  const admission = createFlowAdmission(deps);
+  const { advance } = createFlowAdvance({ ...deps, ensureSteps: admission.ensureSteps });
+
+  const inFlight = new Map<string, { again: boolean; done: Promise<void> }>();
+  /** Advances the flow; a call during a running advance makes it run once more instead of twice in parallel. */
+  function advanceSoon(flowId: string): Promise<void> {
+    const current = inFlight.get(flowId);
+    if (current) {
+      current.again = true;
+      return current.done;
+    }
+    const entry = { again: true, done: Promise.resolve() };
+    entry.done = (async () => {
+      try {
+        while (entry.again) {
+          entry.again = false;
+          await advance(flowId);
+        }
+      } finally {
+        inFlight.delete(flowId);
+      }
+    })();
+    inFlight.set(flowId, entry);
+    return entry.done;
+  }
+
+  async function create(request: FlowRequest) {
+    const outcome = await admission.admitFlow(request);
+    await advanceSoon(outcome.doc.flowId);
+    return { kind: outcome.kind, flowId: outcome.doc.flowId, runIds: outcome.doc.steps.map((s) => stepRunIdOf(outcome.doc.flowId, s)) };
+  }
+
+  async function get(flowId: string): Promise<FlowView> {
+    const flow = await loadFlow(store, flowId);
+    if (!flow) throw notFound(`flow ${flowId}`);
+    return toFlowView(flow);
+  }
+
+  async function list(query: FlowListQuery): Promise<{ items: FlowSummary[]; total: number }> {
+    checkCreatedRange(query.from, query.to);
+    const [docs, cancels, outcomes] = await Promise.all([
+      store.listDocs(FLOW_COLLECTIONS.flows),
+      store.listDocEntries(FLOW_COLLECTIONS.cancels),
+      store.listDocEntries(FLOW_COLLECTIONS.outcomes),
+    ]);
+    const cancelOf = new Map(cancels.map((e) => [e.id, e.doc as unknown as FlowCancelDoc]));
+    const outcomeOf = new Map(outcomes.map((e) => [e.id, e.doc as unknown as FlowOutcomeDoc]));
+    const from = query.from ? new Date(query.from).getTime() : -Infinity;
+    const to = query.to ? new Date(query.to).getTime() : Infinity;
+    const all = (docs as unknown as FlowDoc[])
+      .map((doc) => flowSummaryOf(doc, cancelOf.get(doc.flowId) ?? null, outcomeOf.get(doc.flowId) ?? null))
+      .filter((f) => (query.status === undefined || f.status === query.status) && new Date(f.createdAt).getTime() >= from && new Date(f.createdAt).getTime() < to)
+      .sort((a, b) => (a.createdAt === b.createdAt ? a.flowId.localeCompare(b.flowId) : a.createdAt < b.createdAt ? 1 : -1));
+    const offset = query.offset ?? 0;
+    return { items: all.slice(offset, offset + (query.limit ?? 50)), total: all.length };
+  }
+
+  /**
+   * Cancels a flow: the request is recorded first (so every instance's promotion cancels waiting
+   * steps from then on), then each started step is cancelled as a run cancel does, then the
+   * waiting ones end `cancelled`. Asking again changes nothing; an ended flow is a conflict.
+   */
+  async function cancel(flowId: string, reason: string | null, identity: Identity): Promise<FlowView> {
+    const doc = await readFlowDoc(store, flowId);
+    if (!doc) throw notFound(`flow ${flowId}`);
+    const ended = (await store.getDoc(FLOW_COLLECTIONS.outcomes, flowId)) as FlowOutcomeDoc | null;
+    if (ended && ended.status !== 'cancelled') throw conflict(`flow ${flowId} already ended ${ended.status}`);
+    const request: FlowCancelDoc = { requestedAt: deps.clock.now().toISOString(), requestedBy: identity.actor, reason };
+    await store.insertDoc(FLOW_COLLECTIONS.cancels, flowId, { ...request });
+    const flow = await loadFlow(store, flowId);
+    for (const step of flow?.doc.steps ?? []) {
+      if (!STARTED_STATES.has(flow!.snapshot.states.get(step.key) ?? 'missing')) continue;
+      const run = flow!.runs.get(step.key);
+      const target = run?.approval.replayRunId ?? run?.runId;
+      if (!target) continue;
+      try {
+        await deps.cancelRun(target, reason, identity);
+      } catch (err) {
+        // It ended between the read and the cancel: nothing left to stop.
+        if (!(err instanceof DomainError && err.code === 'conflict')) throw err;
+      }
+    }
+    await advanceSoon(flowId);
+    return get(flowId);
+  }
+
+  /**
+   * A new flow of the same steps linked to this one (`rerunOf`): the steps before `from` that
+   * succeeded are reused (reusedSteps), the rest run again, admitted as any flow is.
+   */
+  async function rerun(flowId: string, from: string | undefined, identity: Identity) {
+    const flow = await loadFlow(store, flowId);
+    if (!flow) throw notFound(`flow ${flowId}`);
+    const reuse = reusedSteps(flow, from);
+    const steps = flow.doc.steps.map(({ key, type, payload, dependsOn, onDependencyFailure }) => ({ key, type, payload, dependsOn, onDependencyFailure }));
+    return { ...(await create({ steps, requestedBy: identity.actor, requesters: [identity.actor, ...flow.doc.requesters], rerunOf: flowId, reuse })), rerunOf: flowId };
+  }
+
+  /** A step run (or its approval replay) ended or had its approval decided: its flow moves on. */
+  async function onRunSettled(run: RunRecord): Promise<void> {
+    if (!run.flowStep) return;
+    await advanceSoon(run.flowStep.flowId);
+  }
+
+  /** Moves on every flow not ended: promotions an instance died before making, admissions a crash cut. */
+  async function sweep(): Promise<number> {
+    const [docs, outcomes] = await Promise.all([store.listDocEntries(FLOW_COLLECTIONS.flows), store.listDocEntries(FLOW_COLLECTIONS.outcomes)]);
+    const ended = new Set(outcomes.map((e) => e.id));
+    const open = docs.map((e) => e.id).filter((id) => !ended.has(id));
+    for (const flowId of open) await advanceSoon(flowId);
+    return open.length;
+  }
+
+  let timer: NodeJS.Timeout | null = null;
+  let sweeping = false;
+  async function start(): Promise<void> {
+    await sweep();
+    timer = setInterval(() => {
+      if (sweeping) return;
+      sweeping = true;
+      sweep()
+        .catch((err: unknown) => logger.error({ err }, 'flow sweep failed'))
+        .finally(() => {
+          sweeping = false;
+        });
+    }, deps.sweepIntervalMs ?? 2000);
+    timer.unref();
+  }
+  function stop(): void {
+    if (timer) clearInterval(timer);
+    timer = null;
+  }
+
+  return { create, get, list, cancel, rerun, onRunSettled, sweep, start, stop, advance: advanceSoon };
+}
+
+export type FlowService = ReturnType<typeof createFlowService>;
