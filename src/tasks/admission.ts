@@ -10,7 +10,7 @@ import { indexHeldRun } from './approval-index.js';
 import { builtInApprovalPolicy, type ApprovalPolicy } from './approval-policy.js';
 import { getCatalogEntry } from './catalog.js';
 import { admitRetry, newRunRecord, retryRecordMatches } from './run-transitions.js';
-import type { RunRecord, RunStatus, WorkflowParent } from '../domain/run-record.js';
+import type { QueuePlacement, RunRecord, RunStatus, WorkflowParent } from '../domain/run-record.js';
 
 export interface AdmissionRequest {
   type: string;
@@ -36,6 +36,8 @@ export interface AdmissionRequest {
    * admission continues (a retry, an approval replay). The admission span is its child.
    */
   traceparent?: string | null;
+  /** Concurrency key and priority (checked by the caller: src/tasks/placement-check.ts); absent: unkeyed, default priority. */
+  placement?: Partial<QueuePlacement>;
 }
 
 export type DuplicateReason = `duplicate-${Exclude<RunStatus, 'retrying'>}` | 'duplicate-type-mismatch' | 'duplicate-retrying';
@@ -191,6 +193,7 @@ export function createAdmission(deps: AdmissionDeps) {
             rerunOf: request.rerunOf ?? null,
             scheduleId: request.scheduleId ?? null,
             traceparent: span.traceparent,
+            placement: request.placement,
           });
           return slot !== null && record.queueState === 'ready' ? slot.start(record) : record;
         }

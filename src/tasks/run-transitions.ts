@@ -1,5 +1,16 @@
 import { actorList } from './run-requesters.js';
-import type { QueueAttemptState, RetryRecovery, RunAccounting, RunEvent, RunRecord, RunToolGate, SpecialistContract, WorkflowParent } from '../domain/run-record.js';
+import {
+  DEFAULT_PRIORITY,
+  type QueueAttemptState,
+  type QueuePlacement,
+  type RetryRecovery,
+  type RunAccounting,
+  type RunEvent,
+  type RunRecord,
+  type RunToolGate,
+  type SpecialistContract,
+  type WorkflowParent,
+} from '../domain/run-record.js';
 
 /** Bounds from DECISIONS.md: at most 200 events per run; queue attempts are bounded evidence too. */
 export const MAX_RUN_EVENTS = 200;
@@ -30,6 +41,8 @@ export interface NewRunInput {
   scheduleId?: string | null;
   /** The admission span's trace context (tracing on). */
   traceparent?: string | null;
+  /** Its concurrency key and priority; absent: unkeyed, DEFAULT_PRIORITY. */
+  placement?: Partial<QueuePlacement>;
 }
 
 /** Appends an event, keeping the newest MAX_RUN_EVENTS; `seq` keeps counting so gaps show truncation. */
@@ -95,6 +108,8 @@ export function newRunRecord(input: NewRunInput): RunRecord {
     ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}),
     ...(input.scheduleId ? { scheduleId: input.scheduleId } : {}),
     ...(input.traceparent ? { traceparent: input.traceparent } : {}),
+    concurrencyKey: input.placement?.concurrencyKey ?? null,
+    priority: input.placement?.priority ?? DEFAULT_PRIORITY,
     retry: null,
     result: null,
     error: null,
