@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { DEFAULT_PRIORITY, MAX_CONCURRENCY_KEY_LENGTH, MAX_PRIORITY, MIN_PRIORITY, type QueuePlacement } from '../domain/run-record.js';
+import { DEFAULT_PRIORITY, MAX_CONCURRENCY_KEY_LENGTH, MAX_PRIORITY, MIN_PRIORITY } from '../domain/run-record.js';
 
 /**
  * The queue placement fields of a request body (trigger, schedule): the route schemas spread
@@ -24,7 +24,7 @@ export const PlacementFields = {
 };
 
 /** The placement a request asks for, leaving out what it did not set (the admission fills the defaults). */
-export function requestedPlacement(request: { concurrencyKey?: string; priority?: number }): Partial<QueuePlacement> {
+export function requestedPlacement(request: { concurrencyKey?: string; priority?: number }): { concurrencyKey?: string; priority?: number } {
   return {
     ...(request.concurrencyKey !== undefined ? { concurrencyKey: request.concurrencyKey } : {}),
     ...(request.priority !== undefined ? { priority: request.priority } : {}),
