@@ -214,6 +214,29 @@ export interface RunRecord {
    * the run was admitted with tracing off.
    */
   traceparent?: string | null;
+  /**
+   * The run's concurrency key (docs/queue.md): claims take runs round-robin across keys, and
+   * limit buckets may cap runs per key. Absent or null: the run shares the unkeyed queue.
+   */
+  concurrencyKey?: string | null;
+  /** 1 (lowest) to 5 (highest); absent on runs stored before priorities existed: DEFAULT_PRIORITY. */
+  priority?: number;
+}
+
+export const MIN_PRIORITY = 1;
+export const MAX_PRIORITY = 5;
+export const DEFAULT_PRIORITY = 3;
+export const MAX_CONCURRENCY_KEY_LENGTH = 200;
+
+/** Where a run queues: what a trigger, schedule or rerun may set and a claim orders by. */
+export interface QueuePlacement {
+  concurrencyKey: string | null;
+  priority: number;
+}
+
+/** The placement a run record carries, with the defaults of records stored before placements existed. */
+export function placementOf(run: Pick<RunRecord, 'concurrencyKey' | 'priority'>): QueuePlacement {
+  return { concurrencyKey: run.concurrencyKey ?? null, priority: run.priority ?? DEFAULT_PRIORITY };
 }
 
 export interface FlowStepLink {

@@ -6,6 +6,7 @@ import type { ScheduleView } from './schedule-record.js';
 import { businessValueCycleType } from '../lanes/business-value-cycle/definition.js';
 import { heartbeatType } from '../lanes/heartbeat/definition.js';
 import { nightlyBatchType } from '../lanes/nightly-batch/definition.js';
+import { placementOf } from '../domain/run-record.js';
 
 /**
  * The service's own schedules (src/scheduler/scheduler.ts), shown beside the user schedules so
@@ -72,6 +73,7 @@ export async function builtInScheduleViews(config: BuiltInConfig, store: StateSt
         // Each slot is one run id per minute: a second firing in the slot is a duplicate, never a second run.
         overlap: 'allow',
         catchUp: 'skip',
+        ...placementOf({}),
         nextRunAt: schedule.enabled ? safely(() => nextFireTimes(spec, now, 5), []).map((d) => d.toISOString()) : [],
         lastRunId: latestRun?.runId ?? null,
         lastFiredAt: latestRun && latest ? latest.toISOString() : null,

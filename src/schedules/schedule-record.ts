@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';
 import { actorList } from '../tasks/run-requesters.js';
+import { PlacementFields } from '../tasks/placement-schema.js';
 
 /**
  * The words of a schedule: what an operator sends, what the store keeps, what a reader gets.
@@ -44,6 +45,7 @@ export const ScheduleCreateSchema = Type.Object(
     enabled: Type.Optional(Type.Boolean({ description: 'Default true' })),
     overlap: Type.Optional(OverlapPolicySchema),
     catchUp: Type.Optional(CatchUpPolicySchema),
+    ...PlacementFields,
   },
   { additionalProperties: false },
 );
@@ -58,6 +60,7 @@ export const SchedulePatchSchema = Type.Object(
     enabled: Type.Optional(Type.Boolean()),
     overlap: Type.Optional(OverlapPolicySchema),
     catchUp: Type.Optional(CatchUpPolicySchema),
+    ...PlacementFields,
   },
   { additionalProperties: false, minProperties: 1, description: 'The fields to change; `payload` replaces the whole payload' },
 );
@@ -97,6 +100,9 @@ export const ScheduleDefinitionSchema = Type.Object({
    * `enabled` changes, so a disabled stretch or an old cron is not "missed" work to catch up.
    */
   activeSince: Instant,
+  /** Where its firings queue (docs/queue.md); absent: unkeyed, default priority. */
+  concurrencyKey: Type.Optional(Type.String()),
+  priority: Type.Optional(Type.Integer()),
 });
 export type ScheduleDefinition = Static<typeof ScheduleDefinitionSchema>;
 
@@ -143,6 +149,8 @@ export const ScheduleViewSchema = Type.Object(
     id: Type.String(),
     builtIn: Type.Boolean({ description: 'A schedule of the service itself (config): listed, never written through this API' }),
     ...ScheduleFields,
+    concurrencyKey: Type.Union([Type.String(), Type.Null()], { description: 'the concurrency key of its firings (docs/queue.md); null: unkeyed' }),
+    priority: Type.Integer({ description: 'the priority of its firings, 1-5' }),
     nextRunAt: Type.Array(Instant, { description: 'The next five fire times (empty while disabled)' }),
     lastRunId: NullableString,
     lastFiredAt: NullableInstant,

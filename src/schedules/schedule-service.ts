@@ -19,6 +19,8 @@ import {
 } from './schedule-record.js';
 import type { ScheduleStore } from './schedule-store.js';
 import type { SecretRedactor } from '../redaction/known-secrets.js';
+import { placementOf } from '../domain/run-record.js';
+import { requestedPlacement } from '../tasks/placement-schema.js';
 
 export interface ScheduleServiceDeps {
   schedules: ScheduleStore;
@@ -105,6 +107,7 @@ export function scheduleView(definition: ScheduleDefinition, firing: ScheduleFir
     enabled: definition.enabled,
     overlap: definition.overlap,
     catchUp: definition.catchUp,
+    ...placementOf(definition),
     nextRunAt: definition.enabled ? nextFireTimes(definition, after, NEXT_RUNS_SHOWN).map((d) => d.toISOString()) : [],
     lastRunId: firing.lastRunId,
     lastFiredAt: firing.lastFiredAt,
@@ -174,6 +177,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
       enabled: input.enabled ?? true,
       overlap: input.overlap ?? 'skip',
       catchUp: input.catchUp ?? 'skip',
+      ...requestedPlacement(input),
       createdAt: at,
       updatedAt: at,
       createdBy: actor,

@@ -9,6 +9,7 @@ import { nextFireTime } from './cron-expression.js';
 import { dueFiring, MISFIRE_GRACE_MS, overlapAction, type DueFiring } from './firing-decision.js';
 import { NO_FIRINGS, scheduleActor, scheduleRequesters, scheduleRunId, type ScheduleDefinition, type ScheduleFiringState } from './schedule-record.js';
 import type { ScheduleStore } from './schedule-store.js';
+import { placementOf } from '../domain/run-record.js';
 
 /**
  * Asks for a run to be cancelled (the run-control cancel path). Injected: the schedules module
@@ -194,6 +195,7 @@ export function createScheduleTimer(deps: ScheduleTimerDeps): ScheduleTimer {
       requesters: scheduleRequesters(definition),
       forceRunId: runId,
       scheduleId: definition.id,
+      placement: placementOf(definition),
     });
     const taken = takenBy(outcome, definition.id);
     if (taken !== null) {

@@ -19,6 +19,7 @@ export interface NormalizedRunQuery {
   type: string | undefined;
   status: RunStatus | undefined;
   queueState: Exclude<RunRecord['queueState'], null> | undefined;
+  concurrencyKey: string | undefined;
   /** An empty prefix is no filter. */
   idPrefix: string | undefined;
   /** Payload fields to match exactly; empty: no payload filter. */
@@ -39,6 +40,7 @@ export function normalizeRunQuery(query: RunQuery): NormalizedRunQuery {
     type: query.type,
     status: query.status,
     queueState: query.queueState,
+    concurrencyKey: query.concurrencyKey,
     idPrefix: query.idPrefix === '' ? undefined : query.idPrefix,
     payload: payloadFieldMatches(query.payload),
     verdict: query.verdict,
@@ -81,6 +83,7 @@ export function matchesRunQuery(run: RunRecord, query: NormalizedRunQuery): bool
   if (query.type !== undefined && run.type !== query.type) return false;
   if (query.status !== undefined && run.status !== query.status) return false;
   if (query.queueState !== undefined && run.queueState !== query.queueState) return false;
+  if (query.concurrencyKey !== undefined && (run.concurrencyKey ?? '') !== query.concurrencyKey) return false;
   if (query.idPrefix !== undefined && !run.runId.startsWith(query.idPrefix)) return false;
   if (!query.payload.every((match) => payloadHasField(run.payload, match))) return false;
   if (query.verdict !== undefined && !resultHasVerdict(run.result, query.verdict)) return false;
@@ -111,6 +114,29 @@ export function blockedTypes(options: ClaimOptions, runningByType: ReadonlyMap<s
     if ((runningByType.get(type) ?? 0) >= limit) blocked.add(type);
   }
   return blocked;
+}
+
+/**
+ * A claim's check of its picks against the type limits, in claim order: each pick admitted counts
+ * toward its type's limit for the picks after it. `refused` says whether one was turned away (the
+ * claim may then look again among the other types' runs).
+ */
+export function typeLimitGate(options: ClaimOptions, running: ReadonlyMap<string, number>): { admit: (run: { type: string }) => boolean; refused: boolean } {
+  const counts = new Map(running);
+  const gate = {
+    refused: false,
+    admit: (run: { type: string }): boolean => {
+      const limit = options.typeLimits[run.type];
+      const count = counts.get(run.type) ?? 0;
+      if (limit !== undefined && count >= limit) {
+        gate.refused = true;
+        return false;
+      }
+      counts.set(run.type, count + 1);
+      return true;
+    },
+  };
+  return gate;
 }
 
 export function emptyStatusCounts(): Record<RunStatus, number> {

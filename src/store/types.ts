@@ -45,6 +45,8 @@ export interface RunQuery {
   createdFrom?: string;
   /** Only runs created before this instant (ISO 8601): the range is half-open, [createdFrom, createdTo). */
   createdTo?: string;
+  /** Only runs with this concurrency key. */
+  concurrencyKey?: string;
 }
 
 export interface ClaimOptions {
@@ -52,6 +54,8 @@ export interface ClaimOptions {
   typeLimits: Record<string, number>;
   /** Types this caller must not claim now (for example because its local slots for them are full). */
   excludeTypes?: string[];
+  /** The claim's time, which priority aging counts to (src/store/fair-claims.ts); absent: the process clock. */
+  now?: Date;
 }
 
 /** An attempt whose lease an instance holds (StateStore.renewLeases). */

@@ -10,7 +10,7 @@ import { indexHeldRun } from './approval-index.js';
 import { builtInApprovalPolicy, type ApprovalPolicy } from './approval-policy.js';
 import { getCatalogEntry } from './catalog.js';
 import { admitRetry, newRunRecord, retryRecordMatches } from './run-transitions.js';
-import type { FlowStepLink, RunRecord, RunStatus, WorkflowParent } from '../domain/run-record.js';
+import type { FlowStepLink, QueuePlacement, RunRecord, RunStatus, WorkflowParent } from '../domain/run-record.js';
 
 export interface AdmissionRequest {
   type: string;
@@ -43,6 +43,8 @@ export interface AdmissionRequest {
    * promotes it once its dependencies ended (src/flows/flow-promotion.ts).
    */
   waiting?: boolean;
+  /** Concurrency key and priority (checked by the caller: src/tasks/placement-check.ts); absent: unkeyed, default priority. */
+  placement?: Partial<QueuePlacement>;
 }
 
 export type DuplicateReason = `duplicate-${Exclude<RunStatus, 'retrying'>}` | 'duplicate-type-mismatch' | 'duplicate-retrying';
@@ -200,6 +202,7 @@ export function createAdmission(deps: AdmissionDeps) {
             traceparent: span.traceparent,
             flowStep: request.flowStep ?? null,
             waiting: request.waiting === true,
+            placement: request.placement,
           });
           return slot !== null && record.queueState === 'ready' ? slot.start(record) : record;
         }

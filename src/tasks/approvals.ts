@@ -17,7 +17,7 @@ import { approversOf, decisionBy, decisionHistoryOf, wasEscalated, withOperatorD
 import { getCatalogEntry, getTaskType } from './catalog.js';
 import type { LaneRegistry } from './lanes.js';
 import { withAttemptState, withEvent } from './run-transitions.js';
-import type { RunRecord } from '../domain/run-record.js';
+import { placementOf, type RunRecord } from '../domain/run-record.js';
 
 /** The run id of an approval's replay; only this module mints ids in its namespace. */
 export const replayRunIdFor = (taskId: string) => `${SERVICE_RUN_ID_PREFIXES.approvalReplay}${taskId}`;
@@ -149,6 +149,8 @@ export function createApprovals(deps: ApprovalsDeps) {
       flowStep: held.flowStep ? { flowId: held.flowStep.flowId, key: held.flowStep.key } : undefined,
       // The replay continues the held run's trace.
       traceparent: held.traceparent,
+      // The approved work queues where the held run would have.
+      placement: placementOf(held),
     });
     const replayTaskId = outcome.run.taskId;
     const now = clock.now();

@@ -7,6 +7,9 @@ import { hasPayloadSchema, payloadProblems } from '../lanes/payload-check.js';
 export interface TaskRequest {
   type: string;
   payload?: Record<string, unknown>;
+  /** Queue placement (src/tasks/placement-schema.ts); the route schema checked its bounds. */
+  concurrencyKey?: string;
+  priority?: number;
 }
 
 /** A request that passed every check, with its catalog entry. */

@@ -1,7 +1,7 @@
 import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 import { invalidRequest, notFound, pointer } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
-import type { RunRecord } from '../domain/run-record.js';
+import { placementOf, type RunRecord } from '../domain/run-record.js';
 import type { StateStore } from '../store/types.js';
 import { runWriteTags, type AdmissionOutcome, type Admit } from './admission.js';
 import { getCatalogEntry } from './catalog.js';
@@ -96,6 +96,8 @@ export function createRerun(deps: RerunDeps) {
       // The original's work, asked for again: its requesters ask for it as much as the caller.
       requesters: actorList([identity.actor], requestersOf(original)),
       rerunOf: original.runId,
+      // The original's place in the queue: its key's caps and fairness apply to its repeat too.
+      placement: placementOf(original),
     });
     // A repeated request (same key) finds the rerun it admitted before: linking again repairs a
     // link a crash left unwritten. A key owned by any other run is not a rerun of this one.

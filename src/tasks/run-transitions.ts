@@ -4,7 +4,7 @@ import { attemptIdOf, withEvent } from '../domain/run-events.js';
 // The run's event list and attempt ids are the run record's own rules (src/domain/run-events.ts),
 // which the run logs and the model gateway apply too; the runtime's importers keep this path.
 export { attemptIdOf, MAX_RUN_EVENTS, withEvent } from '../domain/run-events.js';
-import type { FlowStepLink, QueueAttemptState, RetryRecovery, RunAccounting, RunRecord, RunToolGate, SpecialistContract, WorkflowParent } from '../domain/run-record.js';
+import { DEFAULT_PRIORITY, type FlowStepLink, type QueueAttemptState, type QueuePlacement, type RetryRecovery, type RunAccounting, type RunRecord, type RunToolGate, type SpecialistContract, type WorkflowParent } from '../domain/run-record.js';
 
 export const MAX_QUEUE_ATTEMPTS = 50;
 
@@ -35,6 +35,8 @@ export interface NewRunInput {
   flowStep?: FlowStepLink | null;
   /** A flow step admitted before its dependencies ended: stored `waiting`, promoted by src/flows/. */
   waiting?: boolean;
+  /** Its concurrency key and priority; absent: unkeyed, DEFAULT_PRIORITY. */
+  placement?: Partial<QueuePlacement>;
 }
 
 /** Records a queue-attempt lifecycle entry for the run's current attempt. */
@@ -94,6 +96,8 @@ export function newRunRecord(input: NewRunInput): RunRecord {
     ...(input.scheduleId ? { scheduleId: input.scheduleId } : {}),
     ...(input.traceparent ? { traceparent: input.traceparent } : {}),
     ...(input.flowStep ? { flowStep: input.flowStep } : {}),
+    concurrencyKey: input.placement?.concurrencyKey ?? null,
+    priority: input.placement?.priority ?? DEFAULT_PRIORITY,
     retry: null,
     result: null,
     error: null,

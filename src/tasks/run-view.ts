@@ -1,4 +1,4 @@
-import { isTerminalStatus, type RunRecord } from '../domain/run-record.js';
+import { isTerminalStatus, placementOf, type RunRecord } from '../domain/run-record.js';
 import { endedByApprovalRefusal } from '../domain/approval-refusal.js';
 import { approvalRequestersOf } from './approval-policy.js';
 import { requestersOf } from './run-requesters.js';
@@ -184,6 +184,8 @@ export function toRunView(run: RunRecord) {
     status: run.status,
     /** `held` while an approval decides it (its status stays `pending`), else `ready`. */
     queueState: run.queueState,
+    /** Its concurrency key (null: the unkeyed queue) and priority, as claims order it (docs/queue.md). */
+    ...placementOf(run),
     attempt: run.attempt,
     source: run.source,
     requestedBy: run.requestedBy,

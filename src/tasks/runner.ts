@@ -271,7 +271,8 @@ export class Runner {
   private async claim(max: number): Promise<RunRecord[]> {
     const now = this.deps.clock.now();
     const leaseUntil = new Date(now.getTime() + this.deps.leaseMs);
-    const options = { typeLimits: this.deps.config.typeConcurrency };
+    // The claim's time is this runner's clock's: priority aging counts to it (src/store/fair-claims.ts).
+    const options = { typeLimits: this.deps.config.typeConcurrency, now };
     const mark = (run: RunRecord) => markRunning(run, this.deps.ownerId, leaseUntil, now);
     return this.deps.store.claimRuns(options, max, mark);
   }

@@ -16,6 +16,7 @@ import { createApprovals } from './approvals.js';
 import type { ExecutorDeps } from './executor.js';
 import type { LaneRegistry } from './lanes.js';
 import type { TaskRequest } from './payload-validation.js';
+import { requestedPlacement } from './placement-schema.js';
 import { recoverInterruptedRuns, type RecoveryDeps } from './recovery.js';
 import { createBulkActions } from './bulk-actions.js';
 import { createRerun } from './rerun.js';
@@ -161,7 +162,14 @@ export function createTaskRuntime(deps: RuntimeDeps) {
   async function trigger(request: TaskRequest, identity: Identity, traceparent?: string | null): Promise<AdmissionOutcome> {
     const checked = checkTrigger(request);
     await deps.lanes.get(checked.type).requesterCheck?.(checked.payload, identity);
-    return admit({ type: checked.type, payload: checked.payload, source: 'api', requestedBy: identity.actor, traceparent });
+    return admit({
+      type: checked.type,
+      payload: checked.payload,
+      source: 'api',
+      requestedBy: identity.actor,
+      traceparent,
+      placement: requestedPlacement(request),
+    });
   }
 
   async function listRuns(query: RunQuery & { cursor?: string }) {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { JSON_BOUNDS } from '../../src/domain/json-bounds.js';
 import { signAlertDelivery } from '../../src/incidents/alert-signature.js';
-import { startComposedService, type ComposedService } from '../support/composed-service.js';
+import { composedServiceForSuite } from '../support/composed-service.js';
 import { readJson } from '../support/http.js';
 import { bearer, TEST_KEYS, TEST_WEBHOOK_SECRET } from '../support/keys.js';
 
@@ -41,19 +41,13 @@ function signedHeaders(body: string): Record<string, string> {
 }
 
 describe('every JSON body is held to the depth and size bounds, after the key or the signature', () => {
-  let svc: ComposedService;
-  beforeAll(async () => {
-    svc = await startComposedService();
-  }, 60_000);
-  afterAll(async () => {
-    await svc?.close();
-  });
+  const service = composedServiceForSuite();
 
   async function send(route: BodyRoute, body: string, credential: 'valid' | 'none' | 'viewer' = 'valid') {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (route.access === 'signed') Object.assign(headers, credential === 'valid' ? signedHeaders(body) : {});
     else if (credential !== 'none') Object.assign(headers, bearer(credential === 'viewer' ? TEST_KEYS.viewer : TEST_KEYS.operator));
-    const res = await fetch(`${svc.url}${route.path}`, { method: route.method, headers, body });
+    const res = await fetch(`${service().url}${route.path}`, { method: route.method, headers, body });
     return { status: res.status, error: ((await readJson(res)) as { error?: { code: string; message: string; details?: unknown } }).error };
   }
 
@@ -87,12 +81,12 @@ describe('every JSON body is held to the depth and size bounds, after the key or
 
   it('takes a payload right at the bound: a trigger body 64 levels deep is admitted', async () => {
     const payload = `{"content":"bounded","idempotencyKey":"bounds-at-limit","nested":${nested(JSON_BOUNDS.maxDepth - 2)}}`;
-    const answer = await fetch(`${svc.url}/api/tasks/trigger`, {
+    const answer = await fetch(`${service().url}/api/tasks/trigger`, {
       method: 'POST',
       headers: { ...bearer(TEST_KEYS.operator), 'content-type': 'application/json' },
       body: `{"type":"summarize-content","payload":${payload}}`,
     });
     expect(answer.status).toBe(202);
-    expect((await svc.store.getRun('bounds-at-limit'))?.payload.content).toBe('bounded');
+    expect((await service().store.getRun('bounds-at-limit'))?.payload.content).toBe('bounded');
   });
 });

@@ -165,6 +165,21 @@ describe('the schedule timer', () => {
     expect(await service.get('ten')).toMatchObject({ lastRunId: run!.runId, lastFiredAt: '2026-03-01T10:00:10.000Z', lastCatchUp: false });
   });
 
+  it('fires its runs with the schedule’s concurrency key and priority, which a change replaces', async () => {
+    const store = await openStore();
+    const { service, timer, clock } = instance(store);
+    const created = await service.create({ ...EVERY_TEN, concurrencyKey: 'nightly/eu', priority: 2 }, 'ops-alice');
+    expect(created).toMatchObject({ concurrencyKey: 'nightly/eu', priority: 2 });
+    clock.set('2026-03-01T10:00:10.002Z');
+    await timer.tick();
+    expect(await store.getRun('schedule:ten:2026-03-01T10:00:10.000Z')).toMatchObject({ concurrencyKey: 'nightly/eu', priority: 2 });
+    await service.update('ten', { priority: 4, overlap: 'allow' }, 'ops-alice');
+    clock.set('2026-03-01T10:00:20.002Z');
+    await timer.tick();
+    expect(await store.getRun('schedule:ten:2026-03-01T10:00:20.000Z')).toMatchObject({ concurrencyKey: 'nightly/eu', priority: 4 });
+    expect((await service.list()).schedules.find((view) => view.builtIn)).toMatchObject({ concurrencyKey: null, priority: 3 });
+  });
+
   it('tries a tick again at the next pass when its admission failed', async () => {
     const store = await openStore();
     const { service, timer, clock } = instance(store, { failingAdmissions: 1 });

@@ -237,6 +237,72 @@ export function describeStoreConformance(
       });
     });
 
+    describe('claims in fair order (src/store/fair-claims.ts)', () => {
+      const T0 = Date.parse('2026-03-01T12:00:00.000Z');
+      const at = (ms: number) => new Date(T0 + ms).toISOString();
+      /** Claims one run at a time, each starting a second after the last (the fairness turn reads start times). */
+      async function claimOneByOne(store: StateStore, count: number, nowMs = T0): Promise<string[]> {
+        const ids: string[] = [];
+        for (let i = 0; i < count; i++) {
+          const run = await store.claimNextRun({ typeLimits: {}, now: new Date(nowMs) }, (r) => ({ ...markRunning(r), startedAt: at(1000 * (i + 1)) }));
+          if (run === null) break;
+          ids.push(run.runId);
+        }
+        return ids;
+      }
+
+      it('takes higher priorities first, oldest first within one', async () => {
+        const { store } = await openStore();
+        await insert(store, { runId: 'low', priority: 1, createdAt: at(0) });
+        await insert(store, { runId: 'default', createdAt: at(0) });
+        await insert(store, { runId: 'high', priority: 5, createdAt: at(0) });
+        await insert(store, { runId: 'high-later', priority: 5, createdAt: at(0) });
+        expect(await claimOneByOne(store, 5)).toEqual(['high', 'high-later', 'default', 'low']);
+      });
+
+      it('takes turns across concurrency keys, one by one and within a batch, oldest first within a key', async () => {
+        const { store } = await openStore();
+        for (let i = 0; i < 5; i++) await insert(store, { runId: `flood-${i}`, concurrencyKey: 'flood', createdAt: at(0) });
+        await insert(store, { runId: 'light-0', concurrencyKey: 'light', createdAt: at(0) });
+        await insert(store, { runId: 'light-1', concurrencyKey: 'light', createdAt: at(0) });
+        await insert(store, { runId: 'plain', createdAt: at(0) });
+        expect(await claimOneByOne(store, 4)).toEqual(['flood-0', 'light-0', 'plain', 'flood-1']);
+        if (!store.claimRuns) return;
+        // `flood` was claimed last: the batch starts with the key that waited longest.
+        const batch = await store.claimRuns({ typeLimits: {}, now: new Date(T0) }, 3, (r) => ({ ...markRunning(r), startedAt: at(10_000) }));
+        expect(batch.map((r) => r.runId)).toEqual(['light-1', 'flood-2', 'flood-3']);
+      });
+
+      it('raises a waiting run one priority level per minute waited, so it is not passed over forever', async () => {
+        const { store } = await openStore();
+        await insert(store, { runId: 'old-low', priority: 1, createdAt: at(0) });
+        await insert(store, { runId: 'new-high-1', priority: 5, createdAt: at(180_000) });
+        await insert(store, { runId: 'new-high-2', priority: 5, createdAt: at(180_000) });
+        // After three minutes old-low counts as 4: the fresh 5s go first.
+        expect(await claimOneByOne(store, 1, T0 + 180_000)).toEqual(['new-high-1']);
+        // After four it counts as 5, and is older.
+        expect(await claimOneByOne(store, 2, T0 + 240_000)).toEqual(['old-low', 'new-high-2']);
+      });
+
+      it('never claims a run that is not ready, whatever its priority', async () => {
+        const { store } = await openStore();
+        await insert(store, { runId: 'held', queueState: 'held', priority: 5 });
+        await insert(store, { runId: 'ready', priority: 1 });
+        expect(await claimOneByOne(store, 3)).toEqual(['ready']);
+      });
+
+      it('lists runs by concurrency key', async () => {
+        const { store } = await openStore();
+        await insert(store, { runId: 'a-1', concurrencyKey: 'tenant/a' });
+        await insert(store, { runId: 'b-1', concurrencyKey: 'tenant/b' });
+        await insert(store, { runId: 'a-2', concurrencyKey: 'tenant/a' });
+        await insert(store, { runId: 'none' });
+        const page = await store.listRuns({ concurrencyKey: 'tenant/a', order: 'oldest' });
+        expect(page.items.map((r) => r.runId)).toEqual(['a-1', 'a-2']);
+        expect(page.total).toBe(2);
+      });
+    });
+
     describe('finishRun (when the driver has it)', () => {
       const record: TaskRecord = { type: 'doc-sync', status: 'completed', timestamp: '2026-01-01T00:00:00Z', durationMs: 3 };
       const finish = (cur: RunRecord | null) => (cur?.status === 'running' ? { ...cur, status: 'success' as const } : null);

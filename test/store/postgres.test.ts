@@ -59,6 +59,7 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgresStateStore (${TEST_DATABASE_URL ? '
           { version: 4, description: 'processed-task counts as deltas, an index of queued runs' },
           { version: 5, description: 'run records compressed with lz4 where the server has it, the redundant index of ready runs dropped' },
           { version: 6, description: 'runs indexed by status in seq order (pages of one status no longer walk the table)' },
+          { version: 7, description: 'concurrency key, priority and start time of runs as columns, for claims in fair order' },
         ]);
         const schema = starting[0]!.schema;
         const indexes = await client.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'runs'`, [schema]);
@@ -70,7 +71,7 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgresStateStore (${TEST_DATABASE_URL ? '
       } finally {
         await client.end();
       }
-      expect((await starting[0]!.health()).detail).toMatch(/^PostgreSQL \d+\.\d+.*, schema .+, layout version 6, shared by instances$/);
+      expect((await starting[0]!.health()).detail).toMatch(/^PostgreSQL \d+\.\d+.*, schema .+, layout version 7, shared by instances$/);
     });
 
     it('keeps each docdb:<key> OrchestratorState apart while runs are shared', async () => {

@@ -1,3 +1,4 @@
+import { undoLayout7 } from '../support/sqlite-layouts.js';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -218,6 +219,7 @@ describe('events stored before stamps existed', () => {
     const doc = JSON.parse((db.prepare("SELECT doc FROM runs WHERE run_id = 'old'").get() as { doc: string }).doc);
     unstamped(doc);
     db.prepare("UPDATE runs SET doc = ? WHERE run_id = 'old'").run(JSON.stringify(doc));
+    undoLayout7(db);
     db.exec("DROP INDEX runs_last_tx; ALTER TABLE runs DROP COLUMN last_tx; DELETE FROM counters WHERE name = 'event_tx'; DELETE FROM schema_migrations WHERE version = 6");
     db.close();
     const upgraded = new SqliteStateStore(path);

@@ -1,3 +1,4 @@
+import { undoLayout7 } from '../support/sqlite-layouts.js';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -67,7 +68,7 @@ describe('SqliteStateStore on disk', () => {
     }
   });
 
-  it('creates the layout (version 2, the run-count index of version 3, the counted append tables of 4, one index less in 5, event stamps in 6) in WAL mode', async () => {
+  it('creates the layout (version 2, the run-count index of version 3, the counted append tables of 4, one index less in 5, event stamps in 6, fair-claim columns in 7) in WAL mode', async () => {
     const dir = tempDir();
     const store = await openStore(dir);
     expect(store.target).toBe(`sql:${join(dir, DB)}`);
@@ -79,13 +80,24 @@ describe('SqliteStateStore on disk', () => {
         { version: 4, description: 'row counts of the append tables' },
         { version: 5, description: 'no index of run creation times' },
         { version: 6, description: 'write stamps of run events' },
+        { version: 7, description: 'concurrency key, priority and start time of runs as columns, for claims in fair order' },
       ]);
       // Every index of the runs table is one more B-tree each run write updates: only these.
       const runIndexes = db
         .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' AND name NOT LIKE 'sqlite_%' ORDER BY name")
         .pluck()
         .all();
-      expect(runIndexes).toEqual(['runs_claim', 'runs_counts', 'runs_counts_all', 'runs_last_tx', 'runs_listing', 'runs_status', 'runs_type']);
+      expect(runIndexes).toEqual([
+        'runs_claim',
+        'runs_counts',
+        'runs_counts_all',
+        'runs_key_started',
+        'runs_last_tx',
+        'runs_listing',
+        'runs_ready_groups',
+        'runs_status',
+        'runs_type',
+      ]);
       // The per-type counts of the aggregates are answered from the index alone.
       const plan = db.prepare("EXPLAIN QUERY PLAN SELECT type, status, queue_state, COUNT(*) FROM runs WHERE internal = 0 GROUP BY type, status, queue_state").all() as Array<{ detail: string }>;
       expect(plan.map((p) => p.detail).join(' ')).toMatch(/COVERING INDEX runs_counts\b/);
@@ -115,7 +127,7 @@ describe('SqliteStateStore on disk', () => {
       expect(claimPlan.map((row) => row.detail).join(' ')).toContain('runs_claim');
     });
     const health = await store.health();
-    expect(health.detail).toMatch(/^SQLite 3\.\d+\.\d+, WAL, layout version 6$/);
+    expect(health.detail).toMatch(/^SQLite 3\.\d+\.\d+, WAL, layout version 7$/);
   });
 
   it('maps runs and the OrchestratorState onto typed columns', async () => {
@@ -310,9 +322,9 @@ describe('SqliteStateStore on disk', () => {
     const dir = tempDir();
     await (await openStore(dir)).close();
     const db = new Database(join(dir, DB));
-    db.prepare("INSERT INTO schema_migrations VALUES (7, 'from the future', 'now')").run();
+    db.prepare("INSERT INTO schema_migrations VALUES (8, 'from the future', 'now')").run();
     db.close();
-    await expect(new SqliteStateStore(join(dir, DB)).open()).rejects.toThrow(/layout version 7; this build reads version 6/);
+    await expect(new SqliteStateStore(join(dir, DB)).open()).rejects.toThrow(/layout version 8; this build reads version 7/);
   });
 
   /** Stores one run, takes the database back with `undo`, and reopens it: the run must be there. */
@@ -331,6 +343,7 @@ describe('SqliteStateStore on disk', () => {
   it('upgrades a version 2 database in place, keeping its runs', async () => {
     const dir = tempDir();
     const reopened = await upgradedFrom(dir, (db) => {
+      undoLayout7(db);
       undoLayout6(db);
       undoLayout5(db);
       db.exec("DROP INDEX runs_counts; DROP INDEX runs_counts_all; DELETE FROM schema_migrations WHERE version = 3");
@@ -338,7 +351,7 @@ describe('SqliteStateStore on disk', () => {
     });
     await reopened.close();
     inspect(dir, (d) => {
-      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5, 6]);
+      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5, 6, 7]);
       expect(d.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'runs_counts'").pluck().all()).toEqual(['runs_counts']);
     });
   });
@@ -349,6 +362,7 @@ describe('SqliteStateStore on disk', () => {
     for (let i = 0; i < 7; i += 1) await first.append('telemetry', { n: i }, 100);
     await first.close();
     const db = new Database(join(dir, DB));
+    undoLayout7(db);
     undoLayout6(db);
     undoLayout5(db);
     undoLayout4(db);
@@ -379,6 +393,7 @@ describe('SqliteStateStore on disk', () => {
   it('upgrades a version 4 database by dropping the index of run creation times, keeping its runs', async () => {
     const dir = tempDir();
     const reopened = await upgradedFrom(dir, (db) => {
+      undoLayout7(db);
       undoLayout6(db);
       undoLayout5(db);
     });
@@ -386,7 +401,7 @@ describe('SqliteStateStore on disk', () => {
     expect((await reopened.listRuns({ limit: 10 })).total).toBe(2);
     await reopened.close();
     inspect(dir, (d) => {
-      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5, 6]);
+      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5, 6, 7]);
       expect(d.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'runs_created'").pluck().all()).toEqual([]);
     });
   });

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import { composeService, type ServiceInfrastructure } from '../../src/app.js';
 import { systemClock } from '../../src/clock.js';
 import type { AppConfig } from '../../src/config/types.js';
@@ -57,5 +58,23 @@ export async function startComposedService(
       await store.close();
       await coordination.close();
     },
+  };
+}
+
+/**
+ * One composed service for the enclosing describe block: started before its tests, closed after
+ * them. Returns a getter, since the service exists only once the block's tests begin.
+ */
+export function composedServiceForSuite(options: Parameters<typeof startComposedService>[0] = {}): () => ComposedService {
+  let svc: ComposedService | undefined;
+  beforeAll(async () => {
+    svc = await startComposedService(options);
+  }, 60_000);
+  afterAll(async () => {
+    await svc?.close();
+  });
+  return () => {
+    if (svc === undefined) throw new Error('the composed service is used before its suite started it');
+    return svc;
   };
 }

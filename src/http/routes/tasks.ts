@@ -6,9 +6,10 @@ import { notFound } from '../../domain/errors.js';
 import type { ProtectedContext, RouteReply, RouteSpec } from '../route-spec.js';
 import type { AdmissionOutcome } from '../../tasks/admission.js';
 import type { TaskRuntime } from '../../tasks/runtime.js';
-import { RUN_STATUSES } from '../../domain/run-record.js';
+import { MAX_CONCURRENCY_KEY_LENGTH, RUN_STATUSES } from '../../domain/run-record.js';
 import { PAYLOAD_QUERY_KEYS, VerdictQuery, payloadFilterOfQuery } from './run-filter-query.js';
 import type { CatalogView } from '../../tasks/catalog-view.js';
+import { PlacementFields } from '../../tasks/placement-schema.js';
 
 const BooleanQuery = Type.Union([Type.Literal('true'), Type.Literal('false')], {
   description: 'exactly `true` or `false`',
@@ -32,6 +33,9 @@ const RunsQuery = Type.Object(
       }),
     ),
     verdict: Type.Optional(VerdictQuery),
+    concurrencyKey: Type.Optional(
+      Type.String({ minLength: 1, maxLength: MAX_CONCURRENCY_KEY_LENGTH, description: 'only runs triggered with this concurrency key' }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
     offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
     cursor: Type.Optional(
@@ -53,6 +57,7 @@ export const TriggerBody = Type.Object(
   {
     type: Type.String({ minLength: 1, description: 'a public-triggerable task type' }),
     payload: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'task-specific fields' })),
+    ...PlacementFields,
   },
   { additionalProperties: false },
 );
@@ -132,7 +137,7 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
       operationId: 'listTaskRuns',
       description:
         'Besides the declared parameters, `payload.<field>=<value>` (up to 8, dotted for nested fields: `payload.scope=projects/app`) keeps runs whose payload holds that scalar exactly: text as text, a number numerically, `true`/`false` as booleans. Payload and verdict filters read each run matching the other filters (no index); the page limit bounds the answer.',
-      summary: 'Run records, newest first; internal task types only with includeInternal=true; filters type, status, queueState, idPrefix, payload.<field>, verdict, createdFrom/To',
+      summary: 'Run records, newest first; internal task types only with includeInternal=true; filters type, status, queueState, concurrencyKey, idPrefix, payload.<field>, verdict, createdFrom/To',
       tags: ['tasks'],
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       // Tagged by filter, so a run write drops only the pages whose filters the run matches. A
@@ -163,6 +168,7 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
             idPrefix: q.idPrefix,
             payload: payloadFilterOfQuery(q),
             verdict: q.verdict,
+            concurrencyKey: q.concurrencyKey,
             limit: q.limit ?? 50,
             offset: q.offset ?? 0,
             cursor: q.cursor,

@@ -1,3 +1,4 @@
+import { fairnessKey, pickFairly } from '../fair-claims.js';
 import { nodeStoreFs, type StoreFs } from '../store-fs.js';
 import { shownTarget } from '../shown-target.js';
 import { dirname, resolve } from 'node:path';
@@ -21,6 +22,7 @@ import {
   pastCursor,
   normalizeRunQuery,
   storedRun,
+  typeLimitGate,
 } from '../run-rules.js';
 import { ANY_RUN_EVENTS, stateCorrupt } from '../types.js';
 import { renewLeasesRunByRun } from '../renew-leases.js';
@@ -58,6 +60,9 @@ import {
   type SnapshotDocument,
 } from './snapshot.js';
 import { StoreLifecycle } from '../store-lifecycle.js';
+
+/** Rounds of choosing one claim makes at most (see claimRuns). */
+const MAX_CLAIM_ROUNDS = 4;
 
 export interface FileStoreOptions extends StoreOptions {
   /**
@@ -305,15 +310,33 @@ export class FileStateStore implements StateStore {
     return claimed ?? null;
   }
 
-  /** The claims are applied to the model one after another (each sees the previous), then wait for one fsync. */
+  /**
+   * Claims in claim order (src/store/fair-claims.ts), applied to the model one after another
+   * (each sees the previous), then wait for one fsync. A round falls short only when a type
+   * filled up; the next chooses among the other types' runs.
+   */
   async claimRuns(options: ClaimOptions, max: number, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord[]> {
     const session = this.writable();
+    const { model } = session;
+    const nowMs = (options.now ?? new Date()).getTime();
+    const chosen: RunRecord[] = [];
+    for (let round = 0; round < MAX_CLAIM_ROUNDS && chosen.length < max; round++) {
+      const running = new Map(model.runningCounts());
+      for (const run of chosen) running.set(run.type, (running.get(run.type) ?? 0) + 1);
+      const want = max - chosen.length;
+      const taken = new Set(chosen.map((run) => run.runId));
+      const candidates = model.readyCandidates(blockedTypes(options, running), want + taken.size).filter((c) => !taken.has(c.runId));
+      if (candidates.length === 0) break;
+      const lastStart = new Map(candidates.map((candidate) => [candidate.key, model.lastStartOf(candidate.key)]));
+      for (const run of chosen) lastStart.set(fairnessKey(run), new Date(nowMs).toISOString());
+      const gate = typeLimitGate(options, running);
+      for (const pick of pickFairly(candidates, lastStart, nowMs, want, gate.admit)) chosen.push(model.getRun(pick.runId)!);
+      if (!gate.refused) break;
+    }
     const claimed: RunRecord[] = [];
     const durable: Promise<void>[] = [];
     let lastStamp = 0;
-    while (claimed.length < max) {
-      const candidate = session.model.firstReady(blockedTypes(options, session.model.runningCounts()));
-      if (candidate === undefined) break;
+    for (const candidate of chosen) {
       const seq = session.model.lastSeq + 1;
       const { record, stamped } = runToStore(candidate.runId, candidate, mutate(candidate), seq);
       if (stamped) lastStamp = seq;

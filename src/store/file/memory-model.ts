@@ -1,4 +1,5 @@
-import { type RunRecord } from '../../domain/run-record.js';
+import { placementOf, type RunRecord } from '../../domain/run-record.js';
+import { fairnessKey, type QueueCandidate } from '../fair-claims.js';
 import { emptyOrchestratorState, type OrchestratorState } from '../../domain/orchestrator-state.js';
 import type { AppendCollection } from '../types.js';
 import type { JournalEntry } from './journal-entry.js';
@@ -32,6 +33,10 @@ export class MemoryModel {
    */
   private readonly runTexts = new Map<string, string>();
   private readonly ready = new ReadyIndex();
+  /** The ready runs again, one queue per (concurrency key, priority): a claim reads only their heads. */
+  private readonly readyGroups = new Map<string, ReadyIndex>();
+  /** Per fairness key, the start of its latest run (claims take turns by it: src/store/fair-claims.ts). */
+  private readonly lastStartByKey = new Map<string, string>();
   private readonly runningByType = new Map<string, number>();
   private readonly collections: Record<AppendCollection, BoundedLog<Record<string, unknown>>>;
   private readonly docs = new Map<string, Map<string, Record<string, unknown>>>();
@@ -107,13 +112,27 @@ export class MemoryModel {
     return this.runningByType;
   }
 
-  /** The oldest ready run whose type is not in `blocked`. */
-  firstReady(blocked: ReadonlySet<string>): RunRecord | undefined {
-    for (const runId of this.ready.inOrder()) {
-      const run = this.runs.get(runId);
-      if (run !== undefined && !blocked.has(run.type)) return run;
+  /**
+   * The oldest `perGroup` ready runs of each (concurrency key, priority) whose type is not in
+   * `blocked`: every run a claim of `perGroup` runs could take.
+   */
+  readyCandidates(blocked: ReadonlySet<string>, perGroup: number): QueueCandidate[] {
+    const candidates: QueueCandidate[] = [];
+    for (const group of this.readyGroups.values()) {
+      let taken = 0;
+      for (const runId of group.inOrder()) {
+        const run = this.runs.get(runId);
+        if (run === undefined || blocked.has(run.type)) continue;
+        candidates.push({ runId, seq: run.seq, type: run.type, key: fairnessKey(run), priority: placementOf(run).priority, createdAt: run.createdAt });
+        if (++taken >= perGroup) break;
+      }
     }
-    return undefined;
+    return candidates;
+  }
+
+  /** When the latest run of a fairness key started; null: none of its runs has. */
+  lastStartOf(key: string): string | null {
+    return this.lastStartByKey.get(key) ?? null;
   }
 
   appended(collection: AppendCollection): Pick<BoundedLog<Record<string, unknown>>, 'length' | 'slice'> {
@@ -183,7 +202,18 @@ export class MemoryModel {
       this.eventIndex.note(run.runId, tx);
       this.eventIndex.compactIfStale(this.runs.size, () => this.runStamps());
     }
-    if (run.queueState === 'ready') this.ready.add(run.seq, run.runId);
+    if (run.queueState === 'ready') {
+      this.ready.add(run.seq, run.runId);
+      const group = readyGroupOf(run);
+      let index = this.readyGroups.get(group);
+      if (index === undefined) this.readyGroups.set(group, (index = new ReadyIndex()));
+      index.add(run.seq, run.runId);
+    }
+    if (run.startedAt !== null) {
+      const key = fairnessKey(run);
+      const last = this.lastStartByKey.get(key);
+      if (last === undefined || run.startedAt > last) this.lastStartByKey.set(key, run.startedAt);
+    }
     if (run.status === 'running') this.runningByType.set(run.type, (this.runningByType.get(run.type) ?? 0) + 1);
   }
 
@@ -196,7 +226,13 @@ export class MemoryModel {
   }
 
   private unindex(run: RunRecord): void {
-    if (run.queueState === 'ready') this.ready.remove(run.seq);
+    if (run.queueState === 'ready') {
+      this.ready.remove(run.seq);
+      const group = readyGroupOf(run);
+      const index = this.readyGroups.get(group);
+      index?.remove(run.seq);
+      if (index?.size === 0) this.readyGroups.delete(group);
+    }
     if (run.status === 'running') {
       const left = (this.runningByType.get(run.type) ?? 1) - 1;
       if (left > 0) this.runningByType.set(run.type, left);
@@ -238,4 +274,9 @@ function stateOf(snapshot: SnapshotDocument): OrchestratorState {
   };
   if (snapshot.notes !== undefined) state.notes = snapshot.notes;
   return state;
+}
+
+/** The ready queue a run joins: one per concurrency key and priority. */
+function readyGroupOf(run: RunRecord): string {
+  return `${placementOf(run).priority}:${fairnessKey(run)}`;
 }

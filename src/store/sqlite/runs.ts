@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { RunRecord } from '../../domain/run-record.js';
+import { placementOf, type RunRecord } from '../../domain/run-record.js';
 import type { ApprovalSettlement } from '../../domain/approval-refusal.js';
+import { fairnessKey, pickFairly, type QueueCandidate } from '../fair-claims.js';
 import { VERDICT_FIELDS } from '../run-field-filters.js';
 import { runProblem } from '../record-checks.js';
 import {
@@ -11,6 +12,7 @@ import {
   emptyRunCounts,
   normalizeRunQuery,
   storedRun,
+  typeLimitGate,
   type NormalizedRunQuery,
 } from '../run-rules.js';
 import { stateCorrupt, type CancelRequest, type ClaimOptions, type MutateResult, type RunCounts, type RunMutator, type RunQuery } from '../types.js';
@@ -58,76 +60,83 @@ export function mutateRun(ctx: WriteContext, runId: string, mutate: RunMutator):
   return { before, after, changed: true };
 }
 
-/** A ready run as the claim meets it: from the committed queue or staged earlier in the batch. */
-interface ReadyRun {
-  runId: string;
-  seq: number;
-  type: string;
-  doc: string;
-}
+/**
+ * Rounds of choosing one claim makes at most: a round falls short only when a type filled up,
+ * and the next then chooses among the candidates of the other types.
+ */
+const MAX_CLAIM_ROUNDS = 4;
 
 /**
- * Up to `max` claims, each the oldest ready run not blocked by the caller's exclusions or a type
- * limit, counting the claims before it. Running counts and the queue both take the runs staged
- * earlier in the batch into account, so two claims of one batch can never both see a free slot or
- * the same run; another process never writes (pid lock). One pass merges the committed queue
- * (read row by row, skipping runs the batch changed) with the batch's staged ready runs, both in
- * queue order; the committed queue is read again only when a claim fills a type's limit.
+ * Up to `max` claims in claim order (src/store/fair-claims.ts), each counting the claims before
+ * it against the type limits. The candidates and running counts take the runs staged earlier in
+ * the batch into account (their staged version over the committed row), so two claims of one
+ * batch can never both see a free slot or the same run; another process never writes (pid lock).
  */
 export function claimRuns(ctx: WriteContext, options: ClaimOptions, max: number, mutate: (run: RunRecord) => RunRecord): RunRecord[] {
   const claimed: RunRecord[] = [];
   if (max <= 0) return claimed;
+  const nowMs = (options.now ?? new Date()).getTime();
   const limits = options.typeLimits;
   const running = runningByType(ctx, Object.keys(limits));
-  let blocked = blockedTypes(options, running);
-  const staged: ReadyRun[] = [];
-  for (const [runId, entry] of ctx.stagedRuns()) {
-    if (entry.run.queueState === 'ready') staged.push({ runId, seq: entry.run.seq, type: entry.run.type, doc: entry.doc });
-  }
-  staged.sort((a, b) => a.seq - b.seq);
-  let nextStaged = 0;
-  let rows = readyQueue(ctx.db, blocked);
-  try {
-    let row = nextUnstaged(ctx, rows);
-    while (claimed.length < max) {
-      let candidate: ReadyRun;
-      const fromStaged = staged[nextStaged];
-      if (row !== undefined && (fromStaged === undefined || row.seq < fromStaged.seq)) {
-        candidate = row;
-        row = nextUnstaged(ctx, rows);
-      } else if (fromStaged !== undefined) {
-        candidate = fromStaged;
-        nextStaged++;
-      } else {
-        break;
-      }
-      if (blocked.has(candidate.type)) continue;
-      const current = deepFreeze(JSON.parse(candidate.doc) as RunRecord);
+  const passed = new Set<string>();
+  const claimedNow = new Map<string, string>();
+  for (let round = 0; round < MAX_CLAIM_ROUNDS && claimed.length < max; round++) {
+    const want = max - claimed.length;
+    const candidates = readyCandidates(ctx, blockedTypes(options, running), passed, want);
+    if (candidates.length === 0) break;
+    const gate = typeLimitGate(options, running);
+    const chosen = pickFairly(candidates, lastClaims(ctx, candidates, claimedNow), nowMs, want, gate.admit);
+    for (const candidate of chosen) {
+      passed.add(candidate.runId);
+      const current = deepFreeze(currentRun(ctx, candidate.runId));
+      if (current === null || current.queueState !== 'ready') continue;
       const run = saveRun(ctx, runToStore(ctx, current.runId, current, mutate(current)), current);
       claimed.push(run);
-      if (run.status !== 'running' || limits[run.type] === undefined) continue;
-      running.set(run.type, (running.get(run.type) ?? 0) + 1);
-      const nowBlocked = blockedTypes(options, running);
-      if (nowBlocked.size === blocked.size) continue;
-      // A type just reached its limit: read the committed queue again without it, from the start
-      // (the runs claimed so far are staged now, so they are skipped).
-      blocked = nowBlocked;
-      rows.return?.();
-      rows = readyQueue(ctx.db, blocked);
-      row = nextUnstaged(ctx, rows);
+      claimedNow.set(candidate.key, new Date(nowMs).toISOString());
+      if (run.status === 'running' && limits[run.type] !== undefined) running.set(run.type, (running.get(run.type) ?? 0) + 1);
     }
-  } finally {
-    rows.return?.();
+    if (!gate.refused) break;
   }
   return claimed;
 }
 
-/** The next committed ready run the batch did not change (a changed one counts in its staged version). */
-function nextUnstaged(ctx: WriteContext, rows: Iterator<ReadyRun>): ReadyRun | undefined {
-  for (let next = rows.next(); next.done !== true; next = rows.next()) {
-    if (ctx.stagedDoc(next.value.runId) === undefined) return next.value;
+/**
+ * The oldest `perGroup` ready runs of each (concurrency key, priority) as this write sees them:
+ * committed rows the batch did not change, plus the batch's staged ready runs; blocked types and
+ * runs in `passed` left out. Committed rows are ranked before the batch's versions replace them,
+ * so each group reads as many more rows as the batch staged.
+ */
+function readyCandidates(ctx: WriteContext, blocked: ReadonlySet<string>, passed: ReadonlySet<string>, perGroup: number): QueueCandidate[] {
+  const rows = statement(
+    ctx.db,
+    `SELECT runId, seq, type, key, priority, createdAt FROM (
+       SELECT run_id AS runId, seq, type, concurrency_key AS key, priority, created_at AS createdAt,
+              row_number() OVER (PARTITION BY concurrency_key, priority ORDER BY seq) AS rank
+       FROM runs WHERE queue_state = 'ready' AND type NOT IN (SELECT value FROM json_each(?))
+     ) WHERE rank <= ?`,
+  ).all(JSON.stringify([...blocked]), perGroup + passed.size + ctx.stagedCount) as QueueCandidate[];
+  const candidates = rows.filter((row) => !passed.has(row.runId) && ctx.stagedDoc(row.runId) === undefined);
+  for (const [runId, { run }] of ctx.stagedRuns()) {
+    if (run.queueState !== 'ready' || blocked.has(run.type) || passed.has(runId)) continue;
+    candidates.push({ runId, seq: run.seq, type: run.type, key: fairnessKey(run), priority: placementOf(run).priority, createdAt: run.createdAt });
   }
-  return undefined;
+  return candidates;
+}
+
+/** When each candidate key's latest run started (committed, staged, or claimed by this write). */
+function lastClaims(ctx: WriteContext, candidates: readonly QueueCandidate[], claimedNow: ReadonlyMap<string, string>): Map<string, string | null> {
+  const read = statement(ctx.db, 'SELECT MAX(started_at) AS last FROM runs WHERE concurrency_key = ?');
+  const last = new Map<string, string | null>();
+  for (const { key } of candidates) {
+    if (!last.has(key)) last.set(key, (read.get(key) as { last: string | null }).last);
+  }
+  for (const [, { run }] of ctx.stagedRuns()) {
+    const key = fairnessKey(run);
+    const before = last.get(key);
+    if (run.startedAt !== null && before !== undefined && (before === null || run.startedAt > before)) last.set(key, run.startedAt);
+  }
+  for (const [key, at] of claimedNow) last.set(key, at);
+  return last;
 }
 
 export function listRuns(db: Database.Database, query: RunQuery): { items: RunRecord[]; total: number } {
@@ -180,23 +189,6 @@ export function pruneRuns(ctx: WriteContext, keep: number): ChangeCount | number
 
 export function countAllRuns(db: Database.Database): number {
   return (statement(db, 'SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n;
-}
-
-/**
- * Ready runs in queue order with their documents, leaving out blocked types (no type filter at
- * all when none is). Read row by row: a claim stops as soon as it has what it needs, and no other
- * statement runs on the connection while the rows are open.
- */
-function readyQueue(db: Database.Database, blocked: ReadonlySet<string>): IterableIterator<ReadyRun> {
-  if (blocked.size === 0) {
-    return statement(db, `SELECT run_id AS runId, seq, type, doc FROM runs WHERE queue_state = 'ready' ORDER BY seq`).iterate() as IterableIterator<ReadyRun>;
-  }
-  return statement(
-    db,
-    `SELECT run_id AS runId, seq, type, doc FROM runs
-     WHERE queue_state = 'ready' AND type NOT IN (SELECT value FROM json_each(?))
-     ORDER BY seq`,
-  ).iterate(JSON.stringify([...blocked])) as IterableIterator<ReadyRun>;
 }
 
 /** The run as this write sees it: staged earlier in the batch, else as committed. */
@@ -304,6 +296,10 @@ function runFilter(q: NormalizedRunQuery): { where: string; params: Array<string
   if (q.queueState !== undefined) {
     clauses.push('queue_state = ?');
     params.push(q.queueState);
+  }
+  if (q.concurrencyKey !== undefined) {
+    clauses.push('concurrency_key = ?');
+    params.push(q.concurrencyKey);
   }
   if (q.idPrefix !== undefined) {
     // substr, not LIKE: LIKE ignores ASCII case and gives `%` and `_` a meaning in a run id.

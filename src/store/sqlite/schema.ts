@@ -7,9 +7,11 @@ import { conflict } from '../../domain/errors.js';
  * run counts the aggregates read are answered from the index, not a scan of every run document;
  * 4 keeps the row counts of the append collections in `counters`, maintained by triggers; 5
  * drops the index of run creation times, which no query uses; 6 adds the run events' write
- * stamps: each run's `last_tx` (indexed, the change feed's lookup) and the `event_tx` counter.
+ * stamps: each run's `last_tx` (indexed, the change feed's lookup) and the `event_tx` counter;
+ * 7 lifts each run's concurrency key, priority and start time out of its document as generated
+ * columns, indexed for claims in fair order (src/store/fair-claims.ts).
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** The `counters` row holding the last write stamp given to run events (layout 6). */
 export const EVENT_TX_COUNTER = 'event_tx';
@@ -160,6 +162,17 @@ const MIGRATIONS: ReadonlyArray<{ version: number; description: string; sql: str
     sql: `ALTER TABLE runs ADD COLUMN last_tx INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX runs_last_tx ON runs (last_tx);
 INSERT INTO counters (name, value) VALUES ('${EVENT_TX_COUNTER}', 0);`,
+  },
+  {
+    version: 7,
+    description: 'concurrency key, priority and start time of runs as columns, for claims in fair order',
+    // Virtual: computed from the document on read, so no write names them and none can disagree
+    // with it; the indexes keep their values. Unkeyed runs share the empty key.
+    sql: `ALTER TABLE runs ADD COLUMN concurrency_key TEXT GENERATED ALWAYS AS (coalesce(json_extract(doc, '$.concurrencyKey'), '')) VIRTUAL;
+ALTER TABLE runs ADD COLUMN priority INTEGER GENERATED ALWAYS AS (coalesce(json_extract(doc, '$.priority'), 3)) VIRTUAL;
+ALTER TABLE runs ADD COLUMN started_at TEXT GENERATED ALWAYS AS (json_extract(doc, '$.startedAt')) VIRTUAL;
+CREATE INDEX runs_ready_groups ON runs (concurrency_key, priority, seq) WHERE queue_state = 'ready';
+CREATE INDEX runs_key_started ON runs (concurrency_key, started_at);`,
   },
 ];
 

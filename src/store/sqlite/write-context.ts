@@ -17,7 +17,7 @@ import { EVENT_TX_COUNTER } from './schema.js';
 /** A run as a write of this batch stored it: the row's text, and its fields the claims look at. */
 interface StagedRun {
   doc: string;
-  run: Pick<RunRecord, 'seq' | 'type' | 'status' | 'queueState'>;
+  run: Pick<RunRecord, 'seq' | 'type' | 'status' | 'queueState' | 'concurrencyKey' | 'priority' | 'createdAt' | 'startedAt'>;
   /** The committed row's type and status (null for a run new in this batch): running counts are adjusted by the difference. */
   base: Pick<RunRecord, 'type' | 'status'> | null;
 }
@@ -119,7 +119,16 @@ export class WriteContext {
     const base = earlier !== undefined ? earlier.base : current === null ? null : { type: current.type, status: current.status };
     this.runs.set(run.runId, {
       doc,
-      run: { seq: run.seq, type: run.type, status: run.status, queueState: run.queueState },
+      run: {
+        seq: run.seq,
+        type: run.type,
+        status: run.status,
+        queueState: run.queueState,
+        concurrencyKey: run.concurrencyKey,
+        priority: run.priority,
+        createdAt: run.createdAt,
+        startedAt: run.startedAt,
+      },
       base,
     });
   }

@@ -4,6 +4,7 @@ import { runEventStamps } from './0003-run-event-stamps.js';
 import { taskCountDeltas } from './0004-task-count-deltas.js';
 import { runWritesLighter } from './0005-run-writes-lighter.js';
 import { runsByStatus } from './0006-runs-by-status.js';
+import { fairClaims } from './0007-fair-claims.js';
 
 /** One schema change: applied once, in version order, inside its own transaction. */
 export interface Migration {
@@ -13,6 +14,6 @@ export interface Migration {
 }
 
 /** Every migration this build knows, oldest first. A new layout change is a new file appended here. */
-export const MIGRATIONS: readonly Migration[] = [initialLayout, appendSequences, runEventStamps, taskCountDeltas, runWritesLighter, runsByStatus];
+export const MIGRATIONS: readonly Migration[] = [initialLayout, appendSequences, runEventStamps, taskCountDeltas, runWritesLighter, runsByStatus, fairClaims];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,0 +1,101 @@
+import { MAX_PRIORITY } from '../domain/run-record.js';
+
+/**
+ * The order claims take ready runs in, shared by every driver (docs/queue.md). The drivers find
+ * the candidates (the oldest few ready runs of each concurrency key and priority) and when each
+ * key was last claimed; the choice among them is made here, so all stores order alike.
+ *
+ * 1. Highest effective priority first. A run's effective priority is its priority plus one level
+ *    for every PRIORITY_AGING_SECONDS it has waited since admission, up to MAX_PRIORITY: a
+ *    waiting run is never passed over forever by a stream of higher priority work.
+ * 2. Among equal effective priorities, the concurrency key claimed least recently first (a key
+ *    never claimed before goes first), so keys take turns: a key with 10,000 waiting runs and a
+ *    key with one alternate. Unkeyed runs share one key, the empty one.
+ * 3. Then the oldest admission (lowest seq): oldest first within a key.
+ */
+
+/** Waiting this long raises a run's effective priority by one level. */
+export const PRIORITY_AGING_SECONDS = 60;
+
+/** The key unkeyed runs share in fairness and in the stores' key columns. */
+export const UNKEYED = '';
+
+/** A ready run as a claim weighs it: the few fields the order needs. */
+export interface QueueCandidate {
+  runId: string;
+  seq: number;
+  type: string;
+  /** UNKEYED for a run without a concurrency key. */
+  key: string;
+  priority: number;
+  /** Admission time (ISO 8601), where aging counts from. */
+  createdAt: string;
+}
+
+export function effectivePriority(candidate: Pick<QueueCandidate, 'priority' | 'createdAt'>, nowMs: number): number {
+  const waitedMs = Math.max(0, nowMs - Date.parse(candidate.createdAt));
+  const aged = candidate.priority + Math.floor(waitedMs / (PRIORITY_AGING_SECONDS * 1000));
+  return Number.isFinite(aged) ? Math.min(MAX_PRIORITY, aged) : candidate.priority;
+}
+
+/**
+ * Picks up to `max` candidates in claim order. `lastClaimedAt` holds, per key, the start time of
+ * its most recently claimed run (absent or null: never). `admit` is asked about each candidate in
+ * that order and may refuse it (its type or a bucket is full, counting the picks before it); a
+ * refused candidate is dropped and the order goes on. A key picked here goes behind every other
+ * key for the next pick, so one batch takes turns across keys too.
+ */
+export function pickFairly(
+  candidates: readonly QueueCandidate[],
+  lastClaimedAt: ReadonlyMap<string, string | null>,
+  nowMs: number,
+  max: number,
+  admit: (candidate: QueueCandidate) => boolean = () => true,
+): QueueCandidate[] {
+  const queues = new Map<string, Array<{ candidate: QueueCandidate; effective: number }>>();
+  for (const candidate of candidates) {
+    let queue = queues.get(candidate.key);
+    if (queue === undefined) queues.set(candidate.key, (queue = []));
+    queue.push({ candidate, effective: effectivePriority(candidate, nowMs) });
+  }
+  const turns = new Map<string, number>();
+  for (const [key, queue] of queues) {
+    queue.sort((a, b) => b.effective - a.effective || a.candidate.seq - b.candidate.seq);
+    const last = lastClaimedAt.get(key);
+    const at = last === null || last === undefined ? Number.NEGATIVE_INFINITY : Date.parse(last);
+    turns.set(key, Number.isNaN(at) ? Number.NEGATIVE_INFINITY : at);
+  }
+  // Picks of this batch come after every stored claim time, in the order they were made.
+  let batchTurn = Number.MAX_SAFE_INTEGER / 2;
+  const picked: QueueCandidate[] = [];
+  while (picked.length < max) {
+    let bestKey: string | undefined;
+    for (const [key, queue] of queues) {
+      if (bestKey === undefined || before(queue[0]!, turns.get(key)!, queues.get(bestKey)![0]!, turns.get(bestKey)!)) bestKey = key;
+    }
+    if (bestKey === undefined) break;
+    const queue = queues.get(bestKey)!;
+    const { candidate } = queue.shift()!;
+    if (queue.length === 0) queues.delete(bestKey);
+    if (!admit(candidate)) continue;
+    picked.push(candidate);
+    turns.set(bestKey, batchTurn++);
+  }
+  return picked;
+}
+
+function before(
+  a: { candidate: QueueCandidate; effective: number },
+  aTurn: number,
+  b: { candidate: QueueCandidate; effective: number },
+  bTurn: number,
+): boolean {
+  if (a.effective !== b.effective) return a.effective > b.effective;
+  if (aTurn !== bTurn) return aTurn < bTurn;
+  return a.candidate.seq < b.candidate.seq;
+}
+
+/** The fairness key of a run record: its concurrency key, or UNKEYED. */
+export function fairnessKey(run: { concurrencyKey?: string | null }): string {
+  return run.concurrencyKey ?? UNKEYED;
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { composedServiceForSuite } from '../support/composed-service.js';
+import { apiClient } from '../support/http.js';
+
+/** A trigger's concurrency key and priority, end to end over HTTP: stored, shown, listed, kept by a rerun, refused when bad. */
+describe('queue placement of triggered runs', () => {
+  const service = composedServiceForSuite();
+  const api = () => apiClient(service().url);
+  const call = (method: 'GET' | 'POST', path: string, body?: unknown) => (method === 'GET' ? api().get(path) : api().post(path, body ?? {}));
+
+  it('stores the key and priority, shows them on the run, lists by key, and a rerun keeps them', async () => {
+    const keyed = await call('POST', '/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'a' }, concurrencyKey: 'tenant/a', priority: 5 });
+    expect(keyed.status).toBe(202);
+    const plain = await call('POST', '/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'b' } });
+    expect(plain.status).toBe(202);
+
+    const view = await call('GET', `/api/tasks/runs/${keyed.body.runId}`);
+    expect(view.body).toMatchObject({ concurrencyKey: 'tenant/a', priority: 5 });
+    expect((await call('GET', `/api/tasks/runs/${plain.body.runId}`)).body).toMatchObject({ concurrencyKey: null, priority: 3 });
+
+    const listed = await call('GET', '/api/tasks/runs?concurrencyKey=tenant%2Fa');
+    expect(listed.body.items.map((run: { runId: string }) => run.runId)).toEqual([keyed.body.runId]);
+
+    const rerun = await call('POST', `/api/tasks/runs/${keyed.body.runId}/rerun`, {});
+    expect(rerun.status).toBe(202);
+    expect((await call('GET', `/api/tasks/runs/${rerun.body.runId}`)).body).toMatchObject({ concurrencyKey: 'tenant/a', priority: 5 });
+  });
+
+  it.each([
+    ['a priority above 5', { priority: 6 }, '/body/priority'],
+    ['a priority below 1', { priority: 0 }, '/body/priority'],
+    ['a fractional priority', { priority: 2.5 }, '/body/priority'],
+    ['an empty key', { concurrencyKey: '' }, '/body/concurrencyKey'],
+    ['a key over 200 characters', { concurrencyKey: 'k'.repeat(201) }, '/body/concurrencyKey'],
+    ['a key that is not text', { concurrencyKey: 7 }, '/body/concurrencyKey'],
+  ])('refuses %s with 400 in the error shape, admitting nothing', async (_name, fields, path) => {
+    const before = (await call('GET', '/api/tasks/runs?limit=1')).body.total as number;
+    const res = await call('POST', '/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'x' }, ...fields });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', details: expect.arrayContaining([expect.objectContaining({ path })]) });
+    expect((await call('GET', '/api/tasks/runs?limit=1')).body.total).toBe(before);
+  });
+
+  it('refuses a bad concurrencyKey filter with 400', async () => {
+    const res = await call('GET', `/api/tasks/runs?concurrencyKey=${'k'.repeat(201)}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+  });
+});
