@@ -1,4 +1,5 @@
 import type { Role } from '../config/types.js';
+import type { TokenScope } from '../tokens/scope.js';
 
 /** Who asked for a piece of work; the HTTP layer derives it from the bearer key, never from a body. */
 export interface Identity {
@@ -8,4 +9,6 @@ export interface Identity {
   apiKeyExpiresAt: string | null;
   /** The key's approver groups (API_KEY_ROTATION `groups`); absent or empty: none. */
   groups?: readonly string[];
+  /** Set when a scoped token (not an API key) authenticated the request: what it may read. */
+  token?: { tokenId: string; scope: TokenScope; issuedBy: string };
 }

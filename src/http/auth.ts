@@ -4,6 +4,8 @@ import type { Clock } from '../clock.js';
 import { roleAtLeast } from '../config/keys.js';
 import type { ApiKeyEntry, Role } from '../config/types.js';
 import type { Identity } from '../domain/identity.js';
+import { isScopedToken, TOKEN_REFUSALS, type TokenCheck } from '../tokens/scoped-tokens.js';
+import { describeScope, scopeAllows, type ReadTarget } from '../tokens/scope.js';
 import { HttpError } from './errors.js';
 
 declare module 'fastify' {
@@ -60,17 +62,80 @@ export function createKeyVerifier(keys: ApiKeyEntry[], clock: Clock) {
   };
 }
 
+/** The part of the token service the edge needs: checking a presented token. */
+export interface TokenChecker {
+  check(text: string): Promise<TokenCheck>;
+}
+
+/** Where a route accepts a credential besides the Authorization header. */
+export interface CredentialPlaces {
+  /** `?access_token=` may carry a scoped token (event streams: EventSource cannot set headers). */
+  tokenInQuery?: boolean;
+}
+
+function queryToken(request: FastifyRequest): string | undefined {
+  const value = (request.query as Record<string, unknown> | undefined)?.access_token;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * Resolves a request's credential: a scoped token (recognised by its prefix, in the header, or in
+ * the query string where the route allows it) or else an API key. A full API key is never taken
+ * from a query string, where it would reach proxies' and browsers' histories.
+ */
+export function createCredentialVerifier(verifyKey: ReturnType<typeof createKeyVerifier>, tokens: TokenChecker | null) {
+  async function checkToken(text: string): Promise<Identity> {
+    if (tokens === null) throw unauthorized('This service issues no tokens', 'Bearer error="invalid_token"');
+    const checked = await tokens.check(text);
+    if (!checked.ok) throw unauthorized(TOKEN_REFUSALS[checked.reason], 'Bearer error="invalid_token"');
+    return checked.identity;
+  }
+
+  return async function verify(request: FastifyRequest, places: CredentialPlaces): Promise<Identity> {
+    const header = request.headers.authorization;
+    const bearer = header === undefined ? undefined : BEARER.exec(header)?.[1];
+    if (bearer !== undefined && isScopedToken(bearer)) return checkToken(bearer);
+    const fromQuery = places.tokenInQuery && (header === undefined || header === '') ? queryToken(request) : undefined;
+    if (fromQuery !== undefined) {
+      if (!isScopedToken(fromQuery)) {
+        throw unauthorized('Only a scoped token (POST /api/tokens) may travel in access_token; an API key goes in the Authorization header', 'Bearer error="invalid_request"');
+      }
+      return checkToken(fromQuery);
+    }
+    return verifyKey(header);
+  };
+}
+
+export type CredentialVerifier = ReturnType<typeof createCredentialVerifier>;
+
+/** What a protected route tells authentication besides its role. */
+export interface ProtectedRouteFacts extends CredentialPlaces {
+  role: Role;
+  /** What the request reads, for a scoped token's scope (absent: only `read` tokens pass). */
+  tokenReads?: (request: { params: Record<string, string>; query: Record<string, unknown> }) => ReadTarget;
+}
+
 /**
  * onRequest hook of a protected route: authenticates before the body is read, checks the role
- * (viewer < operator < admin), attaches the identity and announces an expiring key's deadline.
+ * (viewer < operator < admin) and a scoped token's scope, attaches the identity and announces an
+ * expiring credential's deadline.
  */
-export function authenticateHook(verify: ReturnType<typeof createKeyVerifier>, required: Role) {
+export function authenticateHook(verify: CredentialVerifier, route: ProtectedRouteFacts) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const identity = verify(request.headers.authorization);
+    const identity = await verify(request, route);
     request.identity = identity;
     if (identity.apiKeyExpiresAt !== null) reply.header('X-API-Key-Expires', identity.apiKeyExpiresAt);
-    if (!roleAtLeast(identity.role, required)) {
-      throw new HttpError('forbidden', `This route needs the ${required} role; the key has ${identity.role}`);
+    if (!roleAtLeast(identity.role, route.role)) {
+      throw new HttpError('forbidden', `This route needs the ${route.role} role; the ${identity.token ? 'token' : 'key'} has ${identity.role}`);
+    }
+    if (identity.token !== undefined) {
+      const target = route.tokenReads?.({
+        params: (request.params ?? {}) as Record<string, string>,
+        query: (request.query ?? {}) as Record<string, unknown>,
+      });
+      if (!scopeAllows(identity.token.scope, target)) {
+        throw new HttpError('forbidden', `This token may read only ${describeScope(identity.token.scope)}`);
+      }
     }
   };
 }

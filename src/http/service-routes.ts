@@ -13,6 +13,7 @@ import type { RunLogReader } from '../runlogs/types.js';
 import type { AlertService } from '../alerts/service.js';
 import type { ScheduleService } from '../schedules/schedule-service.js';
 import type { StateStore } from '../store/types.js';
+import type { TokenService } from '../tokens/scoped-tokens.js';
 import type { CatalogView } from '../tasks/catalog-view.js';
 import type { RunEventHub } from '../events/run-event-hub.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
@@ -39,6 +40,7 @@ import { runCancelRoutes } from './routes/run-cancel.js';
 import { bulkRunRoutes } from './routes/bulk-runs.js';
 import { skillRoutes } from './routes/skills.js';
 import { taskRoutes } from './routes/tasks.js';
+import { tokenRoutes } from './routes/tokens.js';
 import { webhookRoutes } from './routes/webhook.js';
 
 /**
@@ -71,6 +73,8 @@ export interface ServiceRouteDeps {
   events: RunEventHub;
   /** Alert rules, notices and their deliveries. */
   alerts: AlertService;
+  /** Scoped read tokens (issue, list, revoke). */
+  tokens: TokenService;
 }
 
 /** The service's whole route table: every route family, in one place. */
@@ -79,10 +83,11 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
   const routes: RouteSpec[] = buildRouteTable([
     healthRoutes({ config, clock, metricsPort: () => deps.metricsPort }),
     authRoutes(),
+    tokenRoutes({ tokens: deps.tokens }),
     openapiRoutes(() => routes, { title: 'Task orchestration service', version: '1.0.0' }),
     persistenceHealthRoutes({ storeHealth: () => store.health(), storeKind: () => store.kind, coordination }),
     persistenceRoutes({ store, coordination, now: () => clock.now() }),
-    taskRoutes({ runtime, catalog: deps.catalog }),
+    taskRoutes({ runtime, catalog: deps.catalog, viewerSeesPayloads: config.viewerSeesPayloads }),
     runRerunRoutes({ runtime }),
     runCancelRoutes({ runtime }),
     bulkRunRoutes({ runtime }),

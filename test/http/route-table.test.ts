@@ -95,6 +95,10 @@ const SPEC_ROUTES: Record<string, Expected> = {
   'GET /api/alerts': v(false),
   'GET /api/alerts/rules': v(false),
   'GET /api/alerts/dead-letters': v(false),
+  // Scoped tokens (DECISIONS.md, "Platform"): issued, listed and revoked by operators, uncached.
+  'POST /api/tokens': write,
+  'GET /api/tokens': { role: 'operator', bucket: 'viewer-read', cached: false },
+  'DELETE /api/tokens/:tokenId': write,
 };
 
 /** Routes the delivered issues (foundation, task runtime) must have registered. */
