@@ -1,10 +1,11 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
-import { roleAtLeast } from '../config/keys.js';
+import { identityOf, keyUsable, roleAtLeast } from '../config/keys.js';
 import type { ApiKeyEntry, Role } from '../config/types.js';
 import type { Identity } from '../domain/identity.js';
-import { isScopedToken, TOKEN_REFUSALS, type TokenCheck } from '../tokens/scoped-tokens.js';
+import { isApprovalLink } from '../tokens/approval-links.js';
+import { isScopedToken } from '../tokens/scoped-tokens.js';
 import { describeScope, scopeAllows, type ReadTarget } from '../tokens/scope.js';
 import { HttpError } from './errors.js';
 
@@ -21,18 +22,10 @@ const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
 // 2.6x as much.
 const sha256 = (value: string) => hash('sha256', value, 'buffer');
 
+export { identityOf } from '../config/keys.js';
+
 const unauthorized = (message: string, challenge: string) =>
   new HttpError('unauthorized', message, { headers: { 'WWW-Authenticate': challenge } });
-
-export function identityOf(entry: ApiKeyEntry): Identity {
-  return {
-    actor: entry.actor,
-    role: entry.role,
-    apiKeyLabel: entry.label,
-    apiKeyExpiresAt: entry.expiresAt ? entry.expiresAt.toISOString() : null,
-    groups: entry.groups,
-  };
-}
 
 /**
  * Resolves a bearer token to its configured key. Both sides are hashed to equal-length digests and
@@ -56,15 +49,15 @@ export function createKeyVerifier(keys: ApiKeyEntry[], clock: Clock) {
     for (const { entry, digest } of digests) {
       if (timingSafeEqual(presented, digest) && found === null) found = entry;
     }
-    const usable = found !== null && found.active && (found.expiresAt === null || found.expiresAt.getTime() > clock.now().getTime());
+    const usable = found !== null && keyUsable(found, clock.now());
     if (!usable) throw unauthorized('The bearer key is not valid', 'Bearer error="invalid_token"');
     return identityOf(found!);
   };
 }
 
-/** The part of the token service the edge needs: checking a presented token. */
-export interface TokenChecker {
-  check(text: string): Promise<TokenCheck>;
+/** A checker of one kind of signed credential (scoped tokens, approval links). */
+export interface CredentialChecker {
+  check(text: string): { ok: true; identity: Identity } | { ok: false; message: string } | Promise<{ ok: true; identity: Identity } | { ok: false; message: string }>;
 }
 
 /** Where a route accepts a credential besides the Authorization header. */
@@ -78,29 +71,45 @@ function queryToken(request: FastifyRequest): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+function headerValue(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined || first === '' ? undefined : first;
+}
+
 /**
- * Resolves a request's credential: a scoped token (recognised by its prefix, in the header, or in
- * the query string where the route allows it) or else an API key. A full API key is never taken
- * from a query string, where it would reach proxies' and browsers' histories.
+ * Resolves a request's credential. Scoped tokens and approval links are told from API keys by
+ * their prefix: either may come as `Authorization: Bearer`, an approval link also as the
+ * `X-Approval-Link` header the console sends, a scoped token also as `?access_token=` where the
+ * route allows it. A full API key is never taken from a query string, where it would reach
+ * proxies' logs and browsers' histories.
  */
-export function createCredentialVerifier(verifyKey: ReturnType<typeof createKeyVerifier>, tokens: TokenChecker | null) {
-  async function checkToken(text: string): Promise<Identity> {
-    if (tokens === null) throw unauthorized('This service issues no tokens', 'Bearer error="invalid_token"');
-    const checked = await tokens.check(text);
-    if (!checked.ok) throw unauthorized(TOKEN_REFUSALS[checked.reason], 'Bearer error="invalid_token"');
+export function createCredentialVerifier(
+  verifyKey: ReturnType<typeof createKeyVerifier>,
+  checkers: { tokens?: CredentialChecker | null; links?: CredentialChecker | null },
+) {
+  async function checkWith(checker: CredentialChecker | null | undefined, text: string): Promise<Identity> {
+    if (!checker) throw unauthorized('This service accepts no such credential', 'Bearer error="invalid_token"');
+    const checked = await checker.check(text);
+    if (!checked.ok) throw unauthorized(checked.message, 'Bearer error="invalid_token"');
     return checked.identity;
   }
 
   return async function verify(request: FastifyRequest, places: CredentialPlaces): Promise<Identity> {
-    const header = request.headers.authorization;
+    const header = headerValue(request, 'authorization');
     const bearer = header === undefined ? undefined : BEARER.exec(header)?.[1];
-    if (bearer !== undefined && isScopedToken(bearer)) return checkToken(bearer);
-    const fromQuery = places.tokenInQuery && (header === undefined || header === '') ? queryToken(request) : undefined;
-    if (fromQuery !== undefined) {
-      if (!isScopedToken(fromQuery)) {
-        throw unauthorized('Only a scoped token (POST /api/tokens) may travel in access_token; an API key goes in the Authorization header', 'Bearer error="invalid_request"');
+    if (bearer !== undefined && isScopedToken(bearer)) return checkWith(checkers.tokens, bearer);
+    if (bearer !== undefined && isApprovalLink(bearer)) return checkWith(checkers.links, bearer);
+    if (header === undefined) {
+      const link = headerValue(request, 'x-approval-link');
+      if (link !== undefined) return checkWith(checkers.links, link);
+      const fromQuery = places.tokenInQuery ? queryToken(request) : undefined;
+      if (fromQuery !== undefined) {
+        if (!isScopedToken(fromQuery)) {
+          throw unauthorized('Only a scoped token (POST /api/tokens) may travel in access_token; an API key goes in the Authorization header', 'Bearer error="invalid_request"');
+        }
+        return checkWith(checkers.tokens, fromQuery);
       }
-      return checkToken(fromQuery);
     }
     return verifyKey(header);
   };
@@ -134,7 +143,8 @@ export function authenticateHook(verify: CredentialVerifier, route: ProtectedRou
         query: (request.query ?? {}) as Record<string, unknown>,
       });
       if (!scopeAllows(identity.token.scope, target)) {
-        throw new HttpError('forbidden', `This token may read only ${describeScope(identity.token.scope)}`);
+        const what = identity.token.scope.kind === 'approval' ? 'approval link' : 'token';
+        throw new HttpError('forbidden', `This ${what} is for ${describeScope(identity.token.scope)} only`);
       }
     }
   };

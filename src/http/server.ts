@@ -7,7 +7,7 @@ import { packageRoot } from '../config/package-root.js';
 import type { Coordination } from '../coordination/types.js';
 import type { Metrics } from '../metrics.js';
 import { accessHooks } from './access-hooks.js';
-import { createCredentialVerifier, createKeyVerifier, type TokenChecker } from './auth.js';
+import { createCredentialVerifier, createKeyVerifier, type CredentialChecker } from './auth.js';
 import { answerConnect, createClientErrorHandler } from './client-error.js';
 import { registerCors } from './cors.js';
 import { answerFrameworkError, registerErrorHandling } from './error-handling.js';
@@ -38,8 +38,10 @@ export interface ServerDeps {
   responseCacheEnabled?: boolean;
   /** A server span per request when tracing is on (docs/tracing.md); absent: off. */
   tracer?: ServiceTracer;
-  /** Checks scoped tokens (src/tokens/); absent: the service accepts API keys only. */
-  tokens?: TokenChecker;
+  /** Checks scoped tokens (src/tokens/); absent: the service accepts none. */
+  tokens?: CredentialChecker;
+  /** Checks approval links (src/tokens/approval-links.ts); absent: the service accepts none. */
+  approvalLinks?: CredentialChecker;
 }
 
 /** Metrics label for requests that matched no table route (unknown paths, 405s, CORS preflights). */
@@ -133,7 +135,10 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
     done();
   });
 
-  const verify = createCredentialVerifier(createKeyVerifier(config.apiKeys, deps.clock ?? systemClock), deps.tokens ?? null);
+  const verify = createCredentialVerifier(createKeyVerifier(config.apiKeys, deps.clock ?? systemClock), {
+    tokens: deps.tokens,
+    links: deps.approvalLinks,
+  });
   const cache = new ResponseCache(coordination, config.cache, deps.responseCacheEnabled ?? true);
   for (const route of routes) {
     app.route({

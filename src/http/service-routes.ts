@@ -13,6 +13,7 @@ import type { RunLogReader } from '../runlogs/types.js';
 import type { AlertService } from '../alerts/service.js';
 import type { ScheduleService } from '../schedules/schedule-service.js';
 import type { StateStore } from '../store/types.js';
+import type { ApprovalLinks } from '../tokens/approval-links.js';
 import type { TokenService } from '../tokens/scoped-tokens.js';
 import type { CatalogView } from '../tasks/catalog-view.js';
 import type { RunEventHub } from '../events/run-event-hub.js';
@@ -75,6 +76,8 @@ export interface ServiceRouteDeps {
   alerts: AlertService;
   /** Scoped read tokens (issue, list, revoke). */
   tokens: TokenService;
+  /** Approval links (make them; presented, they stand for the approver's key). */
+  approvalLinks: ApprovalLinks;
 }
 
 /** The service's whole route table: every route family, in one place. */
@@ -92,7 +95,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     runCancelRoutes({ runtime }),
     bulkRunRoutes({ runtime }),
     eventRoutes({ events: deps.events }),
-    approvalRoutes({ runtime }),
+    approvalRoutes({ runtime, links: deps.approvalLinks }),
     runLogRoutes({ runLogs: deps.runLogs }),
     proofRoutes({ feed: deps.proofFeed }),
     knowledgeRoutes({ knowledge: deps.knowledge }),

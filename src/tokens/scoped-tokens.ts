@@ -43,10 +43,10 @@ export interface TokenRequest {
 }
 
 export type TokenRefusal = 'malformed' | 'bad_signature' | 'expired' | 'revoked' | 'unknown';
-export type TokenCheck = { ok: true; identity: Identity } | { ok: false; reason: TokenRefusal };
+export type TokenCheck = { ok: true; identity: Identity } | { ok: false; reason: TokenRefusal; message: string };
 
 /** Why a token was refused, said the same way to every caller. */
-export const TOKEN_REFUSALS: Record<TokenRefusal, string> = {
+const TOKEN_REFUSALS: Record<TokenRefusal, string> = {
   malformed: 'The token is not one this service issued',
   bad_signature: 'The token is not one this service issued',
   expired: 'The token has expired',
@@ -86,6 +86,9 @@ export function createTokenService(deps: { store: StateStore; clock: Clock; key:
     if (issuer.token !== undefined || !roleAtLeast(issuer.role, 'operator')) {
       throw new DomainError('forbidden', 'Only an operator or admin key may issue tokens');
     }
+    if (request.scope.kind === 'approval') {
+      throw new DomainError('invalid_request', 'An approval is decided through an approval link (POST /api/approvals/:id/links), not a token');
+    }
     const minutes = request.expiresInMinutes ?? DEFAULT_TOKEN_MINUTES;
     if (!Number.isInteger(minutes) || minutes < 1 || minutes > MAX_TOKEN_MINUTES) {
       throw new DomainError('invalid_request', `expiresInMinutes must be a whole number from 1 to ${MAX_TOKEN_MINUTES}`, [
@@ -109,14 +112,15 @@ export function createTokenService(deps: { store: StateStore; clock: Clock; key:
   }
 
   async function check(text: string): Promise<TokenCheck> {
+    const refused = (reason: TokenRefusal): TokenCheck => ({ ok: false, reason, message: TOKEN_REFUSALS[reason] });
     const opened = openText<TokenClaims>(key, TOKEN_PREFIX, text);
-    if (!opened.ok) return opened;
+    if (!opened.ok) return refused(opened.reason);
     const { claims } = opened;
-    if (claims.v !== 1 || typeof claims.id !== 'string' || typeof claims.exp !== 'number') return { ok: false, reason: 'malformed' };
-    if (claims.exp <= clock.now().getTime()) return { ok: false, reason: 'expired' };
+    if (claims.v !== 1 || typeof claims.id !== 'string' || typeof claims.exp !== 'number') return refused('malformed');
+    if (claims.exp <= clock.now().getTime()) return refused('expired');
     const record = asRecord(await store.getDoc(TOKEN_COLLECTION, claims.id));
-    if (record === null) return { ok: false, reason: 'unknown' };
-    if (record.revokedAt !== null) return { ok: false, reason: 'revoked' };
+    if (record === null) return refused('unknown');
+    if (record.revokedAt !== null) return refused('revoked');
     return { ok: true, identity: tokenIdentity(record) };
   }
 

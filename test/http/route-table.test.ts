@@ -99,6 +99,8 @@ const SPEC_ROUTES: Record<string, Expected> = {
   'POST /api/tokens': write,
   'GET /api/tokens': { role: 'operator', bucket: 'viewer-read', cached: false },
   'DELETE /api/tokens/:tokenId': write,
+  // Approval links (DECISIONS.md, "Platform"): made by operators.
+  'POST /api/approvals/:id/links': write,
 };
 
 /** Routes the delivered issues (foundation, task runtime) must have registered. */

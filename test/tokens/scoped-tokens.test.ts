@@ -53,22 +53,22 @@ describe('scoped tokens', () => {
     clock.advance(15 * 60_000 - 1);
     expect((await tokens.check(issued.token)).ok).toBe(true);
     clock.advance(1);
-    expect(await tokens.check(issued.token)).toEqual({ ok: false, reason: 'expired' });
+    expect(await tokens.check(issued.token)).toMatchObject({ ok: false, reason: 'expired' });
   });
 
   it('refuses a token whose claims or signature were altered, or that another key signed', async () => {
     const { token, tokenId } = await tokens.issue(operator, { scope: { kind: 'run', runId: 'run-1' }, expiresInMinutes: 60 });
     const dot = token.indexOf('.');
-    expect(await tokens.check(flip(token, TOKEN_PREFIX.length + 3))).toEqual({ ok: false, reason: 'bad_signature' });
-    expect(await tokens.check(flip(token, dot + 3))).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(await tokens.check(flip(token, TOKEN_PREFIX.length + 3))).toMatchObject({ ok: false, reason: 'bad_signature' });
+    expect(await tokens.check(flip(token, dot + 3))).toMatchObject({ ok: false, reason: 'bad_signature' });
     // A wider scope written into the claims with the signature kept.
     const widened = signText(signingKey('another-secret', 'x'), TOKEN_PREFIX, { v: 1, id: tokenId, scope: { kind: 'read' }, exp: Date.parse('2030-01-01') });
-    expect(await tokens.check(widened)).toEqual({ ok: false, reason: 'bad_signature' });
-    expect(await tokens.check(`${token}.extra`)).toEqual({ ok: false, reason: 'malformed' });
-    expect(await tokens.check('orct_')).toEqual({ ok: false, reason: 'malformed' });
+    expect(await tokens.check(widened)).toMatchObject({ ok: false, reason: 'bad_signature' });
+    expect(await tokens.check(`${token}.extra`)).toMatchObject({ ok: false, reason: 'malformed' });
+    expect(await tokens.check('orct_')).toMatchObject({ ok: false, reason: 'malformed' });
     // Signed with the right key but never issued (no record): refused too.
     const unissued = signText(KEY, TOKEN_PREFIX, { v: 1, id: 'not-issued', scope: { kind: 'read' }, exp: Date.parse('2030-01-01') });
-    expect(await tokens.check(unissued)).toEqual({ ok: false, reason: 'unknown' });
+    expect(await tokens.check(unissued)).toMatchObject({ ok: false, reason: 'unknown' });
   });
 
   it('revokes a token for every checker reading the same store', async () => {
@@ -77,7 +77,7 @@ describe('scoped tokens', () => {
     expect((await otherInstance.check(token)).ok).toBe(true);
     const revoked = await tokens.revoke(tokenId, operator);
     expect(revoked).toMatchObject({ revokedBy: 'ops', revokedAt: '2026-06-01T12:00:00.000Z' });
-    expect(await otherInstance.check(token)).toEqual({ ok: false, reason: 'revoked' });
+    expect(await otherInstance.check(token)).toMatchObject({ ok: false, reason: 'revoked' });
     expect((await tokens.list()).map((t) => [t.tokenId, t.revokedBy])).toEqual([[tokenId, 'ops']]);
     await expect(tokens.revoke('no-such-token', operator)).rejects.toMatchObject({ code: 'not_found' });
   });
