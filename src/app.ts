@@ -23,6 +23,9 @@ import { SERVICE_RUN_ID_PREFIXES } from './domain/service-run-ids.js';
 import { createLiveEvents } from './events/compose.js';
 import type { EventChannelObserver } from './events/event-channel.js';
 import { buildServer } from './http/server.js';
+import { createApprovalLinks } from './tokens/approval-links.js';
+import { createTokenService } from './tokens/scoped-tokens.js';
+import { signingKey } from './tokens/signed-text.js';
 import { buildServiceRoutes } from './http/service-routes.js';
 import { createApprovalEscalation } from './incidents/approval-escalation.js';
 import { createIncidentLedger } from './incidents/ledger.js';
@@ -383,6 +386,12 @@ export function composeService(infra: ServiceInfrastructure) {
     if (written.readyRuns || (typeLimited && written.runsLeftRunning)) readyRuns.notify();
   });
 
+  // Scoped read tokens for browsers, signed with a key no response or log carries (docs/tokens.md).
+  const credentialKey = signingKey(config.tokenSigningSecret, config.webhookSecret);
+  const tokens = createTokenService({ store, clock, key: credentialKey });
+  // Approval links stand for the key of the approver they name, for one approval (docs/approvals-and-reruns.md).
+  const approvalLinks = createApprovalLinks({ clock, key: credentialKey, keys: config.apiKeys, approvals: runtime.approvals });
+
   const routes = buildServiceRoutes({
     config,
     clock,
@@ -405,9 +414,11 @@ export function composeService(infra: ServiceInfrastructure) {
     events,
     alerts,
     taskTypes: createTaskTypeReload({ operatorTypes, invalidator, logger }),
+    tokens,
+    approvalLinks,
   });
 
-  return { alerts, serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, flows, runLogs, routes, events, models };
+  return { tokens, approvalLinks, alerts, serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, flows, runLogs, routes, events, models };
 }
 
 /**
@@ -457,7 +468,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       'the state store is shared by instances but no KV store is configured: response cache off (set KV_STORE_URL to share it, and rate limits and locks with it)',
     );
   }
-  const server = await buildServer({ config, coordination, logger, metrics, responseCacheEnabled, tracer: tracing.tracer }, service.routes);
+  const server = await buildServer({ config, coordination, logger, metrics, responseCacheEnabled, tracer: tracing.tracer, tokens: service.tokens, approvalLinks: service.approvalLinks }, service.routes);
 
   // Start: the probes, recovery and the runner, knowledge, the scheduler and the incident sweeps.
   const stopProbe = startServiceProbeTimer(

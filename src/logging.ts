@@ -7,7 +7,7 @@ export type { Logger } from 'pino';
  * log object (top level, or one or two levels down such as `req.headers.authorization` or
  * `entry.secret`). Their values are replaced, never printed.
  */
-export const SECRET_FIELDS = ['authorization', 'x-api-key', 'apiKey', 'apiKeys', 'key', 'secret', 'webhookSecret', 'password'];
+export const SECRET_FIELDS = ['authorization', 'x-api-key', 'apiKey', 'apiKeys', 'key', 'secret', 'webhookSecret', 'tokenSigningSecret', 'password'];
 
 /** Redaction path syntax: plain names are dotted, names with a dash need brackets. */
 const accessor = (field: string) => (/^[A-Za-z_$][\w$]*$/.test(field) ? `.${field}` : `["${field}"]`);
@@ -18,6 +18,35 @@ export const REDACTED_PATHS = SECRET_FIELDS.flatMap((field) => {
 });
 
 export const REDACTION_CENSOR = '[redacted]';
+
+/** `access_token=<token>` in a query string (an event stream's scoped token) with its value censored. */
+export function censorQueryCredentials(url: string): string {
+  return url.replace(/([?&]access_token=)[^&#]*/gi, `$1${REDACTION_CENSOR}`);
+}
+
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+  headers?: Record<string, unknown>;
+}
+
+/**
+ * Fastify's own `req` serializer (its fields unchanged), with the one credential a URL may carry
+ * censored: fastify keeps an instance's serializers over its defaults, so this one is used.
+ */
+function serializeRequest(req: LoggedRequest) {
+  return {
+    method: req.method,
+    url: typeof req.url === 'string' ? censorQueryCredentials(req.url) : req.url,
+    version: req.headers?.['accept-version'],
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
+}
 
 /**
  * How the logger writes the info lines about one request (fastify's `incoming request` and
@@ -61,6 +90,7 @@ export function createLogger(level: string, destination?: DestinationStream, per
   const options = {
     level,
     redact: { paths: REDACTED_PATHS, censor: REDACTION_CENSOR },
+    serializers: { req: serializeRequest },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
     ...(perItem ? { hooks: { logMethod: perItemHook(perItem) } } : {}),

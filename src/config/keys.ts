@@ -1,4 +1,5 @@
 import { configError } from './errors.js';
+import type { Identity } from '../domain/identity.js';
 import type { ApiKeyEntry, Role } from './types.js';
 
 const ROLE_RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
@@ -11,6 +12,30 @@ export function isRole(value: unknown): value is Role {
 /** Role order viewer < operator < admin: a route open to a role is open to every higher role. */
 export function roleAtLeast(actual: Role, required: Role): boolean {
   return ROLE_RANK[actual] >= ROLE_RANK[required];
+}
+
+/** The identity a key stands for: what every route and domain module is told of its caller. */
+export function identityOf(entry: ApiKeyEntry): Identity {
+  return {
+    actor: entry.actor,
+    role: entry.role,
+    apiKeyLabel: entry.label,
+    apiKeyExpiresAt: entry.expiresAt ? entry.expiresAt.toISOString() : null,
+    groups: entry.groups,
+  };
+}
+
+/** Whether a key is accepted at `now`: active and not expired. */
+export const keyUsable = (entry: ApiKeyEntry, now: Date) => entry.active && (entry.expiresAt === null || entry.expiresAt.getTime() > now.getTime());
+
+/**
+ * The identity of an actor's usable key (of several, the one with the highest role), or null
+ * when the actor has none: who an approval link names must still hold a key when it is used.
+ */
+export function actorIdentity(keys: readonly ApiKeyEntry[], actor: string, now: Date): Identity | null {
+  const usable = keys.filter((entry) => entry.actor === actor && keyUsable(entry, now));
+  if (usable.length === 0) return null;
+  return identityOf(usable.reduce((best, entry) => (ROLE_RANK[entry.role] > ROLE_RANK[best.role] ? entry : best)));
 }
 
 function highestRole(roles: Role[]): Role {

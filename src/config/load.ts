@@ -56,6 +56,7 @@ const ENV_OVERRIDES: Array<[string, keyof ConfigFile, (name: string, v: string) 
   ['KV_STORE_URL', 'kvStoreUrl', (_n, v) => v],
   ['KV_KEY_PREFIX', 'kvKeyPrefix', (_n, v) => v],
   ['TRUST_PROXY', 'trustProxy', bool],
+  ['VIEWER_SEES_PAYLOADS', 'viewerSeesPayloads', bool],
   ['ORCHESTRATOR_CORS_ALLOWED_ORIGINS', 'corsAllowedOrigins', (_n, v) => list(v)],
   ['ORCHESTRATOR_CORS_ALLOWED_METHODS', 'corsAllowedMethods', (_n, v) => list(v)],
   ['ORCHESTRATOR_CORS_ALLOWED_HEADERS', 'corsAllowedHeaders', (_n, v) => list(v)],
@@ -177,8 +178,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     kvStoreUrl: cfg.kvStoreUrl ?? null,
     kvKeyPrefix: cfg.kvKeyPrefix ?? 'orch:',
     trustProxy: cfg.trustProxy ?? false,
+    viewerSeesPayloads: cfg.viewerSeesPayloads ?? true,
     apiKeys,
     webhookSecret,
+    tokenSigningSecret: env.TOKEN_SIGNING_SECRET ? env.TOKEN_SIGNING_SECRET : null,
     cors: {
       allowedOrigins: cfg.corsAllowedOrigins ?? [],
       allowedMethods: cfg.corsAllowedMethods ?? DEFAULT_CORS_METHODS,

@@ -86,6 +86,8 @@ export const ConfigFileSchema = Type.Object(
     kvStoreUrl: Type.Optional(Type.String()),
     kvKeyPrefix: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     trustProxy: Type.Optional(Type.Boolean()),
+    /** False: viewer responses (viewer keys and scoped tokens) carry no run payloads or results. */
+    viewerSeesPayloads: Type.Optional(Type.Boolean()),
     corsAllowedOrigins: Type.Optional(Type.Array(Type.String())),
     corsAllowedMethods: Type.Optional(Type.Array(Type.String())),
     corsAllowedHeaders: Type.Optional(Type.Array(Type.String())),

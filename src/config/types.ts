@@ -130,6 +130,10 @@ export interface AppConfig {
   trustProxy: boolean;
   apiKeys: ApiKeyEntry[];
   webhookSecret: string;
+  /** TOKEN_SIGNING_SECRET: signs scoped tokens and approval links (null: a key derived from webhookSecret). */
+  tokenSigningSecret: string | null;
+  /** False hides run payloads and results from the viewer role (viewer keys and scoped tokens). */
+  viewerSeesPayloads: boolean;
   cors: CorsConfig;
   rateLimits: Record<RateLimitBucket, { max: number; windowSeconds: number }>;
   maxBodyBytes: number;

@@ -7,7 +7,7 @@ import { packageRoot } from '../config/package-root.js';
 import type { Coordination } from '../coordination/types.js';
 import type { Metrics } from '../metrics.js';
 import { accessHooks } from './access-hooks.js';
-import { createKeyVerifier } from './auth.js';
+import { createCredentialVerifier, createKeyVerifier, type CredentialChecker } from './auth.js';
 import { answerConnect, createClientErrorHandler } from './client-error.js';
 import { registerCors } from './cors.js';
 import { answerFrameworkError, registerErrorHandling } from './error-handling.js';
@@ -38,6 +38,10 @@ export interface ServerDeps {
   responseCacheEnabled?: boolean;
   /** A server span per request when tracing is on (docs/tracing.md); absent: off. */
   tracer?: ServiceTracer;
+  /** Checks scoped tokens (src/tokens/); absent: the service accepts none. */
+  tokens?: CredentialChecker;
+  /** Checks approval links (src/tokens/approval-links.ts); absent: the service accepts none. */
+  approvalLinks?: CredentialChecker;
 }
 
 /** Metrics label for requests that matched no table route (unknown paths, 405s, CORS preflights). */
@@ -131,7 +135,10 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
     done();
   });
 
-  const verify = createKeyVerifier(config.apiKeys, deps.clock ?? systemClock);
+  const verify = createCredentialVerifier(createKeyVerifier(config.apiKeys, deps.clock ?? systemClock), {
+    tokens: deps.tokens,
+    links: deps.approvalLinks,
+  });
   const cache = new ResponseCache(coordination, config.cache, deps.responseCacheEnabled ?? true);
   for (const route of routes) {
     app.route({
@@ -144,7 +151,7 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
         ...(route.schema.body && route.access.kind !== 'signed' ? { body: route.schema.body } : {}),
       },
       config: { rawBody: route.access.kind === 'signed' } as Record<string, unknown>,
-      onRequest: accessHooks(route.access, limit, verify),
+      onRequest: accessHooks(route, limit, verify),
       handler: createRouteHandler(route, cache),
     });
   }

@@ -14,6 +14,8 @@ import type { AlertService } from '../alerts/service.js';
 import type { ScheduleService } from '../schedules/schedule-service.js';
 import type { FlowService } from '../flows/flow-service.js';
 import type { StateStore } from '../store/types.js';
+import type { ApprovalLinks } from '../tokens/approval-links.js';
+import type { TokenService } from '../tokens/scoped-tokens.js';
 import type { CatalogView } from '../tasks/catalog-view.js';
 import type { RunEventHub } from '../events/run-event-hub.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
@@ -43,6 +45,7 @@ import { bulkRunRoutes } from './routes/bulk-runs.js';
 import { skillRoutes } from './routes/skills.js';
 import { taskRoutes } from './routes/tasks.js';
 import { taskTypeRoutes } from './routes/task-types.js';
+import { tokenRoutes } from './routes/tokens.js';
 import { webhookRoutes } from './routes/webhook.js';
 
 /**
@@ -79,6 +82,10 @@ export interface ServiceRouteDeps {
   alerts: AlertService;
   /** The operator task types folder, read again on request. */
   taskTypes: TaskTypeReload;
+  /** Scoped read tokens (issue, list, revoke). */
+  tokens: TokenService;
+  /** Approval links (make them; presented, they stand for the approver's key). */
+  approvalLinks: ApprovalLinks;
 }
 
 /** The service's whole route table: every route family, in one place. */
@@ -87,15 +94,16 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
   const routes: RouteSpec[] = buildRouteTable([
     healthRoutes({ config, clock, metricsPort: () => deps.metricsPort }),
     authRoutes(),
+    tokenRoutes({ tokens: deps.tokens }),
     openapiRoutes(() => routes, { title: 'Task orchestration service', version: '1.0.0' }),
     persistenceHealthRoutes({ storeHealth: () => store.health(), storeKind: () => store.kind, coordination }),
     persistenceRoutes({ store, coordination, now: () => clock.now() }),
-    taskRoutes({ runtime, catalog: deps.catalog }),
+    taskRoutes({ runtime, catalog: deps.catalog, viewerSeesPayloads: config.viewerSeesPayloads }),
     runRerunRoutes({ runtime }),
     runCancelRoutes({ runtime }),
     bulkRunRoutes({ runtime }),
     eventRoutes({ events: deps.events }),
-    approvalRoutes({ runtime }),
+    approvalRoutes({ runtime, links: deps.approvalLinks }),
     runLogRoutes({ runLogs: deps.runLogs }),
     proofRoutes({ feed: deps.proofFeed }),
     knowledgeRoutes({ knowledge: deps.knowledge }),

@@ -230,6 +230,19 @@ export function createApprovals(deps: ApprovalsDeps) {
     return { status: 'ok', approval: { ...viewOf(written.after), replayTaskId: replay.replayTaskId }, ...replay };
   }
 
+  /**
+   * Why `identity` may not be sent a link to decide `taskId` (the decision's own rules, and one
+   * decision per approver), or null when it may. Unknown: 404; no longer pending: 409.
+   */
+  async function linkRefusal(taskId: string, identity: Identity): Promise<string | null> {
+    const held = await heldRunOf(taskId);
+    if (held.approval.status !== 'pending') throw conflict(`approval ${taskId} is no longer pending (status ${held.approval.status})`);
+    const refusal = decisionRefusal(policy.forType(held.type), held, identity);
+    if (refusal) return refusal;
+    const earlier = decisionBy(held.approval, identity.actor);
+    return earlier ? `${identity.actor} already decided approval ${taskId} (${earlier.decision} at ${earlier.at})` : null;
+  }
+
   /** Restart repair: index every held run and finish approvals decided just before a crash. */
   async function recover(): Promise<number> {
     let repaired = 0;
@@ -247,7 +260,7 @@ export function createApprovals(deps: ApprovalsDeps) {
     return repaired;
   }
 
-  return { listPending, get, decide, recover, expiry };
+  return { listPending, get, decide, linkRefusal, recover, expiry };
 }
 
 export type Approvals = ReturnType<typeof createApprovals>;

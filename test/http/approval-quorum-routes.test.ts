@@ -1,24 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startComposedService, type ComposedService } from '../support/composed-service.js';
-import { apiClient, waitForTerminal } from '../support/http.js';
-import { TEST_KEYS } from '../support/keys.js';
-
-/** Operators of the release group (one of them the requester), one outside it, and the test viewer. */
-const KEYS = {
-  requester: 'quorum-requester-key-01',
-  alice: 'quorum-alice-key-0001',
-  bob: 'quorum-bob-key-000001',
-  outsider: 'quorum-outsider-key-01',
-};
-const ROTATION = JSON.stringify([
-  { key: KEYS.requester, label: 'requester', role: 'operator', groups: ['release'] },
-  { key: KEYS.alice, label: 'alice:v1', role: 'operator', groups: ['release', 'sre'] },
-  { key: KEYS.bob, label: 'bob', role: 'admin', groups: ['release'] },
-  { key: KEYS.outsider, label: 'outsider', role: 'operator' },
-  { key: TEST_KEYS.viewer, label: 'viewer-bot', role: 'viewer' },
-]);
+import { describe, expect, it } from 'vitest';
+import { QUORUM_KEYS as KEYS, useQuorumService } from '../support/quorum-service.js';
+import { waitForTerminal } from '../support/http.js';
 
 /**
  * The decision route over HTTP under a two-person rule for agent-deploy: keys carry groups in
@@ -26,21 +10,10 @@ const ROTATION = JSON.stringify([
  * pending, and the input the approvers send lands in the deployment the replay makes.
  */
 describe('POST /api/approvals/:id/decision under requiredApprovals and approverGroups', () => {
-  let svc: ComposedService;
-  let api: ReturnType<typeof apiClient>;
-  beforeAll(async () => {
-    svc = await startComposedService({
-      runtime: true,
-      config: { approvalPolicy: { 'agent-deploy': { requiredApprovals: 2, approverGroups: ['release'], allowSelfApproval: false } } },
-      env: { API_KEY_ROTATION: ROTATION },
-    });
-    api = apiClient(svc.url);
-  });
-  afterAll(async () => {
-    await svc?.close();
-  });
+  const fixture = useQuorumService();
 
   it('holds at "1 of 2", refuses the requester, outsiders, repeats and reserved input, then replays with the merged input', async () => {
+    const { svc, api } = fixture;
     const held = await api.trigger('agent-deploy', { agentName: 'summarization-agent', idempotencyKey: 'quorum-deploy-1' }, KEYS.requester);
     expect(held.status).toBe(202);
     const taskId: string = held.body.taskId;
@@ -89,6 +62,7 @@ describe('POST /api/approvals/:id/decision under requiredApprovals and approverG
   });
 
   it('documents the quorum fields and the input in the OpenAPI document', async () => {
+    const { api } = fixture;
     const doc = (await api.get('/api/openapi.json', null)).body;
     const op = doc.paths['/api/approvals/{id}/decision'].post;
     const body = op.requestBody.content['application/json'].schema;

@@ -50,7 +50,15 @@ describe('bearer authentication', () => {
   it('answers /api/auth/me for the operator key ops:v2 with actor ops', async () => {
     const res = await get('/api/auth/me', bearer(TEST_KEYS.operator));
     expect(res.status).toBe(200);
-    expect(await readJson(res)).toEqual({ actor: 'ops', role: 'operator', apiKeyLabel: 'ops:v2', apiKeyExpiresAt: null });
+    expect(await readJson(res)).toEqual({
+      actor: 'ops',
+      role: 'operator',
+      apiKeyLabel: 'ops:v2',
+      apiKeyExpiresAt: null,
+      groups: [],
+      credential: 'api-key',
+      expiresAt: null,
+    });
   });
 
   it('gives the highest of several roles', async () => {

@@ -5,8 +5,17 @@ import { TEST_KEYS } from '../support/keys.js';
 import { raisedLimitsForEveryBucket, serviceRouteList, type RouteEntry } from '../support/route-list.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
 
-/** Each credential a caller can present, and the role it really carries (null: none). */
-const CREDENTIALS: { name: string; header: string | null; role: Role | null }[] = [
+/**
+ * Each credential a caller can present, the role it really carries (null: none) and, for a scoped
+ * token, the routes its scope lets it read (every other route below its role or outside its scope is 403).
+ */
+interface Credential {
+  name: string;
+  header: string | null;
+  role: Role | null;
+  scopedTo?: string[];
+}
+const CREDENTIALS: Credential[] = [
   { name: 'no token', header: null, role: null },
   { name: 'bad token', header: 'Bearer not-a-key-of-this-service', role: null },
   { name: 'expired', header: `Bearer ${TEST_KEYS.expired}`, role: null },
@@ -17,6 +26,38 @@ const CREDENTIALS: { name: string; header: string | null; role: Role | null }[] 
 ];
 
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
+
+/**
+ * Scoped tokens issued by the operator key: one for the matrix's run id, one for every viewer
+ * read, one revoked and one altered (the last two refused like an unknown key).
+ */
+async function tokenCredentials(url: string): Promise<Credential[]> {
+  const issue = async (scope: Record<string, unknown>) => {
+    const res = await fetch(`${url}/api/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_KEYS.operator}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ scope }),
+    });
+    if (res.status !== 201) throw new Error(`token not issued: ${res.status}`);
+    return (await res.json()) as { token: string; tokenId: string };
+  };
+  const runToken = await issue({ kind: 'run', runId: 'matrix-runId' });
+  const readToken = await issue({ kind: 'read' });
+  const revoked = await issue({ kind: 'read' });
+  await fetch(`${url}/api/tokens/${revoked.tokenId}`, { method: 'DELETE', headers: { authorization: `Bearer ${TEST_KEYS.operator}` } });
+  const altered = `${readToken.token.slice(0, -1)}${readToken.token.endsWith('A') ? 'B' : 'A'}`;
+  return [
+    {
+      name: 'run-scoped token',
+      header: `Bearer ${runToken.token}`,
+      role: 'viewer',
+      scopedTo: ['GET /api/auth/me', 'GET /api/tasks/runs/:runId', 'GET /api/tasks/runs/:runId/events'],
+    },
+    { name: 'read token', header: `Bearer ${readToken.token}`, role: 'viewer' },
+    { name: 'revoked token', header: `Bearer ${revoked.token}`, role: null },
+    { name: 'altered token', header: `Bearer ${altered}`, role: null },
+  ];
+}
 
 /** The route's path with every parameter filled (`:runId` -> `matrix-runId`). */
 function concretePath(route: RouteEntry): string {
@@ -33,6 +74,7 @@ describe('authorization matrix: every route x every credential', () => {
   beforeAll(async () => {
     routes = await serviceRouteList();
     running = await startRuntimeService({ rateLimits: raisedLimitsForEveryBucket(), logLevel: 'warn' });
+    CREDENTIALS.push(...(await tokenCredentials(running.service.url)));
   }, 120_000);
   afterAll(async () => {
     await running?.service.kill();
@@ -67,6 +109,8 @@ describe('authorization matrix: every route x every credential', () => {
           if (res.status !== 401) findings.push(`${cell} (expected 401)`);
         } else if (RANK[credential.role] < RANK[route.access]) {
           if (res.status !== 403) findings.push(`${cell} (expected 403 below ${route.access})`);
+        } else if (credential.scopedTo && !credential.scopedTo.includes(`${route.method} ${route.path}`)) {
+          if (res.status !== 403) findings.push(`${cell} (expected 403 outside the token's scope)`);
         }
       }
     }

@@ -31,6 +31,14 @@ describe('request logging', () => {
     expect(all).not.toContain(TEST_WEBHOOK_SECRET);
   });
 
+  it('censors a token sent as access_token in the logged URL, keeping the rest of the request line', async () => {
+    const token = 'orct_eyJ2IjoxfQ.c2lnbmF0dXJlLW5vdC1sb2dnZWQ';
+    await fetch(`${h.url}/api/auth/me?type=x&access_token=${token}&other=1`, { headers: { 'x-request-id': 'log-token-1' } });
+    const incoming = h.logLines.map((l) => JSON.parse(l)).find((l) => l.reqId === 'log-token-1' && l.msg === 'incoming request');
+    expect(incoming.req).toMatchObject({ method: 'GET', url: '/api/auth/me?type=x&access_token=[redacted]&other=1', remoteAddress: '127.0.0.1' });
+    expect(h.logLines.join('\n')).not.toContain(token);
+  });
+
   it('tags request log lines with the request id sent back as X-Request-Id', async () => {
     const res = await fetch(`${h.url}/health`, { headers: { 'x-request-id': 'log-correlation-7' } });
     expect(res.headers.get('x-request-id')).toBe('log-correlation-7');

@@ -3,6 +3,7 @@ import { CacheTags } from '../../domain/cache-invalidation.js';
 import { ApprovalWithPayloadSchema, DecisionAnswerSchema, DECISIONS, PendingApprovalsSchema } from '../../tasks/approval-answer.js';
 import type { ProtectedContext, RouteSpec } from '../route-spec.js';
 import type { TaskRuntime } from '../../tasks/runtime.js';
+import { DEFAULT_LINK_MINUTES, MAX_LINK_APPROVERS, MAX_LINK_MINUTES, type ApprovalLinks } from '../../tokens/approval-links.js';
 
 const DecisionBody = Type.Object(
   {
@@ -20,7 +21,37 @@ const DecisionBody = Type.Object(
 
 const ApprovalIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200, description: 'the held task id (taskId of the held run)' }) });
 
-export function approvalRoutes(deps: { runtime: TaskRuntime }): RouteSpec[] {
+const LinksBody = Type.Object(
+  {
+    approvers: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+      minItems: 1,
+      maxItems: MAX_LINK_APPROVERS,
+      description: 'actors (key labels without :version) of keys that may decide this approval',
+    }),
+    expiresInMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LINK_MINUTES, description: `default ${DEFAULT_LINK_MINUTES}` })),
+  },
+  { additionalProperties: false },
+);
+
+const LinksAnswer = Type.Object({
+  approvalId: Type.String(),
+  links: Type.Array(
+    Type.Object({
+      actor: Type.String(),
+      linkId: Type.String(),
+      expiresAt: Type.String({ format: 'date-time' }),
+      path: Type.String({ description: 'the console page; the one-time secret is in the URL fragment (#link=…), which browsers never send' }),
+    }),
+  ),
+});
+
+/** An approval link may show and decide the approval it names (src/tokens/approval-links.ts). */
+const linkTarget = ({ params }: { params: Record<string, string> }) => ({ kind: 'approval' as const, approvalId: params.id ?? '' });
+
+const LINK_NOTE =
+  'Also answered to an approval link for this approval (`X-Approval-Link: <secret>`, or as the bearer), as the key of the approver it names.';
+
+export function approvalRoutes(deps: { runtime: TaskRuntime; links: ApprovalLinks }): RouteSpec[] {
   const { approvals } = deps.runtime;
   return [
     {
@@ -43,9 +74,10 @@ export function approvalRoutes(deps: { runtime: TaskRuntime }): RouteSpec[] {
       path: '/api/approvals/:id',
       operationId: 'getApproval',
       summary: 'One approval by its id (the held task id), pending or decided, with its payload and decision history',
-      description: 'The payload is shown without the service-reserved `__` keys. 404 `not_found` for an id that was never held.',
+      description: `The payload is shown without the service-reserved \`__\` keys. 404 \`not_found\` for an id that was never held. ${LINK_NOTE}`,
       tags: ['approvals'],
       access: { kind: 'protected', role: 'operator', bucket: 'viewer-read' },
+      tokenReads: linkTarget,
       schema: {
         params: ApprovalIdParams,
         response: {
@@ -60,9 +92,12 @@ export function approvalRoutes(deps: { runtime: TaskRuntime }): RouteSpec[] {
       operationId: 'decideApproval',
       summary: 'Approve (replay under approval-replay:<task_id> once the quorum is reached) or reject (the held run fails) a held task',
       description:
-        'approvalPolicy decides who may: a role below `approverRole`, a key outside `approverGroups` (when set), or one of the approval\'s `requesters` (whoever asked for or shaped the work) where `allowSelfApproval` is false, gets 403 `forbidden`. An approval short of `requiredApprovals` answers 200 with the approval still `pending`, its progress in `approval.approvals` and no replay fields; the approval that reaches the quorum admits the replay, and one rejection ends it. A second decision by the same actor, or one on an approval no longer pending, is 409 `conflict`. An approval past its expiry under `onExpiry: "reject"` is rejected by the service and answers 409.',
+        'approvalPolicy decides who may: a role below `approverRole`, a key outside `approverGroups` (when set), or one of the approval\'s `requesters` (whoever asked for or shaped the work) where `allowSelfApproval` is false, gets 403 `forbidden`. An approval short of `requiredApprovals` answers 200 with the approval still `pending`, its progress in `approval.approvals` and no replay fields; the approval that reaches the quorum admits the replay, and one rejection ends it. A second decision by the same actor, or one on an approval no longer pending, is 409 `conflict`. An approval past its expiry under `onExpiry: "reject"` is rejected by the service and answers 409. ' +
+        LINK_NOTE +
+        ' A link whose approver already decided (used once), or for an approval no longer pending, answers 409 saying so.',
       tags: ['approvals'],
       access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
+      tokenReads: linkTarget,
       schema: {
         params: ApprovalIdParams,
         body: DecisionBody,
@@ -72,6 +107,20 @@ export function approvalRoutes(deps: { runtime: TaskRuntime }): RouteSpec[] {
       },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof ApprovalIdParams>, Static<typeof DecisionBody>>) => ({
         body: await approvals.decide(ctx.params.id, ctx.body.decision, ctx.body.note ?? null, ctx.identity, ctx.body.input ?? null),
+      }),
+    },
+    {
+      method: 'POST',
+      path: '/api/approvals/:id/links',
+      operationId: 'createApprovalLinks',
+      summary: 'Single-use, expiring links that let named approvers decide this approval from a message (201)',
+      description: `Each approver must be the actor of an active key allowed to decide it (role, groups, never a requester where self-approval is off) that has not decided it yet; one who is not answers 400 and no link is made. Links expire after \`expiresInMinutes\` (default ${DEFAULT_LINK_MINUTES}). ${LINK_NOTE} See docs/approvals-and-reruns.md.`,
+      tags: ['approvals'],
+      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
+      schema: { params: ApprovalIdParams, body: LinksBody, response: { 201: LinksAnswer } },
+      handler: async (ctx: ProtectedContext<unknown, Static<typeof ApprovalIdParams>, Static<typeof LinksBody>>) => ({
+        statusCode: 201,
+        body: await deps.links.issue(ctx.params.id, ctx.body, ctx.identity),
       }),
     },
   ];

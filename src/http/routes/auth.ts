@@ -6,9 +6,19 @@ const Identity = Type.Object({
   role: Type.Union([Type.Literal('viewer'), Type.Literal('operator'), Type.Literal('admin')]),
   apiKeyLabel: Type.String(),
   apiKeyExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  groups: Type.Array(Type.String(), { description: 'approver groups of the key (API_KEY_ROTATION groups)' }),
+  credential: Type.Union([Type.Literal('api-key'), Type.Literal('token')]),
+  expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'when the key or token stops working' }),
+  token: Type.Optional(
+    Type.Object({
+      tokenId: Type.String(),
+      scope: Type.Object({ kind: Type.String() }, { additionalProperties: true }),
+      issuedBy: Type.String(),
+    }),
+  ),
 });
 
-/** GET /api/auth/me: who the bearer key says the caller is. Never returns the key itself. */
+/** GET /api/auth/me: who the bearer key or scoped token says the caller is. Never returns either. */
 export function authRoutes(): RouteSpec[] {
   return [
     {
@@ -19,12 +29,18 @@ export function authRoutes(): RouteSpec[] {
       tags: ['auth'],
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       schema: { response: { 200: Identity } },
+      // Open to every token whatever its scope: a browser holding one asks what it may do.
+      tokenReads: () => ({ kind: 'self' }),
       handler: async ({ identity }: ProtectedContext) => ({
         body: {
           actor: identity.actor,
           role: identity.role,
           apiKeyLabel: identity.apiKeyLabel,
           apiKeyExpiresAt: identity.apiKeyExpiresAt,
+          groups: [...(identity.groups ?? [])],
+          credential: identity.token ? 'token' : 'api-key',
+          expiresAt: identity.apiKeyExpiresAt,
+          ...(identity.token ? { token: identity.token } : {}),
         },
       }),
     },

@@ -8,10 +8,15 @@ import type { ProtectedContext, RouteReply, RouteSpec } from '../route-spec.js';
 const EVENT_STREAM = 'text/event-stream; charset=utf-8';
 
 const RunIdParams = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 400 }) });
-/** Nothing in the query string, and never a key: keys go in the Authorization header only. */
-export const NoQuery = Type.Object({}, { additionalProperties: false });
+/**
+ * The one credential a query string may carry: a scoped token, because EventSource cannot set an
+ * Authorization header. A full API key never goes here (src/http/auth.ts refuses it).
+ */
+const AccessToken = Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'a scoped token (POST /api/tokens), never an API key' }));
+export const TokenQuery = Type.Object({ access_token: AccessToken }, { additionalProperties: false });
 const EventsQuery = Type.Object(
   {
+    access_token: AccessToken,
     type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only runs of this task type (internal types too when named)' })),
     status: Type.Optional(Type.Union(RUN_STATUSES.map((s) => Type.Literal(s)), { description: 'only events whose write left the run in this status' })),
   },
@@ -112,7 +117,9 @@ export function eventRoutes(deps: { events: RunEventHub }): RouteSpec[] {
       tags: ['tasks'],
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       produces: 'text/event-stream',
-      schema: { params: RunIdParams, querystring: NoQuery, response: { 200: StreamSchema } },
+      schema: { params: RunIdParams, querystring: TokenQuery, response: { 200: StreamSchema } },
+      tokenInQuery: true,
+      tokenReads: ({ params }) => ({ kind: 'run', runId: params.runId ?? '' }),
       handler: async (ctx: ProtectedContext<unknown, Static<typeof RunIdParams>>) =>
         streamReply(await events.prepareRunStream(ctx.params.runId, { key: ctx.identity.actor, lastEventId: lastEventId(ctx) })),
     },
@@ -126,6 +133,8 @@ export function eventRoutes(deps: { events: RunEventHub }): RouteSpec[] {
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       produces: 'text/event-stream',
       schema: { querystring: EventsQuery, response: { 200: StreamSchema } },
+      tokenInQuery: true,
+      tokenReads: () => ({ kind: 'feed' }),
       handler: async (ctx: ProtectedContext<Static<typeof EventsQuery>>) =>
         streamReply(
           await events.prepareFeedStream({ type: ctx.query.type, status: ctx.query.status }, { key: ctx.identity.actor, lastEventId: lastEventId(ctx) }),

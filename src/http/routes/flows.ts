@@ -6,7 +6,7 @@ import { FLOW_STEP_STATES } from '../../flows/flow-step-state.js';
 import { MAX_CANCEL_REASON_CHARS } from '../../tasks/run-cancel.js';
 import { ErrorBodySchema } from '../error-schema.js';
 import type { ProtectedContext, RouteSpec } from '../route-spec.js';
-import { lastEventId, NoQuery, StreamDescription, StreamSchema, streamReply } from './events.js';
+import { lastEventId, TokenQuery, StreamDescription, StreamSchema, streamReply } from './events.js';
 
 const FlowName = (description: string) => Type.String({ pattern: FLOW_NAME_PATTERN, description });
 const Policy = Type.Union(
@@ -147,7 +147,7 @@ export function flowRoutes(deps: { flows: FlowService; events: RunEventHub }): R
       tags: ['flows'],
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       produces: 'text/event-stream',
-      schema: { params: FlowParams, querystring: NoQuery, response: { 200: StreamSchema } },
+      schema: { params: FlowParams, querystring: TokenQuery, response: { 200: StreamSchema } },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof FlowParams>>) => {
         // 404 before a stream slot is taken.
         await flows.get(ctx.params.id);

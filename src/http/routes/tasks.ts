@@ -3,7 +3,8 @@ import { RunListPage, RunObject } from '../../tasks/run-list-answer.js';
 import Type, { type Static } from 'typebox';
 import { CacheTags, runListPageTags } from '../../domain/cache-invalidation.js';
 import { notFound } from '../../domain/errors.js';
-import type { ProtectedContext, RouteReply, RouteSpec } from '../route-spec.js';
+import type { Identity, ProtectedContext, RouteReply, RouteSpec } from '../route-spec.js';
+import { withoutPayloads } from '../../tasks/payload-withheld.js';
 import type { AdmissionOutcome } from '../../tasks/admission.js';
 import type { TaskRuntime } from '../../tasks/runtime.js';
 import { MAX_CONCURRENCY_KEY_LENGTH, RUN_STATUSES } from '../../domain/run-record.js';
@@ -97,8 +98,11 @@ export function triggerReply(outcome: AdmissionOutcome): RouteReply {
   return { statusCode: 202, body };
 }
 
-export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView }): RouteSpec[] {
+export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView; viewerSeesPayloads: boolean }): RouteSpec[] {
   const { runtime } = deps;
+  // The response cache keys entries by role, so a viewer's withheld view never reaches an operator.
+  const shownTo = <T extends Record<string, unknown>>(identity: Identity, run: T): T =>
+    identity.role === 'viewer' && !deps.viewerSeesPayloads ? withoutPayloads(run) : run;
   return [
     {
       method: 'GET',
@@ -157,10 +161,10 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
           200: RunListPage,
         },
       },
+      tokenReads: ({ query }) => ({ kind: 'runs', idPrefix: typeof query.idPrefix === 'string' ? query.idPrefix : undefined }),
       handler: async (ctx: ProtectedContext<Static<typeof RunsQuery>>) => {
         const q = ctx.query;
-        return {
-          body: await runtime.listRuns({
+        const page = await runtime.listRuns({
             type: q.type,
             status: q.status,
             includeInternal: q.includeInternal === 'true',
@@ -174,8 +178,8 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
             cursor: q.cursor,
             createdFrom: q.createdFrom,
             createdTo: q.createdTo,
-          }),
-        };
+        });
+        return { body: { ...page, items: page.items.map((run) => shownTo(ctx.identity, run)) } };
       },
     },
     {
@@ -187,10 +191,11 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView })
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       cache: { tags: (ctx) => [CacheTags.run((ctx.params as { runId: string }).runId)] },
       schema: { params: RunIdParams, response: { 200: RunObject } },
+      tokenReads: ({ params }) => ({ kind: 'run', runId: params.runId ?? '' }),
       handler: async (ctx: ProtectedContext<unknown, Static<typeof RunIdParams>>) => {
         const run = await runtime.getRun(ctx.params.runId);
         if (!run) throw notFound(`run ${ctx.params.runId}`);
-        return { body: run };
+        return { body: shownTo(ctx.identity, run) };
       },
     },
   ];

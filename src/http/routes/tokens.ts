@@ -1,0 +1,78 @@
+import Type, { type Static } from 'typebox';
+import { DEFAULT_TOKEN_MINUTES, MAX_TOKEN_MINUTES, type TokenRecord, type TokenService } from '../../tokens/scoped-tokens.js';
+import type { ProtectedContext, RouteSpec } from '../route-spec.js';
+
+const Id = Type.String({ minLength: 1, maxLength: 400 });
+const Scope = Type.Union([
+  Type.Object({ kind: Type.Literal('run'), runId: Id }, { additionalProperties: false }),
+  Type.Object({ kind: Type.Literal('flow'), flowId: Id }, { additionalProperties: false }),
+  Type.Object({ kind: Type.Literal('read') }, { additionalProperties: false }),
+]);
+
+const TokenBody = Type.Object(
+  {
+    scope: Scope,
+    expiresInMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOKEN_MINUTES, description: `default ${DEFAULT_TOKEN_MINUTES}` })),
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+const TokenView = Type.Object({
+  tokenId: Type.String(),
+  scope: Scope,
+  label: Type.Union([Type.String(), Type.Null()]),
+  issuedBy: Type.String(),
+  issuedAt: Type.String({ format: 'date-time' }),
+  expiresAt: Type.String({ format: 'date-time' }),
+  revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  revokedBy: Type.Union([Type.String(), Type.Null()]),
+});
+
+const Issued = Type.Intersect([TokenView, Type.Object({ token: Type.String({ description: 'shown once; send as Authorization: Bearer, or as access_token on an event stream' }) })]);
+const TokenParams = Type.Object({ tokenId: Type.String({ minLength: 1, maxLength: 100 }) });
+
+const view = (record: TokenRecord) => ({ ...record });
+
+/** Scoped read tokens for browsers (docs/tokens.md): issue, list and revoke, by operators. */
+export function tokenRoutes(deps: { tokens: TokenService }): RouteSpec[] {
+  const { tokens } = deps;
+  return [
+    {
+      method: 'POST',
+      path: '/api/tokens',
+      operationId: 'issueToken',
+      summary: 'Issue a short-lived viewer token scoped to one run, one flow, or every viewer read (201; the token is shown once)',
+      description: `The token reads only what its scope names (its record, its event stream), never writes, and expires after \`expiresInMinutes\` (default ${DEFAULT_TOKEN_MINUTES}, at most ${MAX_TOKEN_MINUTES}). A token cannot issue tokens.`,
+      tags: ['auth'],
+      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
+      schema: { body: TokenBody, response: { 201: Issued } },
+      handler: async (ctx: ProtectedContext<unknown, unknown, Static<typeof TokenBody>>) => ({
+        statusCode: 201,
+        body: await tokens.issue(ctx.identity, ctx.body),
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/api/tokens',
+      operationId: 'listTokens',
+      summary: 'Tokens not yet expired, newest first, revoked ones marked (never the tokens themselves)',
+      tags: ['auth'],
+      access: { kind: 'protected', role: 'operator', bucket: 'viewer-read' },
+      schema: { response: { 200: Type.Object({ tokens: Type.Array(TokenView) }) } },
+      handler: async () => ({ body: { tokens: (await tokens.list()).map(view) } }),
+    },
+    {
+      method: 'DELETE',
+      path: '/api/tokens/:tokenId',
+      operationId: 'revokeToken',
+      summary: 'Revoke a token on every instance at once (revoking one already revoked answers it unchanged)',
+      tags: ['auth'],
+      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
+      schema: { params: TokenParams, response: { 200: TokenView } },
+      handler: async (ctx: ProtectedContext<unknown, Static<typeof TokenParams>>) => ({
+        body: view(await tokens.revoke(ctx.params.tokenId, ctx.identity)),
+      }),
+    },
+  ];
+}
