@@ -22,7 +22,7 @@ export const LAYERS = [
   ['worker-sdk'],
   ['agents', 'models', 'runlogs'],
   ['tasks'],
-  ['workers', 'lanes', 'knowledge', 'business', 'incidents', 'alerts', 'proof', 'events', 'persistence', 'schedules', 'scheduler', 'aggregates', 'metrics', 'migrate'],
+  ['workers', 'lanes', 'operator-types', 'flows', 'tokens', 'knowledge', 'business', 'incidents', 'alerts', 'proof', 'events', 'persistence', 'schedules', 'scheduler', 'aggregates', 'metrics', 'migrate'],
   ['http', 'client', 'cli', 'demo'],
   ['bridge'],
   ['(composition)'],

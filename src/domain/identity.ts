@@ -1,6 +1,6 @@
 /** What a bearer key may do; the configuration assigns one to each key. */
 export type Role = 'viewer' | 'operator' | 'admin';
-import type { TokenScope } from '../tokens/scope.js';
+import type { TokenScope } from './token-scope.js';
 
 /** Who asked for a piece of work; the HTTP layer derives it from the bearer key, never from a body. */
 export interface Identity {

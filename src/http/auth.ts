@@ -6,7 +6,7 @@ import type { ApiKeyEntry, Role } from '../config/types.js';
 import type { Identity } from '../domain/identity.js';
 import { isApprovalLink } from '../tokens/approval-links.js';
 import { isScopedToken } from '../tokens/scoped-tokens.js';
-import { describeScope, scopeAllows, type ReadTarget } from '../tokens/scope.js';
+import { describeScope, scopeAllows, type ReadTarget } from '../domain/token-scope.js';
 import { HttpError } from './errors.js';
 
 declare module 'fastify' {

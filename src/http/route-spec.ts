@@ -4,7 +4,7 @@ import type { TSchema } from 'typebox';
 import type { RateLimitBucket } from '../config/schema.js';
 import type { Role } from '../config/types.js';
 import type { Identity } from '../domain/identity.js';
-import type { ReadTarget } from '../tokens/scope.js';
+import type { ReadTarget } from '../domain/token-scope.js';
 
 export type { Identity } from '../domain/identity.js';
 
@@ -81,7 +81,7 @@ interface RouteSpecBase {
   /** Media type of the success body when it is not JSON (a streamed export). */
   produces?: string;
   /**
-   * What the request reads, checked against a scoped token's scope (src/tokens/scope.ts) before
+   * What the request reads, checked against a scoped token's scope (src/domain/token-scope.ts) before
    * the handler runs; a route that declares nothing is open to `read` tokens only.
    */
   tokenReads?: (request: { params: Record<string, string>; query: Record<string, unknown> }) => ReadTarget;

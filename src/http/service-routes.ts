@@ -19,7 +19,7 @@ import type { TokenService } from '../tokens/scoped-tokens.js';
 import type { CatalogView } from '../tasks/catalog-view.js';
 import type { RunEventHub } from '../events/run-event-hub.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
-import type { TaskTypeReload } from '../task-types/operator/reload.js';
+import type { TaskTypeReload } from '../operator-types/reload.js';
 import type { RouteSpec } from './route-spec.js';
 import { buildRouteTable } from './route-table.js';
 import { aggregateRoutes } from './routes/aggregates.js';

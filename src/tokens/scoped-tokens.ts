@@ -4,7 +4,7 @@ import { roleAtLeast } from '../config/keys.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
 import type { StateStore } from '../store/types.js';
-import type { TokenScope } from './scope.js';
+import type { TokenScope } from '../domain/token-scope.js';
 import { openText, signText } from './signed-text.js';
 
 /** Every scoped token starts with this, so the edge tells one from an API key without a lookup. */

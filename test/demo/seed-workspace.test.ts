@@ -6,7 +6,7 @@ import { SAMPLE_DOCS } from '../../src/demo/sample-docs.js';
 import { SAMPLE_PROJECT_DIR, SAMPLE_PROJECT_FILES } from '../../src/demo/sample-project.js';
 import { seedDemoWorkspace } from '../../src/demo/seed-workspace.js';
 import { BUILT_IN_REGISTRY } from '../../src/lanes/built-in.js';
-import { loadOperatorTypes } from '../../src/task-types/operator/load.js';
+import { loadOperatorTypes } from '../../src/operator-types/load.js';
 import { tempDir } from '../support/config.js';
 
 function freshWorkspace() {

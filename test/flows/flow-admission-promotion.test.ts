@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { flowStepRunId } from '../../src/flows/flow-definition.js';
 import { openStateStore } from '../../src/store/open.js';
-import { POSTGRES_TARGET } from '../../src/store/targets.js';
+import { POSTGRES_TARGET } from '../../src/config/store-targets.js';
 import type { StateStore } from '../../src/store/types.js';
 import { tempDir } from '../support/config.js';
 import { flowHarness, summarizeStep } from '../support/flow-harness.js';

@@ -5,7 +5,7 @@ import type { Identity } from '../../src/domain/identity.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { createTokenService, TOKEN_PREFIX, type TokenService } from '../../src/tokens/scoped-tokens.js';
-import { scopeAllows } from '../../src/tokens/scope.js';
+import { scopeAllows } from '../../src/domain/token-scope.js';
 import { signingKey, signText } from '../../src/tokens/signed-text.js';
 import { manualClock } from '../support/clocks.js';
 import { tempDir } from '../support/config.js';

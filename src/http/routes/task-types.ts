@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { TaskTypeReload } from '../../task-types/operator/reload.js';
+import type { TaskTypeReload } from '../../operator-types/reload.js';
 import type { RouteSpec } from '../route-spec.js';
 
 const TypeNames = (description: string) => Type.Array(Type.String(), { description });

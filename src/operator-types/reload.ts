@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { CacheTags, type CacheInvalidator } from '../../domain/cache-invalidation.js';
+import { CacheTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
 import type { OperatorTypes, ReloadAnswer } from './operator-types.js';
 
 export interface TaskTypeReload {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_KEYS } from '../../support/keys.js';
-import { shellManifest, startOperatorService, writeOperatorType, type OperatorService } from '../../support/operator-types.js';
+import { TEST_KEYS } from '../support/keys.js';
+import { shellManifest, startOperatorService, writeOperatorType, type OperatorService } from '../support/operator-types.js';
 
 /**
  * An operator type added by its folder alone runs its program through the worker protocol: the

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bubblewrapAvailable } from '../../../src/worker-sdk/project-command.js';
-import { tempDir } from '../../support/config.js';
-import { waitFor } from '../../support/http.js';
-import { shellManifest, startOperatorService, writeOperatorType, type OperatorService, type TypeFile } from '../../support/operator-types.js';
-import { isRunning } from '../../support/worker-spawn.js';
+import { bubblewrapAvailable } from '../../src/worker-sdk/project-command.js';
+import { tempDir } from '../support/config.js';
+import { waitFor } from '../support/http.js';
+import { shellManifest, startOperatorService, writeOperatorType, type OperatorService, type TypeFile } from '../support/operator-types.js';
+import { isRunning } from '../support/worker-spawn.js';
 
 /** Reads a string field of the payload file in plain sh (no jq on a bare host). */
 const FIELD = 'field() { sed -e "s/.*\\"$1\\":\\"\\([^\\"]*\\)\\".*/\\1/" "$ORCH_PAYLOAD_FILE"; }';

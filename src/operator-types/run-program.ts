@@ -1,9 +1,9 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { collectScopeValues } from '../../workspace/boundary.js';
-import { defaultForwarders, type OutputForwarder } from '../../worker-sdk/forward-output.js';
-import type { LaneContext } from '../../worker-sdk/lane-result.js';
+import { collectScopeValues } from '../workspace/boundary.js';
+import { defaultForwarders, type OutputForwarder } from '../worker-sdk/forward-output.js';
+import type { LaneContext } from '../worker-sdk/lane-result.js';
 import {
   decideSandbox,
   runProjectCommand,
@@ -11,8 +11,8 @@ import {
   SANDBOX_REFUSAL_ACTION,
   sandboxPolicyOf,
   type SandboxDecider,
-} from '../../worker-sdk/project-command.js';
-import { resolveScope } from '../../worker-sdk/scope-path.js';
+} from '../worker-sdk/project-command.js';
+import { resolveScope } from '../worker-sdk/scope-path.js';
 import { commandProblem } from './command-check.js';
 import { captureLastLine, MAX_PROGRAM_STDOUT_BYTES, teeTail } from './program-output.js';
 import { answerOf, readProgramResult } from './program-result.js';

@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../../support/config.js';
-import { waitForTerminal } from '../../support/http.js';
-import { TEST_KEYS } from '../../support/keys.js';
-import { shellManifest, writeOperatorType } from '../../support/operator-types.js';
-import { dropTestSchemas, postgresUrlWithSchema, TEST_DATABASE_URL, uniqueSchema } from '../../support/postgres.js';
-import { startRuntimeService, type RuntimeService } from '../../support/runtime-service.js';
+import { tempDir } from '../support/config.js';
+import { waitForTerminal } from '../support/http.js';
+import { TEST_KEYS } from '../support/keys.js';
+import { shellManifest, writeOperatorType } from '../support/operator-types.js';
+import { dropTestSchemas, postgresUrlWithSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
+import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
 
 const SKIP_REASON = 'TEST_DATABASE_URL unset: two instances on one PostgreSQL skipped';
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configError } from '../../config/errors.js';
-import { DomainError } from '../../domain/errors.js';
-import type { TaskType } from '../task-type.js';
+import { configError } from '../config/errors.js';
+import { DomainError } from '../domain/errors.js';
+import type { TaskType } from '../task-types/task-type.js';
 import { MANIFEST_FILE_NAME, parseOperatorManifest, type OperatorManifest } from './manifest.js';
 import { operatorTaskType } from './to-task-type.js';
 

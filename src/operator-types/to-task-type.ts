@@ -1,11 +1,11 @@
 import type { TSchema } from 'typebox';
-import { defineTaskType } from '../define-task-type.js';
-import type { ResultViewSpec } from '../result-view.js';
-import { COMMON_FIELDS } from '../schema-kit.js';
-import type { TaskType } from '../task-type.js';
+import { defineTaskType } from '../task-types/define-task-type.js';
+import type { ResultViewSpec } from '../task-types/result-view.js';
+import { COMMON_FIELDS } from '../task-types/schema-kit.js';
+import type { TaskType } from '../task-types/task-type.js';
 import type { OperatorManifest } from './manifest.js';
 
-/** The agent id every operator type runs under: the program worker (src/task-types/operator/program-worker.ts). */
+/** The agent id every operator type runs under: the program worker (src/operator-types/program-worker.ts). */
 export const OPERATOR_AGENT_ID = 'operator-programs';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -23,7 +23,7 @@ function payloadSchemaOf(m: OperatorManifest): TSchema {
 
 /**
  * The result schema finalize checks: the manifest's (an open object when it has none), with the
- * `success` flag the worker protocol carries (src/task-types/operator/run-program.ts adds it to
+ * `success` flag the worker protocol carries (src/operator-types/run-program.ts adds it to
  * a result that leaves it out), so a schema that refuses additional properties still passes it.
  */
 function resultSchemaOf(m: OperatorManifest): TSchema {

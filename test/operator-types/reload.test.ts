@@ -1,9 +1,9 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor, waitForTerminal } from '../../support/http.js';
-import { TEST_KEYS } from '../../support/keys.js';
-import { shellManifest, startOperatorService, writeOperatorType, type OperatorService } from '../../support/operator-types.js';
+import { waitFor, waitForTerminal } from '../support/http.js';
+import { TEST_KEYS } from '../support/keys.js';
+import { shellManifest, startOperatorService, writeOperatorType, type OperatorService } from '../support/operator-types.js';
 
 const FIELD = 'field() { sed -e "s/.*\\"$1\\":\\"\\([^\\"]*\\)\\".*/\\1/" "$ORCH_PAYLOAD_FILE"; }';
 /** Two programs side by side; the manifest's command picks one (the files are read when a run starts, the manifest when it is admitted). */

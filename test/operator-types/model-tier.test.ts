@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-openai.js';
-import { shellManifest, startOperatorService, writeOperatorType, type OperatorService } from '../../support/operator-types.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.js';
+import { shellManifest, startOperatorService, writeOperatorType, type OperatorService } from '../support/operator-types.js';
 
 const PROVIDER_KEY = 'sk-operator-type-model-key-0123456789abcdef';
 

@@ -1,12 +1,12 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bubblewrapAvailable } from '../../../src/worker-sdk/project-command.js';
-import { tempDir } from '../../support/config.js';
-import { waitFor } from '../../support/http.js';
-import { shellManifest, writeOperatorType } from '../../support/operator-types.js';
-import { startRuntimeService, type RuntimeService } from '../../support/runtime-service.js';
-import { isRunning } from '../../support/worker-spawn.js';
+import { bubblewrapAvailable } from '../../src/worker-sdk/project-command.js';
+import { tempDir } from '../support/config.js';
+import { waitFor } from '../support/http.js';
+import { shellManifest, writeOperatorType } from '../support/operator-types.js';
+import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
+import { isRunning } from '../support/worker-spawn.js';
 
 /** The service dies mid-run (SIGKILL, no shutdown): the program's whole process tree ends with it. */
 describe.skipIf(bubblewrapAvailable())('an operator program when the service dies (unsandboxed host: the pids are the host\'s)', () => {

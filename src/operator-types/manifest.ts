@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { configError } from '../../config/errors.js';
-import { validatorOf } from '../schema-check.js';
+import { configError } from '../config/errors.js';
+import { validatorOf } from '../task-types/schema-check.js';
 import type { TSchema } from 'typebox';
 
 /** The file that makes a folder of the task types folder an operator task type. */

@@ -1,12 +1,12 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commandProblem } from '../../../src/task-types/operator/command-check.js';
-import { captureLastLine } from '../../../src/task-types/operator/program-output.js';
-import { answerOf, readProgramResult } from '../../../src/task-types/operator/program-result.js';
-import { programPayload } from '../../../src/task-types/operator/run-program.js';
-import { bubblewrapArgs } from '../../../src/worker-sdk/project-command.js';
-import { tempDir } from '../../support/config.js';
+import { commandProblem } from '../../src/operator-types/command-check.js';
+import { captureLastLine } from '../../src/operator-types/program-output.js';
+import { answerOf, readProgramResult } from '../../src/operator-types/program-result.js';
+import { programPayload } from '../../src/operator-types/run-program.js';
+import { bubblewrapArgs } from '../../src/worker-sdk/project-command.js';
+import { tempDir } from '../support/config.js';
 
 describe('the program protocol', () => {
   it('keeps only the last non-empty line of stdout, and stops a flood once', () => {

@@ -1,4 +1,4 @@
-import type { OutputForwarder } from '../../worker-sdk/forward-output.js';
+import type { OutputForwarder } from '../worker-sdk/forward-output.js';
 
 /** A program printing more than this on stdout is stopped: stdout carries its result, not a dump. */
 export const MAX_PROGRAM_STDOUT_BYTES = 8 * 1024 * 1024;

@@ -1,14 +1,14 @@
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fieldsToFill, payloadTemplate, type PayloadSchema } from '../../../console/src/lib/trigger-body.js';
-import { resultFacts } from '../../../src/task-types/result-view.js';
-import { orch } from '../../support/cli.js';
-import { tempDir } from '../../support/config.js';
-import { waitForTerminal } from '../../support/http.js';
-import { TEST_KEYS } from '../../support/keys.js';
-import { startOperatorService, type OperatorService } from '../../support/operator-types.js';
-import { REPO_ROOT } from '../../support/paths.js';
+import { fieldsToFill, payloadTemplate, type PayloadSchema } from '../../console/src/lib/trigger-body.js';
+import { resultFacts } from '../../src/task-types/result-view.js';
+import { orch } from '../support/cli.js';
+import { tempDir } from '../support/config.js';
+import { waitForTerminal } from '../support/http.js';
+import { TEST_KEYS } from '../support/keys.js';
+import { startOperatorService, type OperatorService } from '../support/operator-types.js';
+import { REPO_ROOT } from '../support/paths.js';
 
 const EXAMPLES = join(REPO_ROOT, 'examples', 'task-types');
 

@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUILT_IN_REGISTRY } from '../../../src/lanes/built-in.js';
-import { schemaProblems } from '../../../src/task-types/schema-check.js';
-import { loadOperatorTypes, readOperatorFolder } from '../../../src/task-types/operator/load.js';
-import { tempDir } from '../../support/config.js';
-import { shellManifest, writeOperatorType } from '../../support/operator-types.js';
+import { BUILT_IN_REGISTRY } from '../../src/lanes/built-in.js';
+import { schemaProblems } from '../../src/task-types/schema-check.js';
+import { loadOperatorTypes, readOperatorFolder } from '../../src/operator-types/load.js';
+import { tempDir } from '../support/config.js';
+import { shellManifest, writeOperatorType } from '../support/operator-types.js';
 
 const BUILT_INS = new Set(BUILT_IN_REGISTRY.all().map((t) => t.type));
 const folderWith = (...types: Array<[string, Record<string, unknown>]>) => {
