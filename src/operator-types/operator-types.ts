@@ -40,7 +40,7 @@ export type OperatorTypesConfig = Pick<AppConfig, 'taskTypesDir' | 'laneTimeouts
 
 /** The compiled program worker every operator type runs through. */
 export function programWorkerPath(): string {
-  return join(packageRoot(), 'dist', 'src', 'task-types', 'operator', 'program-worker.js');
+  return join(packageRoot(), 'dist', 'src', 'operator-types', 'program-worker.js');
 }
 
 function snapshotOf(op: OperatorType): ProgramSnapshot {
