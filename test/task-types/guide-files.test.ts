@@ -5,8 +5,10 @@ import { BUILT_IN_TASK_TYPES } from '../../src/lanes/built-in.js';
 import { REPO_ROOT as ROOT } from '../support/paths.js';
 
 const guide = readFileSync(join(ROOT, 'docs', 'task-types.md'), 'utf8');
+/** The guide's "The files" section: its table is the one that lists paths (others list fields). */
+const filesSection = guide.slice(guide.indexOf('## The files'), guide.indexOf('\n## ', guide.indexOf('## The files') + 1));
 /** The paths in the first column of the guide's "The files" table. */
-const listed = [...guide.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]!);
+const listed = [...filesSection.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]!);
 
 describe('docs/task-types.md lists the files a task type is built from', () => {
   it('names only files that exist (a <type> path exists for every built-in type)', () => {
