@@ -168,6 +168,8 @@ describe('README examples, run as written against the demo', () => {
   it('seeds the workspace and prints commands for it that use the operator key and the live address', () => {
     expect(existsSync(join(demo.workspace, 'workspace', 'docs', 'rotating-keys.md'))).toBe(true);
     expect(existsSync(join(demo.workspace, 'workspace', 'projects', 'sample-app', 'package.json'))).toBe(true);
+    // The example operator task types (docs/task-types.md), loaded at start with the rest.
+    expect(existsSync(join(demo.workspace, 'workspace', 'task-types', 'word-stats', 'task-type.json'))).toBe(true);
     const printed = demo.lines.filter((line) => line.trim().startsWith('curl ')).map((line) => parseCurl(line.trim()));
     expect(printed.length).toBeGreaterThanOrEqual(3);
     for (const request of printed) {

@@ -39,6 +39,17 @@ describe('start-up', () => {
     expect(res.stderr).not.toContain('super-secret-key-value');
   });
 
+  it('refuses an operator task type manifest, naming the file and the field', async () => {
+    const base = tempDir();
+    const manifestPath = join(base, 'workspace', 'task-types', 'report', 'task-type.json');
+    mkdirSync(join(base, 'workspace', 'task-types', 'report'), { recursive: true });
+    writeFileSync(manifestPath, JSON.stringify({ type: 'report', label: 'Report', purpose: 'A report.', command: ['sh', 'run.sh'], payloadSchema: { type: 'object' }, timeoutMs: 'soon' }));
+    writeFileSync(join(base, 'orchestrator.config.json'), JSON.stringify({ agentsDir: STAND_IN_AGENTS_DIR }));
+    const res = await runToExit(['start'], { API_KEY_ROTATION: testKeyRotation(), WEBHOOK_SECRET: TEST_WEBHOOK_SECRET, PORT: '0', METRICS_PORT: '0' }, base);
+    expect(res.code).toBe(1);
+    expect(res.stderr.trim()).toBe(`fatal: invalid task type manifest ${manifestPath}: /timeoutMs must be integer`);
+  });
+
   it('refuses an agent manifest granting a skill the registry does not govern, naming the file and the field', async () => {
     const base = tempDir();
     const agentsDir = join(base, 'agents');

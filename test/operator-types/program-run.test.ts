@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor, waitForTerminal } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
 import { shellManifest, startOperatorService, writeOperatorType, type OperatorService } from '../support/operator-types.js';
 
@@ -64,6 +65,30 @@ describe('an operator task type', () => {
     const logs = await svc.api.get(`/api/tasks/runs/${encodeURIComponent(run.runId as string)}/logs`, TEST_KEYS.operator);
     const lines = (logs.body.attempts[0].lines as Array<{ line: string }>).map((l) => l.line);
     expect(lines).toEqual(expect.arrayContaining([expect.stringContaining('shouting hello'), expect.stringMatching(/UNSANDBOXED|bubblewrap/)]));
+  });
+
+  it('reruns, and runs once approved, as a built-in type does', async () => {
+    const first = await svc.runToEnd('shout', { word: 'again' });
+    const rerun = await svc.api.post(`/api/tasks/runs/${encodeURIComponent(first.runId as string)}/rerun`, {});
+    expect(rerun.status).toBe(202);
+    expect((await waitForTerminal(svc.api, rerun.body.runId as string)).result).toMatchObject({ shouted: 'AGAIN' });
+
+    const held = await svc.api.trigger('shout', { word: 'careful', requiresApproval: true });
+    expect(held.body.approval).toBe('required');
+    const decided = await svc.api.post(`/api/approvals/${encodeURIComponent(held.body.taskId as string)}/decision`, { decision: 'approved' }, TEST_KEYS.admin);
+    expect(decided.status).toBe(200);
+    const replay = await waitFor(async () => {
+      const runs = (await svc.api.get('/api/tasks/runs?type=shout&limit=50')).body.items as Array<{ runId: string; approvedFromTaskId?: string }>;
+      return runs.find((r) => r.approvedFromTaskId === held.body.taskId);
+    }, 10_000, 'the approved replay');
+    expect((await waitForTerminal(svc.api, replay.runId)).result).toMatchObject({ shouted: 'CAREFUL' });
+  });
+
+  it('is accepted by a schedule, its payload checked by its schema', async () => {
+    const bad = await svc.api.post('/api/schedules', { type: 'shout', cron: '0 3 * * *', payload: { word: '' } });
+    expect(bad.status).toBe(400);
+    const made = await svc.api.post('/api/schedules', { type: 'shout', cron: '0 3 * * *', payload: { word: 'nightly' } });
+    expect(made.status).toBe(201);
   });
 
   it('ends a result its schema refuses invalid_result, naming the field', async () => {

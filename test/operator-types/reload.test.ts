@@ -45,7 +45,7 @@ describe('reloading the operator task types folder', () => {
   });
 
   it('a changed manifest applies to runs admitted after it; a run admitted before keeps its own', async () => {
-    const first = await svc.api.trigger('versioned', { wait: '1.5' });
+    const first = await svc.api.trigger('versioned', { wait: '4' });
     await waitFor(async () => ((await svc.api.run(first.body.runId as string)).body.status === 'running' ? true : undefined), 10_000, 'the first run to start');
     // The manifest's concurrency 1 keeps this one queued behind the first.
     const queued = await svc.api.trigger('versioned', { wait: '0' });

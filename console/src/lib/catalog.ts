@@ -7,6 +7,8 @@ export interface CatalogEntry {
   label: string;
   purpose?: string;
   publicTriggerable: boolean;
+  /** `operator`: a type from the service's task types folder (docs/task-types.md), else `built-in`. */
+  source?: 'built-in' | 'operator';
   approvalGated: boolean;
   /** An operator may start it as a manual incident remediation. */
   remediation?: boolean;

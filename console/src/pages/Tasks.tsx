@@ -149,6 +149,7 @@ export function TasksPage() {
                       <strong>{t.label}</strong>
                       <div>
                         <code>{t.type}</code>
+                        {t.source === 'operator' && <> <span className="badge" title="from the service's task types folder">operator</span></>}
                       </div>
                     </td>
                     <td className="full purpose">{t.purpose ?? <span className="muted">no purpose given</span>}</td>
