@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { DomainError, notFound } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
 import type { StateStore } from '../store/types.js';
-import type { RunRecord } from '../domain/run-record.js';
+import { runHeadline, type RunRecord } from '../domain/run-record.js';
 import { heartbeatFilePath, type ServiceHeartbeat } from '../common/resident-service.js';
 import type { AgentRegistry, RegisteredAgent } from './registry.js';
 
@@ -127,11 +127,7 @@ export function resultHighlights(result: unknown): RecalledRun['highlights'] {
 
 function recalledRun(run: RunRecord): RecalledRun {
   return {
-    runId: run.runId,
-    type: run.type,
-    status: run.status,
-    createdAt: run.createdAt,
-    finishedAt: run.finishedAt,
+    ...runHeadline(run),
     operatorSummary: run.operatorSummary,
     error: run.error ?? run.failureReason,
     highlights: resultHighlights(run.result),

@@ -30,12 +30,17 @@ export function persistenceView(storeKind: string, health: StoreHealth, coordina
     status,
     database: { mode: persistenceMode(storeKind, health.target), target: health.target, status: health.status, detail: health.detail },
     collections: health.collections,
-    coordination: {
-      status: coordination.status,
-      store: coordination.store,
-      redisConfigured: coordination.redisConfigured,
-      redisReachable: coordination.redisReachable,
-      detail: coordination.detail,
-    },
+    coordination: coordinationView(coordination),
+  };
+}
+
+/** The coordination's status as the persistence answers show it (these fields, in this order). */
+export function coordinationView(coordination: CoordinationStatus): PersistenceView['coordination'] {
+  return {
+    status: coordination.status,
+    store: coordination.store,
+    redisConfigured: coordination.redisConfigured,
+    redisReachable: coordination.redisReachable,
+    detail: coordination.detail,
   };
 }

@@ -107,6 +107,26 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+
+/**
+ * Logs a client's connection errors, each message once until another one replaces it (a down
+ * store repeats it on every retry), and its return: always (`ready`), or only after an error
+ * was logged (`restored`).
+ */
+function logConnectionEvents(client: Redis, target: string, logger: Logger, ready: 'ready' | 'restored'): void {
+  let lastLoggedError: string | null = null;
+  client.on('error', (err: Error) => {
+    if (err.message === lastLoggedError) return;
+    lastLoggedError = err.message;
+    logger.warn({ kvStore: target, cause: err.message }, 'kv store connection error');
+  });
+  client.on('ready', () => {
+    if (ready === 'ready') logger.info({ kvStore: target }, 'kv store connection ready');
+    else if (lastLoggedError !== null) logger.info({ kvStore: target }, 'kv store connection restored');
+    lastLoggedError = null;
+  });
+}
+
 /**
  * Coordination shared by every instance pointing at the same Redis (KV_STORE_URL).
  * Commands fail fast while the connection is down (no offline queue), so callers see an error
@@ -140,22 +160,13 @@ export class RedisCoordination implements Coordination {
       retryStrategy: () => null,
     });
     const target = describeRedisUrl(url);
-    let lastLoggedError: string | null = null;
-    client.on('error', (err: Error) => {
-      if (err.message === lastLoggedError) return;
-      lastLoggedError = err.message;
-      logger.warn({ kvStore: target, cause: err.message }, 'kv store connection error');
-    });
+    logConnectionEvents(client, target, logger, 'restored');
     try {
       await withTimeout(client.connect(), options.connectTimeoutMs, `connecting to ${target}`);
     } catch (err) {
       client.disconnect();
       throw err;
     }
-    client.on('ready', () => {
-      if (lastLoggedError !== null) logger.info({ kvStore: target }, 'kv store connection restored');
-      lastLoggedError = null;
-    });
     client.options.retryStrategy = (attempt: number) => Math.min(attempt * 200, 2000);
     return new RedisCoordination(client, options.keyPrefix, url, options.tagRetentionMs ?? TAG_RETENTION_MS);
   }
@@ -173,16 +184,7 @@ export class RedisCoordination implements Coordination {
       retryStrategy: (attempt: number) => Math.min(attempt * 200, 2000),
     });
     const target = describeRedisUrl(url);
-    let lastLoggedError: string | null = null;
-    client.on('error', (err: Error) => {
-      if (err.message === lastLoggedError) return;
-      lastLoggedError = err.message;
-      logger.warn({ kvStore: target, cause: err.message }, 'kv store connection error');
-    });
-    client.on('ready', () => {
-      logger.info({ kvStore: target }, 'kv store connection ready');
-      lastLoggedError = null;
-    });
+    logConnectionEvents(client, target, logger, 'ready');
     return new RedisCoordination(client, options.keyPrefix, url, options.tagRetentionMs ?? TAG_RETENTION_MS);
   }
 

@@ -16,6 +16,11 @@ export function isTerminalStatus(status: RunStatus): boolean {
   return status === 'success' || status === 'failed' || status === 'cancelled';
 }
 
+/** What names a run and where it stands, the head of every short form of it (control-plane window, memory recall). */
+export function runHeadline(run: RunRecord): Pick<RunRecord, 'runId' | 'type' | 'status' | 'createdAt' | 'finishedAt'> {
+  return { runId: run.runId, type: run.type, status: run.status, createdAt: run.createdAt, finishedAt: run.finishedAt };
+}
+
 /** The spec's queueAttempts[] entry states. */
 export type QueueAttemptState =
   | 'admitted'

@@ -5,7 +5,7 @@ import type { AppConfig } from '../config/types.js';
 import type { IncidentReadPort } from '../incidents/read-port.js';
 import type { StateStore } from '../store/types.js';
 import type { ControlPlaneSnapshot } from '../worker-sdk/control-plane.js';
-import type { RunRecord } from '../domain/run-record.js';
+import { runHeadline, type RunRecord } from '../domain/run-record.js';
 import { settledByApproval } from '../domain/approval-refusal.js';
 
 /** Runs the per-type figures are computed over: enough to see a trend, small enough to read per run. */
@@ -69,11 +69,7 @@ function durationOf(run: RunRecord): number | null {
 
 function windowRun(run: RunRecord): WindowRun {
   return {
-    runId: run.runId,
-    type: run.type,
-    status: run.status,
-    createdAt: run.createdAt,
-    finishedAt: run.finishedAt,
+    ...runHeadline(run),
     durationMs: durationOf(run),
     error: run.error === null ? null : clip(run.error, MAX_ERROR_CHARS),
     attempt: run.attempt,

@@ -1,23 +1,12 @@
-import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
-import type { StateStore } from '../store/types.js';
-import type { Admit } from '../tasks/admission.js';
-import type { TriggerCheck } from '../tasks/trigger-check.js';
 import type { SecretRedactor } from '../redaction/known-secrets.js';
 import type { BuiltInConfig } from './built-in.js';
 import { createScheduleService } from './schedule-service.js';
 import { createScheduleStore } from './schedule-store.js';
-import { createScheduleTimer, type CancelRun } from './schedule-timer.js';
+import { createScheduleTimer, type ScheduleTimerDeps } from './schedule-timer.js';
 
-export interface SchedulesModuleDeps {
+/** The timer's ports (store, clock, logger, admission, trigger check, cancel path), plus: */
+export interface SchedulesModuleDeps extends Pick<ScheduleTimerDeps, 'store' | 'clock' | 'logger' | 'admit' | 'checkTrigger' | 'cancelRun'> {
   config: BuiltInConfig;
-  store: StateStore;
-  clock: Clock;
-  logger: Logger;
-  admit: Admit;
-  checkTrigger: TriggerCheck;
-  /** The cancel path for overlap `cancel-previous`; absent, such a firing runs beside the previous run. */
-  cancelRun?: CancelRun;
   /** Replaces the service's own secrets in stored schedule payloads (src/redaction/). */
   redact?: Pick<SecretRedactor, 'value'>;
 }

@@ -81,6 +81,8 @@ export async function queueDepthOf(store: StateStore): Promise<number> {
  */
 export function createTaskRuntime(deps: RuntimeDeps) {
   const { store, clock, logger, config, admit, checkTrigger } = deps;
+  /** What the runner and restart recovery both work over. */
+  const shared = { config, store, clock, logger, invalidator: deps.invalidator, admit };
   /**
    * A child run (`workflowParent`) settled: its parent's lane moves on (the workflow lane admits
    * the next step). The runtime knows parents and children, never which lanes have them.
@@ -127,12 +129,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
   }
 
   const runner = new Runner({
-    config,
-    store,
-    clock,
-    logger,
-    invalidator: deps.invalidator,
-    admit,
+    ...shared,
     ownerId: deps.ownerId,
     leaseMs: config.runLeaseMs,
     pollIntervalMs: 1000,
@@ -200,12 +197,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
   }
 
   const recoveryDeps: RecoveryDeps = {
-    config,
-    store,
-    clock,
-    logger,
-    invalidator: deps.invalidator,
-    admit,
+    ...shared,
     onRunFinished,
     tracer: deps.tracer,
     heldHere: (runId, attempt) => runner.holds(runId, attempt),

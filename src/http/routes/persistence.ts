@@ -2,6 +2,7 @@ import Type, { type Static } from 'typebox';
 import type { Coordination } from '../../coordination/types.js';
 import type { StateStore, StoreHealth } from '../../store/types.js';
 import { CacheTags } from '../../domain/cache-invalidation.js';
+import { coordinationView } from '../../aggregates/persistence-view.js';
 import { HISTORICAL_COLLECTIONS } from '../../persistence/collections.js';
 import { exportNdjson } from '../../persistence/export.js';
 import { historicalPage } from '../../persistence/historical.js';
@@ -51,13 +52,7 @@ export function persistenceHealthRoutes(deps: {
             status: health.status === 'ok' ? 'healthy' : 'degraded',
             activeStore: activeStoreOf(deps.storeKind(), health.target),
             store: { target: health.target, status: health.status, detail: health.detail, collections: health.collections },
-            coordination: {
-              status: coordination.status,
-              store: coordination.store,
-              redisConfigured: coordination.redisConfigured,
-              redisReachable: coordination.redisReachable,
-              detail: coordination.detail,
-            },
+            coordination: coordinationView(coordination),
             checkedAt: new Date().toISOString(),
           },
         };
