@@ -9,6 +9,7 @@ import { EXIT, type Verb } from './verb.js';
 import { ackVerb, approvalsVerb, approveVerb, incidentsVerb, rejectVerb, schedulesVerb } from './verbs/operator-verbs.js';
 import { cancelVerb, logsVerb, rerunVerb, runVerb, runsVerb, showVerb, watchVerb } from './verbs/run-verbs.js';
 import { bridgeVerb } from './verbs/bridge-verb.js';
+import { flowVerb } from './verbs/flow-verbs.js';
 import { catalogVerb, healthVerb, loginVerb, logoutVerb } from './verbs/service-verbs.js';
 
 export const VERBS: readonly Verb[] = [
@@ -19,6 +20,7 @@ export const VERBS: readonly Verb[] = [
   logsVerb,
   cancelVerb,
   rerunVerb,
+  flowVerb,
   approvalsVerb,
   approveVerb,
   rejectVerb,
