@@ -100,6 +100,17 @@ describe('flow routes', () => {
     expect((await api.get('/api/flows/nope/events')).status).toBe(404);
   });
 
+  it('an approved step runs as its replay; its dependent starts after the replay and the flow ends success', async () => {
+    await api.post('/api/flows', { id: 'approved', steps: [note('gate', [], { payload: { note: 'x', requiresApproval: true } }), note('after', ['gate'])] });
+    const held = await api.run('flow:approved:gate');
+    const decided = await api.post(`/api/approvals/${held.body.taskId}/decision`, { decision: 'approved' }, TEST_KEYS.admin);
+    expect(decided.status).toBe(200);
+    const flow = await flowEnded('approved');
+    expect(flow.status).toBe('success');
+    expect(flow.steps[0].replayRunId).toMatch(/^approval-replay:/);
+    expect(flow.steps[1].startedAt >= flow.steps[0].finishedAt).toBe(true);
+  });
+
   it('is in the OpenAPI document', async () => {
     const doc = (await api.get('/api/openapi.json')).body;
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/flows', '/api/flows/{id}', '/api/flows/{id}/cancel', '/api/flows/{id}/events']));
