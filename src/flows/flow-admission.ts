@@ -87,6 +87,8 @@ export function createFlowAdmission(deps: FlowAdmissionDeps) {
       rerunOf: request.rerunOf ?? null,
       steps,
     };
+    // Listed for the sweep first: a crash right after the document is written still leaves it found.
+    await store.insertDoc(FLOW_COLLECTIONS.open, flowId, { since: doc.createdAt });
     const created = await store.insertDoc(FLOW_COLLECTIONS.flows, flowId, { ...doc });
     const stored = created ? doc : ((await store.getDoc(FLOW_COLLECTIONS.flows, flowId)) as FlowDoc | null);
     // insertDoc found one: it is there (flows are never deleted).

@@ -45,6 +45,11 @@ export const FLOW_COLLECTIONS = {
   cancels: 'flow-cancels',
   /** A flow's end: `{status, endedAt}`, written by whichever instance first sees every step ended. */
   outcomes: 'flow-outcomes',
+  /**
+   * The flows not known to have ended (`{since}`), what the sweep walks: written before the flow
+   * document, removed once its end is recorded, so the sweep never reads every flow ever made.
+   */
+  open: 'flow-open',
 } as const;
 
 export function flowStepRunId(flowId: string, key: string): string {
