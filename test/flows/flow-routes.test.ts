@@ -41,7 +41,7 @@ describe('flow routes', () => {
     // The judge started only after both of its dependencies finished.
     expect(at.judge!.startedAt >= at.audit!.finishedAt && at.judge!.startedAt >= at.tests!.finishedAt).toBe(true);
     const run = await api.run('flow:release-1:judge');
-    expect(run.body).toMatchObject({ status: 'success', source: 'flow' });
+    expect(run.body).toMatchObject({ status: 'success', source: 'flow', flowStep: { flowId: 'release-1', key: 'judge' } });
 
     const again = await api.post('/api/flows', { id: 'release-1', steps: [note('other')] });
     expect(again.status).toBe(200);
