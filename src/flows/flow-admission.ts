@@ -62,6 +62,8 @@ export function createFlowAdmission(deps: FlowAdmissionDeps) {
       }
     }
     await Promise.all(Array.from({ length: Math.min(ADMIT_CONCURRENCY, queue.length) }, worker));
+    // Every step run is stored: a step run missing from now on was pruned, never to be admitted again.
+    await store.insertDoc(FLOW_COLLECTIONS.admitted, doc.flowId, { at: deps.clock.now().toISOString() });
   }
 
   /** The flow id an idempotency key names: the one recorded first for it (of two racing, one wins). */

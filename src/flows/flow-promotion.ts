@@ -86,7 +86,7 @@ export function createFlowAdvance(deps: FlowAdvanceDeps) {
       await store.deleteDoc(FLOW_COLLECTIONS.open, flowId);
       return flow;
     }
-    if ([...flow.runs.values()].some((run) => run === null)) {
+    if ([...flow.snapshot.states.values()].some((state) => state === 'missing')) {
       await deps.ensureSteps(flow.doc);
       flow = (await loadFlow(store, flowId))!;
     }
