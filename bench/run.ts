@@ -31,8 +31,9 @@ import { reads } from './scenarios/reads.js';
 import { spawnOverhead } from './scenarios/spawn.js';
 import { startup } from './scenarios/startup.js';
 import { tracing } from './scenarios/tracing.js';
+import { flows } from './scenarios/flows.js';
 
-const SCENARIOS: Scenario[] = [admission, health, e2e, spawnOverhead, reads, aggregateReads, footprint, startup, postgres, cancel, fanout, tracing];
+const SCENARIOS: Scenario[] = [admission, health, e2e, spawnOverhead, reads, aggregateReads, footprint, startup, postgres, cancel, fanout, tracing, flows];
 
 interface Args {
   quick: boolean;

@@ -15,6 +15,7 @@ import { SystemHealthPage } from './pages/SystemHealth.js';
 import { TasksPage } from './pages/Tasks.js';
 import { RunDetailPage } from './runs/RunPage.js';
 import { RunsPage } from './runs/RunsList.js';
+import { FlowDetailPage, FlowsPage } from './flows/FlowPages.js';
 
 /** Client errors (4xx) are answers, not blips; 429 waits for Retry-After (src/api/retry.ts). */
 const queryClient = new QueryClient({
@@ -50,6 +51,8 @@ export function App() {
               <Route path="tasks" element={<TasksPage />} />
               <Route path="runs" element={<RunsPage />} />
               <Route path="runs/:runId" element={<RunDetailPage />} />
+              <Route path="flows" element={<FlowsPage />} />
+              <Route path="flows/:flowId" element={<FlowDetailPage />} />
               <Route path="approvals" element={<ApprovalsPage />} />
               <Route path="incidents" element={<IncidentsPage />} />
               <Route path="incidents/:incidentId" element={<IncidentDetailPage />} />

@@ -8,6 +8,7 @@ import { UsageError } from './usage-error.js';
 import { EXIT, type Verb } from './verb.js';
 import { ackVerb, approvalsVerb, approveVerb, incidentsVerb, rejectVerb, schedulesVerb } from './verbs/operator-verbs.js';
 import { cancelVerb, logsVerb, rerunVerb, runVerb, runsVerb, showVerb, watchVerb } from './verbs/run-verbs.js';
+import { flowVerb } from './verbs/flow-verbs.js';
 import { catalogVerb, healthVerb, loginVerb, logoutVerb } from './verbs/service-verbs.js';
 
 /** The command line's own verbs; the orch program adds the chat bridge's (src/orch.ts). */
@@ -19,6 +20,7 @@ export const VERBS: readonly Verb[] = [
   logsVerb,
   cancelVerb,
   rerunVerb,
+  flowVerb,
   approvalsVerb,
   approveVerb,
   rejectVerb,

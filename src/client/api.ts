@@ -2,6 +2,7 @@ import type { RunLogLine } from '../domain/run-log-line.js';
 import type { RunEventData } from '../events/sse-frames.js';
 import type { TriggerAnswer as Admission } from '../tasks/trigger-answer.js';
 import type { RunView } from '../tasks/run-view.js';
+import type { FlowView } from '../flows/flow-view.js';
 import { createHttp, type ClientOptions, type ClientResponse } from './http.js';
 import { followEventStream, type FollowOptions, type StreamEvent } from './sse.js';
 
@@ -11,6 +12,16 @@ export type RunRecordView = RunView;
 
 /** `data` of an `event: run` on a run's or the service's event stream. */
 export type RunStreamEvent = RunEventData;
+
+/** A flow as GET /api/flows/:id answers it (src/flows/flow-view.ts). */
+export type FlowRecordView = FlowView;
+/** What POST /api/flows and /api/flows/:id/rerun answer. */
+export interface FlowAdmission {
+  status: 'queued' | 'duplicate-suppressed';
+  flowId: string;
+  runIds: string[];
+  rerunOf?: string;
+}
 
 /** `data` of an `event: log`. */
 export type LogStreamLine = RunLogLine;
@@ -80,6 +91,18 @@ export function createOrchClient(options: ClientOptions) {
     },
     async removeSchedule(id: string) {
       await http.request('DELETE', `/api/schedules/${enc(id)}`);
+    },
+    async createFlow(flow: Record<string, unknown>) {
+      // With an id or an idempotency key the flow is admitted once however often it is sent: retried like a GET.
+      const res = await post<FlowAdmission>('/api/flows', flow, typeof flow.id === 'string' || typeof flow.idempotencyKey === 'string');
+      return { status: res.status, body: res.body };
+    },
+    getFlow: (flowId: string) => get<FlowRecordView>(`/api/flows/${enc(flowId)}`),
+    async cancelFlow(flowId: string, reason?: string) {
+      return (await post<FlowRecordView>(`/api/flows/${enc(flowId)}/cancel`, reason ? { reason } : {}, true)).body;
+    },
+    async rerunFlow(flowId: string, from?: string) {
+      return (await post<FlowAdmission>(`/api/flows/${enc(flowId)}/rerun`, from ? { from } : {})).body;
     },
     catalog: () => get<{ count: number; tasks: Array<Record<string, unknown> & { type: string }> }>('/api/tasks/catalog'),
     health: () => get<Record<string, unknown>>('/health'),

@@ -62,6 +62,8 @@ export function createFlowAdmission(deps: FlowAdmissionDeps) {
       }
     }
     await Promise.all(Array.from({ length: Math.min(ADMIT_CONCURRENCY, queue.length) }, worker));
+    // Every step run is stored: a step run missing from now on was pruned, never to be admitted again.
+    await store.insertDoc(FLOW_COLLECTIONS.admitted, doc.flowId, { at: deps.clock.now().toISOString() });
   }
 
   /** The flow id an idempotency key names: the one recorded first for it (of two racing, one wins). */
@@ -87,6 +89,8 @@ export function createFlowAdmission(deps: FlowAdmissionDeps) {
       rerunOf: request.rerunOf ?? null,
       steps,
     };
+    // Listed for the sweep first: a crash right after the document is written still leaves it found.
+    await store.insertDoc(FLOW_COLLECTIONS.open, flowId, { since: doc.createdAt });
     const created = await store.insertDoc(FLOW_COLLECTIONS.flows, flowId, { ...doc });
     const stored = created ? doc : ((await store.getDoc(FLOW_COLLECTIONS.flows, flowId)) as FlowDoc | null);
     // insertDoc found one: it is there (flows are never deleted).

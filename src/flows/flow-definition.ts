@@ -45,6 +45,16 @@ export const FLOW_COLLECTIONS = {
   cancels: 'flow-cancels',
   /** A flow's end: `{status, endedAt}`, written by whichever instance first sees every step ended. */
   outcomes: 'flow-outcomes',
+  /**
+   * The flows not known to have ended (`{since}`), what the sweep walks: written before the flow
+   * document, removed once its end is recorded, so the sweep never reads every flow ever made.
+   */
+  open: 'flow-open',
+  /**
+   * Written once every step run of a flow was admitted: from then on a missing step run was
+   * removed by retention after it ended (`pruned`), and is never admitted again.
+   */
+  admitted: 'flow-admitted',
 } as const;
 
 export function flowStepRunId(flowId: string, key: string): string {

@@ -80,8 +80,13 @@ export function createFlowAdvance(deps: FlowAdvanceDeps) {
 
   async function advance(flowId: string): Promise<LoadedFlow | null> {
     let flow = await loadFlow(store, flowId);
-    if (!flow || flow.outcome) return flow;
-    if ([...flow.runs.values()].some((run) => run === null)) {
+    if (!flow) return null;
+    if (flow.outcome) {
+      // Its end was recorded but a crash may have kept it listed as open.
+      await store.deleteDoc(FLOW_COLLECTIONS.open, flowId);
+      return flow;
+    }
+    if ([...flow.snapshot.states.values()].some((state) => state === 'missing')) {
       await deps.ensureSteps(flow.doc);
       flow = (await loadFlow(store, flowId))!;
     }
@@ -96,6 +101,7 @@ export function createFlowAdvance(deps: FlowAdvanceDeps) {
     if (status !== 'running' && !flow.outcome) {
       const outcome: FlowOutcomeDoc = { status, endedAt: deps.clock.now().toISOString() };
       await store.insertDoc(FLOW_COLLECTIONS.outcomes, flowId, { ...outcome });
+      await store.deleteDoc(FLOW_COLLECTIONS.open, flowId);
       flow = (await loadFlow(store, flowId))!;
     }
     return flow;

@@ -39,10 +39,11 @@ export async function readFlowDoc(store: StateStore, flowId: string): Promise<Fl
 export async function loadFlow(store: StateStore, flowId: string): Promise<LoadedFlow | null> {
   const doc = await readFlowDoc(store, flowId);
   if (!doc) return null;
-  const [listed, cancel, outcome] = await Promise.all([
+  const [listed, cancel, outcome, admitted] = await Promise.all([
     store.listRuns({ idPrefix: flowStepRunId(flowId, ''), includeInternal: true, limit: doc.steps.length + 1, order: 'oldest' }),
     store.getDoc(FLOW_COLLECTIONS.cancels, flowId),
     store.getDoc(FLOW_COLLECTIONS.outcomes, flowId),
+    store.getDoc(FLOW_COLLECTIONS.admitted, flowId),
   ]);
   const byId = new Map(listed.items.map((run) => [run.runId, run]));
   const runs = new Map<string, RunRecord | null>();
@@ -56,7 +57,7 @@ export async function loadFlow(store: StateStore, flowId: string): Promise<Loade
   const skippedBy = new Map<string, NonNullable<NonNullable<RunRecord['flowStep']>['skipped']>['policy']>();
   for (const step of doc.steps) {
     const run = runs.get(step.key) ?? null;
-    states.set(step.key, stepStateOf(run, replays.get(step.key) ?? null));
+    states.set(step.key, stepStateOf(run, replays.get(step.key) ?? null, admitted !== null));
     if (run?.flowStep?.skipped) skippedBy.set(step.key, run.flowStep.skipped.policy);
   }
   return {

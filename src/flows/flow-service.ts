@@ -38,6 +38,9 @@ export interface FlowListQuery {
   offset?: number;
 }
 
+/** Longer than any admission takes to write its flow document after listing it open. */
+const ABANDONED_ADMISSION_MS = 10 * 60_000;
+
 /** Step states whose run (or replay) is admitted and not ended: a flow's cancel goes through the run cancel for these. */
 const STARTED_STATES = new Set(['queued', 'awaiting-approval', 'running', 'retrying']);
 
@@ -152,12 +155,19 @@ export function createFlowService(deps: FlowServiceDeps) {
     await advanceSoon(run.flowStep.flowId);
   }
 
-  /** Moves on every flow not ended: promotions an instance died before making, admissions a crash cut. */
+  /**
+   * Moves on every flow listed open: promotions an instance died before making, admissions a
+   * crash cut. An entry whose flow document never came (its admission was refused by a crash
+   * before the document) is dropped once it is older than any admission in progress.
+   */
   async function sweep(): Promise<number> {
-    const [docs, outcomes] = await Promise.all([store.listDocEntries(FLOW_COLLECTIONS.flows), store.listDocEntries(FLOW_COLLECTIONS.outcomes)]);
-    const ended = new Set(outcomes.map((e) => e.id));
-    const open = docs.map((e) => e.id).filter((id) => !ended.has(id));
-    for (const flowId of open) await advanceSoon(flowId);
+    const open = await store.listDocEntries(FLOW_COLLECTIONS.open);
+    const now = deps.clock.now().getTime();
+    for (const { id, doc } of open) {
+      const flow = await advanceSoon(id).then(() => readFlowDoc(store, id));
+      const since = typeof doc.since === 'string' ? Date.parse(doc.since) : 0;
+      if (flow === null && now - since > ABANDONED_ADMISSION_MS) await store.deleteDoc(FLOW_COLLECTIONS.open, id);
+    }
     return open.length;
   }
 

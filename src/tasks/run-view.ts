@@ -263,6 +263,8 @@ export function toRunView(run: RunRecord) {
     toolGate: run.toolGate ?? null,
     ...(run.repair ? { repair: run.repair } : {}),
     ...(run.scheduleId ? { scheduleId: run.scheduleId } : {}),
+    /** A flow step (or its approval replay): its flow and key, and why the flow skipped it when it did. */
+    ...(run.flowStep ? { flowStep: run.flowStep } : {}),
   };
 }
 

@@ -75,6 +75,8 @@ describe.each(stores)('flows on the %s: admission all or none, waiting steps, pr
     expect(view).toMatchObject({ status: 'success', stepCount: 4 });
     expect(view.endedAt).not.toBeNull();
     expect((await h.flows.list({ status: 'success' })).items.map((f) => f.flowId)).toEqual(['release']);
+    // Ended: no longer listed for the sweep.
+    expect(await h.store.getDoc('flow-open', 'release')).toBeNull();
   });
 
   it.skipIf(!open)('promotes a step once however often and however concurrently the flow is moved on', async () => {
@@ -121,7 +123,8 @@ describe.each(stores)('flows on the %s: admission all or none, waiting steps, pr
     const h = await setup();
     await h.flows.create({ id: 'whole', steps: DIAMOND, requestedBy: 'ops' });
     const doc = (await h.store.getDoc('flows', 'whole'))!;
-    // The document of a flow whose instance died before writing any step run.
+    // The listing and document of a flow whose instance died before writing any step run.
+    await h.store.insertDoc('flow-open', 'cut', { since: new Date().toISOString() });
     await h.store.insertDoc('flows', 'cut', { ...doc, flowId: 'cut' });
     expect(await h.store.getRun('flow:cut:index')).toBeNull();
     await h.flows.sweep();

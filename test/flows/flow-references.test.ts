@@ -64,3 +64,20 @@ describe('values between steps: $from references resolved at promotion', () => {
     expect((await h.store.countRuns(true)).total).toBe(0);
   });
 });
+
+describe('a step run removed by retention before its flow ended', () => {
+  const setup = fileFlowHarnesses('orch-flow-pruned-');
+
+  it('counts as pruned (ended, not a success) and is never admitted again', async () => {
+    const h = await setup();
+    await h.flows.create({ id: 'p', requestedBy: 'ops', steps: [step('a'), step('b', ['a'])] });
+    await h.finish('flow:p:a', true);
+    expect(await h.store.pruneRuns(0)).toBe(1);
+    await h.flows.advance('p');
+    await h.flows.sweep();
+    expect(await h.store.getRun('flow:p:a')).toBeNull();
+    expect(await h.states('p')).toEqual({ a: 'pruned', b: 'queued' });
+    await h.finish('flow:p:b', true);
+    expect((await h.flows.get('p')).status).toBe('failed');
+  });
+});

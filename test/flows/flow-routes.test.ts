@@ -41,7 +41,7 @@ describe('flow routes', () => {
     // The judge started only after both of its dependencies finished.
     expect(at.judge!.startedAt >= at.audit!.finishedAt && at.judge!.startedAt >= at.tests!.finishedAt).toBe(true);
     const run = await api.run('flow:release-1:judge');
-    expect(run.body).toMatchObject({ status: 'success', source: 'flow' });
+    expect(run.body).toMatchObject({ status: 'success', source: 'flow', flowStep: { flowId: 'release-1', key: 'judge' } });
 
     const again = await api.post('/api/flows', { id: 'release-1', steps: [note('other')] });
     expect(again.status).toBe(200);
@@ -98,6 +98,17 @@ describe('flow routes', () => {
     expect(resumed.runEvents().some((e) => e.data.name === 'admitted')).toBe(false);
     resumed.close();
     expect((await api.get('/api/flows/nope/events')).status).toBe(404);
+  });
+
+  it('an approved step runs as its replay; its dependent starts after the replay and the flow ends success', async () => {
+    await api.post('/api/flows', { id: 'approved', steps: [note('gate', [], { payload: { note: 'x', requiresApproval: true } }), note('after', ['gate'])] });
+    const held = await api.run('flow:approved:gate');
+    const decided = await api.post(`/api/approvals/${held.body.taskId}/decision`, { decision: 'approved' }, TEST_KEYS.admin);
+    expect(decided.status).toBe(200);
+    const flow = await flowEnded('approved');
+    expect(flow.status).toBe('success');
+    expect(flow.steps[0].replayRunId).toMatch(/^approval-replay:/);
+    expect(flow.steps[1].startedAt >= flow.steps[0].finishedAt).toBe(true);
   });
 
   it('is in the OpenAPI document', async () => {

@@ -6,6 +6,7 @@ const NAV = [
   { to: '/', label: 'Overview', end: true },
   { to: '/tasks', label: 'Tasks' },
   { to: '/runs', label: 'Runs' },
+  { to: '/flows', label: 'Flows' },
   { to: '/schedules', label: 'Schedules' },
   { to: '/approvals', label: 'Approvals' },
   { to: '/incidents', label: 'Incidents' },

@@ -3,6 +3,7 @@
  * the service reaches the bundle). A schema change breaks the console's type-check, not a page.
  */
 export type { RunStats, RunStatsWindow } from '../../../src/aggregates/run-stats.js';
+export type { FlowStepView, FlowSummary, FlowView } from '../../../src/flows/flow-view.js';
 export type { ScheduleCreate, ScheduleList, SchedulePatch, ScheduleView } from '../../../src/schedules/schedule-record.js';
 export type { IncidentRecord } from '../../../src/incidents/types.js';
 export type { ApprovalWithPayload, DecisionAnswer, PendingApproval, PendingApprovals } from '../../../src/tasks/approval-answer.js';

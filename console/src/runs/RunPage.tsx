@@ -63,6 +63,15 @@ function RunHeader({ run }: { run: RunView }) {
             {run.finishedAt ? '' : ' so far'}
           </dd>
         </div>
+        {run.flowStep && (
+          <div>
+            <dt>Flow</dt>
+            <dd>
+              step {run.flowStep.key} of <Link to={`/flows/${segment(run.flowStep.flowId)}`}>{run.flowStep.flowId}</Link>
+              {run.flowStep.skipped ? ` (skipped: ${run.flowStep.skipped.reason})` : ''}
+            </dd>
+          </div>
+        )}
         {isAwaitingApproval(run) && (
           <div>
             <dt>Waiting for</dt>

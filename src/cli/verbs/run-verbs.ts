@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { TASK_CATALOG } from '../../tasks/catalog.js';
 import type { OrchClient, RunRecordView, TriggerAnswer } from '../../client/index.js';
 import { payloadFromAssignments } from '../assignments.js';
+import { readJsonObjectFile } from '../json-file.js';
 import { clock, duration, fields, paint, statusColour, when, type Output } from '../output.js';
 import { resolveRunId } from '../run-id.js';
 import { isHeld, stateWords } from '../run-state.js';
@@ -55,21 +55,7 @@ function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>)
 }
 
 function payloadFile(path: string | undefined): Record<string, unknown> {
-  if (path === undefined) return {};
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new UsageError(`cannot read --payload-file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new UsageError(`--payload-file ${path} is not valid JSON`);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`--payload-file ${path} must hold a JSON object`);
-  return parsed as Record<string, unknown>;
+  return path === undefined ? {} : readJsonObjectFile(path, '--payload-file');
 }
 
 function checkStatus(status: string | undefined): void {
