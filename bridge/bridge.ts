@@ -36,6 +36,12 @@ interface Command {
   run: (client: OrchClient, words: string[]) => Promise<string>;
 }
 
+/** The leading words that read `key=value` (a key of letters, digits, `_`, `-` and dots). */
+function leadingAssignments(words: readonly string[]): string[] {
+  const end = words.findIndex((word) => !/^[A-Za-z_][\w.-]*=/.test(word));
+  return words.slice(0, end === -1 ? words.length : end);
+}
+
 const VERB_NAMES = ['run', 'status', 'runs', 'approvals', 'approve', 'reject', 'incidents', 'cancel', 'help'];
 
 function need(words: string[], index: number, what: string, verb: string): string {
@@ -122,13 +128,18 @@ const COMMANDS: Command[] = [
   ...(['approve', 'reject'] as const).map(
     (decision): Command => ({
       name: decision,
-      usage: `/orch ${decision} <id> [note ...]`,
-      summary: decision === 'approve' ? 'approve a held run' : 'reject a held run',
+      usage: decision === 'approve' ? '/orch approve <id> [key=value ...] [note ...]' : '/orch reject <id> [note ...]',
+      summary: decision === 'approve' ? 'approve a held run (key=value words first: the approval input)' : 'reject a held run',
       mappedOnly: true,
       async run(client, words) {
         const id = need(words, 0, 'id', decision);
-        const note = words.slice(1).join(' ');
-        const answer = await client.decide(id, decision, note === '' ? undefined : note);
+        // An approval's leading key=value words are its input (checked by the service against the
+        // type's approval input schema); the words after them are the note.
+        const rest = words.slice(1);
+        const inputWords = decision === 'approve' ? leadingAssignments(rest) : [];
+        const input = payloadFromAssignments(inputWords);
+        const note = rest.slice(inputWords.length).join(' ');
+        const answer = await client.decide(id, decision, note === '' ? undefined : note, input);
         const approval = answer.approval as { status?: string } | undefined;
         if (approval?.status === 'pending') {
           const progress = approvalProgressOf(approval);

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { TASK_CATALOG } from '../../tasks/catalog.js';
 import type { RunRecordView, TriggerAnswer } from '../../client/index.js';
-import { payloadFromAssignments } from '../assignments.js';
+import { deepMerge, objectFromJsonFile, payloadFromAssignments } from '../assignments.js';
 import { clock, duration, fields, paint, statusColour, when, type Output } from '../output.js';
 import { resolveRunId } from '../run-id.js';
 import { isHeld, stateWords } from '../run-state.js';
@@ -25,34 +24,6 @@ function triggerableTypes(): string[] {
 function checkType(type: string): void {
   const known = triggerableTypes();
   if (!known.includes(type)) throw new UsageError(`unknown task type '${type}'.${didYouMean(type, known)} ('orch catalog' lists them)`);
-}
-
-function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
-  const merged: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(over)) {
-    const current = merged[key];
-    const bothObjects = [current, value].every((v) => typeof v === 'object' && v !== null && !Array.isArray(v));
-    merged[key] = bothObjects ? deepMerge(current as Record<string, unknown>, value as Record<string, unknown>) : value;
-  }
-  return merged;
-}
-
-function payloadFile(path: string | undefined): Record<string, unknown> {
-  if (path === undefined) return {};
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new UsageError(`cannot read --payload-file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new UsageError(`--payload-file ${path} is not valid JSON`);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`--payload-file ${path} must hold a JSON object`);
-  return parsed as Record<string, unknown>;
 }
 
 function checkStatus(status: string | undefined): void {
@@ -103,7 +74,7 @@ export const runVerb: Verb = {
   async run({ args, output, client, signal }) {
     const type = word(args, 'type');
     checkType(type);
-    const payload = deepMerge(payloadFile(flag(args, 'payload-file')), payloadFromAssignments(words(args, 'assignments')));
+    const payload = deepMerge(objectFromJsonFile(flag(args, 'payload-file'), '--payload-file'), payloadFromAssignments(words(args, 'assignments')));
     const key = flag(args, 'key');
     if (key !== undefined) payload.idempotencyKey = key;
     const api = client();
