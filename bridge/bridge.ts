@@ -25,6 +25,11 @@ export interface BridgeOptions {
   /** Told of each handled message; never given a key. */
   log?: (entry: { user: string; channel: string; verb: string; outcome: 'ok' | 'refused' | 'error' | 'usage' }) => void;
   fetch?: typeof fetch;
+  /**
+   * Posts a message to a chat channel: the gateway's own way to speak unasked. Given, the bridge
+   * is an alert sink (`notify`, the service's `chat` sink, docs/alerts.md); absent, it is not.
+   */
+  postToChat?: (channel: string, text: string) => Promise<void>;
 }
 
 interface Command {
@@ -249,7 +254,17 @@ export function createBridge(options: BridgeOptions) {
     }
   }
 
-  return { handle };
+  /**
+   * An alert notice from the service, posted to its channel as chat text (keys replaced, cut like
+   * a reply). False when this bridge has no way to post.
+   */
+  async function notify(notice: { channel: string; text: string }): Promise<boolean> {
+    if (!options.postToChat) return false;
+    await options.postToChat(notice.channel, finishReply(notice.text, secrets));
+    return true;
+  }
+
+  return { handle, notify, canNotify: options.postToChat !== undefined };
 }
 
 export type Bridge = ReturnType<typeof createBridge>;
