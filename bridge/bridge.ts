@@ -25,6 +25,11 @@ export interface BridgeOptions {
   /** Told of each handled message; never given a key. */
   log?: (entry: { user: string; channel: string; verb: string; outcome: 'ok' | 'refused' | 'error' | 'usage' }) => void;
   fetch?: typeof fetch;
+  /**
+   * Posts a message to a chat channel: the gateway's own way to speak unasked. Given, the bridge
+   * is an alert sink (`notify`, the service's `chat` sink, docs/alerts.md); absent, it is not.
+   */
+  postToChat?: (channel: string, text: string) => Promise<void>;
 }
 
 interface Command {
@@ -34,6 +39,12 @@ interface Command {
   /** Needs a mapped user (changes something, or reads what only operators may). */
   mappedOnly: boolean;
   run: (client: OrchClient, words: string[]) => Promise<string>;
+}
+
+/** The leading words that read `key=value` (a key of letters, digits, `_`, `-` and dots). */
+function leadingAssignments(words: readonly string[]): string[] {
+  const end = words.findIndex((word) => !/^[A-Za-z_][\w.-]*=/.test(word));
+  return words.slice(0, end === -1 ? words.length : end);
 }
 
 const VERB_NAMES = ['run', 'status', 'runs', 'approvals', 'approve', 'reject', 'incidents', 'cancel', 'help'];
@@ -122,13 +133,18 @@ const COMMANDS: Command[] = [
   ...(['approve', 'reject'] as const).map(
     (decision): Command => ({
       name: decision,
-      usage: `/orch ${decision} <id> [note ...]`,
-      summary: decision === 'approve' ? 'approve a held run' : 'reject a held run',
+      usage: decision === 'approve' ? '/orch approve <id> [key=value ...] [note ...]' : '/orch reject <id> [note ...]',
+      summary: decision === 'approve' ? 'approve a held run (key=value words first: the approval input)' : 'reject a held run',
       mappedOnly: true,
       async run(client, words) {
         const id = need(words, 0, 'id', decision);
-        const note = words.slice(1).join(' ');
-        const answer = await client.decide(id, decision, note === '' ? undefined : note);
+        // An approval's leading key=value words are its input (checked by the service against the
+        // type's approval input schema); the words after them are the note.
+        const rest = words.slice(1);
+        const inputWords = decision === 'approve' ? leadingAssignments(rest) : [];
+        const input = payloadFromAssignments(inputWords);
+        const note = rest.slice(inputWords.length).join(' ');
+        const answer = await client.decide(id, decision, note === '' ? undefined : note, input);
         const approval = answer.approval as { status?: string } | undefined;
         if (approval?.status === 'pending') {
           const progress = approvalProgressOf(approval);
@@ -238,7 +254,17 @@ export function createBridge(options: BridgeOptions) {
     }
   }
 
-  return { handle };
+  /**
+   * An alert notice from the service, posted to its channel as chat text (keys replaced, cut like
+   * a reply). False when this bridge has no way to post.
+   */
+  async function notify(notice: { channel: string; text: string }): Promise<boolean> {
+    if (!options.postToChat) return false;
+    await options.postToChat(notice.channel, finishReply(notice.text, secrets));
+    return true;
+  }
+
+  return { handle, notify, canNotify: options.postToChat !== undefined };
 }
 
 export type Bridge = ReturnType<typeof createBridge>;

@@ -10,6 +10,7 @@ import { demoCommands } from './demo/try-it.js';
 import { DomainError, type ErrorCode } from './domain/errors.js';
 import { createLogger, type PerItemLines } from './logging.js';
 import { runMigrateCommand } from './migrate/command.js';
+import { createAlertRelay, relaySettings } from './relay/alert-relay.js';
 
 function fatal(message: string): never {
   process.stderr.write(`fatal: ${message}\n`);
@@ -133,6 +134,26 @@ function demo(env: NodeJS.ProcessEnv, args: string[]): Promise<void> {
   });
 }
 
+/**
+ * `relay`: the alerting sidecar's relay (src/relay/alert-relay.ts), listening on 127.0.0.1 only
+ * (RELAY_PORT, default 9095) and forwarding Alertmanager's webhooks signed to RELAY_TARGET_URL.
+ */
+function relay(env: NodeJS.ProcessEnv): Promise<void> {
+  const settings = relaySettings(env);
+  if (typeof settings === 'string') fatal(settings);
+  const server = createAlertRelay({ targetUrl: settings.targetUrl, secret: settings.secret });
+  return new Promise((resolve) => {
+    server.listen(settings.port, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      process.stdout.write(`${JSON.stringify({ level: 'info', msg: 'alert relay listening', url: `http://127.0.0.1:${port}`, target: new URL(settings.targetUrl).origin })}\n`);
+      resolve();
+    });
+    const stop = () => server.close(() => process.exit(0));
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+}
+
 async function main(): Promise<void> {
   const command = process.argv[2] ?? 'start';
   if (command === 'start') return start(loadConfigOrFatal(process.env));
@@ -145,7 +166,8 @@ async function main(): Promise<void> {
     });
     process.exit(code);
   }
-  fatal(`unknown command "${command}" (expected start, demo or migrate)`);
+  if (command === 'relay') return relay(process.env);
+  fatal(`unknown command "${command}" (expected start, demo, migrate or relay)`);
 }
 
 void main();

@@ -7,6 +7,7 @@ import { AgentsPage } from './pages/Agents.js';
 import { BusinessPage } from './pages/Business.js';
 import { KnowledgePage } from './pages/Knowledge.js';
 import { SchedulesPage } from './pages/Schedules.js';
+import { ApprovalLinkPage } from './pages/ApprovalLink.js';
 import { ApprovalsPage } from './pages/Approvals.js';
 import { HomePage } from './pages/Home.js';
 import { IncidentDetailPage, IncidentsPage } from './pages/Incidents.js';
@@ -46,6 +47,8 @@ export function App() {
         <BrowserRouter basename="/operator">
           <Routes>
             <Route path="public-proof" element={<PublicProofPage />} />
+            {/* An approval link carries its own credential: no login (pages/ApprovalLink.tsx). */}
+            <Route path="approvals/link" element={<ApprovalLinkPage />} />
             <Route element={<ProtectedLayout />}>
               <Route index element={<HomePage />} />
               <Route path="tasks" element={<TasksPage />} />

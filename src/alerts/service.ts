@@ -123,7 +123,8 @@ export function createAlertService(deps: AlertServiceDeps) {
           allowPrivate: sink.allowPrivate,
           timeoutMs: sink.timeoutMs,
           retry: sink.retry,
-          ...(sink.kind === 'webhook' ? { secretEnv: sink.secretEnv } : {}),
+          ...(sink.kind === 'webhook' || sink.kind === 'chat' ? { secretEnv: sink.secretEnv } : {}),
+          ...(sink.kind === 'chat' ? { channel: sink.channel } : {}),
         })),
       };
     },

@@ -1,5 +1,6 @@
 import type { AlertSinkConfig } from '../config/alerts.js';
 import { signAlertDelivery } from '../incidents/alert-signature.js';
+import { chatText } from './chat-text.js';
 import type { AlertNotice } from './types.js';
 
 /** The request a sink is sent for one notice: built here, sent by the guarded fetch. */
@@ -7,6 +8,22 @@ export interface SinkRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
+}
+
+/** A JSON body posted signed with the sink's secret, with the delivery id a receiver dedupes on. */
+function signedRequest(sink: { url: string; secret: string }, body: string, deliveryId: string, now: Date): SinkRequest {
+  // Signed at send time: a retry carries a fresh timestamp, so a receiver's freshness window holds.
+  const timestamp = String(Math.floor(now.getTime() / 1000));
+  return {
+    url: sink.url,
+    headers: {
+      'content-type': 'application/json',
+      'x-orchestrator-timestamp': timestamp,
+      'x-orchestrator-signature': signAlertDelivery(sink.secret, timestamp, body),
+      'x-orchestrator-delivery': deliveryId,
+    },
+    body,
+  };
 }
 
 /** The webhook's JSON: the notice as it is, plus the delivery id a receiver dedupes on. */
@@ -24,18 +41,13 @@ function webhookRequest(sink: Extract<AlertSinkConfig, { kind: 'webhook' }>, not
     endsAt: notice.endsAt,
     at: notice.at,
   });
-  // Signed at send time: a retry carries a fresh timestamp, so a receiver's freshness window holds.
-  const timestamp = String(Math.floor(now.getTime() / 1000));
-  return {
-    url: sink.url,
-    headers: {
-      'content-type': 'application/json',
-      'x-orchestrator-timestamp': timestamp,
-      'x-orchestrator-signature': signAlertDelivery(sink.secret, timestamp, body),
-      'x-orchestrator-delivery': deliveryId,
-    },
-    body,
-  };
+  return signedRequest(sink, body, deliveryId, now);
+}
+
+/** The bridge's `/notify`: one chat line for the channel, signed with the bridge's secret. */
+function chatRequest(sink: Extract<AlertSinkConfig, { kind: 'chat' }>, notice: AlertNotice, deliveryId: string, now: Date): SinkRequest {
+  const body = JSON.stringify({ deliveryId, channel: sink.channel, text: chatText(notice), status: notice.kind, ruleId: notice.ruleId, severity: notice.severity });
+  return signedRequest(sink, body, deliveryId, now);
 }
 
 /** Alertmanager's v2 push: one alert per notice, ended (endsAt) by its recovery. */
@@ -54,5 +66,12 @@ function alertmanagerRequest(sink: Extract<AlertSinkConfig, { kind: 'alertmanage
 }
 
 export function sinkRequest(sink: AlertSinkConfig, notice: AlertNotice, deliveryId: string, now: Date): SinkRequest {
-  return sink.kind === 'webhook' ? webhookRequest(sink, notice, deliveryId, now) : alertmanagerRequest(sink, notice);
+  switch (sink.kind) {
+    case 'webhook':
+      return webhookRequest(sink, notice, deliveryId, now);
+    case 'chat':
+      return chatRequest(sink, notice, deliveryId, now);
+    case 'alertmanager':
+      return alertmanagerRequest(sink, notice);
+  }
 }

@@ -9,6 +9,8 @@ export interface FlagSpec {
   summary: string;
   /** Shown in help after the flag (`--limit <n>`). */
   valueName?: string;
+  /** A value flag that may be given several times; its values are kept in order (flagValues). */
+  repeats?: boolean;
 }
 
 export interface PositionalSpec {
@@ -20,7 +22,7 @@ export interface PositionalSpec {
 
 export interface ParsedArgs {
   positionals: Record<string, string | string[] | undefined>;
-  flags: Record<string, string | true | undefined>;
+  flags: Record<string, string | true | string[] | undefined>;
 }
 
 /** Flags every verb takes. */
@@ -66,7 +68,12 @@ export function parseArgs(verb: string, words: readonly string[], flags: readonl
     }
     const value = inlineValue ?? words[++i];
     if (value === undefined) throw new UsageError(`'--${spec.name}' needs a value (${spec.valueName ?? 'value'})`);
-    if (parsed.flags[spec.name] !== undefined) throw new UsageError(`'--${spec.name}' is given twice`);
+    const earlier = parsed.flags[spec.name];
+    if (spec.repeats) {
+      parsed.flags[spec.name] = [...(Array.isArray(earlier) ? earlier : []), value];
+      continue;
+    }
+    if (earlier !== undefined) throw new UsageError(`'--${spec.name}' is given twice`);
     parsed.flags[spec.name] = value;
   }
   if (parsed.flags.help) return parsed;

@@ -1,3 +1,4 @@
+import { readJsonObjectFile } from './json-file.js';
 import { UsageError } from './usage-error.js';
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
@@ -42,4 +43,20 @@ export function payloadFromAssignments(words: readonly string[], into: Record<st
     target[last] = parseValue(word.slice(eq + 1));
   }
   return payload;
+}
+
+/** `over` merged into `base`, objects field by field, anything else replaced. */
+export function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const current = merged[key];
+    const bothObjects = [current, value].every((v) => typeof v === 'object' && v !== null && !Array.isArray(v));
+    merged[key] = bothObjects ? deepMerge(current as Record<string, unknown>, value as Record<string, unknown>) : value;
+  }
+  return merged;
+}
+
+/** The JSON object in the file a flag names (`--payload-file`, `--input-file`); no flag: an empty object. */
+export function objectFromJsonFile(path: string | undefined, flagName: string): Record<string, unknown> {
+  return path === undefined ? {} : readJsonObjectFile(path, flagName);
 }

@@ -1,5 +1,5 @@
 import { createOrchClient } from '../client/index.js';
-import { GLOBAL_FLAGS, parseArgs, type FlagSpec } from './args.js';
+import { GLOBAL_FLAGS, parseArgs, type FlagSpec, type ParsedArgs } from './args.js';
 import { loginFilePath, readLoginFile } from './config-file.js';
 import { errorReport } from './error-report.js';
 import type { Output } from './output.js';
@@ -76,7 +76,7 @@ export function mainHelp(verbs: readonly Verb[] = VERBS): string {
 }
 
 /** The URL and key: flags, then the environment, then the login file. */
-function connection(flags: Record<string, string | true | undefined>, env: NodeJS.ProcessEnv): { url: string; apiKey: string | null } {
+function connection(flags: ParsedArgs['flags'], env: NodeJS.ProcessEnv): { url: string; apiKey: string | null } {
   const fromFlags = { url: typeof flags.url === 'string' ? flags.url : undefined, apiKey: typeof flags['api-key'] === 'string' ? flags['api-key'] : undefined };
   const url = fromFlags.url ?? env.ORCH_URL;
   const apiKey = fromFlags.apiKey ?? env.ORCH_API_KEY;

@@ -47,6 +47,12 @@ export function flag(args: ParsedArgs, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** Every value of a repeatable flag, in the order given (none: empty). */
+export function flagValues(args: ParsedArgs, name: string): string[] {
+  const value = args.flags[name];
+  return Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
+}
+
 /** Prints JSON (for --json) and returns 0. */
 export function printJson(output: Output, value: unknown): number {
   output.out(JSON.stringify(value, null, 2));

@@ -74,8 +74,13 @@ export function createOrchClient(options: ClientOptions) {
       return { status: res.status, body: res.body };
     },
     pendingApprovals: () => get<{ count: number; pending: Array<Record<string, unknown> & { taskId: string; runId: string; type: string }> }>('/api/approvals/pending'),
-    async decide(id: string, decision: 'approve' | 'reject', note?: string) {
-      const body = { decision: decision === 'approve' ? 'approved' : 'rejected', ...(note ? { note } : {}) };
+    /** `input`: fields for the replay's payload, checked by the service against the type's approval input schema. */
+    async decide(id: string, decision: 'approve' | 'reject', note?: string, input?: Record<string, unknown>) {
+      const body = {
+        decision: decision === 'approve' ? 'approved' : 'rejected',
+        ...(note ? { note } : {}),
+        ...(input && Object.keys(input).length > 0 ? { input } : {}),
+      };
       return (await post<Record<string, unknown>>(`/api/approvals/${enc(id)}/decision`, body)).body;
     },
     incidents: () => get<{ items?: Array<Record<string, unknown>>; incidents?: Array<Record<string, unknown>> } & Record<string, unknown>>('/api/incidents'),

@@ -28,6 +28,16 @@ const WebhookSinkSchema = Type.Object(
   { additionalProperties: false },
 );
 const AlertmanagerSinkSchema = Type.Object({ kind: Type.Literal('alertmanager'), ...sinkCommon }, { additionalProperties: false });
+/** The `/orch` bridge's chat channel: the bridge's `/notify` URL, its signing secret, the channel it posts to. */
+const ChatSinkSchema = Type.Object(
+  {
+    kind: Type.Literal('chat'),
+    ...sinkCommon,
+    secretEnv: Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+    channel: Type.String({ minLength: 1, maxLength: 200 }),
+  },
+  { additionalProperties: false },
+);
 
 const RuleMatchSchema = Type.Object(
   {
@@ -57,7 +67,7 @@ export const AlertsConfigSchema = Type.Object(
   {
     evaluateEverySeconds: Type.Optional(Type.Number({ minimum: 0.05, maximum: 3600 })),
     deliverEverySeconds: Type.Optional(Type.Number({ minimum: 0.05, maximum: 3600 })),
-    sinks: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }), Type.Union([WebhookSinkSchema, AlertmanagerSinkSchema]))),
+    sinks: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }), Type.Union([WebhookSinkSchema, AlertmanagerSinkSchema, ChatSinkSchema]))),
     rules: Type.Optional(Type.Array(RuleSchema, { maxItems: 200 })),
   },
   { additionalProperties: false },
@@ -79,7 +89,10 @@ interface ResolvedSinkCommon {
   retry: SinkRetry;
 }
 /** A webhook sink with its secret read from the environment at start (never logged nor shown). */
-export type AlertSinkConfig = (ResolvedSinkCommon & { kind: 'webhook'; secretEnv: string; secret: string }) | (ResolvedSinkCommon & { kind: 'alertmanager' });
+export type AlertSinkConfig =
+  | (ResolvedSinkCommon & { kind: 'webhook'; secretEnv: string; secret: string })
+  | (ResolvedSinkCommon & { kind: 'alertmanager' })
+  | (ResolvedSinkCommon & { kind: 'chat'; secretEnv: string; secret: string; channel: string });
 
 export interface AlertRule {
   id: string;
@@ -126,10 +139,13 @@ export function resolveAlertsConfig(file: AlertsConfigFile | undefined, env: Rec
       timeoutMs: sink.timeoutMs ?? 5000,
       retry: { ...DEFAULT_RETRY, ...sink.retry },
     };
-    if (sink.kind === 'webhook') {
+    if (sink.kind === 'webhook' || sink.kind === 'chat') {
       const secret = Object.hasOwn(env, sink.secretEnv) ? env[sink.secretEnv] : undefined;
       if (!secret) throw configError(`alerts.sinks "${name}": ${sink.secretEnv} (its secretEnv) is not set`);
-      sinks[name] = { ...common, kind: 'webhook', secretEnv: sink.secretEnv, secret };
+      sinks[name] =
+        sink.kind === 'chat'
+          ? { ...common, kind: 'chat', secretEnv: sink.secretEnv, secret, channel: sink.channel }
+          : { ...common, kind: 'webhook', secretEnv: sink.secretEnv, secret };
     } else {
       sinks[name] = { ...common, kind: 'alertmanager' };
     }

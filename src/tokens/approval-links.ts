@@ -81,7 +81,7 @@ export function createApprovalLinks(deps: { clock: Clock; key: Buffer; keys: rea
         actor: identity.actor,
         linkId: claims.id,
         expiresAt: new Date(exp).toISOString(),
-        path: `/operator/approvals?approval=${encodeURIComponent(approvalId)}#link=${secret}`,
+        path: `/operator/approvals/link?approval=${encodeURIComponent(approvalId)}#link=${secret}`,
       };
     });
     return { approvalId, links };

@@ -1,21 +1,13 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { openStateStore } from '../../src/store/open.js';
 import { tempDir } from '../support/config.js';
+import { alertmanagerBinary } from '../support/binaries.js';
+import { startGroupProcess } from '../support/group-process.js';
 import { closedPortUrl } from '../support/loopback-server.js';
 import { alertInstance } from './harness.js';
-
-/** Debian's package installs the binary as `prometheus-alertmanager`; upstream's is `alertmanager`. */
-function alertmanagerBinary(): string | null {
-  for (const name of ['alertmanager', 'prometheus-alertmanager']) {
-    const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
-    if (found.status === 0 && found.stdout.trim() !== '') return found.stdout.trim();
-  }
-  return null;
-}
 
 const BINARY = alertmanagerBinary();
 const SKIP_REASON = 'no alertmanager binary: install Debian prometheus-alertmanager (.ci/run does)';
@@ -44,25 +36,13 @@ async function startAlertmanager(binary: string): Promise<string> {
   const configFile = join(dir, 'alertmanager.yml');
   writeFileSync(configFile, 'route:\n  receiver: nobody\nreceivers:\n  - name: nobody\n');
   const url = await closedPortUrl();
-  const child: ChildProcess = spawn(
+  const alertmanager = await startGroupProcess(
     binary,
     [`--config.file=${configFile}`, `--storage.path=${join(dir, 'data')}`, `--web.listen-address=${new URL(url).host}`, '--cluster.listen-address='],
-    { stdio: 'ignore' },
+    { readyUrl: `${url}/-/ready`, timeoutMs: 15_000 },
   );
-  cleanups.push(async () => {
-    if (child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
-  });
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const ready = await fetch(`${url}/-/ready`).then((r) => r.ok, () => false);
-    if (ready) return url;
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`alertmanager did not become ready at ${url}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  cleanups.push(alertmanager.kill);
+  return url;
 }
 
 describe.skipIf(!BINARY)(`the real Alertmanager on loopback (${BINARY ?? SKIP_REASON})`, () => {

@@ -104,7 +104,7 @@ describe('the /orch bridge against a real service', () => {
 
   it('answers mistakes in one short line and keeps keys out of replies and logs', async () => {
     expect(await bridge.handle('/orch rnu x', alice)).toBe('Unknown command "rnu". Did you mean /orch run? Try /orch help');
-    expect(await bridge.handle('/orch approve', alice)).toBe('/orch approve needs <id>. Usage: /orch approve <id> [note ...]');
+    expect(await bridge.handle('/orch approve', alice)).toBe('/orch approve needs <id>. Usage: /orch approve <id> [key=value ...] [note ...]');
     expect(await bridge.handle('/orch run summarize-content a..b=1', alice)).toBe("'a..b' has an empty key segment. Usage: /orch run <task-type> [key=value ...]");
     expect(await bridge.handle('/orch run no-such-type', alice)).toMatch(/^Refused \(invalid_request\): /);
     expect(await bridge.handle('/orch status no-such-run', alice)).toMatch(/^Refused \(not_found\): /);

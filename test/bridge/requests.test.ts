@@ -21,12 +21,18 @@ describe('the bridge adapter answers every request', () => {
   let server: Server;
   let url: string;
   const handled: Array<{ text: string; context: ChatContext }> = [];
+  const notices: Array<{ channel: string; text: string }> = [];
   beforeAll(async () => {
     const bridge: Bridge = {
       handle: async (text, context) => {
         handled.push({ text, context });
         return `handled ${text}`;
       },
+      notify: async (notice) => {
+        notices.push(notice);
+        return true;
+      },
+      canNotify: true,
     };
     server = createBridgeServer({ bridge, secret: SECRET });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -76,6 +82,37 @@ describe('the bridge adapter answers every request', () => {
     const answer = await post(JSON.stringify({ text: '/orch status', user: 'constructor', channel: 'ops' }));
     expect(answer).toEqual({ status: 200, body: { reply: 'handled /orch status' } });
     expect(handled.at(-1)).toEqual({ text: '/orch status', context: { user: 'constructor', channel: 'ops' } });
+  });
+
+  it('posts a signed alert notice on /notify once per delivery, and refuses unsigned or malformed ones', async () => {
+    const notify = async (body: string, headers: Record<string, string> = signed(body)) => {
+      const res = await fetch(`${url}notify`, { method: 'POST', headers, body });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const notice = { deliveryId: 'd-1', channel: 'ops-alerts', text: '[WARNING] runs-failing: summarize-content failed' };
+    expect(await notify(JSON.stringify(notice), { 'content-type': 'application/json' })).toMatchObject({ status: 401 });
+    expect(await notify(JSON.stringify(notice))).toEqual({ status: 200, body: { posted: true } });
+    // The service's retry of the same delivery (a new signature) is answered, not posted again.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await notify(JSON.stringify({ ...notice, retry: 1 }))).toEqual({ status: 200, body: { posted: true, duplicate: true } });
+    expect(notices).toEqual([{ channel: 'ops-alerts', text: notice.text }]);
+    expect(await notify(JSON.stringify({ deliveryId: 'd-2', text: 'no channel' }))).toMatchObject({ status: 400 });
+    expect(handled.some((h) => h.text === notice.text)).toBe(false);
+  });
+});
+
+describe('a bridge with no chat to post to', () => {
+  it('answers /notify with 503 and posts nothing', async () => {
+    const server = createBridgeServer({ bridge: createBridge({ url: 'http://127.0.0.1:9', users: {} }), secret: SECRET });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const body = JSON.stringify({ deliveryId: 'd-1', channel: 'ops', text: 'hello' });
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/notify`, { method: 'POST', headers: signed(body), body });
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unavailable');
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 

@@ -103,10 +103,10 @@ describe('deploy files', () => {
     expect(stack.set.sort()).toEqual([...interpolated(text).keys()].sort());
   });
 
-  it('the advanced stack adds Prometheus and Grafana on loopback and requires its startup secrets', () => {
+  it('the advanced stack adds Prometheus, Alertmanager with its relay, and Grafana on loopback and requires its startup secrets', () => {
     const text = read('compose', 'advanced.yaml');
     const { services } = compose('advanced.yaml');
-    expect(Object.keys(services).sort()).toEqual(['grafana', 'orchestrator', 'postgres', 'prometheus', 'redis']);
+    expect(Object.keys(services).sort()).toEqual(['alert-relay', 'alertmanager', 'grafana', 'orchestrator', 'postgres', 'prometheus', 'redis']);
     for (const [name, s] of Object.entries(services)) {
       expect(s.healthcheck, `${name} health check`).toBeDefined();
       for (const port of s.ports ?? []) expect(port, `${name} publishes on loopback only`).toMatch(/^127\.0\.0\.1:/);
@@ -124,6 +124,15 @@ describe('deploy files', () => {
     };
     expect(prometheus.scrape_configs[0]!.static_configs[0]!.targets).toEqual(['orchestrator:9464']);
     expect(services.orchestrator!.environment?.METRICS_PORT).toBe('9464');
+    // The alerting sidecar: the rules Prometheus loads, Alertmanager routing to the relay on its loopback.
+    const rules = parseDocument(read('prometheus', 'alert-rules.yml'), { strict: true }).toJS() as { groups: Array<{ rules: Array<{ alert: string }> }> };
+    expect(rules.groups[0]!.rules.map((r) => r.alert)).toEqual(['OrchestratorInstanceDown', 'OrchestratorQueueAge', 'OrchestratorFailureRate', 'OrchestratorDatabaseUnavailable']);
+    const am = parseDocument(read('prometheus', 'alertmanager.yml'), { strict: true }).toJS() as { receivers: Array<{ webhook_configs: Array<{ url: string; send_resolved: boolean }> }> };
+    expect(am.receivers[0]!.webhook_configs[0]).toEqual({ url: 'http://127.0.0.1:9095/', send_resolved: true });
+    const relay = services['alert-relay'] as { network_mode?: string; command?: string[]; environment?: Record<string, string> };
+    expect(relay.network_mode).toBe('service:alertmanager');
+    expect(relay.command).toEqual(['node', 'dist/src/main.js', 'relay']);
+    expect(relay.environment?.RELAY_PORT).toBe('9095');
   });
 
   it('the systemd units are well-formed; the service unit is the port 3312 variant', () => {

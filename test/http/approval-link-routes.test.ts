@@ -43,7 +43,7 @@ describe('POST /api/approvals/:id/links and deciding by link', () => {
     expect(made.status).toBe(201);
     expect(made.body.links.map((l: { actor: string }) => l.actor)).toEqual(['alice', 'bob']);
     const [aliceLink, bobLink] = made.body.links as Array<{ path: string; expiresAt: string }>;
-    expect(aliceLink!.path).toMatch(new RegExp(`^/operator/approvals\\?approval=${taskId}#link=orcl_`));
+    expect(aliceLink!.path).toMatch(new RegExp(`^/operator/approvals/link\\?approval=${taskId}#link=orcl_`));
     const alice = secretOf(aliceLink!);
     const bob = secretOf(bobLink!);
 

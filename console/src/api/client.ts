@@ -11,6 +11,8 @@ export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   body?: unknown;
   signal?: AbortSignal;
+  /** An approval link's secret, sent as X-Approval-Link instead of a bearer token. */
+  approvalLink?: string;
 }
 
 /**
@@ -21,6 +23,7 @@ export interface RequestOptions {
 export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.approvalLink) headers['x-approval-link'] = options.approvalLink;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(path, {
     method: options.method ?? 'GET',

@@ -1,11 +1,11 @@
 import { approvalProgressOf, approvalProgressText, awaitsQuorum } from '../../tasks/approval-answer.js';
-import { payloadFromAssignments } from '../assignments.js';
+import { deepMerge, objectFromJsonFile, payloadFromAssignments } from '../assignments.js';
 import { paint, statusColour, when } from '../output.js';
 import { resolveApprovalId } from '../run-id.js';
 import { table } from '../table.js';
 import { didYouMean } from '../suggest.js';
 import { UsageError } from '../usage-error.js';
-import { EXIT, flag, printJson, word, words, type Verb } from '../verb.js';
+import { EXIT, flag, flagValues, printJson, word, words, type Verb } from '../verb.js';
 
 type Row = Record<string, unknown>;
 const text = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
@@ -52,18 +52,30 @@ function decisionVerb(decision: 'approve' | 'reject'): Verb {
   return {
     name: decision,
     summary: decision === 'approve' ? 'approve a held run (it is then replayed)' : 'reject a held run (it then fails)',
-    usage: '<id> [note ...]',
+    usage: `<id> [note ...]${decision === 'approve' ? ' [--input key=value ...] [--input-file f.json]' : ''}`,
     positionals: [
       { name: 'id', required: true },
       { name: 'note', required: false, rest: true },
     ],
-    flags: [],
-    details: ["<id> is the approval's id as 'orch approvals' lists it, or its first 8 or more characters."],
+    flags:
+      decision === 'approve'
+        ? [
+            { name: 'input', takes: 'value', valueName: 'key=value', repeats: true, summary: 'a field of the approval input (repeat for more); merged into the replayed run' },
+            { name: 'input-file', takes: 'value', valueName: 'file', summary: 'approval input from a JSON file (--input fields override its fields)' },
+          ]
+        : [],
+    details: [
+      "<id> is the approval's id as 'orch approvals' lists it, or its first 8 or more characters.",
+      ...(decision === 'approve'
+        ? ["The service checks the input against the type's approval input schema ('orch approvals --json' shows approvalInputSchema)."]
+        : []),
+    ],
     async run({ args, output, client }) {
       const note = words(args, 'note').join(' ');
+      const input = deepMerge(objectFromJsonFile(flag(args, 'input-file'), '--input-file'), payloadFromAssignments(flagValues(args, 'input')));
       const api = client();
       const id = await resolveApprovalId(api, word(args, 'id'));
-      const answer = await api.decide(id, decision, note === '' ? undefined : note);
+      const answer = await api.decide(id, decision, note === '' ? undefined : note, input);
       if (output.json) return printJson(output, answer);
       const approval = answer.approval as Row | undefined;
       if (approval?.status === 'pending') {

@@ -1,7 +1,6 @@
 import { TASK_CATALOG } from '../../tasks/catalog.js';
 import type { OrchClient, RunRecordView, TriggerAnswer } from '../../client/index.js';
-import { payloadFromAssignments } from '../assignments.js';
-import { readJsonObjectFile } from '../json-file.js';
+import { deepMerge, objectFromJsonFile, payloadFromAssignments } from '../assignments.js';
 import { clock, duration, fields, paint, statusColour, when, type Output } from '../output.js';
 import { resolveRunId } from '../run-id.js';
 import { isHeld, stateWords } from '../run-state.js';
@@ -42,20 +41,6 @@ async function checkType(type: string, client: () => Pick<OrchClient, 'catalog'>
   if (theirs.includes(type)) return;
   const all = [...new Set([...known, ...theirs])];
   throw new UsageError(`unknown task type '${type}'.${didYouMean(type, all)} ('orch catalog' lists them)`);
-}
-
-function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
-  const merged: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(over)) {
-    const current = merged[key];
-    const bothObjects = [current, value].every((v) => typeof v === 'object' && v !== null && !Array.isArray(v));
-    merged[key] = bothObjects ? deepMerge(current as Record<string, unknown>, value as Record<string, unknown>) : value;
-  }
-  return merged;
-}
-
-function payloadFile(path: string | undefined): Record<string, unknown> {
-  return path === undefined ? {} : readJsonObjectFile(path, '--payload-file');
 }
 
 function checkStatus(status: string | undefined): void {
@@ -106,7 +91,7 @@ export const runVerb: Verb = {
   async run({ args, output, client, signal }) {
     const type = word(args, 'type');
     await checkType(type, client);
-    const payload = deepMerge(payloadFile(flag(args, 'payload-file')), payloadFromAssignments(words(args, 'assignments')));
+    const payload = deepMerge(objectFromJsonFile(flag(args, 'payload-file'), '--payload-file'), payloadFromAssignments(words(args, 'assignments')));
     const key = flag(args, 'key');
     if (key !== undefined) payload.idempotencyKey = key;
     const api = client();
