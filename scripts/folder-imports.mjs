@@ -23,7 +23,7 @@ export const LAYERS = [
   ['agents', 'models', 'runlogs'],
   ['tasks'],
   ['workers', 'lanes', 'operator-types', 'flows', 'tokens', 'knowledge', 'business', 'incidents', 'alerts', 'proof', 'events', 'persistence', 'schedules', 'scheduler', 'aggregates', 'metrics', 'migrate'],
-  ['http', 'client', 'cli', 'demo'],
+  ['http', 'client', 'cli', 'demo', 'relay'],
   ['bridge'],
   ['(composition)'],
 ];
