@@ -90,7 +90,7 @@ export function defineTaskType<const T extends string, P extends TSchema, R exte
     affectedSurfaces: [...(input.affectedSurfaces ?? [])],
     remediation: input.remediation ?? false,
     plannerSafe: input.plannerSafe ?? false,
-    source: input.source ?? 'built-in',
+    source: input.source ?? 'builtin',
     payloadSchema: input.payloadSchema,
     resultSchema: input.resultSchema,
     resultView: input.resultView ?? {},

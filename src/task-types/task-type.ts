@@ -70,7 +70,7 @@ export interface ModelUse {
 }
 
 /** Where the type comes from: compiled into the service, or an operator's folder. */
-export type TaskTypeSource = 'built-in' | 'operator';
+export type TaskTypeSource = 'builtin' | 'operator';
 
 export interface TaskType<T extends string = string, P extends TSchema = TSchema, R extends TSchema = TSchema> extends CatalogFacts, PlannerFacts {
   type: T;

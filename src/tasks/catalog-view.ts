@@ -13,7 +13,7 @@ import { classificationLabels, getTaskType, publicCatalog } from './catalog.js';
 function moduleFacts(type: string) {
   const t = getTaskType(type);
   return {
-    source: t?.source ?? 'built-in',
+    source: t?.source ?? 'builtin',
     payloadSchema: t?.payloadSchema ?? null,
     resultSchema: t?.resultSchema ?? null,
     resultView: t?.resultView ?? {},

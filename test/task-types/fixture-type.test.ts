@@ -45,7 +45,7 @@ describe('a task type added by its folder alone', () => {
   it('is listed in the catalog with its payload schema, result schema and result view', async () => {
     const catalog = await call('GET', '/api/tasks/catalog');
     const entry = (catalog.body.tasks as Array<Record<string, any>>).find((t) => t.type === 'echo-note');
-    expect(entry).toMatchObject({ label: 'Echo note', executor: 'handler', publicTriggerable: true, source: 'built-in' });
+    expect(entry).toMatchObject({ label: 'Echo note', executor: 'handler', publicTriggerable: true, source: 'builtin' });
     expect(entry?.resultSchema.properties).toHaveProperty('markdown');
     expect(entry?.resultView).toEqual(echoNoteType.resultView);
   });

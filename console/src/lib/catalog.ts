@@ -8,7 +8,7 @@ export interface CatalogEntry {
   purpose?: string;
   publicTriggerable: boolean;
   /** `operator`: a type from the service's task types folder (docs/task-types.md), else `built-in`. */
-  source?: 'built-in' | 'operator';
+  source?: 'builtin' | 'operator';
   approvalGated: boolean;
   /** An operator may start it as a manual incident remediation. */
   remediation?: boolean;
