@@ -175,7 +175,7 @@ export function composeService(infra: ServiceInfrastructure) {
   // A policy key that is no task type stops the start (invalid_config), like a broken manifest.
   const approvalPolicy = createApprovalPolicy(config.approvalPolicy, taskCatalog().map((e) => e.type));
   // Bound to the runner once it exists: an admission finding a free slot starts its run at once.
-  let reserveSlot: (type: string) => SlotReservation | null = () => null;
+  let reserveSlot: (type: string, concurrencyKey: string | null) => SlotReservation | null = () => null;
   const admit = createAdmission({
     store: runStore,
     clock,
@@ -184,7 +184,7 @@ export function composeService(infra: ServiceInfrastructure) {
     telemetryRetention: TELEMETRY_RETENTION,
     approvalPolicy,
     tracer: infra.tracer,
-    reserveSlot: (type) => reserveSlot(type),
+    reserveSlot: (type, concurrencyKey) => reserveSlot(type, concurrencyKey),
     redact,
   });
 
@@ -353,7 +353,7 @@ export function composeService(infra: ServiceInfrastructure) {
   // LISTEN/NOTIFY; the runner's poll stays as the safety net for a lost notification. Another
   // instance's claims wake nobody (claiming after them found nothing, three statements each),
   // nor do its finishes unless a per-type limit may have been waiting for the slot.
-  const typeLimited = Object.keys(config.typeConcurrency).length > 0;
+  const typeLimited = Object.keys(config.typeConcurrency).length > 0 || config.limits.length > 0;
   events.onOtherInstanceWrite((written) => {
     if (written.readyRuns || (typeLimited && written.runsLeftRunning)) readyRuns.notify();
   });

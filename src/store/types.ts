@@ -1,3 +1,4 @@
+import type { LimitBucket } from './limit-buckets.js';
 import type { QueueState, RunEvent, RunRecord, RunStatus } from '../domain/run-record.js';
 import type { EventCursor } from '../domain/run-event-cursor.js';
 import type { OrchestratorState, StateWithoutHistory, TaskRecord } from '../domain/orchestrator-state.js';
@@ -54,8 +55,10 @@ export interface ClaimOptions {
   typeLimits: Record<string, number>;
   /** Types this caller must not claim now (for example because its local slots for them are full). */
   excludeTypes?: string[];
-  /** The claim's time, which priority aging counts to (src/store/fair-claims.ts); absent: the process clock. */
+  /** The claim's time, which priority aging and rate windows count to (src/store/fair-claims.ts); absent: the process clock. */
   now?: Date;
+  /** Limit buckets (config `limits`, src/store/limit-buckets.ts): a run is claimed only when each it matches has room. */
+  buckets?: readonly LimitBucket[];
 }
 
 /** An attempt whose lease an instance holds (StateStore.renewLeases). */

@@ -62,7 +62,7 @@ export interface AdmissionDeps {
    * A free run slot of this instance's runner for a run about to be admitted (Runner.reserveSlot),
    * or null: the run is then queued. Absent: every run is queued.
    */
-  reserveSlot?: (type: string) => SlotReservation | null;
+  reserveSlot?: (type: string, concurrencyKey: string | null) => SlotReservation | null;
   /** Replaces the service's own secrets in the payload before it is stored (src/redaction/); absent: kept as given. */
   redact?: Pick<SecretRedactor, 'value'>;
 }
@@ -170,7 +170,7 @@ export function createAdmission(deps: AdmissionDeps) {
 
     // Started in this admission's commit when a slot is free: on a shared store that saves the
     // run a claim transaction (a select and a rewrite of the whole record) before it starts.
-    const slot = approvalReason === null ? (deps.reserveSlot?.(request.type) ?? null) : null;
+    const slot = approvalReason === null ? (deps.reserveSlot?.(request.type, request.placement?.concurrencyKey ?? null) ?? null) : null;
     let outcome: MutateResult;
     try {
       outcome = await storeRun(runId, (current) => {

@@ -29,7 +29,7 @@ import type { TriggerCheck } from './trigger-check.js';
 import { createWorkflowDriver } from './workflow-driver.js';
 
 export interface RuntimeDeps {
-  config: Pick<AppConfig, 'concurrency' | 'typeConcurrency' | 'retry' | 'runLeaseMs' | 'workspaceRoot'>;
+  config: Pick<AppConfig, 'concurrency' | 'typeConcurrency' | 'retry' | 'runLeaseMs' | 'workspaceRoot'> & Partial<Pick<AppConfig, 'limits'>>;
   store: StateStore;
   clock: Clock;
   logger: Logger;
@@ -263,7 +263,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     stop,
     activeCount: () => runner.activeCount,
     /** A free run slot for an admission (Runner.reserveSlot); wired into the admission once the runner exists. */
-    reserveSlot: (type: string) => runner.reserveSlot(type),
+    reserveSlot: (type: string, concurrencyKey: string | null) => runner.reserveSlot(type, concurrencyKey),
   };
 }
 

@@ -1,4 +1,5 @@
 import { fairnessKey, pickFairly } from '../fair-claims.js';
+import { claimGate, rateLookbackMs, runningByTypeOf } from '../limit-buckets.js';
 import { nodeStoreFs, type StoreFs } from '../store-fs.js';
 import { shownTarget } from '../shown-target.js';
 import { dirname, resolve } from 'node:path';
@@ -21,7 +22,6 @@ import {
   pastCursor,
   normalizeRunQuery,
   storedRun,
-  typeLimitGate,
 } from '../run-rules.js';
 import { ANY_RUN_EVENTS, stateCorrupt } from '../types.js';
 import { appendsEvents, firstInCursorOrder, runEventsPast, stampNewEvents } from '../run-event-stamps.js';
@@ -311,18 +311,26 @@ export class FileStateStore implements StateStore {
     const session = this.writable();
     const { model } = session;
     const nowMs = (options.now ?? new Date()).getTime();
+    const lookbackMs = rateLookbackMs(options.buckets ?? []);
+    const usage = model.limitUsage(lookbackMs > 0 ? nowMs - lookbackMs : null);
     const chosen: RunRecord[] = [];
+    const passed = new Set<string>();
     for (let round = 0; round < MAX_CLAIM_ROUNDS && chosen.length < max; round++) {
-      const running = new Map(model.runningCounts());
-      for (const run of chosen) running.set(run.type, (running.get(run.type) ?? 0) + 1);
       const want = max - chosen.length;
-      const taken = new Set(chosen.map((run) => run.runId));
-      const candidates = model.readyCandidates(blockedTypes(options, running), want + taken.size).filter((c) => !taken.has(c.runId));
+      const candidates = model.readyCandidates(blockedTypes(options, runningByTypeOf(usage.running)), want + passed.size).filter((c) => !passed.has(c.runId));
       if (candidates.length === 0) break;
       const lastStart = new Map(candidates.map((candidate) => [candidate.key, model.lastStartOf(candidate.key)]));
       for (const run of chosen) lastStart.set(fairnessKey(run), new Date(nowMs).toISOString());
-      const gate = typeLimitGate(options, running);
-      for (const pick of pickFairly(candidates, lastStart, nowMs, want, gate.admit)) chosen.push(model.getRun(pick.runId)!);
+      const gate = claimGate(options, usage, nowMs);
+      const picks = pickFairly(candidates, lastStart, nowMs, want, (candidate) => {
+        passed.add(candidate.runId);
+        return gate.admit(candidate);
+      });
+      for (const pick of picks) {
+        chosen.push(model.getRun(pick.runId)!);
+        usage.running.push({ type: pick.type, key: pick.key, n: 1 });
+        usage.started.push({ type: pick.type, key: pick.key, atMs: nowMs });
+      }
       if (!gate.refused) break;
     }
     const claimed: RunRecord[] = [];

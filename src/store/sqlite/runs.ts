@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { placementOf, type RunRecord } from '../../domain/run-record.js';
 import { fairnessKey, pickFairly, type QueueCandidate } from '../fair-claims.js';
+import { claimGate, isLimited, rateLookbackMs, runningByTypeOf, type RunGroupCount, type RunStart } from '../limit-buckets.js';
 import { VERDICT_FIELDS } from '../run-field-filters.js';
 import { runProblem } from '../record-checks.js';
 import {
@@ -10,7 +11,6 @@ import {
   emptyRunCounts,
   normalizeRunQuery,
   storedRun,
-  typeLimitGate,
   type NormalizedRunQuery,
 } from '../run-rules.js';
 import { stateCorrupt, type CancelRequest, type ClaimOptions, type MutateResult, type RunCounts, type RunMutator, type RunQuery } from '../types.js';
@@ -74,16 +74,19 @@ export function claimRuns(ctx: WriteContext, options: ClaimOptions, max: number,
   const claimed: RunRecord[] = [];
   if (max <= 0) return claimed;
   const nowMs = (options.now ?? new Date()).getTime();
-  const limits = options.typeLimits;
-  const running = runningByType(ctx, Object.keys(limits));
+  const usage = isLimited(options) ? limitUsage(ctx, options, nowMs) : { running: [], started: [] };
   const passed = new Set<string>();
   const claimedNow = new Map<string, string>();
   for (let round = 0; round < MAX_CLAIM_ROUNDS && claimed.length < max; round++) {
     const want = max - claimed.length;
-    const candidates = readyCandidates(ctx, blockedTypes(options, running), passed, want);
+    const candidates = readyCandidates(ctx, blockedTypes(options, runningByTypeOf(usage.running)), passed, want);
     if (candidates.length === 0) break;
-    const gate = typeLimitGate(options, running);
-    const chosen = pickFairly(candidates, lastClaims(ctx, candidates, claimedNow), nowMs, want, gate.admit);
+    const gate = claimGate(options, usage, nowMs);
+    const chosen = pickFairly(candidates, lastClaims(ctx, candidates, claimedNow), nowMs, want, (candidate) => {
+      if (gate.admit(candidate)) return true;
+      passed.add(candidate.runId);
+      return false;
+    });
     for (const candidate of chosen) {
       passed.add(candidate.runId);
       const current = deepFreeze(currentRun(ctx, candidate.runId));
@@ -91,7 +94,8 @@ export function claimRuns(ctx: WriteContext, options: ClaimOptions, max: number,
       const run = saveRun(ctx, runToStore(ctx, current.runId, current, mutate(current)), current);
       claimed.push(run);
       claimedNow.set(candidate.key, new Date(nowMs).toISOString());
-      if (run.status === 'running' && limits[run.type] !== undefined) running.set(run.type, (running.get(run.type) ?? 0) + 1);
+      usage.running.push({ type: candidate.type, key: candidate.key, n: 1 });
+      usage.started.push({ type: candidate.type, key: candidate.key, atMs: nowMs });
     }
     if (!gate.refused) break;
   }
@@ -238,24 +242,35 @@ export function committedEventTx(db: Database.Database): number {
 }
 
 /**
- * Running counts of the given types only (types without a limit need no count, however many
- * run): the committed counts, corrected by the runs staged earlier in the batch.
+ * What the limits count (src/store/limit-buckets.ts): running runs by (type, key), the committed
+ * counts corrected by the runs staged earlier in the batch, and the starts inside the longest
+ * rate window (a staged run's start over its committed row's).
  */
-function runningByType(ctx: WriteContext, types: string[]): Map<string, number> {
-  if (types.length === 0) return new Map();
-  const rows = statement(
+function limitUsage(ctx: WriteContext, options: ClaimOptions, nowMs: number): { running: RunGroupCount[]; started: RunStart[] } {
+  const running = statement(
     ctx.db,
-    `SELECT type, COUNT(*) AS n FROM runs
-     WHERE status = 'running' AND type IN (SELECT value FROM json_each(?))
-     GROUP BY type`,
-  ).all(JSON.stringify(types)) as Array<{ type: string; n: number }>;
-  const counts = new Map(rows.map((row) => [row.type, row.n]));
-  const add = (type: string, delta: number) => counts.set(type, (counts.get(type) ?? 0) + delta);
-  for (const [, staged] of ctx.stagedRuns()) {
-    if (staged.run.status === 'running') add(staged.run.type, 1);
-    if (staged.base?.status === 'running') add(staged.base.type, -1);
+    "SELECT type, concurrency_key AS key, COUNT(*) AS n FROM runs WHERE status = 'running' GROUP BY type, concurrency_key",
+  ).all() as RunGroupCount[];
+  const started: RunStart[] = [];
+  const lookbackMs = rateLookbackMs(options.buckets ?? []);
+  if (lookbackMs > 0) {
+    const since = new Date(nowMs - lookbackMs).toISOString();
+    const rows = statement(ctx.db, 'SELECT run_id AS runId, type, concurrency_key AS key, started_at AS startedAt FROM runs WHERE started_at >= ?').all(since) as Array<{
+      runId: string;
+      type: string;
+      key: string;
+      startedAt: string;
+    }>;
+    for (const row of rows) if (ctx.stagedDoc(row.runId) === undefined) started.push({ type: row.type, key: row.key, atMs: Date.parse(row.startedAt) });
+    for (const [, { run }] of ctx.stagedRuns()) {
+      if (run.startedAt !== null && run.startedAt >= since) started.push({ type: run.type, key: fairnessKey(run), atMs: Date.parse(run.startedAt) });
+    }
   }
-  return counts;
+  for (const [, staged] of ctx.stagedRuns()) {
+    if (staged.run.status === 'running') running.push({ type: staged.run.type, key: fairnessKey(staged.run), n: 1 });
+    if (staged.base?.status === 'running') running.push({ type: staged.base.type, key: fairnessKey(staged.base), n: -1 });
+  }
+  return { running, started };
 }
 
 /**
