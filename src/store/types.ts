@@ -1,4 +1,4 @@
-import type { LimitBucket } from './limit-buckets.js';
+import type { LimitBucket, LimitUsage } from './limit-buckets.js';
 import type { QueueState, RunEvent, RunRecord, RunStatus } from '../domain/run-record.js';
 import type { EventCursor } from '../domain/run-event-cursor.js';
 import type { OrchestratorState, StateWithoutHistory, TaskRecord } from '../domain/orchestrator-state.js';
@@ -215,6 +215,12 @@ export interface StateStore {
    * ready. One durability round for a runner filling several free slots.
    */
   claimRuns(options: ClaimOptions, max: number, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord[]>;
+  /**
+   * What a claim under `options` would count now (src/store/limit-buckets.ts): running runs by
+   * (type, key) and the starts inside the longest rate window. Read without the claims' lock: a
+   * view of which limit holds a run, never a decision.
+   */
+  readLimitUsage(options: ClaimOptions): Promise<LimitUsage>;
   /**
    * An attempt's final write in one commit: the task record (with the handler's state change,
    * when it has one) and the run's transition. When `mutate` leaves the run unchanged (the

@@ -17,6 +17,7 @@ import type { ExecutorDeps } from './executor.js';
 import type { LaneRegistry } from './lanes.js';
 import type { TaskRequest } from './payload-validation.js';
 import { requestedPlacement } from './placement-schema.js';
+import { queueHoldOf } from './queue-hold.js';
 import { recoverInterruptedRuns, type RecoveryDeps } from './recovery.js';
 import { createBulkActions } from './bulk-actions.js';
 import { createRerun } from './rerun.js';
@@ -185,7 +186,9 @@ export function createTaskRuntime(deps: RuntimeDeps) {
 
   async function getRun(runId: string) {
     const run = await store.getRun(runId);
-    return run ? toRunView(run) : null;
+    if (!run) return null;
+    // A ready run names the limit that holds it back, if one does (docs/queue.md).
+    return { ...toRunView(run), heldBy: await queueHoldOf(store, config, run, clock.now()) };
   }
 
   const recoveryDeps: RecoveryDeps = {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { composedServiceForSuite } from '../support/composed-service.js';
 import { apiClient } from '../support/http.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
 
 /** A trigger's concurrency key and priority, end to end over HTTP: stored, shown, listed, kept by a rerun, refused when bad. */
 describe('queue placement of triggered runs', () => {
@@ -45,5 +46,21 @@ describe('queue placement of triggered runs', () => {
     const res = await call('GET', `/api/tasks/runs?concurrencyKey=${'k'.repeat(201)}`);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_request');
+  });
+});
+
+describe('which limit holds a waiting run', () => {
+  const service = composedServiceForSuite({ config: { limits: { deploys: { match: { keyPrefix: 'env/' }, perKey: 1 } } } });
+  const api = () => apiClient(service().url);
+
+  it('names the bucket with no room on the run view, and null where nothing holds the run', async () => {
+    // One env/a run already running (the runner is off here, so nothing else starts).
+    const running = makeRun({ runId: 'deploy-running', concurrencyKey: 'env/a', status: 'running', queueState: null, startedAt: new Date().toISOString() });
+    await service().store.mutateRun(running.runId, insertIfAbsent(running));
+    const held = await api().post('/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'a' }, concurrencyKey: 'env/a' });
+    const free = await api().post('/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'b' }, concurrencyKey: 'env/b' });
+    expect((await api().run(held.body.runId)).body).toMatchObject({ queueState: 'ready', heldBy: 'deploys' });
+    expect((await api().run(free.body.runId)).body).toMatchObject({ queueState: 'ready', heldBy: null });
+    expect((await api().run('deploy-running')).body).toMatchObject({ heldBy: null });
   });
 });

@@ -179,7 +179,7 @@ function anyGroupFull(candidates: readonly QueueCandidate[], perGroup: number): 
  * What the limits count, read under the limits lock: running runs by (type, key) (only of the
  * limited types when no bucket is configured), and the starts inside the longest rate window.
  */
-async function limitUsage(db: Queryable, options: ClaimOptions, nowMs: number): Promise<{ running: RunGroupCount[]; started: RunStart[] }> {
+export async function limitUsage(db: Queryable, options: ClaimOptions, nowMs: number): Promise<{ running: RunGroupCount[]; started: RunStart[] }> {
   const everyType = (options.buckets?.length ?? 0) > 0;
   const { rows } = await db.query<{ type: string; key: string; n: string }>({
     name: 'claim-running-groups',

@@ -241,34 +241,33 @@ export function committedEventTx(db: Database.Database): number {
   return (statement(db, `SELECT value FROM counters WHERE name = '${EVENT_TX_COUNTER}'`).get() as { value: number }).value;
 }
 
-/**
- * What the limits count (src/store/limit-buckets.ts): running runs by (type, key), the committed
- * counts corrected by the runs staged earlier in the batch, and the starts inside the longest
- * rate window (a staged run's start over its committed row's).
- */
-function limitUsage(ctx: WriteContext, options: ClaimOptions, nowMs: number): { running: RunGroupCount[]; started: RunStart[] } {
+/** What the limits count as committed (src/store/limit-buckets.ts): running runs by (type, key), starts inside the longest rate window. */
+export function committedLimitUsage(db: Database.Database, options: ClaimOptions, nowMs: number): { running: RunGroupCount[]; started: Array<RunStart & { runId: string }> } {
   const running = statement(
-    ctx.db,
+    db,
     "SELECT type, concurrency_key AS key, COUNT(*) AS n FROM runs WHERE status = 'running' GROUP BY type, concurrency_key",
   ).all() as RunGroupCount[];
-  const started: RunStart[] = [];
   const lookbackMs = rateLookbackMs(options.buckets ?? []);
-  if (lookbackMs > 0) {
-    const since = new Date(nowMs - lookbackMs).toISOString();
-    const rows = statement(ctx.db, 'SELECT run_id AS runId, type, concurrency_key AS key, started_at AS startedAt FROM runs WHERE started_at >= ?').all(since) as Array<{
-      runId: string;
-      type: string;
-      key: string;
-      startedAt: string;
-    }>;
-    for (const row of rows) if (ctx.stagedDoc(row.runId) === undefined) started.push({ type: row.type, key: row.key, atMs: Date.parse(row.startedAt) });
-    for (const [, { run }] of ctx.stagedRuns()) {
-      if (run.startedAt !== null && run.startedAt >= since) started.push({ type: run.type, key: fairnessKey(run), atMs: Date.parse(run.startedAt) });
-    }
-  }
+  if (lookbackMs === 0) return { running, started: [] };
+  const rows = statement(db, 'SELECT run_id AS runId, type, concurrency_key AS key, started_at AS startedAt FROM runs WHERE started_at >= ?').all(
+    new Date(nowMs - lookbackMs).toISOString(),
+  ) as Array<{ runId: string; type: string; key: string; startedAt: string }>;
+  return { running, started: rows.map((row) => ({ runId: row.runId, type: row.type, key: row.key, atMs: Date.parse(row.startedAt) })) };
+}
+
+/** The committed usage corrected by the runs staged earlier in the batch (a staged run's start over its committed row's). */
+function limitUsage(ctx: WriteContext, options: ClaimOptions, nowMs: number): { running: RunGroupCount[]; started: RunStart[] } {
+  const committed = committedLimitUsage(ctx.db, options, nowMs);
+  const running = [...committed.running];
+  const started: RunStart[] = committed.started.filter((start) => ctx.stagedDoc(start.runId) === undefined);
+  const lookbackMs = rateLookbackMs(options.buckets ?? []);
   for (const [, staged] of ctx.stagedRuns()) {
     if (staged.run.status === 'running') running.push({ type: staged.run.type, key: fairnessKey(staged.run), n: 1 });
     if (staged.base?.status === 'running') running.push({ type: staged.base.type, key: fairnessKey(staged.base), n: -1 });
+    const atMs = staged.run.startedAt === null ? Number.NaN : Date.parse(staged.run.startedAt);
+    if (lookbackMs > 0 && atMs >= nowMs - lookbackMs) {
+      started.push({ type: staged.run.type, key: fairnessKey(staged.run), atMs });
+    }
   }
   return { running, started };
 }

@@ -1,3 +1,4 @@
+import type { LimitUsage } from '../limit-buckets.js';
 import { mkdir } from 'node:fs/promises';
 import { shownTarget } from '../shown-target.js';
 import { dirname, resolve } from 'node:path';
@@ -220,6 +221,10 @@ export class SqliteStateStore implements StateStore {
 
   async getRun(runId: string): Promise<RunRecord | null> {
     return this.read((db) => runs.getRun(db, runId));
+  }
+
+  async readLimitUsage(options: ClaimOptions): Promise<LimitUsage> {
+    return this.read((db) => runs.committedLimitUsage(db, options, (options.now ?? new Date()).getTime()));
   }
 
   async cancelRequests(runIds: readonly string[]): Promise<CancelRequest[]> {
