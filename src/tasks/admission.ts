@@ -36,11 +36,16 @@ export interface AdmissionRequest {
    * admission continues (a retry, an approval replay). The admission span is its child.
    */
   traceparent?: string | null;
-  /** Concurrency key and priority (checked by the caller: src/tasks/placement-check.ts); absent: unkeyed, default priority. */
+  /** Concurrency key and priority (src/tasks/placement-schema.ts); absent: unkeyed, default priority. */
   placement?: Partial<QueuePlacement>;
+  /**
+   * A debounced trigger (src/tasks/debounce.ts): `forceRunId` is its window's run, and a run found
+   * there is the window's, answered `debounced` and never re-admitted (not even a retrying one).
+   */
+  debounced?: boolean;
 }
 
-export type DuplicateReason = `duplicate-${Exclude<RunStatus, 'retrying'>}` | 'duplicate-type-mismatch' | 'duplicate-retrying';
+export type DuplicateReason = `duplicate-${Exclude<RunStatus, 'retrying'>}` | 'duplicate-type-mismatch' | 'duplicate-retrying' | 'debounced';
 
 export type AdmissionOutcome =
   | { kind: 'admitted'; run: RunRecord }
@@ -96,8 +101,9 @@ function storedPayload(payload: Record<string, unknown>, redact: AdmissionDeps['
   return redact ? redact.value(payload) : payload;
 }
 
-function duplicateReason(existing: RunRecord, type: string): DuplicateReason {
+function duplicateReason(existing: RunRecord, type: string, debounced: boolean): DuplicateReason {
   if (existing.type !== type) return 'duplicate-type-mismatch';
+  if (debounced) return 'debounced';
   return existing.status === 'retrying' ? 'duplicate-retrying' : `duplicate-${existing.status}`;
 }
 
@@ -197,7 +203,7 @@ export function createAdmission(deps: AdmissionDeps) {
           });
           return slot !== null && record.queueState === 'ready' ? slot.start(record) : record;
         }
-        if (retryRecordMatches(current, request.type)) return admitRetry(current, now, request.source);
+        if (request.debounced !== true && retryRecordMatches(current, request.type)) return admitRetry(current, now, request.source);
         return null;
       });
     } catch (err) {
@@ -210,7 +216,7 @@ export function createAdmission(deps: AdmissionDeps) {
     if (!outcome.changed || !outcome.after) {
       const existing = outcome.before;
       if (!existing) throw new ProgrammingError(`admission of ${runId} neither stored nor found a run`);
-      return { kind: 'duplicate', run: existing, reason: duplicateReason(existing, request.type) };
+      return { kind: 'duplicate', run: existing, reason: duplicateReason(existing, request.type, request.debounced === true) };
     }
     const run = outcome.after;
     await deps.invalidator.invalidate(runWriteTags(run, outcome.before?.status ?? null));

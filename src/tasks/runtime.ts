@@ -18,6 +18,7 @@ import type { LaneRegistry } from './lanes.js';
 import type { TaskRequest } from './payload-validation.js';
 import { requestedPlacement } from './placement-schema.js';
 import { queueHoldOf } from './queue-hold.js';
+import { debouncedAdmission, refuseDebounceWithIdempotencyKey } from './debounce.js';
 import { recoverInterruptedRuns, type RecoveryDeps } from './recovery.js';
 import { createBulkActions } from './bulk-actions.js';
 import { createRerun } from './rerun.js';
@@ -150,9 +151,11 @@ export function createTaskRuntime(deps: RuntimeDeps) {
 
   /** Checks a client's task request (checkTrigger, then the lane's requesterCheck) and admits it; `traceparent`: the request's span. */
   async function trigger(request: TaskRequest, identity: Identity, traceparent?: string | null): Promise<AdmissionOutcome> {
+    if (request.debounce) refuseDebounceWithIdempotencyKey(request.payload);
     const checked = checkTrigger(request);
     await deps.lanes.get(checked.type).requesterCheck?.(checked.payload, identity);
     return admit({
+      ...(request.debounce ? debouncedAdmission(request.debounce, clock.now()) : {}),
       type: checked.type,
       payload: checked.payload,
       source: 'api',
