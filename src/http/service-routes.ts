@@ -39,6 +39,7 @@ import { runCancelRoutes } from './routes/run-cancel.js';
 import { bulkRunRoutes } from './routes/bulk-runs.js';
 import { skillRoutes } from './routes/skills.js';
 import { taskRoutes } from './routes/tasks.js';
+import { queueRoutes } from './routes/queue.js';
 import { webhookRoutes } from './routes/webhook.js';
 
 /**
@@ -83,6 +84,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     persistenceHealthRoutes({ storeHealth: () => store.health(), storeKind: () => store.kind, coordination }),
     persistenceRoutes({ store, coordination, now: () => clock.now() }),
     taskRoutes({ runtime, catalog: deps.catalog }),
+    queueRoutes({ runtime }),
     runRerunRoutes({ runtime }),
     runCancelRoutes({ runtime }),
     bulkRunRoutes({ runtime }),

@@ -120,3 +120,14 @@ export function claimGate(options: ClaimOptions, usage: LimitUsage, nowMs: numbe
   };
   return gate;
 }
+
+/** Ready and running runs of one (type, key), and when the oldest ready one was admitted: what `GET /api/queue` is built from. */
+export interface QueueGroup {
+  type: string;
+  /** The fairness key: UNKEYED for unkeyed runs. */
+  key: string;
+  ready: number;
+  running: number;
+  /** createdAt of its oldest ready run; null when none is ready. */
+  oldestReadyAt: string | null;
+}

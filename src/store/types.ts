@@ -1,4 +1,4 @@
-import type { LimitBucket, LimitUsage } from './limit-buckets.js';
+import type { LimitBucket, LimitUsage, QueueGroup } from './limit-buckets.js';
 import type { QueueState, RunEvent, RunRecord, RunStatus } from '../domain/run-record.js';
 import type { EventCursor } from '../domain/run-event-cursor.js';
 import type { OrchestratorState, StateWithoutHistory, TaskRecord } from '../domain/orchestrator-state.js';
@@ -221,6 +221,8 @@ export interface StateStore {
    * view of which limit holds a run, never a decision.
    */
   readLimitUsage(options: ClaimOptions): Promise<LimitUsage>;
+  /** Ready and running runs by (type, concurrency key), with each group's oldest ready admission (internal runs included). */
+  queueGroups(): Promise<QueueGroup[]>;
   /**
    * An attempt's final write in one commit: the task record (with the handler's state change,
    * when it has one) and the run's transition. When `mutate` leaves the run unchanged (the

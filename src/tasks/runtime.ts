@@ -18,6 +18,7 @@ import type { LaneRegistry } from './lanes.js';
 import type { TaskRequest } from './payload-validation.js';
 import { requestedPlacement } from './placement-schema.js';
 import { queueHoldOf } from './queue-hold.js';
+import { queueView } from './queue-view.js';
 import { debouncedAdmission, refuseDebounceWithIdempotencyKey } from './debounce.js';
 import { recoverInterruptedRuns, type RecoveryDeps } from './recovery.js';
 import { createBulkActions } from './bulk-actions.js';
@@ -257,6 +258,8 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     checkTrigger,
     trigger,
     listRuns,
+    /** The queue by limit bucket and key (GET /api/queue). */
+    queue: () => queueView(store, config, clock.now()),
     getRun,
     toolGateEvidence,
     approvals,

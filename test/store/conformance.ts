@@ -367,6 +367,21 @@ export function describeStoreConformance(
         expect((await store.countRuns()).byStatus.running).toBe(6);
       });
 
+      it('counts ready and running runs by type and key, with the oldest ready admission of each', async () => {
+        const { store } = await openStore();
+        await insert(store, { runId: 'q-1', concurrencyKey: 'k', createdAt: '2026-03-01T10:00:02.000Z' });
+        await insert(store, { runId: 'q-2', concurrencyKey: 'k', createdAt: '2026-03-01T10:00:01.000Z' });
+        await insert(store, { runId: 'q-3', concurrencyKey: 'k', status: 'running', queueState: null });
+        await insert(store, { runId: 'q-4', createdAt: '2026-03-01T10:00:03.000Z' });
+        await insert(store, { runId: 'q-5', status: 'success', queueState: null });
+        await insert(store, { runId: 'q-6', queueState: 'held' });
+        const groups = (await store.queueGroups()).sort((a, b) => a.key.localeCompare(b.key));
+        expect(groups).toEqual([
+          { type: 'doc-sync', key: '', ready: 1, running: 0, oldestReadyAt: '2026-03-01T10:00:03.000Z' },
+          { type: 'doc-sync', key: 'k', ready: 2, running: 1, oldestReadyAt: '2026-03-01T10:00:01.000Z' },
+        ]);
+      });
+
       it('concurrent claims never exceed a per-key cap', async () => {
         const { store } = await openStore();
         for (let i = 0; i < 12; i++) await insert(store, { runId: `c-${i}`, concurrencyKey: `k-${i % 2}` });

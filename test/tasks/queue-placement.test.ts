@@ -63,4 +63,19 @@ describe('which limit holds a waiting run', () => {
     expect((await api().run(free.body.runId)).body).toMatchObject({ queueState: 'ready', heldBy: null });
     expect((await api().run('deploy-running')).body).toMatchObject({ heldBy: null });
   });
+
+  it('GET /api/queue shows each bucket and the whole queue by key, running, waiting and oldest wait', async () => {
+    const queue = await api().get('/api/queue');
+    expect(queue.status).toBe(200);
+    const deploys = queue.body.buckets.find((bucket: { name: string }) => bucket.name === 'deploys');
+    expect(deploys).toMatchObject({ perKey: 1, concurrency: null, match: { keyPrefix: 'env/' } });
+    const envA = deploys.keys.find((key: { key: string }) => key.key === 'env/a');
+    expect(envA).toMatchObject({ running: 1, waiting: 1 });
+    expect(envA.oldestWaitSeconds).toBeGreaterThanOrEqual(0);
+    expect(deploys.keys.find((key: { key: string }) => key.key === 'env/b')).toMatchObject({ running: 0, waiting: 1 });
+    // Unkeyed runs are in no prefix bucket, but in the whole queue.
+    expect(deploys.keys.some((key: { key: string | null }) => key.key === null)).toBe(false);
+    expect(queue.body.waiting).toBeGreaterThanOrEqual(2);
+    expect(queue.body.keys.find((key: { key: string }) => key.key === 'env/a')).toMatchObject({ running: 1, waiting: 1 });
+  });
 });

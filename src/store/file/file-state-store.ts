@@ -1,5 +1,5 @@
 import { fairnessKey, pickFairly } from '../fair-claims.js';
-import { claimGate, rateLookbackMs, runningByTypeOf, type LimitUsage } from '../limit-buckets.js';
+import { claimGate, rateLookbackMs, runningByTypeOf, type LimitUsage, type QueueGroup } from '../limit-buckets.js';
 import { nodeStoreFs, type StoreFs } from '../store-fs.js';
 import { shownTarget } from '../shown-target.js';
 import { dirname, resolve } from 'node:path';
@@ -375,6 +375,10 @@ export class FileStateStore implements StateStore {
   /** Reads hand out the stored record itself: it is deep-frozen, so it cannot be changed through them. */
   async getRun(runId: string): Promise<RunRecord | null> {
     return this.readable().model.getRun(runId) ?? null;
+  }
+
+  async queueGroups(): Promise<QueueGroup[]> {
+    return this.readable().model.queueGroups();
   }
 
   async readLimitUsage(options: ClaimOptions): Promise<LimitUsage> {

@@ -1,4 +1,4 @@
-import type { LimitUsage } from '../limit-buckets.js';
+import type { LimitUsage, QueueGroup } from '../limit-buckets.js';
 import { mkdir } from 'node:fs/promises';
 import { shownTarget } from '../shown-target.js';
 import { dirname, resolve } from 'node:path';
@@ -221,6 +221,10 @@ export class SqliteStateStore implements StateStore {
 
   async getRun(runId: string): Promise<RunRecord | null> {
     return this.read((db) => runs.getRun(db, runId));
+  }
+
+  async queueGroups(): Promise<QueueGroup[]> {
+    return this.read((db) => runs.queueGroups(db));
   }
 
   async readLimitUsage(options: ClaimOptions): Promise<LimitUsage> {
