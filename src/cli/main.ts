@@ -6,7 +6,7 @@ import type { Output } from './output.js';
 import { didYouMean } from './suggest.js';
 import { UsageError } from './usage-error.js';
 import { EXIT, type Verb } from './verb.js';
-import { ackVerb, approvalsVerb, approveVerb, incidentsVerb, rejectVerb, schedulesVerb } from './verbs/operator-verbs.js';
+import { ackVerb, approvalsVerb, approveVerb, incidentsVerb, queueVerb, rejectVerb, schedulesVerb } from './verbs/operator-verbs.js';
 import { cancelVerb, logsVerb, rerunVerb, runVerb, runsVerb, showVerb, watchVerb } from './verbs/run-verbs.js';
 import { bridgeVerb } from './verbs/bridge-verb.js';
 import { catalogVerb, healthVerb, loginVerb, logoutVerb } from './verbs/service-verbs.js';
@@ -19,6 +19,7 @@ export const VERBS: readonly Verb[] = [
   logsVerb,
   cancelVerb,
   rerunVerb,
+  queueVerb,
   approvalsVerb,
   approveVerb,
   rejectVerb,

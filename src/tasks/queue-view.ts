@@ -17,7 +17,7 @@ export interface QueueBucketView {
   match: LimitBucket['match'];
   concurrency: number | null;
   perKey: number | null;
-  rate: LimitBucket['rate'] | null;
+  rate: { max: number; windowSeconds: number } | null;
   running: number;
   waiting: number;
   keys: QueueKeyView[];
@@ -47,6 +47,8 @@ export async function queueView(store: Pick<StateStore, 'queueGroups'>, config: 
   const keys = byKey(groups, now);
   return { at: now.toISOString(), running: sum(keys, 'running'), waiting: sum(keys, 'waiting'), buckets, keys };
 }
+
+export type QueueAnswer = Awaited<ReturnType<typeof queueView>>;
 
 /** Groups summed per key, the longest waiting first. */
 function byKey(groups: readonly QueueGroup[], now: Date): QueueKeyView[] {

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { composedServiceForSuite } from '../support/composed-service.js';
 import { apiClient } from '../support/http.js';
 import { insertIfAbsent, makeRun } from '../support/runs.js';
+import { orch } from '../support/cli.js';
+import { tempDir } from '../support/config.js';
+import { TEST_KEYS } from '../support/keys.js';
 
 /** A trigger's concurrency key and priority, end to end over HTTP: stored, shown, listed, kept by a rerun, refused when bad. */
 describe('queue placement of triggered runs', () => {
@@ -77,5 +80,23 @@ describe('which limit holds a waiting run', () => {
     expect(deploys.keys.some((key: { key: string | null }) => key.key === null)).toBe(false);
     expect(queue.body.waiting).toBeGreaterThanOrEqual(2);
     expect(queue.body.keys.find((key: { key: string }) => key.key === 'env/a')).toMatchObject({ running: 1, waiting: 1 });
+  });
+});
+
+describe('orch queue', () => {
+  const service = composedServiceForSuite({ config: { limits: { deploys: { match: { keyPrefix: 'env/' }, perKey: 1, rate: { max: 10, windowSeconds: 60 } } } } });
+
+  it('prints each bucket and the whole queue by key, as GET /api/queue answers them', async () => {
+    const api = apiClient(service().url);
+    await api.post('/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'a' }, concurrencyKey: 'env/prod' });
+    await api.post('/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'b' } });
+    const env = { ORCH_URL: service().url, ORCH_API_KEY: TEST_KEYS.operator, XDG_CONFIG_HOME: tempDir('orch-queue-') };
+    const printed = await orch(['queue'], env);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toContain('bucket deploys (perKey 1, rate 10/60s): 0 running, 1 waiting');
+    expect(printed.stdout).toMatch(/^env\/prod\s+0\s+1\s+\d+s$/m);
+    expect(printed.stdout).toMatch(/^\(unkeyed\)\s+0\s+1\s+\d+s$/m);
+    const json = await orch(['queue', '--json'], env);
+    expect(JSON.parse(json.stdout)).toMatchObject({ waiting: 2, buckets: [{ name: 'deploys', waiting: 1 }] });
   });
 });
