@@ -191,7 +191,7 @@ export function composeService(infra: ServiceInfrastructure) {
   // The modules that admit work of their own.
   const incidentLedger = createIncidentLedger({ store, coordination, clock, invalidator, logger });
   const incidentReadPort = createIncidentReadPort(incidentLedger);
-  runMetrics.readSharedState({ store, incidents: incidentReadPort, now });
+  runMetrics.readSharedState({ store, incidents: incidentReadPort, now, limits: config.limits });
   const knowledge = composeKnowledge({ config, store, coordination, clock, logger, invalidator, ownerId, admit });
   const business = createBusinessModule({ config, store, coordination, clock, logger, admit });
   const scheduler = createScheduler({
