@@ -1,3 +1,4 @@
+import { settledByApproval } from '../domain/approval-refusal.js';
 import Type, { type Static } from 'typebox';
 import { RUN_STATUSES, type RunRecord, type RunStatus } from '../domain/run-record.js';
 import type { RunCounts } from '../store/types.js';
@@ -93,15 +94,6 @@ function durationMs(run: RunRecord): number | null {
   return Number.isFinite(ms) && ms >= 0 ? ms : null;
 }
 
-/**
- * A held run that its approval ended without it executing: rejected or expired (stored `failed`,
- * reason `approval_rejected`), or closed `success` once its replay was admitted. Neither says
- * anything of its lane: a refusal is no failure, and the approved work is counted as the replay.
- */
-function settledByApproval(run: RunRecord): boolean {
-  if (run.status === 'failed') return run.failureReason === 'approval_rejected';
-  return run.status === 'success' && run.startedAt === null && run.approval.status === 'approved';
-}
 
 /**
  * Composes the statistics from runs read newest first (`runs`, at most `scanLimit`) and the

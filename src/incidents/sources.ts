@@ -2,6 +2,7 @@ import type { ServiceGapSignal } from '../agents/service-probe.js';
 import type { CoordinationStatus } from '../coordination/types.js';
 import type { StoreHealth } from '../store/types.js';
 import type { RunRecord } from '../domain/run-record.js';
+import { endedByApprovalRefusal } from '../domain/approval-refusal.js';
 import { Fingerprints } from './fingerprint.js';
 import type { IncidentSignal } from './types.js';
 
@@ -27,7 +28,7 @@ export function runSignal(run: RunRecord): { signal: IncidentSignal } | { resolv
   const fingerprint = Fingerprints.run(run.runId);
   if (run.status === 'success') return run.attempt > 1 ? { resolve: fingerprint } : null;
   if (run.status === 'cancelled') return { resolve: fingerprint };
-  if (run.status === 'failed' && run.failureReason === 'approval_rejected') return null;
+  if (endedByApprovalRefusal(run)) return null;
   const base = { fingerprint, source: 'run' as const, linkedRunIds: [run.runId] };
   const error = (run.error ?? run.failureReason ?? 'failed').slice(0, 300);
   if (run.status === 'retrying' && run.retry) {

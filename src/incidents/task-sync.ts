@@ -1,4 +1,5 @@
 import type { RunRecord } from '../domain/run-record.js';
+import { endedByApprovalRefusal } from '../domain/approval-refusal.js';
 import { normalize, withHistory } from './record.js';
 import type { IncidentRecord, RemediationTask, RemediationTaskStatus } from './types.js';
 
@@ -8,7 +9,7 @@ export const isSettledTask = (task: RemediationTask) => SETTLED.has(task.status)
 
 /** A run's state in the remediation task vocabulary. A held run closed by its approval follows its replay. */
 export function taskStatusOf(run: RunRecord): RemediationTaskStatus {
-  if (run.status === 'failed') return run.failureReason === 'approval_rejected' ? 'rejected' : 'failed';
+  if (run.status === 'failed') return endedByApprovalRefusal(run) ? 'rejected' : 'failed';
   if (run.status === 'pending') return run.queueState === 'held' ? 'awaiting-approval' : 'queued';
   if (run.status === 'success' && run.approval.status === 'approved' && run.approval.replayRunId) return 'queued';
   return run.status;

@@ -1,3 +1,4 @@
+import { closedForReplay, endedByApprovalRefusal } from '../domain/approval-refusal.js';
 import { isTerminalStatus, type RunEvent, type RunRecord } from '../domain/run-record.js';
 
 /**
@@ -16,16 +17,14 @@ import { isTerminalStatus, type RunEvent, type RunRecord } from '../domain/run-r
 export const FINISH_STATUSES = ['success', 'failed', 'cancelled', 'rejected', 'approved'] as const;
 export type FinishStatus = (typeof FINISH_STATUSES)[number];
 
-/** The failure reason of a held run whose approval was rejected or expired (src/tasks/approval-transitions.ts). */
-export const APPROVAL_REJECTED_REASON = 'approval_rejected';
 
 /** Statuses a run's attempt leaves `running` for when it ends (a requeue after an interruption is no end). */
 const ATTEMPT_END_STATUSES = new Set(['success', 'failed', 'retrying', 'cancelled']);
 
 /** A held run that a decision ended without it ever executing: rejected (or expired), or closed for its replay. */
 export function finishStatusOf(run: RunRecord): FinishStatus {
-  if (run.status === 'failed' && run.failureReason === APPROVAL_REJECTED_REASON) return 'rejected';
-  if (run.status === 'success' && run.startedAt === null && run.approval.status === 'approved') return 'approved';
+  if (endedByApprovalRefusal(run)) return 'rejected';
+  if (closedForReplay(run)) return 'approved';
   return run.status === 'success' || run.status === 'cancelled' ? run.status : 'failed';
 }
 

@@ -1,5 +1,6 @@
 import { RUN_STATUSES, TERMINAL_RUN_STATUSES, type RunRecord, type RunStatus } from '../domain/run-record.js';
 import { ProgrammingError } from '../domain/errors.js';
+import { APPROVAL_REJECTED_REASON, type ApprovalSettlement } from '../domain/approval-refusal.js';
 import { payloadFieldMatches, payloadHasField, resultHasVerdict, type PayloadFieldMatch } from './run-field-filters.js';
 import type { CancelRequest, ClaimOptions, RunCounts, RunQuery } from './types.js';
 
@@ -120,19 +121,27 @@ export function emptyStatusCounts(): Record<RunStatus, number> {
 }
 
 export function emptyRunCounts(): RunCounts {
-  return { byStatus: emptyStatusCounts(), byType: {}, ready: 0, held: 0, total: 0 };
+  return { byStatus: emptyStatusCounts(), byType: {}, settledByApprovalByType: {}, ready: 0, held: 0, total: 0 };
 }
 
-/** Adds `count` runs of one (type, status, queueState) combination to `counts`. */
+/**
+ * Adds `count` runs of one (type, status, queueState, settlement) combination to `counts`. The
+ * SQL stores compute `settlement` in their query (settlementSql); the file store from the record.
+ */
 export function addToRunCounts(
   counts: RunCounts,
   run: Pick<RunRecord, 'type' | 'status' | 'queueState'>,
   count = 1,
+  settlement: ApprovalSettlement | null = null,
 ): void {
   counts.total += count;
   counts.byStatus[run.status] += count;
   const forType = (counts.byType[run.type] ??= emptyStatusCounts());
   forType[run.status] += count;
+  if (settlement) {
+    const settled = (counts.settledByApprovalByType[run.type] ??= { rejected: 0, closedForReplay: 0 });
+    settled[settlement] += count;
+  }
   if (run.queueState === 'ready') counts.ready += count;
   if (run.queueState === 'held') counts.held += count;
 }
@@ -141,4 +150,16 @@ export function addToRunCounts(
 export function cancelRequestOf(run: RunRecord | null | undefined): CancelRequest | null {
   if (!run || run.status !== 'running' || !run.cancellation) return null;
   return { runId: run.runId, attempt: run.attempt ?? 1, ownerId: run.claim?.ownerId ?? null };
+}
+
+/**
+ * The approval settlement of a run row as SQL (domain/approval-refusal.ts, approvalSettlementOf),
+ * for a store whose document column reads through `field(path)`: `'rejected'`, `'closedForReplay'`
+ * or NULL. Both SQL stores count with it, so they agree with the file store's count.
+ */
+export function settlementSql(field: (path: string[]) => string): string {
+  return `CASE
+      WHEN status = 'failed' AND ${field(['failureReason'])} = '${APPROVAL_REJECTED_REASON}' THEN 'rejected'
+      WHEN status = 'success' AND ${field(['startedAt'])} IS NULL AND ${field(['approval', 'status'])} = 'approved' THEN 'closedForReplay'
+    END`;
 }

@@ -78,6 +78,12 @@ export interface CancelRequest {
 export interface RunCounts {
   byStatus: Record<RunStatus, number>;
   byType: Record<string, Record<RunStatus, number>>;
+  /**
+   * Per type, the held runs a decision settled without their lane running (domain/approval-refusal.ts):
+   * they are in `byType` under the contract's status (`failed` when rejected or expired, `success`
+   * when closed for their replay) but say nothing about whether the lane works.
+   */
+  settledByApprovalByType: Record<string, { rejected: number; closedForReplay: number }>;
   ready: number;
   held: number;
   total: number;

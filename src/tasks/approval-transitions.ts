@@ -1,4 +1,5 @@
 import type { ApprovalDecisionEntry, RunApproval, RunRecord } from '../domain/run-record.js';
+import { APPROVAL_REJECTED_REASON } from '../domain/approval-refusal.js';
 import { withAttemptState, withEvent } from './run-transitions.js';
 
 /**
@@ -30,10 +31,10 @@ function rejected(run: RunRecord, now: Date, error: string): RunRecord {
     queueState: null,
     finishedAt: now.toISOString(),
     // Expiry keeps the rejection's failure reason: it is a refusal, not a fault of the lane.
-    failureReason: 'approval_rejected',
+    failureReason: APPROVAL_REJECTED_REASON,
     error,
   };
-  return withAttemptState(next, now, 'failed', 'approval_rejected');
+  return withAttemptState(next, now, 'failed', APPROVAL_REJECTED_REASON);
 }
 
 /** Distinct actors whose approvals a held run has received, in the order they approved. */

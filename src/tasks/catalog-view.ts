@@ -5,7 +5,9 @@ import { classificationLabels, getTaskType, publicCatalog } from './catalog.js';
  * The catalog route's view: static classification labels from the catalog plus telemetry
  * overlays from run counts. Overlays never change the labels. A cancelled run counts in
  * `totalRuns` and `cancelledCount` but in neither rate: an operator's stop says nothing about
- * whether the lane works (docs/run-control.md, "Cancel").
+ * whether the lane works (docs/run-control.md, "Cancel"). Neither does a held run a decision
+ * settled: a rejected (or expired) approval counts in `totalRuns` and `approvalRejectedCount`,
+ * not as a failure, and a held run closed for its replay not as a success (its replay counts).
  */
 /** What the type's module adds to its catalog facts: its contracts, the console's view, skills and model use. */
 function moduleFacts(type: string) {
@@ -25,8 +27,9 @@ export function createCatalogView(store: StateStore) {
     const counts = await store.countRuns(false);
     const tasks = publicCatalog().map((entry) => {
       const byStatus = counts.byType[entry.type];
-      const success = byStatus?.success ?? 0;
-      const failed = byStatus?.failed ?? 0;
+      const settled = counts.settledByApprovalByType[entry.type] ?? { rejected: 0, closedForReplay: 0 };
+      const success = (byStatus?.success ?? 0) - settled.closedForReplay;
+      const failed = (byStatus?.failed ?? 0) - settled.rejected;
       const finished = success + failed;
       const totalRuns = byStatus ? Object.values(byStatus).reduce((a, b) => a + b, 0) : 0;
       return {
@@ -39,6 +42,7 @@ export function createCatalogView(store: StateStore) {
           failureRate: finished > 0 ? failed / finished : null,
           retryingCount: byStatus?.retrying ?? 0,
           cancelledCount: byStatus?.cancelled ?? 0,
+          approvalRejectedCount: settled.rejected,
           recentSuccessCount: success,
           recentFailureCount: failed,
         },

@@ -6,6 +6,7 @@ import type { IncidentReadPort } from '../incidents/read-port.js';
 import type { StateStore } from '../store/types.js';
 import type { ControlPlaneSnapshot } from '../worker-sdk/control-plane.js';
 import type { RunRecord } from '../domain/run-record.js';
+import { settledByApproval } from '../domain/approval-refusal.js';
 
 /** Runs the per-type figures are computed over: enough to see a trend, small enough to read per run. */
 export const SNAPSHOT_RUN_WINDOW = 500;
@@ -95,7 +96,8 @@ async function windowRuns(store: StateStore): Promise<WindowRun[]> {
       ...(afterSeq === undefined ? {} : { afterSeq }),
     });
     for (const run of items) {
-      if (run.status === 'pending') continue;
+      // A held run its approval settled never ran: it is no evidence about its lane.
+      if (run.status === 'pending' || settledByApproval(run)) continue;
       picked.push(windowRun(run));
       if (picked.length === SNAPSHOT_RUN_WINDOW) break;
     }

@@ -1,4 +1,5 @@
 import { isTerminalStatus, placementOf, type RunRecord } from '../domain/run-record.js';
+import { endedByApprovalRefusal } from '../domain/approval-refusal.js';
 import { approvalRequestersOf } from './approval-policy.js';
 import { requestersOf } from './run-requesters.js';
 
@@ -32,7 +33,7 @@ function stageDurations(run: RunRecord): Record<string, number> {
 
 function stopInfo(run: RunRecord): { stopReason: string | null; stopClassification: string | null } {
   if (run.status === 'failed') {
-    const cls = run.failureReason === 'approval_rejected' ? 'approval-rejected' : run.failureReason === 'interrupted' ? 'interrupted' : 'execution-failed';
+    const cls = endedByApprovalRefusal(run) ? 'approval-rejected' : run.failureReason === 'interrupted' ? 'interrupted' : 'execution-failed';
     return { stopReason: run.error, stopClassification: cls };
   }
   if (run.status === 'success') return { stopReason: null, stopClassification: 'completed' };

@@ -640,6 +640,20 @@ export function describeStoreConformance(
         expect(all.total).toBe(6);
         expect(all.byStatus.success).toBe(2);
         expect(all.byType.heartbeat?.success).toBe(1);
+        expect(all.settledByApprovalByType).toEqual({});
+      });
+
+      it('counts per type the held runs a decision settled without their lane running', async () => {
+        const { store } = await openStore();
+        const decided = (status: 'approved' | 'rejected') => ({ ...makeRun().approval, required: true, status });
+        await insert(store, { runId: 'a-rejected', type: 'agent-deploy', status: 'failed', queueState: null, failureReason: 'approval_rejected', approval: decided('rejected') });
+        await insert(store, { runId: 'a-closed', type: 'agent-deploy', status: 'success', queueState: null, startedAt: null, approval: decided('approved') });
+        await insert(store, { runId: 'a-replay', type: 'agent-deploy', status: 'success', queueState: null, startedAt: '2026-01-01T00:00:01.000Z' });
+        await insert(store, { runId: 'a-failed', type: 'agent-deploy', status: 'failed', queueState: null, failureReason: 'worker-logical-failure' });
+        await insert(store, { runId: 'd-failed', type: 'doc-sync', status: 'failed', queueState: null, failureReason: 'timeout' });
+        const counts = await store.countRuns();
+        expect(counts.byType['agent-deploy']).toMatchObject({ success: 2, failed: 2 });
+        expect(counts.settledByApprovalByType).toEqual({ 'agent-deploy': { rejected: 1, closedForReplay: 1 } });
       });
     });
 

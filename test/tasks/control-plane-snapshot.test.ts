@@ -159,6 +159,20 @@ describe('createControlPlaneSnapshot', () => {
     ]);
   });
 
+  it('leaves held runs settled by their approval out of the window and the failure rates', async () => {
+    const decided = (status: 'approved' | 'rejected') => ({ ...makeRun().approval, required: true, status });
+    const { store, dir } = await seededStore([
+      finished('agent-deploy', 1, 'failed', { startedAt: null, failureReason: 'approval_rejected', approval: decided('rejected') }),
+      finished('agent-deploy', 2, 'failed', { startedAt: null, failureReason: 'approval_rejected', approval: decided('rejected') }),
+      finished('agent-deploy', 3, 'success', { startedAt: null, approval: decided('approved') }),
+      finished('agent-deploy', 4, 'success'),
+      finished('agent-deploy', 5, 'failed', { failureReason: 'worker-logical-failure', error: 'deploy failed' }),
+    ]);
+    const snapshot = await build(store, dir, [])();
+    expect(snapshot.runs.window).toBe(2);
+    expect(snapshot.runs.byType).toEqual([{ type: 'agent-deploy', total: 2, success: 1, failed: 1, running: 0, failureRate: 0.5 }]);
+  });
+
   it('bounds the window to the newest runs and the recent list to 50', async () => {
     const runs: RunRecord[] = [];
     // 100 old failures, then enough newer successes to push them out of the window.

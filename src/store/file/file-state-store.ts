@@ -4,6 +4,7 @@ import { nodeStoreFs, type StoreFs } from '../store-fs.js';
 import { shownTarget } from '../shown-target.js';
 import { dirname, resolve } from 'node:path';
 import type { RunRecord } from '../../domain/run-record.js';
+import { approvalSettlementOf } from '../../domain/approval-refusal.js';
 import { FEED_START, afterTx, type EventCursor } from '../../domain/run-event-cursor.js';
 import type { OrchestratorState, StateWithoutHistory, TaskRecord } from '../../domain/orchestrator-state.js';
 import { ProgrammingError } from '../../domain/errors.js';
@@ -442,7 +443,7 @@ export class FileStateStore implements StateStore {
   async countRuns(includeInternal = false): Promise<RunCounts> {
     const counts = emptyRunCounts();
     for (const run of this.readable().model.allRuns()) {
-      if (includeInternal || !run.internal) addToRunCounts(counts, run);
+      if (includeInternal || !run.internal) addToRunCounts(counts, run, 1, approvalSettlementOf(run));
     }
     return counts;
   }

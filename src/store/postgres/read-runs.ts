@@ -1,7 +1,8 @@
 import { VERDICT_FIELDS } from '../run-field-filters.js';
 import type pg from 'pg';
 import type { RunRecord } from '../../domain/run-record.js';
-import { addToRunCounts, emptyRunCounts, normalizeRunQuery, type NormalizedRunQuery } from '../run-rules.js';
+import { addToRunCounts, emptyRunCounts, normalizeRunQuery, settlementSql, type NormalizedRunQuery } from '../run-rules.js';
+import type { ApprovalSettlement } from '../../domain/approval-refusal.js';
 import type { CancelRequest, RunCounts, RunQuery } from '../types.js';
 import { runFromRow } from './save-run.js';
 
@@ -50,14 +51,17 @@ export async function listRuns(pool: pg.Pool, query: RunQuery): Promise<{ items:
   return { items: rows.map(runFromRow), total: Number(total.rows[0]!.n) };
 }
 
+/** A run row's approval settlement: its JSON document's fields read as text. */
+const SETTLEMENT = settlementSql((path) => `doc #>> '{${path.join(',')}}'`);
+
 export async function countRuns(pool: pg.Pool, includeInternal: boolean): Promise<RunCounts> {
-  const { rows } = await pool.query<Pick<RunRecord, 'type' | 'status' | 'queueState'> & { n: string }>(
-    `SELECT type, status, queue_state AS "queueState", COUNT(*) AS n FROM runs
+  const { rows } = await pool.query<Pick<RunRecord, 'type' | 'status' | 'queueState'> & { settlement: ApprovalSettlement | null; n: string }>(
+    `SELECT type, status, queue_state AS "queueState", ${SETTLEMENT} AS settlement, COUNT(*) AS n FROM runs
      ${includeInternal ? '' : 'WHERE NOT internal'}
-     GROUP BY type, status, queue_state`,
+     GROUP BY type, status, queue_state, settlement`,
   );
   const counts = emptyRunCounts();
-  for (const row of rows) addToRunCounts(counts, row, Number(row.n));
+  for (const row of rows) addToRunCounts(counts, row, Number(row.n), row.settlement);
   return counts;
 }
 

@@ -2,11 +2,13 @@ import type Database from 'better-sqlite3';
 import { placementOf, type RunRecord } from '../../domain/run-record.js';
 import { fairnessKey, pickFairly, type QueueCandidate } from '../fair-claims.js';
 import { claimGate, isLimited, rateLookbackMs, runningByTypeOf, type QueueGroup, type RunGroupCount, type RunStart } from '../limit-buckets.js';
+import type { ApprovalSettlement } from '../../domain/approval-refusal.js';
 import { VERDICT_FIELDS } from '../run-field-filters.js';
 import { runProblem } from '../record-checks.js';
 import {
   PRUNABLE_STATUSES,
   addToRunCounts,
+  settlementSql,
   blockedTypes,
   emptyRunCounts,
   normalizeRunQuery,
@@ -157,15 +159,18 @@ export function listRuns(db: Database.Database, query: RunQuery): { items: RunRe
   return { items: rows.map((row) => JSON.parse(row.doc) as RunRecord), total: n };
 }
 
+/** A run row's approval settlement: its JSON document's fields through json_extract. */
+const SETTLEMENT = settlementSql((path) => `json_extract(doc, '$.${path.join('.')}')`);
+
 export function countRuns(db: Database.Database, includeInternal: boolean): RunCounts {
   const rows = statement(
     db,
-    `SELECT type, status, queue_state AS queueState, COUNT(*) AS n FROM runs
+    `SELECT type, status, queue_state AS queueState, ${SETTLEMENT} AS settlement, COUNT(*) AS n FROM runs
      ${includeInternal ? '' : 'WHERE internal = 0'}
-     GROUP BY type, status, queue_state`,
-  ).all() as Array<Pick<RunRecord, 'type' | 'status' | 'queueState'> & { n: number }>;
+     GROUP BY type, status, queue_state, settlement`,
+  ).all() as Array<Pick<RunRecord, 'type' | 'status' | 'queueState'> & { settlement: ApprovalSettlement | null; n: number }>;
   const counts = emptyRunCounts();
-  for (const row of rows) addToRunCounts(counts, row, row.n);
+  for (const row of rows) addToRunCounts(counts, row, row.n, row.settlement);
   return counts;
 }
 
