@@ -189,7 +189,7 @@ export function composeService(infra: ServiceInfrastructure) {
   // A policy key that is no task type stops the start (invalid_config), like a broken manifest.
   const approvalPolicy = createApprovalPolicy(config.approvalPolicy, taskCatalog().map((e) => e.type));
   // Bound to the runner once it exists: an admission finding a free slot starts its run at once.
-  let reserveSlot: (type: string) => SlotReservation | null = () => null;
+  let reserveSlot: (type: string, concurrencyKey: string | null) => SlotReservation | null = () => null;
   const admit = operatorTypes.stampAdmissions(createAdmission({
     store: runStore,
     clock,
@@ -198,14 +198,14 @@ export function composeService(infra: ServiceInfrastructure) {
     telemetryRetention: TELEMETRY_RETENTION,
     approvalPolicy,
     tracer: infra.tracer,
-    reserveSlot: (type) => reserveSlot(type),
+    reserveSlot: (type, concurrencyKey) => reserveSlot(type, concurrencyKey),
     redact,
   }));
 
   // The modules that admit work of their own.
   const incidentLedger = createIncidentLedger({ store, coordination, clock, invalidator, logger });
   const incidentReadPort = createIncidentReadPort(incidentLedger);
-  runMetrics.readSharedState({ store, incidents: incidentReadPort, now });
+  runMetrics.readSharedState({ store, incidents: incidentReadPort, now, limits: config.limits });
   const knowledge = composeKnowledge({ config, store, coordination, clock, logger, invalidator, ownerId, admit });
   const business = createBusinessModule({ config, store, coordination, clock, logger, admit });
   const scheduler = createScheduler({
@@ -381,7 +381,7 @@ export function composeService(infra: ServiceInfrastructure) {
   // LISTEN/NOTIFY; the runner's poll stays as the safety net for a lost notification. Another
   // instance's claims wake nobody (claiming after them found nothing, three statements each),
   // nor do its finishes unless a per-type limit may have been waiting for the slot.
-  const typeLimited = Object.keys(config.typeConcurrency).length > 0;
+  const typeLimited = Object.keys(config.typeConcurrency).length > 0 || config.limits.length > 0;
   events.onOtherInstanceWrite((written) => {
     if (written.readyRuns || (typeLimited && written.runsLeftRunning)) readyRuns.notify();
   });

@@ -6,7 +6,7 @@ import type { Output } from './output.js';
 import { didYouMean } from './suggest.js';
 import { UsageError } from './usage-error.js';
 import { EXIT, type Verb } from './verb.js';
-import { ackVerb, approvalsVerb, approveVerb, incidentsVerb, rejectVerb, schedulesVerb } from './verbs/operator-verbs.js';
+import { ackVerb, approvalsVerb, approveVerb, incidentsVerb, queueVerb, rejectVerb, schedulesVerb } from './verbs/operator-verbs.js';
 import { cancelVerb, logsVerb, rerunVerb, runVerb, runsVerb, showVerb, watchVerb } from './verbs/run-verbs.js';
 import { flowVerb } from './verbs/flow-verbs.js';
 import { catalogVerb, healthVerb, loginVerb, logoutVerb } from './verbs/service-verbs.js';
@@ -21,6 +21,7 @@ export const VERBS: readonly Verb[] = [
   cancelVerb,
   rerunVerb,
   flowVerb,
+  queueVerb,
   approvalsVerb,
   approveVerb,
   rejectVerb,

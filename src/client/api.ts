@@ -1,3 +1,4 @@
+import type { QueueAnswer } from '../tasks/queue-view.js';
 import type { RunLogLine } from '../domain/run-log-line.js';
 import type { RunEventData } from '../events/sse-frames.js';
 import type { TriggerAnswer as Admission } from '../tasks/trigger-answer.js';
@@ -73,6 +74,8 @@ export function createOrchClient(options: ClientOptions) {
       const res = await post<TriggerAnswer>(`/api/tasks/runs/${enc(runId)}/rerun`, body, body.idempotencyKey !== undefined);
       return { status: res.status, body: res.body };
     },
+    /** GET /api/queue: limit buckets and the whole queue by concurrency key (docs/queue.md). */
+    queue: () => get<QueueAnswer>('/api/queue'),
     pendingApprovals: () => get<{ count: number; pending: Array<Record<string, unknown> & { taskId: string; runId: string; type: string }> }>('/api/approvals/pending'),
     /** `input`: fields for the replay's payload, checked by the service against the type's approval input schema. */
     async decide(id: string, decision: 'approve' | 'reject', note?: string, input?: Record<string, unknown>) {

@@ -5,7 +5,9 @@ import { resolveAlertsConfig } from './alerts.js';
 import { configError, missingSecret } from './errors.js';
 import { parseApiKeys } from './keys.js';
 import { packageRoot } from './package-root.js';
-import { ConfigFileSchema, DEFAULT_RATE_LIMITS, RATE_LIMIT_BUCKETS, type ConfigFile, type RateLimitBucket } from './schema.js';
+import type { Static } from 'typebox';
+import { ConfigFileSchema, DEFAULT_RATE_LIMITS, RATE_LIMIT_BUCKETS, type ConfigFile, LIMIT_NAME_PATTERN, type LimitBucketSchema, type RateLimitBucket } from './schema.js';
+import type { LimitBucket } from '../store/limit-buckets.js';
 import { POSTGRES_TARGET, isPostgresUrl, isSharedTarget } from './store-targets.js';
 import type { AppConfig } from './types.js';
 
@@ -152,6 +154,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     rateLimits[bucket as RateLimitBucket] = limit;
   }
 
+  const limits = limitBuckets(cfg.limits ?? {});
+
   return {
     configFile: file.path,
     baseDir,
@@ -205,6 +209,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     },
     concurrency: cfg.concurrency ?? 2,
     typeConcurrency: cfg.typeConcurrency ?? {},
+    limits,
     runRetention: cfg.runRetention ?? 5000,
     workerTimeoutMs: cfg.workerTimeoutMs ?? 120_000,
     runLeaseMs: cfg.runLeaseMs ?? 60_000,
@@ -287,4 +292,16 @@ function resolveCodeHostMonitor(cfg: ConfigFile, env: Env): AppConfig['codeHostM
     refreshSeconds: c.refreshSeconds ?? 60,
     timeoutMs: c.timeoutMs ?? 5000,
   };
+}
+
+/** Config `limits` as the claims take them: named buckets, each with at least one cap. */
+function limitBuckets(limits: Record<string, Static<typeof LimitBucketSchema>>): LimitBucket[] {
+  return Object.entries(limits).map(([name, bucket]) => {
+    // The record schema's key pattern admits other keys as extra properties: the name is checked here.
+    if (!new RegExp(LIMIT_NAME_PATTERN).test(name)) throw configError(`limits.${name}: a bucket name is letters, digits, '.', '_', '-' (at most 64)`);
+    if (bucket.concurrency === undefined && bucket.perKey === undefined && bucket.rate === undefined) {
+      throw configError(`limits.${name} caps nothing: give it concurrency, perKey or rate`);
+    }
+    return { name, match: bucket.match ?? {}, ...bucket };
+  });
 }

@@ -15,6 +15,33 @@ export const RateLimitSchema = Type.Object(
  */
 export const MAX_RUN_SLOTS = 1024;
 
+/** A limit bucket's name: shown on run views and `GET /api/queue`, so plain. */
+export const LIMIT_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
+
+/** One limit bucket of config `limits` (src/store/limit-buckets.ts); load.ts wants at least one cap. */
+export const LimitBucketSchema = Type.Object(
+  {
+    match: Type.Optional(
+      Type.Object(
+        {
+          types: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
+          keyPrefix: Type.Optional(Type.String({ maxLength: 200 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    concurrency: Type.Optional(Type.Integer({ minimum: 1 })),
+    perKey: Type.Optional(Type.Integer({ minimum: 1 })),
+    rate: Type.Optional(
+      Type.Object(
+        { max: Type.Integer({ minimum: 1 }), windowSeconds: Type.Integer({ minimum: 1, maximum: 86_400 }) },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const RATE_LIMIT_BUCKETS = [
   'health-public',
   'docs-public',
@@ -121,6 +148,8 @@ export const ConfigFileSchema = Type.Object(
     // 0: the instance admits and serves but runs nothing (a shared store only; see load.ts).
     concurrency: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_RUN_SLOTS })),
     typeConcurrency: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 1 }))),
+    // Limit buckets by name (docs/queue.md): caps on the runs they match, counted across instances.
+    limits: Type.Optional(Type.Record(Type.String({ pattern: LIMIT_NAME_PATTERN }), LimitBucketSchema)),
     runRetention: Type.Optional(Type.Integer({ minimum: 10 })),
     workerTimeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),
     runLeaseMs: Type.Optional(Type.Integer({ minimum: 1000 })),

@@ -1,5 +1,6 @@
 import type { ApprovalPolicyEntry, RateLimitBucket } from './schema.js';
 import type { AlertsConfig } from './alerts.js';
+import type { LimitBucket } from '../store/limit-buckets.js';
 
 import type { Role } from '../domain/identity.js';
 
@@ -141,6 +142,8 @@ export interface AppConfig {
   eventStreams: EventStreamsConfig;
   concurrency: number;
   typeConcurrency: Record<string, number>;
+  /** Limit buckets (config `limits`, docs/queue.md), in config order. */
+  limits: LimitBucket[];
   runRetention: number;
   workerTimeoutMs: number;
   /** Claim lease of a running attempt on a shared store; an instance silent this long loses its runs to another. */

@@ -28,6 +28,8 @@ export const SERVICE_RUN_ID_PREFIXES = {
   businessTask: 'business-task:',
   /** The run every start records: `startup:<started at>:<owner>` (src/app.ts). */
   startup: 'startup:',
+  /** The one run of a debounce window: `debounce:<key digest>:<window ms>:<window index>` (src/tasks/debounce.ts). */
+  debounce: 'debounce:',
 } as const;
 
 /**

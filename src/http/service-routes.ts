@@ -46,6 +46,7 @@ import { skillRoutes } from './routes/skills.js';
 import { taskRoutes } from './routes/tasks.js';
 import { taskTypeRoutes } from './routes/task-types.js';
 import { tokenRoutes } from './routes/tokens.js';
+import { queueRoutes } from './routes/queue.js';
 import { webhookRoutes } from './routes/webhook.js';
 
 /**
@@ -99,6 +100,7 @@ export function buildServiceRoutes(deps: ServiceRouteDeps): RouteSpec[] {
     persistenceHealthRoutes({ storeHealth: () => store.health(), storeKind: () => store.kind, coordination }),
     persistenceRoutes({ store, coordination, now: () => clock.now() }),
     taskRoutes({ runtime, catalog: deps.catalog, viewerSeesPayloads: config.viewerSeesPayloads }),
+    queueRoutes({ runtime }),
     runRerunRoutes({ runtime }),
     runCancelRoutes({ runtime }),
     bulkRunRoutes({ runtime }),

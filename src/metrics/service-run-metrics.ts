@@ -1,3 +1,5 @@
+import type { LimitBucket } from '../store/limit-buckets.js';
+import { queueView } from '../tasks/queue-view.js';
 import type { Registry } from 'prom-client';
 import type { IncidentReadPort } from '../incidents/read-port.js';
 import type { StateStore } from '../store/types.js';
@@ -9,9 +11,11 @@ import { registerSharedStateGauges, type SharedStateReading } from './shared-sta
 
 /** Where the shared-state gauges read: the store and the incident ledger every instance shares. */
 export interface SharedStateSources {
-  store: Pick<StateStore, 'countRuns' | 'listRuns'>;
+  store: Pick<StateStore, 'countRuns' | 'listRuns' | 'queueGroups'>;
   incidents: Pick<IncidentReadPort, 'rollup'>;
   now(): Date;
+  /** Config `limits`: each bucket's running and waiting runs are gauged; absent: none. */
+  limits?: readonly LimitBucket[];
 }
 
 /**
@@ -33,10 +37,12 @@ export const UNMEASURED: ServiceRunMetrics = {
 
 /** One bounded reading of shared state: one count of runs, one held run, the incident rollup. */
 export async function readSharedState(sources: SharedStateSources): Promise<SharedStateReading> {
-  const [counts, oldestHeld, incidents] = await Promise.all([
+  const limited = (sources.limits?.length ?? 0) > 0;
+  const [counts, oldestHeld, incidents, queue] = await Promise.all([
     sources.store.countRuns(true),
     sources.store.listRuns({ queueState: 'held', includeInternal: true, order: 'oldest', limit: 1 }),
     sources.incidents.rollup(),
+    limited ? queueView(sources.store, { limits: [...(sources.limits ?? [])] }, sources.now()) : null,
   ]);
   const oldest = oldestHeld.items[0];
   return {
@@ -44,6 +50,12 @@ export async function readSharedState(sources: SharedStateSources): Promise<Shar
     approvalsPending: oldestHeld.total,
     oldestApprovalRequestedAt: oldest ? (oldest.approval.requestedAt ?? oldest.createdAt) : null,
     incidentsOpenBySeverity: { ...incidents.bySeverity },
+    buckets: (queue?.buckets ?? []).map((bucket) => ({
+      name: bucket.name,
+      running: bucket.running,
+      waiting: bucket.waiting,
+      oldestWaitSeconds: Math.max(0, ...bucket.keys.map((key) => key.oldestWaitSeconds ?? 0)),
+    })),
   };
 }
 

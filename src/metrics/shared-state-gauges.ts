@@ -16,6 +16,8 @@ export interface SharedStateReading {
   oldestApprovalRequestedAt: string | null;
   /** Incidents not resolved, by severity. */
   incidentsOpenBySeverity: Record<string, number>;
+  /** Each limit bucket of config `limits` (a bounded set: the config names them): its running and waiting runs, its oldest wait. */
+  buckets: Array<{ name: string; running: number; waiting: number; oldestWaitSeconds: number }>;
 }
 
 export interface SharedStateSource {
@@ -111,6 +113,23 @@ export function registerSharedStateGauges(registry: Registry, types: readonly st
       setEveryValue(this, 'severity', severity, now.incidentsOpenBySeverity);
     },
   });
+
+  // One series per configured limit bucket (docs/queue.md); the names come from config, so bounded.
+  const bucketGauge = (name: string, help: string, value: (bucket: SharedStateReading['buckets'][number]) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['bucket'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        const now = await reading();
+        for (const bucket of now?.buckets ?? []) this.set({ bucket: bucket.name }, value(bucket));
+      },
+    });
+  bucketGauge('orchestrator_queue_bucket_running', 'Runs running that a limit bucket matches, across every instance sharing the store', (b) => b.running);
+  bucketGauge('orchestrator_queue_bucket_waiting', 'Ready runs waiting that a limit bucket matches, across every instance sharing the store', (b) => b.waiting);
+  bucketGauge('orchestrator_queue_bucket_oldest_wait_seconds', 'How long the oldest ready run a limit bucket matches has waited; 0 when none waits', (b) => b.oldestWaitSeconds);
 
   return {
     /** Where the gauges read from; until it is set they have no series. */

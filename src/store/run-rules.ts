@@ -116,29 +116,6 @@ export function blockedTypes(options: ClaimOptions, runningByType: ReadonlyMap<s
   return blocked;
 }
 
-/**
- * A claim's check of its picks against the type limits, in claim order: each pick admitted counts
- * toward its type's limit for the picks after it. `refused` says whether one was turned away (the
- * claim may then look again among the other types' runs).
- */
-export function typeLimitGate(options: ClaimOptions, running: ReadonlyMap<string, number>): { admit: (run: { type: string }) => boolean; refused: boolean } {
-  const counts = new Map(running);
-  const gate = {
-    refused: false,
-    admit: (run: { type: string }): boolean => {
-      const limit = options.typeLimits[run.type];
-      const count = counts.get(run.type) ?? 0;
-      if (limit !== undefined && count >= limit) {
-        gate.refused = true;
-        return false;
-      }
-      counts.set(run.type, count + 1);
-      return true;
-    },
-  };
-  return gate;
-}
-
 export function emptyStatusCounts(): Record<RunStatus, number> {
   return Object.fromEntries(RUN_STATUSES.map((status) => [status, 0])) as Record<RunStatus, number>;
 }

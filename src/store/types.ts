@@ -1,3 +1,4 @@
+import type { LimitBucket, LimitUsage, QueueGroup } from './limit-buckets.js';
 import type { QueueState, RunEvent, RunRecord, RunStatus } from '../domain/run-record.js';
 import type { EventCursor } from '../domain/run-event-cursor.js';
 import type { OrchestratorState, StateWithoutHistory, TaskRecord } from '../domain/orchestrator-state.js';
@@ -54,8 +55,10 @@ export interface ClaimOptions {
   typeLimits: Record<string, number>;
   /** Types this caller must not claim now (for example because its local slots for them are full). */
   excludeTypes?: string[];
-  /** The claim's time, which priority aging counts to (src/store/fair-claims.ts); absent: the process clock. */
+  /** The claim's time, which priority aging and rate windows count to (src/store/fair-claims.ts); absent: the process clock. */
   now?: Date;
+  /** Limit buckets (config `limits`, src/store/limit-buckets.ts): a run is claimed only when each it matches has room. */
+  buckets?: readonly LimitBucket[];
 }
 
 /** An attempt whose lease an instance holds (StateStore.renewLeases). */
@@ -220,6 +223,14 @@ export interface StateStore {
    * ready. One durability round for a runner filling several free slots.
    */
   claimRuns(options: ClaimOptions, max: number, mutate: (run: RunRecord) => RunRecord): Promise<RunRecord[]>;
+  /**
+   * What a claim under `options` would count now (src/store/limit-buckets.ts): running runs by
+   * (type, key) and the starts inside the longest rate window. Read without the claims' lock: a
+   * view of which limit holds a run, never a decision.
+   */
+  readLimitUsage(options: ClaimOptions): Promise<LimitUsage>;
+  /** Ready and running runs by (type, concurrency key), with each group's oldest ready admission (internal runs included). */
+  queueGroups(): Promise<QueueGroup[]>;
   /**
    * An attempt's final write in one commit: the task record (with the handler's state change,
    * when it has one) and the run's transition. When `mutate` leaves the run unchanged (the

@@ -43,11 +43,16 @@ export interface AdmissionRequest {
    * promotes it once its dependencies ended (src/flows/flow-promotion.ts).
    */
   waiting?: boolean;
-  /** Concurrency key and priority (checked by the caller: src/tasks/placement-check.ts); absent: unkeyed, default priority. */
+  /** Concurrency key and priority (src/tasks/placement-schema.ts); absent: unkeyed, default priority. */
   placement?: Partial<QueuePlacement>;
+  /**
+   * A debounced trigger (src/tasks/debounce.ts): `forceRunId` is its window's run, and a run found
+   * there is the window's, answered `debounced` and never re-admitted (not even a retrying one).
+   */
+  debounced?: boolean;
 }
 
-export type DuplicateReason = `duplicate-${Exclude<RunStatus, 'retrying'>}` | 'duplicate-type-mismatch' | 'duplicate-retrying';
+export type DuplicateReason = `duplicate-${Exclude<RunStatus, 'retrying'>}` | 'duplicate-type-mismatch' | 'duplicate-retrying' | 'debounced';
 
 export type AdmissionOutcome =
   | { kind: 'admitted'; run: RunRecord }
@@ -69,7 +74,7 @@ export interface AdmissionDeps {
    * A free run slot of this instance's runner for a run about to be admitted (Runner.reserveSlot),
    * or null: the run is then queued. Absent: every run is queued.
    */
-  reserveSlot?: (type: string) => SlotReservation | null;
+  reserveSlot?: (type: string, concurrencyKey: string | null) => SlotReservation | null;
   /** Replaces the service's own secrets in the payload before it is stored (src/redaction/); absent: kept as given. */
   redact?: Pick<SecretRedactor, 'value'>;
 }
@@ -103,8 +108,9 @@ function storedPayload(payload: Record<string, unknown>, redact: AdmissionDeps['
   return redact ? redact.value(payload) : payload;
 }
 
-function duplicateReason(existing: RunRecord, type: string): DuplicateReason {
+function duplicateReason(existing: RunRecord, type: string, debounced: boolean): DuplicateReason {
   if (existing.type !== type) return 'duplicate-type-mismatch';
+  if (debounced) return 'debounced';
   return existing.status === 'retrying' ? 'duplicate-retrying' : `duplicate-${existing.status}`;
 }
 
@@ -177,7 +183,7 @@ export function createAdmission(deps: AdmissionDeps) {
 
     // Started in this admission's commit when a slot is free: on a shared store that saves the
     // run a claim transaction (a select and a rewrite of the whole record) before it starts.
-    const slot = approvalReason === null && request.waiting !== true ? (deps.reserveSlot?.(request.type) ?? null) : null;
+    const slot = approvalReason === null && request.waiting !== true ? (deps.reserveSlot?.(request.type, request.placement?.concurrencyKey ?? null) ?? null) : null;
     let outcome: MutateResult;
     try {
       outcome = await storeRun(runId, (current) => {
@@ -206,7 +212,7 @@ export function createAdmission(deps: AdmissionDeps) {
           });
           return slot !== null && record.queueState === 'ready' ? slot.start(record) : record;
         }
-        if (retryRecordMatches(current, request.type)) return admitRetry(current, now, request.source);
+        if (request.debounced !== true && retryRecordMatches(current, request.type)) return admitRetry(current, now, request.source);
         return null;
       });
     } catch (err) {
@@ -219,7 +225,7 @@ export function createAdmission(deps: AdmissionDeps) {
     if (!outcome.changed || !outcome.after) {
       const existing = outcome.before;
       if (!existing) throw new ProgrammingError(`admission of ${runId} neither stored nor found a run`);
-      return { kind: 'duplicate', run: existing, reason: duplicateReason(existing, request.type) };
+      return { kind: 'duplicate', run: existing, reason: duplicateReason(existing, request.type, request.debounced === true) };
     }
     const run = outcome.after;
     await deps.invalidator.invalidate(runWriteTags(run, outcome.before?.status ?? null));

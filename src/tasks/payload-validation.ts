@@ -1,3 +1,4 @@
+import type { Debounce } from './debounce.js';
 import { DomainError, invalidRequest, pointer, pointerSegment, type ErrorDetail } from '../domain/errors.js';
 import { reservedRunIdRefusal } from '../domain/service-run-ids.js';
 import { getCatalogEntry, type CatalogEntry } from './catalog.js';
@@ -10,6 +11,8 @@ export interface TaskRequest {
   /** Queue placement (src/tasks/placement-schema.ts); the route schema checked its bounds. */
   concurrencyKey?: string;
   priority?: number;
+  /** Debounce (src/tasks/debounce.ts); the route schema checked its shape. */
+  debounce?: Debounce;
 }
 
 /** A request that passed every check, with its catalog entry. */

@@ -1,3 +1,5 @@
+import { UNKEYED } from '../store/fair-claims.js';
+import { bucketMatches } from '../store/limit-buckets.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
@@ -14,7 +16,7 @@ import type { RunRecord } from '../domain/run-record.js';
 import { CANCEL_ABORT_REASON } from './worker-port.js';
 
 export interface RunnerDeps extends ExecutorDeps {
-  config: Pick<AppConfig, 'concurrency' | 'typeConcurrency' | 'retry'>;
+  config: Pick<AppConfig, 'concurrency' | 'typeConcurrency' | 'retry'> & Partial<Pick<AppConfig, 'limits'>>;
   store: StateStore;
   clock: Clock;
   logger: Logger;
@@ -115,7 +117,7 @@ export class Runner {
   private readonly typeLimited: boolean;
 
   constructor(private readonly deps: RunnerDeps) {
-    this.typeLimited = Object.keys(deps.config.typeConcurrency).length > 0;
+    this.typeLimited = Object.keys(deps.config.typeConcurrency).length > 0 || (deps.config.limits?.length ?? 0) > 0;
   }
 
   get activeCount(): number {
@@ -229,11 +231,14 @@ export class Runner {
    * queueing it for a claim. On a shared store a claim is a transaction that selects and rewrites
    * the whole record; this saves it for every run admitted while a slot is free. Null when every
    * slot is running or promised to a claim in flight (the run is queued, and older queued runs
-   * keep their turn), while stopping, and for a type under a per-type limit (the store counts
-   * those across instances when it claims).
+   * keep their turn), while stopping, and for a type under a per-type limit or a run a limit
+   * bucket matches (the store counts those across instances when it claims).
    */
-  reserveSlot(type: string): SlotReservation | null {
+  reserveSlot(type: string, concurrencyKey: string | null = null): SlotReservation | null {
     if (this.stopping || Object.hasOwn(this.deps.config.typeConcurrency, type)) return null;
+    // A run a limit bucket matches is counted by the store's claim, across instances.
+    const run = { type, key: concurrencyKey ?? UNKEYED };
+    if ((this.deps.config.limits ?? []).some((bucket) => bucketMatches(bucket, run))) return null;
     if (this.deps.config.concurrency - this.active.size - this.reservedSlots <= 0) return null;
     this.reservedSlots++;
     this.admissionsInFlight++;
@@ -272,7 +277,7 @@ export class Runner {
     const now = this.deps.clock.now();
     const leaseUntil = new Date(now.getTime() + this.deps.leaseMs);
     // The claim's time is this runner's clock's: priority aging counts to it (src/store/fair-claims.ts).
-    const options = { typeLimits: this.deps.config.typeConcurrency, now };
+    const options = { typeLimits: this.deps.config.typeConcurrency, buckets: this.deps.config.limits ?? [], now };
     const mark = (run: RunRecord) => markRunning(run, this.deps.ownerId, leaseUntil, now);
     return this.deps.store.claimRuns(options, max, mark);
   }

@@ -17,6 +17,9 @@ import type { ExecutorDeps } from './executor.js';
 import type { LaneRegistry } from './lanes.js';
 import type { TaskRequest } from './payload-validation.js';
 import { requestedPlacement } from './placement-schema.js';
+import { queueHoldOf } from './queue-hold.js';
+import { queueView } from './queue-view.js';
+import { debouncedAdmission, refuseDebounceWithIdempotencyKey } from './debounce.js';
 import { recoverInterruptedRuns, type RecoveryDeps } from './recovery.js';
 import { createBulkActions } from './bulk-actions.js';
 import { createRerun } from './rerun.js';
@@ -28,7 +31,7 @@ import { toRunView } from './run-view.js';
 import type { TriggerCheck } from './trigger-check.js';
 
 export interface RuntimeDeps {
-  config: Pick<AppConfig, 'concurrency' | 'typeConcurrency' | 'retry' | 'runLeaseMs' | 'workspaceRoot'>;
+  config: Pick<AppConfig, 'concurrency' | 'typeConcurrency' | 'retry' | 'runLeaseMs' | 'workspaceRoot'> & Partial<Pick<AppConfig, 'limits'>>;
   store: StateStore;
   clock: Clock;
   logger: Logger;
@@ -157,9 +160,11 @@ export function createTaskRuntime(deps: RuntimeDeps) {
 
   /** Checks a client's task request (checkTrigger, then the lane's requesterCheck) and admits it; `traceparent`: the request's span. */
   async function trigger(request: TaskRequest, identity: Identity, traceparent?: string | null): Promise<AdmissionOutcome> {
+    if (request.debounce) refuseDebounceWithIdempotencyKey(request.payload);
     const checked = checkTrigger(request);
     await deps.lanes.get(checked.type).requesterCheck?.(checked.payload, identity);
     return admit({
+      ...(request.debounce ? debouncedAdmission(request.debounce, clock.now()) : {}),
       type: checked.type,
       payload: checked.payload,
       source: 'api',
@@ -193,7 +198,9 @@ export function createTaskRuntime(deps: RuntimeDeps) {
 
   async function getRun(runId: string) {
     const run = await store.getRun(runId);
-    return run ? toRunView(run) : null;
+    if (!run) return null;
+    // A ready run names the limit that holds it back, if one does (docs/queue.md).
+    return { ...toRunView(run), heldBy: await queueHoldOf(store, config, run, clock.now()) };
   }
 
   const recoveryDeps: RecoveryDeps = {
@@ -254,6 +261,8 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     checkTrigger,
     trigger,
     listRuns,
+    /** The queue by limit bucket and key (GET /api/queue). */
+    queue: () => queueView(store, config, clock.now()),
     getRun,
     toolGateEvidence,
     approvals,
@@ -266,7 +275,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     stop,
     activeCount: () => runner.activeCount,
     /** A free run slot for an admission (Runner.reserveSlot); wired into the admission once the runner exists. */
-    reserveSlot: (type: string) => runner.reserveSlot(type),
+    reserveSlot: (type: string, concurrencyKey: string | null) => runner.reserveSlot(type, concurrencyKey),
   };
 }
 

@@ -46,7 +46,7 @@ describe('orch usage errors: one clear line, exit code 2', () => {
     [['approvels'], "orch: unknown command 'approvels'. Did you mean 'approvals'? ('orch --help' lists them)"],
     [
       ['frobnicate'],
-      "orch: unknown command 'frobnicate'. Commands: run, watch, runs, show, logs, cancel, rerun, flow, approvals, approve, reject, incidents, ack, schedules, catalog, health, login, logout, bridge.",
+      "orch: unknown command 'frobnicate'. Commands: run, watch, runs, show, logs, cancel, rerun, flow, queue, approvals, approve, reject, incidents, ack, schedules, catalog, health, login, logout, bridge.",
     ],
     [['run'], "orch: 'run' needs <type>"],
     [['run', 'secrity-audit'], "orch: unknown task type 'secrity-audit'. Did you mean 'security-audit'? ('orch catalog' lists them)"],

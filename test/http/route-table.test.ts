@@ -85,6 +85,7 @@ const SPEC_ROUTES: Record<string, Expected> = {
   'POST /webhook/alerts': { role: 'signed', bucket: 'abuse-guard', cached: false },
   // Run control (DECISIONS.md, "Run control, front doors and models"): schedules answer as of now, uncached.
   'GET /api/schedules': v(false),
+  'GET /api/queue': v(false),
   // The console's overview charts (DECISIONS.md, "Run control"): one bounded, cached aggregate.
   'GET /api/dashboard/run-stats': v(true),
   'POST /api/schedules': write,

@@ -177,16 +177,37 @@ describe('gauges of shared state, read from the store at scrape time', () => {
     expect(seriesValue(text, 'orchestrator_incidents_open{severity="info"}')).toBe(0);
   });
 
+  it('shows the running and waiting runs of each limit bucket and its oldest wait, one series per configured bucket', async () => {
+    const runStore = await openStore();
+    const clock = fixedClock('2026-03-01T10:00:00.000Z');
+    const { metrics, runMetrics } = measured();
+    const limits = [
+      { name: 'deploys', match: { keyPrefix: 'env/' }, perKey: 1 },
+      { name: 'idle', match: { types: ['nightly-batch'] }, concurrency: 1 },
+    ];
+    runMetrics.readSharedState({ store: runStore, incidents: emptyIncidentReadPort, now: () => clock.now(), limits });
+    const keyed = (runId: string, key: string, at: string) => ({ ...admittedRun({ runId, type: 'summarize-content', now: new Date(at) }), concurrencyKey: key });
+    await runStore.mutateRun('d-1', insertIfAbsent(markRunning(keyed('d-1', 'env/a', '2026-03-01T09:59:00.000Z'))));
+    await runStore.mutateRun('d-2', insertIfAbsent(keyed('d-2', 'env/a', '2026-03-01T09:59:30.000Z')));
+    await runStore.mutateRun('d-3', insertIfAbsent(keyed('d-3', 'env/b', '2026-03-01T09:59:50.000Z')));
+    const text = await metrics.registry.metrics();
+    expect(seriesValue(text, 'orchestrator_queue_bucket_running{bucket="deploys"}')).toBe(1);
+    expect(seriesValue(text, 'orchestrator_queue_bucket_waiting{bucket="deploys"}')).toBe(2);
+    expect(seriesValue(text, 'orchestrator_queue_bucket_oldest_wait_seconds{bucket="deploys"}')).toBe(30);
+    expect(seriesValue(text, 'orchestrator_queue_bucket_waiting{bucket="idle"}')).toBe(0);
+  });
+
   it('reads the store once for every gauge of a scrape, and again only after a few seconds', async () => {
     const runStore = await openStore();
     const { metrics, runMetrics } = measured();
     let reads = 0;
-    const counting: Pick<StateStore, 'countRuns' | 'listRuns'> = {
+    const counting: Pick<StateStore, 'countRuns' | 'listRuns' | 'queueGroups'> = {
       countRuns: async (internal) => {
         reads += 1;
         return runStore.countRuns(internal);
       },
       listRuns: (query) => runStore.listRuns(query),
+      queueGroups: () => runStore.queueGroups(),
     };
     runMetrics.readSharedState({ store: counting, incidents: emptyIncidentReadPort, now: () => new Date() });
     await Promise.all([metrics.registry.metrics(), metrics.registry.metrics()]);
@@ -199,7 +220,7 @@ describe('gauges of shared state, read from the store at scrape time', () => {
     const down = async (): Promise<never> => {
       throw new Error('database unavailable');
     };
-    runMetrics.readSharedState({ store: { countRuns: down, listRuns: down }, incidents: emptyIncidentReadPort, now: () => new Date() });
+    runMetrics.readSharedState({ store: { countRuns: down, listRuns: down, queueGroups: down }, incidents: emptyIncidentReadPort, now: () => new Date() });
     const text = await metrics.registry.metrics();
     expect(text).not.toMatch(/^orchestrator_runs_executing\{/m);
     expect(seriesValue(text, 'orchestrator_approvals_pending')).toBeNaN();

@@ -1,6 +1,7 @@
 import { shownTarget } from '../../src/store/shown-target.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StateStore } from '../../src/store/types.js';
+import type { LimitBucket } from '../../src/store/limit-buckets.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import type { TaskRecord } from '../../src/domain/orchestrator-state.js';
 import { tempDir } from '../support/config.js';
@@ -300,6 +301,95 @@ export function describeStoreConformance(
         const page = await store.listRuns({ concurrencyKey: 'tenant/a', order: 'oldest' });
         expect(page.items.map((r) => r.runId)).toEqual(['a-1', 'a-2']);
         expect(page.total).toBe(2);
+      });
+    });
+
+    describe('limit buckets (src/store/limit-buckets.ts)', () => {
+      const T0 = Date.parse('2026-03-01T12:00:00.000Z');
+      /** Claims up to `max` at `nowMs` under `buckets`, each run starting then. */
+      async function claimUnder(store: StateStore, buckets: LimitBucket[], max: number, nowMs = T0): Promise<string[]> {
+        const options = { typeLimits: {}, buckets, now: new Date(nowMs) };
+        const start = (r: RunRecord) => ({ ...markRunning(r), startedAt: new Date(nowMs).toISOString() });
+        if (store.claimRuns) return (await store.claimRuns(options, max, start)).map((r) => r.runId);
+        const ids: string[] = [];
+        for (let run = await store.claimNextRun(options, start); run !== null && ids.length < max; run = await store.claimNextRun(options, start)) ids.push(run.runId);
+        return ids;
+      }
+      const finish = (store: StateStore, runId: string) => store.mutateRun(runId, (cur) => ({ ...cur!, status: 'success', queueState: null }));
+
+      it('caps the running runs a bucket matches; the runs it holds stay ready and are claimed once it has room', async () => {
+        const { store } = await openStore();
+        for (let i = 0; i < 4; i++) await insert(store, { runId: `lane-${i}`, type: 'lane' });
+        await insert(store, { runId: 'other', type: 'other' });
+        const lanes: LimitBucket[] = [{ name: 'lanes', match: { types: ['lane'] }, concurrency: 2 }];
+        expect((await claimUnder(store, lanes, 10)).sort()).toEqual(['lane-0', 'lane-1', 'other']);
+        expect(await claimUnder(store, lanes, 10)).toEqual([]);
+        expect(await store.getRun('lane-2')).toMatchObject({ status: 'pending', queueState: 'ready' });
+        await finish(store, 'lane-0');
+        expect(await claimUnder(store, lanes, 10)).toEqual(['lane-2']);
+      });
+
+      it('caps runs per concurrency key under a key prefix; unkeyed runs and other prefixes pass', async () => {
+        const { store } = await openStore();
+        await insert(store, { runId: 'a-0', concurrencyKey: 'env/a' });
+        await insert(store, { runId: 'a-1', concurrencyKey: 'env/a' });
+        await insert(store, { runId: 'b-0', concurrencyKey: 'env/b' });
+        await insert(store, { runId: 'x-0', concurrencyKey: 'other/x' });
+        await insert(store, { runId: 'x-1', concurrencyKey: 'other/x' });
+        await insert(store, { runId: 'plain' });
+        const perEnv: LimitBucket[] = [{ name: 'deploys', match: { keyPrefix: 'env/' }, perKey: 1 }];
+        expect((await claimUnder(store, perEnv, 10)).sort()).toEqual(['a-0', 'b-0', 'plain', 'x-0', 'x-1']);
+        expect(await claimUnder(store, perEnv, 10)).toEqual([]);
+        await finish(store, 'a-0');
+        expect(await claimUnder(store, perEnv, 10)).toEqual(['a-1']);
+      });
+
+      it('delays runs past a rate, never refusing them: they start once the window moves on', async () => {
+        const { store } = await openStore();
+        for (let i = 0; i < 3; i++) await insert(store, { runId: `r-${i}`, type: 'lane' });
+        const rate: LimitBucket[] = [{ name: 'slow', match: { types: ['lane'] }, rate: { max: 2, windowSeconds: 60 } }];
+        expect(await claimUnder(store, rate, 10, T0)).toEqual(['r-0', 'r-1']);
+        await finish(store, 'r-0');
+        await finish(store, 'r-1');
+        expect(await claimUnder(store, rate, 10, T0 + 30_000)).toEqual([]);
+        expect(await claimUnder(store, rate, 10, T0 + 61_000)).toEqual(['r-2']);
+      });
+
+      it('a change of limits neither loses nor duplicates a waiting run', async () => {
+        const { store } = await openStore();
+        for (let i = 0; i < 6; i++) await insert(store, { runId: `w-${i}`, concurrencyKey: 'k' });
+        const first = await claimUnder(store, [{ name: 'b', match: {}, perKey: 1 }], 10);
+        const second = await claimUnder(store, [{ name: 'b', match: {}, perKey: 3 }], 10);
+        const third = await claimUnder(store, [], 10);
+        const taken = [...first, ...second, ...third];
+        expect([first.length, second.length, third.length]).toEqual([1, 2, 3]);
+        expect(new Set(taken).size).toBe(6);
+        expect((await store.countRuns()).byStatus.running).toBe(6);
+      });
+
+      it('counts ready and running runs by type and key, with the oldest ready admission of each', async () => {
+        const { store } = await openStore();
+        await insert(store, { runId: 'q-1', concurrencyKey: 'k', createdAt: '2026-03-01T10:00:02.000Z' });
+        await insert(store, { runId: 'q-2', concurrencyKey: 'k', createdAt: '2026-03-01T10:00:01.000Z' });
+        await insert(store, { runId: 'q-3', concurrencyKey: 'k', status: 'running', queueState: null });
+        await insert(store, { runId: 'q-4', createdAt: '2026-03-01T10:00:03.000Z' });
+        await insert(store, { runId: 'q-5', status: 'success', queueState: null });
+        await insert(store, { runId: 'q-6', queueState: 'held' });
+        const groups = (await store.queueGroups()).sort((a, b) => a.key.localeCompare(b.key));
+        expect(groups).toEqual([
+          { type: 'doc-sync', key: '', ready: 1, running: 0, oldestReadyAt: '2026-03-01T10:00:03.000Z' },
+          { type: 'doc-sync', key: 'k', ready: 2, running: 1, oldestReadyAt: '2026-03-01T10:00:01.000Z' },
+        ]);
+      });
+
+      it('concurrent claims never exceed a per-key cap', async () => {
+        const { store } = await openStore();
+        for (let i = 0; i < 12; i++) await insert(store, { runId: `c-${i}`, concurrencyKey: `k-${i % 2}` });
+        const buckets: LimitBucket[] = [{ name: 'pair', match: {}, perKey: 2 }];
+        const claims = await Promise.all(Array.from({ length: 12 }, () => store.claimNextRun({ typeLimits: {}, buckets }, (r) => markRunning(r))));
+        const taken = claims.filter((c): c is RunRecord => c !== null);
+        expect(taken.filter((r) => r.concurrencyKey === 'k-0')).toHaveLength(2);
+        expect(taken.filter((r) => r.concurrencyKey === 'k-1')).toHaveLength(2);
       });
     });
 

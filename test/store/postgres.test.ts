@@ -60,6 +60,7 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgresStateStore (${TEST_DATABASE_URL ? '
           { version: 5, description: 'run records compressed with lz4 where the server has it, the redundant index of ready runs dropped' },
           { version: 6, description: 'runs indexed by status in seq order (pages of one status no longer walk the table)' },
           { version: 7, description: 'concurrency key, priority and start time of runs as columns, for claims in fair order' },
+          { version: 8, description: 'runs indexed by start time (rate buckets count recent starts)' },
         ]);
         const schema = starting[0]!.schema;
         const indexes = await client.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'runs'`, [schema]);
@@ -71,7 +72,7 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgresStateStore (${TEST_DATABASE_URL ? '
       } finally {
         await client.end();
       }
-      expect((await starting[0]!.health()).detail).toMatch(/^PostgreSQL \d+\.\d+.*, schema .+, layout version 7, shared by instances$/);
+      expect((await starting[0]!.health()).detail).toMatch(/^PostgreSQL \d+\.\d+.*, schema .+, layout version 8, shared by instances$/);
     });
 
     it('keeps each docdb:<key> OrchestratorState apart while runs are shared', async () => {
@@ -129,6 +130,25 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgresStateStore (${TEST_DATABASE_URL ? '
       const taken = claims.filter((c) => c !== null).map((c) => c!.runId);
       expect(taken).toHaveLength(60);
       expect(new Set(taken).size).toBe(60);
+    });
+
+    it('holds a per-key cap of 2 and a bucket cap across three instances claiming at once', async () => {
+      const dir = 'bucket-caps';
+      const instances = [await open(dir), await open(dir), await open(dir)];
+      for (let i = 0; i < 30; i++) await instances[0]!.mutateRun(`b-${i}`, insertIfAbsent(makeRun({ runId: `b-${i}`, concurrencyKey: `key-${i % 3}` })));
+      const buckets = [
+        { name: 'pairs', match: { keyPrefix: 'key-' }, perKey: 2 },
+        { name: 'all', match: {}, concurrency: 5 },
+      ];
+      const claims = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          instances[i % 3]!.claimRuns({ typeLimits: {}, buckets }, 2, (r) => markRunning(r, `instance-${i % 3}`, new Date(), new Date())),
+        ),
+      );
+      const taken = claims.flat();
+      expect(taken).toHaveLength(5);
+      expect(new Set(taken.map((r) => r.runId)).size).toBe(5);
+      for (const key of ['key-0', 'key-1', 'key-2']) expect(taken.filter((r) => r.concurrencyKey === key).length).toBeLessThanOrEqual(2);
     });
 
     it('upgrades layout 1 to 2: append rows numbered per collection in id order, each sequence continuing after them', async () => {

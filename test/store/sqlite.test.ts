@@ -68,7 +68,7 @@ describe('SqliteStateStore on disk', () => {
     }
   });
 
-  it('creates the layout (version 2, the run-count index of version 3, the counted append tables of 4, one index less in 5, event stamps in 6, fair-claim columns in 7) in WAL mode', async () => {
+  it('creates the layout (version 2, the run-count index of version 3, the counted append tables of 4, one index less in 5, event stamps in 6, fair-claim columns in 7, start times indexed in 8) in WAL mode', async () => {
     const dir = tempDir();
     const store = await openStore(dir);
     expect(store.target).toBe(`sql:${join(dir, DB)}`);
@@ -81,6 +81,7 @@ describe('SqliteStateStore on disk', () => {
         { version: 5, description: 'no index of run creation times' },
         { version: 6, description: 'write stamps of run events' },
         { version: 7, description: 'concurrency key, priority and start time of runs as columns, for claims in fair order' },
+        { version: 8, description: 'runs indexed by start time (rate buckets count recent starts)' },
       ]);
       // Every index of the runs table is one more B-tree each run write updates: only these.
       const runIndexes = db
@@ -95,6 +96,7 @@ describe('SqliteStateStore on disk', () => {
         'runs_last_tx',
         'runs_listing',
         'runs_ready_groups',
+        'runs_started',
         'runs_status',
         'runs_type',
       ]);
@@ -127,7 +129,7 @@ describe('SqliteStateStore on disk', () => {
       expect(claimPlan.map((row) => row.detail).join(' ')).toContain('runs_claim');
     });
     const health = await store.health();
-    expect(health.detail).toMatch(/^SQLite 3\.\d+\.\d+, WAL, layout version 7$/);
+    expect(health.detail).toMatch(/^SQLite 3\.\d+\.\d+, WAL, layout version 8$/);
   });
 
   it('maps runs and the OrchestratorState onto typed columns', async () => {
@@ -322,9 +324,9 @@ describe('SqliteStateStore on disk', () => {
     const dir = tempDir();
     await (await openStore(dir)).close();
     const db = new Database(join(dir, DB));
-    db.prepare("INSERT INTO schema_migrations VALUES (8, 'from the future', 'now')").run();
+    db.prepare("INSERT INTO schema_migrations VALUES (9, 'from the future', 'now')").run();
     db.close();
-    await expect(new SqliteStateStore(join(dir, DB)).open()).rejects.toThrow(/layout version 8; this build reads version 7/);
+    await expect(new SqliteStateStore(join(dir, DB)).open()).rejects.toThrow(/layout version 9; this build reads version 8/);
   });
 
   /** Stores one run, takes the database back with `undo`, and reopens it: the run must be there. */
@@ -351,7 +353,7 @@ describe('SqliteStateStore on disk', () => {
     });
     await reopened.close();
     inspect(dir, (d) => {
-      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5, 6, 7]);
+      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5, 6, 7, 8]);
       expect(d.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'runs_counts'").pluck().all()).toEqual(['runs_counts']);
     });
   });
@@ -401,7 +403,7 @@ describe('SqliteStateStore on disk', () => {
     expect((await reopened.listRuns({ limit: 10 })).total).toBe(2);
     await reopened.close();
     inspect(dir, (d) => {
-      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5, 6, 7]);
+      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5, 6, 7, 8]);
       expect(d.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'runs_created'").pluck().all()).toEqual([]);
     });
   });

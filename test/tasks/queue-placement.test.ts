@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { composedServiceForSuite } from '../support/composed-service.js';
 import { apiClient } from '../support/http.js';
+import { insertIfAbsent, makeRun } from '../support/runs.js';
+import { orch } from '../support/cli.js';
+import { tempDir } from '../support/config.js';
+import { TEST_KEYS } from '../support/keys.js';
 
 /** A trigger's concurrency key and priority, end to end over HTTP: stored, shown, listed, kept by a rerun, refused when bad. */
 describe('queue placement of triggered runs', () => {
@@ -45,5 +49,54 @@ describe('queue placement of triggered runs', () => {
     const res = await call('GET', `/api/tasks/runs?concurrencyKey=${'k'.repeat(201)}`);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_request');
+  });
+});
+
+describe('which limit holds a waiting run', () => {
+  const service = composedServiceForSuite({ config: { limits: { deploys: { match: { keyPrefix: 'env/' }, perKey: 1 } } } });
+  const api = () => apiClient(service().url);
+
+  it('names the bucket with no room on the run view, and null where nothing holds the run', async () => {
+    // One env/a run already running (the runner is off here, so nothing else starts).
+    const running = makeRun({ runId: 'deploy-running', concurrencyKey: 'env/a', status: 'running', queueState: null, startedAt: new Date().toISOString() });
+    await service().store.mutateRun(running.runId, insertIfAbsent(running));
+    const held = await api().post('/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'a' }, concurrencyKey: 'env/a' });
+    const free = await api().post('/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'b' }, concurrencyKey: 'env/b' });
+    expect((await api().run(held.body.runId)).body).toMatchObject({ queueState: 'ready', heldBy: 'deploys' });
+    expect((await api().run(free.body.runId)).body).toMatchObject({ queueState: 'ready', heldBy: null });
+    expect((await api().run('deploy-running')).body).toMatchObject({ heldBy: null });
+  });
+
+  it('GET /api/queue shows each bucket and the whole queue by key, running, waiting and oldest wait', async () => {
+    const queue = await api().get('/api/queue');
+    expect(queue.status).toBe(200);
+    const deploys = queue.body.buckets.find((bucket: { name: string }) => bucket.name === 'deploys');
+    expect(deploys).toMatchObject({ perKey: 1, concurrency: null, match: { keyPrefix: 'env/' } });
+    const envA = deploys.keys.find((key: { key: string }) => key.key === 'env/a');
+    expect(envA).toMatchObject({ running: 1, waiting: 1 });
+    expect(envA.oldestWaitSeconds).toBeGreaterThanOrEqual(0);
+    expect(deploys.keys.find((key: { key: string }) => key.key === 'env/b')).toMatchObject({ running: 0, waiting: 1 });
+    // Unkeyed runs are in no prefix bucket, but in the whole queue.
+    expect(deploys.keys.some((key: { key: string | null }) => key.key === null)).toBe(false);
+    expect(queue.body.waiting).toBeGreaterThanOrEqual(2);
+    expect(queue.body.keys.find((key: { key: string }) => key.key === 'env/a')).toMatchObject({ running: 1, waiting: 1 });
+  });
+});
+
+describe('orch queue', () => {
+  const service = composedServiceForSuite({ config: { limits: { deploys: { match: { keyPrefix: 'env/' }, perKey: 1, rate: { max: 10, windowSeconds: 60 } } } } });
+
+  it('prints each bucket and the whole queue by key, as GET /api/queue answers them', async () => {
+    const api = apiClient(service().url);
+    await api.post('/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'a' }, concurrencyKey: 'env/prod' });
+    await api.post('/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'b' } });
+    const env = { ORCH_URL: service().url, ORCH_API_KEY: TEST_KEYS.operator, XDG_CONFIG_HOME: tempDir('orch-queue-') };
+    const printed = await orch(['queue'], env);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toContain('bucket deploys (perKey 1, rate 10/60s): 0 running, 1 waiting');
+    expect(printed.stdout).toMatch(/^env\/prod\s+0\s+1\s+\d+s$/m);
+    expect(printed.stdout).toMatch(/^\(unkeyed\)\s+0\s+1\s+\d+s$/m);
+    const json = await orch(['queue', '--json'], env);
+    expect(JSON.parse(json.stdout)).toMatchObject({ waiting: 2, buckets: [{ name: 'deploys', waiting: 1 }] });
   });
 });

@@ -6,6 +6,7 @@ import { table } from '../table.js';
 import { didYouMean } from '../suggest.js';
 import { UsageError } from '../usage-error.js';
 import { EXIT, flag, flagValues, printJson, word, words, type Verb } from '../verb.js';
+import type { QueueKeyView } from '../../tasks/queue-view.js';
 
 type Row = Record<string, unknown>;
 const text = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
@@ -211,6 +212,42 @@ export const schedulesVerb: Verb = {
     const changed = await client().updateSchedule(target, { enabled: action === 'resume' });
     if (output.json) return printJson(output, changed);
     output.out(`${action === 'resume' ? 'resumed' : 'paused'}  ${target}`);
+    return EXIT.ok;
+  },
+};
+
+/** A concurrency key as a cell: unkeyed runs have none. */
+const keyCell = (key: QueueKeyView) => key.key ?? '(unkeyed)';
+const waitCell = (key: QueueKeyView) => (key.oldestWaitSeconds === null ? '' : `${Math.round(key.oldestWaitSeconds)}s`);
+
+export const queueVerb: Verb = {
+  name: 'queue',
+  summary: 'waiting and running runs by limit bucket and concurrency key',
+  usage: '',
+  positionals: [],
+  flags: [],
+  details: ['Limit buckets come from config `limits` (docs/queue.md); a key with waiting runs shows how long its oldest has waited.'],
+  async run({ output, client }) {
+    const answer = await client().queue();
+    if (output.json) return printJson(output, answer);
+    const keyColumns = [
+      { header: 'key', value: keyCell, fit: 'wrap' as const },
+      { header: 'running', value: (k: QueueKeyView) => String(k.running) },
+      { header: 'waiting', value: (k: QueueKeyView) => String(k.waiting) },
+      { header: 'oldest wait', value: waitCell },
+    ];
+    for (const bucket of answer.buckets) {
+      const caps = [
+        bucket.concurrency === null ? null : `concurrency ${bucket.concurrency}`,
+        bucket.perKey === null ? null : `perKey ${bucket.perKey}`,
+        bucket.rate === null ? null : `rate ${bucket.rate.max}/${bucket.rate.windowSeconds}s`,
+      ].filter((cap) => cap !== null);
+      output.out(`bucket ${bucket.name} (${caps.join(', ')}): ${bucket.running} running, ${bucket.waiting} waiting\n`);
+      output.out(table<QueueKeyView>(output, bucket.keys, keyColumns, 'Nothing matches it.'));
+      output.out('\n');
+    }
+    output.out(`queue: ${answer.running} running, ${answer.waiting} waiting\n`);
+    output.out(table<QueueKeyView>(output, answer.keys, keyColumns, 'Nothing waits or runs.'));
     return EXIT.ok;
   },
 };

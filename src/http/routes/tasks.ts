@@ -11,6 +11,7 @@ import { MAX_CONCURRENCY_KEY_LENGTH, RUN_STATUSES } from '../../domain/run-recor
 import { PAYLOAD_QUERY_KEYS, VerdictQuery, payloadFilterOfQuery } from './run-filter-query.js';
 import type { CatalogView } from '../../tasks/catalog-view.js';
 import { PlacementFields } from '../../tasks/placement-schema.js';
+import { DebounceField } from '../../tasks/debounce.js';
 
 const BooleanQuery = Type.Union([Type.Literal('true'), Type.Literal('false')], {
   description: 'exactly `true` or `false`',
@@ -59,6 +60,7 @@ export const TriggerBody = Type.Object(
     type: Type.String({ minLength: 1, description: 'a public-triggerable task type' }),
     payload: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'task-specific fields' })),
     ...PlacementFields,
+    debounce: Type.Optional(DebounceField),
   },
   { additionalProperties: false },
 );
@@ -128,7 +130,7 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView; v
       operationId: 'triggerTask',
       summary: 'Admit a task request through the central idempotency check',
       description:
-        'New key: 202 queued (durable before the reply), with `approval: "required"` when the run is held for a decision. Key owned by an existing run: 200 duplicate-suppressed.',
+        'New key: 202 queued (durable before the reply), with `approval: "required"` when the run is held for a decision. Key owned by an existing run: 200 duplicate-suppressed. `concurrencyKey`, `priority` and `debounce` (a later trigger of the same key in the window: 200 duplicate-suppressed, reason `debounced`): docs/queue.md.',
       tags: ['tasks'],
       access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { body: TriggerBody, response: { 202: QueuedReply, 200: Duplicate } },

@@ -1,4 +1,5 @@
 import { fairnessKey, pickFairly } from '../fair-claims.js';
+import { claimGate, rateLookbackMs, runningByTypeOf, type LimitUsage, type QueueGroup } from '../limit-buckets.js';
 import { nodeStoreFs, type StoreFs } from '../store-fs.js';
 import { shownTarget } from '../shown-target.js';
 import { dirname, resolve } from 'node:path';
@@ -22,7 +23,6 @@ import {
   pastCursor,
   normalizeRunQuery,
   storedRun,
-  typeLimitGate,
 } from '../run-rules.js';
 import { ANY_RUN_EVENTS, stateCorrupt } from '../types.js';
 import { renewLeasesRunByRun } from '../renew-leases.js';
@@ -319,18 +319,26 @@ export class FileStateStore implements StateStore {
     const session = this.writable();
     const { model } = session;
     const nowMs = (options.now ?? new Date()).getTime();
+    const lookbackMs = rateLookbackMs(options.buckets ?? []);
+    const usage = model.limitUsage(lookbackMs > 0 ? nowMs - lookbackMs : null);
     const chosen: RunRecord[] = [];
+    const passed = new Set<string>();
     for (let round = 0; round < MAX_CLAIM_ROUNDS && chosen.length < max; round++) {
-      const running = new Map(model.runningCounts());
-      for (const run of chosen) running.set(run.type, (running.get(run.type) ?? 0) + 1);
       const want = max - chosen.length;
-      const taken = new Set(chosen.map((run) => run.runId));
-      const candidates = model.readyCandidates(blockedTypes(options, running), want + taken.size).filter((c) => !taken.has(c.runId));
+      const candidates = model.readyCandidates(blockedTypes(options, runningByTypeOf(usage.running)), want + passed.size).filter((c) => !passed.has(c.runId));
       if (candidates.length === 0) break;
       const lastStart = new Map(candidates.map((candidate) => [candidate.key, model.lastStartOf(candidate.key)]));
       for (const run of chosen) lastStart.set(fairnessKey(run), new Date(nowMs).toISOString());
-      const gate = typeLimitGate(options, running);
-      for (const pick of pickFairly(candidates, lastStart, nowMs, want, gate.admit)) chosen.push(model.getRun(pick.runId)!);
+      const gate = claimGate(options, usage, nowMs);
+      const picks = pickFairly(candidates, lastStart, nowMs, want, (candidate) => {
+        passed.add(candidate.runId);
+        return gate.admit(candidate);
+      });
+      for (const pick of picks) {
+        chosen.push(model.getRun(pick.runId)!);
+        usage.running.push({ type: pick.type, key: pick.key, n: 1 });
+        usage.started.push({ type: pick.type, key: pick.key, atMs: nowMs });
+      }
       if (!gate.refused) break;
     }
     const claimed: RunRecord[] = [];
@@ -375,6 +383,15 @@ export class FileStateStore implements StateStore {
   /** Reads hand out the stored record itself: it is deep-frozen, so it cannot be changed through them. */
   async getRun(runId: string): Promise<RunRecord | null> {
     return this.readable().model.getRun(runId) ?? null;
+  }
+
+  async queueGroups(): Promise<QueueGroup[]> {
+    return this.readable().model.queueGroups();
+  }
+
+  async readLimitUsage(options: ClaimOptions): Promise<LimitUsage> {
+    const lookbackMs = rateLookbackMs(options.buckets ?? []);
+    return this.readable().model.limitUsage(lookbackMs > 0 ? (options.now ?? new Date()).getTime() - lookbackMs : null);
   }
 
   async cancelRequests(runIds: readonly string[]): Promise<CancelRequest[]> {

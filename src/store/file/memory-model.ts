@@ -1,5 +1,6 @@
 import { placementOf, type RunRecord } from '../../domain/run-record.js';
 import { fairnessKey, type QueueCandidate } from '../fair-claims.js';
+import type { QueueGroup, RunGroupCount, RunStart } from '../limit-buckets.js';
 import { emptyOrchestratorState, type OrchestratorState } from '../../domain/orchestrator-state.js';
 import type { AppendCollection } from '../types.js';
 import type { JournalEntry } from './journal-entry.js';
@@ -38,6 +39,8 @@ export class MemoryModel {
   /** Per fairness key, the start of its latest run (claims take turns by it: src/store/fair-claims.ts). */
   private readonly lastStartByKey = new Map<string, string>();
   private readonly runningByType = new Map<string, number>();
+  /** Running runs by (type, fairness key): what limit buckets count. */
+  private readonly runningGroups = new Map<string, RunGroupCount>();
   private readonly collections: Record<AppendCollection, BoundedLog<Record<string, unknown>>>;
   private readonly docs = new Map<string, Map<string, Record<string, unknown>>>();
   /** Runs by the stamp of their last write that appended events (the change feed's lookup). */
@@ -130,6 +133,40 @@ export class MemoryModel {
     return candidates;
   }
 
+  /** What the limits count (src/store/limit-buckets.ts): running runs by (type, key), and the starts since `sinceMs` (none when null). */
+  limitUsage(sinceMs: number | null): { running: RunGroupCount[]; started: RunStart[] } {
+    const running = [...this.runningGroups.values()].map((group) => ({ ...group }));
+    const started: RunStart[] = [];
+    if (sinceMs !== null) {
+      // Every run is read: rate buckets on the file store cost a pass over its runs per claim (docs/queue.md).
+      for (const run of this.runs.values()) {
+        const atMs = run.startedAt === null ? Number.NaN : Date.parse(run.startedAt);
+        if (atMs >= sinceMs) started.push({ type: run.type, key: fairnessKey(run), atMs });
+      }
+    }
+    return { running, started };
+  }
+
+  /** Ready and running runs by (type, key) with the oldest ready admission of each. */
+  queueGroups(): QueueGroup[] {
+    const groups = new Map<string, QueueGroup>();
+    const groupOf = (type: string, key: string) => {
+      const id = `${type}\u0000${key}`;
+      let group = groups.get(id);
+      if (group === undefined) groups.set(id, (group = { type, key, ready: 0, running: 0, oldestReadyAt: null }));
+      return group;
+    };
+    for (const running of this.runningGroups.values()) groupOf(running.type, running.key).running += running.n;
+    for (const runId of this.ready.inOrder()) {
+      const run = this.runs.get(runId);
+      if (run === undefined) continue;
+      const group = groupOf(run.type, fairnessKey(run));
+      group.ready++;
+      if (group.oldestReadyAt === null || run.createdAt < group.oldestReadyAt) group.oldestReadyAt = run.createdAt;
+    }
+    return [...groups.values()];
+  }
+
   /** When the latest run of a fairness key started; null: none of its runs has. */
   lastStartOf(key: string): string | null {
     return this.lastStartByKey.get(key) ?? null;
@@ -214,7 +251,10 @@ export class MemoryModel {
       const last = this.lastStartByKey.get(key);
       if (last === undefined || run.startedAt > last) this.lastStartByKey.set(key, run.startedAt);
     }
-    if (run.status === 'running') this.runningByType.set(run.type, (this.runningByType.get(run.type) ?? 0) + 1);
+    if (run.status === 'running') {
+      this.runningByType.set(run.type, (this.runningByType.get(run.type) ?? 0) + 1);
+      this.countRunning(run, 1);
+    }
   }
 
   private deleteRun(runId: string): void {
@@ -237,7 +277,16 @@ export class MemoryModel {
       const left = (this.runningByType.get(run.type) ?? 1) - 1;
       if (left > 0) this.runningByType.set(run.type, left);
       else this.runningByType.delete(run.type);
+      this.countRunning(run, -1);
     }
+  }
+
+  private countRunning(run: RunRecord, delta: number): void {
+    const key = fairnessKey(run);
+    const id = `${run.type}\u0000${key}`;
+    const n = (this.runningGroups.get(id)?.n ?? 0) + delta;
+    if (n > 0) this.runningGroups.set(id, { type: run.type, key, n });
+    else this.runningGroups.delete(id);
   }
 
   private appendRecord(collection: AppendCollection, record: Record<string, unknown>, keep: number): void {

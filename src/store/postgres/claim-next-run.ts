@@ -1,14 +1,15 @@
 import type pg from 'pg';
 import type { RunRecord } from '../../domain/run-record.js';
 import { pickFairly, type QueueCandidate } from '../fair-claims.js';
-import { blockedTypes, storedRun, typeLimitGate } from '../run-rules.js';
+import { claimGate, isLimited, rateLookbackMs, runningByTypeOf, type QueueGroup, type RunGroupCount, type RunStart } from '../limit-buckets.js';
+import { blockedTypes, storedRun } from '../run-rules.js';
 import type { ClaimOptions } from '../types.js';
 import { frozenRun, stampedIn, TX_ID } from './save-run.js';
 import { updateRuns } from './save-runs.js';
 import { withTransaction, type Queryable } from './transaction.js';
 
-/** Claims that enforce per-type limits take this transaction lock, so two never both see a free slot. */
-const TYPE_LIMIT_LOCK = 'orchestrator-claim-type-limits';
+/** Claims that enforce per-type limits or buckets take this transaction lock, so two never both see a free slot. */
+const LIMITS_LOCK = 'orchestrator-claim-type-limits';
 
 /**
  * Rounds of choosing and locking one claim makes at most. A round falls short when another
@@ -46,10 +47,11 @@ export async function claimNextRun(
  * by one multi-row UPDATE. A pick another instance is claiming is skipped, never waited on or
  * taken twice, and the next round picks again without it.
  *
- * Per-type limits hold across instances: while a claim counts the running runs of limited types
- * it holds a transaction-scoped advisory lock, so no other claim counts until this one commits.
- * Types at their limit are left out of the candidates; a type with fewer free slots than were
- * picked takes only its free slots, and the next round fills the rest with other types.
+ * Per-type limits and limit buckets hold across instances: while a claim counts running runs
+ * and recent starts it holds a transaction-scoped advisory lock, so no other limited claim counts
+ * until this one commits. Types at their limit are left out of the candidates; a candidate a
+ * limit holds back is passed over (it stays ready, holding no slot), and the next round fills the
+ * rest with other runs.
  */
 export async function claimRuns(
   pool: pg.Pool,
@@ -60,9 +62,10 @@ export async function claimRuns(
   if (max < 1) return [];
   const nowMs = (options.now ?? new Date()).getTime();
   return withTransaction(pool, async (client) => {
-    const limited = Object.keys(options.typeLimits);
-    if (limited.length > 0) await client.query({ name: 'claim-type-lock', text: 'SELECT pg_advisory_xact_lock(hashtext($1))', values: [TYPE_LIMIT_LOCK] });
-    const running = await runningByType(client, limited);
+    const limited = isLimited(options);
+    if (limited) await client.query({ name: 'claim-type-lock', text: 'SELECT pg_advisory_xact_lock(hashtext($1))', values: [LIMITS_LOCK] });
+    // Counted under the lock: no other limited claim commits a start between this count and this commit.
+    const usage = limited ? await limitUsage(client, options, nowMs) : { running: [], started: [] };
     const picked: RunRecord[] = [];
     const passed = new Set<string>();
     // Keys claimed earlier in this transaction: behind every key not yet claimed, as stored claims would put them.
@@ -70,11 +73,17 @@ export async function claimRuns(
     let tx = 0;
     for (let round = 0; round < MAX_ROUNDS && picked.length < max; round++) {
       const perGroup = max - picked.length + CONTENTION_SLACK;
-      const candidates = await readyCandidates(client, blockedTypes(options, running), [...passed], perGroup);
+      const blocked = blockedTypes(options, runningByTypeOf(usage.running));
+      const candidates = await readyCandidates(client, blocked, [...passed], perGroup);
       if (candidates.length === 0) break;
       const lastClaimed = await lastClaims(client, candidates, claimedNow);
-      const gate = typeLimitGate(options, running);
-      const order = pickFairly(candidates, lastClaimed, nowMs, candidates.length, gate.admit);
+      const gate = claimGate(options, usage, nowMs);
+      const order = pickFairly(candidates, lastClaimed, nowMs, candidates.length, (candidate) => {
+        if (gate.admit(candidate)) return true;
+        // Held by a limit for the rest of this claim: not read again.
+        passed.add(candidate.runId);
+        return false;
+      });
       let short = gate.refused;
       // Locked in claim order, as many at a time as slots are left: every row locked is taken.
       for (let from = 0; from < order.length && picked.length < max; ) {
@@ -99,12 +108,13 @@ export async function claimRuns(
           }
           tx = hit.id;
           picked.push(hit.run);
-          running.set(candidate.type, (running.get(candidate.type) ?? 0) + 1);
+          usage.running.push({ type: candidate.type, key: candidate.key, n: 1 });
+          usage.started.push({ type: candidate.type, key: candidate.key, atMs: nowMs });
           claimedNow.set(candidate.key, new Date(nowMs).toISOString());
         }
       }
-      // Another round only when something may be left: a type filled up, another instance took
-      // a pick, or a group had more runs than were read.
+      // Another round only when something may be left: a limit held a run back, another
+      // instance took a pick, or a group had more runs than were read.
       if (!short && !anyGroupFull(candidates, perGroup)) break;
     }
     if (picked.length === 0) return [];
@@ -165,12 +175,38 @@ function anyGroupFull(candidates: readonly QueueCandidate[], perGroup: number): 
   return false;
 }
 
-async function runningByType(db: Queryable, types: string[]): Promise<Map<string, number>> {
-  if (types.length === 0) return new Map();
-  const { rows } = await db.query<{ type: string; n: string }>({
-    name: 'claim-running-by-type',
-    text: `SELECT type, COUNT(*) AS n FROM runs WHERE status = 'running' AND type = ANY($1::text[]) GROUP BY type`,
-    values: [types],
+/**
+ * What the limits count, read under the limits lock: running runs by (type, key) (only of the
+ * limited types when no bucket is configured), and the starts inside the longest rate window.
+ */
+export async function limitUsage(db: Queryable, options: ClaimOptions, nowMs: number): Promise<{ running: RunGroupCount[]; started: RunStart[] }> {
+  const everyType = (options.buckets?.length ?? 0) > 0;
+  const { rows } = await db.query<{ type: string; key: string; n: string }>({
+    name: 'claim-running-groups',
+    text: `SELECT type, concurrency_key AS key, COUNT(*) AS n FROM runs
+           WHERE status = 'running' AND ($1::boolean OR type = ANY($2::text[])) GROUP BY type, concurrency_key`,
+    values: [everyType, Object.keys(options.typeLimits)],
   });
-  return new Map(rows.map((row) => [row.type, Number(row.n)]));
+  const running = rows.map((row) => ({ type: row.type, key: row.key, n: Number(row.n) }));
+  const lookbackMs = rateLookbackMs(options.buckets ?? []);
+  if (lookbackMs === 0) return { running, started: [] };
+  const since = await db.query<{ type: string; key: string; started_at: string }>({
+    name: 'claim-recent-starts',
+    text: 'SELECT type, concurrency_key AS key, started_at FROM runs WHERE started_at >= $1',
+    values: [new Date(nowMs - lookbackMs).toISOString()],
+  });
+  return { running, started: since.rows.map((row) => ({ type: row.type, key: row.key, atMs: Date.parse(row.started_at) })) };
+}
+
+/** Ready and running runs by (type, key) with the oldest ready admission of each, in one read of those rows. */
+export async function queueGroups(db: Queryable): Promise<QueueGroup[]> {
+  const { rows } = await db.query<{ type: string; key: string; ready: string; running: string; oldest: string | null }>({
+    name: 'queue-groups',
+    text: `SELECT type, concurrency_key AS key,
+                  COUNT(*) FILTER (WHERE queue_state = 'ready') AS ready,
+                  COUNT(*) FILTER (WHERE status = 'running') AS running,
+                  MIN(created_at COLLATE "C") FILTER (WHERE queue_state = 'ready') AS oldest
+           FROM runs WHERE queue_state = 'ready' OR status = 'running' GROUP BY type, concurrency_key`,
+  });
+  return rows.map((row) => ({ type: row.type, key: row.key, ready: Number(row.ready), running: Number(row.running), oldestReadyAt: row.oldest }));
 }

@@ -1,3 +1,4 @@
+import type { LimitUsage, QueueGroup } from '../limit-buckets.js';
 import type pg from 'pg';
 import { DomainError } from '../../domain/errors.js';
 import type { RunRecord } from '../../domain/run-record.js';
@@ -30,7 +31,7 @@ import { admitNewRuns } from './admit-new-runs.js';
 import { finishKnownRuns } from './finish-known-runs.js';
 import { KnownRuns } from './known-runs.js';
 import { appendRecord, listAppended } from './append.js';
-import { claimNextRun, claimRuns } from './claim-next-run.js';
+import { claimNextRun, claimRuns, limitUsage, queueGroups } from './claim-next-run.js';
 import { createPool, parsePostgresUrl, type PostgresTarget } from './connection.js';
 import { asUnavailable } from './connection-loss.js';
 import { deleteDoc, getDoc, insertDoc, listDocEntries, listDocs, putDoc } from './documents.js';
@@ -286,6 +287,14 @@ export class PostgresStateStore implements StateStore {
 
   getRun(runId: string): Promise<RunRecord | null> {
     return this.read((pool) => getRun(pool, runId));
+  }
+
+  queueGroups(): Promise<QueueGroup[]> {
+    return this.read((pool) => queueGroups(pool));
+  }
+
+  readLimitUsage(options: ClaimOptions): Promise<LimitUsage> {
+    return this.read((pool) => limitUsage(pool, options, (options.now ?? new Date()).getTime()));
   }
 
   renewLeases(ownerId: string, attempts: readonly LeaseHeld[], leaseUntil: string): Promise<string[]> {

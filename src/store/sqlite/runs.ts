@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { placementOf, type RunRecord } from '../../domain/run-record.js';
 import type { ApprovalSettlement } from '../../domain/approval-refusal.js';
 import { fairnessKey, pickFairly, type QueueCandidate } from '../fair-claims.js';
+import { claimGate, isLimited, rateLookbackMs, runningByTypeOf, type QueueGroup, type RunGroupCount, type RunStart } from '../limit-buckets.js';
 import { VERDICT_FIELDS } from '../run-field-filters.js';
 import { runProblem } from '../record-checks.js';
 import {
@@ -12,7 +13,6 @@ import {
   emptyRunCounts,
   normalizeRunQuery,
   storedRun,
-  typeLimitGate,
   type NormalizedRunQuery,
 } from '../run-rules.js';
 import { stateCorrupt, type CancelRequest, type ClaimOptions, type MutateResult, type RunCounts, type RunMutator, type RunQuery } from '../types.js';
@@ -76,16 +76,19 @@ export function claimRuns(ctx: WriteContext, options: ClaimOptions, max: number,
   const claimed: RunRecord[] = [];
   if (max <= 0) return claimed;
   const nowMs = (options.now ?? new Date()).getTime();
-  const limits = options.typeLimits;
-  const running = runningByType(ctx, Object.keys(limits));
+  const usage = isLimited(options) ? limitUsage(ctx, options, nowMs) : { running: [], started: [] };
   const passed = new Set<string>();
   const claimedNow = new Map<string, string>();
   for (let round = 0; round < MAX_CLAIM_ROUNDS && claimed.length < max; round++) {
     const want = max - claimed.length;
-    const candidates = readyCandidates(ctx, blockedTypes(options, running), passed, want);
+    const candidates = readyCandidates(ctx, blockedTypes(options, runningByTypeOf(usage.running)), passed, want);
     if (candidates.length === 0) break;
-    const gate = typeLimitGate(options, running);
-    const chosen = pickFairly(candidates, lastClaims(ctx, candidates, claimedNow), nowMs, want, gate.admit);
+    const gate = claimGate(options, usage, nowMs);
+    const chosen = pickFairly(candidates, lastClaims(ctx, candidates, claimedNow), nowMs, want, (candidate) => {
+      if (gate.admit(candidate)) return true;
+      passed.add(candidate.runId);
+      return false;
+    });
     for (const candidate of chosen) {
       passed.add(candidate.runId);
       const current = deepFreeze(currentRun(ctx, candidate.runId));
@@ -93,7 +96,8 @@ export function claimRuns(ctx: WriteContext, options: ClaimOptions, max: number,
       const run = saveRun(ctx, runToStore(ctx, current.runId, current, mutate(current)), current);
       claimed.push(run);
       claimedNow.set(candidate.key, new Date(nowMs).toISOString());
-      if (run.status === 'running' && limits[run.type] !== undefined) running.set(run.type, (running.get(run.type) ?? 0) + 1);
+      usage.running.push({ type: candidate.type, key: candidate.key, n: 1 });
+      usage.started.push({ type: candidate.type, key: candidate.key, atMs: nowMs });
     }
     if (!gate.refused) break;
   }
@@ -242,25 +246,35 @@ export function committedEventTx(db: Database.Database): number {
   return (statement(db, `SELECT value FROM counters WHERE name = '${EVENT_TX_COUNTER}'`).get() as { value: number }).value;
 }
 
-/**
- * Running counts of the given types only (types without a limit need no count, however many
- * run): the committed counts, corrected by the runs staged earlier in the batch.
- */
-function runningByType(ctx: WriteContext, types: string[]): Map<string, number> {
-  if (types.length === 0) return new Map();
-  const rows = statement(
-    ctx.db,
-    `SELECT type, COUNT(*) AS n FROM runs
-     WHERE status = 'running' AND type IN (SELECT value FROM json_each(?))
-     GROUP BY type`,
-  ).all(JSON.stringify(types)) as Array<{ type: string; n: number }>;
-  const counts = new Map(rows.map((row) => [row.type, row.n]));
-  const add = (type: string, delta: number) => counts.set(type, (counts.get(type) ?? 0) + delta);
+/** What the limits count as committed (src/store/limit-buckets.ts): running runs by (type, key), starts inside the longest rate window. */
+export function committedLimitUsage(db: Database.Database, options: ClaimOptions, nowMs: number): { running: RunGroupCount[]; started: Array<RunStart & { runId: string }> } {
+  const running = statement(
+    db,
+    "SELECT type, concurrency_key AS key, COUNT(*) AS n FROM runs WHERE status = 'running' GROUP BY type, concurrency_key",
+  ).all() as RunGroupCount[];
+  const lookbackMs = rateLookbackMs(options.buckets ?? []);
+  if (lookbackMs === 0) return { running, started: [] };
+  const rows = statement(db, 'SELECT run_id AS runId, type, concurrency_key AS key, started_at AS startedAt FROM runs WHERE started_at >= ?').all(
+    new Date(nowMs - lookbackMs).toISOString(),
+  ) as Array<{ runId: string; type: string; key: string; startedAt: string }>;
+  return { running, started: rows.map((row) => ({ runId: row.runId, type: row.type, key: row.key, atMs: Date.parse(row.startedAt) })) };
+}
+
+/** The committed usage corrected by the runs staged earlier in the batch (a staged run's start over its committed row's). */
+function limitUsage(ctx: WriteContext, options: ClaimOptions, nowMs: number): { running: RunGroupCount[]; started: RunStart[] } {
+  const committed = committedLimitUsage(ctx.db, options, nowMs);
+  const running = [...committed.running];
+  const started: RunStart[] = committed.started.filter((start) => ctx.stagedDoc(start.runId) === undefined);
+  const lookbackMs = rateLookbackMs(options.buckets ?? []);
   for (const [, staged] of ctx.stagedRuns()) {
-    if (staged.run.status === 'running') add(staged.run.type, 1);
-    if (staged.base?.status === 'running') add(staged.base.type, -1);
+    if (staged.run.status === 'running') running.push({ type: staged.run.type, key: fairnessKey(staged.run), n: 1 });
+    if (staged.base?.status === 'running') running.push({ type: staged.base.type, key: fairnessKey(staged.base), n: -1 });
+    const atMs = staged.run.startedAt === null ? Number.NaN : Date.parse(staged.run.startedAt);
+    if (lookbackMs > 0 && atMs >= nowMs - lookbackMs) {
+      started.push({ type: staged.run.type, key: fairnessKey(staged.run), atMs });
+    }
   }
-  return counts;
+  return { running, started };
 }
 
 /**
@@ -325,4 +339,16 @@ function runFilter(q: NormalizedRunQuery): { where: string; params: Array<string
     params.push(q.createdTo);
   }
   return { where: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, params };
+}
+
+/** Ready and running runs by (type, key) with the oldest ready admission of each. */
+export function queueGroups(db: Database.Database): QueueGroup[] {
+  return statement(
+    db,
+    `SELECT type, concurrency_key AS key,
+            SUM(queue_state = 'ready') AS ready,
+            SUM(status = 'running') AS running,
+            MIN(CASE WHEN queue_state = 'ready' THEN created_at END) AS oldestReadyAt
+     FROM runs WHERE queue_state = 'ready' OR status = 'running' GROUP BY type, concurrency_key`,
+  ).all() as QueueGroup[];
 }

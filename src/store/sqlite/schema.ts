@@ -9,9 +9,10 @@ import { conflict } from '../../domain/errors.js';
  * drops the index of run creation times, which no query uses; 6 adds the run events' write
  * stamps: each run's `last_tx` (indexed, the change feed's lookup) and the `event_tx` counter;
  * 7 lifts each run's concurrency key, priority and start time out of its document as generated
- * columns, indexed for claims in fair order (src/store/fair-claims.ts).
+ * columns, indexed for claims in fair order (src/store/fair-claims.ts); 8 indexes run start
+ * times (rate buckets count recent starts: src/store/limit-buckets.ts).
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /** The `counters` row holding the last write stamp given to run events (layout 6). */
 export const EVENT_TX_COUNTER = 'event_tx';
@@ -173,6 +174,11 @@ ALTER TABLE runs ADD COLUMN priority INTEGER GENERATED ALWAYS AS (coalesce(json_
 ALTER TABLE runs ADD COLUMN started_at TEXT GENERATED ALWAYS AS (json_extract(doc, '$.startedAt')) VIRTUAL;
 CREATE INDEX runs_ready_groups ON runs (concurrency_key, priority, seq) WHERE queue_state = 'ready';
 CREATE INDEX runs_key_started ON runs (concurrency_key, started_at);`,
+  },
+  {
+    version: 8,
+    description: 'runs indexed by start time (rate buckets count recent starts)',
+    sql: 'CREATE INDEX runs_started ON runs (started_at) WHERE started_at IS NOT NULL;',
   },
 ];
 

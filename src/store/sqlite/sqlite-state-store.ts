@@ -1,3 +1,4 @@
+import type { LimitUsage, QueueGroup } from '../limit-buckets.js';
 import { mkdir } from 'node:fs/promises';
 import { shownTarget } from '../shown-target.js';
 import { dirname, resolve } from 'node:path';
@@ -227,6 +228,14 @@ export class SqliteStateStore implements StateStore {
 
   async getRun(runId: string): Promise<RunRecord | null> {
     return this.read((db) => runs.getRun(db, runId));
+  }
+
+  async queueGroups(): Promise<QueueGroup[]> {
+    return this.read((db) => runs.queueGroups(db));
+  }
+
+  async readLimitUsage(options: ClaimOptions): Promise<LimitUsage> {
+    return this.read((db) => runs.committedLimitUsage(db, options, (options.now ?? new Date()).getTime()));
   }
 
   async cancelRequests(runIds: readonly string[]): Promise<CancelRequest[]> {

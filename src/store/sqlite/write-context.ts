@@ -19,7 +19,7 @@ interface StagedRun {
   doc: string;
   run: Pick<RunRecord, 'seq' | 'type' | 'status' | 'queueState' | 'concurrencyKey' | 'priority' | 'createdAt' | 'startedAt'>;
   /** The committed row's type and status (null for a run new in this batch): running counts are adjusted by the difference. */
-  base: Pick<RunRecord, 'type' | 'status'> | null;
+  base: Pick<RunRecord, 'type' | 'status' | 'concurrencyKey'> | null;
 }
 
 /** The value of a write that is the `changes` of one of its statements, known once the batch committed. */
@@ -116,7 +116,7 @@ export class WriteContext {
   /** Records a run this write stores; `current` is the version it replaced (null for a new run). */
   stageRun(run: RunRecord, doc: string, current: RunRecord | null): void {
     const earlier = this.runs.get(run.runId) ?? this.batch.runs.get(run.runId);
-    const base = earlier !== undefined ? earlier.base : current === null ? null : { type: current.type, status: current.status };
+    const base = earlier !== undefined ? earlier.base : current === null ? null : { type: current.type, status: current.status, concurrencyKey: current.concurrencyKey };
     this.runs.set(run.runId, {
       doc,
       run: {

@@ -1,0 +1,45 @@
+import Type from 'typebox';
+import type { RouteSpec } from '../route-spec.js';
+import type { TaskRuntime } from '../../tasks/runtime.js';
+
+const QueueKey = Type.Object({
+  key: Type.Union([Type.String(), Type.Null()], { description: 'the concurrency key; null: unkeyed runs' }),
+  running: Type.Integer(),
+  waiting: Type.Integer(),
+  oldestWaitSeconds: Type.Union([Type.Number(), Type.Null()], { description: 'how long its oldest waiting run has waited; null when none waits' }),
+});
+
+const QueueReply = Type.Object({
+  at: Type.String({ format: 'date-time' }),
+  running: Type.Integer(),
+  waiting: Type.Integer(),
+  buckets: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      match: Type.Object({}, { additionalProperties: true }),
+      concurrency: Type.Union([Type.Integer(), Type.Null()]),
+      perKey: Type.Union([Type.Integer(), Type.Null()]),
+      rate: Type.Union([Type.Object({ max: Type.Integer(), windowSeconds: Type.Integer() }), Type.Null()]),
+      running: Type.Integer(),
+      waiting: Type.Integer(),
+      keys: Type.Array(QueueKey),
+    }),
+  ),
+  keys: Type.Array(QueueKey, { description: 'the whole queue by concurrency key, the longest waiting first' }),
+});
+
+/** The queue by limit bucket and concurrency key (docs/queue.md). */
+export function queueRoutes(deps: { runtime: Pick<TaskRuntime, 'queue'> }): RouteSpec[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/queue',
+      operationId: 'getQueue',
+      summary: 'Limit buckets with their running and waiting runs by concurrency key, and the whole queue by key',
+      tags: ['tasks'],
+      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
+      schema: { response: { 200: QueueReply } },
+      handler: async () => ({ body: await deps.runtime.queue() }),
+    },
+  ];
+}

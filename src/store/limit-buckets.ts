@@ -1,0 +1,133 @@
+import { UNKEYED } from './fair-claims.js';
+import type { ClaimOptions } from './types.js';
+
+/**
+ * Limit buckets (config `limits`, docs/queue.md): named caps on the runs matching them. A run is
+ * claimed only when every bucket it matches has room; one waiting for a bucket stays ready (it
+ * holds no run slot) and is claimed by a later claim once the bucket has room. Nothing is stored
+ * per bucket: a claim counts the runs themselves, so a change of limits neither loses nor
+ * duplicates a waiting run.
+ */
+export interface LimitBucket {
+  name: string;
+  /** Which runs it caps: of these types (absent: any) and with a concurrency key starting so (absent: any, unkeyed included). */
+  match: { types?: readonly string[]; keyPrefix?: string };
+  /** At most this many running at once. */
+  concurrency?: number;
+  /** At most this many running at once per concurrency key (unkeyed runs count as one key). */
+  perKey?: number;
+  /** At most `max` starts in any `windowSeconds`: a run past it waits, it is never refused. */
+  rate?: { max: number; windowSeconds: number };
+}
+
+/** The fields of a run a bucket looks at; `key` is the fairness key (UNKEYED for none). */
+export interface BucketRun {
+  type: string;
+  key: string;
+}
+
+/** Running runs of one (type, key), or starts of one (type, key) at one time, as a store counts them. */
+export interface RunGroupCount extends BucketRun {
+  n: number;
+}
+export interface RunStart extends BucketRun {
+  atMs: number;
+}
+
+export function bucketMatches(bucket: LimitBucket, run: BucketRun): boolean {
+  if (bucket.match.types !== undefined && !bucket.match.types.includes(run.type)) return false;
+  // A key prefix never matches an unkeyed run, even the empty prefix.
+  if (bucket.match.keyPrefix !== undefined && !(run.key !== UNKEYED && run.key.startsWith(bucket.match.keyPrefix))) return false;
+  return true;
+}
+
+/** The longest rate window of the buckets (ms): how far back a claim reads starts; 0 when none has a rate. */
+export function rateLookbackMs(buckets: readonly LimitBucket[]): number {
+  return Math.max(0, ...buckets.map((bucket) => (bucket.rate ? bucket.rate.windowSeconds * 1000 : 0)));
+}
+
+/** Whether a claim counts anything: some type limit or bucket is configured (it then takes the limits lock on a shared store). */
+export function isLimited(options: ClaimOptions): boolean {
+  return Object.keys(options.typeLimits).length > 0 || (options.buckets?.length ?? 0) > 0;
+}
+
+/** The running runs by type, summed from counts by (type, key). */
+export function runningByTypeOf(groups: readonly RunGroupCount[]): Map<string, number> {
+  const byType = new Map<string, number>();
+  for (const group of groups) byType.set(group.type, (byType.get(group.type) ?? 0) + group.n);
+  return byType;
+}
+
+/** What a claim knows of the runs the limits count: running runs by (type, key), starts inside the longest rate window. */
+export interface LimitUsage {
+  running: readonly RunGroupCount[];
+  started: readonly RunStart[];
+}
+
+/**
+ * A claim's check of its picks, in claim order, against the per-type limits and every bucket:
+ * each pick admitted counts toward what it matches for the picks after it (as running, and as a
+ * start at `nowMs`). `refused` says whether one was turned away; `heldBy` names the first bucket
+ * (or `type:<type>`) that would turn a run away now.
+ */
+export function claimGate(options: ClaimOptions, usage: LimitUsage, nowMs: number) {
+  const buckets = options.buckets ?? [];
+  const byType = new Map<string, number>();
+  const bucketRunning = buckets.map(() => 0);
+  const bucketPerKey = buckets.map(() => new Map<string, number>());
+  const bucketStarts = buckets.map(() => 0);
+  const count = (run: BucketRun, n: number) => {
+    byType.set(run.type, (byType.get(run.type) ?? 0) + n);
+    buckets.forEach((bucket, i) => {
+      if (!bucketMatches(bucket, run)) return;
+      bucketRunning[i]! += n;
+      bucketPerKey[i]!.set(run.key, (bucketPerKey[i]!.get(run.key) ?? 0) + n);
+    });
+  };
+  for (const group of usage.running) count(group, group.n);
+  for (const start of usage.started) {
+    buckets.forEach((bucket, i) => {
+      if (bucket.rate && start.atMs > nowMs - bucket.rate.windowSeconds * 1000 && bucketMatches(bucket, start)) bucketStarts[i]!++;
+    });
+  }
+
+  function heldBy(run: BucketRun): string | null {
+    const limit = options.typeLimits[run.type];
+    if (limit !== undefined && (byType.get(run.type) ?? 0) >= limit) return `type:${run.type}`;
+    for (const [i, bucket] of buckets.entries()) {
+      if (!bucketMatches(bucket, run)) continue;
+      if (bucket.concurrency !== undefined && bucketRunning[i]! >= bucket.concurrency) return bucket.name;
+      if (bucket.perKey !== undefined && (bucketPerKey[i]!.get(run.key) ?? 0) >= bucket.perKey) return bucket.name;
+      if (bucket.rate !== undefined && bucketStarts[i]! >= bucket.rate.max) return bucket.name;
+    }
+    return null;
+  }
+
+  const gate = {
+    refused: false,
+    heldBy,
+    admit: (run: BucketRun): boolean => {
+      if (heldBy(run) !== null) {
+        gate.refused = true;
+        return false;
+      }
+      count(run, 1);
+      buckets.forEach((bucket, i) => {
+        if (bucket.rate && bucketMatches(bucket, run)) bucketStarts[i]!++;
+      });
+      return true;
+    },
+  };
+  return gate;
+}
+
+/** Ready and running runs of one (type, key), and when the oldest ready one was admitted: what `GET /api/queue` is built from. */
+export interface QueueGroup {
+  type: string;
+  /** The fairness key: UNKEYED for unkeyed runs. */
+  key: string;
+  ready: number;
+  running: number;
+  /** createdAt of its oldest ready run; null when none is ready. */
+  oldestReadyAt: string | null;
+}

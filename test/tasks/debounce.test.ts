@@ -1,0 +1,104 @@
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { openStateStore } from '../../src/store/open.js';
+import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
+import type { StateStore } from '../../src/store/types.js';
+import { createAdmission } from '../../src/tasks/admission.js';
+import { debouncedAdmission, debounceRunId } from '../../src/tasks/debounce.js';
+import { composedServiceForSuite } from '../support/composed-service.js';
+import { fixedClock } from '../support/clocks.js';
+import { tempDir } from '../support/config.js';
+import { apiClient } from '../support/http.js';
+import { dropTestSchemas, postgresUrlWithSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
+
+const AT = '2026-03-01T10:00:00.000Z';
+const WINDOW = { key: 'docs@abc123', windowMs: 60_000 };
+
+describe('debounce windows', () => {
+  it('name one run per key and fixed window, the same on every instance', () => {
+    const at = (iso: string) => debounceRunId(WINDOW, new Date(iso));
+    expect(at('2026-03-01T10:00:00.000Z')).toBe(at('2026-03-01T10:00:59.999Z'));
+    expect(at('2026-03-01T10:01:00.000Z')).not.toBe(at('2026-03-01T10:00:59.999Z'));
+    expect(debounceRunId({ ...WINDOW, key: 'other' }, new Date(AT))).not.toBe(at(AT));
+    expect(at(AT)).toMatch(/^debounce:[0-9a-f]{32}:60000:\d+$/);
+  });
+});
+
+/** Admissions of one store each, sharing what the stores share, with one fixed clock. */
+function admissionsOver(stores: StateStore[]) {
+  const clock = fixedClock(AT);
+  return stores.map((store) => createAdmission({ store, clock, invalidator: { invalidate: async () => undefined }, onReady: () => undefined, telemetryRetention: 100 }));
+}
+
+const trigger = (content: string) => ({ type: 'summarize-content', payload: { content }, source: 'api' as const, requestedBy: 'ops', ...debouncedAdmission(WINDOW, new Date(AT)) });
+
+describe('debounced admission', () => {
+  const opened: StateStore[] = [];
+  const schemas: string[] = [];
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
+  });
+  afterAll(async () => {
+    if (TEST_DATABASE_URL) await dropTestSchemas(TEST_DATABASE_URL, schemas);
+  });
+
+  it('admits the first trigger of a window and answers later ones debounced with its run, without telemetry', async () => {
+    const store = openStateStore(join(tempDir('debounce-'), 'state.json'));
+    await store.open();
+    opened.push(store);
+    const [admit] = admissionsOver([store]);
+    const first = await admit!(trigger('first'));
+    const later = await admit!(trigger('second'));
+    expect(first.kind).toBe('admitted');
+    expect(later).toMatchObject({ kind: 'duplicate', reason: 'debounced', run: { runId: first.run.runId } });
+    expect((await store.getRun(first.run.runId))?.payload).toEqual({ content: 'first' });
+    expect((await store.listAppended('telemetry', { limit: 10 })).items.map((item) => item.event)).toEqual(['queued', 'accepted']);
+  });
+
+  it.skipIf(!TEST_DATABASE_URL)('makes one run when two instances sharing PostgreSQL receive the same key in one window', async () => {
+    const schema = uniqueSchema('debounce');
+    schemas.push(schema);
+    const stores = [0, 1].map(() => new PostgresStateStore(postgresUrlWithSchema(TEST_DATABASE_URL!, schema), { poolSize: 4 }));
+    for (const store of stores) {
+      await store.open();
+      opened.push(store);
+    }
+    const admits = admissionsOver(stores);
+    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => admits[i % 2]!(trigger(`t-${i}`))));
+    expect(outcomes.filter((o) => o.kind === 'admitted')).toHaveLength(1);
+    expect(outcomes.filter((o) => o.kind === 'duplicate' && o.reason === 'debounced')).toHaveLength(9);
+    expect(new Set(outcomes.map((o) => o.run.runId)).size).toBe(1);
+    expect((await stores[1]!.listRuns({ limit: 10 })).total).toBe(1);
+  });
+});
+
+describe('debounce over HTTP', () => {
+  const service = composedServiceForSuite();
+  const api = () => apiClient(service().url);
+  // A day's window: the two triggers fall in one unless the test straddles midnight UTC.
+  const body = (content: string) => ({ type: 'summarize-content', payload: { content }, debounce: { key: `http-${Math.random()}`, windowMs: 86_400_000 } });
+
+  it('answers 202 then 200 duplicate-suppressed, reason debounced, with the one run id', async () => {
+    const first = body('a');
+    const queued = await api().post('/api/tasks/trigger', first);
+    const again = await api().post('/api/tasks/trigger', { ...first, payload: { content: 'b' } });
+    expect(queued.status).toBe(202);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ status: 'duplicate-suppressed', reason: 'debounced', runId: queued.body.runId });
+  });
+
+  it('refuses debounce with an idempotencyKey, and a bad debounce, with 400 naming /body/debounce, admitting nothing', async () => {
+    const before = (await api().get('/api/tasks/runs?limit=1')).body.total as number;
+    for (const bad of [
+      { ...body('x'), payload: { content: 'x', idempotencyKey: 'mine' } },
+      { ...body('x'), debounce: { key: 'k', windowMs: 0 } },
+      { ...body('x'), debounce: { key: '', windowMs: 1000 } },
+      { ...body('x'), debounce: { key: 'k', windowMs: 1000, mode: 'sometimes' } },
+    ]) {
+      const res = await api().post('/api/tasks/trigger', bad);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_request', details: expect.arrayContaining([expect.objectContaining({ path: expect.stringMatching(/^\/body\/debounce/) })]) });
+    }
+    expect((await api().get('/api/tasks/runs?limit=1')).body.total).toBe(before);
+  });
+});
