@@ -7,7 +7,7 @@ import { parseApiKeys } from './keys.js';
 import { packageRoot } from './package-root.js';
 import type { Static } from 'typebox';
 import { ConfigFileSchema, DEFAULT_RATE_LIMITS, RATE_LIMIT_BUCKETS, type ConfigFile, LIMIT_NAME_PATTERN, type LimitBucketSchema, type RateLimitBucket } from './schema.js';
-import type { LimitBucket } from '../store/limit-buckets.js';
+import type { LimitBucket } from '../domain/limit-bucket.js';
 import { POSTGRES_TARGET, isPostgresUrl, isSharedTarget } from './store-targets.js';
 import type { AppConfig } from './types.js';
 

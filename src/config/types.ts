@@ -1,6 +1,6 @@
 import type { ApprovalPolicyEntry, RateLimitBucket } from './schema.js';
 import type { AlertsConfig } from './alerts.js';
-import type { LimitBucket } from '../store/limit-buckets.js';
+import type { LimitBucket } from '../domain/limit-bucket.js';
 
 import type { Role } from '../domain/identity.js';
 
