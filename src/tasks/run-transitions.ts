@@ -221,6 +221,17 @@ export function markFailed(run: RunRecord, now: Date, fields: FailureFields): Ru
 }
 
 /**
+ * A claimed attempt this instance cannot run, handed back to the queue as it was before the
+ * claim: the same attempt, ready for an instance that can. An operator task type added by a
+ * reload on another instance is the case: reload is per instance (docs/task-types.md).
+ */
+export function handBack(run: RunRecord, now: Date, detail: string): RunRecord {
+  let next: RunRecord = { ...run, status: 'pending', queueState: 'ready', claim: null, startedAt: null };
+  next = withAttemptState(next, now, 'admitted', detail);
+  return withEvent(next, now, { kind: 'queue', name: 'handed-back', detail });
+}
+
+/**
  * Restart recovery of a run found `running`: retried once under a new attempt, else failed
  * `interrupted`. A run whose cancel was requested never comes here: recovery.ts ends it
  * `cancelled` (run-cancellation.ts markCancelled) before anything else is considered.

@@ -4,14 +4,13 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { CacheInvalidator } from '../domain/cache-invalidation.js';
-import { ProgrammingError } from '../domain/errors.js';
 import type { StateStore } from '../store/types.js';
 import { runWriteTags, type Admit, type SlotReservation } from './admission.js';
 import { getCatalogEntry } from './catalog.js';
 import { executeRun, type ExecutorDeps } from './executor.js';
 import { finalizeAttempt, type FinalizeDeps } from './finalize.js';
 import { finalizeCancelledAttempt } from './run-cancel.js';
-import { isOwnedAttempt, markRunning } from './run-transitions.js';
+import { handBack, isOwnedAttempt, markRunning } from './run-transitions.js';
 import type { RunRecord } from '../domain/run-record.js';
 import { CANCEL_ABORT_REASON } from './worker-port.js';
 
@@ -91,6 +90,12 @@ export class Runner {
   /** Runs whose claim this runner holds, slot or not: leases are renewed until the final write settles. */
   private readonly leased = new Map<string, HeldLease>();
   /** Claims this runner has in flight, and the slots they were asked to fill (admissions' reservations included). */
+  /**
+   * Task types this instance claimed a run of but does not know (another instance's reload added
+   * them): its claims skip them until its own registry has them. Only this instance's capability,
+   * so process memory is the right place; the runs themselves stay in the store, ready.
+   */
+  private readonly unknownTypes = new Set<string>();
   private claimsInFlight = 0;
   private reservedSlots = 0;
   /** Slots reserved by admissions not yet committed (Runner.reserveSlot). */
@@ -272,12 +277,27 @@ export class Runner {
     };
   }
 
+  /** A claimed run of a type this instance does not know goes back to the queue, unchanged, for one that does. */
+  private async handBackUnknown(run: RunRecord): Promise<void> {
+    this.unknownTypes.add(run.type);
+    const detail = `instance ${this.deps.ownerId} does not know task type ${run.type} (not reloaded here); handed back`;
+    this.deps.logger.warn({ runId: run.runId, type: run.type }, 'claimed a run of a task type this instance does not know; handed it back');
+    const now = this.deps.clock.now();
+    await this.deps.store.mutateRun(run.runId, (current) => (isOwnedAttempt(current, this.deps.ownerId, run.attempt) ? handBack(current, now, detail) : null));
+  }
+
   /** Fills up to `max` free slots in one commit when the store can (one durability round, not one per run). */
   private async claim(max: number): Promise<RunRecord[]> {
     const now = this.deps.clock.now();
     const leaseUntil = new Date(now.getTime() + this.deps.leaseMs);
     // The claim's time is this runner's clock's: priority aging counts to it (src/store/fair-claims.ts).
-    const options = { typeLimits: this.deps.config.typeConcurrency, buckets: this.deps.config.limits ?? [], now };
+    for (const type of this.unknownTypes) if (getCatalogEntry(type)) this.unknownTypes.delete(type);
+    const options = {
+      typeLimits: this.deps.config.typeConcurrency,
+      buckets: this.deps.config.limits ?? [],
+      now,
+      ...(this.unknownTypes.size > 0 ? { excludeTypes: [...this.unknownTypes] } : {}),
+    };
     const mark = (run: RunRecord) => markRunning(run, this.deps.ownerId, leaseUntil, now);
     return this.deps.store.claimRuns(options, max, mark);
   }
@@ -315,7 +335,7 @@ export class Runner {
     // A claim takes only ready runs, and only pending runs are ready (run-transitions.ts).
     await this.deps.invalidator.invalidate(runWriteTags(run, 'pending'));
     const entry = getCatalogEntry(run.type);
-    if (!entry) throw new ProgrammingError(`claimed run ${run.runId} has type ${run.type}, which the catalog does not know`);
+    if (!entry) return this.handBackUnknown(run);
     // Whether the attempt came to its own end before anything stopped it: a stop that arrives
     // later (a lease run out while the final write waits for the store) must not throw away
     // work that is done.

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/config.js';
-import { waitForTerminal } from '../support/http.js';
+import { waitFor, waitForTerminal } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
 import { shellManifest, writeOperatorType } from '../support/operator-types.js';
 import { dropTestSchemas, postgresUrlWithSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
@@ -16,10 +16,11 @@ const SKIP_REASON = 'TEST_DATABASE_URL unset: two instances on one PostgreSQL sk
  */
 describe.skipIf(!TEST_DATABASE_URL)(`reloading task types on two instances of one PostgreSQL store (${TEST_DATABASE_URL ? 'TEST_DATABASE_URL' : SKIP_REASON})`, () => {
   const schema = uniqueSchema('optypes_reload');
+  const schemas = [schema];
   const services: RuntimeService[] = [];
   afterAll(async () => {
     for (const s of services) await s.service.kill();
-    await dropTestSchemas(TEST_DATABASE_URL!, [schema]);
+    await dropTestSchemas(TEST_DATABASE_URL!, schemas);
   });
 
   it('each instance knows the new type once it reloaded, and refuses it before', async () => {
@@ -47,5 +48,40 @@ describe.skipIf(!TEST_DATABASE_URL)(`reloading task types on two instances of on
     const onB = await b.api.trigger('pg-late', {});
     expect(onB.status).toBe(202);
     expect((await waitForTerminal(b.api, onB.body.runId as string, 20_000)).result).toEqual({ success: true, ran: 'yes' });
+  });
+
+  it('an instance that has not reloaded hands a claimed run of the new type back, and runs it once it has', async () => {
+    const typesDir = join(tempDir('orch-shared-types-'), 'task-types');
+    mkdirSync(typesDir, { recursive: true });
+    const handBackSchema = uniqueSchema('optypes_handback');
+    schemas.push(handBackSchema);
+    const shared = { databaseUrl: postgresUrlWithSchema(TEST_DATABASE_URL!, handBackSchema), taskTypesDir: typesDir, sandbox: { allowUnsandboxed: true }, logLevel: 'warn' };
+    // A admits and runs nothing; C runs everything but has not read the new type yet.
+    const a = await startRuntimeService({ ...shared, concurrency: 0 }, tempDir('orch-handback-a-'));
+    services.push(a);
+    const c = await startRuntimeService({ ...shared, concurrency: 2 }, tempDir('orch-handback-c-'));
+    services.push(c);
+
+    writeOperatorType(typesDir, 'pg-later', shellManifest('pg-later'), { 'run.sh': { text: 'echo \'{"ran":"here"}\'' } });
+    expect((await a.api.post('/api/task-types/reload', {}, TEST_KEYS.admin)).body).toMatchObject({ added: ['pg-later'] });
+    const admitted = await a.api.trigger('pg-later', {});
+    expect(admitted.status).toBe(202);
+    const runId = admitted.body.runId as string;
+
+    type Seen = { status: string; attempt: number; events: Array<{ name: string }> };
+    const handedBack = await waitFor(async () => {
+      const run = (await a.api.run<Seen>(runId)).body;
+      return run.events.some((e) => e.name === 'handed-back') ? run : undefined;
+    }, 20_000, 'the run to be handed back');
+    expect(handedBack).toMatchObject({ status: 'pending', attempt: 1 });
+    // C skips the type from then on: the run waits, it neither fails nor loops.
+    await new Promise((r) => setTimeout(r, 1500));
+    const waiting = (await a.api.run<Seen>(runId)).body;
+    expect(waiting.status).toBe('pending');
+    expect(waiting.events.filter((e) => e.name === 'handed-back')).toHaveLength(1);
+
+    expect((await c.api.post('/api/task-types/reload', {}, TEST_KEYS.admin)).body).toMatchObject({ added: ['pg-later'] });
+    const ended = await waitForTerminal(a.api, runId, 20_000);
+    expect(ended).toMatchObject({ status: 'success', attempt: 1, result: { success: true, ran: 'here' } });
   });
 });
