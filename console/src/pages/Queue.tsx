@@ -11,9 +11,9 @@ const REFRESH_MS = 5_000;
 const COLUMNS = ['Concurrency key', 'Running', 'Waiting', 'Oldest wait'] as const;
 
 /** Running, waiting and the oldest wait per concurrency key: one table shape for a bucket and for the whole queue. */
-function KeyTable({ keys, label }: { keys: readonly QueueKey[]; label: string }) {
+function KeyTable({ keys, label, caption = label }: { keys: readonly QueueKey[]; label: string; caption?: string }) {
   return (
-    <ScrollTable label={label} caption={label} columns={COLUMNS} className="stack-on-phone">
+    <ScrollTable label={label} caption={caption} columns={COLUMNS} className="stack-on-phone">
       {keys.map((k) => (
         <tr key={k.key ?? ''}>
           <td className="full">{k.key === null ? <span className="muted">{keyWords(k.key)}</span> : <strong className="wrap-anywhere">{keyWords(k.key)}</strong>}</td>
@@ -90,7 +90,7 @@ export function QueuePage() {
         {(answer) => (
           <>
             <p className="hint" aria-live="polite">
-              {queueSummaryWords(answer)}; as of <RelativeTime iso={answer.at} />, refreshed every {REFRESH_MS / 1000} s. Within a key, higher priority runs go first and waiting
+              As of <RelativeTime iso={answer.at} />, refreshed every {REFRESH_MS / 1000} s. Within a key, higher priority runs go first and waiting
               raises a run's priority one level a minute.
             </p>
             <QueueSummary answer={answer} />
@@ -111,7 +111,7 @@ export function QueuePage() {
               {answer.keys.length === 0 ? (
                 <EmptyState>Nothing is running or waiting. Trigger a task (the Tasks page); runs triggered with a concurrency key show here by key.</EmptyState>
               ) : (
-                <KeyTable keys={answer.keys} label="Whole queue by concurrency key, longest waiting first" />
+                <KeyTable keys={answer.keys} label="Whole queue by concurrency key, longest waiting first" caption={`${queueSummaryWords(answer)}, the longest waiting first`} />
               )}
             </Section>
           </>
