@@ -7,6 +7,7 @@ import { waitFor, waitForTerminal } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
+import { seriousViolations } from './axe.js';
 
 /** Screenshots for a person to look at; the folder is git-ignored. */
 const SHOTS = join(REPO_ROOT, 'test-output', 'screenshots', 'console-queue');
@@ -83,6 +84,7 @@ describe.skipIf(NO_BROWSER)(`the console's queue page${NO_BROWSER ? ` (skipped: 
         // Plain words only: no raw JSON or key paths on the page.
         const text = await page.locator('main').innerText();
         expect(text).not.toMatch(/[{}]|keyPrefix|oldestWaitSeconds|perKey/);
+        expect(await seriousViolations(page), `accessibility at ${width} px ${colorScheme}`).toEqual([]);
         if (width === 390) {
           const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
           expect(overflow, 'the page scrolls sideways at 390 px').toBeLessThanOrEqual(1);
