@@ -96,7 +96,7 @@ describe.skipIf(NO_BROWSER)(`the console's queue page${NO_BROWSER ? ` (skipped: 
     }
   });
 
-  it('says what to do when no limits are configured and nothing waits', async () => {
+  it('says what to do when no limits are configured and nothing waits; marks a full bucket and names the unkeyed runs', async () => {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     const page = await context.newPage();
     await signIn(page, running.service.url, TEST_KEYS.viewer, 'viewer-bot (viewer)');
@@ -106,6 +106,19 @@ describe.skipIf(NO_BROWSER)(`the console's queue page${NO_BROWSER ? ` (skipped: 
     await page.getByText('No limits configured: config limits, docs/queue.md.').waitFor();
     await page.getByText('Nothing is running or waiting.', { exact: false }).waitFor();
     await page.screenshot({ path: join(SHOTS, 'queue-empty-1400.png'), fullPage: true });
+
+    // A bucket at its overall cap is marked full, and unkeyed runs read as such, never "null".
+    const unkeyed = { key: null, running: 2, waiting: 7, oldestWaitSeconds: 190.5 };
+    const busy = { name: 'everything', match: {}, concurrency: 2, perKey: null, rate: null, running: 2, waiting: 7, keys: [unkeyed] };
+    await page.unroute('**/api/queue');
+    await page.route('**/api/queue', (route) => route.fulfill({ json: { at: new Date().toISOString(), running: 2, waiting: 7, buckets: [busy], keys: [unkeyed] } }));
+    await page.reload();
+    const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'everything' }) });
+    await card.getByText('full', { exact: true }).waitFor();
+    await card.getByText('Matches every run. Caps: 2 running at once.').waitFor();
+    const row = page.getByRole('region', { name: 'Whole queue by concurrency key, longest waiting first' }).getByRole('row').filter({ hasText: 'Unkeyed runs' });
+    expect((await row.locator('td').allInnerTexts()).map((cell) => cell.trim())).toEqual(['Unkeyed runs', '2', '7', '3 min 10 s']);
+    expect(await page.locator('main').innerText()).not.toContain('null');
     await context.close();
   });
 
