@@ -6,6 +6,7 @@ import { ProtectedLayout } from './components/Layout.js';
 import { AgentsPage } from './pages/Agents.js';
 import { BusinessPage } from './pages/Business.js';
 import { KnowledgePage } from './pages/Knowledge.js';
+import { QueuePage } from './pages/Queue.js';
 import { SchedulesPage } from './pages/Schedules.js';
 import { ApprovalLinkPage } from './pages/ApprovalLink.js';
 import { ApprovalsPage } from './pages/Approvals.js';
@@ -59,6 +60,7 @@ export function App() {
               <Route path="approvals" element={<ApprovalsPage />} />
               <Route path="incidents" element={<IncidentsPage />} />
               <Route path="incidents/:incidentId" element={<IncidentDetailPage />} />
+              <Route path="queue" element={<QueuePage />} />
               <Route path="schedules" element={<SchedulesPage />} />
               <Route path="agents" element={<AgentsPage />} />
               <Route path="knowledge" element={<KnowledgePage />} />

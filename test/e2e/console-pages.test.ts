@@ -1,10 +1,11 @@
 import { execSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signAlertDelivery } from '../../src/incidents/alert-signature.js';
 import { waitFor, waitForTerminal } from '../support/http.js';
+import { seriousViolations } from './axe.js';
 import { TEST_KEYS, TEST_WEBHOOK_SECRET } from '../support/keys.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
@@ -15,13 +16,12 @@ const NO_BROWSER = !existsSync(CHROMIUM);
 
 /** Screenshots land here (git-ignored): look at them after a change to the console. */
 const SHOTS = join(REPO_ROOT, 'test-output', 'screenshots');
-const AXE_SOURCE = readFileSync(join(REPO_ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
 const WIDTHS = [1400, 390] as const;
 const SCHEMES = ['light', 'dark'] as const;
 
 /** Pages this suite owns: besides the checks every page gets, they must not scroll sideways at 390 px. */
-const OWN_PAGES = new Set(['overview', 'tasks', 'schedules', 'approvals', 'incidents', 'incident', 'agents', 'knowledge', 'business', 'system-health']);
+const OWN_PAGES = new Set(['overview', 'tasks', 'queue', 'schedules', 'approvals', 'incidents', 'incident', 'agents', 'knowledge', 'business', 'system-health']);
 
 /** Write controls: none may be shown to a viewer, on any page. */
 const WRITE_CONTROLS = /^(Approve|Reject|Acknowledge|Set owner|Start remediation|New schedule|Create schedule|Save schedule|Edit|Pause|Resume|Delete|Confirm delete|Pause scheduler|Resume scheduler|Trigger|Search|Cancel run…|Confirm cancel|Cancel|Rerun.*|Run again.*)$/;
@@ -77,26 +77,6 @@ interface BrowserGlobals {
   document: { querySelectorAll(selector: string): { length: number } };
 }
 
-interface AxeViolation {
-  id: string;
-  impact: string;
-  help: string;
-  targets: string[];
-}
-
-/**
- * axe-core's serious and critical violations. The script goes in through the DevTools protocol
- * (page.evaluate), since the console's CSP rightly refuses an injected inline <script>.
- */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate<AxeViolation[]>(`
-    axe.run(document, { resultTypes: ['violations'] }).then((result) =>
-      result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))
-  `);
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.targets.join(', ')}`);
-}
-
 describe.skipIf(NO_BROWSER)(`console pages in a real browser${NO_BROWSER ? ` (skipped: no chromium at ${CHROMIUM})` : ''}`, () => {
   let running: RuntimeService;
   let browser: Browser;
@@ -137,6 +117,7 @@ describe.skipIf(NO_BROWSER)(`console pages in a real browser${NO_BROWSER ? ` (sk
     { name: 'tasks', path: '/operator/tasks' },
     { name: 'runs', path: '/operator/runs' },
     { name: 'run', path: `/operator/runs/${encodeURIComponent(summaryRun)}` },
+    { name: 'queue', path: '/operator/queue' },
     { name: 'schedules', path: '/operator/schedules' },
     { name: 'approvals', path: '/operator/approvals' },
     { name: 'incidents', path: '/operator/incidents' },

@@ -7,6 +7,7 @@ const NAV = [
   { to: '/tasks', label: 'Tasks' },
   { to: '/runs', label: 'Runs' },
   { to: '/flows', label: 'Flows' },
+  { to: '/queue', label: 'Queue' },
   { to: '/schedules', label: 'Schedules' },
   { to: '/approvals', label: 'Approvals' },
   { to: '/incidents', label: 'Incidents' },

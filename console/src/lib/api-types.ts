@@ -9,3 +9,4 @@ export type { IncidentRecord } from '../../../src/incidents/types.js';
 export type { ApprovalWithPayload, DecisionAnswer, PendingApproval, PendingApprovals } from '../../../src/tasks/approval-answer.js';
 export type { ExtendedHealth } from '../../../src/aggregates/extended-health-answer.js';
 export type { Topology } from '../../../src/agents/topology.js';
+export type { QueueAnswer } from '../../../src/tasks/queue-view.js';

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { bucketCapWords, bucketIsFull, bucketMatchWords, keyWords, oldestWaitWords, queueSummaryWords } from '../../console/src/lib/queue-words.js';
+
+describe('the queue page in words', () => {
+  it('says what a bucket matches, from its types and key prefix', () => {
+    expect(bucketMatchWords({ types: ['deploy'], keyPrefix: 'env/' })).toBe('runs of type deploy with a key starting “env/”');
+    expect(bucketMatchWords({ types: ['deploy', 'audit'] })).toBe('runs of type deploy or audit');
+    expect(bucketMatchWords({ keyPrefix: 'tenant/' })).toBe('runs with a key starting “tenant/”');
+    expect(bucketMatchWords({})).toBe('every run');
+    expect(bucketMatchWords({ types: [] })).toBe('every run');
+  });
+
+  it('lists every cap a bucket has, and only those', () => {
+    expect(bucketCapWords({ concurrency: 4, perKey: null, rate: { max: 100, windowSeconds: 60 } })).toEqual(['4 running at once', '100 starts per 1 min']);
+    expect(bucketCapWords({ concurrency: null, perKey: 1, rate: null })).toEqual(['1 running per key']);
+    expect(bucketCapWords({ concurrency: null, perKey: null, rate: { max: 1, windowSeconds: 86_400 } })).toEqual(['1 start per 1 d']);
+  });
+
+  it('calls a bucket full only when its overall cap is reached', () => {
+    expect(bucketIsFull({ concurrency: 2, running: 2 })).toBe(true);
+    expect(bucketIsFull({ concurrency: 2, running: 1 })).toBe(false);
+    expect(bucketIsFull({ concurrency: null, running: 50 })).toBe(false);
+  });
+
+  it('names the unkeyed queue and reads waits as durations', () => {
+    expect(keyWords(null)).toBe('Unkeyed runs');
+    expect(keyWords('env/prod')).toBe('env/prod');
+    expect(oldestWaitWords(null)).toBe('nothing waiting');
+    expect(oldestWaitWords(41.2)).toBe('41 s');
+    expect(oldestWaitWords(190.5)).toBe('3 min 10 s');
+    expect(oldestWaitWords(0.25)).toBe('250 ms');
+  });
+
+  it('sums the queue up in one line', () => {
+    expect(queueSummaryWords({ running: 3, waiting: 120, keys: [{ key: null, running: 3, waiting: 120, oldestWaitSeconds: 1 }] })).toBe('3 running, 120 waiting across 1 key');
+    expect(queueSummaryWords({ running: 0, waiting: 0, keys: [] })).toBe('0 running, 0 waiting across 0 keys');
+  });
+});

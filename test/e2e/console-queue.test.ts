@@ -1,0 +1,139 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, CHROMIUM_ARGS, NO_BROWSER, closeBrowserAndService, collectPageErrors, ensureConsoleBuilt, signIn } from '../support/console-browser.js';
+import { waitFor, waitForTerminal } from '../support/http.js';
+import { TEST_KEYS } from '../support/keys.js';
+import { REPO_ROOT } from '../support/paths.js';
+import { startRuntimeService, type RuntimeService } from '../support/runtime-service.js';
+import { seriousViolations } from './axe.js';
+
+/** Screenshots for a person to look at; the folder is git-ignored. */
+const SHOTS = join(REPO_ROOT, 'test-output', 'screenshots', 'console-queue');
+const TYPE = 'summarize-content';
+/**
+ * One start a day for keys under `env/`: once the warm-up run has taken it, every later `env/` run
+ * waits (ready, held by the bucket) for the rest of the test, whatever its pace. `tenants` matches
+ * nothing the test triggers, so it shows its empty state.
+ */
+const LIMITS = {
+  deploys: { match: { types: [TYPE], keyPrefix: 'env/' }, rate: { max: 1, windowSeconds: 86_400 } },
+  tenants: { match: { keyPrefix: 'tenant/' }, concurrency: 2, perKey: 1 },
+};
+const HELD = [
+  { key: 'env/prod', idempotencyKey: 'queue-ui-prod-1' },
+  { key: 'env/prod', idempotencyKey: 'queue-ui-prod-2' },
+  { key: 'env/staging', idempotencyKey: 'queue-ui-staging-1' },
+];
+
+describe.skipIf(NO_BROWSER)(`the console's queue page${NO_BROWSER ? ` (skipped: no chromium at ${CHROMIUM})` : ''}`, () => {
+  let running: RuntimeService;
+  let browser: Browser;
+  const trigger = (concurrencyKey: string, idempotencyKey: string) =>
+    running.api.post('/api/tasks/trigger', { type: TYPE, payload: { content: `Queue ${idempotencyKey}.`, idempotencyKey }, concurrencyKey });
+
+  beforeAll(async () => {
+    ensureConsoleBuilt();
+    running = await startRuntimeService({ limits: LIMITS });
+    const warmUp = await trigger('env/warm-up', 'queue-ui-warm-up');
+    expect(warmUp.status).toBe(202);
+    expect((await waitForTerminal(running.api, warmUp.body.runId, 30_000)).status).toBe('success');
+    for (const run of HELD) expect((await trigger(run.key, run.idempotencyKey)).status).toBe(202);
+    // The page reads what the API reads: wait until the service counts all three as waiting.
+    await waitFor(async () => ((await running.api.get('/api/queue')).body.waiting === HELD.length ? true : undefined), 15_000, 'three waiting runs');
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  }, 120_000);
+  afterAll(async () => {
+    await closeBrowserAndService(browser, running?.service);
+  });
+
+  it('shows each limit bucket in words and the waiting runs by key, at 1,400 and 390 px, light and dark', async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    for (const colorScheme of ['light', 'dark'] as const) {
+      for (const width of [1400, 390]) {
+        const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
+        const page = await context.newPage();
+        const errors = collectPageErrors(page);
+        await signIn(page, running.service.url, TEST_KEYS.viewer, 'viewer-bot (viewer)');
+        await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Queue' }).click();
+        await page.getByRole('heading', { name: 'Queue', level: 1 }).waitFor();
+
+        const totals = page.getByRole('list', { name: 'Queue totals' });
+        await totals.getByText('waiting').waitFor();
+        expect(await totals.locator('.stat').allInnerTexts()).toEqual(['0\nrunning', '3\nwaiting', '2\nconcurrency keys', '2\nlimit buckets']);
+
+        const deploys = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'deploys' }) });
+        await deploys.getByText('Matches runs of type summarize-content with a key starting “env/”. Caps: 1 start per 1 d.').waitFor();
+        await deploys.getByText('0 running, 3 waiting').waitFor();
+        const bucketRows = deploys.getByRole('region', { name: 'Keys in bucket deploys' }).getByRole('row');
+        await expect.poll(() => bucketRows.count()).toBe(3);
+        const prod = bucketRows.filter({ hasText: 'env/prod' });
+        expect(await prod.locator('td').allInnerTexts()).toEqual([expect.stringContaining('env/prod'), expect.stringContaining('0'), expect.stringContaining('2'), expect.stringMatching(/\d+(\.\d)? s|\d+ ms|min/)]);
+        expect(await bucketRows.filter({ hasText: 'env/staging' }).locator('td').nth(2).innerText()).toContain('1');
+
+        const tenants = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'tenants' }) });
+        await tenants.getByText('Caps: 2 running at once, 1 running per key.').waitFor();
+        await tenants.getByText('No run of this bucket is running or waiting.').waitFor();
+
+        const whole = page.getByRole('region', { name: 'Whole queue by concurrency key, longest waiting first' });
+        await whole.getByText('0 running, 3 waiting across 2 keys, the longest waiting first').waitFor();
+        const keys = await whole.locator('tbody tr td:first-child').allInnerTexts();
+        // Longest waiting first: env/prod's first run was admitted before env/staging's.
+        expect(keys.map((k) => k.trim())).toEqual(['env/prod', 'env/staging']);
+        // Plain words only: no raw JSON or key paths on the page.
+        const text = await page.locator('main').innerText();
+        expect(text).not.toMatch(/[{}]|keyPrefix|oldestWaitSeconds|perKey/);
+        expect(await seriousViolations(page), `accessibility at ${width} px ${colorScheme}`).toEqual([]);
+        if (width === 390) {
+          const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+          expect(overflow, 'the page scrolls sideways at 390 px').toBeLessThanOrEqual(1);
+        }
+        await page.screenshot({ path: join(SHOTS, `queue-${width}-${colorScheme}.png`), fullPage: true });
+        expect(errors).toEqual([]);
+        await context.close();
+      }
+    }
+  });
+
+  it('says what to do when no limits are configured and nothing waits; marks a full bucket and names the unkeyed runs', async () => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    await signIn(page, running.service.url, TEST_KEYS.viewer, 'viewer-bot (viewer)');
+    // The same page on a service with no limits and an empty queue: the answer is the API's shape, empty.
+    await page.route('**/api/queue', (route) => route.fulfill({ json: { at: new Date().toISOString(), running: 0, waiting: 0, buckets: [], keys: [] } }));
+    await page.goto(`${running.service.url}/operator/queue`);
+    await page.getByText('No limits configured: config limits, docs/queue.md.').waitFor();
+    await page.getByText('Nothing is running or waiting.', { exact: false }).waitFor();
+    await page.screenshot({ path: join(SHOTS, 'queue-empty-1400.png'), fullPage: true });
+
+    // A bucket at its overall cap is marked full, and unkeyed runs read as such, never "null".
+    const unkeyed = { key: null, running: 2, waiting: 7, oldestWaitSeconds: 190.5 };
+    const busy = { name: 'everything', match: {}, concurrency: 2, perKey: null, rate: null, running: 2, waiting: 7, keys: [unkeyed] };
+    await page.unroute('**/api/queue');
+    await page.route('**/api/queue', (route) => route.fulfill({ json: { at: new Date().toISOString(), running: 2, waiting: 7, buckets: [busy], keys: [unkeyed] } }));
+    await page.reload();
+    const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'everything' }) });
+    await card.getByText('full', { exact: true }).waitFor();
+    await card.getByText('Matches every run. Caps: 2 running at once.').waitFor();
+    const row = page.getByRole('region', { name: 'Whole queue by concurrency key, longest waiting first' }).getByRole('row').filter({ hasText: 'Unkeyed runs' });
+    expect((await row.locator('td').allInnerTexts()).map((cell) => cell.trim())).toEqual(['Unkeyed runs', '2', '7', '3 min 10 s']);
+    expect(await page.locator('main').innerText()).not.toContain('null');
+    await context.close();
+  });
+
+  it('follows the queue without a reload: a run admitted while the page is open shows up in its key', async () => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    await signIn(page, running.service.url, TEST_KEYS.viewer, 'viewer-bot (viewer)');
+    await page.goto(`${running.service.url}/operator/queue`);
+    const whole = page.getByRole('region', { name: 'Whole queue by concurrency key, longest waiting first' });
+    await whole.getByRole('row').filter({ hasText: 'env/prod' }).waitFor();
+    expect(await whole.getByRole('row').filter({ hasText: 'env/qa' }).count()).toBe(0);
+    expect((await trigger('env/qa', 'queue-ui-qa-1')).status).toBe(202);
+    // The next refresh (every 5 s) brings it in; the generous wait covers a busy machine, not the page.
+    await whole.getByRole('row').filter({ hasText: 'env/qa' }).waitFor({ timeout: 20_000 });
+    await whole.getByText('0 running, 4 waiting across 3 keys, the longest waiting first').waitFor();
+    await context.close();
+  });
+});
