@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { ProgrammingError } from '../domain/errors.js';
 import type { StateStore } from '../store/types.js';
 import type { Admit } from '../tasks/admission.js';
+import { requestedPlacement } from '../tasks/placement-schema.js';
 import type { TriggerCheck } from '../tasks/trigger-check.js';
 import { actorList } from '../tasks/run-requesters.js';
 import { FLOW_COLLECTIONS, flowStepRunId, type FlowDoc } from './flow-definition.js';
@@ -58,6 +59,8 @@ export function createFlowAdmission(deps: FlowAdmissionDeps) {
           forceRunId: flowStepRunId(doc.flowId, step.key),
           flowStep: { flowId: doc.flowId, key: step.key },
           waiting: true,
+          // Claimed by the fair-queue rules once promoted: its key and priority are stored now.
+          placement: requestedPlacement(step),
         });
       }
     }

@@ -17,6 +17,9 @@ export interface FlowStepDefinition {
   payload: Record<string, unknown>;
   dependsOn: string[];
   onDependencyFailure: DependencyFailurePolicy;
+  /** Where the step's run queues (docs/queue.md); absent: unkeyed, default priority. */
+  concurrencyKey?: string;
+  priority?: number;
   /**
    * A rerun's step whose earlier success it reuses: that flow's step run (its result, or its
    * approval replay's, is what dependents read); the rerun admits no run of its own for it.

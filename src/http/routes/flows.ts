@@ -3,6 +3,7 @@ import type { RunEventHub } from '../../events/run-event-hub.js';
 import { DEPENDENCY_FAILURE_POLICIES, FLOW_NAME_PATTERN, MAX_FLOW_STEPS, flowStepRunId } from '../../flows/flow-definition.js';
 import type { FlowService } from '../../flows/flow-service.js';
 import { FLOW_STEP_STATES } from '../../flows/flow-step-state.js';
+import { PlacementFields } from '../../tasks/placement-schema.js';
 import { MAX_CANCEL_REASON_CHARS } from '../../tasks/run-cancel.js';
 import { ErrorBodySchema } from '../error-schema.js';
 import type { ProtectedContext, RouteSpec } from '../route-spec.js';
@@ -21,6 +22,7 @@ const StepBody = Type.Object(
     payload: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'checked as a trigger\'s payload' })),
     dependsOn: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: MAX_FLOW_STEPS })),
     onDependencyFailure: Type.Optional(Policy),
+    ...PlacementFields,
   },
   { additionalProperties: false },
 );
