@@ -6,7 +6,7 @@ import type { Admit } from '../tasks/admission.js';
 import { requestedPlacement } from '../tasks/placement-schema.js';
 import type { TriggerCheck } from '../tasks/trigger-check.js';
 import { actorList } from '../tasks/run-requesters.js';
-import { FLOW_COLLECTIONS, flowStepRunId, type FlowDoc } from './flow-definition.js';
+import { FLOW_COLLECTIONS, flowStepRunId, type FlowDoc, type FlowScheduledBy } from './flow-definition.js';
 import { validateFlowSteps, type FlowStepRequest } from './flow-validation.js';
 
 export interface FlowRequest {
@@ -19,6 +19,8 @@ export interface FlowRequest {
   rerunOf?: string;
   /** A rerun: the steps whose earlier successful run it reuses (key -> that run id). */
   reuse?: ReadonlyMap<string, string>;
+  /** A schedule's firing (`id` derived from the schedule and the fire time). */
+  scheduledBy?: FlowScheduledBy;
 }
 
 export type FlowAdmissionOutcome = { kind: 'admitted' | 'duplicate'; doc: FlowDoc };
@@ -90,6 +92,7 @@ export function createFlowAdmission(deps: FlowAdmissionDeps) {
       requesters: actorList([request.requestedBy], request.requesters ?? []),
       createdAt: deps.clock.now().toISOString(),
       rerunOf: request.rerunOf ?? null,
+      ...(request.scheduledBy ? { scheduledBy: request.scheduledBy } : {}),
       steps,
     };
     // Listed for the sweep first: a crash right after the document is written still leaves it found.

@@ -27,6 +27,11 @@ export interface FlowStepDefinition {
   reusedRunId?: string;
 }
 
+export interface FlowScheduledBy {
+  scheduleId: string;
+  fireAt: string;
+}
+
 /** The stored flow (doc collection `flows`): written once, never changed (later facts live in their own docs). */
 export interface FlowDoc {
   flowId: string;
@@ -35,6 +40,11 @@ export interface FlowDoc {
   requesters: string[];
   createdAt: string;
   rerunOf: string | null;
+  /**
+   * The schedule firing that admitted it (docs/schedules.md): its id is derived from the schedule
+   * and the fire time, and this tells such a flow from one a client made under the same id.
+   */
+  scheduledBy?: FlowScheduledBy;
   /** In an order where every step comes after its dependencies. */
   steps: FlowStepDefinition[];
 }

@@ -81,7 +81,8 @@ export function createFlowService(deps: FlowServiceDeps) {
   async function create(request: FlowRequest) {
     const outcome = await admission.admitFlow(request);
     await advanceSoon(outcome.doc.flowId);
-    return { kind: outcome.kind, flowId: outcome.doc.flowId, runIds: outcome.doc.steps.map((s) => stepRunIdOf(outcome.doc.flowId, s)) };
+    const { doc } = outcome;
+    return { kind: outcome.kind, flowId: doc.flowId, runIds: doc.steps.map((s) => stepRunIdOf(doc.flowId, s)), scheduledBy: doc.scheduledBy };
   }
 
   async function get(flowId: string): Promise<FlowView> {
