@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import Type, { type Static } from 'typebox';
 import { FlowStepsSchema } from '../flows/flow-schema.js';
 import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';
@@ -11,9 +10,6 @@ import { PlacementFields } from '../tasks/placement-schema.js';
  */
 
 /** Letters, digits, `.`, `_`, `-`; starts with a letter or digit. It becomes part of run ids. */
-/** The longest flow id (flow-definition.ts FLOW_NAME_PATTERN: 100 characters). */
-const MAX_FLOW_ID_LENGTH = 100;
-
 export const SCHEDULE_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$';
 
 export const OverlapPolicySchema = Type.Union(
@@ -200,20 +196,6 @@ export type ScheduleList = Static<typeof ScheduleListSchema>;
 /** The run id of one firing: every instance firing the same tick names the same run. */
 export function scheduleRunId(scheduleId: string, fireAt: Date): string {
   return `${SERVICE_RUN_ID_PREFIXES.schedule}${scheduleId}:${fireAt.toISOString()}`;
-}
-
-/**
- * The flow id of one firing of a flow schedule: every instance firing the same tick names the
- * same flow, whose insert-if-absent admits it once. Flow ids hold no colon (they are part of step
- * run ids), so the time is written compact; an id too long for a flow id is shortened with a hash
- * of it, so two schedules never share one.
- */
-export function scheduledFlowId(scheduleId: string, fireAt: Date): string {
-  const at = fireAt.toISOString().replace(/[-:]/g, '');
-  const plain = `${scheduleId}.${at}`;
-  if (plain.length <= MAX_FLOW_ID_LENGTH) return plain;
-  const hash = createHash('sha256').update(scheduleId).digest('hex').slice(0, 16);
-  return `${scheduleId.slice(0, MAX_FLOW_ID_LENGTH - at.length - hash.length - 2)}-${hash}.${at}`;
 }
 
 /** Who a schedule's firings are requested by; a definition stored before the list was kept: its creator and last changer. */

@@ -10,7 +10,6 @@ import { dueFiring, MISFIRE_GRACE_MS, overlapAction, type DueFiring } from './fi
 import {
   NO_FIRINGS,
   scheduleActor,
-  scheduledFlowId,
   scheduleRequesters,
   scheduleRunId,
   type ScheduleDefinition,
@@ -18,6 +17,7 @@ import {
   type ScheduleFiringState,
 } from './schedule-record.js';
 import type { FlowService } from '../flows/flow-service.js';
+import { scheduledFlowId } from './scheduled-flow-id.js';
 import { validateFlowSteps } from '../flows/flow-validation.js';
 import type { ScheduleStore } from './schedule-store.js';
 import { placementOf } from '../domain/run-record.js';
