@@ -110,6 +110,18 @@ describe('a schedule that fires a flow', () => {
     expect(await service.get('nightly-release')).toMatchObject({ lastRunId: scheduledFlowId('nightly-release', new Date('2026-03-01T10:00:30.000Z')) });
   });
 
+  it('with overlap cancel-previous cancels the previous flow as the schedule, then admits the next', async () => {
+    const { service, tickAt, h } = instance(await openStore());
+    await service.create({ ...NIGHTLY_FLOW, overlap: 'cancel-previous' }, 'ops');
+    await tickAt('2026-03-01T10:00:10.002Z');
+    await tickAt('2026-03-01T10:00:20.002Z');
+    const [first, second] = ['10', '20'].map((s) => scheduledFlowId('nightly-release', new Date(`2026-03-01T10:00:${s}.000Z`)));
+    expect(await h.flows.get(first!)).toMatchObject({ status: 'cancelled', cancelRequested: true });
+    expect(await h.store.getDoc('flow-cancels', first!)).toMatchObject({ requestedBy: 'schedule:nightly-release' });
+    expect(await h.states(second!)).toEqual({ index: 'queued', judge: 'waiting' });
+    expect(await service.get('nightly-release')).toMatchObject({ lastRunId: second });
+  });
+
   it('names a long schedule\'s flows within the flow id rule, still one name per schedule and tick', () => {
     const at = new Date('2026-03-01T10:00:10.000Z');
     const [x, y] = ['x', 'y'].map((last) => scheduledFlowId(`${'a'.repeat(99)}${last}`, at));
