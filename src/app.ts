@@ -321,8 +321,8 @@ export function composeService(infra: ServiceInfrastructure) {
     onReady: () => readyRuns.notify(),
     cancelRun: (runId, reason, identity) => runtime.cancelRun(runId, reason, identity),
   });
-  // User schedules fire through the same admission; overlap `cancel-previous` cancels through the
-  // runtime's cancel, acting as the schedule.
+  // User schedules fire through the same admission (a flow schedule through the flows); overlap
+  // `cancel-previous` cancels through the runtime's cancel, acting as the schedule.
   const schedules = createSchedulesModule({
     config,
     store,
@@ -331,6 +331,8 @@ export function composeService(infra: ServiceInfrastructure) {
     admit,
     checkTrigger,
     cancelRun: (runId, actor, reason) => runtime.cancelRun(runId, reason, { actor, role: 'operator', apiKeyLabel: actor, apiKeyExpiresAt: null }),
+    // A flow schedule's firings are admitted, read and cancelled as flows.
+    flows,
     redact,
   });
 

@@ -3,9 +3,10 @@ import type { Clock } from '../clock.js';
 import { ProgrammingError } from '../domain/errors.js';
 import type { StateStore } from '../store/types.js';
 import type { Admit } from '../tasks/admission.js';
+import { requestedPlacement } from '../tasks/placement-schema.js';
 import type { TriggerCheck } from '../tasks/trigger-check.js';
 import { actorList } from '../tasks/run-requesters.js';
-import { FLOW_COLLECTIONS, flowStepRunId, type FlowDoc } from './flow-definition.js';
+import { FLOW_COLLECTIONS, flowStepRunId, type FlowDoc, type FlowScheduledBy } from './flow-definition.js';
 import { validateFlowSteps, type FlowStepRequest } from './flow-validation.js';
 
 export interface FlowRequest {
@@ -18,6 +19,8 @@ export interface FlowRequest {
   rerunOf?: string;
   /** A rerun: the steps whose earlier successful run it reuses (key -> that run id). */
   reuse?: ReadonlyMap<string, string>;
+  /** A schedule's firing (`id` derived from the schedule and the fire time). */
+  scheduledBy?: FlowScheduledBy;
 }
 
 export type FlowAdmissionOutcome = { kind: 'admitted' | 'duplicate'; doc: FlowDoc };
@@ -58,6 +61,8 @@ export function createFlowAdmission(deps: FlowAdmissionDeps) {
           forceRunId: flowStepRunId(doc.flowId, step.key),
           flowStep: { flowId: doc.flowId, key: step.key },
           waiting: true,
+          // Claimed by the fair-queue rules once promoted: its key and priority are stored now.
+          placement: requestedPlacement(step),
         });
       }
     }
@@ -87,6 +92,7 @@ export function createFlowAdmission(deps: FlowAdmissionDeps) {
       requesters: actorList([request.requestedBy], request.requesters ?? []),
       createdAt: deps.clock.now().toISOString(),
       rerunOf: request.rerunOf ?? null,
+      ...(request.scheduledBy ? { scheduledBy: request.scheduledBy } : {}),
       steps,
     };
     // Listed for the sweep first: a crash right after the document is written still leaves it found.

@@ -17,11 +17,19 @@ export interface FlowStepDefinition {
   payload: Record<string, unknown>;
   dependsOn: string[];
   onDependencyFailure: DependencyFailurePolicy;
+  /** Where the step's run queues (docs/queue.md); absent: unkeyed, default priority. */
+  concurrencyKey?: string;
+  priority?: number;
   /**
    * A rerun's step whose earlier success it reuses: that flow's step run (its result, or its
    * approval replay's, is what dependents read); the rerun admits no run of its own for it.
    */
   reusedRunId?: string;
+}
+
+export interface FlowScheduledBy {
+  scheduleId: string;
+  fireAt: string;
 }
 
 /** The stored flow (doc collection `flows`): written once, never changed (later facts live in their own docs). */
@@ -32,6 +40,11 @@ export interface FlowDoc {
   requesters: string[];
   createdAt: string;
   rerunOf: string | null;
+  /**
+   * The schedule firing that admitted it (docs/schedules.md): its id is derived from the schedule
+   * and the fire time, and this tells such a flow from one a client made under the same id.
+   */
+  scheduledBy?: FlowScheduledBy;
   /** In an order where every step comes after its dependencies. */
   steps: FlowStepDefinition[];
 }

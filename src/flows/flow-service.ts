@@ -6,6 +6,7 @@ import type { Identity } from '../domain/identity.js';
 import type { RunRecord } from '../domain/run-record.js';
 import type { StateStore } from '../store/types.js';
 import type { Admit } from '../tasks/admission.js';
+import { requestedPlacement } from '../tasks/placement-schema.js';
 import { checkCreatedRange } from '../tasks/run-time-range.js';
 import type { TriggerCheck } from '../tasks/trigger-check.js';
 import { FLOW_COLLECTIONS, stepRunIdOf, type FlowDoc } from './flow-definition.js';
@@ -80,7 +81,8 @@ export function createFlowService(deps: FlowServiceDeps) {
   async function create(request: FlowRequest) {
     const outcome = await admission.admitFlow(request);
     await advanceSoon(outcome.doc.flowId);
-    return { kind: outcome.kind, flowId: outcome.doc.flowId, runIds: outcome.doc.steps.map((s) => stepRunIdOf(outcome.doc.flowId, s)) };
+    const { doc } = outcome;
+    return { kind: outcome.kind, flowId: doc.flowId, runIds: doc.steps.map((s) => stepRunIdOf(doc.flowId, s)), scheduledBy: doc.scheduledBy };
   }
 
   async function get(flowId: string): Promise<FlowView> {
@@ -145,7 +147,14 @@ export function createFlowService(deps: FlowServiceDeps) {
     const flow = await loadFlow(store, flowId);
     if (!flow) throw notFound(`flow ${flowId}`);
     const reuse = reusedSteps(flow, from);
-    const steps = flow.doc.steps.map(({ key, type, payload, dependsOn, onDependencyFailure }) => ({ key, type, payload, dependsOn, onDependencyFailure }));
+    const steps = flow.doc.steps.map(({ key, type, payload, dependsOn, onDependencyFailure, concurrencyKey, priority }) => ({
+      key,
+      type,
+      payload,
+      dependsOn,
+      onDependencyFailure,
+      ...requestedPlacement({ concurrencyKey, priority }),
+    }));
     return { ...(await create({ steps, requestedBy: identity.actor, requesters: [identity.actor, ...flow.doc.requesters], rerunOf: flowId, reuse })), rerunOf: flowId };
   }
 

@@ -1,4 +1,5 @@
 import { DomainError, invalidRequest, pointer, type ErrorDetail } from '../domain/errors.js';
+import { requestedPlacement } from '../tasks/placement-schema.js';
 import type { TriggerCheck } from '../tasks/trigger-check.js';
 import { FLOW_NAME, MAX_FLOW_STEPS, type DependencyFailurePolicy, type FlowStepDefinition } from './flow-definition.js';
 import { dependencyOrder } from './flow-graph.js';
@@ -11,6 +12,8 @@ export interface FlowStepRequest {
   payload?: Record<string, unknown>;
   dependsOn?: string[];
   onDependencyFailure?: DependencyFailurePolicy;
+  concurrencyKey?: string;
+  priority?: number;
 }
 
 const stepPath = (index: number, ...rest: string[]) => pointer('body', 'steps', String(index), ...rest);
@@ -87,6 +90,7 @@ export function validateFlowSteps(steps: readonly FlowStepRequest[], checkTrigge
     payload: checkStep(step, index, checkTrigger),
     dependsOn: [...new Set(step.dependsOn ?? [])],
     onDependencyFailure: step.onDependencyFailure ?? 'fail',
+    ...requestedPlacement(step),
   }));
   const byKey = new Map(definitions.map((d) => [d.key, d]));
   return order.keys.map((key) => byKey.get(key)!);

@@ -69,6 +69,7 @@ export async function builtInScheduleViews(config: BuiltInConfig, store: StateSt
         timezone: spec.timezone,
         type: schedule.type,
         payload: {},
+        flow: null,
         enabled: schedule.enabled,
         // Each slot is one run id per minute: a second firing in the slot is a duplicate, never a second run.
         overlap: 'allow',

@@ -4,8 +4,8 @@ import { createScheduleService } from './schedule-service.js';
 import { createScheduleStore } from './schedule-store.js';
 import { createScheduleTimer, type ScheduleTimerDeps } from './schedule-timer.js';
 
-/** The timer's ports (store, clock, logger, admission, trigger check, cancel path), plus: */
-export interface SchedulesModuleDeps extends Pick<ScheduleTimerDeps, 'store' | 'clock' | 'logger' | 'admit' | 'checkTrigger' | 'cancelRun'> {
+/** The timer's ports (store, clock, logger, admission, trigger check, cancel path, flows), plus: */
+export interface SchedulesModuleDeps extends Pick<ScheduleTimerDeps, 'store' | 'clock' | 'logger' | 'admit' | 'checkTrigger' | 'cancelRun' | 'flows'> {
   config: BuiltInConfig;
   /** Replaces the service's own secrets in stored schedule payloads (src/redaction/). */
   redact?: Pick<SecretRedactor, 'value'>;
@@ -26,6 +26,7 @@ export function createSchedulesModule(deps: SchedulesModuleDeps) {
     admit: deps.admit,
     checkTrigger: deps.checkTrigger,
     cancelRun: deps.cancelRun,
+    flows: deps.flows,
   });
   const service = createScheduleService({
     schedules,

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { FlowStepsSchema } from '../flows/flow-schema.js';
 import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';
 import { actorList } from '../tasks/run-requesters.js';
 import { PlacementFields } from '../tasks/placement-schema.js';
@@ -34,14 +35,22 @@ const Cron = Type.String({
 const TimeZone = Type.String({ minLength: 1, maxLength: 100, description: 'IANA time zone the cron expression is read in (default UTC)' });
 const TaskType = Type.String({ minLength: 1, maxLength: 100, description: 'A public task type of the catalog' });
 const Payload = Type.Record(Type.String(), Type.Unknown(), { description: 'The payload of every run, checked like a trigger’s' });
+/** A flow each firing admits: a flow definition without id or idempotency key (each firing names its flow). */
+export const ScheduledFlowSchema = Type.Object(
+  { steps: FlowStepsSchema },
+  { additionalProperties: false, description: 'Instead of `type` and `payload`: the flow each firing admits (docs/flows.md), checked as POST /api/flows checks one' },
+);
+export type ScheduledFlow = Static<typeof ScheduledFlowSchema>;
 
 export const ScheduleCreateSchema = Type.Object(
   {
     id: Type.Optional(ScheduleId),
     cron: Cron,
     timezone: Type.Optional(TimeZone),
-    type: TaskType,
+    // Exactly one of `type` and `flow` (checked by the schedules service, naming the field).
+    type: Type.Optional(TaskType),
     payload: Type.Optional(Payload),
+    flow: Type.Optional(ScheduledFlowSchema),
     enabled: Type.Optional(Type.Boolean({ description: 'Default true' })),
     overlap: Type.Optional(OverlapPolicySchema),
     catchUp: Type.Optional(CatchUpPolicySchema),
@@ -57,12 +66,17 @@ export const SchedulePatchSchema = Type.Object(
     timezone: Type.Optional(TimeZone),
     type: Type.Optional(TaskType),
     payload: Type.Optional(Payload),
+    flow: Type.Optional(ScheduledFlowSchema),
     enabled: Type.Optional(Type.Boolean()),
     overlap: Type.Optional(OverlapPolicySchema),
     catchUp: Type.Optional(CatchUpPolicySchema),
     ...PlacementFields,
   },
-  { additionalProperties: false, minProperties: 1, description: 'The fields to change; `payload` replaces the whole payload' },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'The fields to change; `payload` replaces the whole payload; `type` makes a flow schedule a task schedule and `flow` the reverse',
+  },
 );
 export type SchedulePatch = Static<typeof SchedulePatchSchema>;
 
@@ -74,7 +88,6 @@ const NullableInstant = Type.Union([Instant, Type.Null()]);
 const ScheduleFields = {
   cron: Type.String(),
   timezone: Type.String(),
-  type: Type.String(),
   payload: Type.Record(Type.String(), Type.Unknown()),
   enabled: Type.Boolean(),
   overlap: OverlapPolicySchema,
@@ -85,6 +98,10 @@ const ScheduleFields = {
 export const ScheduleDefinitionSchema = Type.Object({
   id: Type.String(),
   ...ScheduleFields,
+  /** The task type each firing runs; absent on a schedule that fires a flow (`flow`). */
+  type: Type.Optional(Type.String()),
+  /** The flow each firing admits; absent on a schedule of a task type. */
+  flow: Type.Optional(ScheduledFlowSchema),
   createdAt: Instant,
   updatedAt: Instant,
   createdBy: Type.String(),
@@ -149,6 +166,8 @@ export const ScheduleViewSchema = Type.Object(
     id: Type.String(),
     builtIn: Type.Boolean({ description: 'A schedule of the service itself (config): listed, never written through this API' }),
     ...ScheduleFields,
+    type: Type.Union([Type.String(), Type.Null()], { description: 'the task type each firing runs; null when it fires a flow' }),
+    flow: Type.Union([ScheduledFlowSchema, Type.Null()], { description: 'the flow each firing admits (flow id `<schedule id>.<fire time>`); null for a task schedule' }),
     concurrencyKey: Type.Union([Type.String(), Type.Null()], { description: 'the concurrency key of its firings (docs/queue.md); null: unkeyed' }),
     priority: Type.Integer({ description: 'the priority of its firings, 1-5' }),
     nextRunAt: Type.Array(Instant, { description: 'The next five fire times (empty while disabled)' }),

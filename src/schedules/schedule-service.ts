@@ -12,12 +12,14 @@ import {
   scheduleRequesters,
   type ScheduleCreate,
   type ScheduleDefinition,
+  type ScheduledFlow,
   type ScheduleFiringState,
   type ScheduleList,
   type SchedulePatch,
   type ScheduleView,
 } from './schedule-record.js';
 import type { ScheduleStore } from './schedule-store.js';
+import { validateFlowSteps } from '../flows/flow-validation.js';
 import type { SecretRedactor } from '../redaction/known-secrets.js';
 import { placementOf } from '../domain/run-record.js';
 import { requestedPlacement } from '../tasks/placement-schema.js';
@@ -44,25 +46,58 @@ const NEXT_RUNS_SHOWN = 5;
 /** Codes of the trigger check that mean "this type or payload cannot be scheduled": a 400 naming the field. */
 const TRIGGER_REFUSALS = new Set(['invalid_request', 'task_type_internal', 'reserved_field', 'scope_outside_workspace']);
 
-/** The problems of a would-be definition, each naming its body field; empty when it can be stored. */
-function definitionProblems(candidate: Pick<ScheduleDefinition, 'cron' | 'timezone' | 'type' | 'payload'>, checkTrigger: TriggerCheck, now: Date): ErrorDetail[] {
-  const problems = cronProblems(candidate, { cron: pointer('body', 'cron'), timezone: pointer('body', 'timezone') }, now);
+type Candidate = Pick<ScheduleDefinition, 'cron' | 'timezone' | 'type' | 'payload' | 'flow' | 'concurrencyKey' | 'priority'>;
+
+/** The task type and payload checked as a trigger of them is: its details name the schedule's fields (`type`, `payload`). */
+function taskProblems(type: string, payload: Record<string, unknown>, checkTrigger: TriggerCheck): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
   try {
-    // The same check a trigger of this type and payload passes: the route's field names are the
-    // schedule's (`type`, `payload`), so its details name the schedule's fields too.
-    checkTrigger({ type: candidate.type, payload: candidate.payload });
+    checkTrigger({ type, payload });
   } catch (err) {
     if (!(err instanceof DomainError) || !TRIGGER_REFUSALS.has(err.code)) throw err;
     const details = Array.isArray(err.details) ? (err.details as ErrorDetail[]) : [];
     problems.push(...(details.length > 0 ? details : [{ path: pointer('body', 'type'), message: err.message }]));
   }
-  if ('idempotencyKey' in candidate.payload) {
+  if ('idempotencyKey' in payload) {
     problems.push({
       path: pointer('body', 'payload', 'idempotencyKey'),
       message: 'a schedule names each run itself (schedule:<id>:<fire time>); leave idempotencyKey out',
     });
   }
   return problems;
+}
+
+/** The flow checked as POST /api/flows checks one, its details re-pointed from `/body/steps` to `/body/flow/steps`. */
+function flowProblems(flow: ScheduledFlow, checkTrigger: TriggerCheck): ErrorDetail[] {
+  try {
+    validateFlowSteps(flow.steps, checkTrigger);
+    return [];
+  } catch (err) {
+    if (!(err instanceof DomainError) || !TRIGGER_REFUSALS.has(err.code)) throw err;
+    const details = Array.isArray(err.details) ? (err.details as ErrorDetail[]) : [];
+    const repoint = (path: string) => (path.startsWith('/body/') ? pointer('body', 'flow') + path.slice('/body'.length) : path);
+    return details.length > 0 ? details.map((d) => ({ path: repoint(d.path), message: d.message })) : [{ path: pointer('body', 'flow'), message: err.message }];
+  }
+}
+
+/** What a firing runs: a task type and payload, or a flow; exactly one. */
+function workProblems(candidate: Candidate, checkTrigger: TriggerCheck): ErrorDetail[] {
+  if (candidate.type === undefined && candidate.flow === undefined) {
+    return [{ path: pointer('body', 'type'), message: 'a schedule runs a task type (`type`, `payload`) or a flow (`flow`): send one of them' }];
+  }
+  if (candidate.flow === undefined) return taskProblems(candidate.type!, candidate.payload, checkTrigger);
+  const problems: ErrorDetail[] = [];
+  if (candidate.type !== undefined) problems.push({ path: pointer('body', 'flow'), message: 'a schedule runs a task type or a flow, not both: leave `type` out' });
+  if (Object.keys(candidate.payload).length > 0) problems.push({ path: pointer('body', 'payload'), message: 'a flow schedule\'s payloads are its steps\' (`flow.steps[i].payload`)' });
+  for (const field of ['concurrencyKey', 'priority'] as const) {
+    if (candidate[field] !== undefined) problems.push({ path: pointer('body', field), message: `a flow schedule's steps carry their own ${field} (\`flow.steps[i].${field}\`)` });
+  }
+  return [...problems, ...flowProblems(candidate.flow, checkTrigger)];
+}
+
+/** The problems of a would-be definition, each naming its body field; empty when it can be stored. */
+function definitionProblems(candidate: Candidate, checkTrigger: TriggerCheck, now: Date): ErrorDetail[] {
+  return [...cronProblems(candidate, { cron: pointer('body', 'cron'), timezone: pointer('body', 'timezone') }, now), ...workProblems(candidate, checkTrigger)];
 }
 
 /**
@@ -74,6 +109,7 @@ function shapesFirings(before: ScheduleDefinition, after: ScheduleDefinition): b
   return (
     after.type !== before.type ||
     canonicalJson(after.payload) !== canonicalJson(before.payload) ||
+    canonicalJson(after.flow ?? null) !== canonicalJson(before.flow ?? null) ||
     (after.enabled && !before.enabled)
   );
 }
@@ -102,8 +138,9 @@ export function scheduleView(definition: ScheduleDefinition, firing: ScheduleFir
     builtIn: false,
     cron: definition.cron,
     timezone: definition.timezone,
-    type: definition.type,
+    type: definition.type ?? null,
     payload: definition.payload,
+    flow: definition.flow ?? null,
     enabled: definition.enabled,
     overlap: definition.overlap,
     catchUp: definition.catchUp,
@@ -161,6 +198,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
   }
 
   const redactPayload = (payload: Record<string, unknown>) => deps.redact?.value(payload) ?? payload;
+  const redactFlow = (flow: ScheduledFlow): ScheduledFlow => ({ steps: flow.steps.map((step) => (step.payload ? { ...step, payload: redactPayload(step.payload) } : step)) });
 
   async function create(input: ScheduleCreate, actor: string): Promise<ScheduleView> {
     const id = input.id ?? generatedId();
@@ -172,8 +210,9 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
       id,
       cron: input.cron.trim(),
       timezone: input.timezone ?? DEFAULT_TIMEZONE,
-      type: input.type,
+      ...(input.type !== undefined ? { type: input.type } : {}),
       payload: redactPayload(input.payload ?? {}),
+      ...(input.flow !== undefined ? { flow: redactFlow(input.flow) } : {}),
       enabled: input.enabled ?? true,
       overlap: input.overlap ?? 'skip',
       catchUp: input.catchUp ?? 'skip',
@@ -199,10 +238,25 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
     if (!existing) throw notFound(`schedule '${id}'`);
     const now = clock.now();
     const at = now.toISOString();
+    // `type` makes it a task schedule, `flow` a flow schedule: the other kind's fields go (both sent: refused below).
+    const { type: oldType, flow: oldFlow, ...stored } = existing;
+    // A flow's steps carry their own placement: a task schedule's key and priority go with its type.
+    const { concurrencyKey: _key, priority: _priority, ...unplaced } = stored;
+    const kept = patch.flow !== undefined ? unplaced : stored;
+    const work =
+      patch.type !== undefined && patch.flow !== undefined
+        ? { type: patch.type, flow: patch.flow }
+        : patch.flow !== undefined
+          ? { flow: redactFlow(patch.flow) }
+          : patch.type !== undefined
+            ? { type: patch.type }
+            : { ...(oldType !== undefined ? { type: oldType } : {}), ...(oldFlow !== undefined ? { flow: oldFlow } : {}) };
+    const { type: _type, flow: _flow, ...rest } = patch;
     const merged: ScheduleDefinition = {
-      ...existing,
-      ...patch,
-      payload: patch.payload === undefined ? existing.payload : redactPayload(patch.payload),
+      ...kept,
+      ...rest,
+      ...work,
+      payload: patch.payload === undefined ? (patch.flow !== undefined ? {} : existing.payload) : redactPayload(patch.payload),
       cron: (patch.cron ?? existing.cron).trim(),
       updatedAt: at,
       updatedBy: actor,

@@ -7,7 +7,18 @@ import type { AdmissionOutcome, Admit } from '../tasks/admission.js';
 import type { TriggerCheck } from '../tasks/trigger-check.js';
 import { nextFireTime } from './cron-expression.js';
 import { dueFiring, MISFIRE_GRACE_MS, overlapAction, type DueFiring } from './firing-decision.js';
-import { NO_FIRINGS, scheduleActor, scheduleRequesters, scheduleRunId, type ScheduleDefinition, type ScheduleFiringState } from './schedule-record.js';
+import {
+  NO_FIRINGS,
+  scheduleActor,
+  scheduleRequesters,
+  scheduleRunId,
+  type ScheduleDefinition,
+  type ScheduledFlow,
+  type ScheduleFiringState,
+} from './schedule-record.js';
+import type { FlowService } from '../flows/flow-service.js';
+import { scheduledFlowId } from './scheduled-flow-id.js';
+import { validateFlowSteps } from '../flows/flow-validation.js';
 import type { ScheduleStore } from './schedule-store.js';
 import { placementOf } from '../domain/run-record.js';
 
@@ -16,6 +27,9 @@ import { placementOf } from '../domain/run-record.js';
  * does not know how a run is stopped, only that overlap `cancel-previous` asks for it.
  */
 export type CancelRun = (runId: string, actor: string, reason: string) => Promise<unknown>;
+
+/** The flows a flow schedule's firings admit (src/flows/flow-service.ts). */
+export type ScheduleFlows = Pick<FlowService, 'create' | 'get' | 'cancel'>;
 
 export interface ScheduleTimerDeps {
   schedules: ScheduleStore;
@@ -31,6 +45,8 @@ export interface ScheduleTimerDeps {
   checkTrigger: TriggerCheck;
   /** Absent: `cancel-previous` admits the new run beside the previous one (logged). */
   cancelRun?: CancelRun;
+  /** Admits, reads and cancels the flows that flow schedules fire. Absent: their firings are skipped with why. */
+  flows?: ScheduleFlows;
   /** How often the store is read again for schedules written by other instances (at most 5 s). */
   refreshIntervalMs?: number;
   graceMs?: number;
@@ -71,10 +87,11 @@ function takenBy(outcome: AdmissionOutcome, scheduleId: string): string | null {
   return `run id taken: ${run.runId} is a ${run.type} run admitted from ${run.source} by ${run.requestedBy}, not a firing of this schedule`;
 }
 
-/** Why the trigger check refuses the schedule's type and payload now; null when it passes. */
+/** Why the trigger check refuses the schedule's type and payload (or its flow's steps) now; null when it passes. */
 function triggerRefusal(checkTrigger: TriggerCheck, definition: ScheduleDefinition): string | null {
   try {
-    checkTrigger({ type: definition.type, payload: definition.payload });
+    if (definition.flow) validateFlowSteps(definition.flow.steps, checkTrigger);
+    else checkTrigger({ type: definition.type ?? '', payload: definition.payload });
     return null;
   } catch (err) {
     if (err instanceof DomainError) return err.message;
@@ -161,7 +178,8 @@ export function createScheduleTimer(deps: ScheduleTimerDeps): ScheduleTimer {
       return;
     }
     const tick = fireAt.toISOString();
-    const runId = scheduleRunId(definition.id, fireAt);
+    // What the firing is named by: its run, or a flow schedule's flow (recorded with a skip too).
+    const runId = definition.flow ? scheduledFlowId(definition.id, fireAt) : scheduleRunId(definition.id, fireAt);
     if (atOrAfter(fresh.lastFiredAt, fireAt) || atOrAfter(fresh.lastSkippedAt, fireAt)) {
       logger.debug({ scheduleId: definition.id, fireAt: tick }, 'schedule tick already decided by another instance');
       return;
@@ -178,6 +196,10 @@ export function createScheduleTimer(deps: ScheduleTimerDeps): ScheduleTimer {
       logger.warn({ scheduleId: definition.id, fireAt: tick, reason: refused }, 'scheduled firing refused by the trigger check');
       return;
     }
+    if (definition.flow) {
+      await fireFlow(definition, definition.flow, due, fresh);
+      return;
+    }
     const previous = fresh.lastRunId === null ? null : await deps.store.getRun(fresh.lastRunId);
     const action = overlapAction(definition.overlap, previous);
     if (action.kind === 'skip') {
@@ -187,7 +209,7 @@ export function createScheduleTimer(deps: ScheduleTimerDeps): ScheduleTimer {
     }
     if (action.kind === 'cancel-previous') await cancelPrevious(definition, action.previousRunId, fireAt);
     const outcome = await deps.admit({
-      type: definition.type,
+      type: definition.type ?? '',
       payload: definition.payload,
       source: 'schedule',
       requestedBy: definition.createdBy,
@@ -205,6 +227,62 @@ export function createScheduleTimer(deps: ScheduleTimerDeps): ScheduleTimer {
     }
     await schedules.recordFiring(definition.id, { kind: 'fired', fireAt, runId: outcome.run.runId, catchUp: due.catchUp });
     logger.debug({ scheduleId: definition.id, fireAt: tick, runId: outcome.run.runId, outcome: outcome.kind, catchUp: due.catchUp }, 'schedule fired');
+  }
+
+  /** The previous firing's flow as overlap reads it: not ended counts as an unfinished run (null: none, or not a flow). */
+  async function previousFlow(flows: ScheduleFlows, lastId: string | null): Promise<{ runId: string; status: 'running' | 'success' } | null> {
+    if (lastId === null) return null;
+    try {
+      const flow = await flows.get(lastId);
+      return { runId: flow.flowId, status: flow.status === 'running' ? 'running' : 'success' };
+    } catch (err) {
+      // The schedule fired a task before it fired flows: its last run is no flow.
+      if (err instanceof DomainError && err.code === 'not_found') return null;
+      throw err;
+    }
+  }
+
+  /**
+   * A flow schedule's due tick: the flow `<schedule id>.<fire time>` is admitted as POST /api/flows
+   * admits one, so instances firing the same tick make one flow (its insert-if-absent answers the
+   * others duplicate). `lastRunId` records the flow id; overlap reads the previous flow's status.
+   */
+  async function fireFlow(definition: ScheduleDefinition, flow: ScheduledFlow, due: Extract<DueFiring, { kind: 'fire' }>, fresh: ScheduleFiringState): Promise<void> {
+    const { fireAt } = due;
+    const flowId = scheduledFlowId(definition.id, fireAt);
+    const flows = deps.flows;
+    if (!flows) {
+      await schedules.recordFiring(definition.id, { kind: 'skipped', fireAt, runId: flowId, reason: 'refused: this instance admits no flows' });
+      return;
+    }
+    const action = overlapAction(definition.overlap, await previousFlow(flows, fresh.lastRunId));
+    if (action.kind === 'skip') {
+      await schedules.recordFiring(definition.id, { kind: 'skipped', fireAt, runId: flowId, reason: action.reason.replace('previous run', 'previous flow') });
+      return;
+    }
+    if (action.kind === 'cancel-previous') {
+      const actor = scheduleActor(definition.id);
+      const reason = `schedule ${definition.id} fired at ${fireAt.toISOString()} (overlap cancel-previous)`;
+      await flows.cancel(action.previousRunId, reason, { actor, role: 'operator', apiKeyLabel: actor, apiKeyExpiresAt: null }).catch((err: unknown) => {
+        // It ended meanwhile (a cancel answers conflict): the new flow goes ahead.
+        logger.warn({ err, scheduleId: definition.id, previousFlowId: action.previousRunId }, 'cancel of the previous scheduled flow failed');
+      });
+    }
+    const outcome = await flows.create({
+      id: flowId,
+      steps: flow.steps,
+      requestedBy: definition.createdBy,
+      requesters: scheduleRequesters(definition),
+      scheduledBy: { scheduleId: definition.id, fireAt: fireAt.toISOString() },
+    });
+    if (outcome.kind === 'duplicate' && outcome.scheduledBy?.scheduleId !== definition.id) {
+      const reason = `flow id taken: ${flowId} is a flow not admitted by this schedule`;
+      await schedules.recordFiring(definition.id, { kind: 'skipped', fireAt, runId: flowId, reason });
+      logger.warn({ scheduleId: definition.id, fireAt: fireAt.toISOString(), flowId }, `scheduled firing not admitted: ${reason}`);
+      return;
+    }
+    await schedules.recordFiring(definition.id, { kind: 'fired', fireAt, runId: flowId, catchUp: due.catchUp });
+    logger.debug({ scheduleId: definition.id, fireAt: fireAt.toISOString(), flowId, outcome: outcome.kind, catchUp: due.catchUp }, 'schedule fired a flow');
   }
 
   function decidedAt(id: string): Date | null {

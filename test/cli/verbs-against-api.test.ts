@@ -231,13 +231,19 @@ describe('each orch verb against a live service, compared with the API', () => {
     const created = await get('/api/schedules/verbs-nightly');
     expect(added.stdout).toBe(`added  ${created.id}  next ${shown(created.nextRunAt[0])}\n`);
     expect((await orch(['schedules', 'pause', 'verbs-nightly'], env)).stdout).toBe('paused  verbs-nightly\n');
-    const schedules = (await get('/api/schedules')).schedules as Array<{ id: string; type: string; cron: string; timezone: string; builtIn: boolean; enabled: boolean }>;
+    // A schedule that fires a flow: its type column names the flow's size.
+    const steps = ['a', 'b'].map((key) => ({ key, type: TYPE, payload: { content: `Step ${key}.` } }));
+    expect((await svc.api.post('/api/schedules', { id: 'verbs-flow', cron: '0 3 * * *', flow: { steps } })).status).toBe(201);
+    type Listed = { id: string; type: string | null; flow: { steps: unknown[] } | null; cron: string; timezone: string; builtIn: boolean; enabled: boolean };
+    const schedules = (await get('/api/schedules')).schedules as Listed[];
     const listed = await orch(['schedules'], env);
+    const work = (s: Listed) => (s.flow ? `flow \\(${s.flow.steps.length} steps\\)` : s.type);
     for (const s of schedules) {
       const state = s.builtIn ? 'built-in' : s.enabled ? 'enabled' : 'paused';
-      expect(lineOf(listed.stdout, s.id)).toMatch(new RegExp(`^${s.id}\\s+${s.type}\\s+${s.cron.replace(/\*/g, '\\*')}\\s+${s.timezone}\\s+${state}`));
+      expect(lineOf(listed.stdout, s.id)).toMatch(new RegExp(`^${s.id}\\s+${work(s)}\\s+${s.cron.replace(/\*/g, '\\*')}\\s+${s.timezone}\\s+${state}`));
     }
     expect((await orch(['schedules', 'rm', 'verbs-nightly'], env)).stdout).toBe('removed  verbs-nightly\n');
+    expect((await orch(['schedules', 'rm', 'verbs-flow'], env)).stdout).toBe('removed  verbs-flow\n');
     expect((await svc.api.get('/api/schedules/verbs-nightly')).status).toBe(404);
   });
 

@@ -60,6 +60,21 @@ describe('flow routes', () => {
     expect((await api.get('/api/flows/loop')).status).toBe(404);
   });
 
+  it('queues each step with its own concurrency key and priority; a bad one is 400 naming the step and field, and admits nothing', async () => {
+    const res = await api.post('/api/flows', { id: 'placed', steps: [note('a', [], { concurrencyKey: 'tenant-a', priority: 5 }), note('b', ['a'])] });
+    expect(res.status).toBe(202);
+    await flowEnded('placed');
+    expect((await api.run('flow:placed:a')).body).toMatchObject({ concurrencyKey: 'tenant-a', priority: 5 });
+    expect((await api.run('flow:placed:b')).body).toMatchObject({ concurrencyKey: null, priority: 3 });
+
+    for (const [field, value] of [['concurrencyKey', ''], ['priority', 9]] as const) {
+      const bad = await api.post('/api/flows', { id: 'misplaced', steps: [note('a'), note('b', ['a'], { [field]: value })] });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.details).toEqual([expect.objectContaining({ path: `/body/steps/1/${field}` })]);
+    }
+    expect((await api.get('/api/flows/misplaced')).status).toBe(404);
+  });
+
   it('fails the flow when a step fails and skips its dependents under the default policy', async () => {
     await api.post('/api/flows', { id: 'broken', steps: [note('a', [], { payload: { note: 'x', shape: 'wrong' } }), note('b', ['a'])] });
     const flow = await flowEnded('broken');

@@ -70,6 +70,31 @@ describe('schedules through the real service', () => {
     expect((await scheduleRuns(api, 'every-two')).length).toBeGreaterThanOrEqual(3);
   }, 30_000);
 
+  it('fires a flow schedule: a bad flow is refused at write naming /body/flow/steps, each firing is a flow whose steps run in order', async () => {
+    const steps = [{ key: 'first', type: 'nightly-batch' }, { key: 'then', type: 'nightly-batch', dependsOn: ['first'], priority: 4 }];
+    const bad = await api.post('/api/schedules', { id: 'flow-bad', cron: '*/2 * * * * *', flow: { steps: [steps[0], { ...steps[1], dependsOn: ['nope'] }] } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual([expect.objectContaining({ path: '/body/flow/steps/1/dependsOn/0' })]);
+    const both = await api.post('/api/schedules', { id: 'flow-bad', cron: '*/2 * * * * *', type: 'nightly-batch', flow: { steps } });
+    expect(both.status).toBe(400);
+    expect((await api.get('/api/schedules/flow-bad')).status).toBe(404);
+
+    const created = await api.post('/api/schedules', { id: 'flow-two', cron: '*/2 * * * * *', flow: { steps } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ type: null, flow: { steps } });
+    const flow = await waitFor(async () => {
+      const { lastRunId } = (await api.get('/api/schedules/flow-two')).body;
+      if (typeof lastRunId !== 'string') return undefined;
+      const view = await api.get(`/api/flows/${lastRunId}`);
+      return view.body.status === 'success' ? view.body : undefined;
+    }, 15_000, 'a flow of flow-two ended success');
+    expect(flow.flowId).toMatch(/^flow-two\.\d{8}T\d{6}\.000Z$/);
+    const at = Object.fromEntries((flow.steps as Array<{ key: string; startedAt: string; finishedAt: string }>).map((s) => [s.key, s]));
+    expect(at.then!.startedAt >= at.first!.finishedAt).toBe(true);
+    expect((await api.run(`flow:${flow.flowId}:then`)).body).toMatchObject({ source: 'flow', priority: 4 });
+    expect((await api.delete('/api/schedules/flow-two')).status).toBe(204);
+  }, 30_000);
+
   it('with overlap skip, admits nothing while the last run is held, and says why', async () => {
     // requiresApproval holds each run (pending) until an operator decides: the previous run never ends here.
     const created = await api.post('/api/schedules', { id: 'held', cron: '* * * * * *', type: 'nightly-batch', payload: { requiresApproval: true } });

@@ -1,11 +1,9 @@
-import { join } from 'node:path';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.js';
 import { createSchedulesModule } from '../../src/schedules/module.js';
 import type { ScheduleCreate } from '../../src/schedules/schedule-record.js';
 import type { CancelRun } from '../../src/schedules/schedule-timer.js';
-import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { createAdmission } from '../../src/tasks/admission.js';
 import { createApprovalPolicy } from '../../src/tasks/approval-policy.js';
@@ -14,6 +12,7 @@ import { TASK_CATALOG } from '../../src/tasks/catalog.js';
 import { createTriggerCheck } from '../../src/tasks/trigger-check.js';
 import { fixedClock } from '../support/clocks.js';
 import { tempDir } from '../support/config.js';
+import { fileStores } from '../support/file-stores.js';
 import { operator } from '../support/identities.js';
 import { testLaneRegistry } from '../support/lanes.js';
 import { refusal } from '../support/domain-errors.js';
@@ -21,17 +20,7 @@ import { refusal } from '../support/domain-errors.js';
 const BUILT_INS = { heartbeatCron: '*/5 * * * *', nightlyBatchCron: '0 3 * * *', businessCycleCron: '17 */6 * * *', schedulerEnabled: true };
 const START = '2026-03-01T10:00:00.500Z';
 
-const open: StateStore[] = [];
-afterEach(async () => {
-  for (const store of open.splice(0)) await store.close();
-});
-
-async function openStore(): Promise<StateStore> {
-  const store = openStateStore(join(tempDir('schedules-'), 'state.json'));
-  await store.open();
-  open.push(store);
-  return store;
-}
+const openStore = fileStores('schedules-');
 
 /** One instance's schedules module over `store` (several may share one), with its own clock. */
 function instance(store: StateStore, options: { clock?: ReturnType<typeof fixedClock>; cancelRun?: CancelRun; failingAdmissions?: number } = {}) {

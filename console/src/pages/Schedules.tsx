@@ -30,7 +30,7 @@ interface FormState {
 const blank: FormState = { id: '', cron: '0 2 * * *', timezone: 'UTC', type: '', payloadText: '{}', overlap: 'skip', catchUp: 'skip', enabled: true };
 
 function formOf(s: ScheduleView): FormState {
-  return { id: s.id, cron: s.cron, timezone: s.timezone, type: s.type, payloadText: JSON.stringify(s.payload, null, 2), overlap: s.overlap, catchUp: s.catchUp, enabled: s.enabled };
+  return { id: s.id, cron: s.cron, timezone: s.timezone, type: s.type ?? '', payloadText: JSON.stringify(s.payload, null, 2), overlap: s.overlap, catchUp: s.catchUp, enabled: s.enabled };
 }
 
 function parsePayload(text: string): { ok: true; payload: Record<string, unknown> } | { ok: false; error: string } {
@@ -169,7 +169,7 @@ function ScheduleRow({ s, mayWrite, onEdit, onMessage }: { s: ScheduleView; mayW
         {s.builtIn && <div className="hint">built in</div>}
       </td>
       <td>
-        <code>{s.type}</code>
+        <code>{s.flow ? `flow (${s.flow.steps.length} steps)` : s.type}</code>
       </td>
       <td className="full" data-label="When">
         {words}
@@ -217,9 +217,12 @@ function ScheduleRow({ s, mayWrite, onEdit, onMessage }: { s: ScheduleView; mayW
         <td className="full">
           {!s.builtIn && (
             <div className="actions">
-              <button type="button" className="secondary" onClick={onEdit}>
-                Edit
-              </button>
+              {/* The form edits a type and payload; a flow schedule is changed through the API. */}
+              {!s.flow && (
+                <button type="button" className="secondary" onClick={onEdit}>
+                  Edit
+                </button>
+              )}
               <button
                 type="button"
                 className="secondary"

@@ -139,6 +139,12 @@ export const ackVerb: Verb = {
   },
 };
 
+/** What a listed schedule runs: its task type, or for one that fires a flow `flow (N steps)`. */
+function scheduleWork(row: Row): unknown {
+  const steps = (row.flow as { steps?: unknown[] } | null | undefined)?.steps;
+  return Array.isArray(steps) ? `flow (${steps.length} step${steps.length === 1 ? '' : 's'})` : row.type;
+}
+
 const SCHEDULE_ACTIONS = ['list', 'add', 'pause', 'resume', 'rm'];
 
 export const schedulesVerb: Verb = {
@@ -174,7 +180,7 @@ export const schedulesVerb: Verb = {
           rows,
           [
             { header: 'id', value: (r) => r.id, fit: 'wrap' },
-            { header: 'type', value: (r) => r.type },
+            { header: 'type', value: scheduleWork },
             { header: 'cron', value: (r) => r.cron },
             { header: 'zone', value: (r) => r.timezone ?? 'UTC' },
             { header: 'state', value: (r) => (r.builtIn ? 'built-in' : r.enabled === false ? 'paused' : 'enabled') },

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import type { RunEventHub } from '../../events/run-event-hub.js';
-import { DEPENDENCY_FAILURE_POLICIES, FLOW_NAME_PATTERN, MAX_FLOW_STEPS, flowStepRunId } from '../../flows/flow-definition.js';
+import { flowStepRunId } from '../../flows/flow-definition.js';
+import { FlowName, FlowStepsSchema } from '../../flows/flow-schema.js';
 import type { FlowService } from '../../flows/flow-service.js';
 import { FLOW_STEP_STATES } from '../../flows/flow-step-state.js';
 import { MAX_CANCEL_REASON_CHARS } from '../../tasks/run-cancel.js';
@@ -8,29 +9,11 @@ import { ErrorBodySchema } from '../error-schema.js';
 import type { ProtectedContext, RouteSpec } from '../route-spec.js';
 import { lastEventId, TokenQuery, StreamDescription, StreamSchema, streamReply } from './events.js';
 
-const FlowName = (description: string) => Type.String({ pattern: FLOW_NAME_PATTERN, description });
-const Policy = Type.Union(
-  DEPENDENCY_FAILURE_POLICIES.map((p) => Type.Literal(p)),
-  { description: 'when a dependency did not succeed: `fail` (default) skips the step and fails the flow, `skip` skips it and the flow goes on, `run` runs it anyway' },
-);
-
-const StepBody = Type.Object(
-  {
-    key: FlowName('the step\'s name in the flow; its run id is `flow:<flowId>:<key>`'),
-    type: Type.String({ minLength: 1, maxLength: 200, description: 'a task type of the catalog' }),
-    payload: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'checked as a trigger\'s payload' })),
-    dependsOn: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: MAX_FLOW_STEPS })),
-    onDependencyFailure: Type.Optional(Policy),
-  },
-  { additionalProperties: false },
-);
-
 const FlowBody = Type.Object(
   {
     id: Type.Optional(FlowName('the flow id; the same id again is a duplicate (200)')),
     idempotencyKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the same key again answers the flow it first admitted (200)' })),
-    // The bound itself is checked by the flows module, which names the step one too many.
-    steps: Type.Array(StepBody, { minItems: 1 }),
+    steps: FlowStepsSchema,
   },
   { additionalProperties: false },
 );

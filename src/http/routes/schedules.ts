@@ -14,8 +14,11 @@ import type { ProtectedContext, RouteSpec } from '../route-spec.js';
 const ScheduleParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 type Params = Static<typeof ScheduleParams>;
 
-const INVALID =
-  'A bad cron expression (five fields, or six with seconds first), time zone, task type (unknown or internal) or payload (checked as a trigger’s) answers 400 `invalid_request`, its details naming each field.';
+const INVALID = [
+  'A bad cron expression (five fields, or six with seconds first), time zone, task type (unknown or internal) or payload (checked as a trigger’s) answers 400 `invalid_request`, its details naming each field.',
+  'A schedule runs a task type (`type`, `payload`) or a flow (`flow: {steps}`, checked as POST /api/flows checks one, details under `/body/flow/steps/<i>`), exactly one of them;',
+  'each firing of a flow schedule admits the flow `<id>.<fire time>` once however many instances fire it.',
+].join(' ');
 const BUILT_IN = 'The built-in schedules (heartbeat, nightly-batch, business-cycle) come from config and answer 409 `conflict`.';
 
 /**
