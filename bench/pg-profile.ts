@@ -17,7 +17,7 @@ import pg from 'pg';
 import { PostgresStateStore } from '../src/store/postgres/postgres-state-store.js';
 import type { AppendRecord, MutateResult } from '../src/store/types.js';
 import type { RunRecord } from '../src/domain/run-record.js';
-import { isOwnedAttempt, markRunning, markSucceeded, newRunRecord } from '../src/tasks/run-transitions.js';
+import { isOwnedAttempt, markRunning, markSucceeded, newRunRecord } from '../src/runtime/run-transitions.js';
 
 const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const RUNS = Number(process.argv[2] ?? 400);

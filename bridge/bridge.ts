@@ -2,7 +2,7 @@ import { payloadFromAssignments } from '../src/cli/assignments.js';
 import { UsageError } from '../src/cli/usage-error.js';
 import { closest } from '../src/cli/suggest.js';
 import { createOrchClient, describeClientError, OrchApiError, OrchNetworkError, type OrchClient } from '../src/client/index.js';
-import { approvalProgressOf, approvalProgressText, awaitsQuorum } from '../src/tasks/approval-answer.js';
+import { approvalProgressOf, approvalProgressText, awaitsQuorum } from '../src/runtime/approval-answer.js';
 import { finishReply } from './reply.js';
 import { tokenize } from './tokenize.js';
 

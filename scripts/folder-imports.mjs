@@ -21,7 +21,7 @@ export const LAYERS = [
   ['type modules', 'store', 'coordination', 'workspace'],
   ['worker-sdk'],
   ['agents', 'models', 'runlogs'],
-  ['tasks'],
+  ['runtime'],
   ['workers', 'lanes', 'operator-types', 'flows', 'tokens', 'knowledge', 'business', 'incidents', 'alerts', 'proof', 'events', 'persistence', 'schedules', 'scheduler', 'aggregates', 'metrics', 'migrate'],
   ['http', 'client', 'cli', 'demo', 'relay'],
   ['bridge'],

@@ -51,7 +51,7 @@ function gateOf(payload: LanePayload<'community-response'>): CommunityResponseGa
 /**
  * The folders the result names files in. The gate carries no logs folder of its own, but the
  * service always puts the queue log at `<logsDir>/queue-submissions.jsonl`
- * (src/tasks/community-response-gate.ts), so its folder is the logs folder.
+ * (src/runtime/community-response-gate.ts), so its folder is the logs folder.
  */
 function displayRootsOf(gate: CommunityResponseGate, context: LaneContext): DisplayRoots {
   return { workspaceRoot: context.workspaceRoot, logsDir: dirname(gate.queueLogPath) };

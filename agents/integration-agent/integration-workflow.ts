@@ -22,7 +22,7 @@ export type WorkflowPlan = LaneResult<{
  * integration-workflow: normalizes the submitted steps (shorthand, objects or the default
  * workflow) into an ordered plan. The service, not the worker, admits each step as a child run
  * through its one admission path once this plan is recorded, one after another, and reroutes a
- * failed step (src/tasks/workflow-driver.ts); the steps' live outcomes appear on the run.
+ * failed step (src/runtime/workflow-driver.ts); the steps' live outcomes appear on the run.
  */
 export function planIntegrationWorkflow(payload: LanePayload<'integration-workflow'>, context: LaneContext): WorkflowPlan | LaneRefusal {
   const { steps, problems } = normalizeSteps(payload.steps);

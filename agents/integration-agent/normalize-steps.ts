@@ -1,4 +1,4 @@
-import { getCatalogEntry } from '../../src/tasks/catalog.js';
+import { getCatalogEntry } from '../../src/runtime/catalog.js';
 import type { LanePayload } from '../../src/worker-sdk/lane-definition.js';
 
 /** A step as the schema admits it: shorthand `'<task-type>: <description>'` or an object. */

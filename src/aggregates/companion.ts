@@ -1,6 +1,6 @@
 import type { IncidentDigest, IncidentReadPort, IncidentRollup } from '../incidents/read-port.js';
 import type { StateStore } from '../store/types.js';
-import type { CatalogView } from '../tasks/catalog-view.js';
+import type { CatalogView } from '../runtime/catalog-view.js';
 import type { RunRecord } from '../domain/run-record.js';
 import type { ControlPlaneSnapshot } from '../worker-sdk/control-plane.js';
 import { clipText, fitBrief } from './bounded-brief.js';

@@ -1,6 +1,6 @@
 import type { IncidentRollup } from '../incidents/read-port.js';
 import type { RunCounts } from '../store/types.js';
-import { getCatalogEntry } from '../tasks/catalog.js';
+import { getCatalogEntry } from '../runtime/catalog.js';
 import type { RunRecord } from '../domain/run-record.js';
 import type { TaskRecord } from '../domain/orchestrator-state.js';
 import type { AccountingRollup } from './accounting-rollup.js';

@@ -3,7 +3,7 @@ import type { ServiceGapSignal } from '../agents/service-probe.js';
 import type { AppConfig } from '../config/types.js';
 import type { IncidentRollup } from '../incidents/read-port.js';
 import type { RunCounts } from '../store/types.js';
-import { taskCatalog } from '../tasks/catalog.js';
+import { taskCatalog } from '../runtime/catalog.js';
 import type { CodeHostReading } from './code-host-monitor.js';
 import type { PersistenceView } from './persistence-view.js';
 import type { Maybe } from './read-ports.js';

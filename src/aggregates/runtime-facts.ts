@@ -1,7 +1,7 @@
 import type { RegisteredAgent } from '../agents/registry.js';
 import type { ServiceUnitReading } from '../agents/service-probe.js';
 import type { AppConfig } from '../config/types.js';
-import { taskCatalog } from '../tasks/catalog.js';
+import { taskCatalog } from '../runtime/catalog.js';
 
 const typesWhere = (fact: (e: ReturnType<typeof taskCatalog>[number]) => boolean) => taskCatalog().filter(fact).map((e) => e.type);
 import type { RunRecord } from '../domain/run-record.js';

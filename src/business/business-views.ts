@@ -8,7 +8,7 @@
 import type { Clock } from '../clock.js';
 import { notFound } from '../domain/errors.js';
 import type { StateStore } from '../store/types.js';
-import { getCatalogEntry } from '../tasks/catalog.js';
+import { getCatalogEntry } from '../runtime/catalog.js';
 import { CANDIDATES_KEPT } from './cycle-planning.js';
 import type { CycleStore } from './cycle-store.js';
 import type { PlannerContextReader } from './planner-context.js';

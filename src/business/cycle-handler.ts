@@ -5,7 +5,7 @@
  * `failed` (counting towards the backoff) and fails the run.
  */
 
-import type { HandlerOutcome, StateHandler } from '../tasks/handler-types.js';
+import type { HandlerOutcome, StateHandler } from '../runtime/handler-types.js';
 import { FINISH_WAIT_MS, type CycleGate } from './cycle-gate.js';
 import type { CycleOutcome } from './cycle-outcome.js';
 import type { PlanCycle } from './cycle-planning.js';

@@ -6,9 +6,9 @@
  * evidence. A missing or invalid registry blocks the cycle with the problems as its blockers.
  */
 
-import type { Admit } from '../tasks/admission.js';
+import type { Admit } from '../runtime/admission.js';
 import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';
-import { actorList } from '../tasks/run-requesters.js';
+import { actorList } from '../runtime/run-requesters.js';
 import { FINISH_WAIT_MS, type CycleGate } from './cycle-gate.js';
 import type { CycleOutcome } from './cycle-outcome.js';
 import type { CycleRecord } from './cycle-rules.js';

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';
-import type { Admit } from '../tasks/admission.js';
+import type { Admit } from '../runtime/admission.js';
 import type { CycleOutcome } from './cycle-outcome.js';
 import type { CycleRecord, SchedulerState } from './cycle-rules.js';
 import type { CycleStore } from './cycle-store.js';

@@ -1,8 +1,8 @@
 import type { AppConfig } from '../config/types.js';
 import type { StateStore } from '../store/types.js';
-import type { Admit } from '../tasks/admission.js';
-import type { HandlerOutcome, StateHandler } from '../tasks/handler-types.js';
-import { actorList, requestersOf } from '../tasks/run-requesters.js';
+import type { Admit } from '../runtime/admission.js';
+import type { HandlerOutcome, StateHandler } from '../runtime/handler-types.js';
+import { actorList, requestersOf } from '../runtime/run-requesters.js';
 import { resolveWorkspacePath } from '../workspace/boundary.js';
 import type { Clock } from '../clock.js';
 import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';

@@ -1,6 +1,6 @@
 import { narrowConfig } from '../config/narrow.js';
-import { bindStateHandler } from '../tasks/handler-types.js';
-import type { LaneDefinition } from '../tasks/lanes.js';
+import { bindStateHandler } from '../runtime/handler-types.js';
+import type { LaneDefinition } from '../runtime/lanes.js';
 import { createIntakeHandler } from './intake.js';
 import { BUSINESS_CYCLE_TASK, createBusinessService, type BusinessDeps } from './service.js';
 import { checkChainAdmission } from './work-cycle/chain-owner.js';

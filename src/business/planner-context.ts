@@ -6,7 +6,7 @@
  */
 
 import type { AppConfig } from '../config/types.js';
-import { checkTaskRequest } from '../tasks/payload-validation.js';
+import { checkTaskRequest } from '../runtime/payload-validation.js';
 import { checkPayloadScopes } from '../workspace/boundary.js';
 import type { CycleStore } from './cycle-store.js';
 import type { PlannerContext } from './planner.js';

@@ -1,4 +1,4 @@
-import { getTaskType } from '../tasks/catalog.js';
+import { getTaskType } from '../runtime/catalog.js';
 import type { ActionKind } from './registry-schema.js';
 
 

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { Coordination } from '../coordination/types.js';
 import type { StateStore } from '../store/types.js';
-import type { Admit } from '../tasks/admission.js';
+import type { Admit } from '../runtime/admission.js';
 import { createBusinessViews } from './business-views.js';
 import { createCycleGate } from './cycle-gate.js';
 import { createCycleHandler } from './cycle-handler.js';

@@ -1,5 +1,5 @@
 import type { OrchClient } from '../client/index.js';
-import type { BulkAnswer, BulkFilter } from '../tasks/bulk-actions.js';
+import type { BulkAnswer, BulkFilter } from '../runtime/bulk-actions.js';
 import { paint, statusColour, type Output } from './output.js';
 import { didYouMean } from './suggest.js';
 import { table } from './table.js';

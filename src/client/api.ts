@@ -1,8 +1,8 @@
-import type { QueueAnswer } from '../tasks/queue-view.js';
+import type { QueueAnswer } from '../runtime/queue-view.js';
 import type { RunLogLine } from '../domain/run-log-line.js';
 import type { RunEventData } from '../events/sse-frames.js';
-import type { TriggerAnswer as Admission } from '../tasks/trigger-answer.js';
-import type { RunView } from '../tasks/run-view.js';
+import type { TriggerAnswer as Admission } from '../runtime/trigger-answer.js';
+import type { RunView } from '../runtime/run-view.js';
 import type { FlowView } from '../flows/flow-view.js';
 import { createHttp, type ClientOptions, type ClientResponse } from './http.js';
 import { followEventStream, type FollowOptions, type StreamEvent } from './sse.js';

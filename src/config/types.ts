@@ -186,7 +186,7 @@ export interface AppConfig {
   sandbox: { allowUnsandboxed: boolean };
   /**
    * Approval policy as configured, keyed by task type or `default` (empty: today's behaviour,
-   * operators decide, self-approval allowed, no expiry). Resolved by src/tasks/approval-policy.ts,
+   * operators decide, self-approval allowed, no expiry). Resolved by src/runtime/approval-policy.ts,
    * which also refuses a key that is not a task type of the catalog.
    */
   approvalPolicy: Record<string, ApprovalPolicyEntry>;

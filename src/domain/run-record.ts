@@ -1,6 +1,6 @@
 /**
  * The run record and its parts: what the store keeps of one admitted task request, shared by
- * the runtime (src/tasks/), every store driver (src/store/) and the readers built on them.
+ * the runtime (src/runtime/), every store driver (src/store/) and the readers built on them.
  */
 /**
  * Run status as named in responses (the spec's run/admission vocabulary, minus admission-only
@@ -167,7 +167,7 @@ export interface RunRecord {
   /**
    * Every actor the work is requested by, `requestedBy` included unless the work is another's
    * (an approval replay is its held run's requesters'): a schedule's shapers, a rerun's caller and
-   * the original's requesters, a workflow's requesters for its steps (src/tasks/run-requesters.ts).
+   * the original's requesters, a workflow's requesters for its steps (src/runtime/run-requesters.ts).
    * Absent on runs stored before it was recorded: `requestedBy` alone.
    */
   requesters?: string[];

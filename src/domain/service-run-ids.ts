@@ -1,7 +1,7 @@
 /**
  * The run ids the service names for itself, in one list. Each module that makes such an id takes
  * its prefix from here, and a client's idempotency key (which becomes a run id) may use none of
- * them (src/tasks/payload-validation.ts): a client that could take one of these ids first would
+ * them (src/runtime/payload-validation.ts): a client that could take one of these ids first would
  * have the service's own run suppressed as a duplicate of theirs.
  */
 export const SERVICE_RUN_ID_PREFIXES = {
@@ -9,7 +9,7 @@ export const SERVICE_RUN_ID_PREFIXES = {
   schedule: 'schedule:',
   /** A flow step: `flow:<flow id>:<key>` (reserved for flows; DECISIONS.md). */
   flow: 'flow:',
-  /** The approved work of a held run: `approval-replay:<task id>` (src/tasks/approvals.ts). */
+  /** The approved work of a held run: `approval-replay:<task id>` (src/runtime/approvals.ts). */
   approvalReplay: 'approval-replay:',
   /** An incident policy's task: `incident:<incident id>:e<episode>:<role>` (src/incidents/policy.ts). */
   incident: 'incident:',
@@ -28,14 +28,14 @@ export const SERVICE_RUN_ID_PREFIXES = {
   businessTask: 'business-task:',
   /** The run every start records: `startup:<started at>:<owner>` (src/app.ts). */
   startup: 'startup:',
-  /** The one run of a debounce window: `debounce:<key digest>:<window ms>:<window index>` (src/tasks/debounce.ts). */
+  /** The one run of a debounce window: `debounce:<key digest>:<window ms>:<window index>` (src/runtime/debounce.ts). */
   debounce: 'debounce:',
 } as const;
 
 /**
  * An integration workflow names its steps after its own run id (`<workflow>:step-<n>`, and
  * `…:reroute` for a failed step's reroute), which a client may have chosen: the mark is a suffix,
- * not a prefix (src/tasks/workflow-driver.ts).
+ * not a prefix (src/runtime/workflow-driver.ts).
  */
 export const WORKFLOW_STEP_MARK = ':step-';
 const WORKFLOW_CHILD_ENDING = /:step-\d+(?::reroute)?$/;

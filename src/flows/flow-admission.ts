@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { ProgrammingError } from '../domain/errors.js';
 import type { StateStore } from '../store/types.js';
-import type { Admit } from '../tasks/admission.js';
-import { requestedPlacement } from '../tasks/placement-schema.js';
-import type { TriggerCheck } from '../tasks/trigger-check.js';
-import { actorList } from '../tasks/run-requesters.js';
+import type { Admit } from '../runtime/admission.js';
+import { requestedPlacement } from '../runtime/placement-schema.js';
+import type { TriggerCheck } from '../runtime/trigger-check.js';
+import { actorList } from '../runtime/run-requesters.js';
 import { FLOW_COLLECTIONS, flowStepRunId, type FlowDoc, type FlowScheduledBy } from './flow-definition.js';
 import { validateFlowSteps, type FlowStepRequest } from './flow-validation.js';
 

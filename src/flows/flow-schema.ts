@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { PlacementFields } from '../tasks/placement-schema.js';
+import { PlacementFields } from '../runtime/placement-schema.js';
 import { DEPENDENCY_FAILURE_POLICIES, FLOW_NAME_PATTERN, MAX_FLOW_STEPS } from './flow-definition.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { FlowStepLink, RunRecord } from '../domain/run-record.js';
-import { withApprovalRequested, withAttemptState, withEvent } from '../tasks/run-transitions.js';
+import { withApprovalRequested, withAttemptState, withEvent } from '../runtime/run-transitions.js';
 
 /** A step still waiting for its dependencies, as stored: the only state promotion and skipping start from. */
 export function isWaiting(run: RunRecord | null): run is RunRecord {

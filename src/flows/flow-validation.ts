@@ -1,6 +1,6 @@
 import { DomainError, invalidRequest, pointer, type ErrorDetail } from '../domain/errors.js';
-import { requestedPlacement } from '../tasks/placement-schema.js';
-import type { TriggerCheck } from '../tasks/trigger-check.js';
+import { requestedPlacement } from '../runtime/placement-schema.js';
+import type { TriggerCheck } from '../runtime/trigger-check.js';
 import { FLOW_NAME, MAX_FLOW_STEPS, type DependencyFailurePolicy, type FlowStepDefinition } from './flow-definition.js';
 import { dependencyOrder } from './flow-graph.js';
 import { findReferences, isWellFormedReference } from './flow-references.js';

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { RunRecord } from '../domain/run-record.js';
-import type { ApprovalEscalation } from '../tasks/approval-expiry.js';
+import type { ApprovalEscalation } from '../runtime/approval-expiry.js';
 import { Fingerprints, incidentIdFor } from './fingerprint.js';
 import type { IncidentLedger } from './ledger.js';
 import { applySignal } from './record.js';

@@ -1,10 +1,10 @@
 import type { Clock } from '../clock.js';
 import { invalidRequest, pointer, type ErrorDetail } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
-import type { Admit } from '../tasks/admission.js';
-import { getCatalogEntry, TASK_CATALOG } from '../tasks/catalog.js';
+import type { Admit } from '../runtime/admission.js';
+import { getCatalogEntry, TASK_CATALOG } from '../runtime/catalog.js';
 import { getPayloadSchema } from '../lanes/payload-schemas.js';
-import type { CheckedTaskRequest, TaskRequest } from '../tasks/payload-validation.js';
+import type { CheckedTaskRequest, TaskRequest } from '../runtime/payload-validation.js';
 import type { IncidentLedger } from './ledger.js';
 import { keepNewest, normalize, withHistory } from './record.js';
 import { INCIDENT_LINK_KEY } from './sources.js';

@@ -1,4 +1,4 @@
-import { getCatalogEntry } from '../tasks/catalog.js';
+import { getCatalogEntry } from '../runtime/catalog.js';
 import type { IncidentPolicy, IncidentSeverity, IncidentSource } from './types.js';
 import { docSyncType } from '../lanes/doc-sync/definition.js';
 import { incidentTriageType } from '../lanes/incident-triage/definition.js';

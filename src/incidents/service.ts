@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Identity } from '../domain/identity.js';
-import type { Admit } from '../tasks/admission.js';
-import type { CheckedTaskRequest, TaskRequest } from '../tasks/payload-validation.js';
+import type { Admit } from '../runtime/admission.js';
+import type { CheckedTaskRequest, TaskRequest } from '../runtime/payload-validation.js';
 import type { RunRecord } from '../domain/run-record.js';
 import { checkSignedDelivery, type SignedDelivery, type SignatureCheck } from './alert-signature.js';
 import { alertChanges, type AlertmanagerBody } from './alertmanager.js';

@@ -4,7 +4,7 @@ import type { AppConfig } from '../config/types.js';
 import type { Coordination } from '../coordination/types.js';
 import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 import type { StateStore } from '../store/types.js';
-import type { AdmissionOutcome, AdmissionRequest } from '../tasks/admission.js';
+import type { AdmissionOutcome, AdmissionRequest } from '../runtime/admission.js';
 import { narrowConfig } from '../config/narrow.js';
 import { startDocWatcher, type DocWatcher } from './doc-watcher.js';
 import { createRepairLoop } from './repair-loop.js';

@@ -2,7 +2,7 @@ import { extname, relative, sep } from 'node:path';
 import { existsSync } from 'node:fs';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from 'pino';
-import type { AdmissionOutcome, AdmissionRequest } from '../tasks/admission.js';
+import type { AdmissionOutcome, AdmissionRequest } from '../runtime/admission.js';
 import { DOC_EXTENSIONS, DOC_WALK_LIMITS } from './docs-walk.js';
 import { docChangeType } from '../lanes/doc-change/definition.js';
 

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { CacheTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
 import type { StateStore } from '../store/types.js';
-import type { AdmissionOutcome, AdmissionRequest } from '../tasks/admission.js';
+import type { AdmissionOutcome, AdmissionRequest } from '../runtime/admission.js';
 import { DOC_CHANGE_THRESHOLD } from './doc-change-buffer.js';
 import { pendingDocSet, repairRunId } from './doc-set.js';
 import type { LockedDocChanges } from './locked-doc-changes.js';

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Coordination } from '../coordination/types.js';
 import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 import type { StateStore } from '../store/types.js';
-import type { AdmissionOutcome, AdmissionRequest } from '../tasks/admission.js';
+import type { AdmissionOutcome, AdmissionRequest } from '../runtime/admission.js';
 import { docChangeIntake } from './doc-change-intake.js';
 import { lockedDocChanges } from './locked-doc-changes.js';
 import { repairAdmission } from './repair-admission.js';

@@ -8,8 +8,8 @@ import type { Clock } from '../clock.js';
 import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 import type { RunRepair } from '../domain/run-record.js';
 import type { StateStore } from '../store/types.js';
-import { runWriteTags } from '../tasks/admission.js';
-import { withEvent } from '../tasks/run-transitions.js';
+import { runWriteTags } from '../runtime/admission.js';
+import { withEvent } from '../runtime/run-transitions.js';
 import type { RepairRecord } from './repair-state.js';
 
 const MILESTONE_RETENTION = 500;

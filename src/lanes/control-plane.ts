@@ -1,5 +1,5 @@
-import type { CatalogEntry } from '../tasks/catalog.js';
-import type { LaneDefinition } from '../tasks/lanes.js';
+import type { CatalogEntry } from '../runtime/catalog.js';
+import type { LaneDefinition } from '../runtime/lanes.js';
 import { CONTROL_PLANE_PAYLOAD_KEY, type ControlPlaneSnapshot } from '../worker-sdk/control-plane.js';
 
 /**

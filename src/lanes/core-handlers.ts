@@ -1,7 +1,7 @@
 import type { AppConfig } from '../config/types.js';
 import { narrowConfig } from '../config/narrow.js';
-import { bindHandler, bindStateHandler } from '../tasks/handler-types.js';
-import type { LaneDefinition } from '../tasks/lanes.js';
+import { bindHandler, bindStateHandler } from '../runtime/handler-types.js';
+import type { LaneDefinition } from '../runtime/lanes.js';
 import { agentDeploy, agentDeployAdmissionCheck } from './agent-deploy/handler.js';
 import { heartbeat } from './heartbeat/handler.js';
 import { nightlyBatch } from './nightly-batch/handler.js';

@@ -1,6 +1,6 @@
 import type { KnowledgeComposition } from '../knowledge/compose.js';
-import { bindStateHandler } from '../tasks/handler-types.js';
-import type { LaneDefinition } from '../tasks/lanes.js';
+import { bindStateHandler } from '../runtime/handler-types.js';
+import type { LaneDefinition } from '../runtime/lanes.js';
 import { docChange } from './doc-change/handler.js';
 import { docChangeType } from './doc-change/definition.js';
 import { docSync } from './doc-sync/handler.js';

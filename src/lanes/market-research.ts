@@ -1,5 +1,5 @@
 import type { AppConfig } from '../config/types.js';
-import type { LaneDefinition } from '../tasks/lanes.js';
+import type { LaneDefinition } from '../runtime/lanes.js';
 
 /**
  * market-research on the service side: the operator's reach policy rides with the payload, since

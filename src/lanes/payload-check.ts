@@ -4,7 +4,7 @@ import { getPayloadSchema } from './payload-schemas.js';
 
 /**
  * The check of a payload against its task type's schema, shared by the admission path
- * (src/tasks/payload-validation.ts) and the worker SDK (src/worker-sdk/lane-definition.ts), so a
+ * (src/runtime/payload-validation.ts) and the worker SDK (src/worker-sdk/lane-definition.ts), so a
  * worker refuses a payload with the same words and JSON-pointer details a client would get.
  * Worker processes load it. It only checks: the payload a worker runs on is the very object
  * admission accepted.

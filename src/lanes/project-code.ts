@@ -1,5 +1,5 @@
 import type { AppConfig } from '../config/types.js';
-import type { LaneDefinition } from '../tasks/lanes.js';
+import type { LaneDefinition } from '../runtime/lanes.js';
 import { SANDBOX_PAYLOAD_KEY } from '../worker-sdk/project-command.js';
 import { buildRefactorType } from './build-refactor/definition.js';
 import { qaVerificationType } from './qa-verification/definition.js';

@@ -1,5 +1,5 @@
 import type { LimitBucket } from '../store/limit-buckets.js';
-import { queueView } from '../tasks/queue-view.js';
+import { queueView } from '../runtime/queue-view.js';
 import type { Registry } from 'prom-client';
 import type { IncidentReadPort } from '../incidents/read-port.js';
 import type { StateStore } from '../store/types.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { AgentRegistry, RegisteredAgent } from '../agents/registry.js';
 import { packageRoot } from '../config/package-root.js';
 import type { AppConfig } from '../config/types.js';
-import type { Admit } from '../tasks/admission.js';
+import type { Admit } from '../runtime/admission.js';
 import { SANDBOX_PAYLOAD_KEY } from '../worker-sdk/project-command.js';
 import type { WorkerSpawner } from '../workers/spawn-worker.js';
 import { resolveWorkerTimeout } from '../workers/resolve-timeout.js';

@@ -1,6 +1,6 @@
 import type { StateStore } from '../store/types.js';
 import type { RunRecord } from '../domain/run-record.js';
-import { toRunView, type RunView } from '../tasks/run-view.js';
+import { toRunView, type RunView } from '../runtime/run-view.js';
 import { stateList, type HistoricalCollection } from './collections.js';
 
 export interface HistoricalPage {
@@ -16,7 +16,7 @@ export interface HistoricalPage {
 const HISTORY_FIELDS = ['runId', 'taskId', 'type', 'internal', 'status', 'attempt', 'source', 'createdAt', 'startedAt', 'finishedAt', 'failureReason'] as const satisfies readonly (keyof RunView)[];
 
 /**
- * The history form of a run: those fields of its API view (src/tasks/run-view.ts), the one
+ * The history form of a run: those fields of its API view (src/runtime/run-view.ts), the one
  * projection of a run, so a field is shaped in one place for both routes.
  */
 export function runHistoryItem(run: RunRecord): Record<string, unknown> {

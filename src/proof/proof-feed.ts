@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { StateStore } from '../store/types.js';
-import { publicCatalog, TASK_CATALOG } from '../tasks/catalog.js';
+import { publicCatalog, TASK_CATALOG } from '../runtime/catalog.js';
 import type { RunRecord } from '../domain/run-record.js';
 import {
   DEAD_LETTER_STATUSES,

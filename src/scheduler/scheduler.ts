@@ -7,7 +7,7 @@ import { freshShared } from '../domain/fresh-share.js';
 import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';
 import { PRUNABLE_STATUSES } from '../store/run-rules.js';
 import type { StateStore } from '../store/types.js';
-import type { Admit } from '../tasks/admission.js';
+import type { Admit } from '../runtime/admission.js';
 
 export interface SchedulerDeps {
   config: AppConfig;

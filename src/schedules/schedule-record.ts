@@ -1,8 +1,8 @@
 import Type, { type Static } from 'typebox';
 import { FlowStepsSchema } from '../flows/flow-schema.js';
 import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';
-import { actorList } from '../tasks/run-requesters.js';
-import { PlacementFields } from '../tasks/placement-schema.js';
+import { actorList } from '../runtime/run-requesters.js';
+import { PlacementFields } from '../runtime/placement-schema.js';
 
 /**
  * The words of a schedule: what an operator sends, what the store keeps, what a reader gets.

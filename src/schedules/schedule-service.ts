@@ -3,8 +3,8 @@ import type { Clock } from '../clock.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { conflict, DomainError, invalidRequest, notFound, pointer, type ErrorDetail } from '../domain/errors.js';
 import type { StateStore } from '../store/types.js';
-import { actorList } from '../tasks/run-requesters.js';
-import type { TriggerCheck } from '../tasks/trigger-check.js';
+import { actorList } from '../runtime/run-requesters.js';
+import type { TriggerCheck } from '../runtime/trigger-check.js';
 import { builtInScheduleViews, isBuiltInSchedule, type BuiltInConfig } from './built-in.js';
 import { cronProblems, DEFAULT_TIMEZONE, nextFireTimes } from './cron-expression.js';
 import {
@@ -22,7 +22,7 @@ import type { ScheduleStore } from './schedule-store.js';
 import { validateFlowSteps } from '../flows/flow-validation.js';
 import type { SecretRedactor } from '../redaction/known-secrets.js';
 import { placementOf } from '../domain/run-record.js';
-import { requestedPlacement } from '../tasks/placement-schema.js';
+import { requestedPlacement } from '../runtime/placement-schema.js';
 
 export interface ScheduleServiceDeps {
   schedules: ScheduleStore;

@@ -3,8 +3,8 @@ import type { Clock } from '../clock.js';
 import { DomainError } from '../domain/errors.js';
 import { freshShared } from '../domain/fresh-share.js';
 import type { StateStore } from '../store/types.js';
-import type { AdmissionOutcome, Admit } from '../tasks/admission.js';
-import type { TriggerCheck } from '../tasks/trigger-check.js';
+import type { AdmissionOutcome, Admit } from '../runtime/admission.js';
+import type { TriggerCheck } from '../runtime/trigger-check.js';
 import { nextFireTime } from './cron-expression.js';
 import { dueFiring, MISFIRE_GRACE_MS, overlapAction, type DueFiring } from './firing-decision.js';
 import {

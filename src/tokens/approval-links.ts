@@ -22,7 +22,7 @@ interface LinkClaims {
   exp: number;
 }
 
-/** What an approval link needs of the approvals: whether an approver may decide one (src/tasks/approvals.ts). */
+/** What an approval link needs of the approvals: whether an approver may decide one (src/runtime/approvals.ts). */
 export interface LinkApprovals {
   linkRefusal(approvalId: string, identity: Identity): Promise<string | null>;
 }

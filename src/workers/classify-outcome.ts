@@ -1,5 +1,5 @@
 import { parseWorkerStdout } from '../common/worker-protocol.js';
-import type { WorkerFailure } from '../tasks/worker-port.js';
+import type { WorkerFailure } from '../runtime/worker-port.js';
 
 export { parseWorkerStdout };
 

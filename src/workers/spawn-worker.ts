@@ -11,10 +11,10 @@ import { NO_GROUP_LEDGER, type WorkerGroupLedger } from './group-ledger.js';
 import { RESULT_FILE_NAME, writePayloadFile, type PayloadFile } from './payload-file.js';
 import { resolveWorkerTimeout } from './resolve-timeout.js';
 import { superviseProcess } from './supervise-process.js';
-import { CANCEL_ABORT_REASON, type WorkerFailure, type WorkerOutcome, type WorkerRequest, type WorkerSpawner } from '../tasks/worker-port.js';
+import { CANCEL_ABORT_REASON, type WorkerFailure, type WorkerOutcome, type WorkerRequest, type WorkerSpawner } from '../runtime/worker-port.js';
 import { buildWorkerEnv } from './worker-env.js';
 
-export type { WorkerFailure, WorkerOutcome, WorkerRequest, WorkerSpawner } from '../tasks/worker-port.js';
+export type { WorkerFailure, WorkerOutcome, WorkerRequest, WorkerSpawner } from '../runtime/worker-port.js';
 
 /** A worker printing more than this on stdout is stopped; results are summaries, not dumps. */
 export const MAX_WORKER_STDOUT_BYTES = 8 * 1024 * 1024;

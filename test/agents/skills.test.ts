@@ -12,7 +12,7 @@ import {
   validateManifestSkills,
   type SkillDefinition,
 } from '../../src/agents/skills.js';
-import { TASK_CATALOG } from '../../src/tasks/catalog.js';
+import { TASK_CATALOG } from '../../src/runtime/catalog.js';
 import { AGENTS_DIR } from '../support/paths.js';
 
 const shipped = () => loadAgentRegistry(AGENTS_DIR, { compiledAgentsDir: join(AGENTS_DIR, '..', 'dist', 'agents') }).list();

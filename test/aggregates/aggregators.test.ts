@@ -12,7 +12,7 @@ import { composeRuntimeFacts } from '../../src/aggregates/runtime-facts.js';
 import { shownTarget } from '../../src/store/shown-target.js';
 import type { IncidentDigest } from '../../src/incidents/read-port.js';
 import { incidentRollup } from '../support/incident-rollup.js';
-import { TASK_CATALOG } from '../../src/tasks/catalog.js';
+import { TASK_CATALOG } from '../../src/runtime/catalog.js';
 import { addToRunCounts, emptyRunCounts } from '../../src/store/run-rules.js';
 import type { RunAccounting, RunRecord } from '../../src/domain/run-record.js';
 import type { ControlPlaneSnapshot } from '../../src/worker-sdk/control-plane.js';

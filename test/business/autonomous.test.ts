@@ -7,7 +7,7 @@ import { planWorkCycle } from '../../src/business/work-cycle/plan.js';
 import { sanitizeSnippet } from '../../src/business/work-cycle/coding-audit.js';
 import { SAMPLE_PROJECT_DIR } from '../../src/demo/sample-project.js';
 import { testLaneRegistry } from '../support/lanes.js';
-import { createApprovals } from '../../src/tasks/approvals.js';
+import { createApprovals } from '../../src/runtime/approvals.js';
 import { seededBusinessHarness, type Harness } from '../support/business-harness.js';
 import { OPERATOR } from '../support/identities.js';
 

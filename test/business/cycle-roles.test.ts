@@ -9,7 +9,7 @@ import { createSchedulerControl } from '../../src/business/scheduler-control.js'
 import type { CycleGate } from '../../src/business/cycle-gate.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
-import type { AdmissionRequest, Admit } from '../../src/tasks/admission.js';
+import type { AdmissionRequest, Admit } from '../../src/runtime/admission.js';
 import { TestClock } from '../support/clocks.js';
 import { testConfig } from '../support/config.js';
 import { OPERATOR } from '../support/identities.js';

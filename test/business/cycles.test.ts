@@ -5,7 +5,7 @@ import { RedisCoordination } from '../../src/coordination/redis.js';
 import { deleteKeysWithPrefix } from '../support/redis.js';
 import { SAMPLE_BUSINESS_REGISTRY } from '../../src/demo/sample-business-registry.js';
 import { DomainError } from '../../src/domain/errors.js';
-import { markFailed, markSucceeded } from '../../src/tasks/run-transitions.js';
+import { markFailed, markSucceeded } from '../../src/runtime/run-transitions.js';
 import { businessHarness, writeRegistry, type Harness } from '../support/business-harness.js';
 import { OPERATOR } from '../support/identities.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SAMPLE_PROJECT_DIR } from '../../src/demo/sample-project.js';
 import type { Identity } from '../../src/domain/identity.js';
-import { createTriggerCheck } from '../../src/tasks/trigger-check.js';
+import { createTriggerCheck } from '../../src/runtime/trigger-check.js';
 import { seededBusinessHarness, type Harness } from '../support/business-harness.js';
 import { operator } from '../support/identities.js';
 import { POSIX } from '../support/outside-files.js';

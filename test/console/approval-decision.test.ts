@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { alreadyDecidedBy, approvalInputBody, approvalInputFields, decisionOutcome, quorumProgress } from '../../console/src/lib/approval-decision.js';
-import type { DecisionAnswer } from '../../src/tasks/approval-answer.js';
-import { getTaskType } from '../../src/tasks/catalog.js';
+import type { DecisionAnswer } from '../../src/runtime/approval-answer.js';
+import { getTaskType } from '../../src/runtime/catalog.js';
 
 const at = '2026-03-01T10:00:00.000Z';
 

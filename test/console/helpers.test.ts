@@ -6,9 +6,9 @@ import { segment, toQueryString } from '../../console/src/lib/query-string.js';
 import { remediationTaskTypes, type CatalogEntry } from '../../console/src/lib/catalog.js';
 import { buildTriggerBody, fieldsToFill, payloadTemplate, type PayloadSchema } from '../../console/src/lib/trigger-body.js';
 import { REMEDIATION_TASK_TYPES } from '../../src/incidents/manual-remediation.js';
-import { publicCatalog } from '../../src/tasks/catalog.js';
+import { publicCatalog } from '../../src/runtime/catalog.js';
 import { getPayloadSchema } from '../../src/lanes/payload-schemas.js';
-import { validatePayload } from '../../src/tasks/payload-validation.js';
+import { validatePayload } from '../../src/runtime/payload-validation.js';
 
 describe('apiErrorFrom', () => {
   it('reads the service envelope, keeping field details of a validation failure', () => {

@@ -5,7 +5,7 @@ import { EventStreamParser, type StreamEvent } from '../../console/src/api/sse-p
 import { curlCommand } from '../../console/src/runs/curl.js';
 import { formatAgo, formatDuration } from '../../console/src/runs/format.js';
 import { resultViewOf as viewBySpec } from '../../console/src/runs/result-kinds.js';
-import { getTaskType } from '../../src/tasks/catalog.js';
+import { getTaskType } from '../../src/runtime/catalog.js';
 
 /** The console reads a type's view spec from the catalog; these cases take it from the type module. */
 const resultViewOf = (type: string, result: unknown) => viewBySpec(getTaskType(type)?.resultView, result);

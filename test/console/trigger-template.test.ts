@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fieldHelp, fieldsToFill, payloadTemplate, type PayloadSchema } from '../../console/src/lib/trigger-body.js';
-import { publicCatalog } from '../../src/tasks/catalog.js';
+import { publicCatalog } from '../../src/runtime/catalog.js';
 import { getPayloadSchema } from '../../src/lanes/payload-schemas.js';
 
 /** Each type's payload schema as the catalog route publishes it (JSON), which is what the form reads. */

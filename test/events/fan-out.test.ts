@@ -4,7 +4,7 @@ import { FeedPage, filterKey } from '../../src/events/feed-page.js';
 import { HELD_BACK_MAX_RETRY_MS, RunEventFeed, type FeedSubscriber } from '../../src/events/run-event-feed.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import type { StoredRunEvent } from '../../src/store/types.js';
-import { withEvent } from '../../src/tasks/run-transitions.js';
+import { withEvent } from '../../src/runtime/run-transitions.js';
 import { tempDir } from '../support/config.js';
 import { silentLogger } from '../support/event-streams.js';
 import { makeRun } from '../support/runs.js';

@@ -6,7 +6,7 @@ import type { RunEventHub } from '../../src/events/run-event-hub.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
 import { SqliteStateStore } from '../../src/store/sqlite/sqlite-state-store.js';
 import type { StateStore, StoredRunEvent } from '../../src/store/types.js';
-import { withEvent } from '../../src/tasks/run-transitions.js';
+import { withEvent } from '../../src/runtime/run-transitions.js';
 import { tempDir } from '../support/config.js';
 import { MemorySink, testHub } from '../support/event-streams.js';
 import { makeRun } from '../support/runs.js';

@@ -6,7 +6,7 @@ import type { RunEventsWritten } from '../../src/store/types.js';
 import type { RunEventHub } from '../../src/events/run-event-hub.js';
 import type { EventChannelObserver } from '../../src/events/event-channel.js';
 import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
-import { markRunning, withEvent } from '../../src/tasks/run-transitions.js';
+import { markRunning, withEvent } from '../../src/runtime/run-transitions.js';
 import { MemorySink, silentLogger, testHub } from '../support/event-streams.js';
 import { dropTestSchemas, postgresUrlWithSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
 import { makeRun } from '../support/runs.js';

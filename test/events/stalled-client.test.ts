@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { SqliteStateStore } from '../../src/store/sqlite/sqlite-state-store.js';
-import { withEvent } from '../../src/tasks/run-transitions.js';
+import { withEvent } from '../../src/runtime/run-transitions.js';
 import { tempDir } from '../support/config.js';
 import { serveEventRoutes, testHub } from '../support/event-streams.js';
 import { TEST_KEYS } from '../support/keys.js';

@@ -14,7 +14,7 @@ import type { ProtectedRoute, RouteSpec } from '../../src/http/route-spec.js';
 import { aggregateRoutes } from '../../src/http/routes/aggregates.js';
 import { companionRoutes } from '../../src/http/routes/companion.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
-import { createCatalogView } from '../../src/tasks/catalog-view.js';
+import { createCatalogView } from '../../src/runtime/catalog-view.js';
 import { createControlPlaneSnapshot } from '../../src/lanes/control-plane-snapshot.js';
 import { agentRegistry, registeredAgent } from '../support/agents.js';
 import { tempDir, testConfig } from '../support/config.js';

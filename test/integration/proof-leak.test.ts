@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/store/open.js';
-import { indexHeldRun } from '../../src/tasks/approval-index.js';
+import { indexHeldRun } from '../../src/runtime/approval-index.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { tempDir } from '../support/config.js';
 import { waitFor, waitForTerminal } from '../support/http.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { DocChangeBatcher, startDocWatcher } from '../../src/knowledge/doc-watcher.js';
-import type { AdmissionOutcome, AdmissionRequest } from '../../src/tasks/admission.js';
+import type { AdmissionOutcome, AdmissionRequest } from '../../src/runtime/admission.js';
 import { waitFor } from '../support/http.js';
 import { tempDir } from '../support/config.js';
 

@@ -7,7 +7,7 @@ import { createRepairLoop, docSetKey, repairRunId } from '../../src/knowledge/re
 import { createKnowledgeService } from '../../src/knowledge/service.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
-import { createAdmission } from '../../src/tasks/admission.js';
+import { createAdmission } from '../../src/runtime/admission.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { fixedClock } from '../support/clocks.js';
 import { knowledgeFixture } from '../support/knowledge-workspace.js';

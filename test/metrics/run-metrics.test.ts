@@ -12,7 +12,7 @@ import { createMetrics, type Metrics } from '../../src/metrics.js';
 import { createModels } from '../../src/models/index.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
-import { withEvent } from '../../src/tasks/run-transitions.js';
+import { withEvent } from '../../src/runtime/run-transitions.js';
 import { agentRegistry, registeredAgent } from '../support/agents.js';
 import { fixedClock } from '../support/clocks.js';
 import { tempDir } from '../support/config.js';

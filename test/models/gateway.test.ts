@@ -7,7 +7,7 @@ import { MemoryCoordination } from '../../src/coordination/memory.js';
 import { createModels } from '../../src/models/index.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
-import { accountingFor } from '../../src/tasks/accounting.js';
+import { accountingFor } from '../../src/runtime/accounting.js';
 import { agentRegistry, registeredAgent } from '../support/agents.js';
 import { tempDir } from '../support/config.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.js';

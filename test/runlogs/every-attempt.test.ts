@@ -5,8 +5,8 @@ import { systemClock } from '../../src/clock.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { createRunLogBook } from '../../src/runlogs/run-log-book.js';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
-import { cancelBeforeStart } from '../../src/tasks/run-cancellation.js';
-import { admitRetry, markFailed, markRunning } from '../../src/tasks/run-transitions.js';
+import { cancelBeforeStart } from '../../src/runtime/run-cancellation.js';
+import { admitRetry, markFailed, markRunning } from '../../src/runtime/run-transitions.js';
 import { tempDir } from '../support/config.js';
 import { admittedRun } from '../support/runs.js';
 

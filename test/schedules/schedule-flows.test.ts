@@ -5,7 +5,7 @@ import { createSchedulesModule } from '../../src/schedules/module.js';
 import type { ScheduleCreate } from '../../src/schedules/schedule-record.js';
 import { scheduledFlowId } from '../../src/schedules/scheduled-flow-id.js';
 import type { StateStore } from '../../src/store/types.js';
-import { createTriggerCheck } from '../../src/tasks/trigger-check.js';
+import { createTriggerCheck } from '../../src/runtime/trigger-check.js';
 import { fixedClock } from '../support/clocks.js';
 import { tempDir } from '../support/config.js';
 import { refusal } from '../support/domain-errors.js';

@@ -13,7 +13,7 @@ describe('folder imports against the layers (scripts/folder-imports.mjs, the lin
 
   it('reports an import from a lower layer up, one from the worker SDK into the service, and a cycle', () => {
     const edges: Edges = new Map([
-      ['tasks -> workers', ['src/tasks/x.ts imports ../workers/y.js']],
+      ['runtime -> workers', ['src/runtime/x.ts imports ../workers/y.js']],
       ['worker-sdk -> store', ['src/worker-sdk/x.ts imports ../store/y.js']],
       ['knowledge -> business', ['src/knowledge/x.ts imports ../business/y.js']],
       ['business -> knowledge', ['src/business/x.ts imports ../knowledge/y.js']],
@@ -22,7 +22,7 @@ describe('folder imports against the layers (scripts/folder-imports.mjs, the lin
     expect(check(edges).map((p) => `${p.key}: ${p.why}`).sort()).toEqual([
       'business -> knowledge: cycle between folders',
       'knowledge -> business: cycle between folders',
-      'tasks -> workers: upward',
+      'runtime -> workers: upward',
       'worker-sdk -> store: the worker SDK imports the service',
     ]);
   });

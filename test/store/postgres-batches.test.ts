@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
-import { markRunning, withEvent } from '../../src/tasks/run-transitions.js';
+import { markRunning, withEvent } from '../../src/runtime/run-transitions.js';
 import { foldTaskCounts, lockStateDocument, recordTasksIn } from '../../src/store/postgres/state.js';
 import type { TaskRecord } from '../../src/domain/orchestrator-state.js';
 import { makeRun } from '../support/runs.js';

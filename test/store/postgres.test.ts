@@ -5,7 +5,7 @@ import { openStateStore } from '../../src/store/open.js';
 import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
 import { appendRecord } from '../../src/store/postgres/append.js';
 import { initialLayout } from '../../src/store/postgres/migrations/0001-initial-layout.js';
-import { recoverInterrupted, isOwnedAttempt, markRunning } from '../../src/tasks/run-transitions.js';
+import { recoverInterrupted, isOwnedAttempt, markRunning } from '../../src/runtime/run-transitions.js';
 import { describeStoreConformance } from './conformance.js';
 import { insertIfAbsent, makeRun } from '../support/runs.js';
 import { postgresUrlWithSchema, TEST_DATABASE_URL, dropTestSchemas, uniqueSchema } from '../support/postgres.js';

@@ -12,7 +12,7 @@ import { PostgresStateStore } from '../../src/store/postgres/postgres-state-stor
 import { SqliteStateStore } from '../../src/store/sqlite/sqlite-state-store.js';
 import { stampedIn, TX_ID, updateRun } from '../../src/store/postgres/save-run.js';
 import type { StateStore, StoredRunEvent } from '../../src/store/types.js';
-import { withEvent } from '../../src/tasks/run-transitions.js';
+import { withEvent } from '../../src/runtime/run-transitions.js';
 import { tempDir } from '../support/config.js';
 import { dropTestSchemas, postgresUrlWithSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
 import { makeRun, markRunning } from '../support/runs.js';

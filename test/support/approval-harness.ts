@@ -7,10 +7,10 @@ import { createApprovalEscalation } from '../../src/incidents/approval-escalatio
 import { createIncidentLedger } from '../../src/incidents/ledger.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
-import { createAdmission } from '../../src/tasks/admission.js';
-import { createApprovalPolicy, type ApprovalPolicy } from '../../src/tasks/approval-policy.js';
-import { createApprovals, type ApprovalsDeps } from '../../src/tasks/approvals.js';
-import { TASK_CATALOG } from '../../src/tasks/catalog.js';
+import { createAdmission } from '../../src/runtime/admission.js';
+import { createApprovalPolicy, type ApprovalPolicy } from '../../src/runtime/approval-policy.js';
+import { createApprovals, type ApprovalsDeps } from '../../src/runtime/approvals.js';
+import { TASK_CATALOG } from '../../src/runtime/catalog.js';
 import { manualClock } from './clocks.js';
 import { tempDir } from './config.js';
 import { testLaneRegistry } from './lanes.js';

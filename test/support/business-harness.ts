@@ -9,8 +9,8 @@ import { SAMPLE_BUSINESS_REGISTRY } from '../../src/demo/sample-business-registr
 import { seedDemoWorkspace } from '../../src/demo/seed-workspace.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
-import { createAdmission, type AdmissionRequest, type Admit } from '../../src/tasks/admission.js';
-import type { HandlerOutcome } from '../../src/tasks/handler-types.js';
+import { createAdmission, type AdmissionRequest, type Admit } from '../../src/runtime/admission.js';
+import type { HandlerOutcome } from '../../src/runtime/handler-types.js';
 import { emptyOrchestratorState } from '../../src/domain/orchestrator-state.js';
 import { TestClock } from './clocks.js';
 import { testConfig } from './config.js';

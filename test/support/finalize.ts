@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { systemClock } from '../../src/clock.js';
 import type { StateStore } from '../../src/store/types.js';
-import type { FinalizeDeps } from '../../src/tasks/finalize.js';
+import type { FinalizeDeps } from '../../src/runtime/finalize.js';
 
 /**
  * What finalizing an attempt by hand needs over `store` (finalizeAttempt, recoverInterruptedRuns):

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import type { Clock } from '../../src/clock.js';
 import type { AppConfig } from '../../src/config/types.js';
 import { createKnowledgeService } from '../../src/knowledge/service.js';
-import type { HandlerInput, HandlerOutcome } from '../../src/tasks/handler-types.js';
+import type { HandlerInput, HandlerOutcome } from '../../src/runtime/handler-types.js';
 import { emptyOrchestratorState, type OrchestratorState } from '../../src/domain/orchestrator-state.js';
 import { fixedClock } from './clocks.js';
 

@@ -1,5 +1,5 @@
-import { TASK_CATALOG } from '../../src/tasks/catalog.js';
-import { createLaneRegistry, type LaneDefinition, type LaneRegistry } from '../../src/tasks/lanes.js';
+import { TASK_CATALOG } from '../../src/runtime/catalog.js';
+import { createLaneRegistry, type LaneDefinition, type LaneRegistry } from '../../src/runtime/lanes.js';
 
 /**
  * A lane registry of only `definitions`, for tests that compose part of the runtime: checked

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RunRecord } from '../../src/domain/run-record.js';
-import { newRunRecord, type NewRunInput } from '../../src/tasks/run-transitions.js';
+import { newRunRecord, type NewRunInput } from '../../src/runtime/run-transitions.js';
 
 /** A complete, valid run record (pending, ready) with any field overridden. */
 export function makeRun(overrides: Partial<RunRecord> = {}): RunRecord {

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAdmission } from '../../src/tasks/admission.js';
+import { createAdmission } from '../../src/runtime/admission.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
-import { markFailed, markRunning } from '../../src/tasks/run-transitions.js';
+import { markFailed, markRunning } from '../../src/runtime/run-transitions.js';
 import { tempDir } from '../support/config.js';
 
 describe('admission', () => {

@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSecretRedactor, KNOWN_SECRET_MARKER } from '../../src/redaction/known-secrets.js';
 import type { StateStore } from '../../src/store/types.js';
-import { replayRunIdFor } from '../../src/tasks/approvals.js';
+import { replayRunIdFor } from '../../src/runtime/approvals.js';
 import { defineTaskType } from '../../src/task-types/define-task-type.js';
 import { approvalHarness, refusalOf } from '../support/approval-harness.js';
 import { operator } from '../support/identities.js';

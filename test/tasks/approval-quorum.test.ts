@@ -5,7 +5,7 @@ import { Fingerprints, incidentIdFor } from '../../src/incidents/fingerprint.js'
 import { openStateStore } from '../../src/store/open.js';
 import { POSTGRES_TARGET } from '../../src/config/store-targets.js';
 import type { StateStore } from '../../src/store/types.js';
-import { replayRunIdFor } from '../../src/tasks/approvals.js';
+import { replayRunIdFor } from '../../src/runtime/approvals.js';
 import { approvalHarness, refusalOf } from '../support/approval-harness.js';
 import { operator } from '../support/identities.js';
 import { dropTestSchemas, postgresUrlWithSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';

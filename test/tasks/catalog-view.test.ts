@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileStateStore } from '../../src/store/file/file-state-store.js';
-import { createCatalogView } from '../../src/tasks/catalog-view.js';
+import { createCatalogView } from '../../src/runtime/catalog-view.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { tempDir } from '../support/config.js';
 import { insertIfAbsent, makeRun } from '../support/runs.js';

@@ -4,7 +4,7 @@ import {
   getCatalogEntry,
   publicCatalog,
   TASK_CATALOG,
-} from '../../src/tasks/catalog.js';
+} from '../../src/runtime/catalog.js';
 import { loadAgentRegistry } from '../../src/agents/registry.js';
 import { BUSINESS_HANDLER_TYPES } from '../../src/business/module.js';
 import { coreHandlerLanes } from '../../src/lanes/core-handlers.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TASK_CATALOG } from '../../src/tasks/catalog.js';
+import { TASK_CATALOG } from '../../src/runtime/catalog.js';
 import { REPO_ROOT } from '../support/paths.js';
 
 const DOC = readFileSync(join(REPO_ROOT, 'docs', 'tasks.md'), 'utf8');

@@ -7,10 +7,10 @@ import { communityResponseLane } from '../../src/lanes/community-response/index.
 import { COMMUNITY_RESPONSE_PAYLOAD_KEY } from '../../src/worker-sdk/community-response.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
-import { getCatalogEntry } from '../../src/tasks/catalog.js';
-import { executeRun, type ExecutorDeps } from '../../src/tasks/executor.js';
-import { bindHandler, bindStateHandler, type TaskHandler } from '../../src/tasks/handler-types.js';
-import type { BoundTaskHandler } from '../../src/tasks/lanes.js';
+import { getCatalogEntry } from '../../src/runtime/catalog.js';
+import { executeRun, type ExecutorDeps } from '../../src/runtime/executor.js';
+import { bindHandler, bindStateHandler, type TaskHandler } from '../../src/runtime/handler-types.js';
+import type { BoundTaskHandler } from '../../src/runtime/lanes.js';
 import { admittedRun } from '../support/runs.js';
 import { testConfig, tempDir } from '../support/config.js';
 import { testLaneRegistry } from '../support/lanes.js';

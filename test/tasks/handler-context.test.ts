@@ -5,7 +5,7 @@ import { systemClock } from '../../src/clock.js';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
-import { TASK_CATALOG } from '../../src/tasks/catalog.js';
+import { TASK_CATALOG } from '../../src/runtime/catalog.js';
 import { testConfig } from '../support/config.js';
 import { TEST_KEYS, TEST_WEBHOOK_SECRET } from '../support/keys.js';
 

@@ -7,13 +7,13 @@ import { createWakeSignal } from '../../src/domain/wake-signal.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
-import { createAdmission } from '../../src/tasks/admission.js';
-import { TASK_CATALOG, type CatalogEntry } from '../../src/tasks/catalog.js';
-import { bindHandler } from '../../src/tasks/handler-types.js';
-import { createLaneRegistry, type LaneDefinition } from '../../src/tasks/lanes.js';
-import { createTaskRuntime, type TaskRuntime } from '../../src/tasks/runtime.js';
-import { createTriggerCheck } from '../../src/tasks/trigger-check.js';
-import type { WorkerRequest, WorkerOutcome } from '../../src/tasks/worker-port.js';
+import { createAdmission } from '../../src/runtime/admission.js';
+import { TASK_CATALOG, type CatalogEntry } from '../../src/runtime/catalog.js';
+import { bindHandler } from '../../src/runtime/handler-types.js';
+import { createLaneRegistry, type LaneDefinition } from '../../src/runtime/lanes.js';
+import { createTaskRuntime, type TaskRuntime } from '../../src/runtime/runtime.js';
+import { createTriggerCheck } from '../../src/runtime/trigger-check.js';
+import type { WorkerRequest, WorkerOutcome } from '../../src/runtime/worker-port.js';
 import { tempDir, testConfig } from '../support/config.js';
 import { testLaneRegistry } from '../support/lanes.js';
 import { REPO_ROOT } from '../support/paths.js';
@@ -228,7 +228,7 @@ describe('the lane registry', () => {
 
 describe('the generic runtime', () => {
   it('names no task type in admission, runner, executor, finalize, the trigger check or the runtime', () => {
-    const files = ['executor', 'runner', 'runtime', 'admission', 'finalize', 'trigger-check'].map((name) => join(REPO_ROOT, 'src', 'tasks', `${name}.ts`));
+    const files = ['executor', 'runner', 'runtime', 'admission', 'finalize', 'trigger-check'].map((name) => join(REPO_ROOT, 'src', 'runtime', `${name}.ts`));
     for (const file of files) {
       const source = readFileSync(file, 'utf8');
       for (const { type } of TASK_CATALOG) {

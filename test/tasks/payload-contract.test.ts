@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { policyTaskPayload } from '../../src/incidents/policy-defaults.js';
-import { TASK_CATALOG } from '../../src/tasks/catalog.js';
+import { TASK_CATALOG } from '../../src/runtime/catalog.js';
 import { payloadProblems } from '../../src/lanes/payload-check.js';
 import { PAYLOAD_SCHEMAS } from '../../src/lanes/payload-schemas.js';
 

@@ -6,9 +6,9 @@ import { taskKey } from '../../src/incidents/policy.js';
 import { repairRunId } from '../../src/knowledge/repair-loop.js';
 import { slotRunId } from '../../src/scheduler/scheduler.js';
 import { scheduleRunId } from '../../src/schedules/schedule-record.js';
-import { replayRunIdFor } from '../../src/tasks/approvals.js';
+import { replayRunIdFor } from '../../src/runtime/approvals.js';
 import { followUpKey } from '../../src/lanes/nightly-batch/handler.js';
-import { checkTaskRequest, validatePayload, type TaskRequest } from '../../src/tasks/payload-validation.js';
+import { checkTaskRequest, validatePayload, type TaskRequest } from '../../src/runtime/payload-validation.js';
 import { rerouteRunId, stepRunId } from '../../src/lanes/integration-workflow/driver.js';
 
 /** The body shape ({type: non-empty string, payload?: object}) is the trigger route schema's job; see test/http. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PROJECT_CODE_LANES, projectCodeLanes } from '../../src/lanes/project-code.js';
-import { TASK_CATALOG } from '../../src/tasks/catalog.js';
+import { TASK_CATALOG } from '../../src/runtime/catalog.js';
 import { SANDBOX_PAYLOAD_KEY } from '../../src/worker-sdk/project-command.js';
 import { handlerConfig, testConfig } from '../support/config.js';
 import { testLaneRegistry } from '../support/lanes.js';

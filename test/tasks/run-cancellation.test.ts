@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../src/domain/run-record.js';
-import { applyCancelRequest, cancelDecisionFor, markCancelled, replyStatusOf } from '../../src/tasks/run-cancellation.js';
+import { applyCancelRequest, cancelDecisionFor, markCancelled, replyStatusOf } from '../../src/runtime/run-cancellation.js';
 import { admittedRun, makeRun, markRunning } from '../support/runs.js';
 
 const NOW = new Date('2026-02-01T10:00:00.000Z');

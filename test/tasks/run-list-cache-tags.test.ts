@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
 import { runListPageTags, runListPruneTags, runListWriteTags, type RunListFilter } from '../../src/domain/cache-invalidation.js';
 import { matchesRunQuery, normalizeRunQuery, PRUNABLE_STATUSES } from '../../src/store/run-rules.js';
-import { runWriteTags } from '../../src/tasks/admission.js';
-import { admitRetry, markFailed, markRunning, markSucceeded, withEvent } from '../../src/tasks/run-transitions.js';
+import { runWriteTags } from '../../src/runtime/admission.js';
+import { admitRetry, markFailed, markRunning, markSucceeded, withEvent } from '../../src/runtime/run-transitions.js';
 import { RUN_STATUSES, type RunAccounting, type RunRecord } from '../../src/domain/run-record.js';
 import { admittedRun } from '../support/runs.js';
 

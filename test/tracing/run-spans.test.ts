@@ -12,7 +12,7 @@ import { buildServer } from '../../src/http/server.js';
 import { createMetrics } from '../../src/metrics.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
-import { admitDueRetries } from '../../src/tasks/retry-scanner.js';
+import { admitDueRetries } from '../../src/runtime/retry-scanner.js';
 import { toTraceparent } from '../../src/tracing/traceparent.js';
 import { tempDir, testConfig, writeConfigFile } from '../support/config.js';
 import { readExecutionLog } from '../support/execution-log.js';

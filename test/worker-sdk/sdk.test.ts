@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validatePayload } from '../../src/tasks/payload-validation.js';
+import { validatePayload } from '../../src/runtime/payload-validation.js';
 import {
   defineLane,
   payloadPathFromArgv,

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadAgentRegistry } from '../../src/agents/registry.js';
 import type { AppConfig } from '../../src/config/types.js';
 import { createWorkerSpawner, MAX_WORKER_STDOUT_BYTES, removeWorkerDirectory } from '../../src/workers/spawn-worker.js';
-import { CANCEL_ABORT_REASON } from '../../src/tasks/worker-port.js';
+import { CANCEL_ABORT_REASON } from '../../src/runtime/worker-port.js';
 import { WORKER_ENV_ALLOWLIST } from '../../src/workers/worker-env.js';
 import { tempDir, testConfig } from '../support/config.js';
 import { isRunning, leftoverPayloadDirs, spawnErrors, waitUntil } from '../support/worker-spawn.js';

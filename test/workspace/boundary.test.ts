@@ -2,7 +2,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { DomainError } from '../../src/domain/errors.js';
-import { getCatalogEntry } from '../../src/tasks/catalog.js';
+import { getCatalogEntry } from '../../src/runtime/catalog.js';
 import {
   checkPayloadScopes,
   collectScopeValues,

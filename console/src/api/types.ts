@@ -3,12 +3,12 @@
  * service code reaches the bundle). Each module named here is free of Node APIs, so the
  * console's browser-only tsconfig compiles it.
  */
-import type { RunView } from '../../../src/tasks/run-view.js';
-import type { RunListEnvelope } from '../../../src/tasks/run-list-answer.js';
+import type { RunView } from '../../../src/runtime/run-view.js';
+import type { RunListEnvelope } from '../../../src/runtime/run-list-answer.js';
 import type { RunLogsAnswer } from '../../../src/runlogs/run-log-answer.js';
 import type { RunEndData, RunEventData } from '../../../src/events/run-event-data.js';
 import type { RunLogLine } from '../../../src/domain/run-log-line.js';
-import type { TriggerAnswer } from '../../../src/tasks/trigger-answer.js';
+import type { TriggerAnswer } from '../../../src/runtime/trigger-answer.js';
 import type { QueueAttempt, RunEvent, RunStatus } from '../../../src/domain/run-record.js';
 
 export type { RunView, RunLogsAnswer, RunEventData, RunEndData, RunLogLine, TriggerAnswer, QueueAttempt, RunEvent, RunStatus };

@@ -1,4 +1,4 @@
-import { approvalProgressText, type DecisionAnswer, type PendingApproval } from '../../../src/tasks/approval-answer.js';
+import { approvalProgressText, type DecisionAnswer, type PendingApproval } from '../../../src/runtime/approval-answer.js';
 
 /*
  * What the approvals page needs beyond the answers themselves: the form fields of a type's

@@ -1,4 +1,4 @@
-import { approvalProgressOf, approvalProgressText, awaitsQuorum } from '../../tasks/approval-answer.js';
+import { approvalProgressOf, approvalProgressText, awaitsQuorum } from '../../runtime/approval-answer.js';
 import { deepMerge, objectFromJsonFile, payloadFromAssignments } from '../assignments.js';
 import { paint, statusColour, when } from '../output.js';
 import { resolveApprovalId } from '../run-id.js';
@@ -6,7 +6,7 @@ import { table } from '../table.js';
 import { didYouMean } from '../suggest.js';
 import { UsageError } from '../usage-error.js';
 import { EXIT, flag, flagValues, printJson, word, words, type Verb } from '../verb.js';
-import type { QueueKeyView } from '../../tasks/queue-view.js';
+import type { QueueKeyView } from '../../runtime/queue-view.js';
 
 type Row = Record<string, unknown>;
 const text = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));

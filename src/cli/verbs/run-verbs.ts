@@ -1,4 +1,4 @@
-import { TASK_CATALOG } from '../../tasks/catalog.js';
+import { TASK_CATALOG } from '../../runtime/catalog.js';
 import type { OrchClient, RunRecordView, TriggerAnswer } from '../../client/index.js';
 import { deepMerge, objectFromJsonFile, payloadFromAssignments } from '../assignments.js';
 import { clock, duration, fields, paint, statusColour, when, type Output } from '../output.js';
@@ -10,7 +10,7 @@ import { UsageError } from '../usage-error.js';
 import { EXIT, flag, printJson, word, words, type Verb } from '../verb.js';
 import type { FlagSpec, ParsedArgs } from '../args.js';
 import { parseBulkFilter, runBulk, type BulkOptions } from '../bulk.js';
-import type { BulkFilter } from '../../tasks/bulk-actions.js';
+import type { BulkFilter } from '../../runtime/bulk-actions.js';
 import { watchRun } from '../watch-run.js';
 
 const RUN_STATUSES = ['pending', 'running', 'retrying', 'success', 'failed', 'cancelled'];

@@ -1,8 +1,8 @@
 import Type, { type Static } from 'typebox';
 import { CacheTags } from '../../domain/cache-invalidation.js';
-import { ApprovalWithPayloadSchema, DecisionAnswerSchema, DECISIONS, PendingApprovalsSchema } from '../../tasks/approval-answer.js';
+import { ApprovalWithPayloadSchema, DecisionAnswerSchema, DECISIONS, PendingApprovalsSchema } from '../../runtime/approval-answer.js';
 import type { ProtectedContext, RouteSpec } from '../route-spec.js';
-import type { TaskRuntime } from '../../tasks/runtime.js';
+import type { TaskRuntime } from '../../runtime/runtime.js';
 import { DEFAULT_LINK_MINUTES, MAX_LINK_APPROVERS, MAX_LINK_MINUTES, type ApprovalLinks } from '../../tokens/approval-links.js';
 
 const DecisionBody = Type.Object(

@@ -1,9 +1,9 @@
 import Type, { type Static } from 'typebox';
 import { RUN_STATUSES } from '../../domain/run-record.js';
 import { MAX_PAYLOAD_FILTER_FIELDS, PAYLOAD_FIELD_PATTERN } from '../../store/run-field-filters.js';
-import { DEFAULT_BULK_MAX, MAX_BULK_MAX, type BulkFilter } from '../../tasks/bulk-actions.js';
-import { MAX_CANCEL_REASON_CHARS } from '../../tasks/run-cancel.js';
-import type { TaskRuntime } from '../../tasks/runtime.js';
+import { DEFAULT_BULK_MAX, MAX_BULK_MAX, type BulkFilter } from '../../runtime/bulk-actions.js';
+import { MAX_CANCEL_REASON_CHARS } from '../../runtime/run-cancel.js';
+import type { TaskRuntime } from '../../runtime/runtime.js';
 import type { ProtectedContext, RouteSpec } from '../route-spec.js';
 import { VerdictQuery } from './run-filter-query.js';
 

@@ -4,7 +4,7 @@ import { flowStepRunId } from '../../flows/flow-definition.js';
 import { FlowName, FlowStepsSchema } from '../../flows/flow-schema.js';
 import type { FlowService } from '../../flows/flow-service.js';
 import { FLOW_STEP_STATES } from '../../flows/flow-step-state.js';
-import { MAX_CANCEL_REASON_CHARS } from '../../tasks/run-cancel.js';
+import { MAX_CANCEL_REASON_CHARS } from '../../runtime/run-cancel.js';
 import { ErrorBodySchema } from '../error-schema.js';
 import type { ProtectedContext, RouteSpec } from '../route-spec.js';
 import { lastEventId, TokenQuery, StreamDescription, StreamSchema, streamReply } from './events.js';

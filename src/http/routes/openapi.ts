@@ -2,7 +2,7 @@ import Type, { type TSchema } from 'typebox';
 import { CacheTags } from '../../domain/cache-invalidation.js';
 import { buildOpenApiDocument, type OpenApiInfo } from '../openapi.js';
 import type { RouteSpec } from '../route-spec.js';
-import { taskCatalog, getTaskType, taskTypes } from '../../tasks/catalog.js';
+import { taskCatalog, getTaskType, taskTypes } from '../../runtime/catalog.js';
 
 /**
  * Every task type's payload and result schema as named components (`TaskPayload.<type>`,

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import type { RouteSpec } from '../route-spec.js';
-import type { TaskRuntime } from '../../tasks/runtime.js';
+import type { TaskRuntime } from '../../runtime/runtime.js';
 
 const QueueKey = Type.Object({
   key: Type.Union([Type.String(), Type.Null()], { description: 'the concurrency key; null: unkeyed runs' }),

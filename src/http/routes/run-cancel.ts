@@ -1,8 +1,8 @@
 import Type, { type Static } from 'typebox';
 import type { ProtectedContext, RouteSpec } from '../route-spec.js';
 import { ErrorBodySchema } from '../error-schema.js';
-import { MAX_CANCEL_REASON_CHARS } from '../../tasks/run-cancel.js';
-import type { TaskRuntime } from '../../tasks/runtime.js';
+import { MAX_CANCEL_REASON_CHARS } from '../../runtime/run-cancel.js';
+import type { TaskRuntime } from '../../runtime/runtime.js';
 
 const RunIdParams = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 400 }) });
 

@@ -1,8 +1,8 @@
 import Type, { type Static } from 'typebox';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../lanes/payload-schemas.js';
-import type { TaskRuntime } from '../../tasks/runtime.js';
+import type { TaskRuntime } from '../../runtime/runtime.js';
 import type { ProtectedContext, RouteSpec } from '../route-spec.js';
-import { Duplicate } from '../../tasks/trigger-answer.js';
+import { Duplicate } from '../../runtime/trigger-answer.js';
 import { QueuedReply } from './tasks.js';
 import { triggerReply } from './tasks.js';
 

@@ -1,17 +1,17 @@
-import { Duplicate, Queued } from '../../tasks/trigger-answer.js';
-import { RunListPage, RunObject } from '../../tasks/run-list-answer.js';
+import { Duplicate, Queued } from '../../runtime/trigger-answer.js';
+import { RunListPage, RunObject } from '../../runtime/run-list-answer.js';
 import Type, { type Static } from 'typebox';
 import { CacheTags, runListPageTags } from '../../domain/cache-invalidation.js';
 import { notFound } from '../../domain/errors.js';
 import type { Identity, ProtectedContext, RouteReply, RouteSpec } from '../route-spec.js';
-import { withoutPayloads } from '../../tasks/payload-withheld.js';
-import type { AdmissionOutcome } from '../../tasks/admission.js';
-import type { TaskRuntime } from '../../tasks/runtime.js';
+import { withoutPayloads } from '../../runtime/payload-withheld.js';
+import type { AdmissionOutcome } from '../../runtime/admission.js';
+import type { TaskRuntime } from '../../runtime/runtime.js';
 import { MAX_CONCURRENCY_KEY_LENGTH, RUN_STATUSES } from '../../domain/run-record.js';
 import { PAYLOAD_QUERY_KEYS, VerdictQuery, payloadFilterOfQuery } from './run-filter-query.js';
-import type { CatalogView } from '../../tasks/catalog-view.js';
-import { PlacementFields } from '../../tasks/placement-schema.js';
-import { DebounceField } from '../../tasks/debounce.js';
+import type { CatalogView } from '../../runtime/catalog-view.js';
+import { PlacementFields } from '../../runtime/placement-schema.js';
+import { DebounceField } from '../../runtime/debounce.js';
 
 const BooleanQuery = Type.Union([Type.Literal('true'), Type.Literal('false')], {
   description: 'exactly `true` or `false`',

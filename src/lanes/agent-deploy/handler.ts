@@ -5,7 +5,7 @@ import type { AppConfig } from '../../config/types.js';
 import { displayPath } from '../../common/display-path.js';
 import { pointer, type ErrorDetail } from '../../domain/errors.js';
 import { configuredPathProblem } from '../../workspace/configured-folder.js';
-import type { StateHandler } from '../../tasks/handler-types.js';
+import type { StateHandler } from '../../runtime/handler-types.js';
 import type { DeploymentRecord } from '../../domain/orchestrator-state.js';
 import { resolveWorkspacePath, WorkspaceBoundaryError } from '../../workspace/boundary.js';
 import { writeJsonAtomic } from '../../workspace/file-writes.js';

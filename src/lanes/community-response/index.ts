@@ -1,6 +1,6 @@
 import { CacheTags, type CacheInvalidator } from '../../domain/cache-invalidation.js';
 import type { StateStore } from '../../store/types.js';
-import type { BlockedAttempt, LaneDefinition } from '../../tasks/lanes.js';
+import type { BlockedAttempt, LaneDefinition } from '../../runtime/lanes.js';
 import { COMMUNITY_RESPONSE_PAYLOAD_KEY } from '../../worker-sdk/community-response.js';
 import { createCommunityResponseGate, type CommunityGateDeps } from './gate.js';
 import { leadReviewImpact } from './lead-review.js';

@@ -1,5 +1,5 @@
 import type { RunRecord } from '../../domain/run-record.js';
-import type { ApprovalImpact } from '../../tasks/approval-impact.js';
+import type { ApprovalImpact } from '../../runtime/approval-impact.js';
 
 /**
  * Community leads routed through an approval by nightly-batch say which kind of approval they

@@ -3,7 +3,7 @@ import { appendDocChanges, docChangeBufferPath, DOC_CHANGE_THRESHOLD } from '../
 import { displayPath } from '../../common/display-path.js';
 import type { RepairLoop } from '../../knowledge/repair-loop.js';
 import type { KnowledgeService } from '../../knowledge/service.js';
-import type { StateHandler } from '../../tasks/handler-types.js';
+import type { StateHandler } from '../../runtime/handler-types.js';
 import { failure } from '../shared/handler-outcome.js';
 
 /** A doc path relative to docsPath in `/` form, or null when it is absolute or climbs out. */

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { displayPath } from '../../common/display-path.js';
 import { packDrift, regeneratePack } from '../../knowledge/pack-builder.js';
 import type { KnowledgeConfig, KnowledgeService } from '../../knowledge/service.js';
-import type { StateHandler } from '../../tasks/handler-types.js';
+import type { StateHandler } from '../../runtime/handler-types.js';
 import { failure } from '../shared/handler-outcome.js';
 
 export interface DocSyncContext extends KnowledgeConfig {

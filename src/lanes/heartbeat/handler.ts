@@ -1,5 +1,5 @@
 import { getHeapStatistics } from 'node:v8';
-import type { TaskHandler } from '../../tasks/handler-types.js';
+import type { TaskHandler } from '../../runtime/handler-types.js';
 import type { TaskRecord } from '../../domain/orchestrator-state.js';
 
 /** Above this many waiting runs the service is falling behind its work. */

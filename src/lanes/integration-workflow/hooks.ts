@@ -1,4 +1,4 @@
-import type { LaneDefinition } from '../../tasks/lanes.js';
+import type { LaneDefinition } from '../../runtime/lanes.js';
 import { integrationWorkflowType } from './definition.js';
 import { createWorkflowDriver, type WorkflowDriverDeps } from './driver.js';
 

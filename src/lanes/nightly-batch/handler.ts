@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FollowUpTask, StateHandler } from '../../tasks/handler-types.js';
+import type { FollowUpTask, StateHandler } from '../../runtime/handler-types.js';
 import type { RSSRecord } from '../../domain/orchestrator-state.js';
 import { SERVICE_RUN_ID_PREFIXES } from '../../domain/service-run-ids.js';
 import { URGENCY_HIGH, URGENCY_MEDIUM } from '../rss-sweep/relevance.js';

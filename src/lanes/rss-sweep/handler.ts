@@ -4,7 +4,7 @@ import type { AppConfig } from '../../config/types.js';
 import { displayPath } from '../../common/display-path.js';
 import { configuredPathProblem } from '../../workspace/configured-folder.js';
 import { appendFileNoFollow } from '../../workspace/file-writes.js';
-import type { HandlerInput, StateHandler } from '../../tasks/handler-types.js';
+import type { HandlerInput, StateHandler } from '../../runtime/handler-types.js';
 import type { RSSRecord } from '../../domain/orchestrator-state.js';
 import { parseFeed, type ParsedFeed } from './feed-parser.js';
 import { configurationRefusal, failure } from '../shared/handler-outcome.js';

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import type { AppConfig } from '../../config/types.js';
 import { DomainError, pointer, type ErrorDetail } from '../../domain/errors.js';
-import type { TaskHandler } from '../../tasks/handler-types.js';
+import type { TaskHandler } from '../../runtime/handler-types.js';
 import type { OrchestratorState } from '../../domain/orchestrator-state.js';
 import { configuredPathProblem, type ConfiguredPathRoots } from '../../workspace/configured-folder.js';
 import { appendFileNoFollow } from '../../workspace/file-writes.js';

@@ -1,5 +1,5 @@
 import { DomainError, type ErrorDetail } from '../../domain/errors.js';
-import type { HandlerOutcome } from '../../tasks/handler-types.js';
+import type { HandlerOutcome } from '../../runtime/handler-types.js';
 
 /** An expected failure: the run fails with this reason instead of the handler throwing. */
 export function failure(error: string): HandlerOutcome {

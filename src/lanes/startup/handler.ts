@@ -1,7 +1,7 @@
 import type { AppConfig } from '../../config/types.js';
 import { displayPath } from '../../common/display-path.js';
 import { configuredPathProblem } from '../../workspace/configured-folder.js';
-import type { StateHandler } from '../../tasks/handler-types.js';
+import type { StateHandler } from '../../runtime/handler-types.js';
 import { walkDocs } from '../../knowledge/docs-walk.js';
 
 /**

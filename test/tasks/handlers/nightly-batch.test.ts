@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { followUpKey, nightlyBatch } from '../../../src/lanes/nightly-batch/handler.js';
 import type { RSSRecord } from '../../../src/domain/orchestrator-state.js';
-import { validatePayload } from '../../../src/tasks/payload-validation.js';
+import { validatePayload } from '../../../src/runtime/payload-validation.js';
 import { applyOutcome, freshState, handlerInput } from '../../support/handlers.js';
 import { handlerConfig } from '../../support/config.js';
 

@@ -30,5 +30,5 @@ export const RunListPage = Type.Object({
   nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as cursor for the next page; null on the last' }),
 });
 
-/** The page's envelope; its items are run views (src/tasks/run-view.ts), which the schema leaves open. */
+/** The page's envelope; its items are run views (src/runtime/run-view.ts), which the schema leaves open. */
 export type RunListEnvelope = Omit<Static<typeof RunListPage>, 'items'>;

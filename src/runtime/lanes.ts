@@ -36,7 +36,7 @@ export interface LaneDefinition {
   afterChildFinish?: (child: RunRecord) => Promise<void>;
   /** At start, after restart recovery and before runs are claimed: the lane picks up what a crash cut short. */
   atStart?: () => Promise<void>;
-  /** Refines what an operator reads about a held run before deciding (src/tasks/approval-impact.ts). */
+  /** Refines what an operator reads about a held run before deciding (src/runtime/approval-impact.ts). */
   approvalImpact?: (run: RunRecord, impact: ApprovalImpact) => ApprovalImpact;
   /**
    * Called by the trigger check on every admission path, after its own checks: what makes a run

@@ -36,7 +36,7 @@ export interface RuntimeDeps {
   clock: Clock;
   logger: Logger;
   invalidator: CacheInvalidator;
-  /** The one admission path (src/tasks/admission.ts), built before the runtime so every module can admit. */
+  /** The one admission path (src/runtime/admission.ts), built before the runtime so every module can admit. */
   admit: Admit;
   /** Notified by the admission path whenever a run became claimable. */
   readyRuns: WakeSignal;
@@ -45,7 +45,7 @@ export interface RuntimeDeps {
   spawner: WorkerSpawner;
   ownerId: string;
   preflightToolGate?: ExecutorDeps['preflightToolGate'];
-  /** Config approvalPolicy, resolved (src/tasks/approval-policy.ts); absent: the built-in policy. */
+  /** Config approvalPolicy, resolved (src/runtime/approval-policy.ts); absent: the built-in policy. */
   approvalPolicy?: ApprovalPolicy;
   /** Opens the incident of an approval that expired under `onExpiry: "escalate"` (the incidents module). */
   approvalEscalation?: ApprovalEscalation;
@@ -267,9 +267,9 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     toolGateEvidence,
     approvals,
     rerun,
-    /** An operator's cancel of a run (src/tasks/run-cancel.ts). */
+    /** An operator's cancel of a run (src/runtime/run-cancel.ts). */
     cancelRun: cancels.cancel,
-    /** Cancel and rerun of many runs, each through the single-run path (src/tasks/bulk-actions.ts). */
+    /** Cancel and rerun of many runs, each through the single-run path (src/runtime/bulk-actions.ts). */
     bulk: createBulkActions({ store, cancel: cancels.cancel, rerun }),
     start,
     stop,

@@ -18,7 +18,7 @@ export interface AdmissionRequest {
   source: RunRecord['source'];
   requestedBy: string;
   /**
-   * Every actor the work is requested by (src/tasks/run-requesters.ts); absent: `requestedBy`
+   * Every actor the work is requested by (src/runtime/run-requesters.ts); absent: `requestedBy`
    * alone. Whoever shaped work admitted on their behalf belongs here, so they cannot approve it.
    */
   requesters?: readonly string[];
@@ -43,10 +43,10 @@ export interface AdmissionRequest {
    * promotes it once its dependencies ended (src/flows/flow-promotion.ts).
    */
   waiting?: boolean;
-  /** Concurrency key and priority (src/tasks/placement-schema.ts); absent: unkeyed, default priority. */
+  /** Concurrency key and priority (src/runtime/placement-schema.ts); absent: unkeyed, default priority. */
   placement?: Partial<QueuePlacement>;
   /**
-   * A debounced trigger (src/tasks/debounce.ts): `forceRunId` is its window's run, and a run found
+   * A debounced trigger (src/runtime/debounce.ts): `forceRunId` is its window's run, and a run found
    * there is the window's, answered `debounced` and never re-admitted (not even a retrying one).
    */
   debounced?: boolean;

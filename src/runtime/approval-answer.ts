@@ -47,7 +47,7 @@ export function approvalProgressOf(approval: unknown): ApprovalProgress | null {
 /** Whether an approval still waits for more approvals than it has: shown where the quorum is more than one. */
 export const awaitsQuorum = (p: ApprovalProgress | null): p is ApprovalProgress => p !== null && p.required > 1;
 
-/** The fields every approval answer carries (src/tasks/approvals.ts `approvalView`). */
+/** The fields every approval answer carries (src/runtime/approvals.ts `approvalView`). */
 export const approvalFields = {
   taskId: Type.String(),
   runId: Type.String(),
@@ -83,7 +83,7 @@ export const ApprovalDetail = {
         dependencyRequirements: Type.Optional(Type.Array(Type.String())),
         caveats: Type.Optional(Type.Array(Type.String())),
       },
-      { additionalProperties: true, description: 'what approving would touch (src/tasks/approval-impact.ts)' },
+      { additionalProperties: true, description: 'what approving would touch (src/runtime/approval-impact.ts)' },
     ),
   ),
   payloadPreview: Type.Object({ keyCount: Type.Integer(), keys: Type.Array(Type.String()), internalKeyCount: Type.Integer() }),

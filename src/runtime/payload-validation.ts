@@ -8,10 +8,10 @@ import { hasPayloadSchema, payloadProblems } from '../lanes/payload-check.js';
 export interface TaskRequest {
   type: string;
   payload?: Record<string, unknown>;
-  /** Queue placement (src/tasks/placement-schema.ts); the route schema checked its bounds. */
+  /** Queue placement (src/runtime/placement-schema.ts); the route schema checked its bounds. */
   concurrencyKey?: string;
   priority?: number;
-  /** Debounce (src/tasks/debounce.ts); the route schema checked its shape. */
+  /** Debounce (src/runtime/debounce.ts); the route schema checked its shape. */
   debounce?: Debounce;
 }
 

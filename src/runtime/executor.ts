@@ -48,7 +48,7 @@ export interface ExecutorDeps {
   store: StateStore;
   clock: Clock;
   logger: Logger;
-  /** What each lane registered beyond its catalog entry: handlers and hooks (src/tasks/lanes.ts). */
+  /** What each lane registered beyond its catalog entry: handlers and hooks (src/runtime/lanes.ts). */
   lanes: LaneRegistry;
   spawner: WorkerSpawner;
   /** This runner's claim identity: a worker's directory is recorded only while it owns the attempt. */

@@ -62,7 +62,7 @@ export interface OperatorDecision {
 /**
  * An operator's decision on a pending approval; null when it is no longer pending or the actor
  * has already decided it. An approval short of the quorum is recorded and leaves the run held;
- * the one that reaches it approves (the run stays pending for its replay, src/tasks/approvals.ts);
+ * the one that reaches it approves (the run stays pending for its replay, src/runtime/approvals.ts);
  * a rejection fails it whatever approvals came before.
  */
 export function withOperatorDecision(run: RunRecord, now: Date, d: OperatorDecision): RunRecord | null {
