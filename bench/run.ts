@@ -99,7 +99,9 @@ async function main(): Promise<number> {
   const mode = args.quick ? 'quick' : 'full';
   const base: Settings = args.quick ? QUICK : FULL;
   const settings: Settings =
-    args.concurrency === null ? base : { ...base, concurrency: args.concurrency, e2e: { ...base.e2e, concurrency: args.concurrency } };
+    args.concurrency === null
+      ? base
+      : { ...base, concurrency: args.concurrency, e2e: { ...base.e2e, concurrency: args.concurrency }, flows: { ...base.flows, concurrency: args.concurrency } };
   const outDir = resolve(args.out ?? join(ROOT, 'bench-results', timestamp()));
   const startedAt = new Date();
   const runDeadline = Date.now() + settings.totalBudgetSec * 1000;

@@ -41,6 +41,10 @@ export const GOALS: Goal[] = [
   { id: 'postgres admission', scenario: 'postgres', comparison: 'postgres/admission', goal: '>= 0.5x the PostgreSQL ceiling', target: 0.5, ceiling: true },
   { id: 'fanout p99', scenario: 'fanout', comparison: 'fanout/p99', goal: 'p99 <= 2x bare node:http', target: 2 },
   { id: 'fanout admission', scenario: 'fanout', comparison: 'fanout/admission', goal: 'with 1,000 subscribers >= 0.8x without', target: 0.8 },
+  ...(['fan-out', 'grid'] as const).flatMap((shape): Goal[] => [
+    { id: `flows ${shape} vs independent runs`, scenario: 'flows', comparison: `flows/${shape}/independent`, goal: '>= 0.8x the same work as independent runs', target: 0.8 },
+    { id: `flows ${shape} promotion p99`, scenario: 'flows', comparison: `flows/${shape}/promotion p99`, goal: 'promotion p99 <= 50 ms (one instance, file store)', target: 50 },
+  ]),
 ];
 
 function failedSubjects(rows: readonly Row[]): Set<string> {
@@ -67,6 +71,7 @@ export function judgeGoals(scenarios: readonly ScenarioResult[]): GoalVerdict[] 
       baselineIsCeiling: goal.ceiling,
       orders: comparison.orders,
       failedChecks: [comparison.subject, comparison.baseline].filter((s) => failed.has(s)),
+      absolute: !comparison.baseline,
       unit: head.unit === 'x' ? 'x' : ` ${head.unit}`,
     });
     out.push({ ...head, ...verdict });

@@ -95,8 +95,13 @@ export interface Settings {
   fanout: { budgetSec: number; subscribers: number; runsPerSec: number; durationSec: number; admissionSec: number; connections: number };
   /** Admission with tracing off and on, a fresh service per turn, `rounds` turns each (off, on, off, on, ...). */
   tracing: { budgetSec: number; rounds: number; durationSec: number };
-  /** A fan-out/fan-in flow of `fanOutSteps` steps and a `width` x `depth` grid, each against the same work as independent runs. */
-  flows: { budgetSec: number; fanOutSteps: number; width: number; depth: number };
+  /**
+   * A fan-out/fan-in flow of `fanOutSteps` steps and a `width` x `depth` grid, each against the
+   * same work as independent runs (triggered `submitConcurrency` at a time), the fan-out also
+   * against BullMQ flows, in `rounds` alternated rounds. `concurrency`: the service's run slots
+   * and the BullMQ worker's concurrency alike (the e2e scenario's, for the same no-op work).
+   */
+  flows: { budgetSec: number; fanOutSteps: number; width: number; depth: number; rounds: number; concurrency: number; submitConcurrency: number };
 }
 
 export const QUICK: Settings = {
@@ -122,7 +127,7 @@ export const QUICK: Settings = {
   cancel: { budgetSec: 30, runs: 6 },
   fanout: { budgetSec: 130, subscribers: 1000, runsPerSec: 20, durationSec: 4, admissionSec: 3, connections: 50 },
   tracing: { budgetSec: 60, rounds: 3, durationSec: 2 },
-  flows: { budgetSec: 120, fanOutSteps: 200, width: 5, depth: 20 },
+  flows: { budgetSec: 120, fanOutSteps: 200, width: 5, depth: 20, rounds: 3, concurrency: 32, submitConcurrency: 50 },
 };
 
 export const FULL: Settings = {
@@ -148,5 +153,5 @@ export const FULL: Settings = {
   cancel: { budgetSec: 90, runs: 25 },
   fanout: { budgetSec: 220, subscribers: 1000, runsPerSec: 30, durationSec: 10, admissionSec: 8, connections: 50 },
   tracing: { budgetSec: 90, rounds: 3, durationSec: 6 },
-  flows: { budgetSec: 300, fanOutSteps: 1000, width: 10, depth: 100 },
+  flows: { budgetSec: 300, fanOutSteps: 1000, width: 10, depth: 100, rounds: 3, concurrency: 32, submitConcurrency: 50 },
 };

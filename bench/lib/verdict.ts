@@ -15,7 +15,9 @@ export const MIN_ROUNDS = 3;
 /**
  * The widest spread of the rounds' ratios a verdict accepts: (max - min) / median. Past it the
  * rounds disagree by more than the distance between most goals and their measured standing, so
- * the median would be chance.
+ * the median would be chance. An absolute bound (p99 <= 50 ms) measures its spread against the
+ * larger of its median and its bound: rounds of 2, 5 and 9 ms all meet 50 ms, however far apart
+ * they are from each other, while rounds of 3.7 to 6.6 s against a 1 s bound spread against 5 s.
  */
 export const SPREAD_BOUND = 0.5;
 
@@ -49,6 +51,8 @@ export interface GoalInput {
   /** Subjects whose self-checks failed: their figures are no figures. */
   failedChecks?: string[];
   spreadBound?: number;
+  /** An absolute bound (each round's baseline is 1): its spread is measured against max(median, target). */
+  absolute?: boolean;
   /** How a ratio is printed in a reason: `x`, or the unit of an absolute bound (` ms`). */
   unit?: string;
 }
@@ -76,11 +80,16 @@ export function median(values: readonly number[]): number | null {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** (max - min) / median, the rounds' disagreement relative to what is judged. */
-export function relativeSpread(values: readonly number[]): number | null {
+/**
+ * (max - min) / median, the rounds' disagreement relative to what is judged; with `floor` (an
+ * absolute bound's target) relative to max(median, floor) instead.
+ */
+export function relativeSpread(values: readonly number[], floor = 0): number | null {
   const m = median(values);
-  if (m === null || m <= 0) return null;
-  return (Math.max(...values) - Math.min(...values)) / m;
+  if (m === null) return null;
+  const base = Math.max(m, floor);
+  if (base <= 0) return null;
+  return (Math.max(...values) - Math.min(...values)) / base;
 }
 
 function finite(values: readonly (number | null)[]): number[] {
@@ -119,10 +128,11 @@ export function judge(input: GoalInput): Verdict {
     if (serviceAbove) reasons.push(`ceiling below the service: the baseline was ${input.better === 'higher' ? 'slower' : 'costlier'} than the service in the median of rounds (${fmt(m)}x)`);
   }
   const bound = input.spreadBound ?? SPREAD_BOUND;
-  const spread = relativeSpread(ratios);
+  const spread = relativeSpread(ratios, input.absolute ? input.target : 0);
   if (spread !== null && ratios.length >= MIN_ROUNDS && spread > bound) {
     const unit = input.unit ?? 'x';
-    reasons.push(`rounds spread ${fmt(Math.min(...ratios))}-${fmt(Math.max(...ratios))}${unit}, ${Math.round(spread * 100)}% of the median, past the ${Math.round(bound * 100)}% bound`);
+    const against = input.absolute && m !== null && input.target > m ? `the ${fmt(input.target)}${unit} bound` : 'the median';
+    reasons.push(`rounds spread ${fmt(Math.min(...ratios))}-${fmt(Math.max(...ratios))}${unit}, ${Math.round(spread * 100)}% of ${against}, past the ${Math.round(bound * 100)}% bound`);
   }
   const base = { median: m, min: ratios.length ? Math.min(...ratios) : null, max: ratios.length ? Math.max(...ratios) : null, rounds: ratios.length, ratios };
   if (reasons.length || m === null) return { status: 'void', ...base, reasons: reasons.length ? reasons : ['no ratio'] };

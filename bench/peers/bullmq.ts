@@ -45,17 +45,22 @@ export async function redisDurability(redisUrl = REDIS_URL): Promise<string> {
   }
 }
 
-export async function runBullmq(plan: ExactlyOncePlan, options: QueuePeerOptions & { redisUrl?: string }): Promise<ExactlyOnceResult> {
-  const url = new URL(assertLoopback(options.redisUrl ?? REDIS_URL));
-  const host = url.hostname;
-  const port = Number(url.port);
-  const connection = { host, port, maxRetriesPerRequest: null };
-  const queueName = `bench-e2e-${plan.tag}`;
+/** A queue of the bench's on a loopback Redis, obliterated at `drop` (or at cleanup, whichever comes first). */
+export function benchQueue(redisUrl: string, queueName: string) {
+  const url = new URL(assertLoopback(redisUrl));
+  const connection = { host: url.hostname, port: Number(url.port), maxRetriesPerRequest: null };
   const queue = new Queue(queueName, { connection });
-  const dropQueue = onCleanup(`bullmq queue ${queueName}`, async () => {
+  const drop = onCleanup(`bullmq queue ${queueName}`, async () => {
     await queue.obliterate({ force: true });
     await queue.close();
   });
+  return { queue, connection, drop };
+}
+
+export async function runBullmq(plan: ExactlyOncePlan, options: QueuePeerOptions & { redisUrl?: string }): Promise<ExactlyOnceResult> {
+  const queueName = `bench-e2e-${plan.tag}`;
+  const { queue, connection, drop: dropQueue } = benchQueue(options.redisUrl ?? REDIS_URL, queueName);
+  const { host, port } = connection;
   try {
     await queue.waitUntilReady();
     const worker = spawnPeer(join(PEERS_DIR, 'bullmq-worker.ts'), {
