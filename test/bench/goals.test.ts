@@ -29,6 +29,21 @@ describe('the goals judged from a run', () => {
     expect(tracing).toMatchObject({ status: 'void', median: 0.9, reasons: ['a self-check of off failed'] });
   });
 
+  it('the flows goals: each shape against its independent runs, and its promotion p99 against 50 ms with the spread counted against the bound', () => {
+    const ran = scenario('flows', (rows) => {
+      rows.compare({ id: 'flows/fan-out/independent', subject: 'flow', baseline: 'independent', metric: 'steps/s', unit: '', better: 'higher', rounds: [[300, 320], [280, 330], [310, 300]].map(([value, baseline]) => ({ value: value!, baseline: baseline! })) });
+      rows.compare({ id: 'flows/fan-out/promotion p99', subject: 'flow', baseline: '', metric: 'promotion p99', unit: 'ms', better: 'lower', rounds: [3, 12, 6].map((value) => ({ value, baseline: 1 })) });
+      rows.compare({ id: 'flows/grid/independent', subject: 'grid', baseline: 'grid independent', metric: 'steps/s', unit: '', better: 'higher', rounds: [[100, 300], [250, 300], [150, 300]].map(([value, baseline]) => ({ value: value!, baseline: baseline! })) });
+    });
+    const byId = Object.fromEntries(judgeGoals([ran]).map((v) => [v.id, v]));
+    expect(Object.keys(byId)).toEqual(['flows fan-out vs independent runs', 'flows fan-out promotion p99', 'flows grid vs independent runs', 'flows grid promotion p99']);
+    expect(byId['flows fan-out vs independent runs']).toMatchObject({ status: 'met', rounds: 3 });
+    expect(byId['flows fan-out promotion p99']).toMatchObject({ status: 'met', median: 6, unit: 'ms' });
+    expect(byId['flows grid vs independent runs']!.status).toBe('void');
+    expect(byId['flows grid vs independent runs']!.reasons[0]).toMatch(/rounds spread 0\.333-0\.833x/);
+    expect(byId['flows grid promotion p99']).toMatchObject({ status: 'void', rounds: 0 });
+  });
+
   it('an absolute bound is judged on the figure, in its unit', () => {
     const ran = scenario('startup', (rows) => {
       rows.compare({ id: 'startup/json/empty', subject: 'service (json file)', baseline: '', metric: 'start to healthy', unit: 'ms', better: 'lower', rounds: [900, 950, 980].map((value) => ({ value, baseline: 1 })) });

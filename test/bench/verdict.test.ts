@@ -88,6 +88,26 @@ describe('a goal judged on alternated rounds', () => {
     expect(v.reasons.join(' ')).toContain('rounds spread 3960-6620 ms, 52% of the median');
   });
 
+  it('an absolute bound met by every round is not voided by rounds far apart below it: the spread counts against the bound', () => {
+    const v = judge({ better: 'lower', target: 50, unit: ' ms', absolute: true, rounds: pairs([2, 9, 5], [1, 1, 1]) });
+    expect(relativeSpread([2, 9, 5])).toBeCloseTo(7 / 5, 10);
+    expect(relativeSpread([2, 9, 5], 50)).toBeCloseTo(7 / 50, 10);
+    expect(v).toMatchObject({ status: 'met', median: 5, min: 2, max: 9, reasons: [] });
+  });
+
+  it('an absolute bound whose rounds straddle it by more than the bound is void, and says against what', () => {
+    const v = judge({ better: 'lower', target: 50, unit: ' ms', absolute: true, rounds: pairs([24, 35, 186], [1, 1, 1]) });
+    expect(v.status).toBe('void');
+    expect(v.reasons.join(' ')).toContain('rounds spread 24-186 ms, 324% of the 50 ms bound, past the 50% bound');
+  });
+
+  it('an absolute bound far below its rounds measures their spread against their median', () => {
+    const v = judge({ better: 'lower', target: 1000, unit: ' ms', absolute: true, rounds: pairs([3_681, 4_023, 5_050], [1, 1, 1]) });
+    expect(v.status).toBe('not met');
+    const wide = judge({ better: 'lower', target: 1000, unit: ' ms', absolute: true, rounds: pairs([3_956, 5_096, 6_618], [1, 1, 1]) });
+    expect(wide.reasons.join(' ')).toContain('52% of the median');
+  });
+
   it('fewer rounds than needed void the goal', () => {
     const v = judge({ better: 'higher', target: 0.5, rounds: pairs([6_000, 6_100], [10_000, 10_000]) });
     expect(v.status).toBe('void');
