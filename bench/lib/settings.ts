@@ -127,7 +127,7 @@ export const QUICK: Settings = {
   cancel: { budgetSec: 30, runs: 6 },
   fanout: { budgetSec: 130, subscribers: 1000, runsPerSec: 20, durationSec: 4, admissionSec: 3, connections: 50 },
   tracing: { budgetSec: 60, rounds: 3, durationSec: 2 },
-  flows: { budgetSec: 120, fanOutSteps: 200, width: 5, depth: 20, rounds: 3, concurrency: 32, submitConcurrency: 50 },
+  flows: { budgetSec: 150, fanOutSteps: 400, width: 8, depth: 40, rounds: 3, concurrency: 32, submitConcurrency: 50 },
 };
 
 export const FULL: Settings = {
