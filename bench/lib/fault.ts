@@ -2,15 +2,17 @@
  * Deliberately broken bench runs, to prove the self-checks catch what they claim to catch.
  * `BENCH_FAULT=drop-one-ack` puts a proxy in front of the service that answers one trigger 202
  * itself without passing it on (an acknowledged run the store never holds);
- * `BENCH_FAULT=ceiling-500` makes the ceilings answer 500 to some triggers. Both live in the
- * bench only: the service itself is never changed.
+ * `BENCH_FAULT=ceiling-500` makes the ceilings answer 500 to some triggers;
+ * `BENCH_FAULT=flow-step-twice` writes one step of each timed flow into the handler's execution
+ * log a second time, as a step run twice would. All live in the bench only: the service itself
+ * is never changed.
  */
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { onCleanup } from './cleanup.js';
 import { assertLoopback } from './loopback.js';
 
-export const FAULTS = ['drop-one-ack', 'ceiling-500'] as const;
+export const FAULTS = ['drop-one-ack', 'ceiling-500', 'flow-step-twice'] as const;
 export type BenchFault = (typeof FAULTS)[number];
 
 export function benchFault(env: NodeJS.ProcessEnv = process.env): BenchFault | null {

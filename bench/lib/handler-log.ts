@@ -4,7 +4,7 @@
  * its run id to a file before it runs. Counting from the handler, not from the service's run
  * records, catches a run executed twice that the store recorded once.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './paths.js';
 
@@ -15,6 +15,8 @@ export interface HandlerLog {
   env: Record<string, string>;
   /** Executions per run id so far. */
   counts(): Record<string, number>;
+  /** Appends an execution the handler did not make (BENCH_FAULT only: proves the count catches it). */
+  forge(runId: string): void;
 }
 
 export function handlerLog(dir: string, name = 'handler-executions.log'): HandlerLog {
@@ -23,6 +25,7 @@ export function handlerLog(dir: string, name = 'handler-executions.log'): Handle
   return {
     env: { NODE_OPTIONS: `--import=${REGISTER}`, BENCH_HANDLER_LOG: path },
     counts: () => countLines(readFileSync(path, 'utf8')),
+    forge: (runId) => appendFileSync(path, `${runId}\n`),
   };
 }
 

@@ -16,6 +16,7 @@
  * log (bench/lib/handler-log.ts), BullMQ's by its worker's count; every dependent promoted
  * exactly once (one `dependencies-ended` event).
  */
+import { benchFault } from '../lib/fault.js';
 import { countExecutions, dependencyLatencies, describeExecutions, epochMs, exactlyOnce, fanOutFanIn, grid, type ExecutionCount, type ShapeStep } from '../lib/flow-checks.js';
 import { handlerLog, type HandlerLog } from '../lib/handler-log.js';
 import { requestJson } from '../lib/http.js';
@@ -99,9 +100,11 @@ async function timeFlow(service: BenchService, flowId: string, steps: ShapeStep[
 }
 
 /** One round of the flow: timed, then checked (end state, handler log, promotions) and its latencies read. */
-async function flowRound(service: BenchService, log: HandlerLog, steps: ShapeStep[], flowId: string, timeoutMs: number): Promise<Round> {
+async function flowRound(service: BenchService, log: HandlerLog, steps: ShapeStep[], flowId: string, timeoutMs: number, fault = false): Promise<Round> {
   const round = emptyRound();
   const timed = await timeFlow(service, flowId, steps, timeoutMs);
+  // BENCH_FAULT=flow-step-twice: one step as if its handler had run it a second time.
+  if (fault) log.forge(stepRunId(flowId, steps.at(-1)!.key));
   const view = timed.view;
   const success = view ? view.steps.filter((s) => s.state === 'success').length : 0;
   if (timed.problem) round.end = timed.problem;
@@ -204,7 +207,7 @@ async function measureShape(ctx: ScenarioContext, shape: Shape, peer: BullmqFlow
         ctx.log(`${shape.id}: time budget spent after ${r} rounds`);
         break;
       }
-      flowRounds.push(await flowRound(service, log, shape.steps, `${tag}-r${r}`, cap()));
+      flowRounds.push(await flowRound(service, log, shape.steps, `${tag}-r${r}`, cap(), benchFault() === 'flow-step-twice'));
       independentRounds.push(await independentRound(service, log, n, `${tag}-r${r}-runs`, s.submitConcurrency, cap()));
       if (peer) bullmqRounds.push(await bullmqRound(peer, shape.steps, `${tag}-r${r}`, cap()));
       ctx.log(`${shape.id} round ${r + 1}: flow ${flowRounds.at(-1)!.ms?.toFixed(0) ?? 'failed'} ms, independent ${independentRounds.at(-1)!.ms?.toFixed(0) ?? 'failed'} ms${peer ? `, bullmq ${bullmqRounds.at(-1)!.ms?.toFixed(0) ?? 'failed'} ms` : ''}`);

@@ -3,9 +3,12 @@
  * handler's log (never, more than once, a step that is not in the flow) and the latency from a
  * step's last dependency to its promotion or start.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { countExecutions, dependencyLatencies, describeExecutions, epochMs, exactlyOnce, fanOutFanIn, grid } from '../../bench/lib/flow-checks.js';
-import { countLines } from '../../bench/lib/handler-log.js';
+import { countLines, handlerLog } from '../../bench/lib/handler-log.js';
 
 describe('the bench flows', () => {
   it('a fan-out/fan-in of 1,000 steps is a root, 998 middle steps after it and a join after all of them', () => {
@@ -62,6 +65,21 @@ describe('executions counted from the handler log', () => {
     const stray = countExecutions(countLines(`${flowIds.join('\n')}\nflow:f1:m7\n`), flowIds, 'flow:f1:');
     expect(exactlyOnce(stray)).toBe(false);
     expect(describeExecutions(stray, 4)).toContain('1 not in the flow (flow:f1:m7)');
+  });
+
+  it('flow-step-twice: a step forged into a real handler log a second time fails the count', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-flowlog-'));
+    try {
+      const log = handlerLog(dir);
+      writeFileSync(join(dir, 'handler-executions.log'), `${flowIds.join('\n')}\n`);
+      expect(exactlyOnce(countExecutions(log.counts(), flowIds, 'flow:f1:'))).toBe(true);
+      log.forge('flow:f1:join');
+      const count = countExecutions(log.counts(), flowIds, 'flow:f1:');
+      expect(exactlyOnce(count)).toBe(false);
+      expect(count.repeated).toEqual([{ id: 'flow:f1:join', times: 2 }]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a long list of wrong ids names three of them', () => {

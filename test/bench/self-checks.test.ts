@@ -64,6 +64,7 @@ describe('BENCH_FAULT', () => {
     expect(benchFault({})).toBeNull();
     expect(benchFault({ BENCH_FAULT: 'drop-one-ack' })).toBe('drop-one-ack');
     expect(benchFault({ BENCH_FAULT: 'ceiling-500' })).toBe('ceiling-500');
+    expect(benchFault({ BENCH_FAULT: 'flow-step-twice' })).toBe('flow-step-twice');
     expect(() => benchFault({ BENCH_FAULT: 'nonsense' })).toThrow(/BENCH_FAULT must be one of/);
   });
 
