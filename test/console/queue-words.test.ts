@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketCapWords, bucketIsFull, bucketMatchWords, keyWords, oldestWaitWords, queueSummaryWords } from '../../console/src/lib/queue-words.js';
+import { bucketCapWords, bucketIsFull, bucketMatchWords, heldByWords, keyWords, oldestWaitWords, queueSummaryWords } from '../../console/src/lib/queue-words.js';
 
 describe('the queue page in words', () => {
   it('says what a bucket matches, from its types and key prefix', () => {
@@ -34,5 +34,11 @@ describe('the queue page in words', () => {
   it('sums the queue up in one line', () => {
     expect(queueSummaryWords({ running: 3, waiting: 120, keys: [{ key: null, running: 3, waiting: 120, oldestWaitSeconds: 1 }] })).toBe('3 running, 120 waiting across 1 key');
     expect(queueSummaryWords({ running: 0, waiting: 0, keys: [] })).toBe('0 running, 0 waiting across 0 keys');
+  });
+  it('says what holds a waiting run: a limit bucket, a type\'s limit, or nothing', () => {
+    expect(heldByWords('deploys')).toBe('held by limit deploys');
+    expect(heldByWords('type:build-refactor')).toBe("held by the build-refactor type's limit");
+    expect(heldByWords(null)).toBeNull();
+    expect(heldByWords(undefined)).toBeNull();
   });
 });

@@ -67,6 +67,18 @@ describe('which limit holds a waiting run', () => {
     expect((await api().run('deploy-running')).body).toMatchObject({ heldBy: null });
   });
 
+  it('names it on every item of the runs list too, as the run view does', async () => {
+    const listed = await api().get('/api/tasks/runs?limit=100');
+    expect(listed.status).toBe(200);
+    const byKey = (key: string, queueState: string | null) =>
+      listed.body.items.filter((run: { concurrencyKey: string | null; queueState: string | null }) => run.concurrencyKey === key && run.queueState === queueState);
+    expect(byKey('env/a', 'ready').map((run: { heldBy: unknown }) => run.heldBy)).toEqual(['deploys']);
+    expect(byKey('env/b', 'ready').map((run: { heldBy: unknown }) => run.heldBy)).toEqual([null]);
+    expect(byKey('env/a', null).map((run: { heldBy: unknown }) => run.heldBy)).toEqual([null]);
+    // Every item carries the field, null where nothing holds it.
+    expect(listed.body.items.every((run: object) => 'heldBy' in run)).toBe(true);
+  });
+
   it('GET /api/queue shows each bucket and the whole queue by key, running, waiting and oldest wait', async () => {
     const queue = await api().get('/api/queue');
     expect(queue.status).toBe(200);

@@ -48,3 +48,13 @@ export function oldestWaitWords(seconds: QueueKey['oldestWaitSeconds']): string 
 export function queueSummaryWords(answer: Pick<QueueAnswer, 'running' | 'waiting' | 'keys'>): string {
   return `${answer.running.toLocaleString()} running, ${answer.waiting.toLocaleString()} waiting across ${plural(answer.keys.length, 'key')}`;
 }
+
+/**
+ * What holds a waiting run back, from `heldBy` (docs/queue.md): "held by limit deploys", "held by
+ * the deploy type's limit"; null when nothing does (it waits only for a slot or its turn).
+ */
+export function heldByWords(heldBy: string | null | undefined): string | null {
+  if (heldBy === null || heldBy === undefined) return null;
+  if (heldBy.startsWith('type:')) return `held by the ${heldBy.slice('type:'.length)} type's limit`;
+  return `held by limit ${heldBy}`;
+}
