@@ -32,7 +32,7 @@ describe('the queue page in words', () => {
   });
 
   it('sums the queue up in one line', () => {
-    expect(queueSummaryWords({ running: 3, waiting: 120, keys: [{ key: null, running: 3, waiting: 120, oldestWaitSeconds: 1 }] })).toBe('3 running, 120 waiting across 1 key');
+    expect(queueSummaryWords({ running: 3, waiting: 120, keys: [{ key: null, running: 3, waiting: 120, oldestWaitSeconds: 1, byPriority: [] }] })).toBe('3 running, 120 waiting across 1 key');
     expect(queueSummaryWords({ running: 0, waiting: 0, keys: [] })).toBe('0 running, 0 waiting across 0 keys');
   });
   it('says what holds a waiting run: a limit bucket, a type\'s limit, or nothing', () => {
