@@ -97,6 +97,27 @@ export interface Settings {
   tracing: { budgetSec: number; rounds: number; durationSec: number };
   /** A fan-out/fan-in flow of `fanOutSteps` steps and a `width` x `depth` grid, each against the same work as independent runs. */
   flows: { budgetSec: number; fanOutSteps: number; width: number; depth: number };
+  /**
+   * Fair queues (bench/scenarios/fairness.ts). Fairness: `floodRuns` queued on one key, then
+   * `lightRuns` of a light key at `lightPerSec`, each run's handler `fairnessDelayMs` longer, on
+   * `concurrency` run slots. Caps: `capKeys` keys x `capRunsPerKey` runs over three instances
+   * (`concurrency` slots each), each run `capDelayMs`. Overhead: `overheadRuns` runs on
+   * `overheadConcurrency` slots, `overheadRounds` alternated rounds of each side.
+   */
+  fairness: {
+    budgetSec: number;
+    concurrency: number;
+    floodRuns: number;
+    lightRuns: number;
+    lightPerSec: number;
+    fairnessDelayMs: number;
+    capKeys: number;
+    capRunsPerKey: number;
+    capDelayMs: number;
+    overheadRuns: number;
+    overheadConcurrency: number;
+    overheadRounds: number;
+  };
 }
 
 export const QUICK: Settings = {
@@ -123,6 +144,20 @@ export const QUICK: Settings = {
   fanout: { budgetSec: 130, subscribers: 1000, runsPerSec: 20, durationSec: 4, admissionSec: 3, connections: 50 },
   tracing: { budgetSec: 60, rounds: 3, durationSec: 2 },
   flows: { budgetSec: 120, fanOutSteps: 200, width: 5, depth: 20 },
+  fairness: {
+    budgetSec: 150,
+    concurrency: 4,
+    floodRuns: 2000,
+    lightRuns: 40,
+    lightPerSec: 20,
+    fairnessDelayMs: 2,
+    capKeys: 4,
+    capRunsPerKey: 25,
+    capDelayMs: 20,
+    overheadRuns: 1000,
+    overheadConcurrency: 32,
+    overheadRounds: 3,
+  },
 };
 
 export const FULL: Settings = {
@@ -149,4 +184,18 @@ export const FULL: Settings = {
   fanout: { budgetSec: 220, subscribers: 1000, runsPerSec: 30, durationSec: 10, admissionSec: 8, connections: 50 },
   tracing: { budgetSec: 90, rounds: 3, durationSec: 6 },
   flows: { budgetSec: 300, fanOutSteps: 1000, width: 10, depth: 100 },
+  fairness: {
+    budgetSec: 300,
+    concurrency: 4,
+    floodRuns: 10_000,
+    lightRuns: 100,
+    lightPerSec: 20,
+    fairnessDelayMs: 2,
+    capKeys: 6,
+    capRunsPerKey: 60,
+    capDelayMs: 20,
+    overheadRuns: 4000,
+    overheadConcurrency: 32,
+    overheadRounds: 3,
+  },
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketCapWords, bucketIsFull, bucketMatchWords, heldByWords, keyWords, oldestWaitWords, queueSummaryWords } from '../../console/src/lib/queue-words.js';
+import { bucketCapWords, bucketIsFull, bucketMatchWords, heldByWords, keyWords, oldestWaitWords, priorityColumns, priorityWords, queueSummaryWords, waitingAt } from '../../console/src/lib/queue-words.js';
 
 describe('the queue page in words', () => {
   it('says what a bucket matches, from its types and key prefix', () => {
@@ -40,5 +40,12 @@ describe('the queue page in words', () => {
     expect(heldByWords('type:build-refactor')).toBe("held by the build-refactor type's limit");
     expect(heldByWords(null)).toBeNull();
     expect(heldByWords(undefined)).toBeNull();
+  });
+  it('names priorities and lays out one column per priority with waiting runs, the highest first', () => {
+    expect([5, 4, 3, 2, 1].map(priorityWords)).toEqual(['Priority 5 (highest)', 'Priority 4', 'Priority 3 (default)', 'Priority 2', 'Priority 1 (lowest)']);
+    expect(priorityColumns([{ priority: 3 }, { priority: 1 }], [{ priority: 5 }, { priority: 3 }], [])).toEqual([5, 3, 1]);
+    const key = { byPriority: [{ priority: 5, waiting: 2, oldestWaitSeconds: 4 }] };
+    expect(waitingAt(key, 5)).toBe(2);
+    expect(waitingAt(key, 3)).toBe(0);
   });
 });
