@@ -107,7 +107,8 @@ describe.skipIf(NO_BROWSER)(`the console's queue page${NO_BROWSER ? ` (skipped: 
         await context.close();
       }
     }
-  });
+    // Four pages, each with an accessibility scan: on a busy shared host that takes over a minute.
+  }, 180_000);
 
   it('says what to do when no limits are configured and nothing waits; marks a full bucket and names the unkeyed runs', async () => {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
