@@ -151,4 +151,19 @@ describe.skipIf(NO_BROWSER)(`the console's queue page${NO_BROWSER ? ` (skipped: 
     await whole.getByText('0 running, 5 waiting across 3 keys, the longest waiting first').waitFor();
     await context.close();
   });
+
+  it('the runs list says which limit holds each waiting run', async () => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    await signIn(page, running.service.url, TEST_KEYS.viewer, 'viewer-bot (viewer)');
+    await page.goto(`${running.service.url}/operator/runs`);
+    const rows = page.getByRole('region', { name: 'Runs' }).locator('tbody tr');
+    await rows.first().waitFor();
+    // Every env/ run after the warm-up waits for the deploys bucket's one start a day.
+    await expect.poll(() => rows.filter({ hasText: 'held by limit deploys' }).count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(HELD.length);
+    // The warm-up run finished: nothing holds it, so its row says nothing of a limit.
+    expect(await rows.filter({ hasText: 'success' }).filter({ hasText: 'held by' }).count()).toBe(0);
+    await page.screenshot({ path: join(SHOTS, 'runs-held-by-1400.png'), fullPage: true });
+    await context.close();
+  });
 });
