@@ -32,8 +32,9 @@ import { spawnOverhead } from './scenarios/spawn.js';
 import { startup } from './scenarios/startup.js';
 import { tracing } from './scenarios/tracing.js';
 import { flows } from './scenarios/flows.js';
+import { fairness } from './scenarios/fairness.js';
 
-const SCENARIOS: Scenario[] = [admission, health, e2e, spawnOverhead, reads, aggregateReads, footprint, startup, postgres, cancel, fanout, tracing, flows];
+const SCENARIOS: Scenario[] = [admission, health, e2e, spawnOverhead, reads, aggregateReads, footprint, startup, postgres, cancel, fanout, tracing, flows, fairness];
 
 interface Args {
   quick: boolean;

@@ -162,7 +162,7 @@ export function composeService(infra: ServiceInfrastructure) {
   const groupLedger = createGroupLedger(groupLedgerDir(config), logger);
   // Run metrics count what this instance's admission, runtime and model gateway write through
   // `runStore` and the workers its spawner could not start (docs/metrics.md).
-  const runMetrics = infra.runMetrics?.({ types: taskCatalog().map((e) => e.type), models: knownModels(config.llm, registry.list()) }) ?? UNMEASURED;
+  const runMetrics = infra.runMetrics?.({ types: taskCatalog().map((e) => e.type), models: knownModels(config.llm, registry.list()), buckets: config.limits }) ?? UNMEASURED;
   const runStore = runMetrics.observeStore(store);
   // The agents a spawn or a model call may serve: the registry's, and the operator types' program worker.
   const workerAgents = operatorTypes.agents(registry);

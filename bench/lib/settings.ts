@@ -102,6 +102,27 @@ export interface Settings {
    * and the BullMQ worker's concurrency alike (the e2e scenario's, for the same no-op work).
    */
   flows: { budgetSec: number; fanOutSteps: number; width: number; depth: number; rounds: number; concurrency: number; submitConcurrency: number };
+  /**
+   * Fair queues (bench/scenarios/fairness.ts). Fairness: `floodRuns` queued on one key, then
+   * `lightRuns` of a light key at `lightPerSec`, each run's handler `fairnessDelayMs` longer, on
+   * `concurrency` run slots. Caps: `capKeys` keys x `capRunsPerKey` runs over three instances
+   * (`concurrency` slots each), each run `capDelayMs`. Overhead: `overheadRuns` runs on
+   * `overheadConcurrency` slots, `overheadRounds` alternated rounds of each side.
+   */
+  fairness: {
+    budgetSec: number;
+    concurrency: number;
+    floodRuns: number;
+    lightRuns: number;
+    lightPerSec: number;
+    fairnessDelayMs: number;
+    capKeys: number;
+    capRunsPerKey: number;
+    capDelayMs: number;
+    overheadRuns: number;
+    overheadConcurrency: number;
+    overheadRounds: number;
+  };
 }
 
 export const QUICK: Settings = {
@@ -128,6 +149,20 @@ export const QUICK: Settings = {
   fanout: { budgetSec: 130, subscribers: 1000, runsPerSec: 20, durationSec: 4, admissionSec: 3, connections: 50 },
   tracing: { budgetSec: 60, rounds: 3, durationSec: 2 },
   flows: { budgetSec: 150, fanOutSteps: 400, width: 8, depth: 40, rounds: 3, concurrency: 32, submitConcurrency: 50 },
+  fairness: {
+    budgetSec: 150,
+    concurrency: 4,
+    floodRuns: 2000,
+    lightRuns: 40,
+    lightPerSec: 20,
+    fairnessDelayMs: 2,
+    capKeys: 4,
+    capRunsPerKey: 25,
+    capDelayMs: 20,
+    overheadRuns: 1000,
+    overheadConcurrency: 32,
+    overheadRounds: 3,
+  },
 };
 
 export const FULL: Settings = {
@@ -154,4 +189,18 @@ export const FULL: Settings = {
   fanout: { budgetSec: 220, subscribers: 1000, runsPerSec: 30, durationSec: 10, admissionSec: 8, connections: 50 },
   tracing: { budgetSec: 90, rounds: 3, durationSec: 6 },
   flows: { budgetSec: 300, fanOutSteps: 1000, width: 10, depth: 100, rounds: 3, concurrency: 32, submitConcurrency: 50 },
+  fairness: {
+    budgetSec: 300,
+    concurrency: 4,
+    floodRuns: 10_000,
+    lightRuns: 100,
+    lightPerSec: 20,
+    fairnessDelayMs: 2,
+    capKeys: 6,
+    capRunsPerKey: 60,
+    capDelayMs: 20,
+    overheadRuns: 4000,
+    overheadConcurrency: 32,
+    overheadRounds: 3,
+  },
 };

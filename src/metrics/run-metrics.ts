@@ -1,5 +1,7 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { RunRecord } from '../domain/run-record.js';
+import { fairnessKey } from '../store/fair-claims.js';
+import { bucketMatches, type LimitBucket } from '../store/limit-buckets.js';
 import type { MutateResult } from '../store/types.js';
 import { BoundedLabel } from './bounded-label.js';
 import {
@@ -26,6 +28,8 @@ export interface RunMetricLabels {
   types: readonly string[];
   /** Every model the configuration or an agent manifest names. */
   models: readonly string[];
+  /** Config `limits`: the bucket label of the per-bucket queue wait takes their names (a bounded set); absent: none. */
+  buckets?: readonly LimitBucket[];
 }
 
 /**
@@ -43,6 +47,8 @@ export class RunMetrics {
   private readonly spawnFailures: Counter<'type'>;
   private readonly runDuration: Histogram<'type'>;
   private readonly queueWait: Histogram<'type'>;
+  private readonly bucketWait: Histogram<'bucket'>;
+  private readonly buckets: readonly LimitBucket[];
   private readonly modelCalls: Counter<'model' | 'status'>;
   private readonly inputTokens: Counter<'model'>;
   private readonly outputTokens: Counter<'model'>;
@@ -77,6 +83,14 @@ export class RunMetrics {
       name: 'orchestrator_run_queue_wait_seconds',
       help: 'Time an attempt waited from its admission to its claim, by task type (approval waits and retry backoffs excluded)',
       labelNames: ['type'] as const,
+      buckets: [...QUEUE_WAIT_BUCKETS],
+      registers,
+    });
+    this.buckets = labels.buckets ?? [];
+    this.bucketWait = new Histogram({
+      name: 'orchestrator_queue_bucket_wait_seconds',
+      help: 'Time an attempt of a run a limit bucket matches waited from its admission to its claim, by bucket (the runs the bucket may hold back)',
+      labelNames: ['bucket'] as const,
       buckets: [...QUEUE_WAIT_BUCKETS],
       registers,
     });
@@ -139,7 +153,13 @@ export class RunMetrics {
     const type = this.type.of(run.type);
     this.attempts.inc({ type });
     const waited = queueWaitOf(run);
-    if (waited !== null) this.queueWait.observe({ type }, waited);
+    if (waited === null) return;
+    this.queueWait.observe({ type }, waited);
+    // Every bucket the run matches, whether or not it held the run this time: a bucket's waits
+    // are those of the runs its caps apply to (docs/metrics.md). Names come from config: bounded.
+    if (this.buckets.length === 0) return;
+    const subject = { type: run.type, key: fairnessKey(run) };
+    for (const bucket of this.buckets) if (bucketMatches(bucket, subject)) this.bucketWait.observe({ bucket: bucket.name }, waited);
   }
 
   /** A worker of this task type could not be started. */

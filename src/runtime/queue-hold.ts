@@ -12,13 +12,29 @@ import type { ClaimOptions, StateStore } from '../store/types.js';
  */
 export async function queueHoldOf(
   store: Pick<StateStore, 'readLimitUsage'>,
-  config: Pick<AppConfig, 'typeConcurrency'> & Partial<Pick<AppConfig, 'limits'>>,
+  config: LimitsConfig,
   run: RunRecord,
   now: Date,
 ): Promise<string | null> {
-  if (run.queueState !== 'ready') return null;
+  return (await queueHoldsOf(store, config, [run], now))[0]!;
+}
+
+type LimitsConfig = Pick<AppConfig, 'typeConcurrency'> & Partial<Pick<AppConfig, 'limits'>>;
+
+/**
+ * `queueHoldOf` for every run of a list, in its order, from one read of what the limits count
+ * (none when no run is ready or no limit is configured): a page of runs costs one read, not one
+ * per run. Each run's hold is judged against the same moment, alone: not as if the ones before
+ * it in the list had been claimed.
+ */
+export async function queueHoldsOf(
+  store: Pick<StateStore, 'readLimitUsage'>,
+  config: LimitsConfig,
+  runs: readonly RunRecord[],
+  now: Date,
+): Promise<Array<string | null>> {
   const options: ClaimOptions = { typeLimits: config.typeConcurrency, buckets: config.limits ?? [], now };
-  if (!isLimited(options)) return null;
-  const usage = await store.readLimitUsage(options);
-  return claimGate(options, usage, now.getTime()).heldBy({ type: run.type, key: fairnessKey(run) });
+  if (!isLimited(options) || !runs.some((run) => run.queueState === 'ready')) return runs.map(() => null);
+  const gate = claimGate(options, await store.readLimitUsage(options), now.getTime());
+  return runs.map((run) => (run.queueState === 'ready' ? gate.heldBy({ type: run.type, key: fairnessKey(run) }) : null));
 }

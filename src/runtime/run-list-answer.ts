@@ -18,6 +18,11 @@ export const RunObject = Type.Object(
     approval: Type.Object({}, { additionalProperties: true }),
     proofLinks: Type.Array(Type.Object({}, { additionalProperties: true })),
     resultSummary: Type.Object({}, { additionalProperties: true }),
+    heldBy: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: 'a ready run: the limit bucket holding it back, `type:<type>` for a per-type limit at its cap, or null (docs/queue.md)',
+      }),
+    ),
   },
   { additionalProperties: true, description: 'a run record with its derived workflow views' },
 );

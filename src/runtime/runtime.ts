@@ -17,7 +17,7 @@ import type { ExecutorDeps } from './executor.js';
 import type { LaneRegistry } from './lanes.js';
 import type { TaskRequest } from './payload-validation.js';
 import { requestedPlacement } from './placement-schema.js';
-import { queueHoldOf } from './queue-hold.js';
+import { queueHoldOf, queueHoldsOf } from './queue-hold.js';
 import { queueView } from './queue-view.js';
 import { debouncedAdmission, refuseDebounceWithIdempotencyKey } from './debounce.js';
 import { recoverInterruptedRuns, type RecoveryDeps } from './recovery.js';
@@ -183,7 +183,9 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     const { items, total } = await store.listRuns({ ...filters, limit, offset, afterSeq });
     const last = items[items.length - 1];
     const nextCursor = items.length === limit && last ? encodeRunCursor(last.seq) : null;
-    return { items: items.map(toRunView), total, limit, offset, nextCursor };
+    // A ready run names the limit that holds it back, as the run view does: one read for the page.
+    const holds = await queueHoldsOf(store, config, items, clock.now());
+    return { items: items.map((run, i) => ({ ...toRunView(run), heldBy: holds[i]! })), total, limit, offset, nextCursor };
   }
 
   /** Tool-gate evidence of the newest runs that carry it (the skills telemetry and audit read it). */

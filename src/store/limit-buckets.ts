@@ -114,4 +114,45 @@ export interface QueueGroup {
   running: number;
   /** createdAt of its oldest ready run; null when none is ready. */
   oldestReadyAt: string | null;
+  /** Its ready runs by priority (stored priority, 1-5; only priorities with a ready run), the highest first. */
+  readyByPriority: PriorityCount[];
+}
+
+/** Ready runs of one priority, and when the oldest of them was admitted. */
+export interface PriorityCount {
+  priority: number;
+  ready: number;
+  oldestReadyAt: string;
+}
+
+/** A store's count of ready and running runs by (type, key, priority): a row of its one grouped read. */
+export interface QueueGroupRow {
+  type: string;
+  key: string;
+  priority: number;
+  ready: number;
+  running: number;
+  oldestReadyAt: string | null;
+}
+
+/** Rows by (type, key, priority) folded into the groups by (type, key) `GET /api/queue` reads, priorities kept for the ready runs. */
+export function foldQueueGroups(rows: Iterable<QueueGroupRow>): QueueGroup[] {
+  const groups = new Map<string, QueueGroup>();
+  for (const row of rows) {
+    const id = `${row.type}\u0000${row.key}`;
+    let group = groups.get(id);
+    if (group === undefined) groups.set(id, (group = { type: row.type, key: row.key, ready: 0, running: 0, oldestReadyAt: null, readyByPriority: [] }));
+    group.running += row.running;
+    if (row.ready === 0 || row.oldestReadyAt === null) continue;
+    group.ready += row.ready;
+    if (group.oldestReadyAt === null || row.oldestReadyAt < group.oldestReadyAt) group.oldestReadyAt = row.oldestReadyAt;
+    const same = group.readyByPriority.find((entry) => entry.priority === row.priority);
+    if (same === undefined) group.readyByPriority.push({ priority: row.priority, ready: row.ready, oldestReadyAt: row.oldestReadyAt });
+    else {
+      same.ready += row.ready;
+      if (row.oldestReadyAt < same.oldestReadyAt) same.oldestReadyAt = row.oldestReadyAt;
+    }
+  }
+  for (const group of groups.values()) group.readyByPriority.sort((a, b) => b.priority - a.priority);
+  return [...groups.values()];
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketCapWords, bucketIsFull, bucketMatchWords, keyWords, oldestWaitWords, queueSummaryWords } from '../../console/src/lib/queue-words.js';
+import { bucketCapWords, bucketIsFull, bucketMatchWords, heldByWords, keyWords, oldestWaitWords, priorityColumns, priorityWords, queueSummaryWords, waitingAt } from '../../console/src/lib/queue-words.js';
 
 describe('the queue page in words', () => {
   it('says what a bucket matches, from its types and key prefix', () => {
@@ -32,7 +32,20 @@ describe('the queue page in words', () => {
   });
 
   it('sums the queue up in one line', () => {
-    expect(queueSummaryWords({ running: 3, waiting: 120, keys: [{ key: null, running: 3, waiting: 120, oldestWaitSeconds: 1 }] })).toBe('3 running, 120 waiting across 1 key');
+    expect(queueSummaryWords({ running: 3, waiting: 120, keys: [{ key: null, running: 3, waiting: 120, oldestWaitSeconds: 1, byPriority: [] }] })).toBe('3 running, 120 waiting across 1 key');
     expect(queueSummaryWords({ running: 0, waiting: 0, keys: [] })).toBe('0 running, 0 waiting across 0 keys');
+  });
+  it('says what holds a waiting run: a limit bucket, a type\'s limit, or nothing', () => {
+    expect(heldByWords('deploys')).toBe('held by limit deploys');
+    expect(heldByWords('type:build-refactor')).toBe("held by the build-refactor type's limit");
+    expect(heldByWords(null)).toBeNull();
+    expect(heldByWords(undefined)).toBeNull();
+  });
+  it('names priorities and lays out one column per priority with waiting runs, the highest first', () => {
+    expect([5, 4, 3, 2, 1].map(priorityWords)).toEqual(['Priority 5 (highest)', 'Priority 4', 'Priority 3 (default)', 'Priority 2', 'Priority 1 (lowest)']);
+    expect(priorityColumns([{ priority: 3 }, { priority: 1 }], [{ priority: 5 }, { priority: 3 }], [])).toEqual([5, 3, 1]);
+    const key = { byPriority: [{ priority: 5, waiting: 2, oldestWaitSeconds: 4 }] };
+    expect(waitingAt(key, 5)).toBe(2);
+    expect(waitingAt(key, 3)).toBe(0);
   });
 });

@@ -22,16 +22,17 @@ const LIMITS = {
   tenants: { match: { keyPrefix: 'tenant/' }, concurrency: 2, perKey: 1 },
 };
 const HELD = [
-  { key: 'env/prod', idempotencyKey: 'queue-ui-prod-1' },
-  { key: 'env/prod', idempotencyKey: 'queue-ui-prod-2' },
-  { key: 'env/staging', idempotencyKey: 'queue-ui-staging-1' },
+  { key: 'env/prod', idempotencyKey: 'queue-ui-prod-1', priority: 3 },
+  { key: 'env/prod', idempotencyKey: 'queue-ui-prod-2', priority: 5 },
+  { key: 'env/prod', idempotencyKey: 'queue-ui-prod-3', priority: 3 },
+  { key: 'env/staging', idempotencyKey: 'queue-ui-staging-1', priority: 3 },
 ];
 
 describe.skipIf(NO_BROWSER)(`the console's queue page${NO_BROWSER ? ` (skipped: no chromium at ${CHROMIUM})` : ''}`, () => {
   let running: RuntimeService;
   let browser: Browser;
-  const trigger = (concurrencyKey: string, idempotencyKey: string) =>
-    running.api.post('/api/tasks/trigger', { type: TYPE, payload: { content: `Queue ${idempotencyKey}.`, idempotencyKey }, concurrencyKey });
+  const trigger = (concurrencyKey: string, idempotencyKey: string, priority = 3) =>
+    running.api.post('/api/tasks/trigger', { type: TYPE, payload: { content: `Queue ${idempotencyKey}.`, idempotencyKey }, concurrencyKey, priority });
 
   beforeAll(async () => {
     ensureConsoleBuilt();
@@ -39,9 +40,9 @@ describe.skipIf(NO_BROWSER)(`the console's queue page${NO_BROWSER ? ` (skipped: 
     const warmUp = await trigger('env/warm-up', 'queue-ui-warm-up');
     expect(warmUp.status).toBe(202);
     expect((await waitForTerminal(running.api, warmUp.body.runId, 30_000)).status).toBe('success');
-    for (const run of HELD) expect((await trigger(run.key, run.idempotencyKey)).status).toBe(202);
-    // The page reads what the API reads: wait until the service counts all three as waiting.
-    await waitFor(async () => ((await running.api.get('/api/queue')).body.waiting === HELD.length ? true : undefined), 15_000, 'three waiting runs');
+    for (const run of HELD) expect((await trigger(run.key, run.idempotencyKey, run.priority)).status).toBe(202);
+    // The page reads what the API reads: wait until the service counts them all as waiting.
+    await waitFor(async () => ((await running.api.get('/api/queue')).body.waiting === HELD.length ? true : undefined), 15_000, 'four waiting runs');
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   }, 120_000);
   afterAll(async () => {
@@ -61,29 +62,41 @@ describe.skipIf(NO_BROWSER)(`the console's queue page${NO_BROWSER ? ` (skipped: 
 
         const totals = page.getByRole('list', { name: 'Queue totals' });
         await totals.getByText('waiting').waitFor();
-        expect(await totals.locator('.stat').allInnerTexts()).toEqual(['0\nrunning', '3\nwaiting', '2\nconcurrency keys', '2\nlimit buckets']);
+        expect(await totals.locator('.stat').allInnerTexts()).toEqual(['0\nrunning', '4\nwaiting', '2\nconcurrency keys', '2\nlimit buckets']);
+        // Waiting by priority, the highest first, in words.
+        const byPriority = await page.getByRole('list', { name: 'Waiting by priority', exact: true }).getByRole('listitem').allInnerTexts();
+        expect(byPriority.map((line) => line.replace(/the oldest for .*$/, 'the oldest for …'))).toEqual([
+          'Priority 5 (highest): 1 waiting, the oldest for …',
+          'Priority 3 (default): 3 waiting, the oldest for …',
+        ]);
 
         const deploys = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'deploys' }) });
         await deploys.getByText('Matches runs of type summarize-content with a key starting “env/”. Caps: 1 start per 1 d.').waitFor();
-        await deploys.getByText('0 running, 3 waiting').waitFor();
-        const bucketRows = deploys.getByRole('region', { name: 'Keys in bucket deploys' }).getByRole('row');
+        await deploys.getByText('0 running, 4 waiting').waitFor();
+        const bucketTable = deploys.getByRole('region', { name: 'Keys in bucket deploys' });
+        const bucketRows = bucketTable.getByRole('row');
         await expect.poll(() => bucketRows.count()).toBe(3);
+        // A column per priority with waiting runs, the highest first (headers are for screen readers on a phone).
+        expect(await bucketTable.locator('thead th').allTextContents()).toEqual(['Concurrency key', 'Running', 'Waiting', 'Priority 5 (highest)', 'Priority 3 (default)', 'Oldest wait']);
         const prod = bucketRows.filter({ hasText: 'env/prod' });
-        expect(await prod.locator('td').allInnerTexts()).toEqual([expect.stringContaining('env/prod'), expect.stringContaining('0'), expect.stringContaining('2'), expect.stringMatching(/\d+(\.\d)? s|\d+ ms|min/)]);
-        expect(await bucketRows.filter({ hasText: 'env/staging' }).locator('td').nth(2).innerText()).toContain('1');
+        const cells = (await prod.locator('td').allInnerTexts()).map((cell) => cell.replace(/^.*\n/s, '').trim());
+        expect(cells.slice(0, 5)).toEqual(['env/prod', '0', '3', '1', '2']);
+        expect(cells[5]).toMatch(/\d+(\.\d)? s|\d+ ms|min/);
+        const staging = (await bucketRows.filter({ hasText: 'env/staging' }).locator('td').allInnerTexts()).map((cell) => cell.replace(/^.*\n/s, '').trim());
+        expect(staging.slice(1, 5)).toEqual(['0', '1', '0', '1']);
 
         const tenants = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'tenants' }) });
         await tenants.getByText('Caps: 2 running at once, 1 running per key.').waitFor();
         await tenants.getByText('No run of this bucket is running or waiting.').waitFor();
 
         const whole = page.getByRole('region', { name: 'Whole queue by concurrency key, longest waiting first' });
-        await whole.getByText('0 running, 3 waiting across 2 keys, the longest waiting first').waitFor();
+        await whole.getByText('0 running, 4 waiting across 2 keys, the longest waiting first').waitFor();
         const keys = await whole.locator('tbody tr td:first-child').allInnerTexts();
         // Longest waiting first: env/prod's first run was admitted before env/staging's.
         expect(keys.map((k) => k.trim())).toEqual(['env/prod', 'env/staging']);
         // Plain words only: no raw JSON or key paths on the page.
         const text = await page.locator('main').innerText();
-        expect(text).not.toMatch(/[{}]|keyPrefix|oldestWaitSeconds|perKey/);
+        expect(text).not.toMatch(/[{}]|keyPrefix|oldestWaitSeconds|perKey|byPriority/);
         expect(await seriousViolations(page), `accessibility at ${width} px ${colorScheme}`).toEqual([]);
         if (width === 390) {
           const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
@@ -94,30 +107,32 @@ describe.skipIf(NO_BROWSER)(`the console's queue page${NO_BROWSER ? ` (skipped: 
         await context.close();
       }
     }
-  });
+    // Four pages, each with an accessibility scan: on a busy shared host that takes over a minute.
+  }, 180_000);
 
   it('says what to do when no limits are configured and nothing waits; marks a full bucket and names the unkeyed runs', async () => {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     const page = await context.newPage();
     await signIn(page, running.service.url, TEST_KEYS.viewer, 'viewer-bot (viewer)');
     // The same page on a service with no limits and an empty queue: the answer is the API's shape, empty.
-    await page.route('**/api/queue', (route) => route.fulfill({ json: { at: new Date().toISOString(), running: 0, waiting: 0, buckets: [], keys: [] } }));
+    await page.route('**/api/queue', (route) => route.fulfill({ json: { at: new Date().toISOString(), running: 0, waiting: 0, priorities: [], buckets: [], keys: [] } }));
     await page.goto(`${running.service.url}/operator/queue`);
     await page.getByText('No limits configured: config limits, docs/queue.md.').waitFor();
     await page.getByText('Nothing is running or waiting.', { exact: false }).waitFor();
     await page.screenshot({ path: join(SHOTS, 'queue-empty-1400.png'), fullPage: true });
 
     // A bucket at its overall cap is marked full, and unkeyed runs read as such, never "null".
-    const unkeyed = { key: null, running: 2, waiting: 7, oldestWaitSeconds: 190.5 };
-    const busy = { name: 'everything', match: {}, concurrency: 2, perKey: null, rate: null, running: 2, waiting: 7, keys: [unkeyed] };
+    const priorities = [{ priority: 3, waiting: 7, oldestWaitSeconds: 190.5 }];
+    const unkeyed = { key: null, running: 2, waiting: 7, oldestWaitSeconds: 190.5, byPriority: priorities };
+    const busy = { name: 'everything', match: {}, concurrency: 2, perKey: null, rate: null, running: 2, waiting: 7, priorities, keys: [unkeyed] };
     await page.unroute('**/api/queue');
-    await page.route('**/api/queue', (route) => route.fulfill({ json: { at: new Date().toISOString(), running: 2, waiting: 7, buckets: [busy], keys: [unkeyed] } }));
+    await page.route('**/api/queue', (route) => route.fulfill({ json: { at: new Date().toISOString(), running: 2, waiting: 7, priorities, buckets: [busy], keys: [unkeyed] } }));
     await page.reload();
     const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'everything' }) });
     await card.getByText('full', { exact: true }).waitFor();
     await card.getByText('Matches every run. Caps: 2 running at once.').waitFor();
     const row = page.getByRole('region', { name: 'Whole queue by concurrency key, longest waiting first' }).getByRole('row').filter({ hasText: 'Unkeyed runs' });
-    expect((await row.locator('td').allInnerTexts()).map((cell) => cell.trim())).toEqual(['Unkeyed runs', '2', '7', '3 min 10 s']);
+    expect((await row.locator('td').allInnerTexts()).map((cell) => cell.trim())).toEqual(['Unkeyed runs', '2', '7', '7', '3 min 10 s']);
     expect(await page.locator('main').innerText()).not.toContain('null');
     await context.close();
   });
@@ -133,7 +148,22 @@ describe.skipIf(NO_BROWSER)(`the console's queue page${NO_BROWSER ? ` (skipped: 
     expect((await trigger('env/qa', 'queue-ui-qa-1')).status).toBe(202);
     // The next refresh (every 5 s) brings it in; the generous wait covers a busy machine, not the page.
     await whole.getByRole('row').filter({ hasText: 'env/qa' }).waitFor({ timeout: 20_000 });
-    await whole.getByText('0 running, 4 waiting across 3 keys, the longest waiting first').waitFor();
+    await whole.getByText('0 running, 5 waiting across 3 keys, the longest waiting first').waitFor();
+    await context.close();
+  });
+
+  it('the runs list says which limit holds each waiting run', async () => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    await signIn(page, running.service.url, TEST_KEYS.viewer, 'viewer-bot (viewer)');
+    await page.goto(`${running.service.url}/operator/runs`);
+    const rows = page.getByRole('region', { name: 'Runs' }).locator('tbody tr');
+    await rows.first().waitFor();
+    // Every env/ run after the warm-up waits for the deploys bucket's one start a day.
+    await expect.poll(() => rows.filter({ hasText: 'held by limit deploys' }).count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(HELD.length);
+    // The warm-up run finished: nothing holds it, so its row says nothing of a limit.
+    expect(await rows.filter({ hasText: 'success' }).filter({ hasText: 'held by' }).count()).toBe(0);
+    await page.screenshot({ path: join(SHOTS, 'runs-held-by-1400.png'), fullPage: true });
     await context.close();
   });
 });

@@ -149,6 +149,44 @@ describe('label sets stay bounded', () => {
   });
 });
 
+describe('queue wait by limit bucket', () => {
+  it('observes the wait of each claimed run under every bucket it matches, labelled by the bucket name only', async () => {
+    const limits = [
+      { name: 'deploys', match: { keyPrefix: 'env/' }, perKey: 1 },
+      { name: 'builds', match: { types: ['build-refactor'] }, concurrency: 2 },
+    ];
+    const metrics = createMetrics();
+    const runMetrics = metrics.runMetrics({ types: TYPES, models: MODELS, buckets: limits });
+    const runStore = runMetrics.observeStore(await openStore());
+    const admitted = new Date(Date.now() - 60_000);
+    const waits: Record<string, number> = { 'w-1': 2.5, 'w-2': 20, 'w-3': 0.2, 'w-4': 7 };
+    const runs = [
+      { runId: 'w-1', type: 'summarize-content', key: 'env/prod' }, // deploys
+      { runId: 'w-2', type: 'build-refactor', key: 'env/stage' }, // deploys and builds
+      { runId: 'w-3', type: 'build-refactor', key: null }, // builds
+      { runId: 'w-4', type: 'summarize-content', key: 'tenant-a' }, // none
+    ];
+    for (const run of runs) {
+      await runStore.mutateRun(run.runId, insertIfAbsent({ ...admittedRun({ runId: run.runId, type: run.type, now: admitted }), concurrencyKey: run.key }));
+      const startedAt = new Date(admitted.getTime() + waits[run.runId]! * 1000).toISOString();
+      const claimed = await runStore.claimNextRun({ typeLimits: {} }, (r) => ({ ...markRunning(r), startedAt }));
+      expect(claimed?.runId).toBe(run.runId);
+    }
+    const text = await metrics.registry.metrics();
+    expect(seriesValue(text, 'orchestrator_queue_bucket_wait_seconds_count{bucket="deploys"}')).toBe(2);
+    expect(seriesValue(text, 'orchestrator_queue_bucket_wait_seconds_sum{bucket="deploys"}')).toBeCloseTo(22.5);
+    expect(seriesValue(text, 'orchestrator_queue_bucket_wait_seconds_bucket{le="5",bucket="deploys"}')).toBe(1);
+    expect(seriesValue(text, 'orchestrator_queue_bucket_wait_seconds_count{bucket="builds"}')).toBe(2);
+    expect(seriesValue(text, 'orchestrator_queue_bucket_wait_seconds_sum{bucket="builds"}')).toBeCloseTo(20.2);
+    // Every claimed run is in the per-type histogram; only matched ones in a bucket's.
+    expect(seriesValue(text, 'orchestrator_run_queue_wait_seconds_count{type="summarize-content"}')).toBe(2);
+    const series = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === 'orchestrator_queue_bucket_wait_seconds')!;
+    const labelNames = new Set(series.values.flatMap((v) => Object.keys(v.labels)));
+    expect([...labelNames].sort()).toEqual(['bucket', 'le']);
+    expect(new Set(series.values.map((v) => v.labels.bucket))).toEqual(new Set(['deploys', 'builds']));
+  });
+});
+
 describe('gauges of shared state, read from the store at scrape time', () => {
   async function heldRun(runStore: StateStore, runId: string, requestedAt: string): Promise<void> {
     const run = admittedRun({ runId, type: 'build-refactor', approvalRequired: true, approvalReason: 'gated', now: new Date(requestedAt) });

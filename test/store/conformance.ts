@@ -371,14 +371,27 @@ export function describeStoreConformance(
         const { store } = await openStore();
         await insert(store, { runId: 'q-1', concurrencyKey: 'k', createdAt: '2026-03-01T10:00:02.000Z' });
         await insert(store, { runId: 'q-2', concurrencyKey: 'k', createdAt: '2026-03-01T10:00:01.000Z' });
+        await insert(store, { runId: 'q-7', concurrencyKey: 'k', priority: 5, createdAt: '2026-03-01T10:00:04.000Z' });
+        await insert(store, { runId: 'q-8', concurrencyKey: 'k', priority: 5, createdAt: '2026-03-01T10:00:02.000Z' });
         await insert(store, { runId: 'q-3', concurrencyKey: 'k', status: 'running', queueState: null });
         await insert(store, { runId: 'q-4', createdAt: '2026-03-01T10:00:03.000Z' });
         await insert(store, { runId: 'q-5', status: 'success', queueState: null });
         await insert(store, { runId: 'q-6', queueState: 'held' });
         const groups = (await store.queueGroups()).sort((a, b) => a.key.localeCompare(b.key));
         expect(groups).toEqual([
-          { type: 'doc-sync', key: '', ready: 1, running: 0, oldestReadyAt: '2026-03-01T10:00:03.000Z' },
-          { type: 'doc-sync', key: 'k', ready: 2, running: 1, oldestReadyAt: '2026-03-01T10:00:01.000Z' },
+          { type: 'doc-sync', key: '', ready: 1, running: 0, oldestReadyAt: '2026-03-01T10:00:03.000Z', readyByPriority: [{ priority: 3, ready: 1, oldestReadyAt: '2026-03-01T10:00:03.000Z' }] },
+          {
+            type: 'doc-sync',
+            key: 'k',
+            ready: 4,
+            running: 1,
+            oldestReadyAt: '2026-03-01T10:00:01.000Z',
+            // Ready runs by their priority, the highest first; the running one counts in `running` only.
+            readyByPriority: [
+              { priority: 5, ready: 2, oldestReadyAt: '2026-03-01T10:00:02.000Z' },
+              { priority: 3, ready: 2, oldestReadyAt: '2026-03-01T10:00:01.000Z' },
+            ],
+          },
         ]);
       });
 

@@ -67,7 +67,20 @@ describe('which limit holds a waiting run', () => {
     expect((await api().run('deploy-running')).body).toMatchObject({ heldBy: null });
   });
 
+  it('names it on every item of the runs list too, as the run view does', async () => {
+    const listed = await api().get('/api/tasks/runs?limit=100');
+    expect(listed.status).toBe(200);
+    const byKey = (key: string, queueState: string | null) =>
+      listed.body.items.filter((run: { concurrencyKey: string | null; queueState: string | null }) => run.concurrencyKey === key && run.queueState === queueState);
+    expect(byKey('env/a', 'ready').map((run: { heldBy: unknown }) => run.heldBy)).toEqual(['deploys']);
+    expect(byKey('env/b', 'ready').map((run: { heldBy: unknown }) => run.heldBy)).toEqual([null]);
+    expect(byKey('env/a', null).map((run: { heldBy: unknown }) => run.heldBy)).toEqual([null]);
+    // Every item carries the field, null where nothing holds it.
+    expect(listed.body.items.every((run: object) => 'heldBy' in run)).toBe(true);
+  });
+
   it('GET /api/queue shows each bucket and the whole queue by key, running, waiting and oldest wait', async () => {
+    await api().post('/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'c' }, concurrencyKey: 'env/b', priority: 1 });
     const queue = await api().get('/api/queue');
     expect(queue.status).toBe(200);
     const deploys = queue.body.buckets.find((bucket: { name: string }) => bucket.name === 'deploys');
@@ -75,10 +88,16 @@ describe('which limit holds a waiting run', () => {
     const envA = deploys.keys.find((key: { key: string }) => key.key === 'env/a');
     expect(envA).toMatchObject({ running: 1, waiting: 1 });
     expect(envA.oldestWaitSeconds).toBeGreaterThanOrEqual(0);
-    expect(deploys.keys.find((key: { key: string }) => key.key === 'env/b')).toMatchObject({ running: 0, waiting: 1 });
+    // Waiting runs by priority, the highest first: per key, per bucket and for the whole queue.
+    const envB = deploys.keys.find((key: { key: string }) => key.key === 'env/b');
+    expect(envB).toMatchObject({ running: 0, waiting: 2, byPriority: [{ priority: 3, waiting: 1 }, { priority: 1, waiting: 1 }] });
+    expect(envB.byPriority[1].oldestWaitSeconds).toBeGreaterThanOrEqual(0);
+    expect(envA.byPriority).toEqual([expect.objectContaining({ priority: 3, waiting: 1 })]);
+    expect(deploys.priorities).toMatchObject([{ priority: 3, waiting: 2 }, { priority: 1, waiting: 1 }]);
+    expect(queue.body.priorities.map((p: { priority: number }) => p.priority)).toEqual([3, 1]);
     // Unkeyed runs are in no prefix bucket, but in the whole queue.
     expect(deploys.keys.some((key: { key: string | null }) => key.key === null)).toBe(false);
-    expect(queue.body.waiting).toBeGreaterThanOrEqual(2);
+    expect(queue.body.waiting).toBeGreaterThanOrEqual(3);
     expect(queue.body.keys.find((key: { key: string }) => key.key === 'env/a')).toMatchObject({ running: 1, waiting: 1 });
   });
 });
@@ -90,13 +109,15 @@ describe('orch queue', () => {
     const api = apiClient(service().url);
     await api.post('/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'a' }, concurrencyKey: 'env/prod' });
     await api.post('/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'b' } });
+    await api.post('/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'c' }, concurrencyKey: 'env/prod', priority: 5 });
     const env = { ORCH_URL: service().url, ORCH_API_KEY: TEST_KEYS.operator, XDG_CONFIG_HOME: tempDir('orch-queue-') };
     const printed = await orch(['queue'], env);
     expect(printed.code).toBe(0);
-    expect(printed.stdout).toContain('bucket deploys (perKey 1, rate 10/60s): 0 running, 1 waiting');
-    expect(printed.stdout).toMatch(/^env\/prod\s+0\s+1\s+\d+s$/m);
-    expect(printed.stdout).toMatch(/^\(unkeyed\)\s+0\s+1\s+\d+s$/m);
+    expect(printed.stdout).toContain('bucket deploys (perKey 1, rate 10/60s): 0 running, 2 waiting; by priority p5:1 p3:1');
+    expect(printed.stdout).toContain('queue: 0 running, 3 waiting; by priority p5:1 p3:2');
+    expect(printed.stdout).toMatch(/^env\/prod\s+0\s+2\s+\d+s\s+p5:1 p3:1$/m);
+    expect(printed.stdout).toMatch(/^\(unkeyed\)\s+0\s+1\s+\d+s\s+p3:1$/m);
     const json = await orch(['queue', '--json'], env);
-    expect(JSON.parse(json.stdout)).toMatchObject({ waiting: 2, buckets: [{ name: 'deploys', waiting: 1 }] });
+    expect(JSON.parse(json.stdout)).toMatchObject({ waiting: 3, buckets: [{ name: 'deploys', waiting: 2, priorities: [{ priority: 5, waiting: 1 }, { priority: 3, waiting: 1 }] }] });
   });
 });

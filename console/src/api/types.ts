@@ -13,8 +13,15 @@ import type { QueueAttempt, RunEvent, RunStatus } from '../../../src/domain/run-
 
 export type { RunView, RunLogsAnswer, RunEventData, RunEndData, RunLogLine, TriggerAnswer, QueueAttempt, RunEvent, RunStatus };
 
+/**
+ * One item of GET /api/tasks/runs: the run view, and for a ready run the limit that holds it back
+ * (a limit bucket's name, `type:<type>`, or null: docs/queue.md). Optional: a row the live feed
+ * changed keeps the value read with its page.
+ */
+export type RunListItem = RunView & { heldBy?: string | null };
+
 /** GET /api/tasks/runs: the envelope from its schema, the items as the run view builds them. */
-export type RunListAnswer = RunListEnvelope & { items: RunView[] };
+export type RunListAnswer = RunListEnvelope & { items: RunListItem[] };
 
 /** Every run status, in the order the console lists them (the service's RUN_STATUSES, as a type). */
 export const RUN_STATUS_LIST: readonly RunStatus[] = ['pending', 'running', 'retrying', 'success', 'failed', 'cancelled'];

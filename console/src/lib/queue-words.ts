@@ -8,6 +8,7 @@ import { formatDuration } from './time.js';
 
 export type QueueBucket = QueueAnswer['buckets'][number];
 export type QueueKey = QueueAnswer['keys'][number];
+export type QueuePriority = QueueAnswer['priorities'][number];
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
@@ -47,4 +48,30 @@ export function oldestWaitWords(seconds: QueueKey['oldestWaitSeconds']): string 
 /** The page's one-line summary: "3 running, 120 waiting across 4 keys". */
 export function queueSummaryWords(answer: Pick<QueueAnswer, 'running' | 'waiting' | 'keys'>): string {
   return `${answer.running.toLocaleString()} running, ${answer.waiting.toLocaleString()} waiting across ${plural(answer.keys.length, 'key')}`;
+}
+
+/**
+ * What holds a waiting run back, from `heldBy` (docs/queue.md): "held by limit deploys", "held by
+ * the deploy type's limit"; null when nothing does (it waits only for a slot or its turn).
+ */
+export function heldByWords(heldBy: string | null | undefined): string | null {
+  if (heldBy === null || heldBy === undefined) return null;
+  if (heldBy.startsWith('type:')) return `held by the ${heldBy.slice('type:'.length)} type's limit`;
+  return `held by limit ${heldBy}`;
+}
+
+/** A priority as its column and list read it: "Priority 5 (highest)", "Priority 3 (default)", "Priority 1 (lowest)". */
+export function priorityWords(priority: number): string {
+  const note = priority === 5 ? ' (highest)' : priority === 3 ? ' (default)' : priority === 1 ? ' (lowest)' : '';
+  return `Priority ${priority}${note}`;
+}
+
+/** The priorities that have waiting runs among `lists`, the highest first: the columns of a key table. */
+export function priorityColumns(...lists: ReadonlyArray<readonly Pick<QueuePriority, 'priority'>[]>): number[] {
+  return [...new Set(lists.flat().map((entry) => entry.priority))].sort((a, b) => b - a);
+}
+
+/** How many runs of a key wait at `priority` (0 when none). */
+export function waitingAt(key: Pick<QueueKey, 'byPriority'>, priority: number): number {
+  return key.byPriority.find((entry) => entry.priority === priority)?.waiting ?? 0;
 }

@@ -3,17 +3,33 @@ import { ScrollTable } from '../components/ScrollTable.js';
 import { EmptyState, Loadable, Section } from '../components/states.js';
 import { RelativeTime } from '../components/Time.js';
 import type { QueueAnswer } from '../lib/api-types.js';
-import { bucketCapWords, bucketIsFull, bucketMatchWords, keyWords, oldestWaitWords, queueSummaryWords, type QueueBucket, type QueueKey } from '../lib/queue-words.js';
+import {
+  bucketCapWords,
+  bucketIsFull,
+  bucketMatchWords,
+  keyWords,
+  oldestWaitWords,
+  priorityColumns,
+  priorityWords,
+  queueSummaryWords,
+  waitingAt,
+  type QueueBucket,
+  type QueueKey,
+  type QueuePriority,
+} from '../lib/queue-words.js';
 
 const PATH = '/api/queue';
 /** The queue moves by the second; a few seconds keeps it current without loading the store (the answer is not cached). */
 const REFRESH_MS = 5_000;
-const COLUMNS = ['Concurrency key', 'Running', 'Waiting', 'Oldest wait'] as const;
-
-/** Running, waiting and the oldest wait per concurrency key: one table shape for a bucket and for the whole queue. */
+/**
+ * Running, waiting, waiting by priority (one column per priority with waiting runs, the highest
+ * first) and the oldest wait per concurrency key: one table shape for a bucket and for the whole queue.
+ */
 function KeyTable({ keys, label, caption = label }: { keys: readonly QueueKey[]; label: string; caption?: string }) {
+  const priorities = priorityColumns(...keys.map((k) => k.byPriority));
+  const columns = ['Concurrency key', 'Running', 'Waiting', ...priorities.map(priorityWords), 'Oldest wait'];
   return (
-    <ScrollTable label={label} caption={caption} columns={COLUMNS} className="stack-on-phone">
+    <ScrollTable label={label} caption={caption} columns={columns} className="stack-on-phone key-table">
       {keys.map((k) => (
         <tr key={k.key ?? ''}>
           <td className="full">{k.key === null ? <span className="muted">{keyWords(k.key)}</span> : <strong className="wrap-anywhere">{keyWords(k.key)}</strong>}</td>
@@ -23,12 +39,34 @@ function KeyTable({ keys, label, caption = label }: { keys: readonly QueueKey[];
           <td className="num" data-label="Waiting">
             {k.waiting.toLocaleString()}
           </td>
+          {priorities.map((priority) => {
+            const waiting = waitingAt(k, priority);
+            return (
+              <td key={priority} className="num" data-label={`${priorityWords(priority)}, waiting`}>
+                {waiting === 0 ? <span className="muted">0</span> : waiting.toLocaleString()}
+              </td>
+            );
+          })}
           <td className="num" data-label="Oldest wait">
             {k.oldestWaitSeconds === null ? <span className="muted">{oldestWaitWords(null)}</span> : oldestWaitWords(k.oldestWaitSeconds)}
           </td>
         </tr>
       ))}
     </ScrollTable>
+  );
+}
+
+/** Waiting runs by priority, the highest first: how many and how long the oldest has waited. */
+function PriorityList({ priorities, label }: { priorities: readonly QueuePriority[]; label: string }) {
+  if (priorities.length === 0) return null;
+  return (
+    <ul className="priority-list" aria-label={label}>
+      {priorities.map((p) => (
+        <li key={p.priority}>
+          <strong>{priorityWords(p.priority)}</strong>: {p.waiting.toLocaleString()} waiting, the oldest for {oldestWaitWords(p.oldestWaitSeconds)}
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -46,6 +84,7 @@ function BucketCard({ bucket }: { bucket: QueueBucket }) {
       <p className="hint">
         {bucket.running.toLocaleString()} running, {bucket.waiting.toLocaleString()} waiting
       </p>
+      <PriorityList priorities={bucket.priorities} label={`Waiting by priority in bucket ${bucket.name}`} />
       {bucket.keys.length === 0 ? (
         <EmptyState>No run of this bucket is running or waiting.</EmptyState>
       ) : (
@@ -91,9 +130,10 @@ export function QueuePage() {
           <>
             <p className="hint" aria-live="polite">
               As of <RelativeTime iso={answer.at} />, refreshed every {REFRESH_MS / 1000} s. Within a key, higher priority runs go first and waiting
-              raises a run's priority one level a minute.
+              raises a run's priority one level a minute; the counts by priority are the priorities runs were triggered with.
             </p>
             <QueueSummary answer={answer} />
+            <PriorityList priorities={answer.priorities} label="Waiting by priority" />
             <Section id="queue-buckets" title="Limit buckets">
               {answer.buckets.length === 0 ? (
                 <EmptyState>

@@ -14,6 +14,7 @@ import { useFilterParams } from '../lib/use-filter-params.js';
 import { formatAgo, formatDuration, formatTime } from './format.js';
 import { CREATED_RANGES, createdRangeStart } from './created-range.js';
 import { HELD_FILTER, isAwaitingApproval } from './held.js';
+import { heldByWords } from '../lib/queue-words.js';
 import { heldOnly, RUNS_PATH, runListQuery } from './held-filter.js';
 import { useQueueStateFilter } from './use-queue-state-filter.js';
 import { StreamStatus } from './StreamStatus.js';
@@ -227,6 +228,7 @@ export function RunsPage() {
                         <td>{r.type}</td>
                         <td>
                           <RunStatusBadge status={r.status} held={isAwaitingApproval(r)} />
+                          {r.status === 'pending' && heldByWords(r.heldBy) !== null && <span className="hint held-by">{heldByWords(r.heldBy)}</span>}
                         </td>
                         <td>
                           <time dateTime={r.createdAt} title={formatTime(r.createdAt)}>

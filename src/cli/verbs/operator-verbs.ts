@@ -6,7 +6,7 @@ import { table } from '../table.js';
 import { didYouMean } from '../suggest.js';
 import { UsageError } from '../usage-error.js';
 import { EXIT, flag, flagValues, printJson, word, words, type Verb } from '../verb.js';
-import type { QueueKeyView } from '../../runtime/queue-view.js';
+import type { QueueKeyView, QueuePriorityView } from '../../runtime/queue-view.js';
 
 type Row = Record<string, unknown>;
 const text = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
@@ -225,14 +225,19 @@ export const schedulesVerb: Verb = {
 /** A concurrency key as a cell: unkeyed runs have none. */
 const keyCell = (key: QueueKeyView) => key.key ?? '(unkeyed)';
 const waitCell = (key: QueueKeyView) => (key.oldestWaitSeconds === null ? '' : `${Math.round(key.oldestWaitSeconds)}s`);
+/** Waiting runs by priority, the highest first: `p5:2 p3:10` (empty when none waits). */
+const prioritiesCell = (priorities: readonly QueuePriorityView[]) => priorities.map((p) => `p${p.priority}:${p.waiting}`).join(' ');
+
+/** `; by priority p5:2 p3:10`, or nothing when none waits. */
+const byPriorityLine = (priorities: readonly QueuePriorityView[]) => (priorities.length === 0 ? '' : `; by priority ${prioritiesCell(priorities)}`);
 
 export const queueVerb: Verb = {
   name: 'queue',
-  summary: 'waiting and running runs by limit bucket and concurrency key',
+  summary: 'waiting and running runs by limit bucket, concurrency key and priority',
   usage: '',
   positionals: [],
   flags: [],
-  details: ['Limit buckets come from config `limits` (docs/queue.md); a key with waiting runs shows how long its oldest has waited.'],
+  details: ['Limit buckets come from config `limits` (docs/queue.md); a key with waiting runs shows how long its oldest has waited and its waiting runs by priority (p5:2 = two waiting at priority 5).'],
   async run({ output, client }) {
     const answer = await client().queue();
     if (output.json) return printJson(output, answer);
@@ -241,6 +246,7 @@ export const queueVerb: Verb = {
       { header: 'running', value: (k: QueueKeyView) => String(k.running) },
       { header: 'waiting', value: (k: QueueKeyView) => String(k.waiting) },
       { header: 'oldest wait', value: waitCell },
+      { header: 'waiting by priority', value: (k: QueueKeyView) => prioritiesCell(k.byPriority), fit: 'wrap' as const },
     ];
     for (const bucket of answer.buckets) {
       const caps = [
@@ -248,11 +254,11 @@ export const queueVerb: Verb = {
         bucket.perKey === null ? null : `perKey ${bucket.perKey}`,
         bucket.rate === null ? null : `rate ${bucket.rate.max}/${bucket.rate.windowSeconds}s`,
       ].filter((cap) => cap !== null);
-      output.out(`bucket ${bucket.name} (${caps.join(', ')}): ${bucket.running} running, ${bucket.waiting} waiting\n`);
+      output.out(`bucket ${bucket.name} (${caps.join(', ')}): ${bucket.running} running, ${bucket.waiting} waiting${byPriorityLine(bucket.priorities)}\n`);
       output.out(table<QueueKeyView>(output, bucket.keys, keyColumns, 'Nothing matches it.'));
       output.out('\n');
     }
-    output.out(`queue: ${answer.running} running, ${answer.waiting} waiting\n`);
+    output.out(`queue: ${answer.running} running, ${answer.waiting} waiting${byPriorityLine(answer.priorities)}\n`);
     output.out(table<QueueKeyView>(output, answer.keys, keyColumns, 'Nothing waits or runs.'));
     return EXIT.ok;
   },

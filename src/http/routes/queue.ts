@@ -2,17 +2,28 @@ import Type from 'typebox';
 import type { RouteSpec } from '../route-spec.js';
 import type { TaskRuntime } from '../../runtime/runtime.js';
 
+const QueuePriorities = Type.Array(
+  Type.Object({
+    priority: Type.Integer({ minimum: 1, maximum: 5, description: 'the priority runs were triggered with (aging not counted)' }),
+    waiting: Type.Integer(),
+    oldestWaitSeconds: Type.Number({ description: 'how long its oldest waiting run has waited' }),
+  }),
+  { description: 'waiting runs by priority, the highest first; only priorities with a waiting run' },
+);
+
 const QueueKey = Type.Object({
   key: Type.Union([Type.String(), Type.Null()], { description: 'the concurrency key; null: unkeyed runs' }),
   running: Type.Integer(),
   waiting: Type.Integer(),
   oldestWaitSeconds: Type.Union([Type.Number(), Type.Null()], { description: 'how long its oldest waiting run has waited; null when none waits' }),
+  byPriority: QueuePriorities,
 });
 
 const QueueReply = Type.Object({
   at: Type.String({ format: 'date-time' }),
   running: Type.Integer(),
   waiting: Type.Integer(),
+  priorities: QueuePriorities,
   buckets: Type.Array(
     Type.Object({
       name: Type.String(),
@@ -22,6 +33,7 @@ const QueueReply = Type.Object({
       rate: Type.Union([Type.Object({ max: Type.Integer(), windowSeconds: Type.Integer() }), Type.Null()]),
       running: Type.Integer(),
       waiting: Type.Integer(),
+      priorities: QueuePriorities,
       keys: Type.Array(QueueKey),
     }),
   ),
@@ -35,7 +47,7 @@ export function queueRoutes(deps: { runtime: Pick<TaskRuntime, 'queue'> }): Rout
       method: 'GET',
       path: '/api/queue',
       operationId: 'getQueue',
-      summary: 'Limit buckets with their running and waiting runs by concurrency key, and the whole queue by key',
+      summary: 'Limit buckets with their running and waiting runs by concurrency key and priority, and the whole queue by key and priority',
       tags: ['tasks'],
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       schema: { response: { 200: QueueReply } },

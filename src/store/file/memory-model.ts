@@ -1,6 +1,6 @@
 import { placementOf, type RunRecord } from '../../domain/run-record.js';
 import { fairnessKey, type QueueCandidate } from '../fair-claims.js';
-import type { QueueGroup, RunGroupCount, RunStart } from '../limit-buckets.js';
+import { foldQueueGroups, type QueueGroup, type QueueGroupRow, type RunGroupCount, type RunStart } from '../limit-buckets.js';
 import { emptyOrchestratorState, type OrchestratorState } from '../../domain/orchestrator-state.js';
 import type { AppendCollection } from '../types.js';
 import type { JournalEntry } from './journal-entry.js';
@@ -147,24 +147,15 @@ export class MemoryModel {
     return { running, started };
   }
 
-  /** Ready and running runs by (type, key) with the oldest ready admission of each. */
+  /** Ready and running runs by (type, key) with the oldest ready admission of each, ready runs by priority too. */
   queueGroups(): QueueGroup[] {
-    const groups = new Map<string, QueueGroup>();
-    const groupOf = (type: string, key: string) => {
-      const id = `${type}\u0000${key}`;
-      let group = groups.get(id);
-      if (group === undefined) groups.set(id, (group = { type, key, ready: 0, running: 0, oldestReadyAt: null }));
-      return group;
-    };
-    for (const running of this.runningGroups.values()) groupOf(running.type, running.key).running += running.n;
+    const rows: QueueGroupRow[] = [...this.runningGroups.values()].map((running) => ({ type: running.type, key: running.key, priority: 0, ready: 0, running: running.n, oldestReadyAt: null }));
     for (const runId of this.ready.inOrder()) {
       const run = this.runs.get(runId);
       if (run === undefined) continue;
-      const group = groupOf(run.type, fairnessKey(run));
-      group.ready++;
-      if (group.oldestReadyAt === null || run.createdAt < group.oldestReadyAt) group.oldestReadyAt = run.createdAt;
+      rows.push({ type: run.type, key: fairnessKey(run), priority: placementOf(run).priority, ready: 1, running: 0, oldestReadyAt: run.createdAt });
     }
-    return [...groups.values()];
+    return foldQueueGroups(rows);
   }
 
   /** When the latest run of a fairness key started; null: none of its runs has. */

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { RunRecord } from '../../domain/run-record.js';
 import { pickFairly, type QueueCandidate } from '../fair-claims.js';
-import { claimGate, isLimited, rateLookbackMs, runningByTypeOf, type QueueGroup, type RunGroupCount, type RunStart } from '../limit-buckets.js';
+import { claimGate, isLimited, rateLookbackMs, runningByTypeOf, foldQueueGroups, type QueueGroup, type RunGroupCount, type RunStart } from '../limit-buckets.js';
 import { blockedTypes, storedRun } from '../run-rules.js';
 import type { ClaimOptions } from '../types.js';
 import { frozenRun, stampedIn, TX_ID } from './save-run.js';
@@ -198,15 +198,17 @@ export async function limitUsage(db: Queryable, options: ClaimOptions, nowMs: nu
   return { running, started: since.rows.map((row) => ({ type: row.type, key: row.key, atMs: Date.parse(row.started_at) })) };
 }
 
-/** Ready and running runs by (type, key) with the oldest ready admission of each, in one read of those rows. */
+/** Ready and running runs by (type, key) with the oldest ready admission of each, ready runs by priority too, in one read of those rows. */
 export async function queueGroups(db: Queryable): Promise<QueueGroup[]> {
-  const { rows } = await db.query<{ type: string; key: string; ready: string; running: string; oldest: string | null }>({
-    name: 'queue-groups',
-    text: `SELECT type, concurrency_key AS key,
+  const { rows } = await db.query<{ type: string; key: string; priority: number; ready: string; running: string; oldest: string | null }>({
+    name: 'queue-groups-by-priority',
+    text: `SELECT type, concurrency_key AS key, priority,
                   COUNT(*) FILTER (WHERE queue_state = 'ready') AS ready,
                   COUNT(*) FILTER (WHERE status = 'running') AS running,
                   MIN(created_at COLLATE "C") FILTER (WHERE queue_state = 'ready') AS oldest
-           FROM runs WHERE queue_state = 'ready' OR status = 'running' GROUP BY type, concurrency_key`,
+           FROM runs WHERE queue_state = 'ready' OR status = 'running' GROUP BY type, concurrency_key, priority`,
   });
-  return rows.map((row) => ({ type: row.type, key: row.key, ready: Number(row.ready), running: Number(row.running), oldestReadyAt: row.oldest }));
+  return foldQueueGroups(
+    rows.map((row) => ({ type: row.type, key: row.key, priority: Number(row.priority), ready: Number(row.ready), running: Number(row.running), oldestReadyAt: row.oldest })),
+  );
 }

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { placementOf, type RunRecord } from '../../domain/run-record.js';
 import type { ApprovalSettlement } from '../../domain/approval-refusal.js';
 import { fairnessKey, pickFairly, type QueueCandidate } from '../fair-claims.js';
-import { claimGate, isLimited, rateLookbackMs, runningByTypeOf, type QueueGroup, type RunGroupCount, type RunStart } from '../limit-buckets.js';
+import { claimGate, isLimited, rateLookbackMs, runningByTypeOf, foldQueueGroups, type QueueGroupRow, type QueueGroup, type RunGroupCount, type RunStart } from '../limit-buckets.js';
 import { VERDICT_FIELDS } from '../run-field-filters.js';
 import { runProblem } from '../record-checks.js';
 import {
@@ -341,14 +341,15 @@ function runFilter(q: NormalizedRunQuery): { where: string; params: Array<string
   return { where: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, params };
 }
 
-/** Ready and running runs by (type, key) with the oldest ready admission of each. */
+/** Ready and running runs by (type, key) with the oldest ready admission of each, ready runs by priority too. */
 export function queueGroups(db: Database.Database): QueueGroup[] {
-  return statement(
+  const rows = statement(
     db,
-    `SELECT type, concurrency_key AS key,
+    `SELECT type, concurrency_key AS key, priority,
             SUM(queue_state = 'ready') AS ready,
             SUM(status = 'running') AS running,
             MIN(CASE WHEN queue_state = 'ready' THEN created_at END) AS oldestReadyAt
-     FROM runs WHERE queue_state = 'ready' OR status = 'running' GROUP BY type, concurrency_key`,
-  ).all() as QueueGroup[];
+     FROM runs WHERE queue_state = 'ready' OR status = 'running' GROUP BY type, concurrency_key, priority`,
+  ).all() as QueueGroupRow[];
+  return foldQueueGroups(rows);
 }
