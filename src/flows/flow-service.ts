@@ -12,7 +12,7 @@ import type { TriggerCheck } from '../runtime/trigger-check.js';
 import { FLOW_COLLECTIONS, stepRunIdOf, type FlowDoc } from './flow-definition.js';
 import { createFlowAdmission, type FlowRequest } from './flow-admission.js';
 import type { FlowStatus } from './flow-plan.js';
-import { createFlowAdvance } from './flow-promotion.js';
+import { createFlowAdvance, type AdvanceScope } from './flow-promotion.js';
 import { reusedSteps } from './flow-rerun.js';
 import { loadFlow, readFlowDoc, type FlowCancelDoc, type FlowOutcomeDoc } from './flow-reader.js';
 import { flowSummaryOf, toFlowView, type FlowSummary, type FlowView } from './flow-view.js';
@@ -55,20 +55,25 @@ export function createFlowService(deps: FlowServiceDeps) {
   const admission = createFlowAdmission(deps);
   const { advance } = createFlowAdvance({ ...deps, ensureSteps: admission.ensureSteps });
 
-  const inFlight = new Map<string, { again: boolean; done: Promise<void> }>();
-  /** Advances the flow; a call during a running advance makes it run once more instead of twice in parallel. */
-  function advanceSoon(flowId: string): Promise<void> {
+  /** Per flow, the pass running in this process and what the next one must cover (null: none asked). */
+  const inFlight = new Map<string, { next: AdvanceScope | null; done: Promise<void> }>();
+  /**
+   * Advances the flow: the dependents of `settledKey` when given, else all of it. A call during
+   * a running advance joins the next one (their scopes merged) instead of running in parallel.
+   */
+  function advanceSoon(flowId: string, settledKey?: string): Promise<void> {
+    const asked: AdvanceScope = settledKey === undefined ? { all: true } : { all: false, settled: new Set([settledKey]) };
     const current = inFlight.get(flowId);
     if (current) {
-      current.again = true;
+      current.next = mergeScopes(current.next, asked);
       return current.done;
     }
-    const entry = { again: true, done: Promise.resolve() };
+    const entry: { next: AdvanceScope | null; done: Promise<void> } = { next: asked, done: Promise.resolve() };
     entry.done = (async () => {
       try {
-        while (entry.again) {
-          entry.again = false;
-          await advance(flowId);
+        for (let scope = entry.next; scope !== null; scope = entry.next) {
+          entry.next = null;
+          await advance(flowId, scope);
         }
       } finally {
         inFlight.delete(flowId);
@@ -158,10 +163,10 @@ export function createFlowService(deps: FlowServiceDeps) {
     return { ...(await create({ steps, requestedBy: identity.actor, requesters: [identity.actor, ...flow.doc.requesters], rerunOf: flowId, reuse })), rerunOf: flowId };
   }
 
-  /** A step run (or its approval replay) ended or had its approval decided: its flow moves on. */
+  /** A step run (or its approval replay) ended or had its approval decided: its dependents are decided. */
   async function onRunSettled(run: RunRecord): Promise<void> {
     if (!run.flowStep) return;
-    await advanceSoon(run.flowStep.flowId);
+    await advanceSoon(run.flowStep.flowId, run.flowStep.key);
   }
 
   /**
@@ -204,3 +209,9 @@ export function createFlowService(deps: FlowServiceDeps) {
 }
 
 export type FlowService = ReturnType<typeof createFlowService>;
+
+function mergeScopes(a: AdvanceScope | null, b: AdvanceScope): AdvanceScope {
+  if (a === null) return b;
+  if (a.all || b.all) return { all: true };
+  return { all: false, settled: new Set([...a.settled, ...b.settled]) };
+}

@@ -48,6 +48,12 @@ export interface RunQuery {
   createdTo?: string;
   /** Only runs with this concurrency key. */
   concurrencyKey?: string;
+  /**
+   * Only the runs of this flow (`flowStep.flowId`: its step runs and their approval replays),
+   * read from an index of the flow id in every driver (src/flows/ reads a flow's waiting steps,
+   * and whether any step has not ended, through it).
+   */
+  flowId?: string;
 }
 
 export interface ClaimOptions {

@@ -17,4 +17,4 @@ export type { RunView, RunLogsAnswer, RunEventData, RunEndData, RunLogLine, Trig
 export type RunListAnswer = RunListEnvelope & { items: RunView[] };
 
 /** Every run status, in the order the console lists them (the service's RUN_STATUSES, as a type). */
-export const RUN_STATUS_LIST: readonly RunStatus[] = ['pending', 'running', 'retrying', 'success', 'failed', 'cancelled'];
+export const RUN_STATUS_LIST: readonly RunStatus[] = ['waiting', 'pending', 'running', 'retrying', 'success', 'failed', 'cancelled', 'skipped'];

@@ -402,7 +402,9 @@ export class FileStateStore implements StateStore {
   async listRuns(query: RunQuery): Promise<{ items: RunRecord[]; total: number }> {
     const q = normalizeRunQuery(query);
     const matching: RunRecord[] = [];
-    for (const run of this.readable().model.allRuns()) if (matchesRunQuery(run, q)) matching.push(run);
+    const { model } = this.readable();
+    const candidates = q.flowId === undefined ? model.allRuns() : model.flowRunsOf(q.flowId);
+    for (const run of candidates) if (matchesRunQuery(run, q)) matching.push(run);
     if (q.order === 'newest') matching.reverse();
     const page = q.afterSeq === undefined ? matching : matching.filter((run) => pastCursor(run, q));
     return { items: page.slice(q.offset, q.offset + q.limit), total: matching.length };
