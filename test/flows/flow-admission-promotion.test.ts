@@ -116,7 +116,7 @@ describe.each(stores)('flows on the %s: admission all or none, waiting steps, pr
       expect((err.details as Array<{ path: string }>).map((d) => d.path)).toContain(path);
     }
     expect((await h.store.countRuns(true)).total).toBe(0);
-    expect((await h.flows.list({})).total).toBe(0);
+    expect((await h.flows.list({})).items).toEqual([]);
   });
 
   it.skipIf(!open)('completes an admission a crash cut between the flow document and its steps', async () => {
