@@ -191,7 +191,7 @@ CREATE INDEX runs_key_started ON runs (concurrency_key, started_at);`,
 UPDATE runs SET status = 'skipped', doc = json_set(doc, '$.status', 'skipped')
   WHERE status = 'cancelled' AND json_type(doc, '$.flowStep.skipped') = 'object';
 ALTER TABLE runs ADD COLUMN flow_id TEXT GENERATED ALWAYS AS (json_extract(doc, '$.flowStep.flowId')) VIRTUAL;
-CREATE INDEX runs_flow ON runs (flow_id, status) WHERE flow_id IS NOT NULL;`,
+CREATE INDEX runs_flow ON runs (flow_id, status, seq) WHERE flow_id IS NOT NULL;`,
   },
 ];
 

@@ -18,6 +18,6 @@ UPDATE runs SET status = 'waiting', doc = jsonb_set(doc, '{status}', '"waiting"'
 UPDATE runs SET status = 'skipped', doc = jsonb_set(doc, '{status}', '"skipped"')
   WHERE status = 'cancelled' AND jsonb_typeof(doc #> '{flowStep,skipped}') = 'object';
 ALTER TABLE runs ADD COLUMN flow_id TEXT COLLATE "C" GENERATED ALWAYS AS (doc #>> '{flowStep,flowId}') STORED;
-CREATE INDEX runs_flow ON runs (flow_id, status) WHERE flow_id IS NOT NULL;
+CREATE INDEX runs_flow ON runs (flow_id, status, seq) WHERE flow_id IS NOT NULL;
 `,
 };
