@@ -17,11 +17,11 @@ export function paint(output: Output, colour: Colour, text: string): string {
   return output.color ? `\u001b[${CODES[colour]}m${text}\u001b[0m` : text;
 }
 
-/** Colour by run status word: green success, red failed, yellow waiting, grey cancelled. */
+/** Colour by run status word: green success, red failed, yellow waiting, grey cancelled or skipped. */
 export function statusColour(status: string): Colour {
   if (status === 'success' || status === 'approved' || status === 'ok' || status === 'resolved') return 'green';
   if (status === 'failed' || status === 'rejected' || status === 'open' || status === 'critical' || status === 'down') return 'red';
-  if (status === 'cancelled' || status === 'cancelling') return 'grey';
+  if (status === 'cancelled' || status === 'cancelling' || status === 'skipped') return 'grey';
   return 'yellow';
 }
 

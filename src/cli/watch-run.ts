@@ -2,9 +2,12 @@ import type { OrchClient, RunStreamEvent } from '../client/index.js';
 import { clock, duration, paint, statusColour, type Output } from './output.js';
 import { EXIT } from './verb.js';
 
-const TERMINAL = new Set(['success', 'failed', 'cancelled']);
+const TERMINAL = new Set(['success', 'failed', 'cancelled', 'skipped']);
 
-/** The exit code a run's final status means. */
+/**
+ * The exit code a run's final status means: 0 success, 130 cancelled, 1 otherwise; a flow step
+ * its dependencies' outcome `skipped` exits 1 (it did no work and has no result; docs/cli.md).
+ */
 export function exitCodeFor(status: string): number {
   if (status === 'success') return EXIT.ok;
   if (status === 'cancelled') return EXIT.cancelled;

@@ -4,16 +4,19 @@
  */
 /**
  * Run status as named in responses (the spec's run/admission vocabulary, minus admission-only
- * words, plus `cancelled`: an operator stopped the run, DECISIONS.md "Run control").
+ * words, plus `cancelled`: an operator stopped the run, DECISIONS.md "Run control"; plus the
+ * two words of flow steps, DECISIONS.md "Platform": `waiting`, its dependencies have not ended
+ * and it holds no slot, and `skipped`, ended without running because of its dependencies'
+ * outcome). Only flow step runs are ever `waiting` or `skipped`.
  */
-export const RUN_STATUSES = ['pending', 'running', 'success', 'failed', 'retrying', 'cancelled'] as const;
+export const RUN_STATUSES = ['waiting', 'pending', 'running', 'success', 'failed', 'retrying', 'cancelled', 'skipped'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** Statuses a run never leaves: nothing executes it again and retention may prune it. */
-export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['success', 'failed', 'cancelled'];
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['success', 'failed', 'cancelled', 'skipped'];
 
 export function isTerminalStatus(status: RunStatus): boolean {
-  return status === 'success' || status === 'failed' || status === 'cancelled';
+  return status === 'success' || status === 'failed' || status === 'cancelled' || status === 'skipped';
 }
 
 /** What names a run and where it stands, the head of every short form of it (control-plane window, memory recall). */

@@ -9,7 +9,7 @@ import { KEEPALIVE_FRAME, RETRY_FRAME, endFrame, errorFrame, runEventFrame } fro
 export const SLOW_CLIENT_GRACE_MS = 10_000;
 
 /** Run statuses after which nothing more happens to a run: its stream sends `end`. */
-export const TERMINAL_RUN_STATUSES: ReadonlySet<string> = new Set(['success', 'failed', 'cancelled']);
+export const TERMINAL_RUN_STATUSES: ReadonlySet<string> = new Set(['success', 'failed', 'cancelled', 'skipped']);
 
 /**
  * Where a stream's bytes go: one client connection (the HTTP layer adapts its response to this).

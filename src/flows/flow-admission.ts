@@ -6,7 +6,7 @@ import type { Admit } from '../runtime/admission.js';
 import { requestedPlacement } from '../runtime/placement-schema.js';
 import type { TriggerCheck } from '../runtime/trigger-check.js';
 import { actorList } from '../runtime/run-requesters.js';
-import { FLOW_COLLECTIONS, flowStepRunId, type FlowDoc, type FlowScheduledBy } from './flow-definition.js';
+import { FLOW_COLLECTIONS, flowListKey, flowStepRunId, type FlowDoc, type FlowScheduledBy } from './flow-definition.js';
 import { validateFlowSteps, type FlowStepRequest } from './flow-validation.js';
 
 export interface FlowRequest {
@@ -47,6 +47,9 @@ export function createFlowAdmission(deps: FlowAdmissionDeps) {
   const { store } = deps;
 
   async function ensureSteps(doc: FlowDoc): Promise<void> {
+    // Listed before its steps: a crash cutting the steps leaves them missing, and the sweep's
+    // completion lists it again (idempotent) before it admits them.
+    await store.insertDoc(FLOW_COLLECTIONS.listing, flowListKey(doc), { flowId: doc.flowId });
     // A reused step's run is the earlier flow's: nothing to admit for it.
     const queue = doc.steps.filter((s) => s.reusedRunId === undefined);
     const requesters = doc.requesters.length > 0 ? doc.requesters : [doc.requestedBy];

@@ -68,7 +68,31 @@ export const FLOW_COLLECTIONS = {
    * removed by retention after it ended (`pruned`), and is never admitted again.
    */
   admitted: 'flow-admitted',
+  /**
+   * The listing of flows, newest first (`{flowId}` under flowListKey): GET /api/flows reads it a
+   * page at a time (StateStore.listDocPage) instead of every flow document.
+   */
+  listing: 'flow-list',
+  /** `{at}` under `v1` once the listing holds the flows admitted before it existed. */
+  listingBuilt: 'flow-list-built',
 } as const;
+
+/**
+ * A flow's key in the listing: its creation time (milliseconds, 15 digits) then its id in hex,
+ * so byte order is creation order in every driver and collation, ties broken by id.
+ */
+export function flowListKey(doc: Pick<FlowDoc, 'flowId' | 'createdAt'>): string {
+  const hex = [...new TextEncoder().encode(doc.flowId)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${listKeyTime(doc.createdAt)}-${hex}`;
+}
+
+/** The listing key's time part: every key of a flow created at or after `iso` is at or above it. */
+export function listKeyTime(iso: string): string {
+  return String(Date.parse(iso)).padStart(15, '0');
+}
+
+/** A cursor a listing page handed out: a key of the listing (opaque to clients). */
+export const FLOW_LIST_CURSOR = /^[0-9]{15}-[0-9a-f]{2,400}$/;
 
 export function flowStepRunId(flowId: string, key: string): string {
   return `${SERVICE_RUN_ID_PREFIXES.flow}${flowId}:${key}`;

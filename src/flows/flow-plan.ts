@@ -37,7 +37,7 @@ export function planFlow(doc: FlowDoc, snapshot: FlowSnapshot): StepAction[] {
   for (let pass = 0; pass < 2; pass += 1) {
     for (const step of doc.steps) {
       if (states.get(step.key) !== 'waiting') continue;
-      const action = decide(step, states, skippedBy, snapshot.cancelled);
+      const action = decideStep(step, states, skippedBy, snapshot.cancelled);
       if (!action) continue;
       actions.set(step.key, action);
       states.set(step.key, action.kind === 'promote' ? 'queued' : action.kind === 'skip' ? 'skipped' : 'cancelled');
@@ -48,7 +48,12 @@ export function planFlow(doc: FlowDoc, snapshot: FlowSnapshot): StepAction[] {
   return [...actions.values()];
 }
 
-function decide(
+/**
+ * What to do with one waiting step given its dependencies' states (`states` needs only those),
+ * null while one of them has not ended. `skippedBy` and `cancelled` say whether the flow already
+ * failed or was cancelled, so every waiting step ends.
+ */
+export function decideStep(
   step: FlowDoc['steps'][number],
   states: ReadonlyMap<string, FlowStepState>,
   skippedBy: ReadonlyMap<string, SkipPolicy>,

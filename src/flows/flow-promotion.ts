@@ -8,10 +8,10 @@ import { runWriteTags } from '../runtime/admission.js';
 import { indexHeldRun } from '../runtime/approval-index.js';
 import { applyCancelRequest } from '../runtime/run-cancellation.js';
 import { FLOW_COLLECTIONS, flowStepRunId, type FlowDoc } from './flow-definition.js';
-import { flowStatusOf, planFlow, type StepAction } from './flow-plan.js';
-import { loadFlow, type FlowOutcomeDoc, type LoadedFlow } from './flow-reader.js';
+import { decideStep, flowStatusOf, planFlow, type StepAction } from './flow-plan.js';
+import { loadFlow, readFlowDoc, type FlowCancelDoc, type FlowOutcomeDoc, type LoadedFlow } from './flow-reader.js';
 import { describeReference, findReferences, referenceSource, resolveReferences } from './flow-references.js';
-import { workRunOf } from './flow-step-state.js';
+import { ENDED_STEP_STATES, stepStateOf, workRunOf, type FlowStepState } from './flow-step-state.js';
 import { failWaiting, isWaiting, promoteWaiting, skipWaiting } from './flow-transitions.js';
 
 export interface FlowAdvanceDeps {
@@ -26,12 +26,29 @@ export interface FlowAdvanceDeps {
   ensureSteps: (doc: FlowDoc) => Promise<void>;
 }
 
+/** What moves a flow on: everything (`all`), or the steps whose runs settled (their dependents are decided). */
+export type AdvanceScope = { all: true } | { all: false; settled: ReadonlySet<string> };
+
+/** Run statuses of a step (or its replay) that has not ended: while a flow has one, it has not ended. */
+const UNENDED_STATUSES = ['waiting', 'pending', 'running', 'retrying'] as const;
+
+/** A step's run and, for an approved step, its replay: what its state and result are read from. */
+interface StepRuns {
+  run: RunRecord | null;
+  replay: RunRecord | null;
+}
+
 /**
  * Moves a flow on from what is stored: completes a cut admission, promotes each waiting step
  * whose dependencies ended (or skips or cancels it, by its policy and the flow's cancel), and
  * records the flow's end once every step ended. Every write is a compare-and-set on a run still
  * `waiting`, and the end is an insert-if-absent, so any number of calls, from any instance, at
  * any time, promote each step once and end the flow once. It keeps nothing in memory.
+ *
+ * What it reads is bounded by what changed: a settled step reads its dependents and their
+ * dependencies by id (primary-key reads); the sweep reads a flow's unended runs by the flow id
+ * index; only a flow's cancel, its failure (a `fail` skip), a cut admission or its end read the
+ * whole flow.
  */
 export function createFlowAdvance(deps: FlowAdvanceDeps) {
   const { store } = deps;
@@ -41,10 +58,11 @@ export function createFlowAdvance(deps: FlowAdvanceDeps) {
    * values (an approved dependency's from its replay) and checked against its payload schema;
    * or why it cannot run, naming the reference or the schema's complaint.
    */
-  function payloadAtPromotion(flow: LoadedFlow, run: RunRecord): { ok: true; payload: Record<string, unknown> } | { ok: false; reason: string } {
+  function payloadAtPromotion(run: RunRecord, stepOf: (key: string) => StepRuns | undefined): { ok: true; payload: Record<string, unknown> } | { ok: false; reason: string } {
     if (findReferences(run.payload).length === 0) return { ok: true, payload: run.payload };
     const resolved = resolveReferences(run.payload, (key) => {
-      const work = workRunOf(flow.runs.get(key) ?? null, flow.replays.get(key) ?? null);
+      const step = stepOf(key);
+      const work = workRunOf(step?.run ?? null, step?.replay ?? null);
       return work ? referenceSource(work) : null;
     });
     if (!resolved.ok) return { ok: false, reason: `payload${resolved.at}: the reference ${describeReference(resolved.missing)} has no value` };
@@ -57,11 +75,16 @@ export function createFlowAdvance(deps: FlowAdvanceDeps) {
     }
   }
 
-  async function apply(flow: LoadedFlow, action: StepAction): Promise<void> {
+  /**
+   * Writes one decision as a compare-and-set on the step's run still `waiting` (waiting ->
+   * pending, skipped, failed or cancelled); the run as written, or null when another writer
+   * decided it first.
+   */
+  async function apply(flowId: string, action: StepAction, stepOf: (key: string) => StepRuns | undefined, cancel: FlowCancelDoc | null): Promise<RunRecord | null> {
     const now = deps.clock.now();
-    const runId = flowStepRunId(flow.doc.flowId, action.key);
-    const stored = flow.runs.get(action.key) ?? null;
-    const payload = action.kind === 'promote' && stored ? payloadAtPromotion(flow, stored) : null;
+    const runId = flowStepRunId(flowId, action.key);
+    const stored = stepOf(action.key)?.run ?? null;
+    const payload = action.kind === 'promote' && stored ? payloadAtPromotion(stored, stepOf) : null;
     const written = await store.mutateRun(runId, (current) => {
       if (!isWaiting(current)) return null;
       if (action.kind === 'promote') {
@@ -69,16 +92,18 @@ export function createFlowAdvance(deps: FlowAdvanceDeps) {
         return promoteWaiting(current, now, payload?.payload);
       }
       if (action.kind === 'skip') return skipWaiting(current, now, { policy: action.policy, reason: action.reason });
-      return applyCancelRequest(current, now, { actor: flow.cancel?.requestedBy ?? 'service', reason: flow.cancel?.reason ?? 'the flow was cancelled' });
+      return applyCancelRequest(current, now, { actor: cancel?.requestedBy ?? 'service', reason: cancel?.reason ?? 'the flow was cancelled' });
     });
-    if (!written.changed || !written.after) return;
+    if (!written.changed || !written.after) return null;
     const run = written.after;
     await deps.invalidator.invalidate(runWriteTags(run, written.before?.status ?? null));
     if (run.queueState === 'held') await indexHeldRun(store, run);
     if (run.queueState === 'ready') deps.onReady();
+    return run;
   }
 
-  async function advance(flowId: string): Promise<LoadedFlow | null> {
+  /** The whole flow read, decided by planFlow and written, until nothing is left to decide; then its end. */
+  async function advanceAll(flowId: string): Promise<LoadedFlow | null> {
     let flow = await loadFlow(store, flowId);
     if (!flow) return null;
     if (flow.outcome) {
@@ -94,7 +119,8 @@ export function createFlowAdvance(deps: FlowAdvanceDeps) {
     // that its dependents decide on in turn. Each round takes at least one step out of `waiting`.
     for (let actions = planFlow(flow.doc, flow.snapshot); actions.length > 0; actions = planFlow(flow.doc, flow.snapshot)) {
       const loaded = flow;
-      await Promise.all(actions.map((action) => apply(loaded, action)));
+      const stepOf = (key: string): StepRuns => ({ run: loaded.runs.get(key) ?? null, replay: loaded.replays.get(key) ?? null });
+      await Promise.all(actions.map((action) => apply(flowId, action, stepOf, loaded.cancel)));
       flow = (await loadFlow(store, flowId))!;
     }
     const status = flowStatusOf(flow.doc, flow.snapshot);
@@ -107,5 +133,114 @@ export function createFlowAdvance(deps: FlowAdvanceDeps) {
     return flow;
   }
 
-  return { advance };
+  /** True while one of the flow's runs (a step's, or an approved step's replay) has not ended: one index read each status, the first found answers. */
+  async function hasUnendedRun(flowId: string): Promise<boolean> {
+    for (const status of UNENDED_STATUSES) {
+      const { items } = await store.listRuns({ flowId, status, includeInternal: true, limit: 1 });
+      if (items.length > 0) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Decides the waiting steps among `candidates` from their dependencies' runs, read by id, and
+   * writes each decision; a step that thereby ended (skipped, or failed on a reference) has its
+   * dependents decided in turn. Answers `whole` when the flow must be read whole: a step was
+   * skipped under `fail` (every waiting step is skipped from then on).
+   */
+  async function decideSteps(doc: FlowDoc, candidates: readonly string[], dependents: ReadonlyMap<string, readonly string[]>): Promise<'done' | 'whole'> {
+    const byKey = new Map(doc.steps.map((step) => [step.key, step]));
+    let keys = [...new Set(candidates)];
+    while (keys.length > 0) {
+      // Read afresh each round: the previous round's writes changed some of these runs.
+      const read = new Map<string, Promise<StepRuns>>();
+      const stepRuns = (key: string): Promise<StepRuns> => {
+        let pending = read.get(key);
+        if (!pending) read.set(key, (pending = readStep(doc, key)));
+        return pending;
+      };
+      const ended: string[] = [];
+      let whole = false;
+      await Promise.all(
+        keys.map(async (key) => {
+          const step = byKey.get(key);
+          if (!step) return;
+          const own = await stepRuns(key);
+          if (own.run === null || !isWaiting(own.run)) return;
+          const depRuns = await Promise.all(step.dependsOn.map(async (dep) => [dep, await stepRuns(dep)] as const));
+          const known = new Map<string, StepRuns>([[key, own], ...depRuns]);
+          const states = new Map<string, FlowStepState>(depRuns.map(([dep, runs]) => [dep, stepStateOf(runs.run, runs.replay, true)]));
+          const action = decideStep(step, states, new Map(), false);
+          if (!action) return;
+          const written = await apply(doc.flowId, action, (k) => known.get(k), null);
+          if (action.kind === 'skip' && action.policy === 'fail') whole = true;
+          if (written && ENDED_STEP_STATES.has(stepStateOf(written, null, true))) ended.push(key);
+        }),
+      );
+      if (whole) return 'whole';
+      keys = [...new Set(ended.flatMap((key) => dependents.get(key) ?? []))];
+    }
+    return 'done';
+  }
+
+  /** True when a step of the flow was skipped under `fail` (its skipped runs, by the flow id index). */
+  async function failedUnderFail(flowId: string, steps: number): Promise<boolean> {
+    const { items } = await store.listRuns({ flowId, status: 'skipped', includeInternal: true, limit: steps });
+    return items.some((run) => run.flowStep?.skipped?.policy === 'fail' || run.flowStep?.skipped?.policy === 'flow-failed');
+  }
+
+  /** A step's run by its id, and an approved step's replay by its id: primary-key reads. */
+  async function readStep(doc: FlowDoc, key: string): Promise<StepRuns> {
+    const step = doc.steps.find((s) => s.key === key);
+    const run = await store.getRun(step?.reusedRunId ?? flowStepRunId(doc.flowId, key));
+    const replay = run?.approval.replayRunId ? await store.getRun(run.approval.replayRunId) : null;
+    return { run, replay };
+  }
+
+  /**
+   * Moves a flow on. `settled`: the dependents of those steps are decided from their
+   * dependencies read by id; `all` (admission, cancel, the sweep): the flow's waiting steps are
+   * found by the flow id index and decided the same way. A flow cancelled, failed under `fail`,
+   * cut at admission or out of unended runs is read whole (advanceAll), which records its end.
+   */
+  async function advance(flowId: string, scope: AdvanceScope = { all: true }): Promise<void> {
+    const [doc, outcome, cancel, admitted] = await Promise.all([
+      readFlowDoc(store, flowId),
+      store.getDoc(FLOW_COLLECTIONS.outcomes, flowId),
+      store.getDoc(FLOW_COLLECTIONS.cancels, flowId),
+      store.getDoc(FLOW_COLLECTIONS.admitted, flowId),
+    ]);
+    if (!doc || outcome || cancel || !admitted) {
+      if (doc) await advanceAll(flowId);
+      return;
+    }
+    const dependents = dependentsOf(doc);
+    let candidates: string[];
+    if (scope.all) {
+      // A flow failed under `fail` skips every waiting step: read whole (a crash may have cut that pass).
+      if (await failedUnderFail(flowId, doc.steps.length)) return void (await advanceAll(flowId));
+      // Waiting steps whose dependencies may have ended: those none of whose dependencies is still waiting.
+      const { items } = await store.listRuns({ flowId, status: 'waiting', includeInternal: true, limit: doc.steps.length });
+      const waiting = new Set(items.map((run) => run.flowStep?.key).filter((key): key is string => key !== undefined));
+      candidates = doc.steps.filter((s) => waiting.has(s.key) && !s.dependsOn.some((dep) => waiting.has(dep))).map((s) => s.key);
+    } else {
+      candidates = [...scope.settled].flatMap((key) => dependents.get(key) ?? []);
+    }
+    if ((await decideSteps(doc, candidates, dependents)) === 'whole' || !(await hasUnendedRun(flowId))) await advanceAll(flowId);
+  }
+
+  return { advance, advanceAll };
+}
+
+/** Each step's dependents, from the flow's definition. */
+function dependentsOf(doc: FlowDoc): Map<string, string[]> {
+  const dependents = new Map<string, string[]>();
+  for (const step of doc.steps) {
+    for (const dep of step.dependsOn) {
+      const list = dependents.get(dep);
+      if (list) list.push(step.key);
+      else dependents.set(dep, [step.key]);
+    }
+  }
+  return dependents;
 }

@@ -33,14 +33,17 @@ export async function readFlowDoc(store: StateStore, flowId: string): Promise<Fl
 }
 
 /**
- * Reads a flow and its step runs: one listing by the steps' shared id prefix (every driver
- * filters it in the store), then the approval replays of approved steps one by one.
+ * Reads a whole flow: its step runs and their approval replays in one listing by the flow id
+ * (every driver indexes it), the runs a rerun reuses (another flow's) by their ids. What a
+ * settled step moves on reads less (flow-promotion.ts); this serves the views, the cancel, the
+ * rerun and a flow's end.
  */
 export async function loadFlow(store: StateStore, flowId: string): Promise<LoadedFlow | null> {
   const doc = await readFlowDoc(store, flowId);
   if (!doc) return null;
   const [listed, cancel, outcome, admitted] = await Promise.all([
-    store.listRuns({ idPrefix: flowStepRunId(flowId, ''), includeInternal: true, limit: doc.steps.length + 1, order: 'oldest' }),
+    // Each step's run and at most one approval replay of it.
+    store.listRuns({ flowId, includeInternal: true, limit: doc.steps.length * 2, order: 'oldest' }),
     store.getDoc(FLOW_COLLECTIONS.cancels, flowId),
     store.getDoc(FLOW_COLLECTIONS.outcomes, flowId),
     store.getDoc(FLOW_COLLECTIONS.admitted, flowId),
@@ -51,7 +54,8 @@ export async function loadFlow(store: StateStore, flowId: string): Promise<Loade
   for (const step of doc.steps) {
     const run = step.reusedRunId === undefined ? (byId.get(flowStepRunId(flowId, step.key)) ?? null) : await store.getRun(step.reusedRunId);
     runs.set(step.key, run);
-    if (run?.approval.replayRunId) replays.set(step.key, await store.getRun(run.approval.replayRunId));
+    const replayId = run?.approval.replayRunId;
+    if (replayId) replays.set(step.key, byId.get(replayId) ?? (await store.getRun(replayId)));
   }
   const states = new Map<string, FlowStepState>();
   const skippedBy = new Map<string, NonNullable<NonNullable<RunRecord['flowStep']>['skipped']>['policy']>();

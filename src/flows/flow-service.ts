@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { CacheInvalidator } from '../domain/cache-invalidation.js';
-import { conflict, DomainError, notFound } from '../domain/errors.js';
+import { conflict, DomainError, invalidRequest, notFound, pointer } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
 import type { RunRecord } from '../domain/run-record.js';
 import type { StateStore } from '../store/types.js';
@@ -9,10 +9,10 @@ import type { Admit } from '../runtime/admission.js';
 import { requestedPlacement } from '../runtime/placement-schema.js';
 import { checkCreatedRange } from '../runtime/run-time-range.js';
 import type { TriggerCheck } from '../runtime/trigger-check.js';
-import { FLOW_COLLECTIONS, stepRunIdOf, type FlowDoc } from './flow-definition.js';
+import { FLOW_COLLECTIONS, FLOW_LIST_CURSOR, flowListKey, listKeyTime, stepRunIdOf, type FlowDoc } from './flow-definition.js';
 import { createFlowAdmission, type FlowRequest } from './flow-admission.js';
 import type { FlowStatus } from './flow-plan.js';
-import { createFlowAdvance } from './flow-promotion.js';
+import { createFlowAdvance, type AdvanceScope } from './flow-promotion.js';
 import { reusedSteps } from './flow-rerun.js';
 import { loadFlow, readFlowDoc, type FlowCancelDoc, type FlowOutcomeDoc } from './flow-reader.js';
 import { flowSummaryOf, toFlowView, type FlowSummary, type FlowView } from './flow-view.js';
@@ -36,8 +36,12 @@ export interface FlowListQuery {
   from?: string;
   to?: string;
   limit?: number;
-  offset?: number;
+  /** `nextCursor` of the previous page: the flows listed after it. */
+  cursor?: string;
 }
+
+/** Listing entries read per round while a page is filled (a status filter may pass over some). */
+const LIST_BATCH = 100;
 
 /** Longer than any admission takes to write its flow document after listing it open. */
 const ABANDONED_ADMISSION_MS = 10 * 60_000;
@@ -55,20 +59,25 @@ export function createFlowService(deps: FlowServiceDeps) {
   const admission = createFlowAdmission(deps);
   const { advance } = createFlowAdvance({ ...deps, ensureSteps: admission.ensureSteps });
 
-  const inFlight = new Map<string, { again: boolean; done: Promise<void> }>();
-  /** Advances the flow; a call during a running advance makes it run once more instead of twice in parallel. */
-  function advanceSoon(flowId: string): Promise<void> {
+  /** Per flow, the pass running in this process and what the next one must cover (null: none asked). */
+  const inFlight = new Map<string, { next: AdvanceScope | null; done: Promise<void> }>();
+  /**
+   * Advances the flow: the dependents of `settledKey` when given, else all of it. A call during
+   * a running advance joins the next one (their scopes merged) instead of running in parallel.
+   */
+  function advanceSoon(flowId: string, settledKey?: string): Promise<void> {
+    const asked: AdvanceScope = settledKey === undefined ? { all: true } : { all: false, settled: new Set([settledKey]) };
     const current = inFlight.get(flowId);
     if (current) {
-      current.again = true;
+      current.next = mergeScopes(current.next, asked);
       return current.done;
     }
-    const entry = { again: true, done: Promise.resolve() };
+    const entry: { next: AdvanceScope | null; done: Promise<void> } = { next: asked, done: Promise.resolve() };
     entry.done = (async () => {
       try {
-        while (entry.again) {
-          entry.again = false;
-          await advance(flowId);
+        for (let scope = entry.next; scope !== null; scope = entry.next) {
+          entry.next = null;
+          await advance(flowId, scope);
         }
       } finally {
         inFlight.delete(flowId);
@@ -91,23 +100,54 @@ export function createFlowService(deps: FlowServiceDeps) {
     return toFlowView(flow);
   }
 
-  async function list(query: FlowListQuery): Promise<{ items: FlowSummary[]; total: number }> {
+  /**
+   * Flows newest first, a page at a time: the listing (collection `flow-list`, keyed by creation
+   * time) is read from the cursor down, and each entry's documents by id, until the page is full
+   * or the range ends. Only the flows a page passes over are read, never every flow.
+   */
+  async function list(query: FlowListQuery): Promise<{ items: FlowSummary[]; nextCursor: string | null }> {
     checkCreatedRange(query.from, query.to);
-    const [docs, cancels, outcomes] = await Promise.all([
-      store.listDocs(FLOW_COLLECTIONS.flows),
-      store.listDocEntries(FLOW_COLLECTIONS.cancels),
-      store.listDocEntries(FLOW_COLLECTIONS.outcomes),
+    if (query.cursor !== undefined && !FLOW_LIST_CURSOR.test(query.cursor)) {
+      throw invalidRequest('cursor is not one a flow listing handed out', [{ path: pointer('query', 'cursor'), message: 'must be the nextCursor of a previous page' }]);
+    }
+    const limit = query.limit ?? 50;
+    const toKey = query.to === undefined ? undefined : listKeyTime(query.to);
+    let below = query.cursor !== undefined && (toKey === undefined || query.cursor < toKey) ? query.cursor : toKey;
+    const atOrAbove = query.from === undefined ? undefined : listKeyTime(query.from);
+    const items: FlowSummary[] = [];
+    for (;;) {
+      const entries = await store.listDocPage(FLOW_COLLECTIONS.listing, { below, atOrAbove, limit: LIST_BATCH });
+      for (const entry of entries) {
+        below = entry.id;
+        const summary = await summaryOf(String(entry.doc.flowId));
+        if (!summary || (query.status !== undefined && summary.status !== query.status)) continue;
+        items.push(summary);
+        if (items.length === limit) return { items, nextCursor: entry.id };
+      }
+      if (entries.length < LIST_BATCH) return { items, nextCursor: null };
+    }
+  }
+
+  /** One flow's list entry: its three documents, read by id. */
+  async function summaryOf(flowId: string): Promise<FlowSummary | null> {
+    const [doc, cancel, outcome] = await Promise.all([
+      readFlowDoc(store, flowId),
+      store.getDoc(FLOW_COLLECTIONS.cancels, flowId),
+      store.getDoc(FLOW_COLLECTIONS.outcomes, flowId),
     ]);
-    const cancelOf = new Map(cancels.map((e) => [e.id, e.doc as unknown as FlowCancelDoc]));
-    const outcomeOf = new Map(outcomes.map((e) => [e.id, e.doc as unknown as FlowOutcomeDoc]));
-    const from = query.from ? new Date(query.from).getTime() : -Infinity;
-    const to = query.to ? new Date(query.to).getTime() : Infinity;
-    const all = (docs as unknown as FlowDoc[])
-      .map((doc) => flowSummaryOf(doc, cancelOf.get(doc.flowId) ?? null, outcomeOf.get(doc.flowId) ?? null))
-      .filter((f) => (query.status === undefined || f.status === query.status) && new Date(f.createdAt).getTime() >= from && new Date(f.createdAt).getTime() < to)
-      .sort((a, b) => (a.createdAt === b.createdAt ? a.flowId.localeCompare(b.flowId) : a.createdAt < b.createdAt ? 1 : -1));
-    const offset = query.offset ?? 0;
-    return { items: all.slice(offset, offset + (query.limit ?? 50)), total: all.length };
+    return doc ? flowSummaryOf(doc, cancel as FlowCancelDoc | null, outcome as FlowOutcomeDoc | null) : null;
+  }
+
+  /**
+   * Lists the flows admitted before the listing existed, once per store (whichever instance
+   * starts first; a second doing it too inserts nothing twice): the one read of every flow.
+   */
+  async function buildListing(): Promise<void> {
+    if (await store.getDoc(FLOW_COLLECTIONS.listingBuilt, 'v1')) return;
+    for (const doc of (await store.listDocs(FLOW_COLLECTIONS.flows)) as unknown as FlowDoc[]) {
+      await store.insertDoc(FLOW_COLLECTIONS.listing, flowListKey(doc), { flowId: doc.flowId });
+    }
+    await store.insertDoc(FLOW_COLLECTIONS.listingBuilt, 'v1', { at: deps.clock.now().toISOString() });
   }
 
   /**
@@ -158,10 +198,10 @@ export function createFlowService(deps: FlowServiceDeps) {
     return { ...(await create({ steps, requestedBy: identity.actor, requesters: [identity.actor, ...flow.doc.requesters], rerunOf: flowId, reuse })), rerunOf: flowId };
   }
 
-  /** A step run (or its approval replay) ended or had its approval decided: its flow moves on. */
+  /** A step run (or its approval replay) ended or had its approval decided: its dependents are decided. */
   async function onRunSettled(run: RunRecord): Promise<void> {
     if (!run.flowStep) return;
-    await advanceSoon(run.flowStep.flowId);
+    await advanceSoon(run.flowStep.flowId, run.flowStep.key);
   }
 
   /**
@@ -183,6 +223,7 @@ export function createFlowService(deps: FlowServiceDeps) {
   let timer: NodeJS.Timeout | null = null;
   let sweeping = false;
   async function start(): Promise<void> {
+    await buildListing();
     await sweep();
     timer = setInterval(() => {
       if (sweeping) return;
@@ -200,7 +241,13 @@ export function createFlowService(deps: FlowServiceDeps) {
     timer = null;
   }
 
-  return { create, get, list, cancel, rerun, onRunSettled, sweep, start, stop, advance: advanceSoon };
+  return { create, get, list, cancel, rerun, onRunSettled, sweep, start, stop, advance: advanceSoon, buildListing };
 }
 
 export type FlowService = ReturnType<typeof createFlowService>;
+
+function mergeScopes(a: AdvanceScope | null, b: AdvanceScope): AdvanceScope {
+  if (a === null) return b;
+  if (a.all || b.all) return { all: true };
+  return { all: false, settled: new Set([...a.settled, ...b.settled]) };
+}

@@ -22,11 +22,12 @@ export const ENDED_STEP_STATES: ReadonlySet<FlowStepState> = new Set(['success',
  */
 export function stepStateOf(run: RunRecord | null, replay: RunRecord | null, admitted = false): FlowStepState {
   if (!run) return admitted ? 'pruned' : 'missing';
-  if (run.flowStep?.skipped) return 'skipped';
   if (run.approval.replayRunId) return replay ? stepStateOf(replay, null) : 'queued';
   switch (run.status) {
     case 'pending':
-      return run.queueState === 'waiting' ? 'waiting' : run.queueState === 'held' ? 'awaiting-approval' : 'queued';
+      return run.queueState === 'held' ? 'awaiting-approval' : 'queued';
+    case 'waiting':
+    case 'skipped':
     case 'running':
     case 'retrying':
     case 'success':

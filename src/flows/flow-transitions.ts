@@ -3,16 +3,17 @@ import { withApprovalRequested, withAttemptState, withEvent } from '../runtime/r
 
 /** A step still waiting for its dependencies, as stored: the only state promotion and skipping start from. */
 export function isWaiting(run: RunRecord | null): run is RunRecord {
-  return run !== null && run.status === 'pending' && run.queueState === 'waiting';
+  return run !== null && run.status === 'waiting';
 }
 
 /**
  * Waiting -> pending: ready to claim, or held for its approval, which is asked for now (its
- * expiry counts from now, as long after the request as the admission's policy gave it).
+ * expiry counts from now, as long after the request as the admission's policy gave it). The
+ * caller writes it as a compare-and-set on a run still `waiting` (StateStore.mutateRun).
  */
 export function promoteWaiting(run: RunRecord, now: Date, payload: Record<string, unknown> = run.payload): RunRecord {
   const at = now.toISOString();
-  let next: RunRecord = withEvent({ ...run, payload }, now, { kind: 'queue', name: 'dependencies-ended', detail: 'promoted from waiting' });
+  let next: RunRecord = withEvent({ ...run, status: 'pending', payload }, now, { kind: 'queue', name: 'dependencies-ended', detail: 'promoted from waiting' });
   if (!run.approval.required) return { ...next, queueState: 'ready' };
   const { requestedAt, expiresAt } = run.approval;
   const ttl = requestedAt && expiresAt ? new Date(expiresAt).getTime() - new Date(requestedAt).getTime() : null;
@@ -24,12 +25,12 @@ export function promoteWaiting(run: RunRecord, now: Date, payload: Record<string
   return withApprovalRequested(next, now);
 }
 
-/** Waiting -> ended without running, because of its dependencies (stored `cancelled`, shown `skipped`). */
+/** Waiting -> `skipped`: ended without running because of its dependencies (`flowStep.skipped` says which policy and why). */
 export function skipWaiting(run: RunRecord, now: Date, skipped: NonNullable<FlowStepLink['skipped']>): RunRecord {
   const flowStep = { ...(run.flowStep ?? { flowId: '', key: '' }), skipped };
   let next: RunRecord = {
     ...run,
-    status: 'cancelled',
+    status: 'skipped',
     queueState: null,
     claim: null,
     finishedAt: now.toISOString(),

@@ -10,7 +10,9 @@ export const isSettledTask = (task: RemediationTask) => SETTLED.has(task.status)
 /** A run's state in the remediation task vocabulary. A held run closed by its approval follows its replay. */
 export function taskStatusOf(run: RunRecord): RemediationTaskStatus {
   if (run.status === 'failed') return endedByApprovalRefusal(run) ? 'rejected' : 'failed';
-  if (run.status === 'pending') return run.queueState === 'held' ? 'awaiting-approval' : 'queued';
+  if (run.status === 'pending' || run.status === 'waiting') return run.queueState === 'held' ? 'awaiting-approval' : 'queued';
+  // Only flow steps are skipped; an incident's task never is one, but a skip is an end without running.
+  if (run.status === 'skipped') return 'cancelled';
   if (run.status === 'success' && run.approval.status === 'approved' && run.approval.replayRunId) return 'queued';
   return run.status;
 }

@@ -12,9 +12,10 @@ import { isTerminalStatus, type RunEvent, type RunRecord } from '../domain/run-r
  * its approval, which never executed: `rejected` (rejected or expired; stored `failed` with reason
  * `approval_rejected`) is not a failure of its lane, and `approved` (closed `success` once its
  * replay was admitted) is not a success of it either: the replay run carries the work and is
- * counted when it finishes.
+ * counted when it finishes. A flow step its dependencies' outcome ended without running is
+ * `skipped`.
  */
-export const FINISH_STATUSES = ['success', 'failed', 'cancelled', 'rejected', 'approved'] as const;
+export const FINISH_STATUSES = ['success', 'failed', 'cancelled', 'skipped', 'rejected', 'approved'] as const;
 export type FinishStatus = (typeof FINISH_STATUSES)[number];
 
 
@@ -25,7 +26,7 @@ const ATTEMPT_END_STATUSES = new Set(['success', 'failed', 'retrying', 'cancelle
 export function finishStatusOf(run: RunRecord): FinishStatus {
   if (endedByApprovalRefusal(run)) return 'rejected';
   if (closedForReplay(run)) return 'approved';
-  return run.status === 'success' || run.status === 'cancelled' ? run.status : 'failed';
+  return run.status === 'success' || run.status === 'cancelled' || run.status === 'skipped' ? run.status : 'failed';
 }
 
 /** The write ended the run (it reached a terminal status now): how it is counted; null otherwise. */

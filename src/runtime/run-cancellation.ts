@@ -38,7 +38,10 @@ export function cancelDecisionFor(run: RunRecord): CancelDecision {
       return run.cancellation ? { kind: 'already-cancelling' } : { kind: 'stop-running' };
     case 'success':
     case 'failed':
+    case 'skipped':
       return { kind: 'conflict', message: `run ${run.runId} already finished (status ${run.status})` };
+    // A flow step waiting for its dependencies ends `cancelled` too, and its dependents' policy applies.
+    case 'waiting':
     case 'retrying':
       return { kind: 'end-now' };
     case 'pending':

@@ -60,7 +60,7 @@ export function newRunRecord(input: NewRunInput): RunRecord {
     taskId: input.taskId,
     type: input.type,
     internal: input.internal,
-    status: 'pending',
+    status: input.waiting ? 'waiting' : 'pending',
     queueState: input.waiting ? 'waiting' : input.approvalRequired ? 'held' : 'ready',
     seq: 0,
     payload: input.payload,

@@ -7,17 +7,18 @@ import { requestersOf } from './run-requesters.js';
 const PROMOTED_FIELDS = ['queueBudgetFusion', 'routingDecision', 'acceptanceCoverage', 'comparisonReadiness', 'posture', 'topic', 'summary'];
 const HIGHLIGHT_MAX_CHARS = 280;
 
-type Stage = 'admitted' | 'waiting' | 'awaiting-approval' | 'queued' | 'running' | 'retry-scheduled' | 'completed' | 'failed' | 'cancelled';
+type Stage = 'admitted' | 'waiting' | 'awaiting-approval' | 'queued' | 'running' | 'retry-scheduled' | 'completed' | 'failed' | 'cancelled' | 'skipped';
 
 function currentStage(run: RunRecord): Stage {
   if (run.status === 'success') return 'completed';
   if (run.status === 'failed') return 'failed';
   if (run.status === 'cancelled') return 'cancelled';
+  if (run.status === 'skipped') return 'skipped';
+  // A flow step whose dependencies have not ended: no claim takes it yet.
+  if (run.status === 'waiting') return 'waiting';
   if (run.status === 'retrying') return 'retry-scheduled';
   if (run.status === 'running') return 'running';
   if (run.queueState === 'held') return 'awaiting-approval';
-  // A flow step whose dependencies have not ended: pending, but no claim takes it yet.
-  if (run.queueState === 'waiting') return 'waiting';
   return 'queued';
 }
 
@@ -43,6 +44,7 @@ function stopInfo(run: RunRecord): { stopReason: string | null; stopClassificati
     const by = run.cancellation ? `cancelled by ${run.cancellation.requestedBy}` : 'cancelled';
     return { stopReason: run.cancellation?.reason ? `${by}: ${run.cancellation.reason}` : by, stopClassification: 'cancelled' };
   }
+  if (run.status === 'skipped') return { stopReason: run.flowStep?.skipped?.reason ?? run.error, stopClassification: 'skipped' };
   if (run.queueState === 'held') return { stopReason: run.approval.reason, stopClassification: 'awaiting-approval' };
   return { stopReason: null, stopClassification: null };
 }
@@ -220,7 +222,7 @@ export function toRunView(run: RunRecord) {
     cancellation: run.cancellation ?? null,
     workflow: {
       stage,
-      graphStatus: stage === 'completed' || stage === 'failed' || stage === 'cancelled' ? stage : 'in-progress',
+      graphStatus: stage === 'completed' || stage === 'failed' || stage === 'cancelled' || stage === 'skipped' ? stage : 'in-progress',
       currentStage: stage,
       blockedStage: stage === 'awaiting-approval' ? 'approval' : null,
       stopReason,

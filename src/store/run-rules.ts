@@ -10,7 +10,7 @@ import type { CancelRequest, ClaimOptions, RunCounts, RunQuery } from './types.j
  * find and store rows; the rules live here.
  */
 
-/** Only finished runs (success, failed, cancelled) are ever pruned; pending, running and retrying runs are kept whatever their age. */
+/** Only finished runs (success, failed, cancelled, skipped) are ever pruned; waiting, pending, running and retrying runs are kept whatever their age. */
 export const PRUNABLE_STATUSES: readonly RunStatus[] = TERMINAL_RUN_STATUSES;
 
 export const DEFAULT_RUN_LIST_LIMIT = 50;
@@ -20,6 +20,7 @@ export interface NormalizedRunQuery {
   status: RunStatus | undefined;
   queueState: Exclude<RunRecord['queueState'], null> | undefined;
   concurrencyKey: string | undefined;
+  flowId: string | undefined;
   /** An empty prefix is no filter. */
   idPrefix: string | undefined;
   /** Payload fields to match exactly; empty: no payload filter. */
@@ -41,6 +42,7 @@ export function normalizeRunQuery(query: RunQuery): NormalizedRunQuery {
     status: query.status,
     queueState: query.queueState,
     concurrencyKey: query.concurrencyKey,
+    flowId: query.flowId,
     idPrefix: query.idPrefix === '' ? undefined : query.idPrefix,
     payload: payloadFieldMatches(query.payload),
     verdict: query.verdict,
@@ -84,6 +86,7 @@ export function matchesRunQuery(run: RunRecord, query: NormalizedRunQuery): bool
   if (query.status !== undefined && run.status !== query.status) return false;
   if (query.queueState !== undefined && run.queueState !== query.queueState) return false;
   if (query.concurrencyKey !== undefined && (run.concurrencyKey ?? '') !== query.concurrencyKey) return false;
+  if (query.flowId !== undefined && run.flowStep?.flowId !== query.flowId) return false;
   if (query.idPrefix !== undefined && !run.runId.startsWith(query.idPrefix)) return false;
   if (!query.payload.every((match) => payloadHasField(run.payload, match))) return false;
   if (query.verdict !== undefined && !resultHasVerdict(run.result, query.verdict)) return false;
@@ -162,4 +165,18 @@ export function settlementSql(field: (path: string[]) => string): string {
       WHEN status = 'failed' AND ${field(['failureReason'])} = '${APPROVAL_REJECTED_REASON}' THEN 'rejected'
       WHEN status = 'success' AND ${field(['startedAt'])} IS NULL AND ${field(['approval', 'status'])} = 'approved' THEN 'closedForReplay'
     END`;
+}
+
+/**
+ * A run record stored before flow steps had run status words of their own (DECISIONS.md
+ * "Platform"), in today's words: a step waiting for its dependencies was `pending` with queue
+ * state `waiting`, now `waiting`; a step its dependencies' outcome ended was `cancelled` with
+ * `flowStep.skipped`, now `skipped`. Any other record is returned as it is. The SQL stores
+ * rewrite their rows once (PostgreSQL layout 9, SQLite layout 9); the file store upgrades each
+ * record as it reads its snapshot and journal.
+ */
+export function withFlowStepStatus(run: RunRecord): RunRecord {
+  if (run.status === 'pending' && run.queueState === 'waiting') return { ...run, status: 'waiting' };
+  if (run.status === 'cancelled' && run.flowStep?.skipped) return { ...run, status: 'skipped' };
+  return run;
 }

@@ -48,6 +48,12 @@ export interface RunQuery {
   createdTo?: string;
   /** Only runs with this concurrency key. */
   concurrencyKey?: string;
+  /**
+   * Only the runs of this flow (`flowStep.flowId`: its step runs and their approval replays),
+   * read from an index of the flow id in every driver (src/flows/ reads a flow's waiting steps,
+   * and whether any step has not ended, through it).
+   */
+  flowId?: string;
 }
 
 export interface ClaimOptions {
@@ -310,6 +316,20 @@ export interface StateStore {
   listDocs(collection: string): Promise<Record<string, unknown>[]>;
   /** The same documents with their ids (ordered by id): what an export or a migration must carry over. */
   listDocEntries(collection: string): Promise<Array<{ id: string; doc: Record<string, unknown> }>>;
+  /**
+   * One page of a collection, ids descending, read from the key's index (not the collection):
+   * at most `limit` documents with an id below `below` and at or above `atOrAbove` (each absent:
+   * no bound). Ids compare as bytes in every driver; a caller that pages should use ids of ASCII
+   * digits, lowercase letters and `-` (every PostgreSQL collation orders those alike).
+   */
+  listDocPage(collection: string, page: DocPage): Promise<Array<{ id: string; doc: Record<string, unknown> }>>;
+}
+
+/** A page of documents by id, descending (StateStore.listDocPage). */
+export interface DocPage {
+  below?: string;
+  atOrAbove?: string;
+  limit: number;
 }
 
 /**

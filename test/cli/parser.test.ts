@@ -57,7 +57,7 @@ describe('orch usage errors: one clear line, exit code 2', () => {
     [['run', 'security-audit', '--payload-file', '/nonexistent/p.json'], 'orch: cannot read --payload-file /nonexistent/p.json: ENOENT'],
     [['watch'], "orch: 'watch' needs <runId>"],
     [['watch', 'a', 'b'], "orch: 'watch' does not take 'b'"],
-    [['runs', '--status', 'faild'], "orch: unknown status 'faild'. Did you mean 'failed'? (one of pending, running, retrying, success, failed, cancelled)"],
+    [['runs', '--status', 'faild'], "orch: unknown status 'faild'. Did you mean 'failed'? (one of waiting, pending, running, retrying, success, failed, cancelled, skipped)"],
     [['runs', '--limit', '0'], "orch: --limit must be a whole number above 0, not '0'"],
     [['runs', '--json=yes'], "orch: '--json' takes no value"],
     [['approve'], "orch: 'approve' needs <id>"],

@@ -544,6 +544,47 @@ export function describeStoreConformance(
         });
       });
 
+      it('filters by flow id (step runs and their replays), with the flow step statuses waiting and skipped', async () => {
+        const { store, dir } = await openStore();
+        const step = (flowId: string, key: string, extra: Partial<RunRecord> = {}) =>
+          insert(store, { runId: `flow:${flowId}:${key}`, source: 'flow', flowStep: { flowId, key }, ...extra });
+        await step('f1', 'a', { status: 'success', queueState: null });
+        await step('f1', 'b', { status: 'waiting', queueState: 'waiting' });
+        await step('f1', 'c', { status: 'skipped', queueState: null, flowStep: { flowId: 'f1', key: 'c', skipped: { policy: 'skip', reason: 'x' } } });
+        await insert(store, { runId: 'approval-replay:t1', status: 'running', queueState: null, flowStep: { flowId: 'f1', key: 'a' } });
+        await step('f10', 'a', { status: 'waiting', queueState: 'waiting' });
+        await insert(store, { runId: 'flow:f1:lookalike' });
+        const ids = async (query: Parameters<StateStore['listRuns']>[0]) => {
+          const { items, total } = await store.listRuns(query);
+          return { ids: items.map((r) => r.runId), total };
+        };
+        expect(await ids({ flowId: 'f1', order: 'oldest' })).toEqual({ ids: ['flow:f1:a', 'flow:f1:b', 'flow:f1:c', 'approval-replay:t1'], total: 4 });
+        expect(await ids({ flowId: 'f1', status: 'waiting' })).toEqual({ ids: ['flow:f1:b'], total: 1 });
+        expect(await ids({ flowId: 'f1', status: 'skipped' })).toEqual({ ids: ['flow:f1:c'], total: 1 });
+        expect(await ids({ status: 'waiting', order: 'oldest' })).toEqual({ ids: ['flow:f1:b', 'flow:f10:a'], total: 2 });
+        expect(await ids({ flowId: 'f2' })).toEqual({ ids: [], total: 0 });
+        expect((await store.countRuns(true)).byStatus).toMatchObject({ waiting: 2, skipped: 1 });
+        // The index follows a run's writes and deletes, also across a reopen.
+        await store.mutateRun('flow:f1:b', (run) => (run ? { ...run, status: 'pending', queueState: 'ready' } : null));
+        const again = await reopen(store, dir);
+        expect((await again.listRuns({ flowId: 'f1', status: 'waiting' })).total).toBe(0);
+        expect((await again.listRuns({ flowId: 'f1', status: 'pending' })).items.map((r) => r.runId)).toEqual(['flow:f1:b']);
+      });
+
+      it('pages keyed documents by id, descending, between bounds, without the rest of the collection', async () => {
+        const { store } = await openStore();
+        for (const id of ['0001-aa', '0002-bb', '0002-cc', '0003-dd', '0004-ee']) await store.putDoc('paged', id, { id });
+        await store.putDoc('other', '0009-zz', { id: 'other' });
+        const page = async (p: Parameters<StateStore['listDocPage']>[1]) => (await store.listDocPage('paged', p)).map((e) => e.id);
+        expect(await page({ limit: 2 })).toEqual(['0004-ee', '0003-dd']);
+        expect(await page({ below: '0003-dd', limit: 2 })).toEqual(['0002-cc', '0002-bb']);
+        expect(await page({ below: '0002-bb', limit: 2 })).toEqual(['0001-aa']);
+        expect(await page({ atOrAbove: '0002', limit: 10 })).toEqual(['0004-ee', '0003-dd', '0002-cc', '0002-bb']);
+        expect(await page({ below: '0003', atOrAbove: '0002', limit: 10 })).toEqual(['0002-cc', '0002-bb']);
+        expect((await store.listDocPage('paged', { limit: 1 }))[0]!.doc).toEqual({ id: '0004-ee' });
+        expect(await store.listDocPage('none', { limit: 5 })).toEqual([]);
+      });
+
       it('filters by payload fields (dotted, scalar, exact) and by result verdict or posture', async () => {
         const { store } = await openStore();
         await insert(store, { runId: 'p1', status: 'failed', payload: { scope: 'projects/app', retries: 3, strict: true, deep: { lane: 'qa' } }, result: { verdict: 'failed' } });
@@ -718,6 +759,15 @@ export function describeStoreConformance(
     });
 
     describe('pruneRuns', () => {
+      it('prunes skipped flow steps as finished runs and keeps waiting ones', async () => {
+        const { store } = await openStore();
+        await insert(store, { runId: 'w', status: 'waiting', queueState: 'waiting', flowStep: { flowId: 'f', key: 'w' } });
+        await insert(store, { runId: 's', status: 'skipped', queueState: null, flowStep: { flowId: 'f', key: 's', skipped: { policy: 'fail', reason: 'r' } } });
+        expect(await store.pruneRuns(0)).toBe(1);
+        expect(await store.getRun('s')).toBeNull();
+        expect(await store.getRun('w')).not.toBeNull();
+      });
+
       it('deletes the oldest finished runs beyond keep and never unfinished ones', async () => {
         const { store } = await openStore();
         await insert(store, { runId: 'old-pending', status: 'pending' });

@@ -24,4 +24,4 @@ export type RunListItem = RunView & { heldBy?: string | null };
 export type RunListAnswer = RunListEnvelope & { items: RunListItem[] };
 
 /** Every run status, in the order the console lists them (the service's RUN_STATUSES, as a type). */
-export const RUN_STATUS_LIST: readonly RunStatus[] = ['pending', 'running', 'retrying', 'success', 'failed', 'cancelled'];
+export const RUN_STATUS_LIST: readonly RunStatus[] = ['waiting', 'pending', 'running', 'retrying', 'success', 'failed', 'cancelled', 'skipped'];

@@ -28,18 +28,28 @@ export function QueryView<T>(props: { query: { data: T | undefined; error: unkno
   return <>{children(query.data)}</>;
 }
 
-export function StatusBadge({ status }: { status: string | null | undefined }) {
+export function StatusBadge({ status, title }: { status: string | null | undefined; title?: string }) {
   const text = status ?? 'unknown';
   // The stage of a held run reads as words, as its run badge does (RunStatusBadge).
-  return <span className={`badge badge-${text.replace(/[^a-z-]/gi, '')}`}>{text === 'awaiting-approval' ? 'awaiting approval' : text}</span>;
+  return (
+    <span className={`badge badge-${text.replace(/[^a-z-]/gi, '')}`} title={title}>
+      {text === 'awaiting-approval' ? 'awaiting approval' : text}
+    </span>
+  );
 }
+
+/** What a flow step's own run statuses mean (docs/flows.md), told on their badges. */
+const FLOW_STEP_STATUS_TITLES: Readonly<Record<string, string>> = {
+  waiting: "a flow step whose dependencies have not ended: it holds no slot until they have",
+  skipped: "a flow step ended without running: a dependency did not succeed",
+};
 
 /**
  * A run's status badge. A held run reads "awaiting approval" (its status, `pending`, stays in
  * the tooltip and for screen readers), so nobody takes it for a run about to start.
  */
 export function RunStatusBadge({ status, held }: { status: string; held: boolean }) {
-  if (!held) return <StatusBadge status={status} />;
+  if (!held) return <StatusBadge status={status} title={FLOW_STEP_STATUS_TITLES[status]} />;
   return (
     <span className="badge badge-awaiting-approval" title={`status ${status}: held until an operator decides`}>
       awaiting approval<span className="visually-hidden"> (status {status})</span>

@@ -14,7 +14,7 @@ const FlowGraph = lazy(() => import('./FlowGraph.js'));
 
 /** `/operator/flows`: the newest flows with their status. */
 export function FlowsPage() {
-  const list = useApiQuery<{ items: FlowSummary[]; total: number }>('/api/flows?limit=100', { refetchInterval: 5000 });
+  const list = useApiQuery<{ items: FlowSummary[]; nextCursor: string | null }>('/api/flows?limit=100', { refetchInterval: 5000 });
   return (
     <>
       <h1>Flows</h1>
@@ -24,7 +24,7 @@ export function FlowsPage() {
             <div className="table-scroll" role="region" aria-label="Flows" tabIndex={0}>
               <table className="wide stack-on-phone">
                 <caption>
-                  {d.items.length} of {d.total} flows
+                  {d.nextCursor === null ? `${d.items.length} flows` : `The newest ${d.items.length} flows`}
                 </caption>
                 <thead>
                   <tr>

@@ -13,7 +13,7 @@ import { parseBulkFilter, runBulk, type BulkOptions } from '../bulk.js';
 import type { BulkFilter } from '../../runtime/bulk-actions.js';
 import { watchRun } from '../watch-run.js';
 
-const RUN_STATUSES = ['pending', 'running', 'retrying', 'success', 'failed', 'cancelled'];
+const RUN_STATUSES = ['waiting', 'pending', 'running', 'retrying', 'success', 'failed', 'cancelled', 'skipped'];
 
 /** Task types a client may trigger, from this build's catalog (internal types are the service's own). */
 function triggerableTypes(): string[] {

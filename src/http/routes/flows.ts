@@ -64,7 +64,7 @@ const ListQuery = Type.Object(
     from: Type.Optional(Type.String({ description: 'only flows created at or after this instant (ISO 8601)' })),
     to: Type.Optional(Type.String({ description: 'only flows created before this instant (ISO 8601)' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 420, description: 'nextCursor of the previous page: the flows listed after it' })),
   },
   { additionalProperties: false },
 );
@@ -105,10 +105,10 @@ export function flowRoutes(deps: { flows: FlowService; events: RunEventHub }): R
       method: 'GET',
       path: '/api/flows',
       operationId: 'listFlows',
-      summary: 'Flows, newest first; filters status and from/to (createdAt, half-open)',
+      summary: 'Flows, newest first, a page at a time (limit, cursor); filters status and from/to (createdAt, half-open)',
       tags: ['flows'],
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
-      schema: { querystring: ListQuery, response: { 200: Type.Object({ items: Type.Array(FlowSummary), total: Type.Integer() }, { additionalProperties: false }) } },
+      schema: { querystring: ListQuery, response: { 200: Type.Object({ items: Type.Array(FlowSummary), nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as cursor for the next page; null on the last' }) }, { additionalProperties: false }) } },
       handler: async (ctx: ProtectedContext<Static<typeof ListQuery>>) => ({ body: await flows.list(ctx.query) }),
     },
     {

@@ -85,6 +85,11 @@ export function createWorkflowDriver(deps: WorkflowDriverDeps) {
         return 'failed';
       case 'cancelled':
         return 'cancelled';
+      // Flow step words: a workflow's children are never flow steps.
+      case 'waiting':
+        return 'waiting';
+      case 'skipped':
+        return 'skipped';
     }
   }
 

@@ -36,6 +36,7 @@ import type {
   StoredRunEvent,
   AppendsFor,
   ClaimOptions,
+  DocPage,
   LeaseHeld,
   MutateResult,
   RunCounts,
@@ -402,7 +403,9 @@ export class FileStateStore implements StateStore {
   async listRuns(query: RunQuery): Promise<{ items: RunRecord[]; total: number }> {
     const q = normalizeRunQuery(query);
     const matching: RunRecord[] = [];
-    for (const run of this.readable().model.allRuns()) if (matchesRunQuery(run, q)) matching.push(run);
+    const { model } = this.readable();
+    const candidates = q.flowId === undefined ? model.allRuns() : model.flowRunsOf(q.flowId);
+    for (const run of candidates) if (matchesRunQuery(run, q)) matching.push(run);
     if (q.order === 'newest') matching.reverse();
     const page = q.afterSeq === undefined ? matching : matching.filter((run) => pastCursor(run, q));
     return { items: page.slice(q.offset, q.offset + q.limit), total: matching.length };
@@ -552,6 +555,22 @@ export class FileStateStore implements StateStore {
 
   async listDocEntries(collection: string): Promise<Array<{ id: string; doc: Record<string, unknown> }>> {
     return this.readable().model.docEntriesIn(collection).map(([id, doc]) => ({ id, doc: structuredClone(doc) }));
+  }
+
+  /** From memory: the collection's ids in byte order, walked from the top; only the page's documents are copied. */
+  async listDocPage(collection: string, page: DocPage): Promise<Array<{ id: string; doc: Record<string, unknown> }>> {
+    const entries = this.readable().model.docEntriesIn(collection);
+    const picked: Array<{ id: string; doc: Record<string, unknown> }> = [];
+    const below = page.below === undefined ? null : Buffer.from(page.below);
+    const floor = page.atOrAbove === undefined ? null : Buffer.from(page.atOrAbove);
+    for (let i = entries.length - 1; i >= 0 && picked.length < page.limit; i -= 1) {
+      const [id, doc] = entries[i]!;
+      const key = Buffer.from(id);
+      if (below !== null && Buffer.compare(key, below) >= 0) continue;
+      if (floor !== null && Buffer.compare(key, floor) < 0) break;
+      picked.push({ id, doc: structuredClone(doc) });
+    }
+    return picked;
   }
 
   /**

@@ -10,6 +10,7 @@ import { SNAPSHOT_SCHEMA_VERSION, type SnapshotCapture, type SnapshotDocument } 
 import { deepFreeze } from '../deep-freeze.js';
 import { withTaskRecord } from '../../domain/orchestrator-state.js';
 import { lastEventTx } from '../run-event-stamps.js';
+import { withFlowStepStatus } from '../run-rules.js';
 import { RunEventIndex } from './event-index.js';
 
 /**
@@ -45,6 +46,8 @@ export class MemoryModel {
   private readonly docs = new Map<string, Map<string, Record<string, unknown>>>();
   /** Runs by the stamp of their last write that appended events (the change feed's lookup). */
   readonly eventIndex = new RunEventIndex();
+  /** The run ids of each flow (`flowStep.flowId`): a flow's runs are read without a walk of every run. */
+  private readonly flowRuns = new Map<string, Set<string>>();
 
   constructor(snapshot: SnapshotDocument | null) {
     this.lastSeq = snapshot?.meta.lastSeq ?? 0;
@@ -54,7 +57,8 @@ export class MemoryModel {
       telemetry: new BoundedLog(snapshot?.collections.telemetry),
       milestones: new BoundedLog(snapshot?.collections.milestones),
     };
-    const runs = [...(snapshot?.runs ?? [])].sort((a, b) => a.seq - b.seq);
+    // Records stored before flow steps had status words of their own are read in today's words.
+    const runs = (snapshot?.runs ?? []).map(withFlowStepStatus).sort((a, b) => a.seq - b.seq);
     for (const run of runs) this.putRun(run);
     // Loaded in admission order; the index wants stamp order.
     this.eventIndex.rebuild(this.runStamps());
@@ -66,11 +70,14 @@ export class MemoryModel {
   /** `runText`, for a run entry: `JSON.stringify(entry.record)`, the text its journal line holds. */
   apply(entry: JournalEntry, runText?: string): void {
     switch (entry.op) {
-      case 'run':
-        this.putRun(entry.record);
-        if (runText === undefined) this.runTexts.delete(entry.record.runId);
-        else this.runTexts.set(entry.record.runId, runText);
+      case 'run': {
+        const record = withFlowStepStatus(entry.record);
+        this.putRun(record);
+        // An upgraded record (a journal line written before flow step statuses) no longer matches its line.
+        if (runText === undefined || record !== entry.record) this.runTexts.delete(record.runId);
+        else this.runTexts.set(record.runId, runText);
         break;
+      }
       case 'run-delete':
         this.deleteRun(entry.runId);
         break;
@@ -101,6 +108,18 @@ export class MemoryModel {
   /** Runs in seq (admission) order. */
   allRuns(): IterableIterator<RunRecord> {
     return this.runs.values();
+  }
+
+  /** The runs of one flow (its step runs and their approval replays), in seq order. */
+  flowRunsOf(flowId: string): RunRecord[] {
+    const ids = this.flowRuns.get(flowId);
+    if (ids === undefined) return [];
+    const runs: RunRecord[] = [];
+    for (const runId of ids) {
+      const run = this.runs.get(runId);
+      if (run !== undefined) runs.push(run);
+    }
+    return runs.sort((a, b) => a.seq - b.seq);
   }
 
   get runCount(): number {
@@ -237,6 +256,12 @@ export class MemoryModel {
       if (index === undefined) this.readyGroups.set(group, (index = new ReadyIndex()));
       index.add(run.seq, run.runId);
     }
+    const flowId = run.flowStep?.flowId;
+    if (flowId !== undefined) {
+      let ids = this.flowRuns.get(flowId);
+      if (ids === undefined) this.flowRuns.set(flowId, (ids = new Set()));
+      ids.add(run.runId);
+    }
     if (run.startedAt !== null) {
       const key = fairnessKey(run);
       const last = this.lastStartByKey.get(key);
@@ -254,6 +279,10 @@ export class MemoryModel {
     this.unindex(previous);
     this.runs.delete(runId);
     this.runTexts.delete(runId);
+    const flowId = previous.flowStep?.flowId;
+    const ids = flowId === undefined ? undefined : this.flowRuns.get(flowId);
+    ids?.delete(runId);
+    if (ids?.size === 0) this.flowRuns.delete(flowId!);
   }
 
   private unindex(run: RunRecord): void {

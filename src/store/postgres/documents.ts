@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { isPlainObject } from '../record-checks.js';
-import { stateCorrupt } from '../types.js';
+import { stateCorrupt, type DocPage } from '../types.js';
 
 export async function putDoc(pool: pg.Pool, collection: string, id: string, doc: Record<string, unknown>): Promise<void> {
   const text = JSON.stringify(doc);
@@ -49,4 +49,18 @@ export async function listDocs(pool: pg.Pool, collection: string): Promise<Recor
     [collection],
   );
   return rows.map((row) => row.doc);
+}
+
+/**
+ * One page of a collection, ids descending (StateStore.listDocPage), walked on the primary key's
+ * index: the ids compare in the column's collation, which orders the ids a pager uses (ASCII
+ * digits, lowercase letters, `-`) as bytes do.
+ */
+export async function listDocPage(pool: pg.Pool, collection: string, page: DocPage): Promise<Array<{ id: string; doc: Record<string, unknown> }>> {
+  const { rows } = await pool.query<{ id: string; doc: Record<string, unknown> }>(
+    `SELECT id, doc FROM documents WHERE collection = $1 AND ($2::text IS NULL OR id < $2) AND ($3::text IS NULL OR id >= $3)
+     ORDER BY id DESC LIMIT $4`,
+    [collection, page.below ?? null, page.atOrAbove ?? null, page.limit],
+  );
+  return rows;
 }

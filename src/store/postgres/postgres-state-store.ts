@@ -26,7 +26,7 @@ import type {
   StoreHealth,
   TaskOutcomeWrite,
 } from '../types.js';
-import { runEventsWrittenBy } from '../types.js';
+import { runEventsWrittenBy, type DocPage } from '../types.js';
 import { admitNewRuns } from './admit-new-runs.js';
 import { finishKnownRuns } from './finish-known-runs.js';
 import { KnownRuns } from './known-runs.js';
@@ -34,7 +34,7 @@ import { appendRecord, listAppended } from './append.js';
 import { claimNextRun, claimRuns, limitUsage, queueGroups } from './claim-next-run.js';
 import { createPool, parsePostgresUrl, type PostgresTarget } from './connection.js';
 import { asUnavailable } from './connection-loss.js';
-import { deleteDoc, getDoc, insertDoc, listDocEntries, listDocs, putDoc } from './documents.js';
+import { deleteDoc, getDoc, insertDoc, listDocEntries, listDocPage, listDocs, putDoc } from './documents.js';
 import { collectionCounts, serverVersion } from './health.js';
 import { applyMigrations } from './migrate.js';
 import { GroupCommit } from './group-commit.js';
@@ -370,6 +370,10 @@ export class PostgresStateStore implements StateStore {
 
   listDocEntries(collection: string): Promise<Array<{ id: string; doc: Record<string, unknown> }>> {
     return this.read((pool) => listDocEntries(pool, collection));
+  }
+
+  listDocPage(collection: string, page: DocPage): Promise<Array<{ id: string; doc: Record<string, unknown> }>> {
+    return this.read((pool) => listDocPage(pool, collection, page));
   }
 
   /** The pool for work outside the port (the persistence export streams rows through it). */

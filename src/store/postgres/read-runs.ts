@@ -82,6 +82,7 @@ function runFilter(q: NormalizedRunQuery): { clauses: string[]; params: unknown[
   if (q.status !== undefined) equal('status', q.status);
   if (q.queueState !== undefined) equal('queue_state', q.queueState);
   if (q.concurrencyKey !== undefined) equal('concurrency_key', q.concurrencyKey);
+  if (q.flowId !== undefined) equal('flow_id', q.flowId);
   if (q.idPrefix !== undefined) {
     // starts_with, not LIKE: `%` and `_` may be part of a run id.
     params.push(q.idPrefix);

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { isPlainObject } from '../record-checks.js';
-import { stateCorrupt } from '../types.js';
+import { stateCorrupt, type DocPage } from '../types.js';
 import { statement } from './statements.js';
 import type { ChangeCount, WriteContext } from './write-context.js';
 
@@ -54,4 +54,13 @@ export function countDocsByCollection(db: Database.Database): Map<string, number
     n: number;
   }>;
   return new Map(rows.map((row) => [row.collection, row.n]));
+}
+
+/** One page of a collection, ids descending (StateStore.listDocPage): the primary key's index in its order. */
+export function listDocPage(db: Database.Database, collection: string, page: DocPage): Array<{ id: string; doc: Record<string, unknown> }> {
+  const rows = statement(
+    db,
+    'SELECT id, doc FROM documents WHERE collection = ? AND (? IS NULL OR id < ?) AND (? IS NULL OR id >= ?) ORDER BY id DESC LIMIT ?',
+  ).all(collection, page.below ?? null, page.below ?? null, page.atOrAbove ?? null, page.atOrAbove ?? null, page.limit) as Array<{ id: string; doc: string }>;
+  return rows.map((row) => ({ id: row.id, doc: JSON.parse(row.doc) as Record<string, unknown> }));
 }

@@ -315,6 +315,10 @@ function runFilter(q: NormalizedRunQuery): { where: string; params: Array<string
     clauses.push('concurrency_key = ?');
     params.push(q.concurrencyKey);
   }
+  if (q.flowId !== undefined) {
+    clauses.push('flow_id = ?');
+    params.push(q.flowId);
+  }
   if (q.idPrefix !== undefined) {
     // substr, not LIKE: LIKE ignores ASCII case and gives `%` and `_` a meaning in a run id.
     clauses.push('substr(run_id, 1, length(?)) = ?');

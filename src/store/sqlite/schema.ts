@@ -10,9 +10,10 @@ import { conflict } from '../../domain/errors.js';
  * stamps: each run's `last_tx` (indexed, the change feed's lookup) and the `event_tx` counter;
  * 7 lifts each run's concurrency key, priority and start time out of its document as generated
  * columns, indexed for claims in fair order (src/store/fair-claims.ts); 8 indexes run start
- * times (rate buckets count recent starts: src/store/limit-buckets.ts).
+ * times (rate buckets count recent starts: src/store/limit-buckets.ts); 9 stores flow steps'
+ * own status words (`waiting`, `skipped`: docs/flows.md) and indexes each run's flow id.
  */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 /** The `counters` row holding the last write stamp given to run events (layout 6). */
 export const EVENT_TX_COUNTER = 'event_tx';
@@ -179,6 +180,18 @@ CREATE INDEX runs_key_started ON runs (concurrency_key, started_at);`,
     version: 8,
     description: 'runs indexed by start time (rate buckets count recent starts)',
     sql: 'CREATE INDEX runs_started ON runs (started_at) WHERE started_at IS NOT NULL;',
+  },
+  {
+    version: 9,
+    description: 'flow steps stored waiting and skipped, runs indexed by flow id and status',
+    // A waiting step was `pending` with queue state `waiting`, a skipped one `cancelled` with
+    // flowStep.skipped (src/store/run-rules.ts withFlowStepStatus). The flow id is virtual, as
+    // in layout 7; the index keeps it, so a flow's promotion reads only its own runs.
+    sql: `UPDATE runs SET status = 'waiting', doc = json_set(doc, '$.status', 'waiting') WHERE status = 'pending' AND queue_state = 'waiting';
+UPDATE runs SET status = 'skipped', doc = json_set(doc, '$.status', 'skipped')
+  WHERE status = 'cancelled' AND json_type(doc, '$.flowStep.skipped') = 'object';
+ALTER TABLE runs ADD COLUMN flow_id TEXT GENERATED ALWAYS AS (json_extract(doc, '$.flowStep.flowId')) VIRTUAL;
+CREATE INDEX runs_flow ON runs (flow_id, status, seq) WHERE flow_id IS NOT NULL;`,
   },
 ];
 

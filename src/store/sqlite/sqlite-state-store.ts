@@ -27,12 +27,12 @@ import type {
   TaskOutcomeWrite,
 } from '../types.js';
 import { renewLeasesRunByRun } from '../renew-leases.js';
-import { ANY_RUN_EVENTS } from '../types.js';
+import { ANY_RUN_EVENTS, type DocPage } from '../types.js';
 import { TransactionBatcher, type CommittedView, type Work } from './batcher.js';
 import { appendedRows, appendRecords, groupAppends, listAppended } from './collections.js';
 import { BUSY_TIMEOUT_MS, asStateCorrupt, openDatabase } from './connection.js';
 import { startCheckpointer, type Checkpointer, type CheckpointerStats } from './checkpointer.js';
-import { countDocsByCollection, deleteDoc, getDoc, insertDoc, listDocEntries, listDocs, putDoc } from './documents.js';
+import { countDocsByCollection, deleteDoc, getDoc, insertDoc, listDocEntries, listDocPage, listDocs, putDoc } from './documents.js';
 import {
   COMMUNITY_RESPONSES,
   DEPLOYED_AGENTS,
@@ -325,6 +325,10 @@ export class SqliteStateStore implements StateStore {
 
   async listDocEntries(collection: string): Promise<Array<{ id: string; doc: Record<string, unknown> }>> {
     return this.read((db) => listDocEntries(db, collection));
+  }
+
+  async listDocPage(collection: string, page: DocPage): Promise<Array<{ id: string; doc: Record<string, unknown> }>> {
+    return this.read((db) => listDocPage(db, collection, page));
   }
 
   private write<T>(work: Work<T>, options: { exclusive?: boolean } = {}): Promise<T> {
