@@ -36,7 +36,7 @@ export interface ReloadAnswer {
   refused: Array<{ folder: string; message: string }>;
 }
 
-export type OperatorTypesConfig = Pick<AppConfig, 'taskTypesDir' | 'laneTimeoutsMs' | 'workerTimeoutMs' | 'sandbox'>;
+export type OperatorTypesConfig = Pick<AppConfig, 'taskTypesDir' | 'laneTimeoutsMs' | 'workerTimeoutMs' | 'sandbox' | 'typeConcurrency'>;
 
 /** The compiled program worker every operator type runs through. */
 export function programWorkerPath(): string {
@@ -101,12 +101,25 @@ export function createOperatorTypes(config: OperatorTypesConfig, fixedTypes: rea
     entrypointMissingReason: existsSync(workerPath) ? null : `build output missing: run npm run build (expected ${workerPath})`,
   };
 
+  /**
+   * The per-type run limits the service runs under: the operator's `typeConcurrency`, and the
+   * limit each operator manifest declares for its type where the operator set none. One object,
+   * refilled in place by every reload: the runner reads it at each claim, so a limit a reload
+   * adds, changes or removes applies to the next claim; waiting runs stay queued in the store.
+   */
+  const typeConcurrency: Record<string, number> = {};
+  const refreshLimits = () => {
+    for (const type of Object.keys(typeConcurrency)) delete typeConcurrency[type];
+    for (const op of current.values()) if (op.manifest.concurrency) typeConcurrency[op.manifest.type] = op.manifest.concurrency;
+    Object.assign(typeConcurrency, config.typeConcurrency);
+  };
+  refreshLimits();
+
   return {
     install,
     types: (): OperatorType[] => [...current.values()],
-    /** Per-type run limits the manifests declare; the operator's own typeConcurrency setting wins. */
-    concurrency: (): Record<string, number> =>
-      Object.fromEntries([...current.values()].flatMap((op) => (op.manifest.concurrency ? [[op.manifest.type, op.manifest.concurrency]] : []))),
+    /** The live per-type limits (see above): hand this object, not a copy, to the runtime. */
+    typeConcurrency,
 
     /**
      * Reads the folder again and installs what it holds. A refused folder keeps the type it had
@@ -134,6 +147,7 @@ export function createOperatorTypes(config: OperatorTypesConfig, fixedTypes: rea
       }
       current = next;
       install();
+      refreshLimits();
       return answer;
     },
 
@@ -192,7 +206,7 @@ export function createOperatorTypes(config: OperatorTypesConfig, fixedTypes: rea
 
 export type OperatorTypes = ReturnType<typeof createOperatorTypes>;
 
-/** The configuration with the run limits operator manifests declare, under the operator's own typeConcurrency. */
-export function withOperatorConcurrency<C extends Pick<AppConfig, 'typeConcurrency'>>(config: C, limits: Record<string, number>): C {
-  return Object.keys(limits).length === 0 ? config : { ...config, typeConcurrency: { ...limits, ...config.typeConcurrency } };
+/** The configuration with the live run limits of `operatorTypes` (the operator's own typeConcurrency and the manifests'). */
+export function withOperatorConcurrency<C extends Pick<AppConfig, 'typeConcurrency'>>(config: C, operatorTypes: Pick<OperatorTypes, 'typeConcurrency'>): C {
+  return { ...config, typeConcurrency: operatorTypes.typeConcurrency };
 }

@@ -118,11 +118,14 @@ export class Runner {
   private stopping = true;
   private timers: NodeJS.Timeout[] = [];
 
-  /** Per-type limits are configured (they change how a short claim is read: see queueSeenEmpty). */
-  private readonly typeLimited: boolean;
+  constructor(private readonly deps: RunnerDeps) {}
 
-  constructor(private readonly deps: RunnerDeps) {
-    this.typeLimited = Object.keys(deps.config.typeConcurrency).length > 0 || (deps.config.limits?.length ?? 0) > 0;
+  /**
+   * Per-type limits are configured (they change how a short claim is read: see queueSeenEmpty).
+   * Read each time: a reload of the operator task types may add or remove a type's limit.
+   */
+  private get typeLimited(): boolean {
+    return Object.keys(this.deps.config.typeConcurrency).length > 0 || (this.deps.config.limits?.length ?? 0) > 0;
   }
 
   get activeCount(): number {
