@@ -309,8 +309,12 @@ export function composeService(infra: ServiceInfrastructure) {
     onRunSettled: (run) => flows.onRunSettled(run),
     tracer: infra.tracer,
     redact,
+    // A run of an operator type whose program snapshot this instance lacks and cannot rebuild is handed back.
+    cannotRunHere: (run) => operatorTypes.cannotRunHere(run),
   });
   reserveSlot = runtime.reserveSlot;
+  // Program snapshots no type and no unfinished run needs are removed at start (and after each reload).
+  void operatorTypes.pruneSnapshots(store, logger);
   // Flows of runs: admitted through the same admission, cancelled through the runtime's cancel.
   const flows = createFlowService({
     store: runStore,
@@ -424,6 +428,7 @@ export function composeService(infra: ServiceInfrastructure) {
       afterReload: () => {
         runMetrics.knowTypes(taskCatalog().map((e) => e.type));
         readyRuns.notify();
+        void operatorTypes.pruneSnapshots(store, logger);
       },
     }),
     tokens,
