@@ -136,8 +136,9 @@ export function composeService(infra: ServiceInfrastructure) {
   // ones, those it was composed with, and the operator's folder (a refused manifest stops here).
   const operatorTypes = createOperatorTypes(infra.config, [...BUILT_IN_TASK_TYPES, ...(infra.extraTaskTypes?.types ?? [])]);
   operatorTypes.install();
-  // A run limit an operator type's manifest declares, unless the operator set one for it.
-  const config = withOperatorConcurrency(infra.config, operatorTypes.concurrency());
+  // A run limit an operator type's manifest declares, unless the operator set one for it; a
+  // reload changes these limits in place (the runner reads them at each claim).
+  const config = withOperatorConcurrency(infra.config, operatorTypes);
   const serviceStartedAt = clock.now();
   const ownerId = `instance-${randomUUID()}`;
   const now = () => clock.now();
@@ -308,8 +309,12 @@ export function composeService(infra: ServiceInfrastructure) {
     onRunSettled: (run) => flows.onRunSettled(run),
     tracer: infra.tracer,
     redact,
+    // A run of an operator type whose program snapshot this instance lacks and cannot rebuild is handed back.
+    cannotRunHere: (run) => operatorTypes.cannotRunHere(run),
   });
   reserveSlot = runtime.reserveSlot;
+  // Program snapshots no type and no unfinished run needs are removed at start (and after each reload).
+  void operatorTypes.pruneSnapshots(store, logger);
   // Flows of runs: admitted through the same admission, cancelled through the runtime's cancel.
   const flows = createFlowService({
     store: runStore,
@@ -383,9 +388,9 @@ export function composeService(infra: ServiceInfrastructure) {
   // LISTEN/NOTIFY; the runner's poll stays as the safety net for a lost notification. Another
   // instance's claims wake nobody (claiming after them found nothing, three statements each),
   // nor do its finishes unless a per-type limit may have been waiting for the slot.
-  const typeLimited = Object.keys(config.typeConcurrency).length > 0 || config.limits.length > 0;
+  const typeLimited = () => Object.keys(config.typeConcurrency).length > 0 || config.limits.length > 0;
   events.onOtherInstanceWrite((written) => {
-    if (written.readyRuns || (typeLimited && written.runsLeftRunning)) readyRuns.notify();
+    if (written.readyRuns || (typeLimited() && written.runsLeftRunning)) readyRuns.notify();
   });
 
   // Scoped read tokens for browsers, signed with a key no response or log carries (docs/tokens.md).
@@ -415,7 +420,17 @@ export function composeService(infra: ServiceInfrastructure) {
     metricsPort: infra.metricsPort,
     events,
     alerts,
-    taskTypes: createTaskTypeReload({ operatorTypes, invalidator, logger }),
+    // A reload's types get their own metric label values, and its run limits may free waiting runs.
+    taskTypes: createTaskTypeReload({
+      operatorTypes,
+      invalidator,
+      logger,
+      afterReload: () => {
+        runMetrics.knowTypes(taskCatalog().map((e) => e.type));
+        readyRuns.notify();
+        void operatorTypes.pruneSnapshots(store, logger);
+      },
+    }),
     tokens,
     approvalLinks,
   });

@@ -1,3 +1,7 @@
+import { codeIndexType } from '../lanes/code-index/definition.js';
+import { contentGenerateType } from '../lanes/content-generate/definition.js';
+import { securityAuditType } from '../lanes/security-audit/definition.js';
+import { summarizeContentType } from '../lanes/summarize-content/definition.js';
 import { SAMPLE_PROJECT_DIR } from './sample-project.js';
 
 /**
@@ -42,7 +46,7 @@ export const SAMPLE_BUSINESS_REGISTRY = {
       mitigation: {
         kind: 'internal-task',
         summary: 'Scan the sample project for committed secrets',
-        taskType: 'security-audit',
+        taskType: securityAuditType.type,
         payload: { type: 'secrets', scope: SAMPLE_PROJECT_DIR },
       },
     },
@@ -68,11 +72,11 @@ export const SAMPLE_BUSINESS_REGISTRY = {
       area: 'Code map',
       severity: 'medium',
       description: 'Nobody has an overview of which module imports which.',
-      nextAction: { kind: 'internal-task', summary: 'Index the sample project', taskType: 'code-index', payload: { scope: SAMPLE_PROJECT_DIR } },
+      nextAction: { kind: 'internal-task', summary: 'Index the sample project', taskType: codeIndexType.type, payload: { scope: SAMPLE_PROJECT_DIR } },
     },
   ],
   approvalPolicy: {
-    autoEnqueueTaskTypes: ['content-generate', 'security-audit', 'code-index', 'summarize-content'],
+    autoEnqueueTaskTypes: [contentGenerateType.type, securityAuditType.type, codeIndexType.type, summarizeContentType.type],
     maxTasksPerCycle: 1,
     approver: 'operator',
   },

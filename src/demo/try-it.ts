@@ -1,3 +1,6 @@
+import { docSyncType } from '../lanes/doc-sync/definition.js';
+import { securityAuditType } from '../lanes/security-audit/definition.js';
+import { summarizeContentType } from '../lanes/summarize-content/definition.js';
 import { SAMPLE_PROJECT_DIR } from './sample-project.js';
 
 /** What `curl` needs to reach the running demo with a key. */
@@ -24,9 +27,9 @@ function trigger(endpoint: DemoEndpoint, body: unknown): string {
 export function demoCommands(endpoint: DemoEndpoint): string[] {
   return [
     'Try it (each trigger answers 202 with a runId):',
-    `  ${trigger(endpoint, { type: 'doc-sync', payload: {} })}`,
-    `  ${trigger(endpoint, { type: 'summarize-content', payload: { content: 'The deploy finished at noon. Nothing broke.', format: 'bullets' } })}`,
-    `  ${trigger(endpoint, { type: 'security-audit', payload: { type: 'scan', scope: SAMPLE_PROJECT_DIR } })}`,
+    `  ${trigger(endpoint, { type: docSyncType.type, payload: {} })}`,
+    `  ${trigger(endpoint, { type: summarizeContentType.type, payload: { content: 'The deploy finished at noon. Nothing broke.', format: 'bullets' } })}`,
+    `  ${trigger(endpoint, { type: securityAuditType.type, payload: { type: 'scan', scope: SAMPLE_PROJECT_DIR } })}`,
     'Run a business-value cycle on the sample registry, then read its ranked candidates:',
     `  curl -X POST -H "Authorization: Bearer ${endpoint.operatorKey}" -H 'content-type: application/json' -d '{"reason":"demo"}' ${endpoint.url}/api/business/cycle/trigger`,
     `  curl -H "Authorization: Bearer ${endpoint.operatorKey}" ${endpoint.url}/api/business/overview`,

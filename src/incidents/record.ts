@@ -8,7 +8,7 @@ import {
   type RemediationTask,
 } from './types.js';
 import { buildRefactorType } from '../lanes/build-refactor/definition.js';
-import { qaVerificationType } from '../lanes/qa-verification/definition.js';
+import { typeWithRole } from '../lanes/built-in.js';
 
 /** A signal seen again within this window, changing nothing else, is not written again. */
 export const LAST_SEEN_REFRESH_MS = 60_000;
@@ -170,10 +170,14 @@ export function resolveRecord(current: IncidentRecord, now: Date, reason: string
   );
 }
 
-/** The lane that verifies the incident's remediation: a manual code change is checked against its scope. */
+/**
+ * The lane that verifies the incident's remediation: the policy's, else the type that verifies
+ * incidents (its module declares the role); a manual code change is always checked by that type
+ * against its scope.
+ */
 export function verifierLaneOf(record: IncidentRecord): string {
   const manualChange = episodeTasks(record).some((t) => t.role === 'manual' && t.taskType === buildRefactorType.type);
-  return manualChange && record.scope ? qaVerificationType.type : (record.policy.verifierTaskType ?? 'qa-verification');
+  return manualChange && record.scope ? typeWithRole('verifies-incidents') : (record.policy.verifierTaskType ?? typeWithRole('verifies-incidents'));
 }
 
 const VERDICT_STATUS = { passed: 'passed', failed: 'failed', inconclusive: 'pending' } as const;

@@ -1,6 +1,7 @@
 import { installedTaskTypes } from '../task-types/installed.js';
 import { createTaskTypeRegistry, type TaskTypeRegistry } from '../task-types/registry.js';
-import type { TaskType } from '../task-types/task-type.js';
+import type { TaskRole, TaskType } from '../task-types/task-type.js';
+import { ProgrammingError } from '../domain/errors.js';
 import { startupType } from './startup/definition.js';
 import { docChangeType } from './doc-change/definition.js';
 import { heartbeatType } from './heartbeat/definition.js';
@@ -79,4 +80,14 @@ export const BUILT_IN_REGISTRY = createTaskTypeRegistry(BUILT_IN_TASK_TYPES);
  */
 export function taskTypes(): TaskTypeRegistry {
   return installedTaskTypes() ?? BUILT_IN_REGISTRY;
+}
+
+/**
+ * The type that plays `role` (src/task-types/task-type.ts TaskRole): how a module asks for "the
+ * incident verifier" or "the docs indexer" without naming a type. Every role has a built-in type.
+ */
+export function typeWithRole(role: TaskRole): string {
+  const found = taskTypes().withRole(role) ?? BUILT_IN_REGISTRY.withRole(role);
+  if (!found) throw new ProgrammingError(`no task type plays the role '${role}'`);
+  return found.type;
 }

@@ -1,5 +1,6 @@
 import type { AppConfig } from '../config/types.js';
 import type { LaneDefinition } from '../runtime/lanes.js';
+import { marketResearchType } from './market-research/definition.js';
 
 /**
  * market-research on the service side: the operator's reach policy rides with the payload, since
@@ -9,5 +10,5 @@ import type { LaneDefinition } from '../runtime/lanes.js';
 export function marketResearchLane(policy: AppConfig['marketResearch']): LaneDefinition {
   const { allowPrivateHosts, allowedDomains } = policy;
   const reach = Object.freeze({ allowPrivateHosts, ...(allowedDomains ? { allowedDomains: [...allowedDomains] } : {}) });
-  return { type: 'market-research', workerInput: () => ({ __marketResearch: reach }) };
+  return { type: marketResearchType.type, workerInput: () => ({ __marketResearch: reach }) };
 }

@@ -22,6 +22,12 @@ export const QUEUE_WAIT_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30
 /** The outcomes of a model call as its event names them. */
 const MODEL_CALL_OUTCOMES = ['ok', 'failed'];
 
+/**
+ * The most values the `type` label takes (`other` aside): every type known at start, and the
+ * operator types reloads add while the label holds fewer than this (docs/metrics.md).
+ */
+export const MAX_TYPE_LABEL_VALUES = 200;
+
 /** The values the run metrics' labels may take; anything else is counted under `other`. */
 export interface RunMetricLabels {
   /** Every task type of the registry. */
@@ -112,18 +118,32 @@ export class RunMetrics {
    * failure after a restart would never fire.
    */
   private showKnownSeries(): void {
-    for (const type of this.type.knownValues()) {
-      for (const status of FINISH_STATUSES) this.finished.inc({ type, status }, 0);
-      this.attempts.inc({ type }, 0);
-      this.retries.inc({ type }, 0);
-      this.spawnFailures.inc({ type }, 0);
-    }
+    this.showTypeSeries(this.type.knownValues());
     for (const model of this.model.knownValues()) {
       for (const status of MODEL_CALL_OUTCOMES) this.modelCalls.inc({ model, status }, 0);
       this.inputTokens.inc({ model }, 0);
       this.outputTokens.inc({ model }, 0);
       this.modelCost.inc({ model }, 0);
     }
+  }
+
+  private showTypeSeries(types: readonly string[]): void {
+    for (const type of types) {
+      for (const status of FINISH_STATUSES) this.finished.inc({ type, status }, 0);
+      this.attempts.inc({ type }, 0);
+      this.retries.inc({ type }, 0);
+      this.spawnFailures.inc({ type }, 0);
+    }
+  }
+
+  /**
+   * Task types known since the start (a reload added them): each gets its own label value at
+   * once, its counter series at zero, up to MAX_TYPE_LABEL_VALUES values; answers those added.
+   */
+  knowTypes(types: readonly string[]): string[] {
+    const added = this.type.admit(types, MAX_TYPE_LABEL_VALUES);
+    this.showTypeSeries(added);
+    return added;
   }
 
   /** A committed write of a run by this instance (mutateRun, finishRun, ...). */

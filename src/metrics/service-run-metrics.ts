@@ -26,6 +26,8 @@ export interface ServiceRunMetrics {
   observeStore(store: StateStore): StateStore;
   observeSpawner(spawner: WorkerSpawner): WorkerSpawner;
   readSharedState(sources: SharedStateSources): void;
+  /** The task types known now (after a reload): those new to the `type` label get their own value (docs/metrics.md). */
+  knowTypes(types: readonly string[]): void;
 }
 
 /** For a service built without metrics (tests composing parts of it): everything as it is. */
@@ -33,6 +35,7 @@ export const UNMEASURED: ServiceRunMetrics = {
   observeStore: (store) => store,
   observeSpawner: (spawner) => spawner,
   readSharedState: () => undefined,
+  knowTypes: () => undefined,
 };
 
 /** One bounded reading of shared state: one count of runs, one held run, the incident rollup. */
@@ -67,5 +70,9 @@ export function createServiceRunMetrics(registry: Registry, labels: RunMetricLab
     observeStore: (store) => observeRunWrites(store, runs),
     observeSpawner: (spawner) => observeSpawnFailures(spawner, (type) => runs.spawnFailed(type)),
     readSharedState: (sources) => gauges.readFrom({ read: () => readSharedState(sources), now: sources.now }),
+    knowTypes: (types) => {
+      runs.knowTypes(types);
+      gauges.knowTypes(types);
+    },
   };
 }

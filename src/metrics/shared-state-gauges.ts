@@ -1,6 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import { INCIDENT_SEVERITIES } from '../incidents/read-port.js';
 import { BoundedLabel } from './bounded-label.js';
+import { MAX_TYPE_LABEL_VALUES } from './run-metrics.js';
 
 /**
  * What the gauges of shared state show: read from the store every instance shares, never from
@@ -136,6 +137,10 @@ export function registerSharedStateGauges(registry: Registry, types: readonly st
     readFrom(next: SharedStateSource): void {
       source = next;
       cached = null;
+    },
+    /** Task types a reload added: their own series from the next scrape (within the label's cap). */
+    knowTypes(types: readonly string[]): void {
+      type.admit(types, MAX_TYPE_LABEL_VALUES);
     },
   };
 }

@@ -5,6 +5,7 @@ import { configError } from '../config/errors.js';
 import { DomainError } from '../domain/errors.js';
 import type { TaskType } from '../task-types/task-type.js';
 import { MANIFEST_FILE_NAME, parseOperatorManifest, type OperatorManifest } from './manifest.js';
+import { readProgramFolder } from './program-store.js';
 import { operatorTaskType } from './to-task-type.js';
 
 /** One operator task type as read from its folder. */
@@ -17,6 +18,8 @@ export interface OperatorType {
   manifestPath: string;
   /** The manifest's digest: what a run admitted under it records, and how a reload tells a change. */
   version: string;
+  /** The sha256 of the folder's files (src/operator-types/program-store.ts): the snapshot its runs execute. */
+  digest: string;
 }
 
 /** A folder whose manifest was refused, with the message naming its file and field. */
@@ -42,7 +45,9 @@ function readOne(directory: string, folder: string): OperatorType {
   }
   const manifest = parseOperatorManifest(data, manifestPath);
   const version = createHash('sha256').update(text).digest('hex').slice(0, 16);
-  return { taskType: operatorTaskType(manifest, directory), manifest, folder, directory, manifestPath, version };
+  const program = readProgramFolder(directory);
+  if ('problem' in program) throw configError(`invalid task type folder ${directory}: ${program.problem}`);
+  return { taskType: operatorTaskType(manifest, directory), manifest, folder, directory, manifestPath, version, digest: program.digest };
 }
 
 /**

@@ -10,7 +10,12 @@ import { resolveWorkerTimeout } from '../workers/resolve-timeout.js';
 import { installTaskTypes } from '../task-types/installed.js';
 import { createTaskTypeRegistry } from '../task-types/registry.js';
 import type { TaskType } from '../task-types/task-type.js';
+import type { Logger } from 'pino';
+import { configError } from '../config/errors.js';
+import type { RunRecord } from '../domain/run-record.js';
+import type { StateStore } from '../store/types.js';
 import { loadOperatorTypes, readOperatorFolder, type OperatorType } from './load.js';
+import { ensureSnapshot, pruneSnapshots, snapshotPath, snapshotsRoot, type SnapshotConfig } from './program-store.js';
 import { PROGRAM_PAYLOAD_KEY, readProgramSnapshot, type ProgramSnapshot } from './snapshot.js';
 import { OPERATOR_AGENT_ID } from './to-task-type.js';
 
@@ -36,7 +41,29 @@ export interface ReloadAnswer {
   refused: Array<{ folder: string; message: string }>;
 }
 
-export type OperatorTypesConfig = Pick<AppConfig, 'taskTypesDir' | 'laneTimeoutsMs' | 'workerTimeoutMs' | 'sandbox'>;
+export type OperatorTypesConfig = Pick<AppConfig, 'taskTypesDir' | 'laneTimeoutsMs' | 'workerTimeoutMs' | 'sandbox' | 'typeConcurrency'> & SnapshotConfig;
+
+/** The statuses of runs that may still execute: their snapshots are kept. */
+const UNFINISHED: ReadonlyArray<RunRecord['status']> = ['pending', 'running', 'retrying'];
+const PRUNE_PAGE = 500;
+
+/** The program digests the runs not finished refer to, whichever instance admitted them. */
+async function digestsOfUnfinishedRuns(store: Pick<StateStore, 'listRuns'>): Promise<Set<string>> {
+  const digests = new Set<string>();
+  for (const status of UNFINISHED) {
+    let afterSeq: number | undefined;
+    for (;;) {
+      const page = await store.listRuns({ status, includeInternal: true, order: 'oldest', limit: PRUNE_PAGE, ...(afterSeq === undefined ? {} : { afterSeq }) });
+      for (const run of page.items) {
+        const digest = readProgramSnapshot(run.payload)?.digest;
+        if (digest) digests.add(digest);
+      }
+      if (page.items.length < PRUNE_PAGE) break;
+      afterSeq = page.items.at(-1)!.seq;
+    }
+  }
+  return digests;
+}
 
 /** The compiled program worker every operator type runs through. */
 export function programWorkerPath(): string {
@@ -52,6 +79,7 @@ function snapshotOf(op: OperatorType): ProgramSnapshot {
     network: op.manifest.network ?? false,
     timeoutMs: op.manifest.timeoutMs ?? null,
     scopeFields: [...(op.manifest.scopeFields ?? [])],
+    digest: op.digest,
   };
 }
 
@@ -64,7 +92,18 @@ function snapshotOf(op: OperatorType): ProgramSnapshot {
  */
 export function createOperatorTypes(config: OperatorTypesConfig, fixedTypes: readonly TaskType[]) {
   const reserved = new Set(fixedTypes.map((t) => t.type));
-  let current = new Map(loadOperatorTypes(config.taskTypesDir, reserved).map((op) => [op.manifest.type, op]));
+  const snapshots = snapshotsRoot(config);
+  /** Each type's program copied to its snapshot as it is now; a folder that cannot be copied is why. */
+  const snapshotProblem = (op: OperatorType): string | null => {
+    const ensured = ensureSnapshot(snapshots, op.directory, op.digest);
+    return 'problem' in ensured ? `invalid task type folder ${op.directory}: ${ensured.problem}` : null;
+  };
+  const loaded = loadOperatorTypes(config.taskTypesDir, reserved);
+  const startProblems = loaded.flatMap((op) => snapshotProblem(op) ?? []);
+  if (startProblems.length > 0) throw configError(startProblems.join('\n'));
+  let current = new Map(loaded.map((op) => [op.manifest.type, op]));
+  // The digests current before the last reload: a run admitted just before it may not be stored yet when a prune lists runs.
+  let previousDigests = new Set<string>();
   // Types a reload removed, kept hidden so that runs already admitted still find their type here.
   const retired = new Map<string, TaskType>();
 
@@ -101,12 +140,25 @@ export function createOperatorTypes(config: OperatorTypesConfig, fixedTypes: rea
     entrypointMissingReason: existsSync(workerPath) ? null : `build output missing: run npm run build (expected ${workerPath})`,
   };
 
+  /**
+   * The per-type run limits the service runs under: the operator's `typeConcurrency`, and the
+   * limit each operator manifest declares for its type where the operator set none. One object,
+   * refilled in place by every reload: the runner reads it at each claim, so a limit a reload
+   * adds, changes or removes applies to the next claim; waiting runs stay queued in the store.
+   */
+  const typeConcurrency: Record<string, number> = {};
+  const refreshLimits = () => {
+    for (const type of Object.keys(typeConcurrency)) delete typeConcurrency[type];
+    for (const op of current.values()) if (op.manifest.concurrency) typeConcurrency[op.manifest.type] = op.manifest.concurrency;
+    Object.assign(typeConcurrency, config.typeConcurrency);
+  };
+  refreshLimits();
+
   return {
     install,
     types: (): OperatorType[] => [...current.values()],
-    /** Per-type run limits the manifests declare; the operator's own typeConcurrency setting wins. */
-    concurrency: (): Record<string, number> =>
-      Object.fromEntries([...current.values()].flatMap((op) => (op.manifest.concurrency ? [[op.manifest.type, op.manifest.concurrency]] : []))),
+    /** The live per-type limits (see above): hand this object, not a copy, to the runtime. */
+    typeConcurrency,
 
     /**
      * Reads the folder again and installs what it holds. A refused folder keeps the type it had
@@ -115,8 +167,14 @@ export function createOperatorTypes(config: OperatorTypesConfig, fixedTypes: rea
      */
     reload(): ReloadAnswer {
       const reading = readOperatorFolder(config.taskTypesDir, reserved);
+      // A folder whose program cannot be snapshotted is refused as a broken manifest is.
+      const types = reading.types.filter((op) => {
+        const problem = snapshotProblem(op);
+        if (problem) reading.refused.push({ folder: op.folder, message: problem });
+        return problem === null;
+      });
       const refusedFolders = new Set(reading.refused.map((r) => r.folder));
-      const next = new Map(reading.types.map((op) => [op.manifest.type, op]));
+      const next = new Map(types.map((op) => [op.manifest.type, op]));
       for (const op of current.values()) {
         if (refusedFolders.has(op.folder) && !next.has(op.manifest.type)) next.set(op.manifest.type, op);
       }
@@ -124,7 +182,7 @@ export function createOperatorTypes(config: OperatorTypesConfig, fixedTypes: rea
       for (const [type, op] of next) {
         const before = current.get(type);
         if (!before) answer.added.push(type);
-        else if (before.version !== op.version || before.folder !== op.folder) answer.changed.push(type);
+        else if (before.version !== op.version || before.digest !== op.digest || before.folder !== op.folder) answer.changed.push(type);
         else answer.unchanged.push(type);
       }
       for (const [type, op] of current) {
@@ -132,9 +190,42 @@ export function createOperatorTypes(config: OperatorTypesConfig, fixedTypes: rea
         answer.removed.push(type);
         retired.set(type, retiredType(op.taskType));
       }
+      previousDigests = new Set([...current.values()].map((op) => op.digest));
       current = next;
       install();
+      refreshLimits();
       return answer;
+    },
+
+    /**
+     * Why this instance cannot run a claimed run of an operator type (the runner hands it back):
+     * it lacks the snapshot of the program the run was admitted with, and its own folder does not
+     * hold that program to rebuild it from (another instance admitted it from a folder this disk
+     * does not have, or the folder changed since). Null when the snapshot is here or rebuilt.
+     */
+    cannotRunHere(run: RunRecord): string | null {
+      const snapshot = readProgramSnapshot(run.payload);
+      if (!snapshot?.digest) return null;
+      const ensured = ensureSnapshot(snapshots, join(config.taskTypesDir, snapshot.folder), snapshot.digest);
+      return 'problem' in ensured ? `no snapshot ${snapshot.digest.slice(0, 12)} of the program of ${run.type} here, and ${ensured.problem}` : null;
+    },
+
+    /**
+     * Removes the snapshots nothing needs any more: neither a type of this instance now (or
+     * before its last reload) nor a run not finished in the store, whichever instance admitted
+     * it. Run at start and after each reload; a failure is logged, the snapshots stay.
+     */
+    async pruneSnapshots(store: Pick<StateStore, 'listRuns'>, logger: Logger): Promise<string[]> {
+      try {
+        const keep = new Set([...previousDigests, ...[...current.values()].map((op) => op.digest)]);
+        for (const digest of await digestsOfUnfinishedRuns(store)) keep.add(digest);
+        const removed = pruneSnapshots(snapshots, keep);
+        if (removed.length > 0) logger.info({ removed: removed.length }, 'old task type program snapshots removed');
+        return removed;
+      } catch (err) {
+        logger.warn({ err }, 'task type program snapshots not pruned');
+        return [];
+      }
     },
 
     /**
@@ -178,7 +269,10 @@ export function createOperatorTypes(config: OperatorTypesConfig, fixedTypes: rea
           if (request.agentId !== OPERATOR_AGENT_ID) return inner.run(request);
           const snapshot = readProgramSnapshot(request.payload);
           const timeoutMs = resolveWorkerTimeout(request.timeoutMs, request.taskType, config, snapshot?.timeoutMs ?? undefined);
-          const spec = snapshot ? { ...snapshot, timeoutMs, directory: join(config.taskTypesDir, snapshot.folder) } : null;
+          // The program as it was admitted: its snapshot (cannotRunHere made sure it is here); a run
+          // admitted before snapshots existed runs from the folder.
+          const directory = snapshot?.digest ? snapshotPath(snapshots, snapshot.digest) : join(config.taskTypesDir, snapshot?.folder ?? '');
+          const spec = snapshot ? { ...snapshot, timeoutMs, directory } : null;
           return inner.run({
             ...request,
             timeoutMs,
@@ -192,7 +286,7 @@ export function createOperatorTypes(config: OperatorTypesConfig, fixedTypes: rea
 
 export type OperatorTypes = ReturnType<typeof createOperatorTypes>;
 
-/** The configuration with the run limits operator manifests declare, under the operator's own typeConcurrency. */
-export function withOperatorConcurrency<C extends Pick<AppConfig, 'typeConcurrency'>>(config: C, limits: Record<string, number>): C {
-  return Object.keys(limits).length === 0 ? config : { ...config, typeConcurrency: { ...limits, ...config.typeConcurrency } };
+/** The configuration with the live run limits of `operatorTypes` (the operator's own typeConcurrency and the manifests'). */
+export function withOperatorConcurrency<C extends Pick<AppConfig, 'typeConcurrency'>>(config: C, operatorTypes: Pick<OperatorTypes, 'typeConcurrency'>): C {
+  return { ...config, typeConcurrency: operatorTypes.typeConcurrency };
 }

@@ -13,13 +13,19 @@ export interface ProgramSnapshot {
   folder: string;
   /** The manifest's digest (docs/task-types.md). */
   version: string;
+  /**
+   * The sha256 of the type's folder at admission: the attempt runs the program from the snapshot
+   * of that digest (src/operator-types/program-store.ts). Absent on runs admitted before
+   * snapshots existed: those run from the folder.
+   */
+  digest?: string;
   command: string[];
   network: boolean;
   timeoutMs: number | null;
   scopeFields: string[];
 }
 
-/** The snapshot as the worker gets it: the folder resolved by the instance that spawned it. */
+/** The snapshot as the worker gets it: the program's folder (its snapshot) resolved by the instance that spawned it. */
 export interface ProgramSpec extends ProgramSnapshot {
   directory: string;
 }
@@ -39,7 +45,8 @@ export function readProgramSnapshot(payload: Readonly<Record<string, unknown>>):
     s.command.length > 0 &&
     typeof s.network === 'boolean' &&
     (s.timeoutMs === null || typeof s.timeoutMs === 'number') &&
-    isStringArray(s.scopeFields);
+    isStringArray(s.scopeFields) &&
+    (s.digest === undefined || (typeof s.digest === 'string' && /^[0-9a-f]{64}$/.test(s.digest)));
   if (!ok) return null;
   return {
     type: s.type as string,
@@ -49,6 +56,7 @@ export function readProgramSnapshot(payload: Readonly<Record<string, unknown>>):
     network: s.network as boolean,
     timeoutMs: s.timeoutMs as number | null,
     scopeFields: s.scopeFields as string[],
+    ...(typeof s.digest === 'string' ? { digest: s.digest } : {}),
   };
 }
 

@@ -30,7 +30,17 @@ export interface RunnerDeps extends ExecutorDeps {
   onRunFinished: (run: RunRecord) => Promise<void>;
   /** Replaces the service's own secrets in what an attempt leaves (finalize.ts). */
   redact?: FinalizeDeps['redact'];
+  /**
+   * Why this instance cannot run a claimed run it knows the type of (an operator type's program
+   * snapshot it lacks and cannot rebuild: src/operator-types/); null when it can. Such a run is
+   * handed back, and this runner skips its type for a while.
+   */
+  cannotRunHere?: (run: RunRecord) => string | null;
 }
+
+/** The first pause of a type whose run was handed back because this instance cannot run it; doubles up to the next. */
+const CANNOT_RUN_SKIP_MS = 5_000;
+const CANNOT_RUN_SKIP_MAX_MS = 5 * 60_000;
 
 interface ActiveRun {
   run: RunRecord;
@@ -96,6 +106,8 @@ export class Runner {
    * so process memory is the right place; the runs themselves stay in the store, ready.
    */
   private readonly unknownTypes = new Set<string>();
+  /** Types this instance handed a run of back because it could not run it (cannotRunHere): skipped until `until`. */
+  private readonly pausedTypes = new Map<string, { until: number; delayMs: number }>();
   private claimsInFlight = 0;
   private reservedSlots = 0;
   /** Slots reserved by admissions not yet committed (Runner.reserveSlot). */
@@ -118,11 +130,14 @@ export class Runner {
   private stopping = true;
   private timers: NodeJS.Timeout[] = [];
 
-  /** Per-type limits are configured (they change how a short claim is read: see queueSeenEmpty). */
-  private readonly typeLimited: boolean;
+  constructor(private readonly deps: RunnerDeps) {}
 
-  constructor(private readonly deps: RunnerDeps) {
-    this.typeLimited = Object.keys(deps.config.typeConcurrency).length > 0 || (deps.config.limits?.length ?? 0) > 0;
+  /**
+   * Per-type limits are configured (they change how a short claim is read: see queueSeenEmpty).
+   * Read each time: a reload of the operator task types may add or remove a type's limit.
+   */
+  private get typeLimited(): boolean {
+    return Object.keys(this.deps.config.typeConcurrency).length > 0 || (this.deps.config.limits?.length ?? 0) > 0;
   }
 
   get activeCount(): number {
@@ -282,6 +297,22 @@ export class Runner {
     this.unknownTypes.add(run.type);
     const detail = `instance ${this.deps.ownerId} does not know task type ${run.type} (not reloaded here); handed back`;
     this.deps.logger.warn({ runId: run.runId, type: run.type }, 'claimed a run of a task type this instance does not know; handed it back');
+    await this.handBackRun(run, detail);
+  }
+
+  /**
+   * A claimed run this instance knows the type of but cannot run (why: `reason`) goes back to the
+   * queue for one that can; its type is skipped by this runner's claims for a pause that doubles
+   * while it keeps happening, so the run is neither failed nor claimed here in a loop.
+   */
+  private async handBackCannotRun(run: RunRecord, reason: string): Promise<void> {
+    const delayMs = Math.min(CANNOT_RUN_SKIP_MAX_MS, (this.pausedTypes.get(run.type)?.delayMs ?? CANNOT_RUN_SKIP_MS / 2) * 2);
+    this.pausedTypes.set(run.type, { until: this.deps.clock.now().getTime() + delayMs, delayMs });
+    this.deps.logger.warn({ runId: run.runId, type: run.type, reason }, 'claimed a run this instance cannot run; handed it back');
+    await this.handBackRun(run, `instance ${this.deps.ownerId} cannot run it: ${reason}; handed back`);
+  }
+
+  private async handBackRun(run: RunRecord, detail: string): Promise<void> {
     const now = this.deps.clock.now();
     await this.deps.store.mutateRun(run.runId, (current) => (isOwnedAttempt(current, this.deps.ownerId, run.attempt) ? handBack(current, now, detail) : null));
   }
@@ -292,11 +323,14 @@ export class Runner {
     const leaseUntil = new Date(now.getTime() + this.deps.leaseMs);
     // The claim's time is this runner's clock's: priority aging counts to it (src/store/fair-claims.ts).
     for (const type of this.unknownTypes) if (getCatalogEntry(type)) this.unknownTypes.delete(type);
+    // A paused type is claimed again once its pause is over (its pause doubles if it happens again).
+    const paused = [...this.pausedTypes].filter(([, pause]) => pause.until > now.getTime()).map(([type]) => type);
+    const excluded = [...new Set([...this.unknownTypes, ...paused])];
     const options = {
       typeLimits: this.deps.config.typeConcurrency,
       buckets: this.deps.config.limits ?? [],
       now,
-      ...(this.unknownTypes.size > 0 ? { excludeTypes: [...this.unknownTypes] } : {}),
+      ...(excluded.length > 0 ? { excludeTypes: excluded } : {}),
     };
     const mark = (run: RunRecord) => markRunning(run, this.deps.ownerId, leaseUntil, now);
     return this.deps.store.claimRuns(options, max, mark);
@@ -336,6 +370,9 @@ export class Runner {
     await this.deps.invalidator.invalidate(runWriteTags(run, 'pending'));
     const entry = getCatalogEntry(run.type);
     if (!entry) return this.handBackUnknown(run);
+    const cannot = this.deps.cannotRunHere?.(run) ?? null;
+    if (cannot !== null) return this.handBackCannotRun(run, cannot);
+    this.pausedTypes.delete(run.type);
     // Whether the attempt came to its own end before anything stopped it: a stop that arrives
     // later (a lease run out while the final write waits for the store) must not throw away
     // work that is done.

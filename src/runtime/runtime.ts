@@ -24,7 +24,7 @@ import { recoverInterruptedRuns, type RecoveryDeps } from './recovery.js';
 import { createBulkActions } from './bulk-actions.js';
 import { createRerun } from './rerun.js';
 import { createRunCancel } from './run-cancel.js';
-import { Runner } from './runner.js';
+import { Runner, type RunnerDeps } from './runner.js';
 import { decodeRunCursor, encodeRunCursor } from './run-cursor.js';
 import { checkCreatedRange } from './run-time-range.js';
 import { toRunView } from './run-view.js';
@@ -69,6 +69,8 @@ export interface RuntimeDeps {
    * results and errors at finalize, approval notes, cancel reasons (src/redaction/).
    */
   redact?: Pick<SecretRedactor, 'value'>;
+  /** Why this instance cannot run a claimed run (src/runtime/runner.ts); absent: it can run every run of a type it knows. */
+  cannotRunHere?: RunnerDeps['cannotRunHere'];
 }
 
 /** Runs waiting in the queue right now (ready + held). */
@@ -145,6 +147,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     modelChannel: deps.modelChannel,
     modelGateway: deps.modelGateway,
     redact: deps.redact,
+    cannotRunHere: deps.cannotRunHere,
   });
   deps.readyRuns.subscribe(() => runner.wake());
   const cancels = createRunCancel({

@@ -4,10 +4,10 @@ import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import { CacheTags, runListPruneTags, type CacheInvalidator } from '../domain/cache-invalidation.js';
 import { freshShared } from '../domain/fresh-share.js';
-import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';
 import { PRUNABLE_STATUSES } from '../store/run-rules.js';
 import type { StateStore } from '../store/types.js';
 import type { Admit } from '../runtime/admission.js';
+import { taskTypes } from '../runtime/catalog.js';
 
 export interface SchedulerDeps {
   config: AppConfig;
@@ -36,18 +36,18 @@ export function retentionSlack(runRetention: number): number {
   return Math.max(100, Math.floor(runRetention / 10));
 }
 
-/** The task types the cron jobs admit, each with its run-id prefix from the service's list. */
-const SLOT_PREFIXES = { heartbeat: SERVICE_RUN_ID_PREFIXES.heartbeat, 'nightly-batch': SERVICE_RUN_ID_PREFIXES.nightlyBatch } as const;
-type SlotType = keyof typeof SLOT_PREFIXES;
-
-/** Run id of one scheduled slot: every instance firing the same slot hits the same admission key. */
-export function slotRunId(type: SlotType, at: Date): string {
+/**
+ * Run id of one slot of a type's built-in schedule, `<type>:<minute>`: every instance firing the
+ * same slot hits the same admission key. Each such prefix is one of the service's own
+ * (src/domain/service-run-ids.ts), which no client's idempotency key may use.
+ */
+export function slotRunId(type: string, at: Date): string {
   const minute = new Date(Math.floor(at.getTime() / 60_000) * 60_000);
-  return `${SLOT_PREFIXES[type]}${minute.toISOString()}`;
+  return `${type}:${minute.toISOString()}`;
 }
 
 /**
- * Cron-driven work (heartbeat, nightly-batch) plus the retry scanner and run retention. Scheduled
+ * Cron-driven work (the types with a built-in schedule, the business slot) plus the retry scanner and run retention. Scheduled
  * tasks enter through the same admission function as HTTP triggers, with the scheduler as actor.
  */
 export interface Scheduler {
@@ -64,7 +64,7 @@ export interface Scheduler {
  */
 export function createScheduler(deps: SchedulerDeps): Scheduler {
   const { config, logger } = deps;
-  const admitSlot = async (type: SlotType) => {
+  const admitSlot = async (type: string) => {
     try {
       const outcome = await deps.admit({
         type,
@@ -88,8 +88,10 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   const cronJobs = (): Cron[] =>
     config.schedulerEnabled
       ? [
-          new Cron(config.heartbeatCron, { name: 'heartbeat', protect: true }, () => admitSlot('heartbeat')),
-          new Cron(config.nightlyBatchCron, { name: 'nightly-batch', protect: true }, () => admitSlot('nightly-batch')),
+          // The types whose modules declare a built-in schedule, each on the cron its config setting holds.
+          ...taskTypes()
+            .scheduled()
+            .map((t) => new Cron(config[t.builtInSchedule!.cronSetting], { name: t.type, protect: true }, () => admitSlot(t.type))),
           ...(deps.businessCycle
             ? [new Cron(config.businessCycleCron, { name: 'business-cycle', protect: true }, guarded('business cycle slot', deps.businessCycle))]
             : []),

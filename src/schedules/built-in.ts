@@ -4,8 +4,7 @@ import type { StateStore } from '../store/types.js';
 import { latestFireTime, nextFireTimes, type CronSpec } from './cron-expression.js';
 import type { ScheduleView } from './schedule-record.js';
 import { businessValueCycleType } from '../lanes/business-value-cycle/definition.js';
-import { heartbeatType } from '../lanes/heartbeat/definition.js';
-import { nightlyBatchType } from '../lanes/nightly-batch/definition.js';
+import { taskTypes } from '../runtime/catalog.js';
 import { placementOf } from '../domain/run-record.js';
 
 /**
@@ -22,9 +21,15 @@ interface BuiltInSchedule {
   runIdAt: ((at: Date) => string) | null;
 }
 
-export const BUILT_IN_SCHEDULE_IDS: readonly string[] = ['heartbeat', 'nightly-batch', 'business-cycle'];
+/** The business gate's slot: the one built-in schedule not named after the type it fires. */
+const BUSINESS_CYCLE_SCHEDULE_ID = 'business-cycle';
 
-export const isBuiltInSchedule = (id: string): boolean => BUILT_IN_SCHEDULE_IDS.includes(id);
+/** The built-in schedules' ids: each type whose module declares a built-in schedule, and the business slot. */
+export function builtInScheduleIds(): string[] {
+  return [...taskTypes().scheduled().map((t) => t.type), BUSINESS_CYCLE_SCHEDULE_ID];
+}
+
+export const isBuiltInSchedule = (id: string): boolean => builtInScheduleIds().includes(id);
 
 /** croner reads a job without a time zone in the process's zone: the built-ins' zone. */
 const processTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -33,16 +38,18 @@ export type BuiltInConfig = Pick<AppConfig, 'heartbeatCron' | 'nightlyBatchCron'
 
 function builtIns(config: BuiltInConfig): BuiltInSchedule[] {
   return [
-    { id: 'heartbeat', cron: config.heartbeatCron, type: heartbeatType.type, enabled: config.schedulerEnabled, runIdAt: (at) => slotRunId('heartbeat', at) },
-    {
-      id: 'nightly-batch',
-      cron: config.nightlyBatchCron,
-      type: nightlyBatchType.type,
-      enabled: config.schedulerEnabled,
-      runIdAt: (at) => slotRunId('nightly-batch', at),
-    },
+    // Named after its type, on the cron of the config setting its module names.
+    ...taskTypes()
+      .scheduled()
+      .map((t) => ({
+        id: t.type,
+        cron: config[t.builtInSchedule!.cronSetting],
+        type: t.type,
+        enabled: config.schedulerEnabled,
+        runIdAt: (at: Date) => slotRunId(t.type, at),
+      })),
     // The slot evaluates the business gate (src/business/service.ts), which admits this type when due.
-    { id: 'business-cycle', cron: config.businessCycleCron, type: businessValueCycleType.type, enabled: config.schedulerEnabled, runIdAt: null },
+    { id: BUSINESS_CYCLE_SCHEDULE_ID, cron: config.businessCycleCron, type: businessValueCycleType.type, enabled: config.schedulerEnabled, runIdAt: null },
   ];
 }
 

@@ -1,7 +1,17 @@
 import type { TSchema } from 'typebox';
 import { ProgrammingError } from '../domain/errors.js';
 import type { ResultViewSpec } from './result-view.js';
-import type { BaselineConfidence, DependencyClass, ModelUse, OperationalStatus, TaskExecutor, TaskType, TaskTypeSource } from './task-type.js';
+import type {
+  BaselineConfidence,
+  DependencyClass,
+  ModelUse,
+  OperationalStatus,
+  ServiceFacts,
+  TaskExecutor,
+  TaskRole,
+  TaskType,
+  TaskTypeSource,
+} from './task-type.js';
 
 /**
  * What a task type module declares. Facts with a usual value may be left out: a type is public,
@@ -36,6 +46,8 @@ export interface TaskTypeInput<T extends string, P extends TSchema, R extends TS
   model?: Partial<ModelUse>;
   source?: TaskTypeSource;
   approvalInputSchema?: TSchema;
+  roles?: TaskRole[];
+  builtInSchedule?: ServiceFacts['builtInSchedule'];
 }
 
 /** The standard caveat of every spawned worker lane. */
@@ -90,6 +102,8 @@ export function defineTaskType<const T extends string, P extends TSchema, R exte
     affectedSurfaces: [...(input.affectedSurfaces ?? [])],
     remediation: input.remediation ?? false,
     plannerSafe: input.plannerSafe ?? false,
+    roles: Object.freeze([...(input.roles ?? [])]),
+    builtInSchedule: input.builtInSchedule ? Object.freeze({ ...input.builtInSchedule }) : null,
     source: input.source ?? 'builtin',
     payloadSchema: input.payloadSchema,
     resultSchema: input.resultSchema,

@@ -1,5 +1,5 @@
 import { ProgrammingError } from '../domain/errors.js';
-import type { CatalogEntry, OperationalStatus, TaskType } from './task-type.js';
+import type { CatalogEntry, OperationalStatus, TaskRole, TaskType } from './task-type.js';
 
 /**
  * The task types a service knows, gathered once at start. Everything that asks "what is this
@@ -14,6 +14,10 @@ export interface TaskTypeRegistry {
   all(): readonly TaskType[];
   /** The types the catalog route lists: every one except the internal-only ones. */
   publicTypes(): readonly TaskType[];
+  /** The one type that plays `role` for the service's own modules (task-type.ts TaskRole), if any. */
+  withRole(role: TaskRole): TaskType | undefined;
+  /** The types the service fires on a built-in schedule of their own, in declaration order. */
+  scheduled(): readonly TaskType[];
 }
 
 export function createTaskTypeRegistry(types: readonly TaskType[]): TaskTypeRegistry {
@@ -22,8 +26,17 @@ export function createTaskTypeRegistry(types: readonly TaskType[]): TaskTypeRegi
     if (byType.has(t.type)) throw new ProgrammingError(`task type '${t.type}' is declared twice`);
     byType.set(t.type, t);
   }
+  const byRole = new Map<TaskRole, TaskType>();
+  for (const t of types) {
+    for (const role of t.roles) {
+      const other = byRole.get(role);
+      if (other) throw new ProgrammingError(`task types '${other.type}' and '${t.type}' both declare the role '${role}'`);
+      byRole.set(role, t);
+    }
+  }
   const all = Object.freeze([...types]);
   const publicTypes = Object.freeze(all.filter((t) => !t.internalOnly));
+  const scheduled = Object.freeze(all.filter((t) => t.builtInSchedule !== null));
   return {
     get: (type) => byType.get(type),
     require(type) {
@@ -34,6 +47,8 @@ export function createTaskTypeRegistry(types: readonly TaskType[]): TaskTypeRegi
     has: (type) => byType.has(type),
     all: () => all,
     publicTypes: () => publicTypes,
+    withRole: (role) => byRole.get(role),
+    scheduled: () => scheduled,
   };
 }
 

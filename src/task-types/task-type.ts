@@ -69,10 +69,34 @@ export interface ModelUse {
   keepsContentLocal: boolean;
 }
 
+/**
+ * A part the service's own modules ask some type to play. They name the part, never a type: the
+ * registry finds the one type whose module declares it (src/task-types/registry.ts `withRole`).
+ * - `verifies-incidents`: checks an incident's remediation (the incidents module's default verifier);
+ * - `indexes-docs`: indexes the docs folder (queued by a fast start);
+ * - `drafts-community-replies`: drafts a reply to one RSS lead (the nightly batch's follow-up).
+ */
+export type TaskRole = 'verifies-incidents' | 'indexes-docs' | 'drafts-community-replies';
+
+/** The configuration setting holding the cron of a type's built-in schedule. */
+export type BuiltInCronSetting = 'heartbeatCron' | 'nightlyBatchCron';
+
+/** Facts the service's own modules read from a type's module instead of naming the type. */
+export interface ServiceFacts {
+  /** The parts it plays for the service's own modules; at most one type plays each. */
+  roles: readonly TaskRole[];
+  /**
+   * The service fires it on a cron of its own (src/scheduler/scheduler.ts), a built-in schedule
+   * named after the type and listed beside the user schedules; each slot's run id is
+   * `<type>:<minute>`. Null: no built-in schedule.
+   */
+  builtInSchedule: { cronSetting: BuiltInCronSetting } | null;
+}
+
 /** Where the type comes from: compiled into the service, or an operator's folder. */
 export type TaskTypeSource = 'builtin' | 'operator';
 
-export interface TaskType<T extends string = string, P extends TSchema = TSchema, R extends TSchema = TSchema> extends CatalogFacts, PlannerFacts {
+export interface TaskType<T extends string = string, P extends TSchema = TSchema, R extends TSchema = TSchema> extends CatalogFacts, PlannerFacts, ServiceFacts {
   type: T;
   source: TaskTypeSource;
   /** The payload contract from admission to worker; its `examples[0]` seeds the console's trigger form. */

@@ -6,7 +6,7 @@ import { systemClock } from '../../src/clock.js';
 import type { AppConfig } from '../../src/config/types.js';
 import { MemoryCoordination } from '../../src/coordination/memory.js';
 import { buildServer } from '../../src/http/server.js';
-import { createMetrics } from '../../src/metrics.js';
+import { createMetrics, type Metrics } from '../../src/metrics.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { StateStore } from '../../src/store/types.js';
 import { tempDir, testConfig, writeConfigFile } from './config.js';
@@ -20,6 +20,8 @@ export interface ComposedService {
   service: ReturnType<typeof composeService>;
   store: StateStore;
   config: AppConfig;
+  /** The service's metrics (the run metrics are measured only with `runMetrics: true`). */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -30,7 +32,14 @@ export interface ComposedService {
  * own process groups by the service's spawner). `config` adds config-file keys, `env` variables.
  */
 export async function startComposedService(
-  options: { config?: Record<string, unknown>; env?: Record<string, string>; runtime?: boolean; extraTaskTypes?: ServiceInfrastructure['extraTaskTypes'] } = {},
+  options: {
+    config?: Record<string, unknown>;
+    env?: Record<string, string>;
+    runtime?: boolean;
+    extraTaskTypes?: ServiceInfrastructure['extraTaskTypes'];
+    /** Measure runs (src/metrics/): `metrics` then carries the run metrics. */
+    runMetrics?: boolean;
+  } = {},
 ): Promise<ComposedService> {
   const dir = tempDir('orch-composed-');
   const file = writeConfigFile(dir, { agentsDir: STAND_IN_AGENTS_DIR, schedulerEnabled: false, docWatcher: false, rateLimits: RAISED_RATE_LIMITS, ...options.config });
@@ -39,8 +48,18 @@ export async function startComposedService(
   const store = openStateStore(config.stateTarget, { logger });
   await store.open();
   const coordination = new MemoryCoordination({ cacheMaxEntries: 100, cacheMaxBytes: 1_000_000 });
-  const service = composeService({ config, logger, clock: systemClock, store, coordination, metricsPort: null, extraTaskTypes: options.extraTaskTypes });
-  const server = await buildServer({ config, coordination, logger, metrics: createMetrics(), tokens: service.tokens, approvalLinks: service.approvalLinks }, service.routes);
+  const metrics = createMetrics();
+  const service = composeService({
+    config,
+    logger,
+    clock: systemClock,
+    store,
+    coordination,
+    metricsPort: null,
+    extraTaskTypes: options.extraTaskTypes,
+    ...(options.runMetrics ? { runMetrics: (labels: Parameters<Metrics['runMetrics']>[0]) => metrics.runMetrics(labels) } : {}),
+  });
+  const server = await buildServer({ config, coordination, logger, metrics, tokens: service.tokens, approvalLinks: service.approvalLinks }, service.routes);
   await server.listen({ host: '127.0.0.1', port: 0 });
   if (options.runtime) await service.runtime.start();
   const { port } = server.server.address() as { port: number };
@@ -50,6 +69,7 @@ export async function startComposedService(
     service,
     store,
     config,
+    metrics,
     async close() {
       await service.events.close();
       await server.close();

@@ -57,12 +57,13 @@ export async function startOperatorService(
   prepare: (typesDir: string, workspace: string) => void,
   config: Record<string, unknown> = {},
   env: Record<string, string> = {},
+  options: { runMetrics?: boolean } = {},
 ): Promise<OperatorService> {
   const workspace = join(tempDir('orch-optypes-'), 'workspace');
   const typesDir = join(workspace, 'task-types');
   mkdirSync(typesDir, { recursive: true });
   prepare(typesDir, workspace);
-  const svc = await startComposedService({ runtime: true, config: { workspaceRoot: workspace, sandbox: { allowUnsandboxed: true }, ...config }, env });
+  const svc = await startComposedService({ runtime: true, config: { workspaceRoot: workspace, sandbox: { allowUnsandboxed: true }, ...config }, env, ...options });
   const api = apiClient(svc.url);
   return {
     ...svc,

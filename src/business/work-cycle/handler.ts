@@ -231,7 +231,7 @@ export function createWorkCycleHandler(deps: WorkCycleDeps): StateHandler<WorkCy
           : `Inspected ${projectRoot} read-only in ${records.length} step(s); no boundary left to cross.`,
         recommendedNextActions,
         specialistContract: {
-          role: 'autonomous-work-cycle',
+          role: autonomousWorkCycleType.type,
           workflowStage: stoppedAt ? 'awaiting-approval' : 'inspected',
           deliverable: 'inspection evidence and a checkpoint',
           status: stoppedAt ? 'blocked' : 'completed',

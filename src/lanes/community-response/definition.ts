@@ -10,6 +10,8 @@ export const communityResponseType = defineTaskType({
   agentId: 'community-helper',
   executor: 'worker',
   retryable: true,
+  // What the nightly batch queues for each selected lead (src/lanes/nightly-batch/handler.ts).
+  roles: ['drafts-community-replies'],
   dependencyRequirements: ['a knowledge pack (<knowledgePackDir>/latest.json, written by drift-repair)'],
   caveats: [
     'Drafts only items with selectedForDraft=true; each item is drafted once per dedupe window and within the daily LLM budget, both claimed through shared coordination before the spawn.',

@@ -14,6 +14,8 @@ export const docSyncType = defineTaskType({
     'Indexes at most 5,000 files of at most 1 MiB each; larger files are skipped and counted.',
   ],
   retryable: true,
+  // What a fast start queues to index the docs (src/lanes/startup/handler.ts).
+  roles: ['indexes-docs'],
   payloadSchema: payloadSchema('No fields: the docs folder comes from the service configuration.', {}),
   resultSchema: handlerResult('Doc sync result.', {}),
 });

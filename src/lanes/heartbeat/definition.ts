@@ -11,6 +11,8 @@ export const heartbeatType = defineTaskType({
   dependencyRequirements: ['queue depth from the state store'],
   caveats: ['Visible on the runs route only with includeInternal=true.'],
   retryable: false,
+  // Fired by the scheduler on config heartbeatCron (src/scheduler/scheduler.ts).
+  builtInSchedule: { cronSetting: 'heartbeatCron' },
   internalOnly: true,
   payloadSchema: payloadSchema('Internal: no fields.', {}),
   resultSchema: handlerResult('Heartbeat result.', {}),

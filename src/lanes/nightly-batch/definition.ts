@@ -14,6 +14,8 @@ export const nightlyBatchType = defineTaskType({
     'Review leads are held as community-response approvals; only an approved one is drafted, through its replay.',
   ],
   retryable: true,
+  // Fired by the scheduler on config nightlyBatchCron (src/scheduler/scheduler.ts).
+  builtInSchedule: { cronSetting: 'nightlyBatchCron' },
   payloadSchema: payloadSchema('No fields: works over the RSS drafts in state.', {}),
   resultSchema: handlerResult('Nightly batch result.', {}),
 });

@@ -3,6 +3,7 @@ import type { FollowUpTask, StateHandler } from '../../runtime/handler-types.js'
 import type { RSSRecord } from '../../domain/orchestrator-state.js';
 import { SERVICE_RUN_ID_PREFIXES } from '../../domain/service-run-ids.js';
 import { URGENCY_HIGH, URGENCY_MEDIUM } from '../rss-sweep/relevance.js';
+import { typeWithRole } from '../built-in.js';
 
 /** The spec's "top 10 draft items" offered as optional promotions. */
 export const PROMOTION_LIMIT = 10;
@@ -67,7 +68,8 @@ function followUp(draft: RSSRecord, decision: Exclude<DraftDecision, 'none'>): F
     payload.requiresApproval = true;
     payload.reviewReason = decision;
   }
-  return { type: 'community-response', payload };
+  // The type that drafts community replies (its module declares the role).
+  return { type: typeWithRole('drafts-community-replies'), payload };
 }
 
 /**

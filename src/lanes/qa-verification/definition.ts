@@ -11,6 +11,8 @@ export const qaVerificationType = defineTaskType({
   executor: 'worker',
   toolGatePreflight: true,
   retryable: true,
+  // The incidents module's verifier of a remediation (src/incidents/record.ts).
+  roles: ['verifies-incidents'],
   scopeFields: ['target'],
   remediation: true,
   payloadSchema: payloadSchema('Plan or execute a verification suite.', {

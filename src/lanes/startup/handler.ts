@@ -3,6 +3,7 @@ import { displayPath } from '../../common/display-path.js';
 import { configuredPathProblem } from '../../workspace/configured-folder.js';
 import type { StateHandler } from '../../runtime/handler-types.js';
 import { walkDocs } from '../../knowledge/docs-walk.js';
+import { typeWithRole } from '../built-in.js';
 
 /**
  * startup: runs once per start. The configuration reaching the handler means it loaded and
@@ -25,7 +26,8 @@ export const startup: StateHandler<StartupContext> = async (state, config, input
         note: 'fast start: the docs index runs as a queued doc-sync',
       },
       stateUpdate: (s) => ({ ...s, lastStartedAt: startedAt }),
-      followUps: [{ type: 'doc-sync', payload: {} }],
+      // The type that indexes the docs (its module declares the role), whichever it is.
+      followUps: [{ type: typeWithRole('indexes-docs'), payload: {} }],
     };
   }
 
