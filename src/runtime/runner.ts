@@ -118,11 +118,11 @@ export class Runner {
   private stopping = true;
   private timers: NodeJS.Timeout[] = [];
 
-  /** Per-type limits are configured (they change how a short claim is read: see queueSeenEmpty). */
-  private readonly typeLimited: boolean;
+  constructor(private readonly deps: RunnerDeps) {}
 
-  constructor(private readonly deps: RunnerDeps) {
-    this.typeLimited = Object.keys(deps.config.typeConcurrency).length > 0 || (deps.config.limits?.length ?? 0) > 0;
+  /** Per-type limits or buckets are configured (they change how a short claim is read: see queueSeenEmpty); read each time, limits reload. */
+  private get typeLimited(): boolean {
+    return Object.keys(this.deps.config.typeConcurrency).length > 0 || (this.deps.config.limits?.length ?? 0) > 0;
   }
 
   get activeCount(): number {
@@ -294,7 +294,8 @@ export class Runner {
     for (const type of this.unknownTypes) if (getCatalogEntry(type)) this.unknownTypes.delete(type);
     const options = {
       typeLimits: this.deps.config.typeConcurrency,
-      buckets: this.deps.config.limits ?? [],
+      // A copy: a limits reload during the claim's awaits changes the next claim, not this one.
+      buckets: [...(this.deps.config.limits ?? [])],
       now,
       ...(this.unknownTypes.size > 0 ? { excludeTypes: [...this.unknownTypes] } : {}),
     };
