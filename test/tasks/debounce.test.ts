@@ -8,7 +8,7 @@ import { debouncedAdmission, debounceRunId } from '../../src/runtime/debounce.js
 import { composedServiceForSuite } from '../support/composed-service.js';
 import { fixedClock } from '../support/clocks.js';
 import { tempDir } from '../support/config.js';
-import { apiClient } from '../support/http.js';
+import { apiClient, waitFor } from '../support/http.js';
 import { dropTestSchemas, postgresUrlWithSchema, TEST_DATABASE_URL, uniqueSchema } from '../support/postgres.js';
 
 const AT = '2026-03-01T10:00:00.000Z';
@@ -192,5 +192,30 @@ describe('debounce over HTTP', () => {
       expect(res.body.error).toMatchObject({ code: 'invalid_request', details: expect.arrayContaining([expect.objectContaining({ path: expect.stringMatching(/^\/body\/debounce/) })]) });
     }
     expect((await api().get('/api/tasks/runs?limit=1')).body.total).toBe(before);
+  });
+});
+
+describe('trailing debounce with the runner on', () => {
+  const service = composedServiceForSuite({ runtime: true });
+  const api = () => apiClient(service().url);
+
+  it('starts the run only after the window, with the last payload, once', async () => {
+    const windowMs = 2000;
+    // Sent early in a window, so the three triggers share it.
+    while (Date.now() % windowMs > 300) await new Promise((resolve) => setTimeout(resolve, 20));
+    const debounce = { key: `runner-${Math.random()}`, windowMs, mode: 'trailing' };
+    const replies = [];
+    for (const content of ['one', 'two', 'three']) replies.push(await api().post('/api/tasks/trigger', { type: 'summarize-content', payload: { content }, debounce }));
+    expect(replies.map((reply) => reply.status)).toEqual([202, 200, 200]);
+    const runId = replies[0]!.body.runId as string;
+    const waiting = await api().get(`/api/tasks/runs/${encodeURIComponent(runId)}`);
+    expect(waiting.body).toMatchObject({ status: 'pending', queueState: 'ready' });
+    const done = await waitFor(async () => {
+      const run = await api().get(`/api/tasks/runs/${encodeURIComponent(runId)}`);
+      return run.body.status === 'success' ? run.body : undefined;
+    }, 20_000, 'the trailing run to finish');
+    expect(done.payload).toEqual({ content: 'three' });
+    expect(Date.parse(done.startedAt as string)).toBeGreaterThanOrEqual(Date.parse(done.notBefore as string));
+    expect(done.attempt).toBe(1);
   });
 });
