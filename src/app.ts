@@ -68,6 +68,7 @@ import type { TaskType } from './task-types/task-type.js';
 import { agentModelName, createModels } from './models/index.js';
 import { admitDueRetries } from './runtime/retry-scanner.js';
 import { createTaskRuntime, queueDepthOf } from './runtime/runtime.js';
+import type { LimitsChange } from './runtime/limits-reload.js';
 import { startTracing } from './tracing/setup.js';
 import type { ServiceTracer } from './tracing/service-tracer.js';
 import { createTriggerCheck } from './runtime/trigger-check.js';
@@ -79,6 +80,8 @@ import { startupType } from './lanes/startup/definition.js';
 export interface RunningApp {
   url: string;
   metricsUrl: string | null;
+  /** Config `limits` read again from the config file (SIGHUP): what changed; throws (a conflict) when the file does not load. */
+  reloadLimits(): LimitsChange;
   stop(): Promise<void>;
 }
 
@@ -522,6 +525,8 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
   return {
     url: urlFor(config.host, port),
     metricsUrl: metricsServer ? `${urlFor(config.host, metricsServer.port)}/metrics` : null,
+    /** Config `limits` read again from the config file (SIGHUP; POST /api/limits/reload). */
+    reloadLimits: () => runtime.reloadLimits(),
     async stop() {
       if (stopped) return;
       stopped = true;

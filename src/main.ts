@@ -78,6 +78,14 @@ async function start(config: AppConfig, hooks: StartHooks = {}): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // SIGHUP re-reads config `limits` (docs/queue.md); a file that does not load keeps the limits in force.
+  process.on('SIGHUP', () => {
+    try {
+      app.reloadLimits();
+    } catch (err) {
+      logger.error({ err }, 'limits not reloaded on SIGHUP');
+    }
+  });
 }
 
 const DEMO_USAGE = 'npm run demo [-- --new-keys]';

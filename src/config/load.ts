@@ -294,6 +294,23 @@ function resolveCodeHostMonitor(cfg: ConfigFile, env: Env): AppConfig['codeHostM
   };
 }
 
+/**
+ * Config `limits` read again from the config file the service started with (POST
+ * /api/limits/reload, SIGHUP: docs/queue.md). The whole file is checked as at start; a problem is
+ * an `invalid_config` error and the caller keeps the limits it has. Env overrides name no limit.
+ */
+export function readLimits(configFile: string | null): LimitBucket[] {
+  if (configFile === null) return [];
+  if (!existsSync(configFile)) throw configError(`config file ${configFile} is gone: the limits stay as they are`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(configFile, 'utf8'));
+  } catch (err) {
+    throw configError(`config file ${configFile} is not valid JSON: ${(err as Error).message}`);
+  }
+  return limitBuckets(validate(parsed, configFile).limits ?? {});
+}
+
 /** Config `limits` as the claims take them: named buckets, each with at least one cap. */
 function limitBuckets(limits: Record<string, Static<typeof LimitBucketSchema>>): LimitBucket[] {
   return Object.entries(limits).map(([name, bucket]) => {

@@ -229,6 +229,11 @@ export interface RunRecord {
   concurrencyKey?: string | null;
   /** 1 (lowest) to 5 (highest); absent on runs stored before priorities existed: DEFAULT_PRIORITY. */
   priority?: number;
+  /**
+   * No claim takes the run before this instant (ISO 8601): a trailing debounce's run waits for its
+   * window to end (docs/queue.md). Absent or null: claimable as soon as it is ready.
+   */
+  notBefore?: string | null;
 }
 
 export const MIN_PRIORITY = 1;

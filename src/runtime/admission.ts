@@ -48,8 +48,11 @@ export interface AdmissionRequest {
   /**
    * A debounced trigger (src/runtime/debounce.ts): `forceRunId` is its window's run, and a run found
    * there is the window's, answered `debounced` and never re-admitted (not even a retrying one).
+   * `trailing`: a found run still waiting to be claimed takes this trigger's payload.
    */
-  debounced?: boolean;
+  debounced?: 'leading' | 'trailing';
+  /** No claim takes the new run before this instant (a trailing debounce's window end); it is never started at admission. */
+  notBefore?: Date;
 }
 
 export type DuplicateReason = `duplicate-${Exclude<RunStatus, 'retrying'>}` | 'duplicate-type-mismatch' | 'duplicate-retrying' | 'debounced';
@@ -106,6 +109,16 @@ function storedPayload(payload: Record<string, unknown>, redact: AdmissionDeps['
   const problem = jsonBoundsProblem(payload, 'The payload');
   if (problem) throw invalidRequest(problem.message, [{ path: '/body/payload', message: problem.message }]);
   return redact ? redact.value(payload) : payload;
+}
+
+/**
+ * A trailing debounce's later trigger: the window's run takes its payload while it still waits to
+ * be claimed (pending, ready). A run of another type, held for approval (the approver decides on
+ * the payload it was held with) or already started is left as it is: null.
+ */
+function withLaterPayload(current: RunRecord, type: string, payload: Record<string, unknown>, now: Date): RunRecord | null {
+  if (current.type !== type || current.status !== 'pending' || current.queueState !== 'ready') return null;
+  return { ...current, payload, updatedAt: now.toISOString() };
 }
 
 function duplicateReason(existing: RunRecord, type: string, debounced: boolean): DuplicateReason {
@@ -183,7 +196,7 @@ export function createAdmission(deps: AdmissionDeps) {
 
     // Started in this admission's commit when a slot is free: on a shared store that saves the
     // run a claim transaction (a select and a rewrite of the whole record) before it starts.
-    const slot = approvalReason === null && request.waiting !== true ? (deps.reserveSlot?.(request.type, request.placement?.concurrencyKey ?? null) ?? null) : null;
+    const slot = approvalReason === null && request.waiting !== true && request.notBefore === undefined ? (deps.reserveSlot?.(request.type, request.placement?.concurrencyKey ?? null) ?? null) : null;
     let outcome: MutateResult;
     try {
       outcome = await storeRun(runId, (current) => {
@@ -209,10 +222,12 @@ export function createAdmission(deps: AdmissionDeps) {
             flowStep: request.flowStep ?? null,
             waiting: request.waiting === true,
             placement: request.placement,
+            notBefore: request.notBefore,
           });
           return slot !== null && record.queueState === 'ready' ? slot.start(record) : record;
         }
-        if (request.debounced !== true && retryRecordMatches(current, request.type)) return admitRetry(current, now, request.source);
+        if (request.debounced === 'trailing') return withLaterPayload(current, request.type, payload, now);
+        if (request.debounced === undefined && retryRecordMatches(current, request.type)) return admitRetry(current, now, request.source);
         return null;
       });
     } catch (err) {
@@ -225,10 +240,12 @@ export function createAdmission(deps: AdmissionDeps) {
     if (!outcome.changed || !outcome.after) {
       const existing = outcome.before;
       if (!existing) throw new ProgrammingError(`admission of ${runId} neither stored nor found a run`);
-      return { kind: 'duplicate', run: existing, reason: duplicateReason(existing, request.type, request.debounced === true) };
+      return { kind: 'duplicate', run: existing, reason: duplicateReason(existing, request.type, request.debounced !== undefined) };
     }
     const run = outcome.after;
     await deps.invalidator.invalidate(runWriteTags(run, outcome.before?.status ?? null));
+    // A trailing debounce's later trigger changed the waiting run's payload: it answers as a duplicate.
+    if (outcome.before !== null && request.debounced !== undefined) return { kind: 'duplicate', run, reason: 'debounced' };
     if (run.queueState === 'held') await indexHeldRun(deps.store, run);
     if (run.queueState === 'ready') deps.onReady();
     return { kind: outcome.before === null ? 'admitted' : 'retry-admitted', run };

@@ -16,7 +16,10 @@ export const DebounceField = Type.Object(
     key: Type.String({ minLength: 1, maxLength: MAX_CONCURRENCY_KEY_LENGTH, description: 'triggers with this key in one window make one run' }),
     windowMs: Type.Integer({ minimum: 1, maximum: MAX_DEBOUNCE_WINDOW_MS, description: 'the window, in ms; windows are fixed, aligned to multiples of it since the epoch' }),
     mode: Type.Optional(
-      Type.Union([Type.Literal('leading')], { description: '`leading` (the default): the first trigger of the window runs, at once' }),
+      Type.Union([Type.Literal('leading'), Type.Literal('trailing')], {
+        description:
+          '`leading` (the default): the first trigger of the window runs, at once; `trailing`: one run once the window ends, with the payload of the last trigger received in it',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -43,7 +46,18 @@ export function refuseDebounceWithIdempotencyKey(payload: Record<string, unknown
   ]);
 }
 
-/** The admission fields of a debounced trigger at `now`: its window's run id, answered `debounced` when found. */
-export function debouncedAdmission(debounce: Debounce, now: Date): { forceRunId: string; debounced: true } {
-  return { forceRunId: debounceRunId(debounce, now), debounced: true };
+/** When the window `now` falls in ends: a trailing debounce's run is claimable from then on. */
+export function debounceWindowEnd(debounce: Debounce, now: Date): Date {
+  return new Date((Math.floor(now.getTime() / debounce.windowMs) + 1) * debounce.windowMs);
+}
+
+/**
+ * The admission fields of a debounced trigger at `now`: its window's run id, answered `debounced`
+ * when found. A trailing one also waits for the window's end (`notBefore`), and a later trigger
+ * of the window replaces the waiting run's payload (`debounced: "trailing"`).
+ */
+export function debouncedAdmission(debounce: Debounce, now: Date): { forceRunId: string; debounced: 'leading' | 'trailing'; notBefore?: Date } {
+  const forceRunId = debounceRunId(debounce, now);
+  if (debounce.mode === 'trailing') return { forceRunId, debounced: 'trailing', notBefore: debounceWindowEnd(debounce, now) };
+  return { forceRunId, debounced: 'leading' };
 }

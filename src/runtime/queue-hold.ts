@@ -1,11 +1,12 @@
 import type { AppConfig } from '../config/types.js';
 import type { RunRecord } from '../domain/run-record.js';
-import { fairnessKey } from '../store/fair-claims.js';
+import { fairnessKey, isDue } from '../store/fair-claims.js';
 import { claimGate, isLimited } from '../store/limit-buckets.js';
 import type { ClaimOptions, StateStore } from '../store/types.js';
 
 /**
- * Which limit holds a ready run back now (docs/queue.md): the name of the first limit bucket it
+ * What holds a ready run back now (docs/queue.md): `not-before:<instant>` while its not-before
+ * time (a trailing debounce's window end) has not come, the name of the first limit bucket it
  * matches that has no room, `type:<type>` for a per-type limit at its cap, or null (nothing
  * holds it: it waits only for a slot, or its turn). Read without the claims' lock, so it
  * describes the moment of the read; the claim decides for itself.
@@ -23,9 +24,9 @@ type LimitsConfig = Pick<AppConfig, 'typeConcurrency'> & Partial<Pick<AppConfig,
 
 /**
  * `queueHoldOf` for every run of a list, in its order, from one read of what the limits count
- * (none when no run is ready or no limit is configured): a page of runs costs one read, not one
- * per run. Each run's hold is judged against the same moment, alone: not as if the ones before
- * it in the list had been claimed.
+ * (none when no ready run is due or no limit is configured): a page of runs costs one read, not
+ * one per run. Each run's hold is judged against the same moment, alone: not as if the ones
+ * before it in the list had been claimed.
  */
 export async function queueHoldsOf(
   store: Pick<StateStore, 'readLimitUsage'>,
@@ -33,8 +34,13 @@ export async function queueHoldsOf(
   runs: readonly RunRecord[],
   now: Date,
 ): Promise<Array<string | null>> {
+  const at = now.getTime();
   const options: ClaimOptions = { typeLimits: config.typeConcurrency, buckets: config.limits ?? [], now };
-  if (!isLimited(options) || !runs.some((run) => run.queueState === 'ready')) return runs.map(() => null);
-  const gate = claimGate(options, await store.readLimitUsage(options), now.getTime());
-  return runs.map((run) => (run.queueState === 'ready' ? gate.heldBy({ type: run.type, key: fairnessKey(run) }) : null));
+  const gated = isLimited(options) && runs.some((run) => run.queueState === 'ready' && isDue(run, at));
+  const gate = gated ? claimGate(options, await store.readLimitUsage(options), at) : null;
+  return runs.map((run) => {
+    if (run.queueState !== 'ready') return null;
+    if (!isDue(run, at)) return `not-before:${run.notBefore}`;
+    return gate === null ? null : gate.heldBy({ type: run.type, key: fairnessKey(run) });
+  });
 }

@@ -37,6 +37,8 @@ export interface NewRunInput {
   waiting?: boolean;
   /** Its concurrency key and priority; absent: unkeyed, DEFAULT_PRIORITY. */
   placement?: Partial<QueuePlacement>;
+  /** No claim takes it before this instant (a trailing debounce's window end); absent: at once. */
+  notBefore?: Date;
 }
 
 /** Records a queue-attempt lifecycle entry for the run's current attempt. */
@@ -98,6 +100,7 @@ export function newRunRecord(input: NewRunInput): RunRecord {
     ...(input.flowStep ? { flowStep: input.flowStep } : {}),
     concurrencyKey: input.placement?.concurrencyKey ?? null,
     priority: input.placement?.priority ?? DEFAULT_PRIORITY,
+    ...(input.notBefore ? { notBefore: input.notBefore.toISOString() } : {}),
     retry: null,
     result: null,
     error: null,

@@ -188,6 +188,8 @@ export function toRunView(run: RunRecord) {
     queueState: run.queueState,
     /** Its concurrency key (null: the unkeyed queue) and priority, as claims order it (docs/queue.md). */
     ...placementOf(run),
+    /** No claim takes it before this instant (a trailing debounce's window end); null: none. */
+    notBefore: run.notBefore ?? null,
     attempt: run.attempt,
     source: run.source,
     requestedBy: run.requestedBy,

@@ -133,8 +133,9 @@ export class Runner {
   constructor(private readonly deps: RunnerDeps) {}
 
   /**
-   * Per-type limits are configured (they change how a short claim is read: see queueSeenEmpty).
-   * Read each time: a reload of the operator task types may add or remove a type's limit.
+   * Per-type limits or buckets are configured (they change how a short claim is read: see
+   * queueSeenEmpty). Read each time: a reload of the operator task types or of the limits may
+   * change them.
    */
   private get typeLimited(): boolean {
     return Object.keys(this.deps.config.typeConcurrency).length > 0 || (this.deps.config.limits?.length ?? 0) > 0;
@@ -328,7 +329,8 @@ export class Runner {
     const excluded = [...new Set([...this.unknownTypes, ...paused])];
     const options = {
       typeLimits: this.deps.config.typeConcurrency,
-      buckets: this.deps.config.limits ?? [],
+      // A copy: a limits reload during the claim's awaits changes the next claim, not this one.
+      buckets: [...(this.deps.config.limits ?? [])],
       now,
       ...(excluded.length > 0 ? { excludeTypes: excluded } : {}),
     };

@@ -28,10 +28,13 @@ import { Runner, type RunnerDeps } from './runner.js';
 import { decodeRunCursor, encodeRunCursor } from './run-cursor.js';
 import { checkCreatedRange } from './run-time-range.js';
 import { toRunView } from './run-view.js';
+import { replaceLimits, type LimitsChange } from './limits-reload.js';
+import { readLimits } from '../config/load.js';
+import { conflict, DomainError } from '../domain/errors.js';
 import type { TriggerCheck } from './trigger-check.js';
 
 export interface RuntimeDeps {
-  config: Pick<AppConfig, 'concurrency' | 'typeConcurrency' | 'retry' | 'runLeaseMs' | 'workspaceRoot'> & Partial<Pick<AppConfig, 'limits'>>;
+  config: Pick<AppConfig, 'concurrency' | 'typeConcurrency' | 'retry' | 'runLeaseMs' | 'workspaceRoot'> & Partial<Pick<AppConfig, 'limits' | 'configFile'>>;
   store: StateStore;
   clock: Clock;
   logger: Logger;
@@ -201,6 +204,25 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     );
   }
 
+  /**
+   * Config `limits` read again from the config file (POST /api/limits/reload, SIGHUP;
+   * docs/queue.md) and put in force for the next claim. A file that does not load is a conflict
+   * and changes nothing. The runner is woken: a raised cap may let waiting runs start now.
+   */
+  function reloadLimits(): LimitsChange {
+    let next;
+    try {
+      next = readLimits(config.configFile ?? null);
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'invalid_config') throw conflict(`limits not reloaded: ${err.message}`);
+      throw err;
+    }
+    const change = replaceLimits((config.limits ??= []), next);
+    logger.info({ added: change.added, removed: change.removed, changed: change.changed }, 'limits reloaded');
+    runner.wake();
+    return change;
+  }
+
   async function getRun(runId: string) {
     const run = await store.getRun(runId);
     if (!run) return null;
@@ -268,6 +290,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
     listRuns,
     /** The queue by limit bucket and key (GET /api/queue). */
     queue: () => queueView(store, config, clock.now()),
+    reloadLimits,
     getRun,
     toolGateEvidence,
     approvals,

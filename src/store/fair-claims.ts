@@ -28,8 +28,28 @@ export interface QueueCandidate {
   /** UNKEYED for a run without a concurrency key. */
   key: string;
   priority: number;
-  /** Admission time (ISO 8601), where aging counts from. */
+  /** Where aging counts from (ISO 8601): admission, or the not-before time of a run that had one (agingFrom). */
   createdAt: string;
+}
+
+/** Where a run's waiting counts from: its admission, or its not-before time when that is later (it could not be claimed before). */
+export function agingFrom(run: { createdAt: string; notBefore?: string | null }): string {
+  return run.notBefore != null && run.notBefore > run.createdAt ? run.notBefore : run.createdAt;
+}
+
+/** Whether a claim at `nowMs` may take the run: it has no not-before time, or that time has come. */
+export function isDue(run: { notBefore?: string | null }, nowMs: number): boolean {
+  return run.notBefore == null || Date.parse(run.notBefore) <= nowMs;
+}
+
+/**
+ * Rows the stores' candidate reads returned since the process started. A probe, not state: tests
+ * read it to see that a claim reads a bounded set, never every ready run (docs/queue.md).
+ */
+export const candidateReads = { rows: 0 };
+
+export function noteCandidateReads(rows: number): void {
+  candidateReads.rows += rows;
 }
 
 export function effectivePriority(candidate: Pick<QueueCandidate, 'priority' | 'createdAt'>, nowMs: number): number {

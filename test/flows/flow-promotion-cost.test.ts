@@ -214,9 +214,9 @@ describe('runs stored before flow steps had their own status words are read in t
     await writeOld(store);
     await store.close();
     open.length = 0;
-    // Back to layout 8, as a database written by the build before.
+    // Back to layout 8, as a database written by the build before (layout 10 undone first).
     const db = new Database(path);
-    db.exec('DROP INDEX runs_flow; ALTER TABLE runs DROP COLUMN flow_id; DELETE FROM schema_migrations WHERE version = 9;');
+    db.exec('DROP INDEX runs_ready_heads; DROP INDEX runs_ready_not_before; ALTER TABLE runs DROP COLUMN not_before; DELETE FROM schema_migrations WHERE version = 10; DROP INDEX runs_flow; ALTER TABLE runs DROP COLUMN flow_id; DELETE FROM schema_migrations WHERE version = 9;');
     expect(db.prepare("SELECT status FROM runs WHERE run_id = 'flow:old:w'").get()).toEqual({ status: 'pending' });
     db.close();
     await expectUpgraded(await opened(openStateStore(`sql:${path}`)));
@@ -234,7 +234,7 @@ describe('runs stored before flow steps had their own status words are read in t
     await client.connect();
     try {
       await client.query(`SET search_path TO "${schema}"`);
-      await client.query('DROP INDEX runs_flow; ALTER TABLE runs DROP COLUMN flow_id; DELETE FROM schema_migrations WHERE version = 9;');
+      await client.query('DROP INDEX runs_ready_heads; DROP INDEX runs_ready_not_before; ALTER TABLE runs DROP COLUMN not_before; DELETE FROM schema_migrations WHERE version = 10; DROP INDEX runs_flow; ALTER TABLE runs DROP COLUMN flow_id; DELETE FROM schema_migrations WHERE version = 9;');
       expect((await client.query("SELECT status FROM runs WHERE run_id = 'flow:old:s'")).rows).toEqual([{ status: 'cancelled' }]);
       await expectUpgraded(await opened(openStateStore(POSTGRES_TARGET, { databaseUrl: url })));
       await client.query('SET enable_seqscan = off');

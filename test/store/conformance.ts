@@ -2,6 +2,7 @@ import { shownTarget } from '../../src/store/shown-target.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StateStore } from '../../src/store/types.js';
 import type { LimitBucket } from '../../src/store/limit-buckets.js';
+import { candidateReads } from '../../src/store/fair-claims.js';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import type { TaskRecord } from '../../src/domain/orchestrator-state.js';
 import { tempDir } from '../support/config.js';
@@ -291,6 +292,35 @@ export function describeStoreConformance(
         await insert(store, { runId: 'ready', priority: 1 });
         expect(await claimOneByOne(store, 3)).toEqual(['ready']);
       });
+
+      it('never claims a run before its not-before time; once due it waits from then, not from admission', async () => {
+        const { store } = await openStore();
+        await insert(store, { runId: 'later', createdAt: at(0), notBefore: at(60_000) });
+        await insert(store, { runId: 'now', createdAt: at(0) });
+        expect(await claimOneByOne(store, 3, T0 + 30_000)).toEqual(['now']);
+        expect(await store.getRun('later')).toMatchObject({ status: 'pending', queueState: 'ready' });
+        // Aging counts from the not-before time: at +150 s this one (3) counts as 4, not 5, so fresh priority 5 work goes first.
+        await insert(store, { runId: 'low', priority: 1, createdAt: at(60_000) });
+        await insert(store, { runId: 'fresh-5', priority: 5, createdAt: at(150_000) });
+        expect(await claimOneByOne(store, 3, T0 + 150_000)).toEqual(['fresh-5', 'later', 'low']);
+      });
+
+      it('reads a bounded set per claim: 5,000 ready runs of one key and 1 of another still alternate', async () => {
+        const { store } = await openStore();
+        const flood = Array.from({ length: 5000 }, (_, i) => makeRun({ runId: `flood-${String(i).padStart(4, '0')}`, concurrencyKey: 'flood', createdAt: at(0) }));
+        for (let i = 0; i < flood.length; i += 500) await Promise.all(flood.slice(i, i + 500).map((run) => store.mutateRun(run.runId, insertIfAbsent(run))));
+        await insert(store, { runId: 'light-0', concurrencyKey: 'light', createdAt: at(0) });
+        // Concurrent inserts take their seq in commit order: the flood's oldest three by seq.
+        const oldest = (await store.listRuns({ concurrencyKey: 'flood', order: 'oldest', limit: 3 })).items.map((run) => run.runId);
+        const before = candidateReads.rows;
+        const taken = await claimOneByOne(store, 4);
+        const read = candidateReads.rows - before;
+        // Neither key was claimed before: the flood's oldest and the light key's one take the first two turns.
+        expect(taken).toEqual([oldest[0], 'light-0', oldest[1], oldest[2]]);
+        // Four claims read a few dozen rows, not 4 x 5,001.
+        expect(read).toBeGreaterThan(0);
+        expect(read).toBeLessThan(200);
+      }, 120_000);
 
       it('lists runs by concurrency key', async () => {
         const { store } = await openStore();

@@ -5,6 +5,7 @@ import { openStateStore } from '../../src/store/open.js';
 import { PostgresStateStore } from '../../src/store/postgres/postgres-state-store.js';
 import { appendRecord } from '../../src/store/postgres/append.js';
 import { initialLayout } from '../../src/store/postgres/migrations/0001-initial-layout.js';
+import { CANDIDATES_SQL } from '../../src/store/postgres/claim-next-run.js';
 import { recoverInterrupted, isOwnedAttempt, markRunning } from '../../src/runtime/run-transitions.js';
 import { describeStoreConformance } from './conformance.js';
 import { insertIfAbsent, makeRun } from '../support/runs.js';
@@ -61,6 +62,8 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgresStateStore (${TEST_DATABASE_URL ? '
           { version: 6, description: 'runs indexed by status in seq order (pages of one status no longer walk the table)' },
           { version: 7, description: 'concurrency key, priority and start time of runs as columns, for claims in fair order' },
           { version: 8, description: 'runs indexed by start time (rate buckets count recent starts)' },
+          { version: 9, description: 'flow steps stored waiting and skipped, runs indexed by flow id and status' },
+          { version: 10, description: 'ready runs indexed by (key, priority, type) group heads and by not-before time, for claims that read a bounded set' },
         ]);
         const schema = starting[0]!.schema;
         const indexes = await client.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'runs'`, [schema]);
@@ -72,7 +75,40 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgresStateStore (${TEST_DATABASE_URL ? '
       } finally {
         await client.end();
       }
-      expect((await starting[0]!.health()).detail).toMatch(/^PostgreSQL \d+\.\d+.*, schema .+, layout version 8, shared by instances$/);
+      expect((await starting[0]!.health()).detail).toMatch(/^PostgreSQL \d+\.\d+.*, schema .+, layout version 9, shared by instances$/);
+    });
+
+    it('finds claim candidates reading a few rows of each group, not every ready run (EXPLAIN ANALYZE)', async () => {
+      const store = await open();
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await client.connect();
+      try {
+        await client.query(`SET search_path TO "${store.schema}"`);
+        const doc = (key: string) => `jsonb_build_object('concurrencyKey', '${key}', 'priority', 3)`;
+        const row = (id: string, key: string) =>
+          `SELECT ${id}, nextval('run_seq'), 'doc-sync', 'pending', 'ready', false, 1, '2026-03-01T12:00:00.000Z', '2026-03-01T12:00:00.000Z', ${doc(key)}`;
+        const columns = 'run_id, seq, type, status, queue_state, internal, attempt, created_at, updated_at, doc';
+        await client.query(`INSERT INTO runs (${columns}) ${row("'flood-' || i", 'flood')} FROM generate_series(1, 5000) AS i`);
+        await client.query(`INSERT INTO runs (${columns}) ${row("'light-0'", 'light')}`);
+        await client.query(`INSERT INTO runs (${columns}) ${row("'later-0'", 'light')}`.replace(`${doc('light')}`, `${doc('light')} || '{"notBefore": "2999-01-01T00:00:00.000Z"}'`));
+        await client.query('ANALYZE runs');
+        const values = [[], [], 9, '2026-03-01T12:00:00.000Z'];
+        const { rows } = await client.query(CANDIDATES_SQL, values);
+        expect(rows.filter((r) => r.concurrency_key === 'flood')).toHaveLength(9);
+        expect(rows.filter((r) => r.concurrency_key === 'light').map((r) => r.run_id)).toEqual(['light-0']);
+        const plan = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${CANDIDATES_SQL}`, values);
+        // Rows the scans of `runs` produced, over every loop: a window over the ready runs reads 5,001.
+        let read = 0;
+        const walk = (node: Record<string, unknown>) => {
+          if (node['Relation Name'] === 'runs') read += Number(node['Actual Rows']) * Number(node['Actual Loops']);
+          for (const child of (node.Plans as Array<Record<string, unknown>> | undefined) ?? []) walk(child);
+        };
+        walk(plan.rows[0]['QUERY PLAN'][0].Plan);
+        expect(read).toBeGreaterThanOrEqual(10);
+        expect(read).toBeLessThan(50);
+      } finally {
+        await client.end();
+      }
     });
 
     it('keeps each docdb:<key> OrchestratorState apart while runs are shared', async () => {

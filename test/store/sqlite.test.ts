@@ -68,7 +68,7 @@ describe('SqliteStateStore on disk', () => {
     }
   });
 
-  it('creates the layout (version 2, the run-count index of version 3, the counted append tables of 4, one index less in 5, event stamps in 6, fair-claim columns in 7, start times indexed in 8) in WAL mode', async () => {
+  it('creates the layout (version 2, the run-count index of version 3, the counted append tables of 4, one index less in 5, event stamps in 6, fair-claim columns in 7, start times indexed in 8, flow step statuses and flow ids in 9, group heads and not-before times in 10) in WAL mode', async () => {
     const dir = tempDir();
     const store = await openStore(dir);
     expect(store.target).toBe(`sql:${join(dir, DB)}`);
@@ -82,6 +82,8 @@ describe('SqliteStateStore on disk', () => {
         { version: 6, description: 'write stamps of run events' },
         { version: 7, description: 'concurrency key, priority and start time of runs as columns, for claims in fair order' },
         { version: 8, description: 'runs indexed by start time (rate buckets count recent starts)' },
+        { version: 9, description: 'flow steps stored waiting and skipped, runs indexed by flow id and status' },
+        { version: 10, description: 'ready runs indexed by (key, priority, type) group heads and by not-before time, for claims that read a bounded set' },
       ]);
       // Every index of the runs table is one more B-tree each run write updates: only these.
       const runIndexes = db
@@ -92,10 +94,12 @@ describe('SqliteStateStore on disk', () => {
         'runs_claim',
         'runs_counts',
         'runs_counts_all',
+        'runs_flow',
         'runs_key_started',
         'runs_last_tx',
         'runs_listing',
-        'runs_ready_groups',
+        'runs_ready_heads',
+        'runs_ready_not_before',
         'runs_started',
         'runs_status',
         'runs_type',
@@ -127,9 +131,16 @@ describe('SqliteStateStore on disk', () => {
         .prepare("EXPLAIN QUERY PLAN SELECT doc FROM runs WHERE queue_state = 'ready' ORDER BY seq LIMIT 1")
         .all() as Array<{ detail: string }>;
       expect(claimPlan.map((row) => row.detail).join(' ')).toContain('runs_claim');
+      // A claim's candidates (src/store/sqlite/runs.ts names the index): a range of the group heads from past the last group read.
+      const headsPlan = db
+        .prepare(
+          "EXPLAIN QUERY PLAN SELECT run_id FROM runs INDEXED BY runs_ready_heads WHERE queue_state = 'ready' AND not_before IS NULL AND (concurrency_key, priority, type) > ('k', 3, 't') ORDER BY concurrency_key, priority, type, seq LIMIT 9",
+        )
+        .all() as Array<{ detail: string }>;
+      expect(headsPlan.map((row) => row.detail).join(' ')).toMatch(/SEARCH runs USING INDEX runs_ready_heads \(\(concurrency_key,priority,type\)>/);
     });
     const health = await store.health();
-    expect(health.detail).toMatch(/^SQLite 3\.\d+\.\d+, WAL, layout version 8$/);
+    expect(health.detail).toMatch(/^SQLite 3\.\d+\.\d+, WAL, layout version 9$/);
   });
 
   it('maps runs and the OrchestratorState onto typed columns', async () => {
@@ -324,9 +335,9 @@ describe('SqliteStateStore on disk', () => {
     const dir = tempDir();
     await (await openStore(dir)).close();
     const db = new Database(join(dir, DB));
-    db.prepare("INSERT INTO schema_migrations VALUES (9, 'from the future', 'now')").run();
+    db.prepare("INSERT INTO schema_migrations VALUES (10, 'from the future', 'now')").run();
     db.close();
-    await expect(new SqliteStateStore(join(dir, DB)).open()).rejects.toThrow(/layout version 9; this build reads version 8/);
+    await expect(new SqliteStateStore(join(dir, DB)).open()).rejects.toThrow(/layout version 10; this build reads version 9/);
   });
 
   /** Stores one run, takes the database back with `undo`, and reopens it: the run must be there. */
@@ -353,7 +364,7 @@ describe('SqliteStateStore on disk', () => {
     });
     await reopened.close();
     inspect(dir, (d) => {
-      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5, 6, 7, 8]);
+      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
       expect(d.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'runs_counts'").pluck().all()).toEqual(['runs_counts']);
     });
   });
@@ -403,7 +414,7 @@ describe('SqliteStateStore on disk', () => {
     expect((await reopened.listRuns({ limit: 10 })).total).toBe(2);
     await reopened.close();
     inspect(dir, (d) => {
-      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5, 6, 7, 8]);
+      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
       expect(d.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'runs_created'").pluck().all()).toEqual([]);
     });
   });

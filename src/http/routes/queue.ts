@@ -40,8 +40,24 @@ const QueueReply = Type.Object({
   keys: Type.Array(QueueKey, { description: 'the whole queue by concurrency key, the longest waiting first' }),
 });
 
-/** The queue by limit bucket and concurrency key (docs/queue.md). */
-export function queueRoutes(deps: { runtime: Pick<TaskRuntime, 'queue'> }): RouteSpec[] {
+const BucketConfig = Type.Object({
+  name: Type.String(),
+  match: Type.Object({}, { additionalProperties: true }),
+  concurrency: Type.Optional(Type.Integer()),
+  perKey: Type.Optional(Type.Integer()),
+  rate: Type.Optional(Type.Object({ max: Type.Integer(), windowSeconds: Type.Integer() })),
+});
+
+const ReloadReply = Type.Object({
+  added: Type.Array(Type.String(), { description: 'bucket names new in the file' }),
+  removed: Type.Array(Type.String(), { description: 'bucket names no longer in it' }),
+  changed: Type.Array(Type.String(), { description: 'buckets whose match or caps changed' }),
+  unchanged: Type.Array(Type.String()),
+  limits: Type.Array(BucketConfig, { description: 'the limits now in force, in config order' }),
+});
+
+/** The queue by limit bucket and concurrency key, and the reload of the limits (docs/queue.md). */
+export function queueRoutes(deps: { runtime: Pick<TaskRuntime, 'queue' | 'reloadLimits'> }): RouteSpec[] {
   return [
     {
       method: 'GET',
@@ -52,6 +68,18 @@ export function queueRoutes(deps: { runtime: Pick<TaskRuntime, 'queue'> }): Rout
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       schema: { response: { 200: QueueReply } },
       handler: async () => ({ body: await deps.runtime.queue() }),
+    },
+    {
+      method: 'POST',
+      path: '/api/limits/reload',
+      operationId: 'reloadLimits',
+      summary: 'Re-read config `limits` from the config file on this instance, without a restart (SIGHUP does the same)',
+      description:
+        'The new caps apply from the next claim: waiting runs are neither lost nor run twice (the caps count the runs themselves). A config file that does not load answers 409 and changes nothing. Per instance: every instance of a fleet is reloaded itself.',
+      tags: ['tasks'],
+      access: { kind: 'protected', role: 'admin', bucket: 'operator-write' },
+      schema: { response: { 200: ReloadReply } },
+      handler: async () => ({ body: deps.runtime.reloadLimits() }),
     },
   ];
 }

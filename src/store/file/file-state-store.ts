@@ -326,7 +326,7 @@ export class FileStateStore implements StateStore {
     const passed = new Set<string>();
     for (let round = 0; round < MAX_CLAIM_ROUNDS && chosen.length < max; round++) {
       const want = max - chosen.length;
-      const candidates = model.readyCandidates(blockedTypes(options, runningByTypeOf(usage.running)), want + passed.size).filter((c) => !passed.has(c.runId));
+      const candidates = model.readyCandidates(blockedTypes(options, runningByTypeOf(usage.running)), want + passed.size, nowMs).filter((c) => !passed.has(c.runId));
       if (candidates.length === 0) break;
       const lastStart = new Map(candidates.map((candidate) => [candidate.key, model.lastStartOf(candidate.key)]));
       for (const run of chosen) lastStart.set(fairnessKey(run), new Date(nowMs).toISOString());

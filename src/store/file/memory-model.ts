@@ -1,5 +1,5 @@
 import { placementOf, type RunRecord } from '../../domain/run-record.js';
-import { fairnessKey, type QueueCandidate } from '../fair-claims.js';
+import { agingFrom, fairnessKey, isDue, noteCandidateReads, type QueueCandidate } from '../fair-claims.js';
 import { foldQueueGroups, type QueueGroup, type QueueGroupRow, type RunGroupCount, type RunStart } from '../limit-buckets.js';
 import { emptyOrchestratorState, type OrchestratorState } from '../../domain/orchestrator-state.js';
 import type { AppendCollection } from '../types.js';
@@ -35,8 +35,13 @@ export class MemoryModel {
    */
   private readonly runTexts = new Map<string, string>();
   private readonly ready = new ReadyIndex();
-  /** The ready runs again, one queue per (concurrency key, priority): a claim reads only their heads. */
-  private readonly readyGroups = new Map<string, ReadyIndex>();
+  /**
+   * The ready runs again, by type, then one queue per (concurrency key, priority): a claim reads
+   * only the heads of the types it may take. Runs with a not-before time are in `notBeforeReady` instead.
+   */
+  private readonly readyGroups = new Map<string, Map<string, ReadyIndex>>();
+  /** Ready runs with a not-before time (trailing debounces waiting for their window), by run id. */
+  private readonly notBeforeReady = new Map<string, RunRecord>();
   /** Per fairness key, the start of its latest run (claims take turns by it: src/store/fair-claims.ts). */
   private readonly lastStartByKey = new Map<string, string>();
   private readonly runningByType = new Map<string, number>();
@@ -135,20 +140,32 @@ export class MemoryModel {
   }
 
   /**
-   * The oldest `perGroup` ready runs of each (concurrency key, priority) whose type is not in
-   * `blocked`: every run a claim of `perGroup` runs could take.
+   * The oldest `perGroup` ready runs of each (concurrency key, priority, type) group whose type is
+   * not in `blocked`, and the ready runs whose not-before time has come: every run a claim of
+   * `perGroup` runs could take. Each group gives its head only (a group of 10,000 runs costs what
+   * `perGroup` do); runs with a not-before time are kept apart and read while they wait.
    */
-  readyCandidates(blocked: ReadonlySet<string>, perGroup: number): QueueCandidate[] {
+  readyCandidates(blocked: ReadonlySet<string>, perGroup: number, nowMs: number): QueueCandidate[] {
     const candidates: QueueCandidate[] = [];
-    for (const group of this.readyGroups.values()) {
-      let taken = 0;
-      for (const runId of group.inOrder()) {
-        const run = this.runs.get(runId);
-        if (run === undefined || blocked.has(run.type)) continue;
-        candidates.push({ runId, seq: run.seq, type: run.type, key: fairnessKey(run), priority: placementOf(run).priority, createdAt: run.createdAt });
-        if (++taken >= perGroup) break;
+    let read = 0;
+    for (const [type, groups] of this.readyGroups) {
+      if (blocked.has(type)) continue;
+      for (const group of groups.values()) {
+        let taken = 0;
+        for (const runId of group.inOrder()) {
+          const run = this.runs.get(runId);
+          read++;
+          if (run === undefined) continue;
+          candidates.push(candidateOf(run));
+          if (++taken >= perGroup) break;
+        }
       }
     }
+    for (const run of this.notBeforeReady.values()) {
+      read++;
+      if (!blocked.has(run.type) && isDue(run, nowMs)) candidates.push(candidateOf(run));
+    }
+    noteCandidateReads(read);
     return candidates;
   }
 
@@ -251,10 +268,15 @@ export class MemoryModel {
     }
     if (run.queueState === 'ready') {
       this.ready.add(run.seq, run.runId);
-      const group = readyGroupOf(run);
-      let index = this.readyGroups.get(group);
-      if (index === undefined) this.readyGroups.set(group, (index = new ReadyIndex()));
-      index.add(run.seq, run.runId);
+      if (run.notBefore != null) this.notBeforeReady.set(run.runId, this.runs.get(run.runId)!);
+      else {
+        let groups = this.readyGroups.get(run.type);
+        if (groups === undefined) this.readyGroups.set(run.type, (groups = new Map()));
+        const group = readyGroupOf(run);
+        let index = groups.get(group);
+        if (index === undefined) groups.set(group, (index = new ReadyIndex()));
+        index.add(run.seq, run.runId);
+      }
     }
     const flowId = run.flowStep?.flowId;
     if (flowId !== undefined) {
@@ -288,10 +310,13 @@ export class MemoryModel {
   private unindex(run: RunRecord): void {
     if (run.queueState === 'ready') {
       this.ready.remove(run.seq);
+      this.notBeforeReady.delete(run.runId);
+      const groups = this.readyGroups.get(run.type);
       const group = readyGroupOf(run);
-      const index = this.readyGroups.get(group);
+      const index = groups?.get(group);
       index?.remove(run.seq);
-      if (index?.size === 0) this.readyGroups.delete(group);
+      if (index?.size === 0) groups!.delete(group);
+      if (groups?.size === 0) this.readyGroups.delete(run.type);
     }
     if (run.status === 'running') {
       const left = (this.runningByType.get(run.type) ?? 1) - 1;
@@ -345,7 +370,11 @@ function stateOf(snapshot: SnapshotDocument): OrchestratorState {
   return state;
 }
 
-/** The ready queue a run joins: one per concurrency key and priority. */
+/** The ready queue a run joins within its type's: one per concurrency key and priority. */
 function readyGroupOf(run: RunRecord): string {
   return `${placementOf(run).priority}:${fairnessKey(run)}`;
+}
+
+function candidateOf(run: RunRecord): QueueCandidate {
+  return { runId: run.runId, seq: run.seq, type: run.type, key: fairnessKey(run), priority: placementOf(run).priority, createdAt: agingFrom(run) };
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { RunRecord } from '../../domain/run-record.js';
-import { pickFairly, type QueueCandidate } from '../fair-claims.js';
+import { noteCandidateReads, pickFairly, type QueueCandidate } from '../fair-claims.js';
 import { claimGate, isLimited, rateLookbackMs, runningByTypeOf, foldQueueGroups, type QueueGroup, type RunGroupCount, type RunStart } from '../limit-buckets.js';
 import { blockedTypes, storedRun } from '../run-rules.js';
 import type { ClaimOptions } from '../types.js';
@@ -42,7 +42,7 @@ export async function claimNextRun(
 
 /**
  * Up to `max` claims in one transaction. The candidates (the oldest `max` ready runs of each
- * concurrency key and priority) and each key's last claim are read without locks; the shared
+ * concurrency key, priority and type, that are due) and each key's last claim are read without locks; the shared
  * order picks among them; the picks are locked by `FOR UPDATE SKIP LOCKED` and marked running
  * by one multi-row UPDATE. A pick another instance is claiming is skipped, never waited on or
  * taken twice, and the next round picks again without it.
@@ -74,7 +74,7 @@ export async function claimRuns(
     for (let round = 0; round < MAX_ROUNDS && picked.length < max; round++) {
       const perGroup = max - picked.length + CONTENTION_SLACK;
       const blocked = blockedTypes(options, runningByTypeOf(usage.running));
-      const candidates = await readyCandidates(client, blocked, [...passed], perGroup);
+      const candidates = await readyCandidates(client, blocked, [...passed], perGroup, nowMs);
       if (candidates.length === 0) break;
       const lastClaimed = await lastClaims(client, candidates, claimedNow);
       const gate = claimGate(options, usage, nowMs);
@@ -124,31 +124,66 @@ export async function claimRuns(
 }
 
 /**
- * The oldest `perGroup` ready runs of each (concurrency key, priority), leaving out blocked
- * types and the runs named in `passed`. Only the head of a group can be next, so this is every
- * run a claim of `perGroup` runs could take.
+ * The oldest `perGroup` ready runs of each (concurrency key, priority, type) group, leaving out
+ * blocked types and the runs named in `passed`, and the runs not yet due. Only the head of a group
+ * can be next, so this is every run a claim of `perGroup` runs could take.
+ *
+ * Bounded (docs/queue.md): a recursive query skips along `runs_ready_heads` from one group to the
+ * next (one index probe per group), and reads at most `perGroup` rows of each group that is not
+ * blocked, so 10,000 ready runs of one key cost what `perGroup` do. Runs with a not-before time
+ * are outside that index; `runs_ready_not_before` gives the due ones alone.
  */
-async function readyCandidates(db: Queryable, blocked: ReadonlySet<string>, passed: string[], perGroup: number): Promise<QueueCandidate[]> {
-  const { rows } = await db.query<{ run_id: string; seq: string; type: string; concurrency_key: string; priority: number; created_at: string }>({
+async function readyCandidates(db: Queryable, blocked: ReadonlySet<string>, passed: string[], perGroup: number, nowMs: number): Promise<QueueCandidate[]> {
+  const { rows } = await db.query<CandidateRow>({
     name: 'claim-candidates',
-    text: `SELECT run_id, seq, type, concurrency_key, priority, created_at FROM (
-             SELECT run_id, seq, type, concurrency_key, priority, created_at,
-                    row_number() OVER (PARTITION BY concurrency_key, priority ORDER BY seq) AS rank
-             FROM runs
-             WHERE queue_state = 'ready' AND NOT (type = ANY($1::text[])) AND NOT (run_id = ANY($2::text[]))
-           ) AS queued
-           WHERE rank <= $3`,
-    values: [[...blocked], passed, perGroup],
+    text: CANDIDATES_SQL,
+    values: [[...blocked], passed, perGroup, new Date(nowMs).toISOString()],
   });
+  noteCandidateReads(rows.length);
   return rows.map((row) => ({
     runId: row.run_id,
     seq: Number(row.seq),
     type: row.type,
     key: row.concurrency_key,
     priority: row.priority,
-    createdAt: row.created_at,
+    createdAt: row.aging_from,
   }));
 }
+
+interface CandidateRow {
+  run_id: string;
+  seq: string;
+  type: string;
+  concurrency_key: string;
+  priority: number;
+  aging_from: string;
+}
+
+/** $1 blocked types, $2 passed run ids, $3 runs per group, $4 now (ISO). */
+export const CANDIDATES_SQL = `WITH RECURSIVE heads AS (
+    (SELECT concurrency_key AS k, priority AS p, type AS t FROM runs
+      WHERE queue_state = 'ready' AND not_before IS NULL
+      ORDER BY concurrency_key, priority, type LIMIT 1)
+    UNION ALL
+    SELECT nxt.k, nxt.p, nxt.t FROM heads, LATERAL (
+      SELECT concurrency_key AS k, priority AS p, type AS t FROM runs
+      WHERE queue_state = 'ready' AND not_before IS NULL AND (concurrency_key, priority, type) > (heads.k, heads.p, heads.t)
+      ORDER BY concurrency_key, priority, type LIMIT 1) AS nxt
+  )
+  SELECT run.* FROM heads, LATERAL (
+    SELECT run_id, seq, type, concurrency_key, priority, created_at AS aging_from FROM runs
+    WHERE queue_state = 'ready' AND not_before IS NULL AND concurrency_key = heads.k AND priority = heads.p AND type = heads.t
+      AND NOT (heads.t = ANY($1::text[])) AND NOT (run_id = ANY($2::text[]))
+    ORDER BY seq LIMIT $3) AS run
+  UNION ALL
+  SELECT run_id, seq, type, concurrency_key, priority, aging_from FROM (
+    SELECT run_id, seq, type, concurrency_key, priority, GREATEST(created_at COLLATE "C", not_before) AS aging_from,
+           row_number() OVER (PARTITION BY concurrency_key, priority, type ORDER BY seq) AS rank
+    FROM runs
+    WHERE queue_state = 'ready' AND not_before IS NOT NULL AND not_before <= $4
+      AND NOT (type = ANY($1::text[])) AND NOT (run_id = ANY($2::text[]))
+  ) AS due
+  WHERE rank <= $3`;
 
 /** When each candidate key's latest run started (one index lookup per key), with this transaction's own claims on top. */
 async function lastClaims(db: Queryable, candidates: readonly QueueCandidate[], claimedNow: ReadonlyMap<string, string>): Promise<Map<string, string | null>> {
@@ -163,11 +198,11 @@ async function lastClaims(db: Queryable, candidates: readonly QueueCandidate[], 
   return last;
 }
 
-/** Whether some (key, priority) group gave as many candidates as were asked: it may hold more. */
+/** Whether some (key, priority, type) group gave as many candidates as were asked: it may hold more. */
 function anyGroupFull(candidates: readonly QueueCandidate[], perGroup: number): boolean {
   const sizes = new Map<string, number>();
   for (const candidate of candidates) {
-    const group = `${candidate.priority}:${candidate.key}`;
+    const group = `${candidate.priority}:${candidate.type}:${candidate.key}`;
     const size = (sizes.get(group) ?? 0) + 1;
     if (size >= perGroup) return true;
     sizes.set(group, size);

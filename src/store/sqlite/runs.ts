@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { placementOf, type RunRecord } from '../../domain/run-record.js';
 import type { ApprovalSettlement } from '../../domain/approval-refusal.js';
-import { fairnessKey, pickFairly, type QueueCandidate } from '../fair-claims.js';
+import { agingFrom, fairnessKey, isDue, noteCandidateReads, pickFairly, type QueueCandidate } from '../fair-claims.js';
 import { claimGate, isLimited, rateLookbackMs, runningByTypeOf, foldQueueGroups, type QueueGroupRow, type QueueGroup, type RunGroupCount, type RunStart } from '../limit-buckets.js';
 import { VERDICT_FIELDS } from '../run-field-filters.js';
 import { runProblem } from '../record-checks.js';
@@ -81,7 +81,7 @@ export function claimRuns(ctx: WriteContext, options: ClaimOptions, max: number,
   const claimedNow = new Map<string, string>();
   for (let round = 0; round < MAX_CLAIM_ROUNDS && claimed.length < max; round++) {
     const want = max - claimed.length;
-    const candidates = readyCandidates(ctx, blockedTypes(options, runningByTypeOf(usage.running)), passed, want);
+    const candidates = readyCandidates(ctx, blockedTypes(options, runningByTypeOf(usage.running)), passed, want, nowMs);
     if (candidates.length === 0) break;
     const gate = claimGate(options, usage, nowMs);
     const chosen = pickFairly(candidates, lastClaims(ctx, candidates, claimedNow), nowMs, want, (candidate) => {
@@ -105,27 +105,62 @@ export function claimRuns(ctx: WriteContext, options: ClaimOptions, max: number,
 }
 
 /**
- * The oldest `perGroup` ready runs of each (concurrency key, priority) as this write sees them:
- * committed rows the batch did not change, plus the batch's staged ready runs; blocked types and
- * runs in `passed` left out. Committed rows are ranked before the batch's versions replace them,
- * so each group reads as many more rows as the batch staged.
+ * The oldest `perGroup` ready runs of each (concurrency key, priority, type) group as this write
+ * sees them: committed rows the batch did not change, plus the batch's staged ready runs; blocked
+ * types, runs in `passed` and runs not yet due left out. Committed rows are read before the
+ * batch's versions replace them, so each group reads as many more rows as the batch staged.
+ *
+ * Bounded (docs/queue.md): the heads index (`runs_ready_heads`) is walked in group order a page
+ * at a time, each page starting past the last group read, and no group gives more than its
+ * share, so a group of 10,000 ready runs costs what `perGroup` do. Runs with a not-before time
+ * are outside that index; `runs_ready_not_before` gives the due ones alone.
  */
-function readyCandidates(ctx: WriteContext, blocked: ReadonlySet<string>, passed: ReadonlySet<string>, perGroup: number): QueueCandidate[] {
-  const rows = statement(
+function readyCandidates(ctx: WriteContext, blocked: ReadonlySet<string>, passed: ReadonlySet<string>, perGroup: number, nowMs: number): QueueCandidate[] {
+  const share = perGroup + passed.size + ctx.stagedCount;
+  const rows: QueueCandidate[] = [];
+  const first = statement(ctx.db, `${HEADS_SELECT} ORDER BY concurrency_key, priority, type, seq LIMIT ?`);
+  const after = statement(ctx.db, `${HEADS_SELECT} AND (concurrency_key, priority, type) > (?, ?, ?) ORDER BY concurrency_key, priority, type, seq LIMIT ?`);
+  const more = statement(ctx.db, `${HEADS_SELECT} AND concurrency_key = ? AND priority = ? AND type = ? AND seq > ? ORDER BY seq LIMIT ?`);
+  let page = first.all(share) as QueueCandidate[];
+  while (page.length > 0) {
+    let taken = 0;
+    let group: QueueCandidate | undefined;
+    for (const row of page) {
+      if (group === undefined || row.key !== group.key || row.priority !== group.priority || row.type !== group.type) [group, taken] = [row, 0];
+      if (++taken <= share && !blocked.has(row.type)) rows.push(row);
+    }
+    noteCandidateReads(page.length);
+    const tail = page[page.length - 1]!;
+    if (page.length < share) break;
+    // The page ended inside its last group: the rest of that group's share, unless it is blocked.
+    if (taken < share && !blocked.has(tail.type)) {
+      const rest = more.all(tail.key, tail.priority, tail.type, tail.seq, share - taken) as QueueCandidate[];
+      noteCandidateReads(rest.length);
+      rows.push(...rest);
+    }
+    page = after.all(tail.key, tail.priority, tail.type, share) as QueueCandidate[];
+  }
+  const due = statement(
     ctx.db,
     `SELECT runId, seq, type, key, priority, createdAt FROM (
-       SELECT run_id AS runId, seq, type, concurrency_key AS key, priority, created_at AS createdAt,
-              row_number() OVER (PARTITION BY concurrency_key, priority ORDER BY seq) AS rank
-       FROM runs WHERE queue_state = 'ready' AND type NOT IN (SELECT value FROM json_each(?))
+       SELECT run_id AS runId, seq, type, concurrency_key AS key, priority, max(created_at, not_before) AS createdAt,
+              row_number() OVER (PARTITION BY concurrency_key, priority, type ORDER BY seq) AS rank
+       FROM runs WHERE queue_state = 'ready' AND not_before IS NOT NULL AND not_before <= ? AND type NOT IN (SELECT value FROM json_each(?))
      ) WHERE rank <= ?`,
-  ).all(JSON.stringify([...blocked]), perGroup + passed.size + ctx.stagedCount) as QueueCandidate[];
+  ).all(new Date(nowMs).toISOString(), JSON.stringify([...blocked]), share) as QueueCandidate[];
+  noteCandidateReads(due.length);
+  rows.push(...due);
   const candidates = rows.filter((row) => !passed.has(row.runId) && ctx.stagedDoc(row.runId) === undefined);
   for (const [runId, { run }] of ctx.stagedRuns()) {
-    if (run.queueState !== 'ready' || blocked.has(run.type) || passed.has(runId)) continue;
-    candidates.push({ runId, seq: run.seq, type: run.type, key: fairnessKey(run), priority: placementOf(run).priority, createdAt: run.createdAt });
+    if (run.queueState !== 'ready' || blocked.has(run.type) || passed.has(runId) || !isDue(run, nowMs)) continue;
+    candidates.push({ runId, seq: run.seq, type: run.type, key: fairnessKey(run), priority: placementOf(run).priority, createdAt: agingFrom(run) });
   }
   return candidates;
 }
+
+/** Ready runs without a not-before time, as candidates, from `runs_ready_heads`. */
+const HEADS_SELECT = `SELECT run_id AS runId, seq, type, concurrency_key AS key, priority, created_at AS createdAt
+  FROM runs INDEXED BY runs_ready_heads WHERE queue_state = 'ready' AND not_before IS NULL`;
 
 /** When each candidate key's latest run started (committed, staged, or claimed by this write). */
 function lastClaims(ctx: WriteContext, candidates: readonly QueueCandidate[], claimedNow: ReadonlyMap<string, string>): Map<string, string | null> {

@@ -11,9 +11,11 @@ import { conflict } from '../../domain/errors.js';
  * 7 lifts each run's concurrency key, priority and start time out of its document as generated
  * columns, indexed for claims in fair order (src/store/fair-claims.ts); 8 indexes run start
  * times (rate buckets count recent starts: src/store/limit-buckets.ts); 9 stores flow steps'
- * own status words (`waiting`, `skipped`: docs/flows.md) and indexes each run's flow id.
+ * own status words (`waiting`, `skipped`: docs/flows.md) and indexes each run's flow id; 10 lifts
+ * the not-before time (a trailing debounce's window end) out too and indexes ready runs by (key,
+ * priority, type) group heads and by that time, so a claim reads a bounded set (docs/queue.md).
  */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /** The `counters` row holding the last write stamp given to run events (layout 6). */
 export const EVENT_TX_COUNTER = 'event_tx';
@@ -192,6 +194,15 @@ UPDATE runs SET status = 'skipped', doc = json_set(doc, '$.status', 'skipped')
   WHERE status = 'cancelled' AND json_type(doc, '$.flowStep.skipped') = 'object';
 ALTER TABLE runs ADD COLUMN flow_id TEXT GENERATED ALWAYS AS (json_extract(doc, '$.flowStep.flowId')) VIRTUAL;
 CREATE INDEX runs_flow ON runs (flow_id, status, seq) WHERE flow_id IS NOT NULL;`,
+  },
+  {
+    version: 10,
+    description: 'ready runs indexed by (key, priority, type) group heads and by not-before time, for claims that read a bounded set',
+    // A run with a not-before time stays out of the heads index: read by the second once due.
+    sql: `ALTER TABLE runs ADD COLUMN not_before TEXT GENERATED ALWAYS AS (json_extract(doc, '$.notBefore')) VIRTUAL;
+DROP INDEX IF EXISTS runs_ready_groups;
+CREATE INDEX runs_ready_heads ON runs (concurrency_key, priority, type, seq) WHERE queue_state = 'ready' AND not_before IS NULL;
+CREATE INDEX runs_ready_not_before ON runs (not_before) WHERE queue_state = 'ready' AND not_before IS NOT NULL;`,
   },
 ];
 

@@ -17,7 +17,7 @@ import { EVENT_TX_COUNTER } from './schema.js';
 /** A run as a write of this batch stored it: the row's text, and its fields the claims look at. */
 interface StagedRun {
   doc: string;
-  run: Pick<RunRecord, 'seq' | 'type' | 'status' | 'queueState' | 'concurrencyKey' | 'priority' | 'createdAt' | 'startedAt'>;
+  run: Pick<RunRecord, 'seq' | 'type' | 'status' | 'queueState' | 'concurrencyKey' | 'priority' | 'createdAt' | 'startedAt' | 'notBefore'>;
   /** The committed row's type and status (null for a run new in this batch): running counts are adjusted by the difference. */
   base: Pick<RunRecord, 'type' | 'status' | 'concurrencyKey'> | null;
 }
@@ -128,6 +128,7 @@ export class WriteContext {
         priority: run.priority,
         createdAt: run.createdAt,
         startedAt: run.startedAt,
+        notBefore: run.notBefore,
       },
       base,
     });

@@ -7,6 +7,7 @@ import { runsByStatus } from './0006-runs-by-status.js';
 import { fairClaims } from './0007-fair-claims.js';
 import { runStarts } from './0008-run-starts.js';
 import { flowStepStatuses } from './0009-flow-step-statuses.js';
+import { claimHeads } from './0010-claim-heads.js';
 
 /** One schema change: applied once, in version order, inside its own transaction. */
 export interface Migration {
@@ -16,6 +17,6 @@ export interface Migration {
 }
 
 /** Every migration this build knows, oldest first. A new layout change is a new file appended here. */
-export const MIGRATIONS: readonly Migration[] = [initialLayout, appendSequences, runEventStamps, taskCountDeltas, runWritesLighter, runsByStatus, fairClaims, runStarts, flowStepStatuses];
+export const MIGRATIONS: readonly Migration[] = [initialLayout, appendSequences, runEventStamps, taskCountDeltas, runWritesLighter, runsByStatus, fairClaims, runStarts, flowStepStatuses, claimHeads];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
