@@ -26,6 +26,7 @@ import { buildServer } from './http/server.js';
 import { createApprovalLinks } from './tokens/approval-links.js';
 import { createTokenService } from './tokens/scoped-tokens.js';
 import { signingKey } from './tokens/signed-text.js';
+import { tagsOf } from './domain/run-tags.js';
 import { buildServiceRoutes } from './http/service-routes.js';
 import { createApprovalEscalation } from './incidents/approval-escalation.js';
 import { createIncidentLedger } from './incidents/ledger.js';
@@ -420,7 +421,15 @@ export function composeService(infra: ServiceInfrastructure) {
     approvalLinks,
   });
 
-  return { tokens, approvalLinks, alerts, serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, flows, runLogs, routes, events, models };
+  // A `tag` token's scope check reads the run's tags (docs/tokens.md).
+  const scopeLookups = {
+    runTags: async (runId: string) => {
+      const run = await store.getRun(runId);
+      return run === null ? null : tagsOf(run);
+    },
+  };
+
+  return { tokens, approvalLinks, scopeLookups, alerts, serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, flows, runLogs, routes, events, models };
 }
 
 /**
@@ -470,7 +479,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       'the state store is shared by instances but no KV store is configured: response cache off (set KV_STORE_URL to share it, and rate limits and locks with it)',
     );
   }
-  const server = await buildServer({ config, coordination, logger, metrics, responseCacheEnabled, tracer: tracing.tracer, tokens: service.tokens, approvalLinks: service.approvalLinks }, service.routes);
+  const server = await buildServer({ config, coordination, logger, metrics, responseCacheEnabled, tracer: tracing.tracer, tokens: service.tokens, approvalLinks: service.approvalLinks, scopeLookups: service.scopeLookups }, service.routes);
 
   // Start: the probes, recovery and the runner, knowledge, the scheduler and the incident sweeps.
   const stopProbe = startServiceProbeTimer(

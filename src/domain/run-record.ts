@@ -226,6 +226,8 @@ export interface RunRecord {
   concurrencyKey?: string | null;
   /** 1 (lowest) to 5 (highest); absent on runs stored before priorities existed: DEFAULT_PRIORITY. */
   priority?: number;
+  /** Labels its admission gave it (domain/run-tags.ts); absent when it has none. */
+  tags?: string[];
 }
 
 export const MIN_PRIORITY = 1;

@@ -1,4 +1,5 @@
 import { actorList } from './run-requesters.js';
+import { normalizedTags } from '../domain/run-tags.js';
 import { attemptIdOf, withEvent } from '../domain/run-events.js';
 
 // The run's event list and attempt ids are the run record's own rules (src/domain/run-events.ts),
@@ -37,6 +38,8 @@ export interface NewRunInput {
   waiting?: boolean;
   /** Its concurrency key and priority; absent: unkeyed, DEFAULT_PRIORITY. */
   placement?: Partial<QueuePlacement>;
+  /** Its tags (domain/run-tags.ts); absent or empty: none, and the record leaves the field out. */
+  tags?: readonly string[];
 }
 
 /** Records a queue-attempt lifecycle entry for the run's current attempt. */
@@ -98,6 +101,7 @@ export function newRunRecord(input: NewRunInput): RunRecord {
     ...(input.flowStep ? { flowStep: input.flowStep } : {}),
     concurrencyKey: input.placement?.concurrencyKey ?? null,
     priority: input.placement?.priority ?? DEFAULT_PRIORITY,
+    ...(input.tags !== undefined && input.tags.length > 0 ? { tags: normalizedTags(input.tags) } : {}),
     retry: null,
     result: null,
     error: null,

@@ -1,4 +1,5 @@
 import { isTerminalStatus, placementOf, type RunRecord } from '../domain/run-record.js';
+import { tagsOf } from '../domain/run-tags.js';
 import { endedByApprovalRefusal } from '../domain/approval-refusal.js';
 import { approvalRequestersOf } from './approval-policy.js';
 import { requestersOf } from './run-requesters.js';
@@ -186,6 +187,7 @@ export function toRunView(run: RunRecord) {
     queueState: run.queueState,
     /** Its concurrency key (null: the unkeyed queue) and priority, as claims order it (docs/queue.md). */
     ...placementOf(run),
+    tags: tagsOf(run),
     attempt: run.attempt,
     source: run.source,
     requestedBy: run.requestedBy,

@@ -48,6 +48,8 @@ export interface RunQuery {
   createdTo?: string;
   /** Only runs with this concurrency key. */
   concurrencyKey?: string;
+  /** Only runs carrying every one of these tags (domain/run-tags.ts). */
+  tags?: readonly string[];
 }
 
 export interface ClaimOptions {

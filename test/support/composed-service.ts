@@ -40,7 +40,7 @@ export async function startComposedService(
   await store.open();
   const coordination = new MemoryCoordination({ cacheMaxEntries: 100, cacheMaxBytes: 1_000_000 });
   const service = composeService({ config, logger, clock: systemClock, store, coordination, metricsPort: null, extraTaskTypes: options.extraTaskTypes });
-  const server = await buildServer({ config, coordination, logger, metrics: createMetrics(), tokens: service.tokens, approvalLinks: service.approvalLinks }, service.routes);
+  const server = await buildServer({ config, coordination, logger, metrics: createMetrics(), tokens: service.tokens, approvalLinks: service.approvalLinks, scopeLookups: service.scopeLookups }, service.routes);
   await server.listen({ host: '127.0.0.1', port: 0 });
   if (options.runtime) await service.runtime.start();
   const { port } = server.server.address() as { port: number };

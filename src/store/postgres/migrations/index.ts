@@ -6,6 +6,7 @@ import { runWritesLighter } from './0005-run-writes-lighter.js';
 import { runsByStatus } from './0006-runs-by-status.js';
 import { fairClaims } from './0007-fair-claims.js';
 import { runStarts } from './0008-run-starts.js';
+import { runTags } from './0009-run-tags.js';
 
 /** One schema change: applied once, in version order, inside its own transaction. */
 export interface Migration {
@@ -15,6 +16,6 @@ export interface Migration {
 }
 
 /** Every migration this build knows, oldest first. A new layout change is a new file appended here. */
-export const MIGRATIONS: readonly Migration[] = [initialLayout, appendSequences, runEventStamps, taskCountDeltas, runWritesLighter, runsByStatus, fairClaims, runStarts];
+export const MIGRATIONS: readonly Migration[] = [initialLayout, appendSequences, runEventStamps, taskCountDeltas, runWritesLighter, runsByStatus, fairClaims, runStarts, runTags];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
