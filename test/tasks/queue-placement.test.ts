@@ -45,6 +45,44 @@ describe('queue placement of triggered runs', () => {
     expect((await call('GET', '/api/tasks/runs?limit=1')).body.total).toBe(before);
   });
 
+  it('stores a trigger\'s tags, shows them, lists by every ?tag= given, and a rerun and a bulk rerun keep them', async () => {
+    const both = await call('POST', '/api/tasks/trigger', { type: 'summarize-content', payload: { content: 't1' }, tags: ['api-tags', 'team:red', 'api-tags'] });
+    expect(both.status).toBe(202);
+    const one = await call('POST', '/api/tasks/trigger', { type: 'summarize-content', payload: { content: 't2' }, tags: ['api-tags'] });
+    const none = await call('POST', '/api/tasks/trigger', { type: 'summarize-content', payload: { content: 't3' } });
+    expect((await call('GET', `/api/tasks/runs/${both.body.runId}`)).body.tags).toEqual(['api-tags', 'team:red']);
+    expect((await call('GET', `/api/tasks/runs/${none.body.runId}`)).body.tags).toEqual([]);
+    const ids = async (query: string) => (await call('GET', `/api/tasks/runs?${query}`)).body.items.map((run: { runId: string }) => run.runId);
+    expect(await ids('tag=api-tags')).toEqual([one.body.runId, both.body.runId]);
+    expect(await ids('tag=api-tags&tag=team%3Ared')).toEqual([both.body.runId]);
+    const rerun = await call('POST', `/api/tasks/runs/${both.body.runId}/rerun`, {});
+    expect((await call('GET', `/api/tasks/runs/${rerun.body.runId}`)).body.tags).toEqual(['api-tags', 'team:red']);
+    const bulk = await call('POST', '/api/tasks/bulk/rerun', { filter: { tags: ['team:red'] }, dryRun: true });
+    expect(bulk.status).toBe(200);
+    expect(bulk.body.runs.map((run: { runId: string }) => run.runId).sort()).toEqual([both.body.runId, rerun.body.runId].sort());
+    expect((await call('POST', '/api/tasks/bulk/rerun', { filter: { tags: [] } })).status).toBe(400);
+  });
+
+  it.each([
+    ['a tag with a space', { tags: ['a b'] }, '/body/tags/0'],
+    ['an empty tag', { tags: ['ok', ''] }, '/body/tags/1'],
+    ['a tag over 64 characters', { tags: ['t'.repeat(65)] }, '/body/tags/0'],
+    ['more than 20 tags', { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, '/body/tags'],
+    ['tags that are not a list', { tags: 'solo' }, '/body/tags'],
+  ])('refuses %s with 400 naming the field, admitting nothing', async (_name, fields, path) => {
+    const before = (await call('GET', '/api/tasks/runs?limit=1')).body.total as number;
+    const res = await call('POST', '/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'x' }, ...fields });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', details: expect.arrayContaining([expect.objectContaining({ path })]) });
+    expect((await call('GET', '/api/tasks/runs?limit=1')).body.total).toBe(before);
+  });
+
+  it('refuses a bad ?tag= filter with 400 naming the query', async () => {
+    const res = await call('GET', '/api/tasks/runs?tag=no%20spaces');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', details: [expect.objectContaining({ path: expect.stringMatching(/^\/querystring\/tag/) })] });
+  });
+
   it('refuses a bad concurrencyKey filter with 400', async () => {
     const res = await call('GET', `/api/tasks/runs?concurrencyKey=${'k'.repeat(201)}`);
     expect(res.status).toBe(400);
