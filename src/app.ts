@@ -23,7 +23,7 @@ import { SERVICE_RUN_ID_PREFIXES } from './domain/service-run-ids.js';
 import { createLiveEvents } from './events/compose.js';
 import type { EventChannelObserver } from './events/event-channel.js';
 import { buildServer } from './http/server.js';
-import { createApprovalLinks } from './tokens/approval-links.js';
+import { createApprovalLinks, type ApprovalLinks } from './tokens/approval-links.js';
 import { createTokenService } from './tokens/scoped-tokens.js';
 import { signingKey } from './tokens/signed-text.js';
 import { tagsOf } from './domain/run-tags.js';
@@ -266,6 +266,8 @@ export function composeService(infra: ServiceInfrastructure) {
   });
 
   // Alert rules read runs and incidents from the shared store; a finished run re-evaluates them.
+  // The approval links are made once the runtime's approvals exist (below); an alert sent before has none.
+  let linkMaker: ApprovalLinks | null = null;
   const alerts = createAlertService({
     config: config.alerts,
     store,
@@ -273,6 +275,7 @@ export function composeService(infra: ServiceInfrastructure) {
     logger,
     ownerId,
     sources: conditionSources(store, incidentLedger),
+    approvalLinks: { linksForEligible: async (approvalId) => (linkMaker === null ? [] : linkMaker.linksForEligible(approvalId, 'alerts')) },
   });
 
   const runtime = createTaskRuntime({
@@ -394,6 +397,7 @@ export function composeService(infra: ServiceInfrastructure) {
   const tokens = createTokenService({ store, clock, key: credentialKey });
   // Approval links stand for the key of the approver they name, for one approval (docs/approvals-and-reruns.md).
   const approvalLinks = createApprovalLinks({ clock, key: credentialKey, keys: config.apiKeys, approvals: runtime.approvals });
+  linkMaker = approvalLinks;
 
   const routes = buildServiceRoutes({
     config,
