@@ -129,3 +129,32 @@ describe('orch queue', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ waiting: 2, buckets: [{ name: 'deploys', waiting: 1 }] });
   });
 });
+
+/** Run tags from the command line: `orch run --tag`, `orch runs --tag`, `orch show`, and a bulk filter on a tag. */
+describe('run tags in the orch command line', () => {
+  const service = composedServiceForSuite();
+
+  it('tags a run, lists and shows it by its tags, and picks it for a bulk rerun by tag', async () => {
+    const env = { ORCH_URL: service().url, ORCH_API_KEY: TEST_KEYS.operator, XDG_CONFIG_HOME: tempDir('orch-tags-'), COLUMNS: '200' };
+    const ran = await orch(['run', 'summarize-content', 'content=tagged', '--tag', 'cli:one', '--tag', 'team=ops', '--key', 'cli-tagged'], env);
+    expect(ran.code).toBe(0);
+    await orch(['run', 'summarize-content', 'content=other', '--tag', 'cli:one', '--key', 'cli-other'], env);
+    const api = apiClient(service().url);
+    expect((await api.get('/api/tasks/runs/cli-tagged')).body.tags).toEqual(['cli:one', 'team=ops']);
+
+    const listed = await orch(['runs', '--tag', 'cli:one', '--tag', 'team=ops', '--json'], env);
+    expect(JSON.parse(listed.stdout).items.map((r: { runId: string }) => r.runId)).toEqual(['cli-tagged']);
+    const table = await orch(['runs', '--tag', 'cli:one'], env);
+    expect(table.stdout).toMatch(/cli-tagged .*cli:one team=ops/);
+    expect(table.stdout).toContain('cli-other');
+    const shown = await orch(['show', 'cli-tagged'], env);
+    expect(shown.stdout).toMatch(/^tags\s+cli:one team=ops$/m);
+
+    const bulk = await orch(['rerun', '--filter', 'tag=cli:one,tag=team=ops', '--dry-run', '--json'], env);
+    expect(bulk.code).toBe(0);
+    expect(JSON.parse(bulk.stdout).runs.map((r: { runId: string }) => r.runId)).toEqual(['cli-tagged']);
+    const refused = await orch(['run', 'summarize-content', 'content=x', '--tag', 'no spaces'], env);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('tags.0: must match pattern');
+  });
+});
