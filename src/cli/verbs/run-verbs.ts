@@ -150,7 +150,8 @@ export const runsVerb: Verb = {
           { header: 'run', value: (r) => r.runId, fit: 'wrap' },
           { header: 'type', value: (r) => r.type },
           { header: 'status', value: (r) => stateWords(r), colour: (r) => statusColour(r.status) },
-          { header: 'tags', value: (r) => (r.tags ?? []).join(' '), fit: 'drop' },
+          // Shown when a listed run has tags: a page without any keeps its columns.
+          ...(page.items.some((r) => (r.tags ?? []).length > 0) ? [{ header: 'tags', value: (r: RunRecordView) => (r.tags ?? []).join(' '), fit: 'drop' as const }] : []),
           { header: 'created', value: (r) => when(r.createdAt), fit: 'drop' },
           { header: 'took', value: (r) => (r.finishedAt && r.startedAt ? duration(Date.parse(String(r.finishedAt)) - Date.parse(String(r.startedAt))) : ''), fit: 'drop' },
           { header: 'summary', value: (r) => r.operatorSummary ?? r.error ?? '', fit: 'cut', max: 60 },
