@@ -23,9 +23,10 @@ import { SERVICE_RUN_ID_PREFIXES } from './domain/service-run-ids.js';
 import { createLiveEvents } from './events/compose.js';
 import type { EventChannelObserver } from './events/event-channel.js';
 import { buildServer } from './http/server.js';
-import { createApprovalLinks } from './tokens/approval-links.js';
+import { createApprovalLinks, type ApprovalLinks } from './tokens/approval-links.js';
 import { createTokenService } from './tokens/scoped-tokens.js';
 import { signingKey } from './tokens/signed-text.js';
+import { tagsOf } from './domain/run-tags.js';
 import { buildServiceRoutes } from './http/service-routes.js';
 import { createApprovalEscalation } from './incidents/approval-escalation.js';
 import { createIncidentLedger } from './incidents/ledger.js';
@@ -269,6 +270,8 @@ export function composeService(infra: ServiceInfrastructure) {
   });
 
   // Alert rules read runs and incidents from the shared store; a finished run re-evaluates them.
+  // The approval links are made once the runtime's approvals exist (below); an alert sent before has none.
+  let linkMaker: ApprovalLinks | null = null;
   const alerts = createAlertService({
     config: config.alerts,
     store,
@@ -276,6 +279,7 @@ export function composeService(infra: ServiceInfrastructure) {
     logger,
     ownerId,
     sources: conditionSources(store, incidentLedger),
+    approvalLinks: { linksForEligible: async (approvalId) => (linkMaker === null ? [] : linkMaker.linksForEligible(approvalId, 'alerts')) },
   });
 
   const runtime = createTaskRuntime({
@@ -401,6 +405,7 @@ export function composeService(infra: ServiceInfrastructure) {
   const tokens = createTokenService({ store, clock, key: credentialKey });
   // Approval links stand for the key of the approver they name, for one approval (docs/approvals-and-reruns.md).
   const approvalLinks = createApprovalLinks({ clock, key: credentialKey, keys: config.apiKeys, approvals: runtime.approvals });
+  linkMaker = approvalLinks;
 
   const routes = buildServiceRoutes({
     config,
@@ -438,7 +443,15 @@ export function composeService(infra: ServiceInfrastructure) {
     approvalLinks,
   });
 
-  return { tokens, approvalLinks, alerts, serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, flows, runLogs, routes, events, models };
+  // A `tag` token's scope check reads the run's tags (docs/tokens.md).
+  const scopeLookups = {
+    runTags: async (runId: string) => {
+      const run = await store.getRun(runId);
+      return run === null ? null : tagsOf(run);
+    },
+  };
+
+  return { tokens, approvalLinks, scopeLookups, alerts, serviceStartedAt, ownerId, registry, probe, codeHost, admit, lanes, knowledge, incidents, scheduler, schedules, runtime, flows, runLogs, routes, events, models };
 }
 
 /**
@@ -488,7 +501,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
       'the state store is shared by instances but no KV store is configured: response cache off (set KV_STORE_URL to share it, and rate limits and locks with it)',
     );
   }
-  const server = await buildServer({ config, coordination, logger, metrics, responseCacheEnabled, tracer: tracing.tracer, tokens: service.tokens, approvalLinks: service.approvalLinks }, service.routes);
+  const server = await buildServer({ config, coordination, logger, metrics, responseCacheEnabled, tracer: tracing.tracer, tokens: service.tokens, approvalLinks: service.approvalLinks, scopeLookups: service.scopeLookups }, service.routes);
 
   // Start: the probes, recovery and the runner, knowledge, the scheduler and the incident sweeps.
   const stopProbe = startServiceProbeTimer(

@@ -68,10 +68,23 @@ async function expiringApprovals(rule: AlertRule, sources: ConditionSources, now
         ruleId: rule.id,
         subject: run.runId,
         summary: `approval of ${run.type} run ${run.runId} expires at ${expiresAt}`,
-        labels: { type: run.type, runId: run.runId, expiresAt },
+        labels: { type: run.type, runId: run.runId, approvalId: run.taskId, expiresAt },
       },
     ];
   });
+}
+
+/** Each held run whose approval waits for a decision. */
+async function pendingApprovals(rule: AlertRule, sources: ConditionSources): Promise<ActiveCondition[]> {
+  const { items } = await sources.listRuns({ status: 'pending', queueState: 'held', ...(rule.match.type ? { type: rule.match.type } : {}), order: 'oldest', limit: SCAN_LIMIT });
+  return items
+    .filter((run) => run.approval.status === 'pending')
+    .map((run) => ({
+      ruleId: rule.id,
+      subject: run.runId,
+      summary: `${run.type} run ${run.runId} waits for an approval (${run.approval.reason ?? 'approval required'})`,
+      labels: { type: run.type, runId: run.runId, approvalId: run.taskId },
+    }));
 }
 
 async function stalledQueue(rule: AlertRule, sources: ConditionSources, now: number): Promise<ActiveCondition[]> {
@@ -107,6 +120,7 @@ export async function activeConditions(rule: AlertRule, sources: ConditionSource
   if (match.status !== undefined) return finishedRuns(rule, sources, now);
   if (match.runningLongerThanMinutes !== undefined) return longRunning(rule, sources, now);
   if (match.approvalExpiringWithinMinutes !== undefined) return expiringApprovals(rule, sources, now);
+  if (match.approvalPending !== undefined) return pendingApprovals(rule, sources);
   if (match.oldestPendingOlderThanSeconds !== undefined) return stalledQueue(rule, sources, now);
   return incidents(rule, sources);
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { AlertSinkConfig, SinkRetry } from '../config/alerts.js';
 import type { OutboundNetwork } from '../net/guarded-fetch.js';
 import type { StateStore } from '../store/types.js';
+import { carriesApprovalLinks, noticeApprovalLinks, withoutLinkSecrets, type ApprovalLinkSource, type NoticeApprovalLinks } from './approval-links.js';
 import { sendToSink } from './send.js';
 import { sinkRequest } from './sink-request.js';
 import { ALERT_COLLECTIONS, type AlertDelivery, type AlertNotice } from './types.js';
@@ -12,6 +13,8 @@ export interface DeliveryDeps {
   logger: Logger;
   ownerId: string;
   network?: OutboundNetwork;
+  /** Approval links for approval notices (approval-links.ts); absent: none are made. */
+  approvalLinks?: { source: ApprovalLinkSource; consoleUrl: string | null };
 }
 
 /**
@@ -51,6 +54,8 @@ export function deliveryOf(notice: AlertNotice, sink: string, stored: Map<string
 function afterAttempt(delivery: AlertDelivery, retry: SinkRetry | null, attempt: number, error: string | null, now: Date): AlertDelivery {
   const at = now.toISOString();
   if (error === null) return { ...delivery, status: 'delivered', attempts: attempt, lastError: null, deliveredAt: at, updatedAt: at };
+  // A receiver's answer may echo what it was sent: no approval link secret is kept of it.
+  error = withoutLinkSecrets(error);
   const dead = retry === null || attempt >= retry.maxAttempts;
   return {
     ...delivery,
@@ -91,6 +96,14 @@ export async function deliverDue(deps: DeliveryDeps, now: () => Date): Promise<n
     }
   }
   let attempted = 0;
+  // Made afresh for each attempt and kept nowhere but in the request: a retry carries new links.
+  const linksFor = async (sink: AlertSinkConfig, notice: AlertNotice): Promise<NoticeApprovalLinks | undefined> => {
+    if (!deps.approvalLinks || !carriesApprovalLinks(sink, notice)) return undefined;
+    const { source, consoleUrl } = deps.approvalLinks;
+    return noticeApprovalLinks(notice.labels.approvalId!, source, consoleUrl, (err) =>
+      logger.warn({ err, noticeId: notice.noticeId }, 'approval links not made; the notice names the approve page'),
+    );
+  };
   const drain = async (sinkName: string, queue: AlertDelivery[]) => {
     const sink = sinks[sinkName];
     for (const delivery of queue) {
@@ -112,7 +125,9 @@ export async function deliverDue(deps: DeliveryDeps, now: () => Date): Promise<n
         return;
       }
       attempted += 1;
-      const result = await sendToSink(sink, sinkRequest(sink, noticeById.get(delivery.noticeId)!, delivery.deliveryId, at), deps.network);
+      const notice = noticeById.get(delivery.noticeId)!;
+      const approval = await linksFor(sink, notice);
+      const result = await sendToSink(sink, sinkRequest(sink, notice, delivery.deliveryId, at, approval), deps.network);
       const next = afterAttempt(delivery, sink.retry, attempt, result.ok ? null : result.error, now());
       await store.putDoc(ALERT_COLLECTIONS.deliveries, delivery.deliveryId, { ...next });
       if (next.status === 'dead') logger.warn({ deliveryId: next.deliveryId, sink: sinkName, attempts: attempt, error: next.lastError }, 'alert delivery dead-lettered');

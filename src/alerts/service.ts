@@ -4,6 +4,7 @@ import type { AlertsConfig } from '../config/alerts.js';
 import { freshShared } from '../domain/fresh-share.js';
 import type { OutboundNetwork } from '../net/guarded-fetch.js';
 import type { StateStore } from '../store/types.js';
+import type { ApprovalLinkSource } from './approval-links.js';
 import type { ConditionSources } from './conditions.js';
 import { deliverDue, deliveryOf, readDeliveryState } from './delivery.js';
 import { createEpisodeLedger } from './episode-ledger.js';
@@ -19,6 +20,8 @@ export interface AlertServiceDeps {
   sources: ConditionSources;
   /** Tests substitute the network edges of the guarded fetch. */
   network?: OutboundNetwork;
+  /** Makes approval links for approval notices (src/tokens/approval-links.ts); absent, or config approvalLinks false: none. */
+  approvalLinks?: ApprovalLinkSource;
 }
 
 /** Settled notices are kept this long; dead letters longer, for an operator to find. */
@@ -45,7 +48,8 @@ export function createAlertService(deps: AlertServiceDeps) {
     if (outcome.fired + outcome.resolved > 0) logger.info(outcome, 'alert notices claimed');
     return outcome;
   });
-  const deliver = freshShared(() => deliverDue({ store, sinks: config.sinks, logger, ownerId: deps.ownerId, ...(deps.network ? { network: deps.network } : {}) }, now));
+  const linkDeps = deps.approvalLinks && config.approvalLinks ? { approvalLinks: { source: deps.approvalLinks, consoleUrl: config.consoleUrl } } : {};
+  const deliver = freshShared(() => deliverDue({ store, sinks: config.sinks, logger, ownerId: deps.ownerId, ...(deps.network ? { network: deps.network } : {}), ...linkDeps }, now));
 
   async function views(): Promise<AlertView[]> {
     const { notices, deliveries } = await readDeliveryState(store);

@@ -1,5 +1,6 @@
 import type { AlertSinkConfig } from '../config/alerts.js';
 import { signAlertDelivery } from '../incidents/alert-signature.js';
+import type { NoticeApprovalLinks } from './approval-links.js';
 import { chatText } from './chat-text.js';
 import type { AlertNotice } from './types.js';
 
@@ -27,7 +28,7 @@ function signedRequest(sink: { url: string; secret: string }, body: string, deli
 }
 
 /** The webhook's JSON: the notice as it is, plus the delivery id a receiver dedupes on. */
-function webhookRequest(sink: Extract<AlertSinkConfig, { kind: 'webhook' }>, notice: AlertNotice, deliveryId: string, now: Date): SinkRequest {
+function webhookRequest(sink: Extract<AlertSinkConfig, { kind: 'webhook' }>, notice: AlertNotice, deliveryId: string, now: Date, approval?: NoticeApprovalLinks): SinkRequest {
   const body = JSON.stringify({
     deliveryId,
     noticeId: notice.noticeId,
@@ -40,13 +41,14 @@ function webhookRequest(sink: Extract<AlertSinkConfig, { kind: 'webhook' }>, not
     startsAt: notice.startsAt,
     endsAt: notice.endsAt,
     at: notice.at,
+    ...(approval ? { approval } : {}),
   });
   return signedRequest(sink, body, deliveryId, now);
 }
 
 /** The bridge's `/notify`: one chat line for the channel, signed with the bridge's secret. */
-function chatRequest(sink: Extract<AlertSinkConfig, { kind: 'chat' }>, notice: AlertNotice, deliveryId: string, now: Date): SinkRequest {
-  const body = JSON.stringify({ deliveryId, channel: sink.channel, text: chatText(notice), status: notice.kind, ruleId: notice.ruleId, severity: notice.severity });
+function chatRequest(sink: Extract<AlertSinkConfig, { kind: 'chat' }>, notice: AlertNotice, deliveryId: string, now: Date, approval?: NoticeApprovalLinks): SinkRequest {
+  const body = JSON.stringify({ deliveryId, channel: sink.channel, text: chatText(notice, approval), status: notice.kind, ruleId: notice.ruleId, severity: notice.severity });
   return signedRequest(sink, body, deliveryId, now);
 }
 
@@ -65,12 +67,13 @@ function alertmanagerRequest(sink: Extract<AlertSinkConfig, { kind: 'alertmanage
   };
 }
 
-export function sinkRequest(sink: AlertSinkConfig, notice: AlertNotice, deliveryId: string, now: Date): SinkRequest {
+/** `approval`: the approval links of a firing approval notice (approval-links.ts), made for this attempt alone. */
+export function sinkRequest(sink: AlertSinkConfig, notice: AlertNotice, deliveryId: string, now: Date, approval?: NoticeApprovalLinks): SinkRequest {
   switch (sink.kind) {
     case 'webhook':
-      return webhookRequest(sink, notice, deliveryId, now);
+      return webhookRequest(sink, notice, deliveryId, now, approval);
     case 'chat':
-      return chatRequest(sink, notice, deliveryId, now);
+      return chatRequest(sink, notice, deliveryId, now, approval);
     case 'alertmanager':
       return alertmanagerRequest(sink, notice);
   }

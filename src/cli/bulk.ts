@@ -24,8 +24,10 @@ export function parseBulkFilter(text: string): BulkFilter {
     const key = pair.slice(0, at).trim();
     const value = pair.slice(at + 1);
     if (key.startsWith(PAYLOAD_PREFIX) && key.length > PAYLOAD_PREFIX.length) payload[key.slice(PAYLOAD_PREFIX.length)] = value;
+    // `tag=a,tag=b`: runs carrying both.
+    else if (key === 'tag') filter.tags = [...((filter.tags as string[] | undefined) ?? []), value];
     else if ((FILTER_KEYS as readonly string[]).includes(key)) filter[key] = value;
-    else throw new UsageError(`unknown --filter key '${key}'.${didYouMean(key, [...FILTER_KEYS])} (keys: ${FILTER_KEYS.join(', ')}, payload.<field>)`);
+    else throw new UsageError(`unknown --filter key '${key}'.${didYouMean(key, [...FILTER_KEYS, 'tag'])} (keys: ${FILTER_KEYS.join(', ')}, tag, payload.<field>)`);
   }
   if (Object.keys(payload).length > 0) filter.payload = payload;
   if (Object.keys(filter).length === 0) throw new UsageError('--filter names no criterion: a bulk action never picks every run');

@@ -37,6 +37,8 @@ export interface RunListQuery {
   queueState?: 'held' | 'ready';
   /** Runs whose id starts with this text (how a short id is resolved). */
   idPrefix?: string;
+  /** Runs carrying every one of these tags. */
+  tag?: string[];
 }
 
 const enc = encodeURIComponent;
@@ -48,16 +50,17 @@ const enc = encodeURIComponent;
  */
 export function createOrchClient(options: ClientOptions) {
   const http = createHttp(options);
-  const get = async <T>(path: string, query?: Record<string, string | number | boolean | undefined>) =>
+  const get = async <T>(path: string, query?: Record<string, string | number | boolean | readonly string[] | undefined>) =>
     (await http.request<T>('GET', path, { query })).body;
   const post = async <T>(path: string, body: unknown, idempotent = false): Promise<ClientResponse<T>> => http.request<T>('POST', path, { body, idempotent });
 
   return {
     http,
     /** Admits a task. With an idempotency key the request is safe to repeat, so it is retried like a GET. */
-    async trigger(type: string, payload: Record<string, unknown>): Promise<{ status: number; body: TriggerAnswer }> {
+    /** `tags`: labels kept on the run (docs/tasks.md, "Run tags"). */
+    async trigger(type: string, payload: Record<string, unknown>, tags: string[] = []): Promise<{ status: number; body: TriggerAnswer }> {
       const keyed = typeof payload.idempotencyKey === 'string';
-      const res = await post<TriggerAnswer>('/api/tasks/trigger', { type, payload }, keyed);
+      const res = await post<TriggerAnswer>('/api/tasks/trigger', { type, payload, ...(tags.length > 0 ? { tags } : {}) }, keyed);
       return { status: res.status, body: res.body };
     },
     listRuns: (query: RunListQuery = {}) =>

@@ -19,7 +19,8 @@ export interface ClientOptions {
 
 export interface RequestOptions {
   body?: unknown;
-  query?: Record<string, string | number | boolean | undefined>;
+  /** A list repeats its key (`?tag=a&tag=b`). */
+  query?: Record<string, string | number | boolean | readonly string[] | undefined>;
   /** GET, HEAD, PUT and DELETE are; a POST is only when the caller says so (it carries an idempotency key). */
   idempotent?: boolean;
   signal?: AbortSignal;
@@ -52,7 +53,10 @@ export function createHttp(options: ClientOptions) {
 
   function urlOf(path: string, query?: RequestOptions['query']): string {
     const url = new URL(base + path);
-    for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (Array.isArray(value)) for (const item of value) url.searchParams.append(key, item);
+      else if (value !== undefined) url.searchParams.set(key, String(value));
+    }
     return url.toString();
   }
 

@@ -46,6 +46,7 @@ const RuleMatchSchema = Type.Object(
     finalFailureOnly: Type.Optional(Type.Boolean()),
     runningLongerThanMinutes: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 525_600 })),
     approvalExpiringWithinMinutes: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 525_600 })),
+    approvalPending: Type.Optional(Type.Literal(true)),
     oldestPendingOlderThanSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 31_536_000 })),
     incident: Type.Optional(Type.Union([Type.Literal('opened'), Type.Literal('escalated')])),
   },
@@ -69,6 +70,8 @@ export const AlertsConfigSchema = Type.Object(
     deliverEverySeconds: Type.Optional(Type.Number({ minimum: 0.05, maximum: 3600 })),
     sinks: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }), Type.Union([WebhookSinkSchema, AlertmanagerSinkSchema, ChatSinkSchema]))),
     rules: Type.Optional(Type.Array(RuleSchema, { maxItems: 200 })),
+    approvalLinks: Type.Optional(Type.Boolean({ description: 'false: approval notices carry the approve page only, no signed links (default true)' })),
+    consoleUrl: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000, description: 'the origin people reach the console at, for links in messages' })),
   },
   { additionalProperties: false },
 );
@@ -107,10 +110,14 @@ export interface AlertsConfig {
   deliverEveryMs: number;
   sinks: Record<string, AlertSinkConfig>;
   rules: AlertRule[];
+  /** Whether approval notices to webhook and chat sinks carry signed approval links (docs/alerts.md). */
+  approvalLinks: boolean;
+  /** The origin links in messages start with; null: they are paths (`/operator/...`). */
+  consoleUrl: string | null;
 }
 
 /** The conditions a rule may match; a rule names exactly one. */
-const CONDITION_KEYS = ['status', 'runningLongerThanMinutes', 'approvalExpiringWithinMinutes', 'oldestPendingOlderThanSeconds', 'incident'] as const;
+const CONDITION_KEYS = ['status', 'runningLongerThanMinutes', 'approvalExpiringWithinMinutes', 'approvalPending', 'oldestPendingOlderThanSeconds', 'incident'] as const;
 
 const DEFAULT_RETRY: SinkRetry = { maxAttempts: 8, baseDelayMs: 1000, maxDelayMs: 300_000 };
 
@@ -161,6 +168,8 @@ export function resolveAlertsConfig(file: AlertsConfigFile | undefined, env: Rec
     evaluateEveryMs: Math.round((file?.evaluateEverySeconds ?? 30) * 1000),
     deliverEveryMs: Math.round((file?.deliverEverySeconds ?? 2) * 1000),
     sinks,
+    approvalLinks: file?.approvalLinks ?? true,
+    consoleUrl: file?.consoleUrl ?? null,
     rules: rules.map((rule) => ({
       id: rule.id,
       match: rule.match,

@@ -234,6 +234,8 @@ export interface RunRecord {
    * window to end (docs/queue.md). Absent or null: claimable as soon as it is ready.
    */
   notBefore?: string | null;
+  /** Labels its admission gave it (domain/run-tags.ts); absent when it has none. */
+  tags?: string[];
 }
 
 export const MIN_PRIORITY = 1;

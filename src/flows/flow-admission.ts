@@ -66,6 +66,7 @@ export function createFlowAdmission(deps: FlowAdmissionDeps) {
           waiting: true,
           // Claimed by the fair-queue rules once promoted: its key and priority are stored now.
           placement: requestedPlacement(step),
+          tags: step.tags,
         });
       }
     }

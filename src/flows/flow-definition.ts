@@ -20,6 +20,8 @@ export interface FlowStepDefinition {
   /** Where the step's run queues (docs/queue.md); absent: unkeyed, default priority. */
   concurrencyKey?: string;
   priority?: number;
+  /** The tags of the step's run (docs/tasks.md, "Run tags"); absent: none. */
+  tags?: string[];
   /**
    * A rerun's step whose earlier success it reuses: that flow's step run (its result, or its
    * approval replay's, is what dependents read); the rerun admits no run of its own for it.

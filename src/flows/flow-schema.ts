@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { PlacementFields } from '../runtime/placement-schema.js';
+import { TagsField } from '../runtime/tags-schema.js';
 import { DEPENDENCY_FAILURE_POLICIES, FLOW_NAME_PATTERN, MAX_FLOW_STEPS } from './flow-definition.js';
 
 /**
@@ -22,6 +23,7 @@ export const FlowStepSchema = Type.Object(
     dependsOn: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: MAX_FLOW_STEPS })),
     onDependencyFailure: Type.Optional(Policy),
     ...PlacementFields,
+    ...TagsField,
   },
   { additionalProperties: false },
 );

@@ -7,6 +7,7 @@ import type { RunRecord } from '../domain/run-record.js';
 import type { StateStore } from '../store/types.js';
 import type { Admit } from '../runtime/admission.js';
 import { requestedPlacement } from '../runtime/placement-schema.js';
+import { requestedTags } from '../runtime/tags-schema.js';
 import { checkCreatedRange } from '../runtime/run-time-range.js';
 import type { TriggerCheck } from '../runtime/trigger-check.js';
 import { FLOW_COLLECTIONS, FLOW_LIST_CURSOR, flowListKey, listKeyTime, stepRunIdOf, type FlowDoc } from './flow-definition.js';
@@ -187,13 +188,14 @@ export function createFlowService(deps: FlowServiceDeps) {
     const flow = await loadFlow(store, flowId);
     if (!flow) throw notFound(`flow ${flowId}`);
     const reuse = reusedSteps(flow, from);
-    const steps = flow.doc.steps.map(({ key, type, payload, dependsOn, onDependencyFailure, concurrencyKey, priority }) => ({
+    const steps = flow.doc.steps.map(({ key, type, payload, dependsOn, onDependencyFailure, concurrencyKey, priority, tags }) => ({
       key,
       type,
       payload,
       dependsOn,
       onDependencyFailure,
       ...requestedPlacement({ concurrencyKey, priority }),
+      ...requestedTags({ tags }),
     }));
     return { ...(await create({ steps, requestedBy: identity.actor, requesters: [identity.actor, ...flow.doc.requesters], rerunOf: flowId, reuse })), rerunOf: flowId };
   }

@@ -1,5 +1,6 @@
 import { DomainError, invalidRequest, pointer, type ErrorDetail } from '../domain/errors.js';
 import { requestedPlacement } from '../runtime/placement-schema.js';
+import { requestedTags } from '../runtime/tags-schema.js';
 import type { TriggerCheck } from '../runtime/trigger-check.js';
 import { FLOW_NAME, MAX_FLOW_STEPS, type DependencyFailurePolicy, type FlowStepDefinition } from './flow-definition.js';
 import { dependencyOrder } from './flow-graph.js';
@@ -14,6 +15,7 @@ export interface FlowStepRequest {
   onDependencyFailure?: DependencyFailurePolicy;
   concurrencyKey?: string;
   priority?: number;
+  tags?: string[];
 }
 
 const stepPath = (index: number, ...rest: string[]) => pointer('body', 'steps', String(index), ...rest);
@@ -91,6 +93,7 @@ export function validateFlowSteps(steps: readonly FlowStepRequest[], checkTrigge
     dependsOn: [...new Set(step.dependsOn ?? [])],
     onDependencyFailure: step.onDependencyFailure ?? 'fail',
     ...requestedPlacement(step),
+    ...requestedTags(step),
   }));
   const byKey = new Map(definitions.map((d) => [d.key, d]));
   return order.keys.map((key) => byKey.get(key)!);

@@ -1,5 +1,5 @@
 import type { RateLimitBucket } from '../config/schema.js';
-import { authenticateHook, type CredentialVerifier } from './auth.js';
+import { authenticateHook, type CredentialVerifier, type ScopeLookups } from './auth.js';
 import type { RateLimitHook } from './rate-limits.js';
 import type { RouteSpec } from './route-spec.js';
 
@@ -17,6 +17,7 @@ export function accessHooks(
   route: Pick<RouteSpec, 'access' | 'tokenReads' | 'tokenInQuery'>,
   limit: (bucket: RateLimitBucket) => RateLimitHook,
   verify: CredentialVerifier,
+  lookups: ScopeLookups = {},
 ): RateLimitHook[] {
   const { access } = route;
   switch (access.kind) {
@@ -25,6 +26,6 @@ export function accessHooks(
     case 'signed':
       return [limit('abuse-guard')];
     case 'protected':
-      return [limit('abuse-guard'), authenticateHook(verify, { role: access.role, tokenReads: route.tokenReads, tokenInQuery: route.tokenInQuery }), limit(access.bucket)];
+      return [limit('abuse-guard'), authenticateHook(verify, { role: access.role, tokenReads: route.tokenReads, tokenInQuery: route.tokenInQuery }, lookups), limit(access.bucket)];
   }
 }

@@ -6,7 +6,7 @@ import type { ApiKeyEntry, Role } from '../config/types.js';
 import type { Identity } from '../domain/identity.js';
 import { isApprovalLink } from '../tokens/approval-links.js';
 import { isScopedToken } from '../tokens/scoped-tokens.js';
-import { describeScope, scopeAllows, type ReadTarget } from '../domain/token-scope.js';
+import { describeScope, scopeAllows, scopeNeedsRunTags, type ReadTarget } from '../domain/token-scope.js';
 import { HttpError } from './errors.js';
 
 declare module 'fastify' {
@@ -117,6 +117,12 @@ export function createCredentialVerifier(
 
 export type CredentialVerifier = ReturnType<typeof createCredentialVerifier>;
 
+/** What the scope check may read of the service (a `tag` token's run: its tags). */
+export interface ScopeLookups {
+  /** The run's tags, or null when there is no such run; absent: a `tag` token reads no single run. */
+  runTags?: (runId: string) => Promise<readonly string[] | null>;
+}
+
 /** What a protected route tells authentication besides its role. */
 export interface ProtectedRouteFacts extends CredentialPlaces {
   role: Role;
@@ -129,7 +135,7 @@ export interface ProtectedRouteFacts extends CredentialPlaces {
  * (viewer < operator < admin) and a scoped token's scope, attaches the identity and announces an
  * expiring credential's deadline.
  */
-export function authenticateHook(verify: CredentialVerifier, route: ProtectedRouteFacts) {
+export function authenticateHook(verify: CredentialVerifier, route: ProtectedRouteFacts, lookups: ScopeLookups = {}) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const identity = await verify(request, route);
     request.identity = identity;
@@ -138,10 +144,14 @@ export function authenticateHook(verify: CredentialVerifier, route: ProtectedRou
       throw new HttpError('forbidden', `This route needs the ${route.role} role; the ${identity.token ? 'token' : 'key'} has ${identity.role}`);
     }
     if (identity.token !== undefined) {
-      const target = route.tokenReads?.({
+      let target = route.tokenReads?.({
         params: (request.params ?? {}) as Record<string, string>,
         query: (request.query ?? {}) as Record<string, unknown>,
       });
+      if (scopeNeedsRunTags(identity.token.scope, target)) {
+        // A run tag is set at admission and never changes, so the run's tags read now hold for the whole answer (a stream's too).
+        target = { ...target, tags: lookups.runTags ? await lookups.runTags(target.runId) : null };
+      }
       if (!scopeAllows(identity.token.scope, target)) {
         const what = identity.token.scope.kind === 'approval' ? 'approval link' : 'token';
         throw new HttpError('forbidden', `This ${what} is for ${describeScope(identity.token.scope)} only`);

@@ -7,7 +7,7 @@ import { packageRoot } from '../config/package-root.js';
 import type { Coordination } from '../coordination/types.js';
 import type { Metrics } from '../metrics.js';
 import { accessHooks } from './access-hooks.js';
-import { createCredentialVerifier, createKeyVerifier, type CredentialChecker } from './auth.js';
+import { createCredentialVerifier, createKeyVerifier, type CredentialChecker, type ScopeLookups } from './auth.js';
 import { answerConnect, createClientErrorHandler } from './client-error.js';
 import { registerCors } from './cors.js';
 import { answerFrameworkError, registerErrorHandling } from './error-handling.js';
@@ -42,6 +42,8 @@ export interface ServerDeps {
   tokens?: CredentialChecker;
   /** Checks approval links (src/tokens/approval-links.ts); absent: the service accepts none. */
   approvalLinks?: CredentialChecker;
+  /** What a scoped token's scope check reads (a run's tags); absent: a `tag` token reads no single run. */
+  scopeLookups?: ScopeLookups;
 }
 
 /** Metrics label for requests that matched no table route (unknown paths, 405s, CORS preflights). */
@@ -151,7 +153,7 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
         ...(route.schema.body && route.access.kind !== 'signed' ? { body: route.schema.body } : {}),
       },
       config: { rawBody: route.access.kind === 'signed' } as Record<string, unknown>,
-      onRequest: accessHooks(route, limit, verify),
+      onRequest: accessHooks(route, limit, verify, deps.scopeLookups),
       handler: createRouteHandler(route, cache),
     });
   }

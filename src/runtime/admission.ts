@@ -45,6 +45,8 @@ export interface AdmissionRequest {
   waiting?: boolean;
   /** Concurrency key and priority (src/runtime/placement-schema.ts); absent: unkeyed, default priority. */
   placement?: Partial<QueuePlacement>;
+  /** Labels kept on the run (domain/run-tags.ts; the route schemas checked them); a rerun or replay passes its original's. */
+  tags?: readonly string[];
   /**
    * A debounced trigger (src/runtime/debounce.ts): `forceRunId` is its window's run, and a run found
    * there is the window's, answered `debounced` and never re-admitted (not even a retrying one).
@@ -223,6 +225,7 @@ export function createAdmission(deps: AdmissionDeps) {
             waiting: request.waiting === true,
             placement: request.placement,
             notBefore: request.notBefore,
+            tags: request.tags,
           });
           return slot !== null && record.queueState === 'ready' ? slot.start(record) : record;
         }

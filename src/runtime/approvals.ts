@@ -18,6 +18,7 @@ import { getCatalogEntry, getTaskType } from './catalog.js';
 import type { LaneRegistry } from './lanes.js';
 import { withAttemptState, withEvent } from './run-transitions.js';
 import { placementOf, type RunRecord } from '../domain/run-record.js';
+import { tagsOf } from '../domain/run-tags.js';
 
 /** The run id of an approval's replay; only this module mints ids in its namespace. */
 export const replayRunIdFor = (taskId: string) => `${SERVICE_RUN_ID_PREFIXES.approvalReplay}${taskId}`;
@@ -151,6 +152,8 @@ export function createApprovals(deps: ApprovalsDeps) {
       traceparent: held.traceparent,
       // The approved work queues where the held run would have.
       placement: placementOf(held),
+      // The approved work keeps the held run's tags.
+      tags: tagsOf(held),
     });
     const replayTaskId = outcome.run.taskId;
     const now = clock.now();

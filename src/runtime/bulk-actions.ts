@@ -14,7 +14,7 @@ export const DEFAULT_BULK_MAX = 100;
 export const MAX_BULK_MAX = 500;
 
 /** Which runs a bulk action picks: the run listing's filters (internal task types left out, as there). */
-export type BulkFilter = Pick<RunQuery, 'type' | 'status' | 'queueState' | 'idPrefix' | 'payload' | 'verdict' | 'createdFrom' | 'createdTo'>;
+export type BulkFilter = Pick<RunQuery, 'type' | 'status' | 'queueState' | 'idPrefix' | 'payload' | 'verdict' | 'tags' | 'createdFrom' | 'createdTo'>;
 
 /** A filter, or exact run ids (the console's selected rows); exactly one of the two. */
 export interface BulkRequest {
@@ -57,7 +57,7 @@ export interface BulkDeps {
   rerun: (runId: string, request: RerunRequest, identity: Identity) => Promise<AdmissionOutcome>;
 }
 
-const FILTER_FIELDS: ReadonlyArray<keyof BulkFilter> = ['type', 'status', 'queueState', 'idPrefix', 'payload', 'verdict', 'createdFrom', 'createdTo'];
+const FILTER_FIELDS: ReadonlyArray<keyof BulkFilter> = ['type', 'status', 'queueState', 'idPrefix', 'payload', 'verdict', 'tags', 'createdFrom', 'createdTo'];
 
 /** The runs a request names, newest first, at most `max`; a request naming none or all is refused. */
 async function pickRuns(deps: BulkDeps, request: BulkRequest): Promise<{ picked: Array<{ runId: string; run: RunRecord | null }>; matched: number }> {
@@ -78,7 +78,7 @@ async function pickRuns(deps: BulkDeps, request: BulkRequest): Promise<{ picked:
   }
   const filter = request.filter!;
   // An empty filter would pick every run: a bulk action always says what it is about.
-  if (!FILTER_FIELDS.some((field) => filter[field] !== undefined && !(field === 'payload' && Object.keys(filter.payload ?? {}).length === 0))) {
+  if (!FILTER_FIELDS.some((field) => filter[field] !== undefined && !(field === 'payload' && Object.keys(filter.payload ?? {}).length === 0) && !(field === 'tags' && filter.tags?.length === 0))) {
     throw invalidRequest('the filter names no criterion: a bulk action never picks every run', [
       { path: pointer('body', 'filter'), message: `name at least one of ${FILTER_FIELDS.join(', ')}` },
     ]);

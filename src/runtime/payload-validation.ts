@@ -11,6 +11,8 @@ export interface TaskRequest {
   /** Queue placement (src/runtime/placement-schema.ts); the route schema checked its bounds. */
   concurrencyKey?: string;
   priority?: number;
+  /** Run tags (src/runtime/tags-schema.ts); the route schema checked them. */
+  tags?: string[];
   /** Debounce (src/runtime/debounce.ts); the route schema checked its shape. */
   debounce?: Debounce;
 }

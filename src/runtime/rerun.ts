@@ -2,6 +2,7 @@ import type { CacheInvalidator } from '../domain/cache-invalidation.js';
 import { invalidRequest, notFound, pointer } from '../domain/errors.js';
 import type { Identity } from '../domain/identity.js';
 import { placementOf, type RunRecord } from '../domain/run-record.js';
+import { tagsOf } from '../domain/run-tags.js';
 import type { StateStore } from '../store/types.js';
 import { runWriteTags, type AdmissionOutcome, type Admit } from './admission.js';
 import { getCatalogEntry } from './catalog.js';
@@ -98,6 +99,8 @@ export function createRerun(deps: RerunDeps) {
       rerunOf: original.runId,
       // The original's place in the queue: its key's caps and fairness apply to its repeat too.
       placement: placementOf(original),
+      // Its labels too: a rerun of a tagged run is found (and scoped) as the original is.
+      tags: tagsOf(original),
     });
     // A repeated request (same key) finds the rerun it admitted before: linking again repairs a
     // link a crash left unwritten. A key owned by any other run is not a rerun of this one.

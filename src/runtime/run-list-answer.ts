@@ -11,6 +11,7 @@ export const RunObject = Type.Object(
     taskId: Type.String(),
     type: Type.String(),
     status: Type.String(),
+    tags: Type.Array(Type.String(), { description: 'labels its admission gave it (docs/tasks.md, "Run tags"); empty when none' }),
     queueAttempts: Type.Array(Type.Object({}, { additionalProperties: true })),
     events: Type.Array(Type.Object({}, { additionalProperties: true })),
     workflow: Type.Object({}, { additionalProperties: true }),

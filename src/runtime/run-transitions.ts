@@ -1,4 +1,5 @@
 import { actorList } from './run-requesters.js';
+import { normalizedTags } from '../domain/run-tags.js';
 import { attemptIdOf, withEvent } from '../domain/run-events.js';
 
 // The run's event list and attempt ids are the run record's own rules (src/domain/run-events.ts),
@@ -39,6 +40,8 @@ export interface NewRunInput {
   placement?: Partial<QueuePlacement>;
   /** No claim takes it before this instant (a trailing debounce's window end); absent: at once. */
   notBefore?: Date;
+  /** Its tags (domain/run-tags.ts); absent or empty: none, and the record leaves the field out. */
+  tags?: readonly string[];
 }
 
 /** Records a queue-attempt lifecycle entry for the run's current attempt. */
@@ -101,6 +104,7 @@ export function newRunRecord(input: NewRunInput): RunRecord {
     concurrencyKey: input.placement?.concurrencyKey ?? null,
     priority: input.placement?.priority ?? DEFAULT_PRIORITY,
     ...(input.notBefore ? { notBefore: input.notBefore.toISOString() } : {}),
+    ...(input.tags !== undefined && input.tags.length > 0 ? { tags: normalizedTags(input.tags) } : {}),
     retry: null,
     result: null,
     error: null,

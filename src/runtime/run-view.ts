@@ -1,4 +1,5 @@
 import { isTerminalStatus, placementOf, type RunRecord } from '../domain/run-record.js';
+import { tagsOf } from '../domain/run-tags.js';
 import { endedByApprovalRefusal } from '../domain/approval-refusal.js';
 import { approvalRequestersOf } from './approval-policy.js';
 import { requestersOf } from './run-requesters.js';
@@ -190,6 +191,7 @@ export function toRunView(run: RunRecord) {
     ...placementOf(run),
     /** No claim takes it before this instant (a trailing debounce's window end); null: none. */
     notBefore: run.notBefore ?? null,
+    tags: tagsOf(run),
     attempt: run.attempt,
     source: run.source,
     requestedBy: run.requestedBy,

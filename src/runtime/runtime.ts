@@ -17,6 +17,7 @@ import type { ExecutorDeps } from './executor.js';
 import type { LaneRegistry } from './lanes.js';
 import type { TaskRequest } from './payload-validation.js';
 import { requestedPlacement } from './placement-schema.js';
+import { requestedTags } from './tags-schema.js';
 import { queueHoldOf, queueHoldsOf } from './queue-hold.js';
 import { queueView } from './queue-view.js';
 import { debouncedAdmission, refuseDebounceWithIdempotencyKey } from './debounce.js';
@@ -177,6 +178,7 @@ export function createTaskRuntime(deps: RuntimeDeps) {
       requestedBy: identity.actor,
       traceparent,
       placement: requestedPlacement(request),
+      ...requestedTags(request),
     });
   }
 

@@ -82,6 +82,7 @@ export async function builtInScheduleViews(config: BuiltInConfig, store: StateSt
         overlap: 'allow',
         catchUp: 'skip',
         ...placementOf({}),
+        tags: [],
         nextRunAt: schedule.enabled ? safely(() => nextFireTimes(spec, now, 5), []).map((d) => d.toISOString()) : [],
         lastRunId: latestRun?.runId ?? null,
         lastFiredAt: latestRun && latest ? latest.toISOString() : null,

@@ -3,6 +3,7 @@ import { FlowStepsSchema } from '../flows/flow-schema.js';
 import { SERVICE_RUN_ID_PREFIXES } from '../domain/service-run-ids.js';
 import { actorList } from '../runtime/run-requesters.js';
 import { PlacementFields } from '../runtime/placement-schema.js';
+import { TagsField } from '../runtime/tags-schema.js';
 
 /**
  * The words of a schedule: what an operator sends, what the store keeps, what a reader gets.
@@ -55,6 +56,7 @@ export const ScheduleCreateSchema = Type.Object(
     overlap: Type.Optional(OverlapPolicySchema),
     catchUp: Type.Optional(CatchUpPolicySchema),
     ...PlacementFields,
+    ...TagsField,
   },
   { additionalProperties: false },
 );
@@ -71,6 +73,7 @@ export const SchedulePatchSchema = Type.Object(
     overlap: Type.Optional(OverlapPolicySchema),
     catchUp: Type.Optional(CatchUpPolicySchema),
     ...PlacementFields,
+    ...TagsField,
   },
   {
     additionalProperties: false,
@@ -120,6 +123,8 @@ export const ScheduleDefinitionSchema = Type.Object({
   /** Where its firings queue (docs/queue.md); absent: unkeyed, default priority. */
   concurrencyKey: Type.Optional(Type.String()),
   priority: Type.Optional(Type.Integer()),
+  /** Tags of its firings (docs/tasks.md, "Run tags"); absent: none. A flow schedule's steps carry their own. */
+  tags: Type.Optional(Type.Array(Type.String())),
 });
 export type ScheduleDefinition = Static<typeof ScheduleDefinitionSchema>;
 
@@ -170,6 +175,7 @@ export const ScheduleViewSchema = Type.Object(
     flow: Type.Union([ScheduledFlowSchema, Type.Null()], { description: 'the flow each firing admits (flow id `<schedule id>.<fire time>`); null for a task schedule' }),
     concurrencyKey: Type.Union([Type.String(), Type.Null()], { description: 'the concurrency key of its firings (docs/queue.md); null: unkeyed' }),
     priority: Type.Integer({ description: 'the priority of its firings, 1-5' }),
+    tags: Type.Array(Type.String(), { description: 'the tags of its firings (docs/tasks.md, "Run tags"); a flow schedule\'s steps carry their own' }),
     nextRunAt: Type.Array(Instant, { description: 'The next five fire times (empty while disabled)' }),
     lastRunId: NullableString,
     lastFiredAt: NullableInstant,

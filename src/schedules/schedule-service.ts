@@ -23,6 +23,7 @@ import { validateFlowSteps } from '../flows/flow-validation.js';
 import type { SecretRedactor } from '../redaction/known-secrets.js';
 import { placementOf } from '../domain/run-record.js';
 import { requestedPlacement } from '../runtime/placement-schema.js';
+import { normalizedTags, tagsOf } from '../domain/run-tags.js';
 
 export interface ScheduleServiceDeps {
   schedules: ScheduleStore;
@@ -46,7 +47,7 @@ const NEXT_RUNS_SHOWN = 5;
 /** Codes of the trigger check that mean "this type or payload cannot be scheduled": a 400 naming the field. */
 const TRIGGER_REFUSALS = new Set(['invalid_request', 'task_type_internal', 'reserved_field', 'scope_outside_workspace']);
 
-type Candidate = Pick<ScheduleDefinition, 'cron' | 'timezone' | 'type' | 'payload' | 'flow' | 'concurrencyKey' | 'priority'>;
+type Candidate = Pick<ScheduleDefinition, 'cron' | 'timezone' | 'type' | 'payload' | 'flow' | 'concurrencyKey' | 'priority' | 'tags'>;
 
 /** The task type and payload checked as a trigger of them is: its details name the schedule's fields (`type`, `payload`). */
 function taskProblems(type: string, payload: Record<string, unknown>, checkTrigger: TriggerCheck): ErrorDetail[] {
@@ -89,7 +90,7 @@ function workProblems(candidate: Candidate, checkTrigger: TriggerCheck): ErrorDe
   const problems: ErrorDetail[] = [];
   if (candidate.type !== undefined) problems.push({ path: pointer('body', 'flow'), message: 'a schedule runs a task type or a flow, not both: leave `type` out' });
   if (Object.keys(candidate.payload).length > 0) problems.push({ path: pointer('body', 'payload'), message: 'a flow schedule\'s payloads are its steps\' (`flow.steps[i].payload`)' });
-  for (const field of ['concurrencyKey', 'priority'] as const) {
+  for (const field of ['concurrencyKey', 'priority', 'tags'] as const) {
     if (candidate[field] !== undefined) problems.push({ path: pointer('body', field), message: `a flow schedule's steps carry their own ${field} (\`flow.steps[i].${field}\`)` });
   }
   return [...problems, ...flowProblems(candidate.flow, checkTrigger)];
@@ -145,6 +146,7 @@ export function scheduleView(definition: ScheduleDefinition, firing: ScheduleFir
     overlap: definition.overlap,
     catchUp: definition.catchUp,
     ...placementOf(definition),
+    tags: tagsOf(definition),
     nextRunAt: definition.enabled ? nextFireTimes(definition, after, NEXT_RUNS_SHOWN).map((d) => d.toISOString()) : [],
     lastRunId: firing.lastRunId,
     lastFiredAt: firing.lastFiredAt,
@@ -217,6 +219,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
       overlap: input.overlap ?? 'skip',
       catchUp: input.catchUp ?? 'skip',
       ...requestedPlacement(input),
+      ...(input.tags !== undefined && input.tags.length > 0 ? { tags: normalizedTags(input.tags) } : {}),
       createdAt: at,
       updatedAt: at,
       createdBy: actor,
@@ -241,7 +244,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
     // `type` makes it a task schedule, `flow` a flow schedule: the other kind's fields go (both sent: refused below).
     const { type: oldType, flow: oldFlow, ...stored } = existing;
     // A flow's steps carry their own placement: a task schedule's key and priority go with its type.
-    const { concurrencyKey: _key, priority: _priority, ...unplaced } = stored;
+    const { concurrencyKey: _key, priority: _priority, tags: _tags, ...unplaced } = stored;
     const kept = patch.flow !== undefined ? unplaced : stored;
     const work =
       patch.type !== undefined && patch.flow !== undefined

@@ -21,6 +21,7 @@ import { scheduledFlowId } from './scheduled-flow-id.js';
 import { validateFlowSteps } from '../flows/flow-validation.js';
 import type { ScheduleStore } from './schedule-store.js';
 import { placementOf } from '../domain/run-record.js';
+import { tagsOf } from '../domain/run-tags.js';
 
 /**
  * Asks for a run to be cancelled (the run-control cancel path). Injected: the schedules module
@@ -218,6 +219,7 @@ export function createScheduleTimer(deps: ScheduleTimerDeps): ScheduleTimer {
       forceRunId: runId,
       scheduleId: definition.id,
       placement: placementOf(definition),
+      tags: tagsOf(definition),
     });
     const taken = takenBy(outcome, definition.id);
     if (taken !== null) {

@@ -1,5 +1,6 @@
 import { RUN_STATUSES, TERMINAL_RUN_STATUSES, type RunRecord, type RunStatus } from '../domain/run-record.js';
 import { ProgrammingError } from '../domain/errors.js';
+import { hasAllTags } from '../domain/run-tags.js';
 import { APPROVAL_REJECTED_REASON, type ApprovalSettlement } from '../domain/approval-refusal.js';
 import { payloadFieldMatches, payloadHasField, resultHasVerdict, type PayloadFieldMatch } from './run-field-filters.js';
 import type { CancelRequest, ClaimOptions, RunCounts, RunQuery } from './types.js';
@@ -21,6 +22,8 @@ export interface NormalizedRunQuery {
   queueState: Exclude<RunRecord['queueState'], null> | undefined;
   concurrencyKey: string | undefined;
   flowId: string | undefined;
+  /** Tags a run must all carry, each once; empty: no tag filter. */
+  tags: string[];
   /** An empty prefix is no filter. */
   idPrefix: string | undefined;
   /** Payload fields to match exactly; empty: no payload filter. */
@@ -43,6 +46,7 @@ export function normalizeRunQuery(query: RunQuery): NormalizedRunQuery {
     queueState: query.queueState,
     concurrencyKey: query.concurrencyKey,
     flowId: query.flowId,
+    tags: [...new Set(query.tags ?? [])],
     idPrefix: query.idPrefix === '' ? undefined : query.idPrefix,
     payload: payloadFieldMatches(query.payload),
     verdict: query.verdict,
@@ -87,6 +91,7 @@ export function matchesRunQuery(run: RunRecord, query: NormalizedRunQuery): bool
   if (query.queueState !== undefined && run.queueState !== query.queueState) return false;
   if (query.concurrencyKey !== undefined && (run.concurrencyKey ?? '') !== query.concurrencyKey) return false;
   if (query.flowId !== undefined && run.flowStep?.flowId !== query.flowId) return false;
+  if (!hasAllTags(run, query.tags)) return false;
   if (query.idPrefix !== undefined && !run.runId.startsWith(query.idPrefix)) return false;
   if (!query.payload.every((match) => payloadHasField(run.payload, match))) return false;
   if (query.verdict !== undefined && !resultHasVerdict(run.result, query.verdict)) return false;

@@ -54,6 +54,8 @@ export interface RunQuery {
    * and whether any step has not ended, through it).
    */
   flowId?: string;
+  /** Only runs carrying every one of these tags (domain/run-tags.ts). */
+  tags?: readonly string[];
 }
 
 export interface ClaimOptions {

@@ -87,6 +87,24 @@ export function createApprovalLinks(deps: { clock: Clock; key: Buffer; keys: rea
     return { approvalId, links };
   }
 
+  /**
+   * Links for every approver who may decide the approval now (alert and chat messages,
+   * docs/alerts.md): each actor holding an active key of the service, asked as `issue` asks, at
+   * most MAX_LINK_APPROVERS of them, issued by `issuedBy` (the alert rule). None eligible: none made.
+   */
+  async function linksForEligible(approvalId: string, issuedBy: string): Promise<IssuedLink[]> {
+    const now = clock.now();
+    const eligible: string[] = [];
+    for (const actor of new Set(keys.map((entry) => entry.actor))) {
+      if (eligible.length >= MAX_LINK_APPROVERS) break;
+      const identity = actorIdentity(keys, actor, now);
+      if (identity !== null && (await approvals.linkRefusal(approvalId, identity)) === null) eligible.push(actor);
+    }
+    if (eligible.length === 0) return [];
+    const issuer: Identity = { actor: issuedBy, role: 'admin', apiKeyLabel: issuedBy, apiKeyExpiresAt: null, groups: [] };
+    return (await issue(approvalId, { approvers: eligible }, issuer)).links;
+  }
+
   function check(text: string): LinkCheck {
     const opened = openText<LinkClaims>(key, LINK_PREFIX, text);
     if (!opened.ok) return { ok: false, reason: opened.reason, message: 'The approval link is not one this service made' };
@@ -109,7 +127,7 @@ export function createApprovalLinks(deps: { clock: Clock; key: Buffer; keys: rea
     };
   }
 
-  return { issue, check };
+  return { issue, check, linksForEligible };
 }
 
 export type ApprovalLinks = ReturnType<typeof createApprovalLinks>;

@@ -19,7 +19,7 @@ describe('config alerts', () => {
 
   it('is empty when absent', () => {
     const dir = tempDir('alerts-config-');
-    expect(testConfig({}, dir).alerts).toEqual({ evaluateEveryMs: 30_000, deliverEveryMs: 2000, sinks: {}, rules: [] });
+    expect(testConfig({}, dir).alerts).toEqual({ evaluateEveryMs: 30_000, deliverEveryMs: 2000, sinks: {}, rules: [], approvalLinks: true, consoleUrl: null });
   });
 
   it('stops the start on a rule it cannot act on, naming the rule and what is wrong', () => {

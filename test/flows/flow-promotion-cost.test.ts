@@ -234,7 +234,7 @@ describe('runs stored before flow steps had their own status words are read in t
     await client.connect();
     try {
       await client.query(`SET search_path TO "${schema}"`);
-      await client.query('DROP INDEX runs_ready_heads; DROP INDEX runs_ready_not_before; ALTER TABLE runs DROP COLUMN not_before; DELETE FROM schema_migrations WHERE version = 10; DROP INDEX runs_flow; ALTER TABLE runs DROP COLUMN flow_id; DELETE FROM schema_migrations WHERE version = 9;');
+      await client.query('DROP INDEX runs_tags; DELETE FROM schema_migrations WHERE version = 11; DROP INDEX runs_ready_heads; DROP INDEX runs_ready_not_before; ALTER TABLE runs DROP COLUMN not_before; DELETE FROM schema_migrations WHERE version = 10; DROP INDEX runs_flow; ALTER TABLE runs DROP COLUMN flow_id; DELETE FROM schema_migrations WHERE version = 9;');
       expect((await client.query("SELECT status FROM runs WHERE run_id = 'flow:old:s'")).rows).toEqual([{ status: 'cancelled' }]);
       await expectUpgraded(await opened(openStateStore(POSTGRES_TARGET, { databaseUrl: url })));
       await client.query('SET enable_seqscan = off');

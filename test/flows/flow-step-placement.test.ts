@@ -18,4 +18,14 @@ describe('a flow step\'s queue placement', () => {
     const rerun = await h.flows.rerun('placed', 'b', OPERATOR);
     expect(await h.store.getRun(rerun.runIds[1]!)).toMatchObject({ queueState: 'ready', concurrencyKey: 'env-prod', priority: 1 });
   });
+
+  it('carries each step\'s tags onto its run, and a rerun\'s steps keep them', async () => {
+    const h = await setup();
+    await h.flows.create({ id: 'tagged', steps: [step('a', [], { tags: ['release:42'] }), step('b', ['a'])], requestedBy: 'ops' });
+    expect((await h.store.getRun('flow:tagged:a'))!.tags).toEqual(['release:42']);
+    expect((await h.store.getRun('flow:tagged:b'))!.tags).toBeUndefined();
+    await h.finish('flow:tagged:a', false);
+    const rerun = await h.flows.rerun('tagged', 'a', OPERATOR);
+    expect((await h.store.getRun(rerun.runIds[0]!))!.tags).toEqual(['release:42']);
+  });
 });

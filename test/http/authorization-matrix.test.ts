@@ -28,7 +28,7 @@ const CREDENTIALS: Credential[] = [
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 
 /**
- * Scoped tokens issued by the operator key: one for the matrix's run id, one for every viewer
+ * Scoped tokens issued by the operator key: one for the matrix's run id, one for a tag, one for every viewer
  * read, one revoked and one altered (the last two refused like an unknown key).
  */
 async function tokenCredentials(url: string): Promise<Credential[]> {
@@ -43,6 +43,7 @@ async function tokenCredentials(url: string): Promise<Credential[]> {
   };
   const runToken = await issue({ kind: 'run', runId: 'matrix-runId' });
   const readToken = await issue({ kind: 'read' });
+  const tagToken = await issue({ kind: 'tag', tag: 'matrix-tag' });
   const revoked = await issue({ kind: 'read' });
   await fetch(`${url}/api/tokens/${revoked.tokenId}`, { method: 'DELETE', headers: { authorization: `Bearer ${TEST_KEYS.operator}` } });
   const altered = `${readToken.token.slice(0, -1)}${readToken.token.endsWith('A') ? 'B' : 'A'}`;
@@ -53,6 +54,8 @@ async function tokenCredentials(url: string): Promise<Credential[]> {
       role: 'viewer',
       scopedTo: ['GET /api/auth/me', 'GET /api/tasks/runs/:runId', 'GET /api/tasks/runs/:runId/events'],
     },
+    // No run carries its tag and the matrix's listing names none: it reads who it is, nothing else.
+    { name: 'tag-scoped token', header: `Bearer ${tagToken.token}`, role: 'viewer', scopedTo: ['GET /api/auth/me'] },
     { name: 'read token', header: `Bearer ${readToken.token}`, role: 'viewer' },
     { name: 'revoked token', header: `Bearer ${revoked.token}`, role: null },
     { name: 'altered token', header: `Bearer ${altered}`, role: null },

@@ -83,6 +83,46 @@ describe('POST /api/tokens and what a token reads', () => {
     expect((await api.get('/api/approvals/pending', read)).status).toBe(403);
   });
 
+  it('lets a tag token read the runs carrying its tag, their streams and the listing on its tag, and nothing else', async () => {
+    const tagged = await api.post('/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'tagged', idempotencyKey: 'tok-tagged' }, tags: ['team:blue', 'env=prod'] });
+    expect(tagged.status).toBe(202);
+    await waitForTerminal(api, 'tok-tagged');
+    expect((await issue({ kind: 'tag', tag: 'bad tag!' })).status).toBe(400);
+    const issued = await issue({ kind: 'tag', tag: 'team:blue' });
+    expect(issued.status).toBe(201);
+    expect(issued.body.scope).toEqual({ kind: 'tag', tag: 'team:blue' });
+    const { token } = issued.body;
+    const mine = await api.get('/api/tasks/runs/tok-tagged', token);
+    expect(mine.status).toBe(200);
+    expect(mine.body.tags).toEqual(['team:blue', 'env=prod']);
+    // An untagged run, and a run that does not exist, answer alike: the token learns nothing of either.
+    for (const runId of ['tok-mine', 'no-such-run']) {
+      const refused = await api.get(`/api/tasks/runs/${runId}`, token);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.message).toMatch(/runs tagged team:blue/);
+    }
+    const listed = await api.get('/api/tasks/runs?tag=team%3Ablue', token);
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.map((r: { runId: string }) => r.runId)).toEqual(['tok-tagged']);
+    expect((await api.get('/api/tasks/runs?tag=team%3Ablue&tag=env%3Dprod', token)).body.total).toBe(1);
+    expect((await api.get('/api/tasks/runs', token)).status).toBe(403);
+    expect((await api.get('/api/tasks/runs?tag=env%3Dprod', token)).status).toBe(403);
+    expect((await api.get('/api/events', token)).status).toBe(403);
+    expect((await api.get('/api/tasks/runs/tok-tagged/logs', token)).status).toBe(403);
+    const stream = await fetch(`${svc.url}/api/tasks/runs/tok-tagged/events?access_token=${encodeURIComponent(token)}`);
+    expect(stream.status).toBe(200);
+    expect(await bodyText(stream, 2000)).toContain('event: end');
+    const elsewhere = await fetch(`${svc.url}/api/tasks/runs/tok-mine/events?access_token=${encodeURIComponent(token)}`);
+    expect(elsewhere.status).toBe(403);
+    await elsewhere.text();
+    // Every write is refused, on the tagged run too.
+    expect((await api.post('/api/tasks/runs/tok-tagged/rerun', {}, token)).status).toBe(403);
+    expect((await api.post('/api/tasks/runs/tok-tagged/cancel', {}, token)).status).toBe(403);
+    expect((await api.post('/api/tasks/bulk/rerun', { filter: { tags: ['team:blue'] }, dryRun: true }, token)).status).toBe(403);
+    expect((await api.trigger('summarize-content', { content: 'x' }, token)).status).toBe(403);
+    expect((await issue({ kind: 'read' }, token)).status).toBe(403);
+  });
+
   it('refuses a revoked, altered or expired-looking token with 401', async () => {
     const issued = (await issue({ kind: 'read' })).body;
     const tampered = `${issued.token.slice(0, -2)}${issued.token.endsWith('AA') ? 'BB' : 'AA'}`;

@@ -169,6 +169,21 @@ describe('the schedule timer', () => {
     expect((await service.list()).schedules.find((view) => view.builtIn)).toMatchObject({ concurrencyKey: null, priority: 3 });
   });
 
+  it('fires its runs with the schedule’s tags, which a change replaces', async () => {
+    const store = await openStore();
+    const { service, timer, clock } = instance(store);
+    expect(await service.create({ ...EVERY_TEN, tags: ['nightly', 'team:data', 'nightly'] }, 'ops-alice')).toMatchObject({ tags: ['nightly', 'team:data'] });
+    clock.set('2026-03-01T10:00:10.002Z');
+    await timer.tick();
+    expect((await store.getRun('schedule:ten:2026-03-01T10:00:10.000Z'))!.tags).toEqual(['nightly', 'team:data']);
+    await service.update('ten', { tags: ['weekly'], overlap: 'allow' }, 'ops-alice');
+    clock.set('2026-03-01T10:00:20.002Z');
+    await timer.tick();
+    expect((await store.getRun('schedule:ten:2026-03-01T10:00:20.000Z'))!.tags).toEqual(['weekly']);
+    expect((await store.listRuns({ tags: ['nightly'] })).items.map((r) => r.runId)).toEqual(['schedule:ten:2026-03-01T10:00:10.000Z']);
+    expect((await service.list()).schedules.find((view) => view.builtIn)).toMatchObject({ tags: [] });
+  });
+
   it('tries a tick again at the next pass when its admission failed', async () => {
     const store = await openStore();
     const { service, timer, clock } = instance(store, { failingAdmissions: 1 });

@@ -332,6 +332,28 @@ export function describeStoreConformance(
         expect(page.items.map((r) => r.runId)).toEqual(['a-1', 'a-2']);
         expect(page.total).toBe(2);
       });
+
+      it('lists runs carrying every asked tag, exactly, and keeps the tags across a reopen', async () => {
+        const { store, dir } = await openStore();
+        await insert(store, { runId: 'both', tags: ['team:core', 'env=prod'] });
+        await insert(store, { runId: 'core', tags: ['team:core'] });
+        await insert(store, { runId: 'prod', tags: ['env=prod', 'x/y'] });
+        await insert(store, { runId: 'near', tags: ['team:cor', 'Team:core'] });
+        await insert(store, { runId: 'untagged' });
+        const ids = async (s: StateStore, tags: string[]) => (await s.listRuns({ tags, order: 'oldest' })).items.map((r) => r.runId);
+        expect(await ids(store, ['team:core'])).toEqual(['both', 'core']);
+        expect(await ids(store, ['team:core', 'env=prod'])).toEqual(['both']);
+        expect(await ids(store, ['env=prod', 'env=prod'])).toEqual(['both', 'prod']);
+        expect(await ids(store, ['nowhere'])).toEqual([]);
+        // A tag filter combines with the others and `total` counts what it keeps.
+        const page = await store.listRuns({ tags: ['env=prod'], idPrefix: 'p' });
+        expect(page.items.map((r) => r.runId)).toEqual(['prod']);
+        expect(page.total).toBe(1);
+        expect((await store.listRuns({ tags: [] })).total).toBe(5);
+        const again = await reopen(store, dir);
+        expect((await again.getRun('prod'))!.tags).toEqual(['env=prod', 'x/y']);
+        expect(await ids(again, ['x/y'])).toEqual(['prod']);
+      });
     });
 
     describe('limit buckets (src/store/limit-buckets.ts)', () => {

@@ -64,18 +64,26 @@ describe.skipIf(!TEST_DATABASE_URL)(`PostgresStateStore (${TEST_DATABASE_URL ? '
           { version: 8, description: 'runs indexed by start time (rate buckets count recent starts)' },
           { version: 9, description: 'flow steps stored waiting and skipped, runs indexed by flow id and status' },
           { version: 10, description: 'ready runs indexed by (key, priority, type) group heads and by not-before time, for claims that read a bounded set' },
+          { version: 11, description: 'runs indexed by their tags' },
         ]);
         const schema = starting[0]!.schema;
         const indexes = await client.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'runs'`, [schema]);
         expect(indexes.rows.map((r) => r.indexname)).not.toContain('runs_claim');
         expect(indexes.rows.find((r) => r.indexname === 'runs_status')?.indexdef).toMatch(/\(status, seq\)$/);
+        // Only tagged runs are in the tags index, and the listing's tag clause can use it.
+        expect(indexes.rows.find((r) => r.indexname === 'runs_tags')?.indexdef).toMatch(/USING gin .*jsonb_path_ops\) WHERE \(doc \? 'tags'::text\)$/);
+        await client.query('BEGIN');
+        await client.query(`SET LOCAL search_path TO "${schema}"; SET LOCAL enable_seqscan = off`);
+        const plan = await client.query(`EXPLAIN SELECT doc FROM runs WHERE doc ? 'tags' AND doc -> 'tags' @> '["team:core"]'::jsonb`);
+        await client.query('ROLLBACK');
+        expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/runs_tags/);
         const lz4 = await client.query(`SELECT 'lz4' = ANY (enumvals) AS has FROM pg_settings WHERE name = 'default_toast_compression'`);
         const compression = await client.query(`SELECT attcompression FROM pg_attribute WHERE attrelid = $1::regclass AND attname = 'doc'`, [`"${schema}".runs`]);
         if (lz4.rows[0]?.has === true) expect(compression.rows[0].attcompression).toBe('l');
       } finally {
         await client.end();
       }
-      expect((await starting[0]!.health()).detail).toMatch(/^PostgreSQL \d+\.\d+.*, schema .+, layout version 9, shared by instances$/);
+      expect((await starting[0]!.health()).detail).toMatch(/^PostgreSQL \d+\.\d+.*, schema .+, layout version 11, shared by instances$/);
     });
 
     it('finds claim candidates reading a few rows of each group, not every ready run (EXPLAIN ANALYZE)', async () => {

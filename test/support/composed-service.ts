@@ -29,7 +29,8 @@ export interface ComposedService {
  * Composes the whole service in this process (the real route table, admission and runtime) with
  * the stand-in agents, the scheduler off and raised rate limits, and listens on a loopback port.
  * `runtime: true` also starts the runner, so admitted runs execute (workers are spawned in their
- * own process groups by the service's spawner). `config` adds config-file keys, `env` variables.
+ * own process groups by the service's spawner). `config` adds config-file keys, `env` variables;
+ * `logger` replaces the silent one (a test that reads what the service logs).
  */
 export async function startComposedService(
   options: {
@@ -39,12 +40,13 @@ export async function startComposedService(
     extraTaskTypes?: ServiceInfrastructure['extraTaskTypes'];
     /** Measure runs (src/metrics/): `metrics` then carries the run metrics. */
     runMetrics?: boolean;
+    logger?: pino.Logger;
   } = {},
 ): Promise<ComposedService> {
   const dir = tempDir('orch-composed-');
   const file = writeConfigFile(dir, { agentsDir: STAND_IN_AGENTS_DIR, schedulerEnabled: false, docWatcher: false, rateLimits: RAISED_RATE_LIMITS, ...options.config });
   const config = testConfig({ ORCHESTRATOR_CONFIG: file, ...options.env }, dir);
-  const logger = pino({ level: 'silent' });
+  const logger = options.logger ?? pino({ level: 'silent' });
   const store = openStateStore(config.stateTarget, { logger });
   await store.open();
   const coordination = new MemoryCoordination({ cacheMaxEntries: 100, cacheMaxBytes: 1_000_000 });
@@ -59,7 +61,10 @@ export async function startComposedService(
     extraTaskTypes: options.extraTaskTypes,
     ...(options.runMetrics ? { runMetrics: (labels: Parameters<Metrics['runMetrics']>[0]) => metrics.runMetrics(labels) } : {}),
   });
-  const server = await buildServer({ config, coordination, logger, metrics, tokens: service.tokens, approvalLinks: service.approvalLinks }, service.routes);
+  const server = await buildServer(
+    { config, coordination, logger, metrics, tokens: service.tokens, approvalLinks: service.approvalLinks, scopeLookups: service.scopeLookups },
+    service.routes,
+  );
   await server.listen({ host: '127.0.0.1', port: 0 });
   if (options.runtime) await service.runtime.start();
   const { port } = server.server.address() as { port: number };

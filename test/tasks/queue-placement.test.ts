@@ -37,12 +37,41 @@ describe('queue placement of triggered runs', () => {
     ['an empty key', { concurrencyKey: '' }, '/body/concurrencyKey'],
     ['a key over 200 characters', { concurrencyKey: 'k'.repeat(201) }, '/body/concurrencyKey'],
     ['a key that is not text', { concurrencyKey: 7 }, '/body/concurrencyKey'],
+    ['a tag with a space', { tags: ['a b'] }, '/body/tags/0'],
+    ['an empty tag', { tags: ['ok', ''] }, '/body/tags/1'],
+    ['a tag over 64 characters', { tags: ['t'.repeat(65)] }, '/body/tags/0'],
+    ['more than 20 tags', { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, '/body/tags'],
+    ['tags that are not a list', { tags: 'solo' }, '/body/tags'],
   ])('refuses %s with 400 in the error shape, admitting nothing', async (_name, fields, path) => {
     const before = (await call('GET', '/api/tasks/runs?limit=1')).body.total as number;
     const res = await call('POST', '/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'x' }, ...fields });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'invalid_request', details: expect.arrayContaining([expect.objectContaining({ path })]) });
     expect((await call('GET', '/api/tasks/runs?limit=1')).body.total).toBe(before);
+  });
+
+  it('stores a trigger\'s tags, shows them, lists by every ?tag= given, and a rerun and a bulk rerun keep them', async () => {
+    const both = await call('POST', '/api/tasks/trigger', { type: 'summarize-content', payload: { content: 't1' }, tags: ['api-tags', 'team:red', 'api-tags'] });
+    expect(both.status).toBe(202);
+    const one = await call('POST', '/api/tasks/trigger', { type: 'summarize-content', payload: { content: 't2' }, tags: ['api-tags'] });
+    const none = await call('POST', '/api/tasks/trigger', { type: 'summarize-content', payload: { content: 't3' } });
+    expect((await call('GET', `/api/tasks/runs/${both.body.runId}`)).body.tags).toEqual(['api-tags', 'team:red']);
+    expect((await call('GET', `/api/tasks/runs/${none.body.runId}`)).body.tags).toEqual([]);
+    const ids = async (query: string) => (await call('GET', `/api/tasks/runs?${query}`)).body.items.map((run: { runId: string }) => run.runId);
+    expect(await ids('tag=api-tags')).toEqual([one.body.runId, both.body.runId]);
+    expect(await ids('tag=api-tags&tag=team%3Ared')).toEqual([both.body.runId]);
+    const rerun = await call('POST', `/api/tasks/runs/${both.body.runId}/rerun`, {});
+    expect((await call('GET', `/api/tasks/runs/${rerun.body.runId}`)).body.tags).toEqual(['api-tags', 'team:red']);
+    const bulk = await call('POST', '/api/tasks/bulk/rerun', { filter: { tags: ['team:red'] }, dryRun: true });
+    expect(bulk.status).toBe(200);
+    expect(bulk.body.runs.map((run: { runId: string }) => run.runId).sort()).toEqual([both.body.runId, rerun.body.runId].sort());
+    expect((await call('POST', '/api/tasks/bulk/rerun', { filter: { tags: [] } })).status).toBe(400);
+  });
+
+  it('refuses a bad ?tag= filter with 400 naming the query', async () => {
+    const res = await call('GET', '/api/tasks/runs?tag=no%20spaces');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', details: [expect.objectContaining({ path: expect.stringMatching(/^\/querystring\/tag/) })] });
   });
 
   it('refuses a bad concurrencyKey filter with 400', async () => {
@@ -119,5 +148,34 @@ describe('orch queue', () => {
     expect(printed.stdout).toMatch(/^\(unkeyed\)\s+0\s+1\s+\d+s\s+p3:1$/m);
     const json = await orch(['queue', '--json'], env);
     expect(JSON.parse(json.stdout)).toMatchObject({ waiting: 3, buckets: [{ name: 'deploys', waiting: 2, priorities: [{ priority: 5, waiting: 1 }, { priority: 3, waiting: 1 }] }] });
+  });
+});
+
+/** Run tags from the command line: `orch run --tag`, `orch runs --tag`, `orch show`, and a bulk filter on a tag. */
+describe('run tags in the orch command line', () => {
+  const service = composedServiceForSuite();
+
+  it('tags a run, lists and shows it by its tags, and picks it for a bulk rerun by tag', async () => {
+    const env = { ORCH_URL: service().url, ORCH_API_KEY: TEST_KEYS.operator, XDG_CONFIG_HOME: tempDir('orch-tags-'), COLUMNS: '200' };
+    const ran = await orch(['run', 'summarize-content', 'content=tagged', '--tag', 'cli:one', '--tag', 'team=ops', '--key', 'cli-tagged'], env);
+    expect(ran.code).toBe(0);
+    await orch(['run', 'summarize-content', 'content=other', '--tag', 'cli:one', '--key', 'cli-other'], env);
+    const api = apiClient(service().url);
+    expect((await api.get('/api/tasks/runs/cli-tagged')).body.tags).toEqual(['cli:one', 'team=ops']);
+
+    const listed = await orch(['runs', '--tag', 'cli:one', '--tag', 'team=ops', '--json'], env);
+    expect(JSON.parse(listed.stdout).items.map((r: { runId: string }) => r.runId)).toEqual(['cli-tagged']);
+    const table = await orch(['runs', '--tag', 'cli:one'], env);
+    expect(table.stdout).toMatch(/cli-tagged .*cli:one team=ops/);
+    expect(table.stdout).toContain('cli-other');
+    const shown = await orch(['show', 'cli-tagged'], env);
+    expect(shown.stdout).toMatch(/^tags\s+cli:one team=ops$/m);
+
+    const bulk = await orch(['rerun', '--filter', 'tag=cli:one,tag=team=ops', '--dry-run', '--json'], env);
+    expect(bulk.code).toBe(0);
+    expect(JSON.parse(bulk.stdout).runs.map((r: { runId: string }) => r.runId)).toEqual(['cli-tagged']);
+    const refused = await orch(['run', 'summarize-content', 'content=x', '--tag', 'no spaces'], env);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('tags.0: must match pattern');
   });
 });

@@ -16,6 +16,7 @@ import { RunLogs } from './RunLogs.js';
 import { RunResult } from './RunResult.js';
 import { ResultTree } from './ResultTree.js';
 import { StreamStatus } from './StreamStatus.js';
+import { TagChips } from './TagChips.js';
 import { useNow } from './use-now.js';
 import { useRunLive } from './use-run-live.js';
 import { graphModelOf } from './workflow-graph-model.js';
@@ -50,6 +51,14 @@ function RunHeader({ run }: { run: RunView }) {
           <dt>Triggered by</dt>
           <dd>{triggeredBy(run)}</dd>
         </div>
+        {run.tags.length > 0 && (
+          <div>
+            <dt>Tags</dt>
+            <dd>
+              <TagChips tags={run.tags} />
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Created</dt>
           <dd>

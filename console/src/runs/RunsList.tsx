@@ -1,5 +1,5 @@
 import { keepPreviousData, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { apiRequest } from '../api/client.js';
 import { useApiQuery } from '../api/hooks.js';
@@ -8,6 +8,7 @@ import { can } from '../auth/roles.js';
 import { useSession } from '../auth/session.js';
 import { QueryView, RunStatusBadge } from '../components/common.js';
 import { FilterSelect } from '../components/FilterSelect.js';
+import { TagChips } from './TagChips.js';
 import { CATALOG_PATH, type Catalog } from '../lib/catalog.js';
 import { segment, toQueryString } from '../lib/query-string.js';
 import { useFilterParams } from '../lib/use-filter-params.js';
@@ -106,6 +107,41 @@ function useRunSelection() {
   return { selected, toggle, setAll, clear: () => setSelected(new Map()) };
 }
 
+/** The characters a tag is made of (docs/tasks.md, "Run tags"), as the service checks them. */
+const TAG_PATTERN = /^[A-Za-z0-9._:/=-]{1,64}$/;
+
+/**
+ * The tag filter: the service filters on it (`?tag=`), so the list, its total and its pages cover
+ * it. Applied when submitted (Enter), and only when it is a tag the service would accept.
+ */
+function TagFilter({ value, onChange }: { value: string; onChange: (tag: string) => void }) {
+  const [text, setText] = useState(value);
+  useEffect(() => setText(value), [value]);
+  const valid = text === '' || TAG_PATTERN.test(text);
+  return (
+    <div className="filter-field">
+      <label htmlFor="runs-tag">Tag</label>
+      <input
+        id="runs-tag"
+        type="search"
+        value={text}
+        placeholder="team:core"
+        autoComplete="off"
+        aria-invalid={!valid}
+        aria-describedby="runs-tag-hint"
+        onChange={(e) => setText(e.target.value)}
+        onBlur={() => valid && text !== value && onChange(text)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && valid) onChange(text);
+        }}
+      />
+      <span id="runs-tag-hint" className={valid ? 'visually-hidden' : 'field-error'}>
+        {valid ? 'Press Enter to filter by this tag' : 'Letters, digits and . _ : / = - only, at most 64'}
+      </span>
+    </div>
+  );
+}
+
 /** `/operator/runs`: every run, newest first, live from the event stream. */
 export function RunsPage() {
   const { params, update } = useFilterParams();
@@ -113,6 +149,7 @@ export function RunsPage() {
   const type = params.get('type') ?? '';
   const range = params.get('range') ?? '';
   const filter = params.get('q') ?? '';
+  const tag = params.get('tag') ?? '';
   const cursor = params.get('cursor') ?? '';
   const [previous, setPrevious] = useState<string[]>([]);
   const now = useNow(10_000);
@@ -123,7 +160,7 @@ export function RunsPage() {
   const createdFrom = since === null ? '' : new Date(since).toISOString();
   const heldView = status === HELD_FILTER;
   const queueStateFilter = useQueueStateFilter();
-  const path = `${RUNS_PATH}${toQueryString({ ...runListQuery(status, queueStateFilter === true), type, createdFrom, limit: PAGE_SIZE, cursor })}`;
+  const path = `${RUNS_PATH}${toQueryString({ ...runListQuery(status, queueStateFilter === true), type, tag, createdFrom, limit: PAGE_SIZE, cursor })}`;
   const { token, identity } = useSession();
   // Selecting rows is for those who may cancel and rerun; the service checks the role anyway.
   const canAct = can(identity?.role, 'cancelRun') && can(identity?.role, 'rerunRun');
@@ -172,6 +209,7 @@ export function RunsPage() {
           options={Object.entries(CREATED_RANGES).map(([key, r]) => ({ value: key, label: r.label }))}
           onChange={(v) => setFilter({ range: v })}
         />
+        <TagFilter value={tag} onChange={(v) => setFilter({ tag: v })} />
         <div className="filter-field">
           <label htmlFor="runs-filter">Run id contains</label>
           <input id="runs-filter" type="search" value={filter} onChange={(e) => update({ q: e.target.value })} autoComplete="off" />
@@ -224,6 +262,7 @@ export function RunsPage() {
                         )}
                         <td className="mono full">
                           <Link to={`/runs/${segment(r.runId)}`}>{r.runId}</Link>
+                          <TagChips tags={r.tags} />
                         </td>
                         <td>{r.type}</td>
                         <td>

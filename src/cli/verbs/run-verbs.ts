@@ -7,7 +7,7 @@ import { isHeld, stateWords } from '../run-state.js';
 import { table } from '../table.js';
 import { didYouMean } from '../suggest.js';
 import { UsageError } from '../usage-error.js';
-import { EXIT, flag, printJson, word, words, type Verb } from '../verb.js';
+import { EXIT, flag, flagValues, printJson, word, words, type Verb } from '../verb.js';
 import type { FlagSpec, ParsedArgs } from '../args.js';
 import { parseBulkFilter, runBulk, type BulkOptions } from '../bulk.js';
 import type { BulkFilter } from '../../runtime/bulk-actions.js';
@@ -71,15 +71,18 @@ const interactive = (output: Output) => process.stderr.isTTY === true && !output
 
 const RUN_ID_HELP = '<runId> is the whole id or its first 8 or more characters (the one run whose id starts so).';
 
+const TAG_FLAG: FlagSpec = { name: 'tag', takes: 'value', valueName: 't', repeats: true, summary: 'a tag kept on the run (repeat for more; A-Z a-z 0-9 . _ : / = -, at most 64 characters)' };
+
 export const runVerb: Verb = {
   name: 'run',
   summary: 'trigger a task',
-  usage: '<type> [key=value ...] [--payload-file f.json] [--key <idempotencyKey>] [--watch]',
+  usage: '<type> [key=value ...] [--payload-file f.json] [--key <idempotencyKey>] [--tag t ...] [--watch]',
   positionals: [
     { name: 'type', required: true },
     { name: 'assignments', required: false, rest: true },
   ],
   flags: [
+    TAG_FLAG,
     { name: 'payload-file', takes: 'value', valueName: 'file', summary: 'payload from a JSON file (key=value words override its fields)' },
     { name: 'key', takes: 'value', valueName: 'idempotencyKey', summary: 'idempotency key: the same key never runs twice' },
     { name: 'watch', short: 'w', takes: 'switch', summary: 'follow the run to its end; exit 0 success, 1 failed, 130 cancelled' },
@@ -95,7 +98,7 @@ export const runVerb: Verb = {
     const key = flag(args, 'key');
     if (key !== undefined) payload.idempotencyKey = key;
     const api = client();
-    const admitted = await api.trigger(type, payload);
+    const admitted = await api.trigger(type, payload, flagValues(args, 'tag'));
     printAdmission(output, admitted.body);
     if (!args.flags.watch) return EXIT.ok;
     return watchRun(api, output, admitted.body.runId, signal, interactive(output));
@@ -118,9 +121,10 @@ export const watchVerb: Verb = {
 export const runsVerb: Verb = {
   name: 'runs',
   summary: 'list recent runs',
-  usage: '[--status s] [--type t] [--held] [--id <start>] [--limit n]',
+  usage: '[--status s] [--type t] [--held] [--id <start>] [--tag t ...] [--limit n]',
   positionals: [],
   flags: [
+    { ...TAG_FLAG, summary: 'only runs carrying this tag (repeat: every one)' },
     { name: 'status', takes: 'value', valueName: 'status', summary: RUN_STATUSES.join('|') },
     { name: 'type', takes: 'value', valueName: 'type', summary: 'task type' },
     { name: 'held', takes: 'switch', summary: 'only runs awaiting approval (their status stays pending)' },
@@ -135,7 +139,8 @@ export const runsVerb: Verb = {
     const idPrefix = flag(args, 'id');
     if (idPrefix === '') throw new UsageError("'--id' needs the start of a run id");
     const limit = positiveInteger('limit', flag(args, 'limit')) ?? 20;
-    const page = await client().listRuns({ status, type, limit, idPrefix, ...(args.flags.held ? { queueState: 'held' as const } : {}) });
+    const tags = flagValues(args, 'tag');
+    const page = await client().listRuns({ status, type, limit, idPrefix, ...(tags.length > 0 ? { tag: tags } : {}), ...(args.flags.held ? { queueState: 'held' as const } : {}) });
     if (output.json) return printJson(output, page);
     output.out(
       table<RunRecordView>(
@@ -145,6 +150,8 @@ export const runsVerb: Verb = {
           { header: 'run', value: (r) => r.runId, fit: 'wrap' },
           { header: 'type', value: (r) => r.type },
           { header: 'status', value: (r) => stateWords(r), colour: (r) => statusColour(r.status) },
+          // Shown when a listed run has tags: a page without any keeps its columns.
+          ...(page.items.some((r) => (r.tags ?? []).length > 0) ? [{ header: 'tags', value: (r: RunRecordView) => (r.tags ?? []).join(' '), fit: 'drop' as const }] : []),
           { header: 'created', value: (r) => when(r.createdAt), fit: 'drop' },
           { header: 'took', value: (r) => (r.finishedAt && r.startedAt ? duration(Date.parse(String(r.finishedAt)) - Date.parse(String(r.startedAt))) : ''), fit: 'drop' },
           { header: 'summary', value: (r) => r.operatorSummary ?? r.error ?? '', fit: 'cut', max: 60 },
@@ -174,6 +181,7 @@ export const showVerb: Verb = {
         ['run', run.runId],
         ['type', run.type],
         ['status', isHeld(run) ? `${status}, ${paint(output, 'yellow', 'awaiting approval')}` : status],
+        ['tags', run.tags && run.tags.length > 0 ? run.tags.join(' ') : null],
         ['requested by', run.requestedBy],
         ['created', when(run.createdAt)],
         ['finished', run.finishedAt ? when(run.finishedAt) : null],
@@ -229,7 +237,7 @@ export const logsVerb: Verb = {
 };
 
 const BULK_FLAGS: FlagSpec[] = [
-  { name: 'filter', takes: 'value', valueName: 'k=v,...', summary: 'act on every run matching: type, status, queueState, idPrefix, verdict, createdFrom, createdTo, payload.<field>' },
+  { name: 'filter', takes: 'value', valueName: 'k=v,...', summary: 'act on every run matching: type, status, queueState, idPrefix, verdict, tag (repeat: every one), createdFrom, createdTo, payload.<field>' },
   { name: 'dry-run', takes: 'switch', summary: 'with --filter: print what would be affected, change nothing' },
   { name: 'yes', short: 'y', takes: 'switch', summary: 'with --filter: go ahead (required unless --dry-run)' },
   { name: 'max', takes: 'value', valueName: 'n', summary: 'with --filter: at most n runs, newest first (default 100, at most 500)' },

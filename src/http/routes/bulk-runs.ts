@@ -5,7 +5,7 @@ import { DEFAULT_BULK_MAX, MAX_BULK_MAX, type BulkFilter } from '../../runtime/b
 import { MAX_CANCEL_REASON_CHARS } from '../../runtime/run-cancel.js';
 import type { TaskRuntime } from '../../runtime/runtime.js';
 import type { ProtectedContext, RouteSpec } from '../route-spec.js';
-import { VerdictQuery } from './run-filter-query.js';
+import { TagsFilter, VerdictQuery } from './run-filter-query.js';
 
 const FilterSchema = Type.Object(
   {
@@ -20,6 +20,7 @@ const FilterSchema = Type.Object(
       }),
     ),
     verdict: Type.Optional(VerdictQuery),
+    tags: Type.Optional(TagsFilter),
     createdFrom: Type.Optional(Type.String({ format: 'date-time', maxLength: 64 })),
     createdTo: Type.Optional(Type.String({ format: 'date-time', maxLength: 64 })),
   },

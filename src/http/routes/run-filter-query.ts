@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { invalidRequest, pointer } from '../../domain/errors.js';
+import { MAX_RUN_TAGS, MAX_TAG_LENGTH, TAG_PATTERN } from '../../domain/run-tags.js';
 import { MAX_PAYLOAD_FILTER_FIELDS, PAYLOAD_FIELD_PATTERN } from '../../store/run-field-filters.js';
 
 /** The query-string prefix of a payload field filter: `?payload.scope=projects/app`. */
@@ -12,6 +13,19 @@ export const PAYLOAD_QUERY_KEYS = {
     description: 'exact value of a payload field (dotted for nested fields): text, or a number or boolean spelled as JSON spells it',
   }),
 };
+
+/** A tag filter: runs carrying every tag named (docs/tasks.md, "Run tags"); `how` says how to name several. */
+const tagFilter = (how: string) =>
+  Type.Array(Type.String({ minLength: 1, maxLength: MAX_TAG_LENGTH, pattern: TAG_PATTERN }), {
+    minItems: 1,
+    maxItems: MAX_RUN_TAGS,
+    description: `only runs carrying every one of these tags (${how}; at most ${MAX_RUN_TAGS})`,
+  });
+
+/** `?tag=` of the run listing, repeatable. */
+export const TagQuery = tagFilter('repeat the parameter: `?tag=a&tag=b`');
+/** `tags` of a bulk action's filter. */
+export const TagsFilter = tagFilter('a JSON array');
 
 export const VerdictQuery = Type.String({
   minLength: 1,

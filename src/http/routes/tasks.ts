@@ -3,14 +3,16 @@ import { RunListPage, RunObject } from '../../runtime/run-list-answer.js';
 import Type, { type Static } from 'typebox';
 import { CacheTags, runListPageTags } from '../../domain/cache-invalidation.js';
 import { notFound } from '../../domain/errors.js';
+import { isRunTag } from '../../domain/run-tags.js';
 import type { Identity, ProtectedContext, RouteReply, RouteSpec } from '../route-spec.js';
 import { withoutPayloads } from '../../runtime/payload-withheld.js';
 import type { AdmissionOutcome } from '../../runtime/admission.js';
 import type { TaskRuntime } from '../../runtime/runtime.js';
 import { MAX_CONCURRENCY_KEY_LENGTH, RUN_STATUSES } from '../../domain/run-record.js';
-import { PAYLOAD_QUERY_KEYS, VerdictQuery, payloadFilterOfQuery } from './run-filter-query.js';
+import { PAYLOAD_QUERY_KEYS, TagQuery, VerdictQuery, payloadFilterOfQuery } from './run-filter-query.js';
 import type { CatalogView } from '../../runtime/catalog-view.js';
 import { PlacementFields } from '../../runtime/placement-schema.js';
+import { TagsField } from '../../runtime/tags-schema.js';
 import { DebounceField } from '../../runtime/debounce.js';
 
 const BooleanQuery = Type.Union([Type.Literal('true'), Type.Literal('false')], {
@@ -38,6 +40,7 @@ const RunsQuery = Type.Object(
     concurrencyKey: Type.Optional(
       Type.String({ minLength: 1, maxLength: MAX_CONCURRENCY_KEY_LENGTH, description: 'only runs triggered with this concurrency key' }),
     ),
+    tag: Type.Optional(TagQuery),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
     offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
     cursor: Type.Optional(
@@ -60,6 +63,7 @@ export const TriggerBody = Type.Object(
     type: Type.String({ minLength: 1, description: 'a public-triggerable task type' }),
     payload: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'task-specific fields' })),
     ...PlacementFields,
+    ...TagsField,
     debounce: Type.Optional(DebounceField),
   },
   { additionalProperties: false },
@@ -78,6 +82,12 @@ export const QueuedReply = Type.Object({
     }),
   ),
 });
+
+/** The `?tag=` values of a query as the scope check reads them (before the schema checked them). */
+function tagsOfQuery(value: unknown): string[] {
+  const values = Array.isArray(value) ? value : [value];
+  return values.filter(isRunTag);
+}
 
 /** A new key is 202 queued; a key some run already owns is 200 duplicate-suppressed. */
 export function triggerReply(outcome: AdmissionOutcome): RouteReply {
@@ -143,7 +153,7 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView; v
       operationId: 'listTaskRuns',
       description:
         'Besides the declared parameters, `payload.<field>=<value>` (up to 8, dotted for nested fields: `payload.scope=projects/app`) keeps runs whose payload holds that scalar exactly: text as text, a number numerically, `true`/`false` as booleans. Payload and verdict filters read each run matching the other filters (no index); the page limit bounds the answer.',
-      summary: 'Run records, newest first; internal task types only with includeInternal=true; filters type, status, queueState, concurrencyKey, idPrefix, payload.<field>, verdict, createdFrom/To',
+      summary: 'Run records, newest first; internal task types only with includeInternal=true; filters type, status, queueState, concurrencyKey, tag, idPrefix, payload.<field>, verdict, createdFrom/To',
       tags: ['tasks'],
       access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       // Tagged by filter, so a run write drops only the pages whose filters the run matches. A
@@ -163,7 +173,7 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView; v
           200: RunListPage,
         },
       },
-      tokenReads: ({ query }) => ({ kind: 'runs', idPrefix: typeof query.idPrefix === 'string' ? query.idPrefix : undefined }),
+      tokenReads: ({ query }) => ({ kind: 'runs', idPrefix: typeof query.idPrefix === 'string' ? query.idPrefix : undefined, tags: tagsOfQuery(query.tag) }),
       handler: async (ctx: ProtectedContext<Static<typeof RunsQuery>>) => {
         const q = ctx.query;
         const page = await runtime.listRuns({
@@ -175,6 +185,7 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView; v
             payload: payloadFilterOfQuery(q),
             verdict: q.verdict,
             concurrencyKey: q.concurrencyKey,
+            tags: q.tag,
             limit: q.limit ?? 50,
             offset: q.offset ?? 0,
             cursor: q.cursor,

@@ -1,11 +1,16 @@
 import Type, { type Static } from 'typebox';
 import { DEFAULT_TOKEN_MINUTES, MAX_TOKEN_MINUTES, type TokenRecord, type TokenService } from '../../tokens/scoped-tokens.js';
 import type { ProtectedContext, RouteSpec } from '../route-spec.js';
+import { MAX_TAG_LENGTH, TAG_PATTERN } from '../../domain/run-tags.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 400 });
 const Scope = Type.Union([
   Type.Object({ kind: Type.Literal('run'), runId: Id }, { additionalProperties: false }),
   Type.Object({ kind: Type.Literal('flow'), flowId: Id }, { additionalProperties: false }),
+  Type.Object(
+    { kind: Type.Literal('tag'), tag: Type.String({ minLength: 1, maxLength: MAX_TAG_LENGTH, pattern: TAG_PATTERN }) },
+    { additionalProperties: false, description: 'the runs carrying this tag: each run and its event stream, and GET /api/tasks/runs?tag=<tag>' },
+  ),
   Type.Object({ kind: Type.Literal('read') }, { additionalProperties: false }),
 ]);
 
@@ -42,7 +47,7 @@ export function tokenRoutes(deps: { tokens: TokenService }): RouteSpec[] {
       method: 'POST',
       path: '/api/tokens',
       operationId: 'issueToken',
-      summary: 'Issue a short-lived viewer token scoped to one run, one flow, or every viewer read (201; the token is shown once)',
+      summary: 'Issue a short-lived viewer token scoped to one run, one flow, the runs with one tag, or every viewer read (201; the token is shown once)',
       description: `The token reads only what its scope names (its record, its event stream), never writes, and expires after \`expiresInMinutes\` (default ${DEFAULT_TOKEN_MINUTES}, at most ${MAX_TOKEN_MINUTES}). A token cannot issue tokens.`,
       tags: ['auth'],
       access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },

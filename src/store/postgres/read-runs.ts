@@ -83,6 +83,12 @@ function runFilter(q: NormalizedRunQuery): { clauses: string[]; params: unknown[
   if (q.queueState !== undefined) equal('queue_state', q.queueState);
   if (q.concurrencyKey !== undefined) equal('concurrency_key', q.concurrencyKey);
   if (q.flowId !== undefined) equal('flow_id', q.flowId);
+  if (q.tags.length > 0) {
+    // Containment of every wanted tag, answered by the partial GIN index runs_tags (migration 11),
+    // whose predicate is repeated so the planner may use it.
+    params.push(JSON.stringify(q.tags));
+    clauses.push(`doc ? 'tags' AND doc -> 'tags' @> $${params.length}::jsonb`);
+  }
   if (q.idPrefix !== undefined) {
     // starts_with, not LIKE: `%` and `_` may be part of a run id.
     params.push(q.idPrefix);

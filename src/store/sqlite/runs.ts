@@ -354,6 +354,12 @@ function runFilter(q: NormalizedRunQuery): { where: string; params: Array<string
     clauses.push('flow_id = ?');
     params.push(q.flowId);
   }
+  for (const tag of q.tags) {
+    // Each wanted tag among the run's: read from the rows the other filters keep (no index, as
+    // the payload filters; an index would cost every run write a parse of its document).
+    clauses.push("EXISTS (SELECT 1 FROM json_each(doc, '$.tags') WHERE value = ?)");
+    params.push(tag);
+  }
   if (q.idPrefix !== undefined) {
     // substr, not LIKE: LIKE ignores ASCII case and gives `%` and `_` a meaning in a run id.
     clauses.push('substr(run_id, 1, length(?)) = ?');

@@ -8,6 +8,7 @@ import { fairClaims } from './0007-fair-claims.js';
 import { runStarts } from './0008-run-starts.js';
 import { flowStepStatuses } from './0009-flow-step-statuses.js';
 import { claimHeads } from './0010-claim-heads.js';
+import { runTags } from './0011-run-tags.js';
 
 /** One schema change: applied once, in version order, inside its own transaction. */
 export interface Migration {
@@ -17,6 +18,6 @@ export interface Migration {
 }
 
 /** Every migration this build knows, oldest first. A new layout change is a new file appended here. */
-export const MIGRATIONS: readonly Migration[] = [initialLayout, appendSequences, runEventStamps, taskCountDeltas, runWritesLighter, runsByStatus, fairClaims, runStarts, flowStepStatuses, claimHeads];
+export const MIGRATIONS: readonly Migration[] = [initialLayout, appendSequences, runEventStamps, taskCountDeltas, runWritesLighter, runsByStatus, fairClaims, runStarts, flowStepStatuses, claimHeads, runTags];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
