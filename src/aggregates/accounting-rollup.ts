@@ -45,14 +45,9 @@ export interface AccountingRollup {
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
 const mean = (sum: number, n: number) => (n === 0 ? null : Math.round(sum / n));
 
-interface ModelTally {
+/** A model's figures as they are summed, run by run: the rollup's counts, its runs as a set, its latency as a sum. */
+interface ModelTally extends Pick<ModelRollup, 'metered' | 'calls' | 'failedCalls' | 'costUsd' | 'inputTokens' | 'outputTokens'> {
   runs: Set<string>;
-  metered: boolean;
-  calls: number;
-  failedCalls: number;
-  costUsd: number;
-  inputTokens: number;
-  outputTokens: number;
   latencySum: number;
   latencyN: number;
 }

@@ -89,7 +89,18 @@ async function withState(deps: ExecutorDeps, handler: BoundTaskHandler): Promise
   return (input) => handler.run(state, input);
 }
 
-async function runHandler(deps: ExecutorDeps, handler: BoundTaskHandler, run: RunRecord, signal: AbortSignal, log: AttemptLog | null): Promise<ExecutionOutcome> {
+/** One attempt as the executor runs it: the service's parts, the run's catalog entry, the run as claimed, its stop signal, run log and trace context. */
+interface AttemptContext {
+  deps: ExecutorDeps;
+  entry: CatalogEntry;
+  run: RunRecord;
+  signal: AbortSignal;
+  log: AttemptLog | null;
+  traceparent: string | null;
+}
+
+async function runHandler(attempt: AttemptContext, handler: BoundTaskHandler): Promise<ExecutionOutcome> {
+  const { deps, run, signal, log } = attempt;
   const started = Date.now();
   let outcome: HandlerOutcome;
   try {
@@ -188,14 +199,8 @@ function blockedBeforeSpawn(blocked: BlockedAttempt): ExecutionOutcome {
   };
 }
 
-async function runWorker(
-  deps: ExecutorDeps,
-  entry: CatalogEntry,
-  run: RunRecord,
-  signal: AbortSignal,
-  log: AttemptLog | null,
-  traceparent: string | null,
-): Promise<ExecutionOutcome> {
+async function runWorker(attempt: AttemptContext): Promise<ExecutionOutcome> {
+  const { deps, entry, run, signal, log, traceparent } = attempt;
   if (!entry.agentId) throw new ProgrammingError(`task type ${entry.type} runs as a worker but names no agent`);
   const preflight = entry.toolGatePreflight && deps.preflightToolGate ? deps.preflightToolGate(entry.type, entry.agentId) : null;
   if (preflight && preflight.decision === 'refused') return refusedByToolGate(deps, preflight);
@@ -263,7 +268,7 @@ export async function executeRun(deps: ExecutorDeps, entry: CatalogEntry, run: R
   const log = deps.runLogs?.open(run) ?? null;
   let outcome: ExecutionOutcome | null = null;
   try {
-    outcome = await executeAttempt(deps, entry, run, signal, log, span.traceparent);
+    outcome = await executeAttempt({ deps, entry, run, signal, log, traceparent: span.traceparent });
     return outcome;
   } finally {
     await log?.close();
@@ -287,21 +292,15 @@ function readyAtOf(run: RunRecord): Date {
   return new Date(run.createdAt);
 }
 
-async function executeAttempt(
-  deps: ExecutorDeps,
-  entry: CatalogEntry,
-  run: RunRecord,
-  signal: AbortSignal,
-  log: AttemptLog | null,
-  traceparent: string | null,
-): Promise<ExecutionOutcome> {
+async function executeAttempt(attempt: AttemptContext): Promise<ExecutionOutcome> {
+  const { deps, entry, run } = attempt;
   try {
     if (entry.executor === 'handler') {
       const handler = deps.lanes.get(entry.type).handler;
       if (!handler) throw new ProgrammingError(`no in-process handler registered for ${entry.type}`);
-      return await runHandler(deps, handler, run, signal, log);
+      return await runHandler(attempt, handler);
     }
-    return await runWorker(deps, entry, run, signal, log, traceparent);
+    return await runWorker(attempt);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     deps.logger.error({ err, runId: run.runId, type: run.type }, 'run execution failed');

@@ -71,13 +71,20 @@ export const nodeStoreFs: StoreFs = {
   },
 };
 
-/** Writes `data` to a new file (replacing one left over) and fsyncs it before closing. */
-export async function writeFileSyncedOn(fs: StoreFs, path: string, data: string): Promise<void> {
-  const handle = await fs.open(path, 'w');
+/** Opens `path`, runs `use` on it and closes it whatever `use` did. */
+export async function withOpenFile<T>(fs: StoreFs, path: string, flags: 'a' | 'w' | 'r+', use: (handle: StoreFileHandle) => Promise<T>): Promise<T> {
+  const handle = await fs.open(path, flags);
   try {
-    await handle.write(data);
-    await handle.sync();
+    return await use(handle);
   } finally {
     await handle.close();
   }
+}
+
+/** Writes `data` to a new file (replacing one left over) and fsyncs it before closing. */
+export async function writeFileSyncedOn(fs: StoreFs, path: string, data: string): Promise<void> {
+  await withOpenFile(fs, path, 'w', async (handle) => {
+    await handle.write(data);
+    await handle.sync();
+  });
 }

@@ -269,13 +269,7 @@ function openProblem(path: string, err: unknown, reading: boolean): WorkspaceFil
  * link, a file over `maxBytes`. `headBytes` reads only the start of a larger file.
  */
 export function readWorkspaceFile(root: string, relPath: string, options: WorkspaceReadOptions = {}): WorkspaceFileRead {
-  const loc = locate(root, relPath);
-  if ('ok' in loc) return loc;
-  const name = lastName(loc);
-  if (name === null) return refusal(loc.path, 'not-a-file', 'is the root folder, not a file');
-  const folder = openFolder(loc, parentParts(loc));
-  if ('ok' in folder) return folder;
-  try {
+  return inParent(root, relPath, 'read', (loc, folder, name) => {
     let fd: number;
     try {
       // Without O_NOFOLLOW (Windows) the link check is a separate step.
@@ -319,9 +313,7 @@ export function readWorkspaceFile(root: string, relPath: string, options: Worksp
     } finally {
       closeSync(fd);
     }
-  } finally {
-    closeFolder(folder);
-  }
+  });
 }
 
 /** readWorkspaceFile, decoded as UTF-8. */
@@ -399,8 +391,16 @@ export function listWorkspaceFolder(root: string, relDir: string): WorkspaceList
   }
 }
 
-/** Runs `write` on the opened parent folder of `relPath`, or answers why it cannot. */
-function inParent(root: string, relPath: string, write: (loc: Located, folder: Folder, name: string) => WorkspaceWrite): WorkspaceWrite {
+/**
+ * Runs `act` on the opened parent folder of `relPath` (a read or a write of the name in it), or
+ * answers why it cannot; what `act` throws is answered as the read's or the write's problem.
+ */
+function inParent<T>(
+  root: string,
+  relPath: string,
+  purpose: 'read' | 'write',
+  act: (loc: Located, folder: Folder, name: string) => T | WorkspaceFileRefusal,
+): T | WorkspaceFileRefusal {
   const loc = locate(root, relPath);
   if ('ok' in loc) return loc;
   const name = lastName(loc);
@@ -408,9 +408,9 @@ function inParent(root: string, relPath: string, write: (loc: Located, folder: F
   const folder = openFolder(loc, parentParts(loc));
   if ('ok' in folder) return folder;
   try {
-    return write(loc, folder, name);
+    return act(loc, folder, name);
   } catch (err) {
-    return openProblem(loc.path, err, false);
+    return openProblem(loc.path, err, purpose === 'read');
   } finally {
     closeFolder(folder);
   }
@@ -451,7 +451,7 @@ function createIn(folder: Folder, name: string, content: Buffer, mode: number | 
  * included, and when a folder above it is a link or missing (ensureWorkspaceFolder makes them).
  */
 export function createWorkspaceFile(root: string, relPath: string, content: Buffer, mode: number | null = null): WorkspaceWrite {
-  return inParent(root, relPath, (loc, folder, name) => {
+  return inParent<WorkspaceWrite>(root, relPath, 'write', (loc, folder, name) => {
     createIn(folder, name, content, mode);
     return { ok: true, path: loc.path };
   });
@@ -464,7 +464,7 @@ export function createWorkspaceFile(root: string, relPath: string, content: Buff
  * a regular file, or when a folder above it is a link.
  */
 export function replaceWorkspaceFile(root: string, relPath: string, content: Buffer, mode: number | null = null): WorkspaceWrite {
-  return inParent(root, relPath, (loc, folder, name) => {
+  return inParent<WorkspaceWrite>(root, relPath, 'write', (loc, folder, name) => {
     const current = entryAt(folder, name);
     if (current === null) return refusal(loc.path, 'missing', 'does not exist; nothing to replace');
     const problem = fileProblem(loc.path, current);
@@ -483,7 +483,7 @@ export function replaceWorkspaceFile(root: string, relPath: string, content: Buf
 
 /** Removes the regular file `relPath`; a link, a folder or anything else at the name is refused. */
 export function removeWorkspaceFile(root: string, relPath: string): WorkspaceWrite {
-  return inParent(root, relPath, (loc, folder, name) => {
+  return inParent<WorkspaceWrite>(root, relPath, 'write', (loc, folder, name) => {
     const current = entryAt(folder, name);
     if (current === null) return refusal(loc.path, 'missing', 'does not exist; nothing to remove');
     if (current.isSymbolicLink() || !current.isFile()) return fileProblem(loc.path, current) ?? refusal(loc.path, 'not-a-file', 'is not a regular file');
@@ -494,7 +494,7 @@ export function removeWorkspaceFile(root: string, relPath: string): WorkspaceWri
 
 /** Removes the empty folder `relDir`; a folder that is not empty is refused with code ENOTEMPTY. */
 export function removeWorkspaceFolder(root: string, relDir: string): WorkspaceWrite {
-  return inParent(root, relDir, (loc, folder, name) => {
+  return inParent<WorkspaceWrite>(root, relDir, 'write', (loc, folder, name) => {
     const current = entryAt(folder, name);
     if (current === null) return { ok: true, path: loc.path };
     if (!current.isDirectory()) return refusal(loc.path, 'not-a-file', current.isSymbolicLink() ? 'is a symbolic link, not a folder' : 'is not a folder');
@@ -520,7 +520,7 @@ export function ensureWorkspaceFolder(root: string, relDir: string): { ok: true;
   if (typeof existing !== 'number') return existing;
   const created: string[] = [];
   for (let i = existing; i < loc.parts.length; i += 1) {
-    const made = inParent(root, joinParts(loc.parts.slice(0, i + 1)), (sub, folder, name) => {
+    const made = inParent<WorkspaceWrite>(root, joinParts(loc.parts.slice(0, i + 1)), 'write', (sub, folder, name) => {
       mkdirSync(at(folder, name), 0o755);
       return { ok: true, path: sub.path };
     });

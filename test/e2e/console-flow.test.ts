@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILT_IN_REGISTRY } from '../../src/lanes/built-in.js';
@@ -5,10 +6,14 @@ import { installTaskTypes } from '../../src/task-types/installed.js';
 import { createTaskTypeRegistry } from '../../src/task-types/registry.js';
 import { echoNoteType } from '../fixtures/task-types/echo-note/definition.js';
 import { echoNoteLane } from '../fixtures/task-types/echo-note/lane.js';
-import { CHROMIUM, CHROMIUM_ARGS, collectPageErrors, ensureConsoleBuilt, NO_BROWSER, signIn } from '../support/console-browser.js';
+import { CHROMIUM, CHROMIUM_ARGS, collectPageErrors, ensureConsoleBuilt, NO_BROWSER, screenshotsAt, signIn } from '../support/console-browser.js';
 import { startComposedService, type ComposedService } from '../support/composed-service.js';
 import { apiClient } from '../support/http.js';
 import { TEST_KEYS } from '../support/keys.js';
+import { REPO_ROOT } from '../support/paths.js';
+
+/** Screenshots for a person to look at; the folder is git-ignored. */
+const SHOTS = join(REPO_ROOT, 'test-output', 'screenshots', 'console-flow');
 
 /**
  * The console's flow page in a real browser: the graph shows each step's state and changes as
@@ -54,6 +59,27 @@ describe.skipIf(NO_BROWSER)(`console flow page in a real browser${NO_BROWSER ? `
     expect(await graph.getByText('waiting', { exact: true }).count()).toBe(0);
     // An approved step's work is its replay: the link goes there now.
     expect(await graph.getByRole('link', { name: 'gate' }).getAttribute('href')).toMatch(/^\/operator\/runs\/approval-replay%3A/);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('lists the flow in the flows table, wide and on a phone', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const errors = collectPageErrors(page);
+    await signIn(page, svc.url, TEST_KEYS.viewer, 'viewer-bot (viewer)');
+    await page.goto(`${svc.url}/operator/flows`);
+    const table = page.getByRole('region', { name: 'Flows' }).getByRole('table');
+    await table.getByRole('link', { name: 'console-flow' }).waitFor();
+    expect(await table.locator('caption').textContent()).toBe('1 of 1 flows');
+    const headers = await table.getByRole('columnheader').allTextContents();
+    expect(headers).toEqual(['Flow', 'Status', 'Steps', 'Created', 'Requested by']);
+    const row = table.getByRole('row').filter({ has: page.getByRole('link', { name: 'console-flow' }) });
+    expect(await row.getByRole('cell').nth(2).textContent()).toBe('2');
+    await screenshotsAt(page, SHOTS, 'flows-list', [1400, 390]);
+    // On a phone the row stacks and nothing is wider than the screen.
+    await page.setViewportSize({ width: 390, height: 900 });
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBeLessThanOrEqual(0);
+    expect(await table.getByRole('link', { name: 'console-flow' }).isVisible()).toBe(true);
     expect(errors).toEqual([]);
     await page.close();
   });

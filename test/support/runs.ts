@@ -2,51 +2,27 @@ import { randomUUID } from 'node:crypto';
 import type { RunRecord } from '../../src/domain/run-record.js';
 import { newRunRecord, type NewRunInput } from '../../src/runtime/run-transitions.js';
 
-/** A complete, valid run record (pending, ready) with any field overridden. */
+/**
+ * A complete, valid run record (pending, ready) with any field overridden: admitted by the
+ * service's own newRunRecord from the API by `test`, as a doc-sync at a fixed time, but with no
+ * events yet (the tests count the events they append).
+ */
 export function makeRun(overrides: Partial<RunRecord> = {}): RunRecord {
   const taskId = overrides.taskId ?? randomUUID();
-  const at = '2026-01-01T00:00:00.000Z';
-  return {
+  const run = newRunRecord({
     runId: taskId,
     taskId,
     type: 'doc-sync',
     internal: false,
-    status: 'pending',
-    queueState: 'ready',
-    seq: 0,
     payload: {},
     source: 'api',
     requestedBy: 'test',
-    createdAt: at,
-    updatedAt: at,
-    startedAt: null,
-    finishedAt: null,
-    attempt: 1,
-    claim: null,
-    queueAttempts: [{ attemptId: `${taskId}#1`, attempt: 1, state: 'admitted', at }],
-    events: [],
-    approval: {
-      required: false,
-      status: 'not-required',
-      reason: null,
-      requestedAt: null,
-      decidedAt: null,
-      decidedBy: null,
-      note: null,
-      replayRunId: null,
-      replayTaskId: null,
-    },
+    now: new Date('2026-01-01T00:00:00.000Z'),
+    approvalRequired: false,
+    approvalReason: null,
     approvedFromTaskId: null,
-    retry: null,
-    result: null,
-    error: null,
-    failureReason: null,
-    accounting: null,
-    operatorSummary: null,
-    recommendedNextActions: null,
-    specialistContract: null,
-    ...overrides,
-  };
+  });
+  return { ...run, events: [], ...overrides };
 }
 
 /** The claim mutator the runner would apply: the run leaves the queue and starts. */

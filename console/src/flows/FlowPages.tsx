@@ -4,6 +4,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useApiQuery } from '../api/hooks.js';
 import { useEventStream } from '../api/use-event-stream.js';
 import { StatusBadge } from '../components/common.js';
+import { ScrollTable } from '../components/ScrollTable.js';
 import { Loadable, Section } from '../components/states.js';
 import { RelativeTime } from '../components/Time.js';
 import type { FlowSummary, FlowView } from '../lib/api-types.js';
@@ -21,39 +22,28 @@ export function FlowsPage() {
       <Section id="flows" title="Newest flows">
         <Loadable query={list} label="flows" isEmpty={(d) => d.items.length === 0} empty="No flows yet.">
           {(d) => (
-            <div className="table-scroll" role="region" aria-label="Flows" tabIndex={0}>
-              <table className="wide stack-on-phone">
-                <caption>
-                  {d.nextCursor === null ? `${d.items.length} flows` : `The newest ${d.items.length} flows`}
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Flow</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Steps</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Requested by</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {d.items.map((f) => (
-                    <tr key={f.flowId}>
-                      <td>
-                        <Link to={`/flows/${segment(f.flowId)}`}>{f.flowId}</Link>
-                      </td>
-                      <td>
-                        <StatusBadge status={f.cancelRequested && f.status === 'running' ? 'cancelling' : f.status} />
-                      </td>
-                      <td>{f.stepCount}</td>
-                      <td>
-                        <RelativeTime iso={f.createdAt} />
-                      </td>
-                      <td>{f.requestedBy}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ScrollTable
+              label="Flows"
+              caption={d.nextCursor === null ? `${d.items.length} flows` : `The newest ${d.items.length} flows`}
+              columns={['Flow', 'Status', 'Steps', 'Created', 'Requested by']}
+              className="wide stack-on-phone"
+            >
+              {d.items.map((f) => (
+                <tr key={f.flowId}>
+                  <td>
+                    <Link to={`/flows/${segment(f.flowId)}`}>{f.flowId}</Link>
+                  </td>
+                  <td>
+                    <StatusBadge status={f.cancelRequested && f.status === 'running' ? 'cancelling' : f.status} />
+                  </td>
+                  <td data-label="Steps">{f.stepCount}</td>
+                  <td>
+                    <RelativeTime iso={f.createdAt} />
+                  </td>
+                  <td data-label="Requested by">{f.requestedBy}</td>
+                </tr>
+              ))}
+            </ScrollTable>
           )}
         </Loadable>
       </Section>

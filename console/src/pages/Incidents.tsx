@@ -56,49 +56,36 @@ export function IncidentsPage() {
       <Loadable query={list} label="incidents" isEmpty={(d) => d.total === 0} empty="No incidents match these filters.">
         {(data) => (
           <>
-            <div className="table-scroll" role="region" aria-label="Incidents" tabIndex={0}>
-              <table className="wide stack-on-phone">
-                <caption>
-                  {data.total} {data.total === 1 ? 'incident' : 'incidents'}, most urgent first{data.total > 0 ? `; showing ${data.offset + 1}–${data.offset + data.incidents.length}` : ''}
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Severity</th>
-                    <th scope="col">Title</th>
-                    <th scope="col">SLA</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Owner</th>
-                    <th scope="col">Acknowledged</th>
-                    <th scope="col">Last seen</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {/* The service lists by urgency: open first, then severity, then the latest seen. */}
-                  {data.incidents.map((i) => (
-                    <tr key={i.incidentId}>
-                      <td>
-                        <StatusBadge status={i.severity} />
-                      </td>
-                      <td className="col-title full">
-                        <Link to={`/incidents/${segment(i.incidentId)}`}>{i.title}</Link>
-                        <div className="hint">{i.classification}</div>
-                      </td>
-                      <td className="nowrap" data-label="SLA">
-                        <TimeLeft iso={slaDueAt(i)} />
-                      </td>
-                      <td>
-                        <StatusBadge status={i.status} />
-                      </td>
-                      <td data-label="Owner">{i.owner ?? <span className="muted">none</span>}</td>
-                      <td data-label="Acknowledged">{i.acknowledged ? `by ${i.acknowledgedBy ?? '—'}` : 'no'}</td>
-                      <td className="nowrap" data-label="Last seen">
-                        <RelativeTime iso={i.lastSeenAt} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ScrollTable
+              label="Incidents"
+              caption={`${data.total} ${data.total === 1 ? 'incident' : 'incidents'}, most urgent first${data.total > 0 ? `; showing ${data.offset + 1}–${data.offset + data.incidents.length}` : ''}`}
+              columns={['Severity', 'Title', 'SLA', 'Status', 'Owner', 'Acknowledged', 'Last seen']}
+              className="wide stack-on-phone"
+            >
+              {/* The service lists by urgency: open first, then severity, then the latest seen. */}
+              {data.incidents.map((i) => (
+                <tr key={i.incidentId}>
+                  <td>
+                    <StatusBadge status={i.severity} />
+                  </td>
+                  <td className="col-title full">
+                    <Link to={`/incidents/${segment(i.incidentId)}`}>{i.title}</Link>
+                    <div className="hint">{i.classification}</div>
+                  </td>
+                  <td className="nowrap" data-label="SLA">
+                    <TimeLeft iso={slaDueAt(i)} />
+                  </td>
+                  <td>
+                    <StatusBadge status={i.status} />
+                  </td>
+                  <td data-label="Owner">{i.owner ?? <span className="muted">none</span>}</td>
+                  <td data-label="Acknowledged">{i.acknowledged ? `by ${i.acknowledgedBy ?? '—'}` : 'no'}</td>
+                  <td className="nowrap" data-label="Last seen">
+                    <RelativeTime iso={i.lastSeenAt} />
+                  </td>
+                </tr>
+              ))}
+            </ScrollTable>
             <div className="pager">
               <button type="button" className="secondary" disabled={offset === 0} onClick={() => update({ offset: String(Math.max(0, offset - PAGE_SIZE)) })}>
                 Previous page

@@ -84,6 +84,13 @@ function atomEntry(entry: Node): FeedEntry {
   };
 }
 
+/** A feed of any format: the title of its channel (or of the Atom feed itself) and its entries, read by the format's reader. */
+function feedOf(format: ParsedFeed['format'], head: Node, items: unknown, entryOf: (node: Node) => FeedEntry): ParsedFeed {
+  return { format, title: text(head.title), entries: asArray(items).filter((i): i is Node => typeof i === 'object' && i !== null).map(entryOf) };
+}
+
+const channelOf = (root: Node): Node => (asArray(root.channel)[0] ?? {}) as Node;
+
 /** Parses RSS 2.0, RSS 1.0 (RDF) or Atom; throws with a reason for anything else. */
 export function parseFeed(xml: string): ParsedFeed {
   const valid = XMLValidator.validate(xml);
@@ -92,29 +99,13 @@ export function parseFeed(xml: string): ParsedFeed {
 
   const rss = doc.rss as Node | undefined;
   if (rss && typeof rss === 'object') {
-    const channel = (asArray(rss.channel)[0] ?? {}) as Node;
-    return {
-      format: 'rss2',
-      title: text(channel.title),
-      entries: asArray(channel.item).filter((i): i is Node => typeof i === 'object' && i !== null).map(rssEntry),
-    };
+    const channel = channelOf(rss);
+    return feedOf('rss2', channel, channel.item, rssEntry);
   }
   const feed = doc.feed as Node | undefined;
-  if (feed && typeof feed === 'object') {
-    return {
-      format: 'atom',
-      title: text(feed.title),
-      entries: asArray(feed.entry).filter((e): e is Node => typeof e === 'object' && e !== null).map(atomEntry),
-    };
-  }
+  if (feed && typeof feed === 'object') return feedOf('atom', feed, feed.entry, atomEntry);
   const rdf = doc['rdf:RDF'] as Node | undefined;
-  if (rdf && typeof rdf === 'object') {
-    const channel = (asArray(rdf.channel)[0] ?? {}) as Node;
-    return {
-      format: 'rss1',
-      title: text(channel.title),
-      entries: asArray(rdf.item).filter((i): i is Node => typeof i === 'object' && i !== null).map(rssEntry),
-    };
-  }
+  // RSS 1.0 keeps its items beside the channel, not inside it.
+  if (rdf && typeof rdf === 'object') return feedOf('rss1', channelOf(rdf), rdf.item, rssEntry);
   throw new DomainError('upstream_error', 'not an RSS or Atom feed (no <rss>, <feed> or <rdf:RDF> root)');
 }

@@ -1,3 +1,5 @@
+import { lowerBound } from './lower-bound.js';
+
 /**
  * Which runs were written with new events at or after a given stamp, for the file store's change
  * feed: one entry (stamp, run id) per write that appended events, in stamp order (stamps are
@@ -19,7 +21,7 @@ export class RunEventIndex {
 
   /** Ids of runs with an entry stamped `tx` or later (a run may come more than once). */
   *runsSince(tx: number): Generator<string> {
-    for (let i = this.firstAtOrAfter(tx); i < this.stamps.length; i++) yield this.runIds[i]!;
+    for (let i = lowerBound(this.stamps, tx); i < this.stamps.length; i++) yield this.runIds[i]!;
   }
 
   get size(): number {
@@ -36,16 +38,5 @@ export class RunEventIndex {
     const sorted = [...entries].filter(([, tx]) => tx > 0).sort((a, b) => a[1] - b[1]);
     this.stamps = sorted.map(([, tx]) => tx);
     this.runIds = sorted.map(([runId]) => runId);
-  }
-
-  private firstAtOrAfter(tx: number): number {
-    let low = 0;
-    let high = this.stamps.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (this.stamps[mid]! < tx) low = mid + 1;
-      else high = mid;
-    }
-    return low;
   }
 }

@@ -1,5 +1,5 @@
 import { isErrnoCode } from '../durable-fs.js';
-import { nodeStoreFs, type StoreFs } from '../store-fs.js';
+import { nodeStoreFs, withOpenFile, type StoreFs } from '../store-fs.js';
 import { stateCorrupt } from '../types.js';
 import { parseJournalLine, type JournalEntry } from './journal-entry.js';
 
@@ -145,11 +145,8 @@ function entriesAfter(path: string, parsed: JournalEntry[], afterSeq: number): J
 
 /** Cuts a torn tail off the journal so new appends start on a clean line. */
 export async function truncateJournal(path: string, length: number, fs: StoreFs = nodeStoreFs): Promise<void> {
-  const handle = await fs.open(path, 'r+');
-  try {
+  await withOpenFile(fs, path, 'r+', async (handle) => {
     await handle.truncate(length);
     await handle.datasync();
-  } finally {
-    await handle.close();
-  }
+  });
 }

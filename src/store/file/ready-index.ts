@@ -1,3 +1,5 @@
+import { lowerBound } from './lower-bound.js';
+
 /**
  * The ready queue of the in-memory model: run ids ordered by seq, so a claim walks candidates in
  * admission order without scanning every run. Most inserts land at the end (new admissions
@@ -17,7 +19,7 @@ export class ReadyIndex {
   }
 
   add(seq: number, runId: string): void {
-    const at = this.position(seq);
+    const at = lowerBound(this.seqs, seq, this.head);
     if (at < this.seqs.length && this.seqs[at] === seq) {
       this.runIds[at] = runId;
       return;
@@ -39,7 +41,7 @@ export class ReadyIndex {
   }
 
   remove(seq: number): void {
-    const at = this.position(seq);
+    const at = lowerBound(this.seqs, seq, this.head);
     if (at >= this.seqs.length || this.seqs[at] !== seq) return;
     if (at === this.head) {
       this.head++;
@@ -60,17 +62,5 @@ export class ReadyIndex {
     this.seqs.splice(0, this.head);
     this.runIds.splice(0, this.head);
     this.head = 0;
-  }
-
-  /** First index (at or after `head`) whose seq is >= `seq`. */
-  private position(seq: number): number {
-    let low = this.head;
-    let high = this.seqs.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (this.seqs[mid]! < seq) low = mid + 1;
-      else high = mid;
-    }
-    return low;
   }
 }
