@@ -24,7 +24,7 @@ export function FlowsPage() {
           {(d) => (
             <ScrollTable
               label="Flows"
-              caption={d.nextCursor === null ? `${d.items.length} flows` : `The newest ${d.items.length} flows`}
+              caption={d.nextCursor === null ? `${d.items.length} ${d.items.length === 1 ? 'flow' : 'flows'}` : `The newest ${d.items.length} flows`}
               columns={['Flow', 'Status', 'Steps', 'Created', 'Requested by']}
               className="wide stack-on-phone"
             >
