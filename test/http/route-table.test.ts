@@ -105,6 +105,8 @@ const SPEC_ROUTES: Record<string, Expected> = {
   'GET /api/alerts/dead-letters': v(false),
   // Operator task types (docs/task-types.md): the folder read again on this instance, by an admin.
   'POST /api/task-types/reload': { role: 'admin', bucket: 'operator-write', cached: false },
+  // Limits (docs/queue.md): config `limits` read again on this instance, by an admin.
+  'POST /api/limits/reload': { role: 'admin', bucket: 'operator-write', cached: false },
   // Scoped tokens (DECISIONS.md, "Platform"): issued, listed and revoked by operators, uncached.
   'POST /api/tokens': write,
   'GET /api/tokens': { role: 'operator', bucket: 'viewer-read', cached: false },

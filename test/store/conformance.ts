@@ -737,8 +737,8 @@ export function describeStoreConformance(
         await insert(store, { runId: 'r6', type: 'doc-sync', status: 'cancelled', queueState: null });
         const visible = await store.countRuns();
         expect(visible.total).toBe(5);
-        expect(visible.byStatus).toEqual({ pending: 2, running: 1, success: 1, failed: 0, retrying: 0, cancelled: 1 });
-        expect(visible.byType['doc-sync']).toEqual({ pending: 1, running: 1, success: 1, failed: 0, retrying: 0, cancelled: 1 });
+        expect(visible.byStatus).toEqual({ waiting: 0, pending: 2, running: 1, success: 1, failed: 0, retrying: 0, cancelled: 1, skipped: 0 });
+        expect(visible.byType['doc-sync']).toEqual({ waiting: 0, pending: 1, running: 1, success: 1, failed: 0, retrying: 0, cancelled: 1, skipped: 0 });
         expect(visible.byType.heartbeat).toBeUndefined();
         expect(visible.ready).toBe(1);
         expect(visible.held).toBe(1);

@@ -140,7 +140,7 @@ describe('SqliteStateStore on disk', () => {
       expect(headsPlan.map((row) => row.detail).join(' ')).toMatch(/SEARCH runs USING INDEX runs_ready_heads \(\(concurrency_key,priority,type\)>/);
     });
     const health = await store.health();
-    expect(health.detail).toMatch(/^SQLite 3\.\d+\.\d+, WAL, layout version 9$/);
+    expect(health.detail).toMatch(/^SQLite 3\.\d+\.\d+, WAL, layout version 10$/);
   });
 
   it('maps runs and the OrchestratorState onto typed columns', async () => {
@@ -335,9 +335,9 @@ describe('SqliteStateStore on disk', () => {
     const dir = tempDir();
     await (await openStore(dir)).close();
     const db = new Database(join(dir, DB));
-    db.prepare("INSERT INTO schema_migrations VALUES (10, 'from the future', 'now')").run();
+    db.prepare("INSERT INTO schema_migrations VALUES (11, 'from the future', 'now')").run();
     db.close();
-    await expect(new SqliteStateStore(join(dir, DB)).open()).rejects.toThrow(/layout version 10; this build reads version 9/);
+    await expect(new SqliteStateStore(join(dir, DB)).open()).rejects.toThrow(/layout version 11; this build reads version 10/);
   });
 
   /** Stores one run, takes the database back with `undo`, and reopens it: the run must be there. */
@@ -364,7 +364,7 @@ describe('SqliteStateStore on disk', () => {
     });
     await reopened.close();
     inspect(dir, (d) => {
-      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
       expect(d.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'runs_counts'").pluck().all()).toEqual(['runs_counts']);
     });
   });
@@ -414,7 +414,7 @@ describe('SqliteStateStore on disk', () => {
     expect((await reopened.listRuns({ limit: 10 })).total).toBe(2);
     await reopened.close();
     inspect(dir, (d) => {
-      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(d.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
       expect(d.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'runs_created'").pluck().all()).toEqual([]);
     });
   });

@@ -214,7 +214,7 @@ describe.skipIf(process.platform !== 'linux')('the workspace opener under a fold
         '-e',
         `const fs = require('node:fs');
          const [src, real, out] = process.argv.slice(1);
-         const end = Date.now() + 1500;
+         const end = Date.now() + 30000;
          while (Date.now() < end) {
            try { fs.renameSync(src, real); fs.symlinkSync(out, src); fs.unlinkSync(src); fs.renameSync(real, src); } catch {}
          }`,
@@ -227,8 +227,10 @@ describe.skipIf(process.platform !== 'linux')('the workspace opener under a fold
     const exited = new Promise((resolve) => flipper.on('exit', resolve));
     let reads = 0;
     let refused = 0;
+    // Until the swap has both let reads through and refused some (how long that takes depends on
+    // how the two processes are scheduled), within the flipper's own bound.
     const started = Date.now();
-    while (Date.now() - started < 1200) {
+    while ((reads < 50 || refused === 0) && Date.now() - started < 25_000) {
       const read = readWorkspaceText(fx.workspace, 'app/src/config.json');
       reads += 1;
       if (read.ok) expect(read.text).toBe('{"inside":true}');
@@ -239,12 +241,13 @@ describe.skipIf(process.platform !== 'linux')('the workspace opener under a fold
       removeWorkspaceFile(fx.workspace, 'app/src/planted.json');
       await new Promise((resolve) => setImmediate(resolve));
     }
+    flipper.kill('SIGKILL');
     await exited;
-    expect(reads).toBeGreaterThan(50);
+    expect(reads).toBeGreaterThanOrEqual(50);
     expect(refused).toBeGreaterThan(0);
     expect(fileState(outsideFile)).toEqual(before);
     expect(readdirSync(join(fx.outside, 'src'))).toEqual(['config.json']);
-  });
+  }, 40_000);
 });
 
 describe.skipIf(!POSIX)('the workspace opener on an ordinary project', () => {
