@@ -141,7 +141,12 @@ function describeRunEventFeed(name: string, makeStore: (dir: string) => StateSto
       const { store } = await openStore();
       await store.mutateRun('a', () => admitted('a'));
       const head = await store.runEventsHead();
-      expect(await settledPage(store, head, 10)).toEqual([]);
+      // On a shared store the head is the horizon's: while another transaction of the cluster
+      // (another test's) is open, `a`'s own admission may still be handed out past it. A new
+      // reader may see such an event from just before it started, never miss one after.
+      const pastHead = async () =>
+        names(await settledPage(store, head, 10)).filter((event) => options.exclusive || event !== 'a:admitted');
+      expect(await pastHead()).toEqual([]);
       let wakes = 0;
       const stop = store.onRunEvents(() => wakes++);
       // A write that appends no event moves no head and wakes nobody.
@@ -151,7 +156,7 @@ function describeRunEventFeed(name: string, makeStore: (dir: string) => StateSto
       expect(wakes).toBeGreaterThanOrEqual(1);
       stop();
       const atStop = wakes;
-      expect(names(await settledPage(store, head, 10))).toEqual(['a:started']);
+      expect(await pastHead()).toEqual(['a:started']);
       await store.mutateRun('b', () => admitted('b'));
       expect(wakes).toBe(atStop);
       expect(compareCursors(await store.runEventsHead(), head)).toBeGreaterThan(0);
