@@ -58,3 +58,29 @@ export function printJson(output: Output, value: unknown): number {
   output.out(JSON.stringify(value, null, 2));
   return EXIT.ok;
 }
+
+/**
+ * A verb without arguments that shows one answer of the service: the answer as it came with
+ * --json, else what `show` prints of it. `show` returns the exit code.
+ */
+export function answerVerb<T>(verb: {
+  name: string;
+  summary: string;
+  details?: string[];
+  read: (client: OrchClient) => Promise<T>;
+  show: (output: Output, answer: T) => number;
+}): Verb {
+  const { name, summary, details, read, show } = verb;
+  return {
+    name,
+    summary,
+    usage: '',
+    positionals: [],
+    flags: [],
+    ...(details ? { details } : {}),
+    async run({ output, client }) {
+      const answer = await read(client());
+      return output.json ? printJson(output, answer) : show(output, answer);
+    },
+  };
+}

@@ -98,3 +98,44 @@ export type OpenRoute = RouteSpecBase & { access: OpenAccess; handler: Handler<n
 export type RouteSpec = ProtectedRoute | OpenRoute;
 
 export const isProtectedRoute = (route: RouteSpec): route is ProtectedRoute => route.access.kind === 'protected';
+
+/**
+ * The access levels routes are declared with, each written once: the role a caller needs and the
+ * limiter bucket that counts the call (docs/http.md). Frozen: every route of a level shares it.
+ */
+export const viewerRead = Object.freeze({ kind: 'protected', role: 'viewer', bucket: 'viewer-read' } as const);
+/** A read only operators may make (approvals, run logs, tokens), counted as a read. */
+export const operatorRead = Object.freeze({ kind: 'protected', role: 'operator', bucket: 'viewer-read' } as const);
+export const operatorWrite = Object.freeze({ kind: 'protected', role: 'operator', bucket: 'operator-write' } as const);
+/** A write only admins may make (reloads of this instance's configuration), counted as a write. */
+export const adminWrite = Object.freeze({ kind: 'protected', role: 'admin', bucket: 'operator-write' } as const);
+export const adminExport = Object.freeze({ kind: 'protected', role: 'admin', bucket: 'admin-export' } as const);
+export const healthPublic = Object.freeze({ kind: 'public', bucket: 'health-public' } as const);
+export const docsPublic = Object.freeze({ kind: 'public', bucket: 'docs-public' } as const);
+export const proofPublic = Object.freeze({ kind: 'public', bucket: 'proof-public' } as const);
+export const signedIngest = Object.freeze({ kind: 'signed' } as const);
+
+/** A route of a family as written: what the family does not already say. */
+export type FamilyRoute<Route extends RouteSpec> = Omit<Route, 'method' | 'path' | 'tags' | 'access'>;
+
+/** Routes sharing their OpenAPI tags and access, declared by method and path. */
+export interface RouteFamily<Route extends RouteSpec> {
+  get(path: string, route: FamilyRoute<Route>): Route;
+  post(path: string, route: FamilyRoute<Route>): Route;
+  patch(path: string, route: FamilyRoute<Route>): Route;
+  delete(path: string, route: FamilyRoute<Route>): Route;
+}
+
+/**
+ * A family of routes with the same tags and access: `routeFamily({ tags: ['alerts'], access: viewerRead })`
+ * then `.get('/api/alerts', { operationId, summary, schema, handler })`. The access decides the
+ * handler's identity by type, as on a RouteSpec; a file whose routes differ in access declares a
+ * family for each.
+ */
+export function routeFamily(family: { tags: string[]; access: ProtectedAccess }): RouteFamily<ProtectedRoute>;
+export function routeFamily(family: { tags: string[]; access: OpenAccess }): RouteFamily<OpenRoute>;
+export function routeFamily(family: { tags: string[]; access: RouteAccess }): RouteFamily<RouteSpec> {
+  const route = (method: RouteSpec['method']) => (path: string, rest: FamilyRoute<RouteSpec>) =>
+    ({ method, path, ...rest, tags: [...family.tags], access: family.access }) as RouteSpec;
+  return { get: route('GET'), post: route('POST'), patch: route('PATCH'), delete: route('DELETE') };
+}

@@ -64,51 +64,44 @@ export class RunMetrics {
     this.type = new BoundedLabel(labels.types);
     this.model = new BoundedLabel(labels.models);
     const registers = [registry];
-    this.finished = new Counter({
-      name: 'orchestrator_runs_finished_total',
-      help: 'Runs this instance saw end, by task type and status (success, failed, cancelled; rejected and approved: held runs settled by their approval)',
-      labelNames: ['type', 'status'] as const,
-      registers,
-    });
-    this.attempts = new Counter({ name: 'orchestrator_run_attempts_total', help: 'Attempts this instance claimed and started, by task type', labelNames: ['type'] as const, registers });
-    this.retries = new Counter({ name: 'orchestrator_run_retries_total', help: 'Retries scheduled after a failed attempt, by task type', labelNames: ['type'] as const, registers });
-    this.spawnFailures = new Counter({
-      name: 'orchestrator_worker_spawn_failures_total',
-      help: 'Worker processes this instance could not start (no entrypoint, unknown agent, spawn error), by task type',
-      labelNames: ['type'] as const,
-      registers,
-    });
-    this.runDuration = new Histogram({
-      name: 'orchestrator_run_duration_seconds',
-      help: 'Time an attempt executed, from its claim to its end (success, failure, retry or cancel), by task type',
-      labelNames: ['type'] as const,
-      buckets: [...RUN_DURATION_BUCKETS],
-      registers,
-    });
-    this.queueWait = new Histogram({
-      name: 'orchestrator_run_queue_wait_seconds',
-      help: 'Time an attempt waited from its admission to its claim, by task type (approval waits and retry backoffs excluded)',
-      labelNames: ['type'] as const,
-      buckets: [...QUEUE_WAIT_BUCKETS],
-      registers,
-    });
+    const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new Counter<L>({ name, help, labelNames, registers });
+    const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: readonly number[]) =>
+      new Histogram<L>({ name, help, labelNames, buckets: [...buckets], registers });
+    this.finished = counter(
+      'orchestrator_runs_finished_total',
+      'Runs this instance saw end, by task type and status (success, failed, cancelled; rejected and approved: held runs settled by their approval)',
+      ['type', 'status'],
+    );
+    this.attempts = counter('orchestrator_run_attempts_total', 'Attempts this instance claimed and started, by task type', ['type']);
+    this.retries = counter('orchestrator_run_retries_total', 'Retries scheduled after a failed attempt, by task type', ['type']);
+    this.spawnFailures = counter(
+      'orchestrator_worker_spawn_failures_total',
+      'Worker processes this instance could not start (no entrypoint, unknown agent, spawn error), by task type',
+      ['type'],
+    );
+    this.runDuration = histogram(
+      'orchestrator_run_duration_seconds',
+      'Time an attempt executed, from its claim to its end (success, failure, retry or cancel), by task type',
+      ['type'],
+      RUN_DURATION_BUCKETS,
+    );
+    this.queueWait = histogram(
+      'orchestrator_run_queue_wait_seconds',
+      'Time an attempt waited from its admission to its claim, by task type (approval waits and retry backoffs excluded)',
+      ['type'],
+      QUEUE_WAIT_BUCKETS,
+    );
     this.buckets = labels.buckets ?? [];
-    this.bucketWait = new Histogram({
-      name: 'orchestrator_queue_bucket_wait_seconds',
-      help: 'Time an attempt of a run a limit bucket matches waited from its admission to its claim, by bucket (the runs the bucket may hold back)',
-      labelNames: ['bucket'] as const,
-      buckets: [...QUEUE_WAIT_BUCKETS],
-      registers,
-    });
-    this.modelCalls = new Counter({
-      name: 'orchestrator_model_calls_total',
-      help: 'Model provider calls made for runs, by model and outcome (ok, failed)',
-      labelNames: ['model', 'status'] as const,
-      registers,
-    });
-    this.inputTokens = new Counter({ name: 'orchestrator_model_input_tokens_total', help: 'Prompt tokens of model calls, by model', labelNames: ['model'] as const, registers });
-    this.outputTokens = new Counter({ name: 'orchestrator_model_output_tokens_total', help: 'Answer tokens of model calls, by model', labelNames: ['model'] as const, registers });
-    this.modelCost = new Counter({ name: 'orchestrator_model_cost_usd_total', help: 'Cost of model calls in USD at the configured prices, by model', labelNames: ['model'] as const, registers });
+    this.bucketWait = histogram(
+      'orchestrator_queue_bucket_wait_seconds',
+      'Time an attempt of a run a limit bucket matches waited from its admission to its claim, by bucket (the runs the bucket may hold back)',
+      ['bucket'],
+      QUEUE_WAIT_BUCKETS,
+    );
+    this.modelCalls = counter('orchestrator_model_calls_total', 'Model provider calls made for runs, by model and outcome (ok, failed)', ['model', 'status']);
+    this.inputTokens = counter('orchestrator_model_input_tokens_total', 'Prompt tokens of model calls, by model', ['model']);
+    this.outputTokens = counter('orchestrator_model_output_tokens_total', 'Answer tokens of model calls, by model', ['model']);
+    this.modelCost = counter('orchestrator_model_cost_usd_total', 'Cost of model calls in USD at the configured prices, by model', ['model']);
     this.showKnownSeries();
   }
 

@@ -65,18 +65,20 @@ export function registerSharedStateGauges(registry: Registry, types: readonly st
   }
 
   const registers = [registry];
-  new Gauge({
-    name: 'orchestrator_runs_executing',
-    help: 'Runs executing now (status running) across every instance sharing the store, by task type',
-    labelNames: ['type'] as const,
-    registers,
-    async collect() {
-      this.reset();
-      const now = await reading();
-      if (now === null) return;
-      setEveryValue(this, 'type', type, now.executingByType);
-    },
-  });
+  // One series per value of a bounded label (setEveryValue); none while the store cannot be read.
+  const labelledGauge = <L extends string>(name: string, help: string, labelName: L, label: BoundedLabel, counts: (now: SharedStateReading) => Record<string, number>) =>
+    new Gauge<L>({
+      name,
+      help,
+      labelNames: [labelName],
+      registers,
+      async collect() {
+        this.reset();
+        const now = await reading();
+        if (now !== null) setEveryValue(this, labelName, label, counts(now));
+      },
+    });
+  labelledGauge('orchestrator_runs_executing', 'Runs executing now (status running) across every instance sharing the store, by task type', 'type', type, (now) => now.executingByType);
   new Gauge({
     name: 'orchestrator_approvals_pending',
     help: 'Held runs waiting for an approval decision, across every instance sharing the store',
@@ -102,18 +104,7 @@ export function registerSharedStateGauges(registry: Registry, types: readonly st
       this.set(Number.isFinite(requested) ? Math.max(0, (source.now().getTime() - requested) / 1000) : 0);
     },
   });
-  new Gauge({
-    name: 'orchestrator_incidents_open',
-    help: 'Incidents not resolved (active or watching), by severity',
-    labelNames: ['severity'] as const,
-    registers,
-    async collect() {
-      this.reset();
-      const now = await reading();
-      if (now === null) return;
-      setEveryValue(this, 'severity', severity, now.incidentsOpenBySeverity);
-    },
-  });
+  labelledGauge('orchestrator_incidents_open', 'Incidents not resolved (active or watching), by severity', 'severity', severity, (now) => now.incidentsOpenBySeverity);
 
   // One series per configured limit bucket (docs/queue.md); the names come from config, so bounded.
   const bucketGauge = (name: string, help: string, value: (bucket: SharedStateReading['buckets'][number]) => number) =>

@@ -39,6 +39,28 @@ export interface NormalizedRunQuery {
   createdTo: string | undefined;
 }
 
+/** A query field that one column answers: the run must hold the field's value in it (`=`) or lie within its bound. */
+export interface RunColumnFilter {
+  field: 'type' | 'status' | 'queueState' | 'concurrencyKey' | 'flowId' | 'createdFrom' | 'createdTo';
+  column: string;
+  operator: '=' | '>=' | '<';
+}
+
+/**
+ * The filters the SQL drivers answer from a column, each as (query field, column, operator); a
+ * field left undefined is no filter. The filters that read inside a run's document (tags,
+ * payload, verdict) and the id prefix are each driver's own SQL.
+ */
+export const RUN_COLUMN_FILTERS: readonly RunColumnFilter[] = [
+  { field: 'type', column: 'type', operator: '=' },
+  { field: 'status', column: 'status', operator: '=' },
+  { field: 'queueState', column: 'queue_state', operator: '=' },
+  { field: 'concurrencyKey', column: 'concurrency_key', operator: '=' },
+  { field: 'flowId', column: 'flow_id', operator: '=' },
+  { field: 'createdFrom', column: 'created_at', operator: '>=' },
+  { field: 'createdTo', column: 'created_at', operator: '<' },
+];
+
 export function normalizeRunQuery(query: RunQuery): NormalizedRunQuery {
   return {
     type: query.type,

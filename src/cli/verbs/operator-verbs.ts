@@ -5,7 +5,7 @@ import { resolveApprovalId } from '../run-id.js';
 import { table } from '../table.js';
 import { didYouMean } from '../suggest.js';
 import { UsageError } from '../usage-error.js';
-import { EXIT, flag, flagValues, printJson, word, words, type Verb } from '../verb.js';
+import { answerVerb, EXIT, flag, flagValues, printJson, word, words, type Verb } from '../verb.js';
 import type { QueueKeyView, QueuePriorityView } from '../../runtime/queue-view.js';
 
 type Row = Record<string, unknown>;
@@ -17,15 +17,11 @@ function quorumCell(approval: Row): string {
   return awaitsQuorum(progress) ? approvalProgressText(progress) : '';
 }
 
-export const approvalsVerb: Verb = {
+export const approvalsVerb = answerVerb({
   name: 'approvals',
   summary: 'runs held for an operator decision',
-  usage: '',
-  positionals: [],
-  flags: [],
-  async run({ output, client }) {
-    const pending = await client().pendingApprovals();
-    if (output.json) return printJson(output, pending);
+  read: (client) => client.pendingApprovals(),
+  show(output, pending) {
     output.out(
       table<Row>(
         output,
@@ -47,7 +43,7 @@ export const approvalsVerb: Verb = {
     );
     return EXIT.ok;
   },
-};
+});
 
 function decisionVerb(decision: 'approve' | 'reject'): Verb {
   return {
@@ -95,15 +91,11 @@ function decisionVerb(decision: 'approve' | 'reject'): Verb {
 export const approveVerb = decisionVerb('approve');
 export const rejectVerb = decisionVerb('reject');
 
-export const incidentsVerb: Verb = {
+export const incidentsVerb = answerVerb({
   name: 'incidents',
   summary: 'open incidents, most severe first',
-  usage: '',
-  positionals: [],
-  flags: [],
-  async run({ output, client }) {
-    const answer = await client().incidents();
-    if (output.json) return printJson(output, answer);
+  read: (client) => client.incidents(),
+  show(output, answer) {
     const rows = (answer.incidents ?? answer.items ?? []) as Row[];
     output.out(
       table<Row>(
@@ -123,7 +115,7 @@ export const incidentsVerb: Verb = {
     );
     return EXIT.ok;
   },
-};
+});
 
 export const ackVerb: Verb = {
   name: 'ack',
@@ -231,16 +223,12 @@ const prioritiesCell = (priorities: readonly QueuePriorityView[]) => priorities.
 /** `; by priority p5:2 p3:10`, or nothing when none waits. */
 const byPriorityLine = (priorities: readonly QueuePriorityView[]) => (priorities.length === 0 ? '' : `; by priority ${prioritiesCell(priorities)}`);
 
-export const queueVerb: Verb = {
+export const queueVerb = answerVerb({
   name: 'queue',
   summary: 'waiting and running runs by limit bucket, concurrency key and priority',
-  usage: '',
-  positionals: [],
-  flags: [],
   details: ['Limit buckets come from config `limits` (docs/queue.md); a key with waiting runs shows how long its oldest has waited and its waiting runs by priority (p5:2 = two waiting at priority 5).'],
-  async run({ output, client }) {
-    const answer = await client().queue();
-    if (output.json) return printJson(output, answer);
+  read: (client) => client.queue(),
+  show(output, answer) {
     const keyColumns = [
       { header: 'key', value: keyCell, fit: 'wrap' as const },
       { header: 'running', value: (k: QueueKeyView) => String(k.running) },
@@ -262,4 +250,4 @@ export const queueVerb: Verb = {
     output.out(table<QueueKeyView>(output, answer.keys, keyColumns, 'Nothing waits or runs.'));
     return EXIT.ok;
   },
-};
+});

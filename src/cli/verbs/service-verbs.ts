@@ -3,19 +3,15 @@ import { loginFilePath, removeLoginFile, writeLoginFile } from '../config-file.j
 import { fields, paint, statusColour, when } from '../output.js';
 import { table } from '../table.js';
 import { UsageError } from '../usage-error.js';
-import { EXIT, flag, printJson, type Verb } from '../verb.js';
+import { answerVerb, EXIT, flag, printJson, type Verb } from '../verb.js';
 
 type Row = Record<string, unknown>;
 
-export const catalogVerb: Verb = {
+export const catalogVerb = answerVerb({
   name: 'catalog',
   summary: 'task types this service runs',
-  usage: '',
-  positionals: [],
-  flags: [],
-  async run({ output, client }) {
-    const catalog = await client().catalog();
-    if (output.json) return printJson(output, catalog);
+  read: (client) => client.catalog(),
+  show(output, catalog) {
     output.out(
       table<Row>(
         output,
@@ -32,17 +28,13 @@ export const catalogVerb: Verb = {
     );
     return EXIT.ok;
   },
-};
+});
 
-export const healthVerb: Verb = {
+export const healthVerb = answerVerb({
   name: 'health',
   summary: "the service's health",
-  usage: '',
-  positionals: [],
-  flags: [],
-  async run({ output, client }) {
-    const health = await client().health();
-    if (output.json) return printJson(output, health);
+  read: (client) => client.health(),
+  show(output, health) {
     const status = String(health.status ?? 'unknown');
     const healthy = status === 'healthy' || status === 'ok';
     output.out(
@@ -54,7 +46,7 @@ export const healthVerb: Verb = {
     );
     return healthy ? EXIT.ok : EXIT.failed;
   },
-};
+});
 
 export const loginVerb: Verb = {
   name: 'login',

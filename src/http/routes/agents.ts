@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox';
 import { CacheTags } from '../../domain/cache-invalidation.js';
 import { assertMayIncludeSensitive, recallAgentMemory, type MemoryRecallDeps } from '../../agents/memory-recall.js';
 import { buildAgentsOverview, type AgentsOverviewDeps } from '../../agents/overview.js';
-import type { ProtectedContext, RouteSpec } from '../route-spec.js';
+import { routeFamily, viewerRead, type ProtectedContext, type RouteSpec } from '../route-spec.js';
 
 /** Cache tag of agent-derived reads; bump it when manifests, host probes or heartbeats change. */
 const AGENTS_CACHE_TAG = CacheTags.agents;
@@ -76,26 +76,19 @@ const RecallResponse = Type.Object(
 export type AgentRoutesDeps = AgentsOverviewDeps & MemoryRecallDeps;
 
 export function agentRoutes(deps: AgentRoutesDeps): RouteSpec[] {
+  const reads = routeFamily({ tags: ['agents'], access: viewerRead });
   return [
-    {
-      method: 'GET',
-      path: '/api/agents/overview',
+    reads.get('/api/agents/overview', {
       operationId: 'getAgentsOverview',
       summary: 'Agents with lifecycle truth, readiness computed from evidence, topology and relationship history',
-      tags: ['agents'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       cache: { tags: [CacheTags.runs, AGENTS_CACHE_TAG] },
       schema: { response: { 200: OverviewResponse } },
       handler: async () => ({ body: await buildAgentsOverview(deps) }),
-    },
-    {
-      method: 'GET',
-      path: '/api/memory/recall',
+    }),
+    reads.get('/api/memory/recall', {
       operationId: 'recallAgentMemory',
       summary: "An agent's recent runs with highlights and its service heartbeat, redacted by default",
       description: 'includeSensitive=true returns unredacted values and is open to admin keys only (403 forbidden otherwise).',
-      tags: ['agents'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       // Keyed by role as every protected read: an admin's unredacted answer never reaches a viewer.
       cache: { tags: [CacheTags.runs, AGENTS_CACHE_TAG] },
       schema: { querystring: RecallQuery, response: { 200: RecallResponse } },
@@ -111,6 +104,6 @@ export function agentRoutes(deps: AgentRoutesDeps): RouteSpec[] {
         });
         return { body };
       },
-    },
+    }),
   ];
 }

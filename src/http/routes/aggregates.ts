@@ -3,7 +3,7 @@ import { AccountingSchema, BySeverity, ExtendedHealthSchema, Int, NInt, NStr, Ob
 import type { AggregateReaders } from '../../aggregates/readers.js';
 import { RunStatsQuerySchema, RunStatsSchema, type RunStatsQuery } from '../../aggregates/run-stats.js';
 import { CacheTags } from '../../domain/cache-invalidation.js';
-import type { ProtectedContext, RouteSpec } from '../route-spec.js';
+import { routeFamily, viewerRead, type ProtectedContext, type RouteSpec } from '../route-spec.js';
 
 const DashboardBody = Obj({
   generatedAt: Str,
@@ -54,56 +54,42 @@ const AGGREGATE_TAGS = [CacheTags.runs, CacheTags.approvals, CacheTags.incidents
 
 /** GET /api/health/extended, /api/dashboard/overview and /api/runtime/facts. */
 export function aggregateRoutes(deps: { readers: AggregateReaders }): RouteSpec[] {
+  const healthReads = routeFamily({ tags: ['health'], access: viewerRead });
+  const dashboardReads = routeFamily({ tags: ['dashboard'], access: viewerRead });
   return [
-    {
-      method: 'GET',
-      path: '/api/health/extended',
+    healthReads.get('/api/health/extended', {
       operationId: 'getExtendedHealth',
       summary: 'Authoritative health: control plane, workers, repairs, dependencies, truth layers, incidents',
       description:
         'Computed from run counts, the agents overview, the store and coordination health, the incident read port and the cached code-host reading. Figures of parts not wired yet are null with `unavailableReason`.',
-      tags: ['health'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       // The code-host reading changes without a state write: its probe time is part of the key.
       cache: { tags: () => [...AGGREGATE_TAGS, `code-host:${deps.readers.codeHostCheckedAt()}`] },
       schema: { response: { 200: ExtendedHealthSchema } },
       handler: async () => ({ body: await deps.readers.extendedHealth() }),
-    },
-    {
-      method: 'GET',
-      path: '/api/dashboard/overview',
+    }),
+    dashboardReads.get('/api/dashboard/overview', {
       operationId: 'getDashboardOverview',
       summary: 'Lean console aggregate (not authoritative health)',
       description: 'Accounting covers the newest finished runs (`accounting.windowRuns`, at most 200).',
-      tags: ['dashboard'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       cache: { tags: AGGREGATE_TAGS },
       schema: { response: { 200: DashboardBody } },
       handler: async () => ({ body: await deps.readers.dashboard() }),
-    },
-    {
-      method: 'GET',
-      path: '/api/dashboard/run-stats',
+    }),
+    dashboardReads.get('/api/dashboard/run-stats', {
       operationId: 'getRunStats',
       summary: 'Runs per time bucket by status, failure rate and p50/p95 duration per type, queue depth',
       description:
         'Over the last hour (1-minute buckets) or day (15-minute buckets), from one read of at most the 2,000 newest public runs (`sample.truncated` when the window held more). Cached until a run changes, and at most 15 s, since the window moves.',
-      tags: ['dashboard'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       cache: { tags: [CacheTags.runs], maxAgeSeconds: 15 },
       schema: { querystring: RunStatsQuerySchema, response: { 200: RunStatsSchema } },
       handler: async (ctx: ProtectedContext<RunStatsQuery>) => ({ body: await deps.readers.runStats(ctx.query.window ?? 'hour') }),
-    },
-    {
-      method: 'GET',
-      path: '/api/runtime/facts',
+    }),
+    healthReads.get('/api/runtime/facts', {
       operationId: 'getRuntimeFacts',
       summary: 'Effective persistence mode, heartbeat schedule, task classification, resident-service expectations',
-      tags: ['health'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       cache: { tags: [CacheTags.runs, CacheTags.agents, CacheTags.persistence] },
       schema: { response: { 200: RuntimeFactsBody } },
       handler: async () => ({ body: await deps.readers.runtimeFacts() }),
-    },
+    }),
   ];
 }

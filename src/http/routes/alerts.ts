@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import type { AlertService } from '../../alerts/service.js';
-import type { ProtectedContext, RouteSpec } from '../route-spec.js';
+import { routeFamily, viewerRead, type ProtectedContext, type RouteSpec } from '../route-spec.js';
 
 const ListQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) }, { additionalProperties: false });
 type ListQueryType = Static<typeof ListQuery>;
@@ -46,41 +46,28 @@ const DeadLetterSchema = Type.Object({
 });
 const RulesSchema = Type.Object({ rules: Type.Array(Type.Unknown()), sinks: Type.Array(Type.Unknown()) });
 
-const access = { kind: 'protected', role: 'viewer', bucket: 'viewer-read' } as const;
-
 /** Alerting's read side (docs/alerts.md): the configured rules, what fired and where it went, the dead letters. Uncached. */
 export function alertRoutes(deps: { alerts: AlertService }): RouteSpec[] {
   const { alerts } = deps;
+  const reads = routeFamily({ tags: ['alerts'], access: viewerRead });
   return [
-    {
-      method: 'GET',
-      path: '/api/alerts',
+    reads.get('/api/alerts', {
       operationId: 'listAlerts',
       summary: 'Alert notices, newest first: what fired or recovered, when, each sink it went to and whether delivery succeeded',
-      tags: ['alerts'],
-      access,
       schema: { querystring: ListQuery, response: { 200: AlertListSchema } },
       handler: async (ctx: ProtectedContext<ListQueryType>) => ({ body: await alerts.list(ctx.query.limit ?? 100) }),
-    },
-    {
-      method: 'GET',
-      path: '/api/alerts/rules',
+    }),
+    reads.get('/api/alerts/rules', {
       operationId: 'listAlertRules',
       summary: 'The configured alert rules and their sinks (kind and origin; never a secret)',
-      tags: ['alerts'],
-      access,
       schema: { response: { 200: RulesSchema } },
       handler: () => ({ body: alerts.rules() }),
-    },
-    {
-      method: 'GET',
-      path: '/api/alerts/dead-letters',
+    }),
+    reads.get('/api/alerts/dead-letters', {
       operationId: 'listAlertDeadLetters',
       summary: 'Deliveries given up after their sink’s last retry, with the notice they carried',
-      tags: ['alerts'],
-      access,
       schema: { response: { 200: DeadLetterSchema } },
       handler: async () => ({ body: await alerts.deadLetters() }),
-    },
+    }),
   ];
 }

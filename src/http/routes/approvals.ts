@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { CacheTags } from '../../domain/cache-invalidation.js';
 import { ApprovalWithPayloadSchema, DecisionAnswerSchema, DECISIONS, PendingApprovalsSchema } from '../../runtime/approval-answer.js';
-import type { ProtectedContext, RouteSpec } from '../route-spec.js';
+import { operatorRead, operatorWrite, routeFamily, type ProtectedContext, type RouteSpec } from '../route-spec.js';
 import type { TaskRuntime } from '../../runtime/runtime.js';
 import { DEFAULT_LINK_MINUTES, MAX_LINK_APPROVERS, MAX_LINK_MINUTES, type ApprovalLinks } from '../../tokens/approval-links.js';
 
@@ -53,14 +53,12 @@ const LINK_NOTE =
 
 export function approvalRoutes(deps: { runtime: TaskRuntime; links: ApprovalLinks }): RouteSpec[] {
   const { approvals } = deps.runtime;
+  const operatorReads = routeFamily({ tags: ['approvals'], access: operatorRead });
+  const writes = routeFamily({ tags: ['approvals'], access: operatorWrite });
   return [
-    {
-      method: 'GET',
-      path: '/api/approvals/pending',
+    operatorReads.get('/api/approvals/pending', {
       operationId: 'listPendingApprovals',
       summary: 'Runs held for an operator decision, with impact, payload preview, requester, expiry and the policy that applies',
-      tags: ['approvals'],
-      access: { kind: 'protected', role: 'operator', bucket: 'viewer-read' },
       cache: { tags: [CacheTags.approvals] },
       schema: {
         response: {
@@ -68,15 +66,11 @@ export function approvalRoutes(deps: { runtime: TaskRuntime; links: ApprovalLink
         },
       },
       handler: async () => ({ body: await approvals.listPending() }),
-    },
-    {
-      method: 'GET',
-      path: '/api/approvals/:id',
+    }),
+    operatorReads.get('/api/approvals/:id', {
       operationId: 'getApproval',
       summary: 'One approval by its id (the held task id), pending or decided, with its payload and decision history',
       description: `The payload is shown without the service-reserved \`__\` keys. 404 \`not_found\` for an id that was never held. ${LINK_NOTE}`,
-      tags: ['approvals'],
-      access: { kind: 'protected', role: 'operator', bucket: 'viewer-read' },
       tokenReads: linkTarget,
       schema: {
         params: ApprovalIdParams,
@@ -85,18 +79,14 @@ export function approvalRoutes(deps: { runtime: TaskRuntime; links: ApprovalLink
         },
       },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof ApprovalIdParams>>) => ({ body: await approvals.get(ctx.params.id) }),
-    },
-    {
-      method: 'POST',
-      path: '/api/approvals/:id/decision',
+    }),
+    writes.post('/api/approvals/:id/decision', {
       operationId: 'decideApproval',
       summary: 'Approve (replay under approval-replay:<task_id> once the quorum is reached) or reject (the held run fails) a held task',
       description:
         'approvalPolicy decides who may: a role below `approverRole`, a key outside `approverGroups` (when set), or one of the approval\'s `requesters` (whoever asked for or shaped the work) where `allowSelfApproval` is false, gets 403 `forbidden`. An approval short of `requiredApprovals` answers 200 with the approval still `pending`, its progress in `approval.approvals` and no replay fields; the approval that reaches the quorum admits the replay, and one rejection ends it. A second decision by the same actor, or one on an approval no longer pending, is 409 `conflict`. An approval past its expiry under `onExpiry: "reject"` is rejected by the service and answers 409. ' +
         LINK_NOTE +
         ' A link whose approver already decided (used once), or for an approval no longer pending, answers 409 saying so.',
-      tags: ['approvals'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       tokenReads: linkTarget,
       schema: {
         params: ApprovalIdParams,
@@ -108,20 +98,16 @@ export function approvalRoutes(deps: { runtime: TaskRuntime; links: ApprovalLink
       handler: async (ctx: ProtectedContext<unknown, Static<typeof ApprovalIdParams>, Static<typeof DecisionBody>>) => ({
         body: await approvals.decide(ctx.params.id, ctx.body.decision, ctx.body.note ?? null, ctx.identity, ctx.body.input ?? null),
       }),
-    },
-    {
-      method: 'POST',
-      path: '/api/approvals/:id/links',
+    }),
+    writes.post('/api/approvals/:id/links', {
       operationId: 'createApprovalLinks',
       summary: 'Single-use, expiring links that let named approvers decide this approval from a message (201)',
       description: `Each approver must be the actor of an active key allowed to decide it (role, groups, never a requester where self-approval is off) that has not decided it yet; one who is not answers 400 and no link is made. Links expire after \`expiresInMinutes\` (default ${DEFAULT_LINK_MINUTES}). ${LINK_NOTE} See docs/approvals-and-reruns.md.`,
-      tags: ['approvals'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { params: ApprovalIdParams, body: LinksBody, response: { 201: LinksAnswer } },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof ApprovalIdParams>, Static<typeof LinksBody>>) => ({
         statusCode: 201,
         body: await deps.links.issue(ctx.params.id, ctx.body, ctx.identity),
       }),
-    },
+    }),
   ];
 }

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { ProtectedContext, RouteSpec } from '../route-spec.js';
+import { routeFamily, viewerRead, type ProtectedContext, type RouteSpec } from '../route-spec.js';
 
 const Identity = Type.Object({
   actor: Type.String({ description: 'the key label without its :version suffix' }),
@@ -21,13 +21,9 @@ const Identity = Type.Object({
 /** GET /api/auth/me: who the bearer key or scoped token says the caller is. Never returns either. */
 export function authRoutes(): RouteSpec[] {
   return [
-    {
-      method: 'GET',
-      path: '/api/auth/me',
+    routeFamily({ tags: ['auth'], access: viewerRead }).get('/api/auth/me', {
       operationId: 'getAuthIdentity',
       summary: 'The identity behind the bearer key',
-      tags: ['auth'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       schema: { response: { 200: Identity } },
       // Open to every token whatever its scope: a browser holding one asks what it may do.
       tokenReads: () => ({ kind: 'self' }),
@@ -43,6 +39,6 @@ export function authRoutes(): RouteSpec[] {
           ...(identity.token ? { token: identity.token } : {}),
         },
       }),
-    },
+    }),
   ];
 }

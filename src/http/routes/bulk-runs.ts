@@ -4,7 +4,7 @@ import { MAX_PAYLOAD_FILTER_FIELDS, PAYLOAD_FIELD_PATTERN } from '../../store/ru
 import { DEFAULT_BULK_MAX, MAX_BULK_MAX, type BulkFilter } from '../../runtime/bulk-actions.js';
 import { MAX_CANCEL_REASON_CHARS } from '../../runtime/run-cancel.js';
 import type { TaskRuntime } from '../../runtime/runtime.js';
-import type { ProtectedContext, RouteSpec } from '../route-spec.js';
+import { operatorWrite, routeFamily, type ProtectedContext, type RouteSpec } from '../route-spec.js';
 import { TagsFilter, VerdictQuery } from './run-filter-query.js';
 
 const FilterSchema = Type.Object(
@@ -99,32 +99,25 @@ function domainFilter(filter: Static<typeof FilterSchema> | undefined): BulkFilt
  */
 export function bulkRunRoutes(deps: { runtime: TaskRuntime }): RouteSpec[] {
   const { bulk } = deps.runtime;
+  const writes = routeFamily({ tags: ['tasks'], access: operatorWrite });
   return [
-    {
-      method: 'POST',
-      path: '/api/tasks/bulk/cancel',
+    writes.post('/api/tasks/bulk/cancel', {
       operationId: 'bulkCancelTaskRuns',
       summary: 'Cancel many runs picked by a filter or by ids, each as POST /api/tasks/runs/:runId/cancel would',
       description: `${COMMON} Outcomes: \`cancelled\`, \`cancelling\` (running: its owner stops it), \`already-finished\`, \`refused\` (for example an approved hold whose replay runs), \`not-found\`.`,
-      tags: ['tasks'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { body: BulkCancelBody, response: { 200: CancelAnswer } },
       handler: async (ctx: ProtectedContext<unknown, unknown, Static<typeof BulkCancelBody>>) => ({
         body: await bulk.cancel({ ...ctx.body, filter: domainFilter(ctx.body.filter) }, ctx.identity),
       }),
-    },
-    {
-      method: 'POST',
-      path: '/api/tasks/bulk/rerun',
+    }),
+    writes.post('/api/tasks/bulk/rerun', {
       operationId: 'bulkRerunTaskRuns',
       summary: 'Rerun many runs picked by a filter or by ids, each as POST /api/tasks/runs/:runId/rerun would',
       description: `${COMMON} Each rerun is a new run of the same type with the original's payload and a fresh id (\`newRunId\`), linked by rerunOf / reruns[]. Outcomes: \`rerun\`, \`refused\` (internal or unknown type, a payload the type no longer accepts), \`not-found\`.`,
-      tags: ['tasks'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { body: BulkRerunBody, response: { 200: RerunAnswer } },
       handler: async (ctx: ProtectedContext<unknown, unknown, Static<typeof BulkRerunBody>>) => ({
         body: await bulk.rerun({ ...ctx.body, filter: domainFilter(ctx.body.filter) }, ctx.identity),
       }),
-    },
+    }),
   ];
 }

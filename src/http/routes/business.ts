@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { SCHEDULER_ACTIONS, type BusinessService } from '../../business/service.js';
 import { ErrorBodySchema } from '../error-schema.js';
-import type { ProtectedContext, RouteSpec } from '../route-spec.js';
+import { operatorWrite, routeFamily, viewerRead, type ProtectedContext, type RouteSpec } from '../route-spec.js';
 
 const Open = (description: string) => Type.Object({}, { additionalProperties: true, description });
 
@@ -35,77 +35,51 @@ const CONFLICT_NOTE =
 /** The business-value planner: read models (viewer) and the operator's trigger, retry and scheduler switch. */
 export function businessRoutes(deps: { business: BusinessService }): RouteSpec[] {
   const { business } = deps;
-  const read = (path: string, operationId: string, summary: string, handler: () => Promise<unknown>): RouteSpec => ({
-    method: 'GET',
-    path,
-    operationId,
-    summary,
-    tags: ['business'],
-    access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
-    schema: { response: { 200: Open(summary) } },
-    handler: async () => ({ body: await handler() }),
-  });
+  const reads = routeFamily({ tags: ['business'], access: viewerRead });
+  const writes = routeFamily({ tags: ['business'], access: operatorWrite });
+  const read = (path: string, operationId: string, summary: string, handler: () => Promise<unknown>): RouteSpec =>
+    reads.get(path, { operationId, summary, schema: { response: { 200: Open(summary) } }, handler: async () => ({ body: await handler() }) });
   return [
     read('/api/business/overview', 'getBusinessOverview', 'Mission, registry, ranked candidates, selected task, scheduler, blockers, verification, evidence and next actions', business.overview),
     read('/api/business/operations', 'getBusinessOperations', 'Automatic mode, cadence, active lock, last progress, failure backoff, active worker, selected model and approval-gated candidates', business.operations),
     read('/api/business/candidates', 'listBusinessCandidates', 'Candidates ranked now from the registry, with score breakdown and disposition', business.candidates),
-    {
-      method: 'GET',
-      path: '/api/business/cycles',
+    reads.get('/api/business/cycles', {
       operationId: 'listBusinessCycles',
       summary: 'Cycle history, newest first',
-      tags: ['business'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       schema: { querystring: CyclesQuery, response: { 200: Open('Cycles, newest first, with total, limit and offset') } },
       handler: async (ctx: ProtectedContext<Static<typeof CyclesQuery>>) => ({
         body: await business.listCycles(ctx.query.limit ?? 50, ctx.query.offset ?? 0),
       }),
-    },
-    {
-      method: 'GET',
-      path: '/api/business/cycles/:cycleId',
+    }),
+    reads.get('/api/business/cycles/:cycleId', {
       operationId: 'getBusinessCycle',
       summary: 'One cycle with its candidates, selected task, evidence, blockers and next actions',
-      tags: ['business'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       schema: { params: CycleParams, response: { 200: Open('The cycle record') } },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof CycleParams>>) => ({ body: await business.cycleDetail(ctx.params.cycleId) }),
-    },
-    {
-      method: 'POST',
-      path: '/api/business/cycle/trigger',
+    }),
+    writes.post('/api/business/cycle/trigger', {
       operationId: 'triggerBusinessCycle',
       summary: 'Start a bounded business cycle through the normal task queue',
       description: CONFLICT_NOTE,
-      tags: ['business'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { body: TriggerBody, response: { 202: Queued, 409: ErrorBodySchema } },
       handler: async (ctx: ProtectedContext<unknown, unknown, Static<typeof TriggerBody>>) => ({
         statusCode: 202,
         body: await business.trigger(ctx.body?.reason, ctx.identity),
       }),
-    },
-    {
-      method: 'POST',
-      path: '/api/business/cycles/:cycleId/retry',
+    }),
+    writes.post('/api/business/cycles/:cycleId/retry', {
       operationId: 'retryBusinessCycle',
       summary: 'Retry a failed cycle (a new cycle linked by retryOf); other states are 409',
       description: `409 \`conflict\` when the cycle did not fail (\`details.decision: not-failed\`), was already retried (\`already-retried\`), or a cycle is active, paused or disabled. A retry skips cooldown and backoff.`,
-      tags: ['business'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { params: CycleParams, response: { 202: Queued, 409: ErrorBodySchema } },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof CycleParams>>) => ({
         statusCode: 202,
         body: await business.retry(ctx.params.cycleId, ctx.identity),
       }),
-    },
-    {
-      method: 'POST',
-      path: '/api/business/scheduler',
+    }),
+    writes.post('/api/business/scheduler', {
       operationId: 'setBusinessScheduler',
       summary: 'Pause, resume (enable) or disable the automatic business scheduler; persisted',
-      tags: ['business'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: {
         body: SchedulerBody,
         response: {
@@ -116,6 +90,6 @@ export function businessRoutes(deps: { business: BusinessService }): RouteSpec[]
       handler: async (ctx: ProtectedContext<unknown, unknown, Static<typeof SchedulerBody>>) => ({
         body: await business.setScheduler(ctx.body.action, ctx.identity),
       }),
-    },
+    }),
   ];
 }

@@ -1,7 +1,7 @@
 import Type, { type TSchema } from 'typebox';
 import type { CompanionBriefs } from '../../aggregates/companion.js';
 import { CacheTags } from '../../domain/cache-invalidation.js';
-import type { ProtectedAccess, RouteSpec } from '../route-spec.js';
+import { operatorRead, routeFamily, viewerRead, type RouteSpec } from '../route-spec.js';
 
 const Str = Type.String();
 const NStr = Type.Union([Type.String(), Type.Null()]);
@@ -60,28 +60,27 @@ const ApprovalsBrief = Obj({
   approvals: Type.Array(Obj({ taskId: Str, runId: Str, type: Str, requestedAt: NStr, riskLevel: NStr, approvalReason: NStr })),
 });
 
-const companion = (role: 'viewer' | 'operator'): ProtectedAccess => ({ kind: 'protected', role, bucket: 'viewer-read', companionView: true });
-
 /** The five read-first companion routes for bridge and channel clients: bounded briefs (16 KiB at most). */
 export function companionRoutes(deps: { briefs: CompanionBriefs }): RouteSpec[] {
+  const briefsFor = {
+    viewer: routeFamily({ tags: ['companion'], access: { ...viewerRead, companionView: true } }),
+    operator: routeFamily({ tags: ['companion'], access: { ...operatorRead, companionView: true } }),
+  };
   const route = (
     name: 'overview' | 'catalog' | 'incidents' | 'runs' | 'approvals',
     role: 'viewer' | 'operator',
     summary: string,
     body: TSchema,
     tags: string[],
-  ): RouteSpec => ({
-    method: 'GET',
-    path: `/api/companion/${name}`,
-    operationId: `getCompanion${name[0]!.toUpperCase()}${name.slice(1)}`,
-    summary,
-    description: 'A bounded brief: stable field names, lists capped, at most 16 KiB; cuts are named in `truncation`.',
-    tags: ['companion'],
-    access: companion(role),
-    cache: { tags },
-    schema: { response: { 200: body } },
-    handler: async () => ({ body: await deps.briefs[name]() }),
-  });
+  ): RouteSpec =>
+    briefsFor[role].get(`/api/companion/${name}`, {
+      operationId: `getCompanion${name[0]!.toUpperCase()}${name.slice(1)}`,
+      summary,
+      description: 'A bounded brief: stable field names, lists capped, at most 16 KiB; cuts are named in `truncation`.',
+      cache: { tags },
+      schema: { response: { 200: body } },
+      handler: async () => ({ body: await deps.briefs[name]() }),
+    });
   return [
     route('overview', 'viewer', 'Status brief: live queue, approvals, incidents, services, proof and the latest control-plane brief', OverviewBrief, [
       CacheTags.runs,

@@ -3,7 +3,7 @@ import Type, { type Static } from 'typebox';
 import { RUN_STATUSES } from '../../domain/run-record.js';
 import type { PreparedStream, RunEventHub } from '../../events/run-event-hub.js';
 import type { StreamSink } from '../../events/run-event-stream.js';
-import type { ProtectedContext, RouteReply, RouteSpec } from '../route-spec.js';
+import { routeFamily, viewerRead, type ProtectedContext, type RouteReply, type RouteSpec } from '../route-spec.js';
 
 const EVENT_STREAM = 'text/event-stream; charset=utf-8';
 
@@ -107,30 +107,23 @@ export function lastEventId(ctx: ProtectedContext): string | undefined {
 /** Live run events as server-sent events: one run, or every run (docs/events.md). */
 export function eventRoutes(deps: { events: RunEventHub }): RouteSpec[] {
   const { events } = deps;
+  const reads = routeFamily({ tags: ['tasks'], access: viewerRead });
   return [
-    {
-      method: 'GET',
-      path: '/api/tasks/runs/:runId/events',
+    reads.get('/api/tasks/runs/:runId/events', {
       operationId: 'streamRunEvents',
       summary: 'One run’s events as server-sent events: its stored events, then live ones, then `event: end`',
       description: `${StreamDescription} The run's stored events come first, then live ones and its workers' log lines as \`event: log\` (live only, no id); after its terminal event the stream sends \`event: end\` and closes.`,
-      tags: ['tasks'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       produces: 'text/event-stream',
       schema: { params: RunIdParams, querystring: TokenQuery, response: { 200: StreamSchema } },
       tokenInQuery: true,
       tokenReads: ({ params }) => ({ kind: 'run', runId: params.runId ?? '' }),
       handler: async (ctx: ProtectedContext<unknown, Static<typeof RunIdParams>>) =>
         streamReply(await events.prepareRunStream(ctx.params.runId, { key: ctx.identity.actor, lastEventId: lastEventId(ctx) })),
-    },
-    {
-      method: 'GET',
-      path: '/api/events',
+    }),
+    reads.get('/api/events', {
       operationId: 'streamEvents',
       summary: 'Every run’s events as server-sent events, from now on (or from Last-Event-ID)',
       description: `${StreamDescription} Internal task types are left out unless \`type\` names one.`,
-      tags: ['tasks'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       produces: 'text/event-stream',
       schema: { querystring: EventsQuery, response: { 200: StreamSchema } },
       tokenInQuery: true,
@@ -139,6 +132,6 @@ export function eventRoutes(deps: { events: RunEventHub }): RouteSpec[] {
         streamReply(
           await events.prepareFeedStream({ type: ctx.query.type, status: ctx.query.status }, { key: ctx.identity.actor, lastEventId: lastEventId(ctx) }),
         ),
-    },
+    }),
   ];
 }

@@ -6,7 +6,7 @@ import type { FlowService } from '../../flows/flow-service.js';
 import { FLOW_STEP_STATES } from '../../flows/flow-step-state.js';
 import { MAX_CANCEL_REASON_CHARS } from '../../runtime/run-cancel.js';
 import { ErrorBodySchema } from '../error-schema.js';
-import type { ProtectedContext, RouteSpec } from '../route-spec.js';
+import { operatorWrite, routeFamily, viewerRead, type ProtectedContext, type RouteSpec } from '../route-spec.js';
 import { lastEventId, TokenQuery, StreamDescription, StreamSchema, streamReply } from './events.js';
 
 const FlowBody = Type.Object(
@@ -85,50 +85,36 @@ const CREATE_DESCRIPTION = [
 /** Flows of runs (docs/flows.md): admission, views and cancel. */
 export function flowRoutes(deps: { flows: FlowService; events: RunEventHub }): RouteSpec[] {
   const { flows, events } = deps;
+  const reads = routeFamily({ tags: ['flows'], access: viewerRead });
+  const writes = routeFamily({ tags: ['flows'], access: operatorWrite });
   return [
-    {
-      method: 'POST',
-      path: '/api/flows',
+    writes.post('/api/flows', {
       operationId: 'createFlow',
       summary: 'Admit a flow: steps as runs that depend on runs',
       description: CREATE_DESCRIPTION,
-      tags: ['flows'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { body: FlowBody, response: { 202: Admitted, 200: Admitted } },
       handler: async (ctx: ProtectedContext<unknown, unknown, FlowBodyType>) => {
         const outcome = await flows.create({ ...ctx.body, requestedBy: ctx.identity.actor });
         const body = { status: outcome.kind === 'admitted' ? ('queued' as const) : ('duplicate-suppressed' as const), flowId: outcome.flowId, runIds: outcome.runIds };
         return { statusCode: outcome.kind === 'admitted' ? 202 : 200, body };
       },
-    },
-    {
-      method: 'GET',
-      path: '/api/flows',
+    }),
+    reads.get('/api/flows', {
       operationId: 'listFlows',
       summary: 'Flows, newest first, a page at a time (limit, cursor); filters status and from/to (createdAt, half-open)',
-      tags: ['flows'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       schema: { querystring: ListQuery, response: { 200: Type.Object({ items: Type.Array(FlowSummary), nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as cursor for the next page; null on the last' }) }, { additionalProperties: false }) } },
       handler: async (ctx: ProtectedContext<Static<typeof ListQuery>>) => ({ body: await flows.list(ctx.query) }),
-    },
-    {
-      method: 'GET',
-      path: '/api/flows/:id',
+    }),
+    reads.get('/api/flows/:id', {
       operationId: 'getFlow',
       summary: 'One flow with each step\'s state, run and timings',
-      tags: ['flows'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       schema: { params: FlowParams, response: { 200: FlowView } },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof FlowParams>>) => ({ body: await flows.get(ctx.params.id) }),
-    },
-    {
-      method: 'GET',
-      path: '/api/flows/:id/events',
+    }),
+    reads.get('/api/flows/:id/events', {
       operationId: 'streamFlowEvents',
       summary: 'A flow’s events as server-sent events: every event of its step runs so far, then live ones',
       description: `${StreamDescription} Every step run's events (admitted, waiting-for-dependencies, dependencies-ended, skipped, started, finished ...) from the first, then live ones until the client closes; resumable with Last-Event-ID. An approved step's replay run is not in it (GET /api/flows/:id names it).`,
-      tags: ['flows'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       produces: 'text/event-stream',
       schema: { params: FlowParams, querystring: TokenQuery, response: { 200: StreamSchema } },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof FlowParams>>) => {
@@ -136,34 +122,26 @@ export function flowRoutes(deps: { flows: FlowService; events: RunEventHub }): R
         await flows.get(ctx.params.id);
         return streamReply(events.prepareRunGroupStream(flowStepRunId(ctx.params.id, ''), { key: ctx.identity.actor, lastEventId: lastEventId(ctx) }));
       },
-    },
-    {
-      method: 'POST',
-      path: '/api/flows/:id/rerun',
+    }),
+    writes.post('/api/flows/:id/rerun', {
       operationId: 'rerunFlow',
       summary: 'A new flow of the same steps, linked by `rerunOf`, reusing the results of the steps before `from` that succeeded',
       description:
         'Answers 202 `queued` with the new flow id and one run id a step: a reused step\'s is the earlier run (its result is what dependents and `$from` read), the others are new runs. A step reused only when every dependency of it is reused too. `from` naming no step: 400.',
-      tags: ['flows'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { params: FlowParams, body: RerunBody, response: { 202: RerunAdmitted } },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof FlowParams>, Static<typeof RerunBody> | undefined>) => {
         const outcome = await flows.rerun(ctx.params.id, ctx.body?.from, ctx.identity);
         return { statusCode: 202, body: { status: 'queued' as const, flowId: outcome.flowId, runIds: outcome.runIds, rerunOf: outcome.rerunOf } };
       },
-    },
-    {
-      method: 'POST',
-      path: '/api/flows/:id/cancel',
+    }),
+    writes.post('/api/flows/:id/cancel', {
       operationId: 'cancelFlow',
       summary: 'Cancel a flow: every step not ended is cancelled (running ones as a run cancel does)',
       description: 'Answers the flow as it is then; running steps end `cancelled` once their processes are gone, and the flow `cancelled` once every step ended. Again: no change. A flow that already ended otherwise: 409 `conflict`.',
-      tags: ['flows'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { params: FlowParams, body: CancelBody, response: { 200: FlowView, 409: ErrorBodySchema } },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof FlowParams>, Static<typeof CancelBody> | undefined>) => ({
         body: await flows.cancel(ctx.params.id, ctx.body?.reason ?? null, ctx.identity),
       }),
-    },
+    }),
   ];
 }

@@ -2,7 +2,7 @@ import Type from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import type { AppConfig } from '../../config/types.js';
-import type { RouteContext, RouteSpec } from '../route-spec.js';
+import { healthPublic, routeFamily, type RouteContext, type RouteSpec } from '../route-spec.js';
 
 const NullableUrl = Type.Union([Type.String({ format: 'uri' }), Type.Null()]);
 
@@ -84,15 +84,11 @@ export function healthRoutes(deps: { config: AppConfig; clock: Clock; metricsPor
   let stampedAt = Number.NaN;
   let stamp = '';
   return [
-    {
-      method: 'GET',
-      path: '/health',
+    routeFamily({ tags: ['health'], access: healthPublic }).get('/health', {
       operationId: 'getHealth',
       summary: 'Shallow liveness with helper URLs',
       description:
         'Answers while the process serves HTTP. Helper URLs use the request’s scheme and host; the metrics URL uses the same host name with the metrics port, and is null when metrics are disabled.',
-      tags: ['health'],
-      access: { kind: 'public', bucket: 'health-public' },
       schema: { response: { 200: HealthBody } },
       // Synchronous: a liveness probe waits on nothing, so its answer goes out without a promise.
       handler: ({ request }: RouteContext) => {
@@ -109,6 +105,6 @@ export function healthRoutes(deps: { config: AppConfig; clock: Clock; metricsPor
           json: `{"status":"healthy","timestamp":"${stamp}","uptimeSeconds":${uptimeSeconds},"urls":${urlsFor(request, metricsPort)}}`,
         };
       },
-    },
+    }),
   ];
 }

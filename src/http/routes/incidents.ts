@@ -4,7 +4,7 @@ import { INCIDENT_SEVERITIES, INCIDENT_STATUSES } from '../../incidents/read-por
 import { REMEDIATION_TASK_TYPES, type IncidentService, type RemediationRequest } from '../../incidents/service.js';
 import type { IncidentRecord } from '../../incidents/types.js';
 import { ErrorBodySchema } from '../error-schema.js';
-import type { ProtectedContext, RouteContext, RouteSpec } from '../route-spec.js';
+import { operatorWrite, routeFamily, viewerRead, type ProtectedContext, type RouteContext, type RouteSpec } from '../route-spec.js';
 
 const literals = <T extends string>(values: readonly T[], description?: string) =>
   Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
@@ -102,14 +102,12 @@ const byIdTags = (ctx: RouteContext) => [CacheTags.incident((ctx.params as { id:
 export function incidentRoutes(deps: { incidents: IncidentService }): RouteSpec[] {
   const { incidents } = deps;
   const { ledger } = incidents;
+  const reads = routeFamily({ tags: ['incidents'], access: viewerRead });
+  const writes = routeFamily({ tags: ['incidents'], access: operatorWrite });
   return [
-    {
-      method: 'GET',
-      path: '/api/incidents',
+    reads.get('/api/incidents', {
       operationId: 'listIncidents',
       summary: 'Incidents of the ledger, most severe and most recently seen first (resolved ones with includeResolved=true)',
-      tags: ['incidents'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       cache: { tags: [CacheTags.incidents] },
       schema: {
         querystring: ListQuery,
@@ -118,25 +116,17 @@ export function incidentRoutes(deps: { incidents: IncidentService }): RouteSpec[
         },
       },
       handler: async (ctx: ProtectedContext<Static<typeof ListQuery>>) => ({ body: await ledger.list(ctx.query) }),
-    },
-    {
-      method: 'GET',
-      path: '/api/incidents/:id',
+    }),
+    reads.get('/api/incidents/:id', {
       operationId: 'getIncident',
       summary: 'One incident with its embedded lifecycle arrays and sub-objects',
-      tags: ['incidents'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       cache: { tags: byIdTags },
       schema: { params: IdParams, response: { 200: IncidentSchema } },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof IdParams>>) => ({ body: await ledger.require(ctx.params.id) }),
-    },
-    {
-      method: 'GET',
-      path: '/api/incidents/:id/history',
+    }),
+    reads.get('/api/incidents/:id/history', {
       operationId: 'getIncidentHistory',
       summary: 'Lifecycle stream: history, acknowledgements, ownership, policy executions and the remediation task lifecycle',
-      tags: ['incidents'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       cache: { tags: byIdTags },
       schema: {
         params: IdParams,
@@ -156,40 +146,28 @@ export function incidentRoutes(deps: { incidents: IncidentService }): RouteSpec[
         },
       },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof IdParams>>) => ({ body: historyView(await ledger.require(ctx.params.id)) }),
-    },
-    {
-      method: 'POST',
-      path: '/api/incidents/:id/acknowledge',
+    }),
+    writes.post('/api/incidents/:id/acknowledge', {
       operationId: 'acknowledgeIncident',
       summary: 'Acknowledge an incident (the actor is the key identity); a resolved incident is 409',
-      tags: ['incidents'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { params: IdParams, body: AcknowledgeBody, response: { 200: IncidentSchema, 409: ErrorBodySchema } },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof IdParams>, Static<typeof AcknowledgeBody>>) => ({
         body: await ledger.acknowledge(ctx.params.id, ctx.identity, ctx.body?.note ?? null),
       }),
-    },
-    {
-      method: 'POST',
-      path: '/api/incidents/:id/owner',
+    }),
+    writes.post('/api/incidents/:id/owner', {
       operationId: 'setIncidentOwner',
       summary: 'Set the owner of an incident',
-      tags: ['incidents'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { params: IdParams, body: OwnerBody, response: { 200: IncidentSchema } },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof IdParams>, Static<typeof OwnerBody>>) => ({
         body: await ledger.setOwner(ctx.params.id, ctx.body.owner.trim(), ctx.identity, ctx.body.note ?? null),
       }),
-    },
-    {
-      method: 'POST',
-      path: '/api/incidents/:id/remediate',
+    }),
+    writes.post('/api/incidents/:id/remediate', {
       operationId: 'remediateIncident',
       summary: 'Start a linked remediation task (drift-repair, build-refactor, qa-verification or system-monitor); build-refactor is held for approval',
       description:
         "The payload may be left out: a required workspace-path field (qa-verification's `target`, build-refactor's `scope`) is taken from the incident's scope; a required field the incident cannot supply is 400 `invalid_request` naming it in `details`.",
-      tags: ['incidents'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: {
         params: IdParams,
         body: RemediateBody,
@@ -211,6 +189,6 @@ export function incidentRoutes(deps: { incidents: IncidentService }): RouteSpec[
         statusCode: 202,
         body: await incidents.remediate(ctx.params.id, ctx.body, ctx.identity),
       }),
-    },
+    }),
   ];
 }

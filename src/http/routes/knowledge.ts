@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { CacheTags } from '../../domain/cache-invalidation.js';
 import type { KnowledgeService } from '../../knowledge/service.js';
-import type { ProtectedContext, RouteSpec } from '../route-spec.js';
+import { adminExport, docsPublic, operatorWrite, routeFamily, type ProtectedContext, type RouteSpec } from '../route-spec.js';
 
 const Open = Type.Object({}, { additionalProperties: true });
 
@@ -71,39 +71,30 @@ const ExportBody = Type.Object(
 /** The knowledge routes: public summary, operator query, admin export (docs/knowledge.md). */
 export function knowledgeRoutes(deps: { knowledge: KnowledgeService }): RouteSpec[] {
   const { knowledge } = deps;
+  const publicDocs = routeFamily({ tags: ['knowledge'], access: docsPublic });
+  const writes = routeFamily({ tags: ['knowledge'], access: operatorWrite });
+  const exports = routeFamily({ tags: ['knowledge'], access: adminExport });
   return [
-    {
-      method: 'GET',
-      path: '/api/knowledge/summary',
+    publicDocs.get('/api/knowledge/summary', {
       operationId: 'getKnowledgeSummary',
       summary: 'Knowledge index diagnostics (freshness, provenance, contradictions, graphs) and runtime facts',
       description: 'Deterministic diagnostics; doc paths are relative to the docs folder. Cached until the index changes.',
-      tags: ['knowledge'],
-      access: { kind: 'public', bucket: 'docs-public' },
       cache: { tags: [CacheTags.knowledge] },
       schema: { response: { 200: SummaryBody } },
       handler: async () => ({ body: await knowledge.summary() }),
-    },
-    {
-      method: 'POST',
-      path: '/api/knowledge/query',
+    }),
+    writes.post('/api/knowledge/query', {
       operationId: 'queryKnowledge',
       summary: 'Ranked search over the docs with query-scoped diagnostics and repair-loop posture',
-      tags: ['knowledge'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       cache: { tags: [CacheTags.knowledge] },
       schema: { body: QueryBody, response: { 200: QueryResult } },
       handler: async (ctx: ProtectedContext<unknown, unknown, Static<typeof QueryBody>>) => ({ body: await knowledge.query(ctx.body) }),
-    },
-    {
-      method: 'GET',
-      path: '/api/knowledge/export',
+    }),
+    exports.get('/api/knowledge/export', {
       operationId: 'exportKnowledge',
       summary: 'Every indexed doc with its path and content (configured secrets removed)',
-      tags: ['knowledge'],
-      access: { kind: 'protected', role: 'admin', bucket: 'admin-export' },
       schema: { response: { 200: ExportBody } },
       handler: async () => ({ body: await knowledge.exportDocs() }),
-    },
+    }),
   ];
 }

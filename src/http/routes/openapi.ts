@@ -1,7 +1,7 @@
 import Type, { type TSchema } from 'typebox';
 import { CacheTags } from '../../domain/cache-invalidation.js';
 import { buildOpenApiDocument, type OpenApiInfo } from '../openapi.js';
-import type { RouteSpec } from '../route-spec.js';
+import { docsPublic, routeFamily, type RouteSpec } from '../route-spec.js';
 import { taskCatalog, getTaskType, taskTypes } from '../../runtime/catalog.js';
 
 /**
@@ -27,13 +27,9 @@ export function openapiRoutes(getRoutes: () => RouteSpec[], info: OpenApiInfo): 
   let document: Record<string, unknown> | null = null;
   let builtFor: unknown = null;
   return [
-    {
-      method: 'GET',
-      path: '/api/openapi.json',
+    routeFamily({ tags: ['meta'], access: docsPublic }).get('/api/openapi.json', {
       operationId: 'getOpenApiDocument',
       summary: 'The OpenAPI 3.1 document of this service',
-      tags: ['meta'],
-      access: { kind: 'public', bucket: 'docs-public' },
       cache: { tags: [CacheTags.openapi] },
       schema: {
         response: {
@@ -50,6 +46,6 @@ export function openapiRoutes(getRoutes: () => RouteSpec[], info: OpenApiInfo): 
         }
         return { body: document };
       },
-    },
+    }),
   ];
 }

@@ -7,7 +7,7 @@ import { HISTORICAL_COLLECTIONS } from '../../persistence/collections.js';
 import { exportNdjson } from '../../persistence/export.js';
 import { historicalPage } from '../../persistence/historical.js';
 import { activeStoreOf, persistenceSummary } from '../../persistence/summary.js';
-import type { ProtectedContext, RouteSpec } from '../route-spec.js';
+import { adminExport, healthPublic, routeFamily, viewerRead, type ProtectedContext, type RouteSpec } from '../route-spec.js';
 
 const PersistenceHealth = Type.Object({
   status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded')]),
@@ -35,14 +35,10 @@ export function persistenceHealthRoutes(deps: {
   coordination: Coordination;
 }): RouteSpec[] {
   return [
-    {
-      method: 'GET',
-      path: '/api/persistence/health',
+    routeFamily({ tags: ['persistence'], access: healthPublic }).get('/api/persistence/health', {
       operationId: 'getPersistenceHealth',
       summary: 'Active state store, its health and the coordination store',
       description: '`status` is healthy when the state store reports ok, else degraded.',
-      tags: ['persistence'],
-      access: { kind: 'public', bucket: 'health-public' },
       cache: { tags: [CacheTags.persistence] },
       schema: { response: { 200: PersistenceHealth } },
       handler: async () => {
@@ -57,7 +53,7 @@ export function persistenceHealthRoutes(deps: {
           },
         };
       },
-    },
+    }),
   ];
 }
 
@@ -122,40 +118,30 @@ const ExportLineSchema = Type.String({
 
 /** Summary, paged history and the streamed export of what the state store holds. */
 export function persistenceRoutes(deps: { store: StateStore; coordination: Coordination; now: () => Date }): RouteSpec[] {
+  const reads = routeFamily({ tags: ['persistence'], access: viewerRead });
+  const exports = routeFamily({ tags: ['persistence'], access: adminExport });
   return [
-    {
-      method: 'GET',
-      path: '/api/persistence/summary',
+    reads.get('/api/persistence/summary', {
       operationId: 'getPersistenceSummary',
       summary: 'What the state store holds: collections, runs by status, state document, coordination',
-      tags: ['persistence'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       cache: { tags: [CacheTags.persistence, CacheTags.runs] },
       schema: { response: { 200: PersistenceSummarySchema } },
       handler: async () => ({ body: await persistenceSummary(deps.store, () => deps.coordination.status(), deps.now()) }),
-    },
-    {
-      method: 'GET',
-      path: '/api/persistence/historical',
+    }),
+    reads.get('/api/persistence/historical', {
       operationId: 'getPersistenceHistorical',
       summary: 'One page of a historical collection, newest first',
       description: `collection: ${HISTORICAL_COLLECTIONS.join(', ')} (default runs).`,
-      tags: ['persistence'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       schema: { querystring: HistoricalQuery, response: { 200: HistoricalPageSchema } },
       handler: async (ctx: ProtectedContext<HistoricalQueryT>) => {
         const { collection = 'runs', limit = 50, offset = 0 } = ctx.query;
         return { body: await historicalPage(deps.store, collection, limit, offset) };
       },
-    },
-    {
-      method: 'GET',
-      path: '/api/persistence/export',
+    }),
+    exports.get('/api/persistence/export', {
       operationId: 'exportPersistence',
       summary: 'Every record of the state store, streamed as NDJSON',
       description: 'Streamed page by page: the service never holds the whole state in memory to answer.',
-      tags: ['persistence'],
-      access: { kind: 'protected', role: 'admin', bucket: 'admin-export' },
       produces: 'application/x-ndjson',
       schema: { response: { 200: ExportLineSchema } },
       handler: async () => {
@@ -166,6 +152,6 @@ export function persistenceRoutes(deps: { store: StateStore; coordination: Coord
           stream: { contentType: 'application/x-ndjson; charset=utf-8', chunks: exportNdjson(deps.store, exportedAt) },
         };
       },
-    },
+    }),
   ];
 }

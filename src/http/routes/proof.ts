@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { CacheTags } from '../../domain/cache-invalidation.js';
 import type { ProofFeed } from '../../proof/proof-feed.js';
-import type { RouteContext, RouteSpec } from '../route-spec.js';
+import { proofPublic, routeFamily, type RouteContext, type RouteSpec } from '../route-spec.js';
 
 /**
  * Public proof routes: readable without a key, limited per IP by `proof-public`, cached (runs
@@ -50,17 +50,13 @@ function proofRoute(
   handler: (ctx: RouteContext<LimitQuery>) => Promise<unknown>,
   options: { limit?: boolean; maxAgeSeconds?: number; tags?: string[] } = {},
 ): RouteSpec {
-  return {
-    method: 'GET',
-    path,
+  return routeFamily({ tags: options.tags ?? ['proof'], access: proofPublic }).get(path, {
     operationId,
     summary,
-    tags: options.tags ?? ['proof'],
-    access: { kind: 'public', bucket: 'proof-public' },
     cache: { tags: PROOF_TAGS, ...(options.maxAgeSeconds !== undefined ? { maxAgeSeconds: options.maxAgeSeconds } : {}) },
     schema: { ...(options.limit ? { querystring: LimitQuery } : {}), response: { 200: response } },
     handler: async (ctx: RouteContext<LimitQuery>) => ({ body: await handler(ctx) }),
-  };
+  });
 }
 
 /** GET /api/command-center/* and /api/milestones/*: the public proof surface. */

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { RouteSpec } from '../route-spec.js';
+import { adminWrite, routeFamily, viewerRead, type RouteSpec } from '../route-spec.js';
 import type { TaskRuntime } from '../../runtime/runtime.js';
 
 const QueuePriorities = Type.Array(
@@ -58,28 +58,22 @@ const ReloadReply = Type.Object({
 
 /** The queue by limit bucket and concurrency key, and the reload of the limits (docs/queue.md). */
 export function queueRoutes(deps: { runtime: Pick<TaskRuntime, 'queue' | 'reloadLimits'> }): RouteSpec[] {
+  const reads = routeFamily({ tags: ['tasks'], access: viewerRead });
+  const adminWrites = routeFamily({ tags: ['tasks'], access: adminWrite });
   return [
-    {
-      method: 'GET',
-      path: '/api/queue',
+    reads.get('/api/queue', {
       operationId: 'getQueue',
       summary: 'Limit buckets with their running and waiting runs by concurrency key and priority, and the whole queue by key and priority',
-      tags: ['tasks'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       schema: { response: { 200: QueueReply } },
       handler: async () => ({ body: await deps.runtime.queue() }),
-    },
-    {
-      method: 'POST',
-      path: '/api/limits/reload',
+    }),
+    adminWrites.post('/api/limits/reload', {
       operationId: 'reloadLimits',
       summary: 'Re-read config `limits` from the config file on this instance, without a restart (SIGHUP does the same)',
       description:
         'The new caps apply from the next claim: waiting runs are neither lost nor run twice (the caps count the runs themselves). A config file that does not load answers 409 and changes nothing. Per instance: every instance of a fleet is reloaded itself.',
-      tags: ['tasks'],
-      access: { kind: 'protected', role: 'admin', bucket: 'operator-write' },
       schema: { response: { 200: ReloadReply } },
       handler: async () => ({ body: deps.runtime.reloadLimits() }),
-    },
+    }),
   ];
 }

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import type { ProtectedContext, RouteSpec } from '../route-spec.js';
+import { operatorWrite, routeFamily, type ProtectedContext, type RouteSpec } from '../route-spec.js';
 import { ErrorBodySchema } from '../error-schema.js';
 import { MAX_CANCEL_REASON_CHARS } from '../../runtime/run-cancel.js';
 import type { TaskRuntime } from '../../runtime/runtime.js';
@@ -34,19 +34,15 @@ const DESCRIPTION = [
 export function runCancelRoutes(deps: { runtime: TaskRuntime }): RouteSpec[] {
   const { runtime } = deps;
   return [
-    {
-      method: 'POST',
-      path: '/api/tasks/runs/:runId/cancel',
+    routeFamily({ tags: ['tasks'], access: operatorWrite }).post('/api/tasks/runs/:runId/cancel', {
       operationId: 'cancelTaskRun',
       summary: 'Cancel a run: one that has not started ends at once, a running one is stopped by its owner',
       description: DESCRIPTION,
-      tags: ['tasks'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { params: RunIdParams, body: CancelBody, response: { 200: Cancelled, 202: Cancelling, 409: ErrorBodySchema } },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof RunIdParams>, Static<typeof CancelBody> | undefined>) => {
         const reply = await runtime.cancelRun(ctx.params.runId, ctx.body?.reason ?? null, ctx.identity);
         return { statusCode: reply.status === 'cancelled' ? 200 : 202, body: reply };
       },
-    },
+    }),
   ];
 }

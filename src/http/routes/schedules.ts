@@ -9,7 +9,7 @@ import {
 } from '../../schedules/schedule-record.js';
 import type { ScheduleService } from '../../schedules/schedule-service.js';
 import { ErrorBodySchema } from '../error-schema.js';
-import type { ProtectedContext, RouteSpec } from '../route-spec.js';
+import { operatorWrite, routeFamily, viewerRead, type ProtectedContext, type RouteSpec } from '../route-spec.js';
 
 const ScheduleParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 type Params = Static<typeof ScheduleParams>;
@@ -27,67 +27,49 @@ const BUILT_IN = 'The built-in schedules (heartbeat, nightly-batch, business-cyc
  */
 export function scheduleRoutes(deps: { schedules: ScheduleService }): RouteSpec[] {
   const { schedules } = deps;
+  const reads = routeFamily({ tags: ['schedules'], access: viewerRead });
+  const writes = routeFamily({ tags: ['schedules'], access: operatorWrite });
   return [
-    {
-      method: 'GET',
-      path: '/api/schedules',
+    reads.get('/api/schedules', {
       operationId: 'listSchedules',
       summary: 'The built-in schedules and every user schedule, with their next five fire times and latest run',
-      tags: ['schedules'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       schema: { response: { 200: ScheduleListSchema } },
       handler: async () => ({ body: await schedules.list() }),
-    },
-    {
-      method: 'POST',
-      path: '/api/schedules',
+    }),
+    writes.post('/api/schedules', {
       operationId: 'createSchedule',
       summary: 'Create a schedule (201); its firings are requested by the creating key’s actor (and whoever later changes its work)',
       description: `${INVALID} An id already taken answers 409 \`conflict\`; so does a built-in's id.`,
-      tags: ['schedules'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { body: ScheduleCreateSchema, response: { 201: ScheduleViewSchema, 409: ErrorBodySchema } },
       handler: async (ctx: ProtectedContext<unknown, unknown, ScheduleCreate>) => ({
         statusCode: 201,
         body: await schedules.create(ctx.body, ctx.identity.actor),
       }),
-    },
-    {
-      method: 'GET',
-      path: '/api/schedules/:id',
+    }),
+    reads.get('/api/schedules/:id', {
       operationId: 'getSchedule',
       summary: 'One schedule, built-in or user, with its next five fire times and latest run',
-      tags: ['schedules'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       schema: { params: ScheduleParams, response: { 200: ScheduleViewSchema } },
       handler: async (ctx: ProtectedContext<unknown, Params>) => ({ body: await schedules.get(ctx.params.id) }),
-    },
-    {
-      method: 'PATCH',
-      path: '/api/schedules/:id',
+    }),
+    writes.patch('/api/schedules/:id', {
       operationId: 'updateSchedule',
       summary: 'Change a user schedule; the fields sent replace the stored ones (payload as a whole)',
       description: `${INVALID} ${BUILT_IN} A new cron, time zone or re-enabling starts the schedule afresh: ticks before it are not caught up. A change of type or payload, or switching it on, adds the actor to the schedule's \`requesters\`: none of them may approve its firings where allowSelfApproval is false.`,
-      tags: ['schedules'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { params: ScheduleParams, body: SchedulePatchSchema, response: { 200: ScheduleViewSchema, 409: ErrorBodySchema } },
       handler: async (ctx: ProtectedContext<unknown, Params, SchedulePatch>) => ({
         body: await schedules.update(ctx.params.id, ctx.body, ctx.identity.actor),
       }),
-    },
-    {
-      method: 'DELETE',
-      path: '/api/schedules/:id',
+    }),
+    writes.delete('/api/schedules/:id', {
       operationId: 'deleteSchedule',
       summary: 'Delete a user schedule (204); runs it already admitted stay',
       description: BUILT_IN,
-      tags: ['schedules'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { params: ScheduleParams, response: { 204: Type.Null(), 409: ErrorBodySchema } },
       handler: async (ctx: ProtectedContext<unknown, Params>) => {
         await schedules.remove(ctx.params.id);
         return { statusCode: 204 };
       },
-    },
+    }),
   ];
 }

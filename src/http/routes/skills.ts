@@ -4,7 +4,7 @@ import type { SkillRegistry } from '../../agents/skills.js';
 import { auditReport, policyReport, registryReport, telemetryReport } from '../../agents/skills/reports.js';
 import type { ToolGateEvidence } from '../../agents/tool-gate.js';
 import { CacheTags } from '../../domain/cache-invalidation.js';
-import type { ProtectedContext, RouteSpec } from '../route-spec.js';
+import { routeFamily, viewerRead, type ProtectedContext, type RouteSpec } from '../route-spec.js';
 
 const SKILLS_CACHE_TAG = CacheTags.skills;
 
@@ -102,58 +102,41 @@ const AuditResponse = Type.Object({
   ),
 });
 
-const VIEWER = { kind: 'protected', role: 'viewer', bucket: 'viewer-read' } as const;
-
 /** The four skill governance reads; see src/agents/skills/reports.ts for what each computes. */
 export function skillRoutes(deps: SkillRouteDeps): RouteSpec[] {
   const agents = () => deps.agents.list();
+  const reads = routeFamily({ tags: ['skills'], access: viewerRead });
   return [
-    {
-      method: 'GET',
-      path: '/api/skills/registry',
+    reads.get('/api/skills/registry', {
       operationId: 'getSkillRegistry',
       summary: 'Governed-skill intake records: executability, executor binding, persistence mode, provenance, grants',
-      tags: ['skills'],
-      access: VIEWER,
       cache: { tags: [SKILLS_CACHE_TAG] },
       schema: { response: { 200: RegistryResponse } },
       handler: async () => ({ body: registryReport(deps.skills, agents()) }),
-    },
-    {
-      method: 'GET',
-      path: '/api/skills/policy',
+    }),
+    reads.get('/api/skills/policy', {
       operationId: 'getSkillPolicy',
       summary: 'Governance posture: counts by executability and risk, high-risk grants, uncovered lanes, unused grants',
-      tags: ['skills'],
-      access: VIEWER,
       cache: { tags: [SKILLS_CACHE_TAG] },
       schema: { response: { 200: PolicyResponse } },
       handler: async () => ({ body: policyReport(deps.skills, agents(), (lane) => deps.agents.forLane(lane)) }),
-    },
-    {
-      method: 'GET',
-      path: '/api/skills/telemetry',
+    }),
+    reads.get('/api/skills/telemetry', {
       operationId: 'getSkillTelemetry',
       summary: 'Per skill and per lane: preflights allowed and refused, executions ok and failed, last seen',
-      tags: ['skills'],
-      access: VIEWER,
       // Evidence is recorded with run writes, which invalidate `runs`.
       cache: { tags: [SKILLS_CACHE_TAG, CacheTags.runs] },
       schema: { response: { 200: TelemetryResponse } },
       handler: async () => ({ body: telemetryReport(deps.skills, await deps.evidence()) }),
-    },
-    {
-      method: 'GET',
-      path: '/api/skills/audit',
+    }),
+    reads.get('/api/skills/audit', {
       operationId: 'getSkillAudit',
       summary: 'Newest tool-gate preflight and execute evidence records',
-      tags: ['skills'],
-      access: VIEWER,
       cache: { tags: [SKILLS_CACHE_TAG, CacheTags.runs] },
       schema: { querystring: AuditQuery, response: { 200: AuditResponse } },
       handler: async (ctx: ProtectedContext<Static<typeof AuditQuery>>) => ({
         body: auditReport(await deps.evidence(), ctx.query.limit ?? 50),
       }),
-    },
+    }),
   ];
 }

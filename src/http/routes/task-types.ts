@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import type { TaskTypeReload } from '../../operator-types/reload.js';
-import type { RouteSpec } from '../route-spec.js';
+import { adminWrite, routeFamily, type RouteSpec } from '../route-spec.js';
 
 const TypeNames = (description: string) => Type.Array(Type.String(), { description });
 
@@ -21,17 +21,13 @@ const ReloadAnswer = Type.Object(
 /** `POST /api/task-types/reload` (docs/task-types.md, "Write your own task type"). */
 export function taskTypeRoutes(deps: { taskTypes: TaskTypeReload }): RouteSpec[] {
   return [
-    {
-      method: 'POST',
-      path: '/api/task-types/reload',
+    routeFamily({ tags: ['tasks'], access: adminWrite }).post('/api/task-types/reload', {
       operationId: 'reloadTaskTypes',
       summary: 'Re-read the operator task types folder (taskTypesDir) on this instance, without a restart',
       description:
         'Per instance: every instance sharing a store reads its own folder and must be reloaded itself; one that has not refuses a new type as unknown. Runs already admitted keep the manifest and the program snapshot they were admitted with. Manifest run limits (concurrency) apply from the next claim; added types get their own metrics label.',
-      tags: ['tasks'],
-      access: { kind: 'protected', role: 'admin', bucket: 'operator-write' },
       schema: { response: { 200: ReloadAnswer } },
       handler: async () => ({ body: await deps.taskTypes.reload() }),
-    },
+    }),
   ];
 }

@@ -4,7 +4,7 @@ import Type, { type Static } from 'typebox';
 import { CacheTags, runListPageTags } from '../../domain/cache-invalidation.js';
 import { notFound } from '../../domain/errors.js';
 import { isRunTag } from '../../domain/run-tags.js';
-import type { Identity, ProtectedContext, RouteReply, RouteSpec } from '../route-spec.js';
+import { operatorWrite, routeFamily, viewerRead, type Identity, type ProtectedContext, type RouteReply, type RouteSpec } from '../route-spec.js';
 import { withoutPayloads } from '../../runtime/payload-withheld.js';
 import type { AdmissionOutcome } from '../../runtime/admission.js';
 import type { TaskRuntime } from '../../runtime/runtime.js';
@@ -115,14 +115,12 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView; v
   // The response cache keys entries by role, so a viewer's withheld view never reaches an operator.
   const shownTo = <T extends Record<string, unknown>>(identity: Identity, run: T): T =>
     identity.role === 'viewer' && !deps.viewerSeesPayloads ? withoutPayloads(run) : run;
+  const reads = routeFamily({ tags: ['tasks'], access: viewerRead });
+  const writes = routeFamily({ tags: ['tasks'], access: operatorWrite });
   return [
-    {
-      method: 'GET',
-      path: '/api/tasks/catalog',
+    reads.get('/api/tasks/catalog', {
       operationId: 'getTaskCatalog',
       summary: 'Non-internal task types with classification labels and telemetry overlays',
-      tags: ['tasks'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       cache: { tags: [CacheTags.catalog] },
       schema: {
         response: {
@@ -133,29 +131,21 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView; v
         },
       },
       handler: async () => ({ body: await deps.catalog.publicEntries() }),
-    },
-    {
-      method: 'POST',
-      path: '/api/tasks/trigger',
+    }),
+    writes.post('/api/tasks/trigger', {
       operationId: 'triggerTask',
       summary: 'Admit a task request through the central idempotency check',
       description:
         'New key: 202 queued (durable before the reply), with `approval: "required"` when the run is held for a decision. Key owned by an existing run: 200 duplicate-suppressed. `concurrencyKey`, `priority` and `debounce` (a later trigger of the same key in the window: 200 duplicate-suppressed, reason `debounced`): docs/queue.md.',
-      tags: ['tasks'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { body: TriggerBody, response: { 202: QueuedReply, 200: Duplicate } },
       handler: async (ctx: ProtectedContext<unknown, unknown, Static<typeof TriggerBody>>) =>
         triggerReply(await runtime.trigger(ctx.body, ctx.identity, ctx.traceparent)),
-    },
-    {
-      method: 'GET',
-      path: '/api/tasks/runs',
+    }),
+    reads.get('/api/tasks/runs', {
       operationId: 'listTaskRuns',
       description:
         'Besides the declared parameters, `payload.<field>=<value>` (up to 8, dotted for nested fields: `payload.scope=projects/app`) keeps runs whose payload holds that scalar exactly: text as text, a number numerically, `true`/`false` as booleans. Payload and verdict filters read each run matching the other filters (no index); the page limit bounds the answer.',
       summary: 'Run records, newest first; internal task types only with includeInternal=true; filters type, status, queueState, concurrencyKey, tag, idPrefix, payload.<field>, verdict, createdFrom/To',
-      tags: ['tasks'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       // Tagged by filter, so a run write drops only the pages whose filters the run matches. A
       // time-ranged page carries its filter's tags too: a matching write outside the range drops
       // it needlessly but never leaves it stale (the URL, range included, keys the entry).
@@ -194,14 +184,10 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView; v
         });
         return { body: { ...page, items: page.items.map((run) => shownTo(ctx.identity, run)) } };
       },
-    },
-    {
-      method: 'GET',
-      path: '/api/tasks/runs/:runId',
+    }),
+    reads.get('/api/tasks/runs/:runId', {
       operationId: 'getTaskRun',
       summary: 'One run record with its workflow graph, events, approval and proof links',
-      tags: ['tasks'],
-      access: { kind: 'protected', role: 'viewer', bucket: 'viewer-read' },
       cache: { tags: (ctx) => [CacheTags.run((ctx.params as { runId: string }).runId)] },
       schema: { params: RunIdParams, response: { 200: RunObject } },
       tokenReads: ({ params }) => ({ kind: 'run', runId: params.runId ?? '' }),
@@ -210,6 +196,6 @@ export function taskRoutes(deps: { runtime: TaskRuntime; catalog: CatalogView; v
         if (!run) throw notFound(`run ${ctx.params.runId}`);
         return { body: shownTo(ctx.identity, run) };
       },
-    },
+    }),
   ];
 }

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { DEFAULT_TOKEN_MINUTES, MAX_TOKEN_MINUTES, type TokenRecord, type TokenService } from '../../tokens/scoped-tokens.js';
-import type { ProtectedContext, RouteSpec } from '../route-spec.js';
+import { operatorRead, operatorWrite, routeFamily, type ProtectedContext, type RouteSpec } from '../route-spec.js';
 import { MAX_TAG_LENGTH, TAG_PATTERN } from '../../domain/run-tags.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 400 });
@@ -42,42 +42,32 @@ const view = (record: TokenRecord) => ({ ...record });
 /** Scoped read tokens for browsers (docs/tokens.md): issue, list and revoke, by operators. */
 export function tokenRoutes(deps: { tokens: TokenService }): RouteSpec[] {
   const { tokens } = deps;
+  const operatorReads = routeFamily({ tags: ['auth'], access: operatorRead });
+  const writes = routeFamily({ tags: ['auth'], access: operatorWrite });
   return [
-    {
-      method: 'POST',
-      path: '/api/tokens',
+    writes.post('/api/tokens', {
       operationId: 'issueToken',
       summary: 'Issue a short-lived viewer token scoped to one run, one flow, the runs with one tag, or every viewer read (201; the token is shown once)',
       description: `The token reads only what its scope names (its record, its event stream), never writes, and expires after \`expiresInMinutes\` (default ${DEFAULT_TOKEN_MINUTES}, at most ${MAX_TOKEN_MINUTES}). A token cannot issue tokens.`,
-      tags: ['auth'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { body: TokenBody, response: { 201: Issued } },
       handler: async (ctx: ProtectedContext<unknown, unknown, Static<typeof TokenBody>>) => ({
         statusCode: 201,
         body: await tokens.issue(ctx.identity, ctx.body),
       }),
-    },
-    {
-      method: 'GET',
-      path: '/api/tokens',
+    }),
+    operatorReads.get('/api/tokens', {
       operationId: 'listTokens',
       summary: 'Tokens not yet expired, newest first, revoked ones marked (never the tokens themselves)',
-      tags: ['auth'],
-      access: { kind: 'protected', role: 'operator', bucket: 'viewer-read' },
       schema: { response: { 200: Type.Object({ tokens: Type.Array(TokenView) }) } },
       handler: async () => ({ body: { tokens: (await tokens.list()).map(view) } }),
-    },
-    {
-      method: 'DELETE',
-      path: '/api/tokens/:tokenId',
+    }),
+    writes.delete('/api/tokens/:tokenId', {
       operationId: 'revokeToken',
       summary: 'Revoke a token on every instance at once (revoking one already revoked answers it unchanged)',
-      tags: ['auth'],
-      access: { kind: 'protected', role: 'operator', bucket: 'operator-write' },
       schema: { params: TokenParams, response: { 200: TokenView } },
       handler: async (ctx: ProtectedContext<unknown, Static<typeof TokenParams>>) => ({
         body: view(await tokens.revoke(ctx.params.tokenId, ctx.identity)),
       }),
-    },
+    }),
   ];
 }

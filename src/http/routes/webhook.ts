@@ -5,7 +5,7 @@ import { AlertmanagerBody } from '../../incidents/alertmanager.js';
 import type { IncidentService } from '../../incidents/service.js';
 import { HttpError } from '../errors.js';
 import { invalidJsonBody } from '../json-body.js';
-import type { RouteContext, RouteSpec } from '../route-spec.js';
+import { routeFamily, signedIngest, type RouteContext, type RouteSpec } from '../route-spec.js';
 import { validationDetails } from '../validation.js';
 
 const checkBody = Compile(AlertmanagerBody);
@@ -25,14 +25,10 @@ const invalidSignature = () =>
  */
 export function webhookRoutes(deps: { incidents: IncidentService }): RouteSpec[] {
   return [
-    {
-      method: 'POST',
-      path: '/webhook/alerts',
+    routeFamily({ tags: ['incidents'], access: signedIngest }).post('/webhook/alerts', {
       operationId: 'ingestAlerts',
       summary: 'Alertmanager webhook: firing alerts open or update incidents (by fingerprint), resolved alerts resolve them',
       description: 'HMAC-SHA256 with WEBHOOK_SECRET over `<X-Orchestrator-Timestamp>.<raw body>`; see docs/incidents.md.',
-      tags: ['incidents'],
-      access: { kind: 'signed' },
       schema: {
         body: AlertmanagerBody,
         response: {
@@ -62,6 +58,6 @@ export function webhookRoutes(deps: { incidents: IncidentService }): RouteSpec[]
         }
         return { body: await deps.incidents.ingestAlerts(body) };
       },
-    },
+    }),
   ];
 }

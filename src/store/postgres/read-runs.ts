@@ -1,7 +1,7 @@
 import { VERDICT_FIELDS } from '../run-field-filters.js';
 import type pg from 'pg';
 import type { RunRecord } from '../../domain/run-record.js';
-import { addToRunCounts, emptyRunCounts, normalizeRunQuery, settlementSql, type NormalizedRunQuery } from '../run-rules.js';
+import { addToRunCounts, emptyRunCounts, normalizeRunQuery, RUN_COLUMN_FILTERS, settlementSql, type NormalizedRunQuery } from '../run-rules.js';
 import type { ApprovalSettlement } from '../../domain/approval-refusal.js';
 import type { CancelRequest, RunCounts, RunQuery } from '../types.js';
 import { runFromRow } from './save-run.js';
@@ -73,16 +73,14 @@ function runFilter(q: NormalizedRunQuery): { clauses: string[]; params: unknown[
   const clauses: string[] = [];
   const params: unknown[] = [];
   if (!q.includeInternal) clauses.push('NOT internal');
-  const compare = (column: string, operator: '=' | '>=' | '<', value: unknown) => {
+  for (const { field, column, operator } of RUN_COLUMN_FILTERS) {
+    const value = q[field];
+    if (value === undefined) continue;
     params.push(value);
-    clauses.push(`${column} ${operator} $${params.length}`);
-  };
-  const equal = (column: string, value: unknown) => compare(column, '=', value);
-  if (q.type !== undefined) equal('type', q.type);
-  if (q.status !== undefined) equal('status', q.status);
-  if (q.queueState !== undefined) equal('queue_state', q.queueState);
-  if (q.concurrencyKey !== undefined) equal('concurrency_key', q.concurrencyKey);
-  if (q.flowId !== undefined) equal('flow_id', q.flowId);
+    // A bound compares created_at, TEXT in the stored toISOString spelling as the bounds are: in
+    // byte order (the C collation, whatever the database's default), which is time order.
+    clauses.push(`${operator === '=' ? column : `${column} COLLATE "C"`} ${operator} $${params.length}`);
+  }
   if (q.tags.length > 0) {
     // Containment of every wanted tag, answered by the partial GIN index runs_tags (migration 11),
     // whose predicate is repeated so the planner may use it.
@@ -107,9 +105,5 @@ function runFilter(q: NormalizedRunQuery): { clauses: string[]; params: unknown[
     const verdict = `$${params.length}::jsonb`;
     clauses.push(`(${VERDICT_FIELDS.map((field) => `doc -> 'result' -> '${field}' = ${verdict}`).join(' OR ')})`);
   }
-  // created_at is TEXT in the stored toISOString spelling, as are the bounds: byte order (the C
-  // collation, whatever the database's default) is time order.
-  if (q.createdFrom !== undefined) compare('created_at COLLATE "C"', '>=', q.createdFrom);
-  if (q.createdTo !== undefined) compare('created_at COLLATE "C"', '<', q.createdTo);
   return { clauses, params };
 }

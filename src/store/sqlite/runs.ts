@@ -12,6 +12,7 @@ import {
   blockedTypes,
   emptyRunCounts,
   normalizeRunQuery,
+  RUN_COLUMN_FILTERS,
   storedRun,
   type NormalizedRunQuery,
 } from '../run-rules.js';
@@ -334,25 +335,12 @@ function runFilter(q: NormalizedRunQuery): { where: string; params: Array<string
   const clauses: string[] = [];
   const params: Array<string | number | null> = [];
   if (!q.includeInternal) clauses.push('internal = 0');
-  if (q.type !== undefined) {
-    clauses.push('type = ?');
-    params.push(q.type);
-  }
-  if (q.status !== undefined) {
-    clauses.push('status = ?');
-    params.push(q.status);
-  }
-  if (q.queueState !== undefined) {
-    clauses.push('queue_state = ?');
-    params.push(q.queueState);
-  }
-  if (q.concurrencyKey !== undefined) {
-    clauses.push('concurrency_key = ?');
-    params.push(q.concurrencyKey);
-  }
-  if (q.flowId !== undefined) {
-    clauses.push('flow_id = ?');
-    params.push(q.flowId);
+  // created_at holds the toISOString spelling, as do the bounds: SQLite's text order (BINARY) is time order.
+  for (const { field, column, operator } of RUN_COLUMN_FILTERS) {
+    const value = q[field];
+    if (value === undefined) continue;
+    clauses.push(`${column} ${operator} ?`);
+    params.push(value);
   }
   for (const tag of q.tags) {
     // Each wanted tag among the run's: read from the rows the other filters keep (no index, as
@@ -374,14 +362,6 @@ function runFilter(q: NormalizedRunQuery): { where: string; params: Array<string
     const verdict = q.verdict;
     clauses.push(`(${VERDICT_FIELDS.map(() => "(json_type(doc, ?) = 'text' AND json_extract(doc, ?) = ?)").join(' OR ')})`);
     for (const field of VERDICT_FIELDS) params.push(jsonPath(['result', field]), jsonPath(['result', field]), verdict);
-  }
-  if (q.createdFrom !== undefined) {
-    clauses.push('created_at >= ?');
-    params.push(q.createdFrom);
-  }
-  if (q.createdTo !== undefined) {
-    clauses.push('created_at < ?');
-    params.push(q.createdTo);
   }
   return { where: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, params };
 }
