@@ -77,12 +77,15 @@ import { createGroupLedger, endPreviousLifeGroups, groupLedgerDir } from './work
 import { createWorkerSpawner } from './workers/spawn-worker.js';
 import { resolveWorkerTimeout } from './workers/resolve-timeout.js';
 import { startupType } from './lanes/startup/definition.js';
+import { createStartupPhases, type StartupPhaseRecorder, type StartupPhases } from './startup-phases.js';
 
 export interface RunningApp {
   url: string;
   metricsUrl: string | null;
   /** Config `limits` read again from the config file (SIGHUP): what changed; throws (a conflict) when the file does not load. */
   reloadLimits(): LimitsChange;
+  /** When each start-up phase ended, in ms since the process started (src/startup-phases.ts). */
+  startupPhases: StartupPhases;
   stop(): Promise<void>;
 }
 
@@ -458,7 +461,12 @@ export function composeService(infra: ServiceInfrastructure) {
  * Opens the stores, composes the service (composeService), runs restart recovery, admits the
  * `startup` task and listens.
  */
-export async function startApp(config: AppConfig, logger: Logger, clock: Clock = systemClock): Promise<RunningApp> {
+export async function startApp(
+  config: AppConfig,
+  logger: Logger,
+  clock: Clock = systemClock,
+  phases: StartupPhaseRecorder = createStartupPhases(),
+): Promise<RunningApp> {
   mkdirSync(config.workspaceRoot, { recursive: true });
   const store = openStateStore(config.stateTarget, {
     flushIntervalMs: config.storeFlushIntervalMs,
@@ -467,6 +475,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     ...(config.storeCompactAfterEntries !== null ? { compactAfterEntries: config.storeCompactAfterEntries } : {}),
   });
   await store.open();
+  phases.end('storeOpenMs');
   const coordination = await createCoordination(config.kvStoreUrl, logger, {
     keyPrefix: config.kvKeyPrefix,
     cacheMaxEntries: config.cache.maxEntries,
@@ -502,13 +511,10 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     );
   }
   const server = await buildServer({ config, coordination, logger, metrics, responseCacheEnabled, tracer: tracing.tracer, tokens: service.tokens, approvalLinks: service.approvalLinks, scopeLookups: service.scopeLookups }, service.routes);
+  phases.end('composedMs');
 
-  // Start: the probes, recovery and the runner, knowledge, the scheduler and the incident sweeps.
-  const stopProbe = startServiceProbeTimer(
-    probe,
-    registry.list().flatMap((a) => (a.serviceExpected && a.serviceUnitName ? [a.serviceUnitName] : [])),
-    60_000,
-  );
+  // Start: the code host monitor, recovery and the runner, knowledge, the scheduler and the
+  // incident sweeps; the host probe once the service listens (below).
   const stopCodeHost = codeHost.start();
   // Whatever worker processes a previous life of the service left are ended before restart
   // recovery runs their attempts again: an attempt must never run twice at once.
@@ -529,8 +535,17 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     requestedBy: 'system',
     forceRunId: `${SERVICE_RUN_ID_PREFIXES.startup}${service.serviceStartedAt.toISOString()}:${service.ownerId.slice(-8)}`,
   });
+  phases.end('recoveredMs');
 
   await server.listen({ port: config.port, host: config.host });
+  phases.end('listeningMs');
+  // After the listen: each unit's probe spawns `systemctl`, which the first answer need not wait
+  // for (a reading is `not-probed` until its probe returns either way).
+  const stopProbe = startServiceProbeTimer(
+    probe,
+    registry.list().flatMap((a) => (a.serviceExpected && a.serviceUnitName ? [a.serviceUnitName] : [])),
+    60_000,
+  );
   const address = server.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
 
@@ -540,6 +555,7 @@ export async function startApp(config: AppConfig, logger: Logger, clock: Clock =
     metricsUrl: metricsServer ? `${urlFor(config.host, metricsServer.port)}/metrics` : null,
     /** Config `limits` read again from the config file (SIGHUP; POST /api/limits/reload). */
     reloadLimits: () => runtime.reloadLimits(),
+    startupPhases: phases.snapshot(),
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -11,6 +11,10 @@ import { DomainError, type ErrorCode } from './domain/errors.js';
 import { createLogger, type PerItemLines } from './logging.js';
 import { runMigrateCommand } from './migrate/command.js';
 import { createAlertRelay, relaySettings } from './relay/alert-relay.js';
+import { createStartupPhases } from './startup-phases.js';
+
+// Evaluated once every module imported above is loaded: the end of the first start-up phase.
+const startupPhases = createStartupPhases();
 
 function fatal(message: string): never {
   process.stderr.write(`fatal: ${message}\n`);
@@ -50,15 +54,16 @@ async function start(config: AppConfig, hooks: StartHooks = {}): Promise<void> {
   let app;
   try {
     hooks.beforeStart?.(config);
-    app = await startApp(config, logger);
+    app = await startApp(config, logger, undefined, startupPhases);
   } catch (err) {
     if (printedAsIs(err)) fatal(err.message);
     logger.fatal({ err }, 'start-up failed');
     fatal(`start-up failed: ${err instanceof Error ? err.message : String(err)}`);
   }
-  // The readiness line is printed whatever the log level (launchers wait for it), through a
-  // child of the service logger so it has the same level and time encoding as every other line.
-  logger.child({}, { level: 'info' }).info({ url: app.url, metricsUrl: app.metricsUrl }, 'service listening');
+  // The readiness line is printed whatever the log level (launchers wait for it), with the
+  // start-up phases' ends (ms since the process started), through a child of the service logger
+  // so it has the same level and time encoding as every other line.
+  logger.child({}, { level: 'info' }).info({ url: app.url, metricsUrl: app.metricsUrl, startupPhases: app.startupPhases }, 'service listening');
   // The logger writes asynchronously; flushing first keeps a command's output after that line.
   const { url } = app;
   logger.flush(() => hooks.afterListening?.(url));

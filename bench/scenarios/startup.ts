@@ -7,6 +7,10 @@
  * copies of it written through its own store module, and starts again on that state; the row is
  * the time from the new process's spawn to its first healthy /health, and the bench checks that
  * every written run is there after the restart.
+ *
+ * Each start's readiness line carries when its phases ended (src/startup-phases.ts); the rows
+ * split the median start into module loading, store open, composition (routes and server),
+ * recovery and the first listen, with the CPU the process used until it listened.
  */
 import { join } from 'node:path';
 import type { Scenario } from '../lib/scenario.js';
@@ -25,6 +29,7 @@ import {
 } from '../lib/service.js';
 import { measureWritePauses, storeModuleAvailable, writeTerminalRuns, type WritePauses } from '../lib/store-seed.js';
 import type { ScenarioContext } from '../lib/scenario.js';
+import type { StartupPhases } from '../../src/startup-phases.js';
 import { PEERS_DIR } from '../lib/paths.js';
 import { spawnPeer } from '../lib/peer-process.js';
 import { summarize } from '../lib/stats.js';
@@ -32,6 +37,38 @@ import { errorMessage, freePort, sleep, waitFor } from '../lib/util.js';
 import { assertLoopback } from '../lib/loopback.js';
 
 const BARE = 'bare fastify';
+
+/** When each phase ended, in ms since the service's process started (its readiness line). */
+type PhaseEnds = StartupPhases;
+
+/** Each phase's own duration, in the order they run. */
+const PHASES: ReadonlyArray<{ metric: string; of: (p: PhaseEnds) => number }> = [
+  { metric: 'phase: module loading', of: (p) => p.modulesLoadedMs },
+  { metric: 'phase: store open', of: (p) => p.storeOpenMs - p.modulesLoadedMs },
+  { metric: 'phase: composition', of: (p) => p.composedMs - p.storeOpenMs },
+  { metric: 'phase: recovery', of: (p) => p.recoveredMs - p.composedMs },
+  { metric: 'phase: first listen', of: (p) => p.listeningMs - p.recoveredMs },
+  { metric: 'CPU until listening', of: (p) => p.cpuMs },
+];
+
+function phaseEnds(output: readonly string[]): PhaseEnds | null {
+  const line = output.find((entry) => entry.includes('service listening'));
+  if (line === undefined) return null;
+  try {
+    return (JSON.parse(line) as { startupPhases?: PhaseEnds }).startupPhases ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** One row per phase: the median of each phase's duration over the starts measured. */
+function addPhaseRows(ctx: ScenarioContext, subject: string, starts: readonly PhaseEnds[], label: string): void {
+  if (starts.length === 0) return;
+  for (const { metric, of } of PHASES) {
+    const values = starts.map(of);
+    ctx.rows.add({ subject, metric: `${metric}${label}`, unit: 'ms', value: summarize(values).p50, better: 'lower', note: `median of ${values.length} start${values.length === 1 ? '' : 's'}` });
+  }
+}
 
 /** Polls http://127.0.0.1:<port>/health until a 200; resolves with performance.now() of it. */
 async function firstHealthy(port: number, timeoutMs: number, stop: { done: boolean }): Promise<number | null> {
@@ -65,7 +102,7 @@ async function timeBare(): Promise<number> {
   }
 }
 
-async function timeService(store: StoreKind): Promise<number> {
+async function timeService(store: StoreKind, phases: PhaseEnds[]): Promise<number> {
   const port = await freePort();
   const stop = { done: false };
   const t0 = performance.now();
@@ -75,6 +112,8 @@ async function timeService(store: StoreKind): Promise<number> {
     service = await launchService({ store, config: { port } });
     const t1 = await polling;
     if (t1 === null) throw new Error('service never answered /health with 200');
+    const ends = phaseEnds(service.proc.output);
+    if (ends !== null) phases.push(ends);
     return t1 - t0;
   } finally {
     stop.done = true;
@@ -109,6 +148,8 @@ async function restartLarge(ctx: ScenarioContext, store: StoreKind, count: numbe
     ctx.details[`${subject} ${metric}`] = { restartMs, seedMs, stored };
     ctx.rows.add({ subject, metric, unit: 'ms', value: restartMs, better: 'lower', note: `spawn to first healthy /health; ${count} runs written in ${Math.round(seedMs)} ms` });
     ctx.rows.check(subject, `every run there after the restart`, stored === count + 1, `${stored} of ${count + 1} runs listed`);
+    const ends = phaseEnds(service.proc.output);
+    if (ends !== null) addPhaseRows(ctx, subject, [ends], ` @ ${count.toLocaleString('en-US')} runs`);
     if (store !== 'json') return;
     // The compaction pause on that state: writes while the journal threshold forces compactions.
     let pauses: WritePauses | null = null;
@@ -140,7 +181,11 @@ export const startup: Scenario = {
     const reps = ctx.settings.startup.reps;
     const samples: Record<string, number[]> = { [BARE]: [] };
     const subjects = STORES.map((store) => ({ store, subject: storeLabel(store) }));
-    for (const { subject } of subjects) samples[subject] = [];
+    const phases: Record<string, PhaseEnds[]> = {};
+    for (const { subject } of subjects) {
+      samples[subject] = [];
+      phases[subject] = [];
+    }
     const errors: Record<string, string> = {};
     // Interleave the subjects so drift on a shared machine hits them alike.
     for (let rep = 0; rep < reps; rep++) {
@@ -150,7 +195,7 @@ export const startup: Scenario = {
       for (const { store, subject } of subjects) {
         if (errors[subject]) continue;
         try {
-          samples[subject]!.push(await timeService(store));
+          samples[subject]!.push(await timeService(store, phases[subject]!));
         } catch (err) {
           errors[subject] = errorMessage(err);
         }
@@ -181,6 +226,7 @@ export const startup: Scenario = {
       });
       // Each start against the goal's bound (1 s to a healthy /health on an empty state).
       const store = subject.includes('sqlite') ? 'sqlite' : 'json';
+      addPhaseRows(ctx, subject, phases[subject]!, '');
       rows.compare({ id: `startup/${store}/empty`, subject, baseline: '', metric: 'start to healthy', unit: 'ms', better: 'lower', rounds: samples[subject]!.map((value) => ({ value, baseline: 1 })) });
     }
     const large = ctx.settings.startup.largeState;

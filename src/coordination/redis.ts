@@ -1,9 +1,14 @@
-import { Redis } from 'ioredis';
+import type * as ioredis from 'ioredis';
+import type { Redis } from 'ioredis';
+import { lazyPackage } from '../common/lazy-package.js';
 import type { Logger } from 'pino';
 import { DomainError } from '../domain/errors.js';
 import { describeRedisUrl } from './redis-url.js';
 import { TAG_RETENTION_MS, clampCacheTtl } from './tag-generations.js';
 import type { Coordination, CoordinationStatus } from './types.js';
+
+/** The client library, loaded when a KV store is configured (a start without one never loads it). */
+const loadIoredis = lazyPackage<typeof ioredis>('ioredis');
 
 export interface RedisCoordinationOptions {
   /** Prefix of every key this service writes, so several deployments can share one Redis. */
@@ -150,7 +155,7 @@ export class RedisCoordination implements Coordination {
    * reconnect loop. Once connected, dropped connections are retried with a capped backoff.
    */
   static async connect(url: string, logger: Logger, options: RedisCoordinationOptions): Promise<RedisCoordination> {
-    const client = new Redis(url, {
+    const client = new (loadIoredis().Redis)(url, {
       lazyConnect: true,
       connectTimeout: options.connectTimeoutMs,
       enableOfflineQueue: false,
@@ -176,7 +181,7 @@ export class RedisCoordination implements Coordination {
    * background (capped backoff) and the caller uses another store until `isReady()`.
    */
   static connectInBackground(url: string, logger: Logger, options: RedisCoordinationOptions): RedisCoordination {
-    const client = new Redis(url, {
+    const client = new (loadIoredis().Redis)(url, {
       connectTimeout: options.connectTimeoutMs,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,

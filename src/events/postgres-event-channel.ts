@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
+import { loadPg } from '../store/postgres/connection.js';
 import type { RunLogLine } from '../domain/run-log-line.js';
 import { ANY_RUN_EVENTS, type RunEventsWritten } from '../store/types.js';
 import type { EventChannel, EventChannelObserver } from './event-channel.js';
@@ -195,7 +196,7 @@ export class PostgresEventChannel implements EventChannel {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.connectionString });
+    const client = new (loadPg().Client)({ connectionString: this.options.connectionString });
     this.client = client;
     // An error event without a listener would end the process; a lost connection is retried.
     client.on('error', (err) => this.lost(client, err));

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
@@ -48,6 +48,18 @@ export interface ServerDeps {
 
 /** Metrics label for requests that matched no table route (unknown paths, 405s, CORS preflights). */
 const UNMATCHED = 'unmatched';
+
+/** Every response body is written as JSON.stringify writes it, whatever its documented schema. */
+const serializerCompiler = () => (data: unknown) => JSON.stringify(data);
+
+/**
+ * The compilers as Fastify's schema controller builds them. Its types describe factories of
+ * Ajv-shaped compilers; ours take the route schema Fastify passes either way.
+ */
+const OWN_COMPILERS = {
+  buildValidator: () => validatorCompiler,
+  buildSerializer: () => serializerCompiler,
+} as unknown as NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
 
 /**
  * A signed route (the alert webhook) verifies an HMAC over the body exactly as sent, so its JSON
@@ -103,6 +115,10 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
     clientErrorHandler: createClientErrorHandler(logger),
     // Node's own missing-Host refusal is a bare 400; request-guard.ts refuses it in shape instead.
     http: { requireHostHeader: false },
+    // Requests are validated by TypeBox and responses written with JSON.stringify (response
+    // schemas document responses, they never filter fields out of them). Given as the compilers'
+    // factories, Fastify never loads its own (Ajv, fast-json-stringify) at start.
+    schemaController: { compilersFactory: OWN_COMPILERS },
     // Typed as the default instance: callers need listen/close/server, not pino's logger generics.
   }) as unknown as FastifyInstance;
 
@@ -110,8 +126,7 @@ export async function buildServer(deps: ServerDeps, routes: RouteSpec[]): Promis
   // First of the hooks: the request span covers every check the request then crosses.
   registerRequestTracing(app, deps.tracer);
   app.setValidatorCompiler(validatorCompiler);
-  // Response schemas document responses; they never filter fields out of them.
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('identity', null);
   registerErrorHandling(app, config.maxBodyBytes);
   keepRawBodyOfSignedRoutes(app);

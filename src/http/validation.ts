@@ -1,6 +1,6 @@
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
 import type { TSchema } from 'typebox';
-import { Compile } from 'typebox/compile';
+import { Compile, type Validator } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import { pointer, type ErrorDetail } from '../domain/errors.js';
 
@@ -46,15 +46,18 @@ function coerceTextObject(schema: JsonSchema, value: unknown): unknown {
 /**
  * Fastify validator compiler over TypeBox: the route table's schemas validate requests directly.
  * Query/params text is converted strictly (see coerceText); declared defaults are filled in.
- * Bodies are JSON, so they are checked as sent, never converted.
+ * Bodies are JSON, so they are checked as sent, never converted. A schema is compiled when its
+ * route is first asked for, not when the route is registered: compiling the route table's
+ * schemas at start cost every start for routes most of a process's life never sees.
  */
 export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
-  const check = Compile(schema);
+  let compiled: Validator<Record<PropertyKey, TSchema>, TSchema> | null = null;
   const fromText = httpPart === 'querystring' || httpPart === 'params';
   const fillDefaults = defaultsFiller(schema);
   return (input: unknown) => {
     let value = fromText ? coerceTextObject(schema as JsonSchema, input ?? {}) : input;
     if (fillDefaults !== null && value !== null && typeof value === 'object') value = fillDefaults(value as Record<string, unknown>);
+    const check = (compiled ??= Compile(schema));
     if (check.Check(value)) return { value };
     return { error: check.Errors(value) as SchemaError[] };
   };

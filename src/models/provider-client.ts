@@ -1,4 +1,6 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type * as openai from 'openai';
+import type OpenAI from 'openai';
+import { lazyPackage } from '../common/lazy-package.js';
 import type { LlmConfig } from '../config/types.js';
 import { guardedFetchFunction, OutboundRefusal } from '../net/fetch-function.js';
 import type { ChatMessage } from './types.js';
@@ -54,7 +56,11 @@ export function retryAfterMs(value: string | null | undefined, now: number = Dat
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
+/** The provider's library, loaded at the first completion asked for (most starts never ask for one). */
+const loadOpenAI = lazyPackage<typeof openai>('openai');
+
 function classify(err: unknown): TryFailure | 'aborted' {
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = loadOpenAI();
   if (err instanceof APIUserAbortError) return 'aborted';
   // The base URL (or a redirect) reaches an address the operator did not allow: asking again changes nothing.
   if (err instanceof APIConnectionError && err.cause instanceof OutboundRefusal) return { retry: false, reason: `base URL refused: ${err.cause.message}` };
@@ -119,16 +125,18 @@ const roughTokens = (text: string) => Math.ceil(text.length / 3);
  * `allowPrivateBaseUrl` says the operator meant it.
  */
 export function createProviderClient(config: Pick<LlmConfig, 'apiKey' | 'baseUrl' | 'timeoutMs' | 'maxRetries' | 'allowPrivateBaseUrl'>): ProviderClient {
-  const client = new OpenAI({
-    apiKey: config.apiKey ?? NO_KEY,
-    ...(config.baseUrl ? { baseURL: config.baseUrl } : {}),
-    timeout: config.timeoutMs,
-    maxRetries: 0,
-    fetch: guardedFetchFunction({
-      rules: { allowPrivate: config.allowPrivateBaseUrl, privateSetting: 'llm.allowPrivateBaseUrl' },
-      limits: { maxBytes: MAX_ANSWER_BYTES, timeoutMs: config.timeoutMs, maxRedirects: MAX_REDIRECTS },
-    }),
-  });
+  let client: OpenAI | null = null;
+  const connect = (): OpenAI =>
+    new (loadOpenAI().OpenAI)({
+      apiKey: config.apiKey ?? NO_KEY,
+      ...(config.baseUrl ? { baseURL: config.baseUrl } : {}),
+      timeout: config.timeoutMs,
+      maxRetries: 0,
+      fetch: guardedFetchFunction({
+        rules: { allowPrivate: config.allowPrivateBaseUrl, privateSetting: 'llm.allowPrivateBaseUrl' },
+        limits: { maxBytes: MAX_ANSWER_BYTES, timeoutMs: config.timeoutMs, maxRedirects: MAX_REDIRECTS },
+      }),
+    });
   return {
     async complete({ model, messages, maxTokens, signal }) {
       let tries = 0;
@@ -138,7 +146,7 @@ export function createProviderClient(config: Pick<LlmConfig, 'apiKey' | 'baseUrl
         tries += 1;
         let failure: TryFailure | 'aborted';
         try {
-          const answer = await client.chat.completions.create({ model, messages, max_tokens: maxTokens }, signal ? { signal } : {});
+          const answer = await (client ??= connect()).chat.completions.create({ model, messages, max_tokens: maxTokens }, signal ? { signal } : {});
           const read = readAnswer(answer);
           if (typeof read !== 'string') {
             const inputTokens = read.inputTokens ?? roughTokens(messages.map((m) => m.content).join('\n'));

@@ -106,6 +106,23 @@ describe('start-up', () => {
     }
   });
 
+  it('the readiness line tells when each start-up phase ended, in order, and the CPU the start used', async () => {
+    const service = await startService({ baseDir: tempDir() });
+    try {
+      const line = service.output.find((entry) => entry.includes('service listening'))!;
+      const phases = (JSON.parse(line) as { startupPhases: Record<string, number> }).startupPhases;
+      const order = ['modulesLoadedMs', 'storeOpenMs', 'composedMs', 'recoveredMs', 'listeningMs'];
+      expect(Object.keys(phases)).toEqual([...order, 'cpuMs']);
+      const ends = order.map((phase) => phases[phase]!);
+      expect(ends[0]).toBeGreaterThan(0);
+      for (let i = 1; i < ends.length; i++) expect(ends[i]).toBeGreaterThanOrEqual(ends[i - 1]!);
+      // The process started before the entry's modules loaded, and it used CPU to get there.
+      expect(phases.cpuMs).toBeGreaterThan(0);
+    } finally {
+      await service.kill();
+    }
+  });
+
   it('demo prints one key per role once, and each key has its role', async () => {
     const base = tempDir();
     const child = spawn(process.execPath, [SERVICE_ENTRY, 'demo'], {

@@ -6,7 +6,7 @@ import { configuredPathProblem } from '../../workspace/configured-folder.js';
 import { appendFileNoFollow } from '../../workspace/file-writes.js';
 import type { HandlerInput, StateHandler } from '../../runtime/handler-types.js';
 import type { RSSRecord } from '../../domain/orchestrator-state.js';
-import { parseFeed, type ParsedFeed } from './feed-parser.js';
+import type { ParsedFeed } from './feed-parser.js';
 import { configurationRefusal, failure } from '../shared/handler-outcome.js';
 import { guardedFetch } from '../../net/guarded-fetch.js';
 import { describeFetchError, outboundLimits, responseOf } from '../shared/outbound.js';
@@ -53,7 +53,10 @@ async function fetchFeed(url: string, input: HandlerInput, allowPrivate: boolean
     await response.body?.cancel();
     throw new DomainError('upstream_error', `HTTP ${response.status}`);
   }
-  return parseFeed(await response.text());
+  const text = await response.text();
+  // The XML parser is loaded by the first sweep, not by every start of the service.
+  const { parseFeed } = await import('./feed-parser.js');
+  return parseFeed(text);
 }
 
 function keywordsFor(config: RssConfig, feed: RssConfig['feeds'][number]): string[] {

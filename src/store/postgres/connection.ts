@@ -1,5 +1,9 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { lazyPackage } from '../../common/lazy-package.js';
 import { configError } from '../../config/errors.js';
+
+/** The driver, loaded when a PostgreSQL store or channel first connects (a start on another store never loads it). */
+export const loadPg = lazyPackage<typeof pg>('pg');
 
 /**
  * How the PostgreSQL store reaches its database. `DATABASE_URL` is a libpq-style URL; the
@@ -48,7 +52,7 @@ export function quoteIdent(name: string): string {
  * The query in flight rejects by itself, so the listener only has to exist.
  */
 export function createPool(target: PostgresTarget, max: number, onIdleError: (err: Error) => void): pg.Pool {
-  const pool = new pg.Pool({
+  const pool = new (loadPg().Pool)({
     connectionString: target.connectionString,
     max,
     idleTimeoutMillis: 30_000,

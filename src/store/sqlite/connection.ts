@@ -1,9 +1,13 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { lazyPackage } from '../../common/lazy-package.js';
 import { DomainError } from '../../domain/errors.js';
 import { stateCorrupt } from '../types.js';
 
 /** How long a statement waits for a lock held by another connection before failing with SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;
+
+/** The driver, loaded when a SQLite store opens (a start on another store never loads it). */
+const loadDriver = lazyPackage<typeof Database>('better-sqlite3');
 
 /**
  * Opens the database with the settings the store relies on: WAL (readers never block the writer)
@@ -14,7 +18,7 @@ export const BUSY_TIMEOUT_MS = 5000;
  * the COMMIT, run off the event loop (see batcher.ts and commit-sync.ts).
  */
 export function openDatabase(path: string): Database.Database {
-  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  const db = new (loadDriver())(path, { timeout: BUSY_TIMEOUT_MS });
   try {
     const mode = db.pragma('journal_mode = WAL', { simple: true });
     if (mode !== 'wal') {
