@@ -183,7 +183,8 @@ export function createFlowAdvance(deps: FlowAdvanceDeps) {
    * writes each decision; a step that thereby ended (skipped, or failed on a reference) has its
    * dependents decided in turn. `whole`: the flow must be read whole, a step was skipped under
    * `fail` (every waiting step is skipped from then on). `unendedSeen`: a step was left waiting
-   * on a dependency not ended, or promoted, so the flow has not ended (no need to look).
+   * on a dependency not ended, or promoted (by this pass or another) and not ended, so the flow
+   * has not ended (no need to look).
    */
   async function decideSteps(flow: IndexedFlowDoc, candidates: readonly string[]): Promise<{ whole: boolean; unendedSeen: boolean }> {
     const { doc, byKey, dependents } = flow;
@@ -204,7 +205,12 @@ export function createFlowAdvance(deps: FlowAdvanceDeps) {
           const step = byKey.get(key);
           if (!step) return;
           const own = await stepRuns(key);
-          if (own.run === null || !isWaiting(own.run)) return;
+          if (own.run === null) return;
+          if (!isWaiting(own.run)) {
+            // Decided by another pass already: one not ended says the flow has not ended either.
+            if (!ENDED_STEP_STATES.has(stepStateOf(own.run, own.replay, true))) unendedSeen = true;
+            return;
+          }
           const dependencies = await endedDependencies(step, stepRuns);
           if (!dependencies) {
             unendedSeen = true;

@@ -51,9 +51,10 @@ const ABANDONED_ADMISSION_MS = 10 * 60_000;
 /**
  * Passes moving one flow on that run at once in this process; a call past them joins the next
  * pass. A settled step's pass need not wait for another's (each is a set of compare-and-sets), so
- * a few run side by side; the bound keeps a wide fan-in from starting one pass per step.
+ * they run side by side (a grid layer's steps settle together); the bound keeps a wide fan-in
+ * from starting one pass per step.
  */
-const PASSES_PER_FLOW = 4;
+const PASSES_PER_FLOW = 16;
 
 /** Step states whose run (or replay) is admitted and not ended: a flow's cancel goes through the run cancel for these. */
 const STARTED_STATES = new Set(['queued', 'awaiting-approval', 'running', 'retrying']);
