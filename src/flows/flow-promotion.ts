@@ -161,13 +161,18 @@ export function createFlowAdvance(deps: FlowAdvanceDeps) {
 
   /**
    * A step's dependencies' runs, read by id a group at a time, with their states; null at the
-   * first group holding one not ended (the step waits on: the rest need not be read).
+   * first group holding one not ended (the step waits on: the rest need not be read). Read from
+   * just after a dependency that settled (`settled`), wrapping round: steps are claimed in
+   * admission order, so in a fan-in the ones listed after the step that just ended are the
+   * likeliest still running, where reading from the start would pass over every one ended so far.
    */
-  async function endedDependencies(step: FlowDoc['steps'][number], stepRuns: (key: string) => Promise<StepRuns>) {
+  async function endedDependencies(step: FlowDoc['steps'][number], settled: ReadonlySet<string>, stepRuns: (key: string) => Promise<StepRuns>) {
     const runs: Array<readonly [string, StepRuns]> = [];
     const states = new Map<string, FlowStepState>();
-    for (let i = 0; i < step.dependsOn.length; i += DEPENDENCY_READ_GROUP) {
-      const group = await Promise.all(step.dependsOn.slice(i, i + DEPENDENCY_READ_GROUP).map(async (dep) => [dep, await stepRuns(dep)] as const));
+    const from = step.dependsOn.length > DEPENDENCY_READ_GROUP ? step.dependsOn.findIndex((dep) => settled.has(dep)) + 1 : 0;
+    const order = from === 0 ? step.dependsOn : [...step.dependsOn.slice(from), ...step.dependsOn.slice(0, from)];
+    for (let i = 0; i < order.length; i += DEPENDENCY_READ_GROUP) {
+      const group = await Promise.all(order.slice(i, i + DEPENDENCY_READ_GROUP).map(async (dep) => [dep, await stepRuns(dep)] as const));
       for (const [dep, read] of group) {
         const state = stepStateOf(read.run, read.replay, true);
         if (!ENDED_STEP_STATES.has(state)) return null;
@@ -186,7 +191,7 @@ export function createFlowAdvance(deps: FlowAdvanceDeps) {
    * on a dependency not ended, or promoted (by this pass or another) and not ended, so the flow
    * has not ended (no need to look).
    */
-  async function decideSteps(flow: IndexedFlowDoc, candidates: readonly string[]): Promise<{ whole: boolean; unendedSeen: boolean }> {
+  async function decideSteps(flow: IndexedFlowDoc, candidates: readonly string[], settled: ReadonlySet<string>): Promise<{ whole: boolean; unendedSeen: boolean }> {
     const { doc, byKey, dependents } = flow;
     let keys = [...new Set(candidates)];
     let unendedSeen = false;
@@ -211,7 +216,7 @@ export function createFlowAdvance(deps: FlowAdvanceDeps) {
             if (!ENDED_STEP_STATES.has(stepStateOf(own.run, own.replay, true))) unendedSeen = true;
             return;
           }
-          const dependencies = await endedDependencies(step, stepRuns);
+          const dependencies = await endedDependencies(step, settled, stepRuns);
           if (!dependencies) {
             unendedSeen = true;
             return;
@@ -288,7 +293,7 @@ export function createFlowAdvance(deps: FlowAdvanceDeps) {
     } else {
       candidates = [...scope.settled].flatMap((key) => dependents.get(key) ?? []);
     }
-    const decided = await decideSteps(flow, candidates);
+    const decided = await decideSteps(flow, candidates, scope.all ? new Set() : scope.settled);
     if (decided.whole || (!decided.unendedSeen && !(await hasUnendedRun(flowId)))) await advanceAll(flowId);
   }
 
