@@ -75,6 +75,12 @@ export const FLOW_COLLECTIONS = {
    * page at a time (StateStore.listDocPage) instead of every flow document.
    */
   listing: 'flow-list',
+  /**
+   * `{at, step}` once a step of the flow is skipped under `fail`: written before that skip, so no
+   * such skip is stored without it. Promotion reads it by id (every waiting step is skipped from
+   * then on) instead of the flow's skipped runs.
+   */
+  failed: 'flow-failed',
   /** `{at}` under `v1` once the listing holds the flows admitted before it existed. */
   listingBuilt: 'flow-list-built',
 } as const;

@@ -36,10 +36,10 @@ export async function readFlowDoc(store: StateStore, flowId: string): Promise<Fl
  * Reads a whole flow: its step runs and their approval replays in one listing by the flow id
  * (every driver indexes it), the runs a rerun reuses (another flow's) by their ids. What a
  * settled step moves on reads less (flow-promotion.ts); this serves the views, the cancel, the
- * rerun and a flow's end.
+ * rerun and a flow's end. `readDoc`: where the definition comes from (the flows' kept ones, flow-docs.ts).
  */
-export async function loadFlow(store: StateStore, flowId: string): Promise<LoadedFlow | null> {
-  const doc = await readFlowDoc(store, flowId);
+export async function loadFlow(store: StateStore, flowId: string, readDoc: (flowId: string) => Promise<FlowDoc | null> = (id) => readFlowDoc(store, id)): Promise<LoadedFlow | null> {
+  const doc = await readDoc(flowId);
   if (!doc) return null;
   const [listed, cancel, outcome, admitted] = await Promise.all([
     // Each step's run and at most one approval replay of it.

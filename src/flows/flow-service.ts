@@ -14,8 +14,9 @@ import { FLOW_COLLECTIONS, FLOW_LIST_CURSOR, flowListKey, listKeyTime, stepRunId
 import { createFlowAdmission, type FlowRequest } from './flow-admission.js';
 import type { FlowStatus } from './flow-plan.js';
 import { createFlowAdvance, type AdvanceScope } from './flow-promotion.js';
+import { createFlowDocs } from './flow-docs.js';
 import { reusedSteps } from './flow-rerun.js';
-import { loadFlow, readFlowDoc, type FlowCancelDoc, type FlowOutcomeDoc } from './flow-reader.js';
+import { loadFlow, type FlowCancelDoc, type FlowOutcomeDoc } from './flow-reader.js';
 import { flowSummaryOf, toFlowView, type FlowSummary, type FlowView } from './flow-view.js';
 
 export interface FlowServiceDeps {
@@ -47,45 +48,63 @@ const LIST_BATCH = 100;
 /** Longer than any admission takes to write its flow document after listing it open. */
 const ABANDONED_ADMISSION_MS = 10 * 60_000;
 
+/**
+ * Passes moving one flow on that run at once in this process; a call past them joins the next
+ * pass. A settled step's pass need not wait for another's (each is a set of compare-and-sets), so
+ * they run side by side (a grid layer's steps settle together); the bound keeps a wide fan-in
+ * from starting one pass per step.
+ */
+const PASSES_PER_FLOW = 16;
+
 /** Step states whose run (or replay) is admitted and not ended: a flow's cancel goes through the run cancel for these. */
 const STARTED_STATES = new Set(['queued', 'awaiting-approval', 'running', 'retrying']);
 
 /**
  * Flows: admission, promotion (driven by every settled step run, and by a sweep for what a dead
- * instance missed), views and cancel. Promotion in one process is coalesced per flow, only to
+ * instance missed), views and cancel. Promotion in one process is bounded per flow, only to
  * save reads: its correctness rests on the store's compare-and-sets (flow-promotion.ts).
  */
 export function createFlowService(deps: FlowServiceDeps) {
   const { store, logger } = deps;
+  const docs = createFlowDocs(store);
   const admission = createFlowAdmission(deps);
-  const { advance } = createFlowAdvance({ ...deps, ensureSteps: admission.ensureSteps });
+  const { advance } = createFlowAdvance({ ...deps, ensureSteps: admission.ensureSteps, docs });
 
-  /** Per flow, the pass running in this process and what the next one must cover (null: none asked). */
-  const inFlight = new Map<string, { next: AdvanceScope | null; done: Promise<void> }>();
+  /** Per flow, the passes running in this process and the one waiting for a free place (its scopes merged). */
+  const inFlight = new Map<string, FlowPasses>();
+
+  /** Runs one pass; when it ends, the waiting pass takes its place, or the flow's entry goes. */
+  function runPass(flowId: string, passes: FlowPasses, scope: AdvanceScope): Promise<void> {
+    passes.running += 1;
+    return advance(flowId, scope).finally(() => {
+      passes.running -= 1;
+      const waiting = passes.waiting;
+      if (waiting) {
+        passes.waiting = null;
+        runPass(flowId, passes, waiting.scope).then(waiting.resolve, waiting.reject);
+      } else if (passes.running === 0) inFlight.delete(flowId);
+    });
+  }
+
   /**
-   * Advances the flow: the dependents of `settledKey` when given, else all of it. A call during
-   * a running advance joins the next one (their scopes merged) instead of running in parallel.
+   * Advances the flow: the dependents of `settledKey` when given, else all of it. Up to
+   * PASSES_PER_FLOW settled steps' passes run at once, a pass over all of it alone; a call that
+   * cannot start joins the waiting pass (scopes merged), which starts when a running one ends.
    */
   function advanceSoon(flowId: string, settledKey?: string): Promise<void> {
-    const asked: AdvanceScope = settledKey === undefined ? { all: true } : { all: false, settled: new Set([settledKey]) };
-    const current = inFlight.get(flowId);
-    if (current) {
-      current.next = mergeScopes(current.next, asked);
-      return current.done;
+    const asked: PassScope = settledKey === undefined ? { all: true } : { all: false, settled: new Set([settledKey]) };
+    let passes = inFlight.get(flowId);
+    if (!passes) inFlight.set(flowId, (passes = { running: 0, waiting: null }));
+    // A pass over all of it (admission, cancel, sweep) gains nothing beside another: it waits for them.
+    if (passes.running < (asked.all ? 1 : PASSES_PER_FLOW)) return runPass(flowId, passes, asked);
+    if (passes.waiting) {
+      passes.waiting.scope = mergeScopes(passes.waiting.scope, asked);
+      return passes.waiting.done;
     }
-    const entry: { next: AdvanceScope | null; done: Promise<void> } = { next: asked, done: Promise.resolve() };
-    entry.done = (async () => {
-      try {
-        for (let scope = entry.next; scope !== null; scope = entry.next) {
-          entry.next = null;
-          await advance(flowId, scope);
-        }
-      } finally {
-        inFlight.delete(flowId);
-      }
-    })();
-    inFlight.set(flowId, entry);
-    return entry.done;
+    let settle!: Pick<WaitingPass, 'resolve' | 'reject'>;
+    const done = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+    passes.waiting = { scope: asked, done, ...settle };
+    return done;
   }
 
   async function create(request: FlowRequest) {
@@ -96,7 +115,7 @@ export function createFlowService(deps: FlowServiceDeps) {
   }
 
   async function get(flowId: string): Promise<FlowView> {
-    const flow = await loadFlow(store, flowId);
+    const flow = await loadFlow(store, flowId, docs.doc);
     if (!flow) throw notFound(`flow ${flowId}`);
     return toFlowView(flow);
   }
@@ -132,7 +151,7 @@ export function createFlowService(deps: FlowServiceDeps) {
   /** One flow's list entry: its three documents, read by id. */
   async function summaryOf(flowId: string): Promise<FlowSummary | null> {
     const [doc, cancel, outcome] = await Promise.all([
-      readFlowDoc(store, flowId),
+      docs.doc(flowId),
       store.getDoc(FLOW_COLLECTIONS.cancels, flowId),
       store.getDoc(FLOW_COLLECTIONS.outcomes, flowId),
     ]);
@@ -157,13 +176,13 @@ export function createFlowService(deps: FlowServiceDeps) {
    * waiting ones end `cancelled`. Asking again changes nothing; an ended flow is a conflict.
    */
   async function cancel(flowId: string, reason: string | null, identity: Identity): Promise<FlowView> {
-    const doc = await readFlowDoc(store, flowId);
+    const doc = await docs.doc(flowId);
     if (!doc) throw notFound(`flow ${flowId}`);
     const ended = (await store.getDoc(FLOW_COLLECTIONS.outcomes, flowId)) as FlowOutcomeDoc | null;
     if (ended && ended.status !== 'cancelled') throw conflict(`flow ${flowId} already ended ${ended.status}`);
     const request: FlowCancelDoc = { requestedAt: deps.clock.now().toISOString(), requestedBy: identity.actor, reason };
     await store.insertDoc(FLOW_COLLECTIONS.cancels, flowId, { ...request });
-    const flow = await loadFlow(store, flowId);
+    const flow = await loadFlow(store, flowId, docs.doc);
     for (const step of flow?.doc.steps ?? []) {
       if (!STARTED_STATES.has(flow!.snapshot.states.get(step.key) ?? 'missing')) continue;
       const run = flow!.runs.get(step.key);
@@ -185,7 +204,7 @@ export function createFlowService(deps: FlowServiceDeps) {
    * succeeded are reused (reusedSteps), the rest run again, admitted as any flow is.
    */
   async function rerun(flowId: string, from: string | undefined, identity: Identity) {
-    const flow = await loadFlow(store, flowId);
+    const flow = await loadFlow(store, flowId, docs.doc);
     if (!flow) throw notFound(`flow ${flowId}`);
     const reuse = reusedSteps(flow, from);
     const steps = flow.doc.steps.map(({ key, type, payload, dependsOn, onDependencyFailure, concurrencyKey, priority, tags }) => ({
@@ -215,7 +234,7 @@ export function createFlowService(deps: FlowServiceDeps) {
     const open = await store.listDocEntries(FLOW_COLLECTIONS.open);
     const now = deps.clock.now().getTime();
     for (const { id, doc } of open) {
-      const flow = await advanceSoon(id).then(() => readFlowDoc(store, id));
+      const flow = await advanceSoon(id).then(() => docs.doc(id));
       const since = typeof doc.since === 'string' ? Date.parse(doc.since) : 0;
       if (flow === null && now - since > ABANDONED_ADMISSION_MS) await store.deleteDoc(FLOW_COLLECTIONS.open, id);
     }
@@ -248,8 +267,29 @@ export function createFlowService(deps: FlowServiceDeps) {
 
 export type FlowService = ReturnType<typeof createFlowService>;
 
-function mergeScopes(a: AdvanceScope | null, b: AdvanceScope): AdvanceScope {
-  if (a === null) return b;
-  if (a.all || b.all) return { all: true };
-  return { all: false, settled: new Set([...a.settled, ...b.settled]) };
+/** What a pass of this process covers: an AdvanceScope whose settled set the pass owns. */
+type PassScope = { all: true } | { all: false; settled: Set<string> };
+
+/** A pass waiting for a free place, and its callers' promise. */
+interface WaitingPass {
+  scope: PassScope;
+  done: Promise<void>;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+interface FlowPasses {
+  running: number;
+  waiting: WaitingPass | null;
+}
+
+/**
+ * The waiting pass's scope with `asked` added. Its settled set is the pass's own (made by
+ * advanceSoon, read by nobody else until the pass starts), so it grows in place: a fan-in of a
+ * thousand steps settling at once costs a thousand adds, not a thousand copies.
+ */
+function mergeScopes(waiting: PassScope, asked: PassScope): PassScope {
+  if (waiting.all || asked.all) return { all: true };
+  for (const key of asked.settled) waiting.settled.add(key);
+  return waiting;
 }

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { POSTGRES_TARGET } from '../../src/config/store-targets.js';
 import { openStateStore } from '../../src/store/open.js';
 import type { RunQuery, StateStore } from '../../src/store/types.js';
-import { markRunning, markSucceeded } from '../../src/runtime/run-transitions.js';
+import { markFailed, markRunning, markSucceeded } from '../../src/runtime/run-transitions.js';
 import { accountingFor } from '../../src/runtime/accounting.js';
 import { tempDir } from '../support/config.js';
 import { flowHarness, summarizeStep } from '../support/flow-harness.js';
@@ -14,13 +14,14 @@ import { insertIfAbsent, makeRun } from '../support/runs.js';
 
 const step = summarizeStep;
 
-/** What a store was asked: every listing's query, every run read by id, every collection read whole. */
+/** What a store was asked: every listing's query, every run and document read by id, every collection read whole. */
 function recorded(store: StateStore) {
-  const log = { listRuns: [] as RunQuery[], getRun: [] as string[], wholeCollections: [] as string[] };
+  const log = { listRuns: [] as RunQuery[], getRun: [] as string[], getDoc: [] as string[], wholeCollections: [] as string[] };
   const proxy = new Proxy(store, {
     get(target, prop) {
       if (prop === 'listRuns') return (q: RunQuery) => (log.listRuns.push(q), target.listRuns(q));
       if (prop === 'getRun') return (id: string) => (log.getRun.push(id), target.getRun(id));
+      if (prop === 'getDoc') return (collection: string, id: string) => (log.getDoc.push(`${collection}/${id}`), target.getDoc(collection, id));
       if (prop === 'listDocs' || prop === 'listDocEntries') {
         return (collection: string) => (log.wholeCollections.push(collection), (target[prop] as (c: string) => Promise<unknown>)(collection));
       }
@@ -31,6 +32,7 @@ function recorded(store: StateStore) {
   const clear = () => {
     log.listRuns.length = 0;
     log.getRun.length = 0;
+    log.getDoc.length = 0;
     log.wholeCollections.length = 0;
   };
   return { store: proxy, log, clear };
@@ -129,6 +131,69 @@ describe.each(stores)('flow promotion on the %s reads what changed, not the whol
     for (const key of ['a', 'd', 'x']) await h.finish(`flow:cw:${key}`, true);
     // A cancelled step is no success: the flow failed.
     expect((await h.flows.get('cw')).status).toBe('failed');
+  });
+
+  it.skipIf(!open)("a wide fan-in reads the join's dependencies from the one that ended up to the first group with one not ended, and not the flow document again", async () => {
+    const { h, log, clear } = await setup();
+    const leaves = Array.from({ length: 100 }, (_, i) => `l${String(i).padStart(2, '0')}`);
+    await h.flows.create({ id: 'wide', requestedBy: 'ops', steps: [step('root'), ...leaves.map((k) => step(k, ['root'])), step('join', leaves)] });
+    await h.finish('flow:wide:root', true);
+    clear();
+    await h.finish('flow:wide:l99', true);
+    // l00 has not ended: the first group of 32 answers that the join waits on.
+    expect(new Set(log.getRun)).toEqual(new Set(['flow:wide:l99', 'flow:wide:join', ...leaves.slice(0, 32).map((k) => `flow:wide:${k}`)]));
+    // The join seen waiting says the flow has not ended: no listing.
+    expect(log.listRuns).toEqual([]);
+    // The definition is written once and never changed: read once, not by every pass.
+    expect(log.getDoc.filter((id) => id.startsWith('flows/'))).toEqual([]);
+    // Leaves ending in admission order: each pass reads from just after the leaf that ended, so
+    // one group (l51..l82) answers, not every leaf ended so far.
+    for (const leaf of leaves.slice(0, 50)) await h.finish(`flow:wide:${leaf}`, true);
+    clear();
+    await h.finish('flow:wide:l50', true);
+    expect(new Set(log.getRun)).toEqual(new Set(['flow:wide:l50', 'flow:wide:join', ...leaves.slice(51, 83).map((k) => `flow:wide:${k}`)]));
+    for (const leaf of leaves.slice(51, -1)) await h.finish(`flow:wide:${leaf}`, true);
+    expect((await h.store.getRun('flow:wide:join'))!).toMatchObject({ status: 'pending', queueState: 'ready' });
+    await h.finish('flow:wide:join', true);
+    expect((await h.flows.get('wide')).status).toBe('success');
+  });
+
+  it.skipIf(!open)("the sweep reads an open flow's skipped runs once, and a failure under `fail` is recorded before its skip", async () => {
+    const { h, log, clear } = await setup();
+    await h.flows.create({
+      id: 'sk',
+      requestedBy: 'ops',
+      steps: [step('a'), step('b', ['a'], { onDependencyFailure: 'skip' }), step('d', ['b'], { onDependencyFailure: 'skip' }), step('c')],
+    });
+    await h.finish('flow:sk:a', false);
+    expect(await h.states('sk')).toMatchObject({ b: 'skipped', d: 'skipped', c: 'queued' });
+    clear();
+    await h.flows.sweep();
+    await h.flows.sweep();
+    expect(log.listRuns.filter((q) => q.status === 'skipped')).toEqual([]);
+
+    await h.flows.create({ id: 'ff', requestedBy: 'ops', steps: [step('a'), step('b', ['a']), step('e', ['b']), step('c')] });
+    await h.finish('flow:ff:a', false);
+    expect(await h.store.getDoc('flow-failed', 'ff')).toMatchObject({ step: 'b' });
+    expect(await h.states('ff')).toMatchObject({ b: 'skipped', e: 'skipped', c: 'queued' });
+    await h.finish('flow:ff:c', true);
+    expect((await h.flows.get('ff')).status).toBe('failed');
+  });
+
+  it.skipIf(!open)('a failure record whose skip a crash cut: the next pass skips every waiting step and the flow ends failed', async () => {
+    const { h } = await setup();
+    await h.flows.create({ id: 'cut', requestedBy: 'ops', steps: [step('a'), step('b', ['a']), step('c', ['b']), step('x')] });
+    await h.finish('flow:cut:x', true);
+    // a failed and the pass recorded the flow's failure, then died before skipping b.
+    await h.start('flow:cut:a');
+    await h.store.mutateRun('flow:cut:a', (run) =>
+      run ? markFailed(run, new Date(), { result: {}, accounting: accountingFor(undefined, 0), operatorSummary: null, recommendedNextActions: null, specialistContract: null, error: 'boom', failureReason: 'worker-logical-failure', retry: null }) : null,
+    );
+    await h.store.insertDoc('flow-failed', 'cut', { at: new Date().toISOString(), step: 'b' });
+    await h.flows.sweep();
+    expect(await h.states('cut')).toEqual({ a: 'failed', b: 'skipped', c: 'skipped', x: 'success' });
+    expect((await h.store.getRun('flow:cut:b'))!.flowStep?.skipped?.policy).toBe('fail');
+    expect((await h.flows.get('cut')).status).toBe('failed');
   });
 
   it.skipIf(!open)('lists flows newest first a page at a time by cursor, filtered by status and time, without reading every flow', async () => {
