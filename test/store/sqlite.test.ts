@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStateStore } from '../../src/store/sqlite/sqlite-state-store.js';
 import { walFileSync } from '../../src/store/sqlite/wal-sync.js';
+import { DUE_SELECT } from '../../src/store/sqlite/runs.js';
 import { tempDir } from '../support/config.js';
 import { openDatabase } from '../../src/store/sqlite/connection.js';
 import { describeStoreConformance } from './conformance.js';
@@ -138,6 +139,9 @@ describe('SqliteStateStore on disk', () => {
         )
         .all() as Array<{ detail: string }>;
       expect(headsPlan.map((row) => row.detail).join(' ')).toMatch(/SEARCH runs USING INDEX runs_ready_heads \(\(concurrency_key,priority,type\)>/);
+      // The due runs with a not-before time: a range of their own index, never every ready run (the database has no statistics).
+      const duePlan = db.prepare(`EXPLAIN QUERY PLAN ${DUE_SELECT}`).all('2026-01-01T00:00:00.000Z', '[]', 9) as Array<{ detail: string }>;
+      expect(duePlan.map((row) => row.detail).join(' ')).toMatch(/SEARCH runs USING INDEX runs_ready_not_before \(not_before/);
     });
     const health = await store.health();
     expect(health.detail).toMatch(/^SQLite 3\.\d+\.\d+, WAL, layout version 10$/);
