@@ -119,7 +119,7 @@ function readyCandidates(ctx: WriteContext, blocked: ReadonlySet<string>, passed
   const share = perGroup + passed.size + ctx.stagedCount;
   const rows: QueueCandidate[] = [];
   const first = statement(ctx.db, `${HEADS_SELECT} ORDER BY concurrency_key, priority, type, seq LIMIT ?`);
-  const after = statement(ctx.db, `${HEADS_SELECT} AND (concurrency_key, priority, type) > (?, ?, ?) ORDER BY concurrency_key, priority, type, seq LIMIT ?`);
+  const after = statement(ctx.db, AFTER_GROUP_SELECT);
   const more = statement(ctx.db, `${HEADS_SELECT} AND concurrency_key = ? AND priority = ? AND type = ? AND seq > ? ORDER BY seq LIMIT ?`);
   let page = first.all(share) as QueueCandidate[];
   while (page.length > 0) {
@@ -138,7 +138,7 @@ function readyCandidates(ctx: WriteContext, blocked: ReadonlySet<string>, passed
       noteCandidateReads(rest.length);
       rows.push(...rest);
     }
-    page = after.all(tail.key, tail.priority, tail.type, share) as QueueCandidate[];
+    page = after.all(tail.key, tail.priority, tail.type, PAST_EVERY_SEQ, share) as QueueCandidate[];
   }
   const due = statement(ctx.db, DUE_SELECT).all(new Date(nowMs).toISOString(), JSON.stringify([...blocked]), share) as QueueCandidate[];
   noteCandidateReads(due.length);
@@ -168,6 +168,17 @@ export const DUE_SELECT = `SELECT runId, seq, type, key, priority, createdAt FRO
 /** Ready runs without a not-before time, as candidates, from `runs_ready_heads`. */
 const HEADS_SELECT = `SELECT run_id AS runId, seq, type, concurrency_key AS key, priority, created_at AS createdAt
   FROM runs INDEXED BY runs_ready_heads WHERE queue_state = 'ready' AND not_before IS NULL`;
+
+/** A seq past every run's: (group, PAST_EVERY_SEQ) sorts after each run of the group. */
+const PAST_EVERY_SEQ = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The heads of the groups past one (its concurrency key, priority and type, then PAST_EVERY_SEQ,
+ * and the page size). The row value names all four columns of `runs_ready_heads`, so SQLite seeks
+ * straight past the group: compared on the first three alone it stepped through every ready run
+ * of that group, 1-2 ms a claim with 5,000 runs queued in one group.
+ */
+export const AFTER_GROUP_SELECT = `${HEADS_SELECT} AND (concurrency_key, priority, type, seq) > (?, ?, ?, ?) ORDER BY concurrency_key, priority, type, seq LIMIT ?`;
 
 /** When each candidate key's latest run started (committed, staged, or claimed by this write). */
 function lastClaims(ctx: WriteContext, candidates: readonly QueueCandidate[], claimedNow: ReadonlyMap<string, string>): Map<string, string | null> {
