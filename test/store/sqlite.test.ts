@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStateStore } from '../../src/store/sqlite/sqlite-state-store.js';
 import { walFileSync } from '../../src/store/sqlite/wal-sync.js';
+import { AFTER_GROUP_SELECT, DUE_SELECT } from '../../src/store/sqlite/runs.js';
 import { tempDir } from '../support/config.js';
 import { openDatabase } from '../../src/store/sqlite/connection.js';
 import { describeStoreConformance } from './conformance.js';
@@ -131,13 +132,13 @@ describe('SqliteStateStore on disk', () => {
         .prepare("EXPLAIN QUERY PLAN SELECT doc FROM runs WHERE queue_state = 'ready' ORDER BY seq LIMIT 1")
         .all() as Array<{ detail: string }>;
       expect(claimPlan.map((row) => row.detail).join(' ')).toContain('runs_claim');
-      // A claim's candidates (src/store/sqlite/runs.ts names the index): a range of the group heads from past the last group read.
-      const headsPlan = db
-        .prepare(
-          "EXPLAIN QUERY PLAN SELECT run_id FROM runs INDEXED BY runs_ready_heads WHERE queue_state = 'ready' AND not_before IS NULL AND (concurrency_key, priority, type) > ('k', 3, 't') ORDER BY concurrency_key, priority, type, seq LIMIT 9",
-        )
-        .all() as Array<{ detail: string }>;
-      expect(headsPlan.map((row) => row.detail).join(' ')).toMatch(/SEARCH runs USING INDEX runs_ready_heads \(\(concurrency_key,priority,type\)>/);
+      // A claim's candidates: a range of the group heads from past the last group read, the seek on all four
+      // columns of the index (on three, SQLite stepped through every ready run of that group).
+      const headsPlan = db.prepare(`EXPLAIN QUERY PLAN ${AFTER_GROUP_SELECT}`).all('k', 3, 't', Number.MAX_SAFE_INTEGER, 9) as Array<{ detail: string }>;
+      expect(headsPlan.map((row) => row.detail).join(' ')).toMatch(/SEARCH runs USING INDEX runs_ready_heads \(\(concurrency_key,priority,type,seq\)>/);
+      // The due runs with a not-before time: a range of their own index, never every ready run (the database has no statistics).
+      const duePlan = db.prepare(`EXPLAIN QUERY PLAN ${DUE_SELECT}`).all('2026-01-01T00:00:00.000Z', '[]', 9) as Array<{ detail: string }>;
+      expect(duePlan.map((row) => row.detail).join(' ')).toMatch(/SEARCH runs USING INDEX runs_ready_not_before \(not_before/);
     });
     const health = await store.health();
     expect(health.detail).toMatch(/^SQLite 3\.\d+\.\d+, WAL, layout version 10$/);
