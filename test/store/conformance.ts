@@ -396,6 +396,30 @@ export function describeStoreConformance(
         expect(await claimUnder(store, perEnv, 10)).toEqual(['a-1']);
       });
 
+      it('notes on a run each bucket that held it back, once per attempt; a run no bucket held carries none', async () => {
+        const { store, dir } = await openStore();
+        await insert(store, { runId: 'h-0', type: 'lane', concurrencyKey: 'env/a' });
+        await insert(store, { runId: 'h-1', type: 'lane', concurrencyKey: 'env/a' });
+        await insert(store, { runId: 'h-2', type: 'lane', concurrencyKey: 'env/b' });
+        const buckets: LimitBucket[] = [
+          { name: 'deploys', match: { keyPrefix: 'env/' }, perKey: 1 },
+          { name: 'lanes', match: { types: ['lane'] }, concurrency: 2 },
+          { name: 'roomy', match: { types: ['lane'] }, concurrency: 50 },
+        ];
+        expect((await claimUnder(store, buckets, 10)).sort()).toEqual(['h-0', 'h-2']);
+        // h-1 waits on both its key's cap and the lane cap, never on the roomy bucket.
+        expect((await store.getRun('h-1'))?.bucketHolds).toEqual({ attempt: 1, buckets: ['deploys', 'lanes'] });
+        expect(await claimUnder(store, buckets, 10)).toEqual([]);
+        const later = await reopen(store, dir);
+        expect((await later.getRun('h-1'))?.bucketHolds).toEqual({ attempt: 1, buckets: ['deploys', 'lanes'] });
+        await finish(later, 'h-0');
+        expect(await claimUnder(later, buckets, 10)).toEqual(['h-1']);
+        // The claim keeps the note (the claimer's metric reads it); the runs that never waited have none.
+        expect((await later.getRun('h-1'))?.bucketHolds).toEqual({ attempt: 1, buckets: ['deploys', 'lanes'] });
+        expect((await later.getRun('h-0'))?.bucketHolds ?? null).toBeNull();
+        expect((await later.getRun('h-2'))?.bucketHolds ?? null).toBeNull();
+      });
+
       it('delays runs past a rate, never refusing them: they start once the window moves on', async () => {
         const { store } = await openStore();
         for (let i = 0; i < 3; i++) await insert(store, { runId: `r-${i}`, type: 'lane' });
