@@ -1,10 +1,11 @@
 import { placementOf, type RunRecord } from '../../domain/run-record.js';
-import { agingFrom, fairnessKey, isDue, noteCandidateReads, type QueueCandidate } from '../fair-claims.js';
+import { agingFrom, fairnessKey, noteCandidateReads, type QueueCandidate } from '../fair-claims.js';
 import { foldQueueGroups, type QueueGroup, type QueueGroupRow, type RunGroupCount, type RunStart } from '../limit-buckets.js';
 import { emptyOrchestratorState, type OrchestratorState } from '../../domain/orchestrator-state.js';
 import type { AppendCollection } from '../types.js';
 import type { JournalEntry } from './journal-entry.js';
 import { ReadyIndex } from './ready-index.js';
+import { NotBeforeIndex } from './not-before-index.js';
 import { BoundedLog } from './bounded-log.js';
 import { SNAPSHOT_SCHEMA_VERSION, type SnapshotCapture, type SnapshotDocument } from './snapshot.js';
 import { deepFreeze } from '../deep-freeze.js';
@@ -40,8 +41,8 @@ export class MemoryModel {
    * only the heads of the types it may take. Runs with a not-before time are in `notBeforeReady` instead.
    */
   private readonly readyGroups = new Map<string, Map<string, ReadyIndex>>();
-  /** Ready runs with a not-before time (trailing debounces waiting for their window), by run id. */
-  private readonly notBeforeReady = new Map<string, RunRecord>();
+  /** Ready runs with a not-before time (trailing debounces waiting for their window), by that time. */
+  private readonly notBeforeReady = new NotBeforeIndex();
   /** Per fairness key, the start of its latest run (claims take turns by it: src/store/fair-claims.ts). */
   private readonly lastStartByKey = new Map<string, string>();
   private readonly runningByType = new Map<string, number>();
@@ -161,9 +162,11 @@ export class MemoryModel {
         }
       }
     }
-    for (const run of this.notBeforeReady.values()) {
+    // Only the due ones are read: the index stops at the first run still waiting.
+    for (const runId of this.notBeforeReady.dueBy(nowMs)) {
+      const run = this.runs.get(runId);
       read++;
-      if (!blocked.has(run.type) && isDue(run, nowMs)) candidates.push(candidateOf(run));
+      if (run !== undefined && !blocked.has(run.type)) candidates.push(candidateOf(run));
     }
     noteCandidateReads(read);
     return candidates;
@@ -268,7 +271,7 @@ export class MemoryModel {
     }
     if (run.queueState === 'ready') {
       this.ready.add(run.seq, run.runId);
-      if (run.notBefore != null) this.notBeforeReady.set(run.runId, this.runs.get(run.runId)!);
+      if (run.notBefore != null) this.notBeforeReady.add({ runId: run.runId, seq: run.seq, notBefore: run.notBefore });
       else {
         let groups = this.readyGroups.get(run.type);
         if (groups === undefined) this.readyGroups.set(run.type, (groups = new Map()));
@@ -310,7 +313,7 @@ export class MemoryModel {
   private unindex(run: RunRecord): void {
     if (run.queueState === 'ready') {
       this.ready.remove(run.seq);
-      this.notBeforeReady.delete(run.runId);
+      if (run.notBefore != null) this.notBeforeReady.remove({ seq: run.seq, notBefore: run.notBefore });
       const groups = this.readyGroups.get(run.type);
       const group = readyGroupOf(run);
       const index = groups?.get(group);
