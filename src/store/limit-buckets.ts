@@ -146,6 +146,8 @@ export interface QueueGroup {
   oldestReadyAt: string | null;
   /** Its ready runs by priority (stored priority, 1-5; only priorities with a ready run), the highest first. */
   readyByPriority: PriorityCount[];
+  /** Of its ready runs, those whose not-before time (a trailing debounce's window end) has not come at the read's time. */
+  notBefore: number;
 }
 
 /** Ready runs of one priority, and when the oldest of them was admitted. */
@@ -163,6 +165,8 @@ export interface QueueGroupRow {
   ready: number;
   running: number;
   oldestReadyAt: string | null;
+  /** Ready runs whose not-before time is after the read's time. */
+  notBefore: number;
 }
 
 /** Rows by (type, key, priority) folded into the groups by (type, key) `GET /api/queue` reads, priorities kept for the ready runs. */
@@ -171,8 +175,9 @@ export function foldQueueGroups(rows: Iterable<QueueGroupRow>): QueueGroup[] {
   for (const row of rows) {
     const id = `${row.type}\u0000${row.key}`;
     let group = groups.get(id);
-    if (group === undefined) groups.set(id, (group = { type: row.type, key: row.key, ready: 0, running: 0, oldestReadyAt: null, readyByPriority: [] }));
+    if (group === undefined) groups.set(id, (group = { type: row.type, key: row.key, ready: 0, running: 0, oldestReadyAt: null, readyByPriority: [], notBefore: 0 }));
     group.running += row.running;
+    group.notBefore += row.notBefore;
     if (row.ready === 0 || row.oldestReadyAt === null) continue;
     group.ready += row.ready;
     if (group.oldestReadyAt === null || row.oldestReadyAt < group.oldestReadyAt) group.oldestReadyAt = row.oldestReadyAt;

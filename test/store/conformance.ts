@@ -453,20 +453,33 @@ export function describeStoreConformance(
         await insert(store, { runId: 'q-4', createdAt: '2026-03-01T10:00:03.000Z' });
         await insert(store, { runId: 'q-5', status: 'success', queueState: null });
         await insert(store, { runId: 'q-6', queueState: 'held' });
-        const groups = (await store.queueGroups()).sort((a, b) => a.key.localeCompare(b.key));
+        // Waiting for a not-before time after the read's: counted as ready, and apart.
+        await insert(store, { runId: 'q-9', concurrencyKey: 'k', createdAt: '2026-03-01T10:00:05.000Z', notBefore: '2026-03-01T10:05:00.000Z' });
+        // Its not-before time has come by the read's: ready like any other.
+        await insert(store, { runId: 'q-10', createdAt: '2026-03-01T10:00:06.000Z', notBefore: '2026-03-01T10:00:30.000Z' });
+        const groups = (await store.queueGroups(new Date('2026-03-01T10:01:00.000Z'))).sort((a, b) => a.key.localeCompare(b.key));
         expect(groups).toEqual([
-          { type: 'doc-sync', key: '', ready: 1, running: 0, oldestReadyAt: '2026-03-01T10:00:03.000Z', readyByPriority: [{ priority: 3, ready: 1, oldestReadyAt: '2026-03-01T10:00:03.000Z' }] },
+          {
+            type: 'doc-sync',
+            key: '',
+            ready: 2,
+            running: 0,
+            oldestReadyAt: '2026-03-01T10:00:03.000Z',
+            readyByPriority: [{ priority: 3, ready: 2, oldestReadyAt: '2026-03-01T10:00:03.000Z' }],
+            notBefore: 0,
+          },
           {
             type: 'doc-sync',
             key: 'k',
-            ready: 4,
+            ready: 5,
             running: 1,
             oldestReadyAt: '2026-03-01T10:00:01.000Z',
             // Ready runs by their priority, the highest first; the running one counts in `running` only.
             readyByPriority: [
               { priority: 5, ready: 2, oldestReadyAt: '2026-03-01T10:00:02.000Z' },
-              { priority: 3, ready: 2, oldestReadyAt: '2026-03-01T10:00:01.000Z' },
+              { priority: 3, ready: 3, oldestReadyAt: '2026-03-01T10:00:01.000Z' },
             ],
+            notBefore: 1,
           },
         ]);
       });

@@ -395,8 +395,8 @@ export class FileStateStore implements StateStore {
     return this.readable().model.getRun(runId) ?? null;
   }
 
-  async queueGroups(): Promise<QueueGroup[]> {
-    return this.readable().model.queueGroups();
+  async queueGroups(now = new Date()): Promise<QueueGroup[]> {
+    return this.readable().model.queueGroups(now.getTime());
   }
 
   async readLimitUsage(options: ClaimOptions): Promise<LimitUsage> {

@@ -1,5 +1,5 @@
 import { placementOf, type RunRecord } from '../../domain/run-record.js';
-import { agingFrom, fairnessKey, noteCandidateReads, type QueueCandidate } from '../fair-claims.js';
+import { agingFrom, fairnessKey, isDue, noteCandidateReads, type QueueCandidate } from '../fair-claims.js';
 import { foldQueueGroups, type QueueGroup, type QueueGroupRow, type RunGroupCount, type RunStart } from '../limit-buckets.js';
 import { emptyOrchestratorState, type OrchestratorState } from '../../domain/orchestrator-state.js';
 import type { AppendCollection } from '../types.js';
@@ -187,12 +187,13 @@ export class MemoryModel {
   }
 
   /** Ready and running runs by (type, key) with the oldest ready admission of each, ready runs by priority too. */
-  queueGroups(): QueueGroup[] {
-    const rows: QueueGroupRow[] = [...this.runningGroups.values()].map((running) => ({ type: running.type, key: running.key, priority: 0, ready: 0, running: running.n, oldestReadyAt: null }));
+  queueGroups(nowMs: number): QueueGroup[] {
+    const rows: QueueGroupRow[] = [...this.runningGroups.values()].map((running) => ({ type: running.type, key: running.key, priority: 0, ready: 0, running: running.n, oldestReadyAt: null, notBefore: 0 }));
     for (const runId of this.ready.inOrder()) {
       const run = this.runs.get(runId);
       if (run === undefined) continue;
-      rows.push({ type: run.type, key: fairnessKey(run), priority: placementOf(run).priority, ready: 1, running: 0, oldestReadyAt: run.createdAt });
+      const notBefore = isDue(run, nowMs) ? 0 : 1;
+      rows.push({ type: run.type, key: fairnessKey(run), priority: placementOf(run).priority, ready: 1, running: 0, oldestReadyAt: run.createdAt, notBefore });
     }
     return foldQueueGroups(rows);
   }

@@ -260,16 +260,26 @@ export async function limitUsage(db: Queryable, options: ClaimOptions, nowMs: nu
 }
 
 /** Ready and running runs by (type, key) with the oldest ready admission of each, ready runs by priority too, in one read of those rows. */
-export async function queueGroups(db: Queryable): Promise<QueueGroup[]> {
-  const { rows } = await db.query<{ type: string; key: string; priority: number; ready: string; running: string; oldest: string | null }>({
+export async function queueGroups(db: Queryable, now: Date): Promise<QueueGroup[]> {
+  const { rows } = await db.query<{ type: string; key: string; priority: number; ready: string; running: string; oldest: string | null; not_before: string }>({
     name: 'queue-groups-by-priority',
     text: `SELECT type, concurrency_key AS key, priority,
                   COUNT(*) FILTER (WHERE queue_state = 'ready') AS ready,
                   COUNT(*) FILTER (WHERE status = 'running') AS running,
-                  MIN(created_at COLLATE "C") FILTER (WHERE queue_state = 'ready') AS oldest
+                  MIN(created_at COLLATE "C") FILTER (WHERE queue_state = 'ready') AS oldest,
+                  COUNT(*) FILTER (WHERE queue_state = 'ready' AND not_before > $1) AS not_before
            FROM runs WHERE queue_state = 'ready' OR status = 'running' GROUP BY type, concurrency_key, priority`,
+    values: [now.toISOString()],
   });
   return foldQueueGroups(
-    rows.map((row) => ({ type: row.type, key: row.key, priority: Number(row.priority), ready: Number(row.ready), running: Number(row.running), oldestReadyAt: row.oldest })),
+    rows.map((row) => ({
+      type: row.type,
+      key: row.key,
+      priority: Number(row.priority),
+      ready: Number(row.ready),
+      running: Number(row.running),
+      oldestReadyAt: row.oldest,
+      notBefore: Number(row.not_before),
+    })),
   );
 }

@@ -395,14 +395,15 @@ function runFilter(q: NormalizedRunQuery): { where: string; params: Array<string
 }
 
 /** Ready and running runs by (type, key) with the oldest ready admission of each, ready runs by priority too. */
-export function queueGroups(db: Database.Database): QueueGroup[] {
+export function queueGroups(db: Database.Database, now: Date): QueueGroup[] {
   const rows = statement(
     db,
     `SELECT type, concurrency_key AS key, priority,
             SUM(queue_state = 'ready') AS ready,
             SUM(status = 'running') AS running,
-            MIN(CASE WHEN queue_state = 'ready' THEN created_at END) AS oldestReadyAt
+            MIN(CASE WHEN queue_state = 'ready' THEN created_at END) AS oldestReadyAt,
+            SUM(queue_state = 'ready' AND not_before IS NOT NULL AND not_before > ?) AS notBefore
      FROM runs WHERE queue_state = 'ready' OR status = 'running' GROUP BY type, concurrency_key, priority`,
-  ).all() as QueueGroupRow[];
+  ).all(now.toISOString()) as QueueGroupRow[];
   return foldQueueGroups(rows);
 }
