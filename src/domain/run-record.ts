@@ -234,6 +234,12 @@ export interface RunRecord {
    * window to end (docs/queue.md). Absent or null: claimable as soon as it is ready.
    */
   notBefore?: string | null;
+  /**
+   * The limit buckets a claim found full for the run while it waited (docs/queue.md), for the
+   * attempt named: the per-bucket wait metric counts the attempt's wait under these alone. Absent
+   * or of an earlier attempt: no bucket has held the current attempt back.
+   */
+  bucketHolds?: { attempt: number; buckets: string[] } | null;
   /** Labels its admission gave it (domain/run-tags.ts); absent when it has none. */
   tags?: string[];
 }

@@ -1,7 +1,6 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { RunRecord } from '../domain/run-record.js';
-import { fairnessKey } from '../store/fair-claims.js';
-import { bucketMatches, type LimitBucket } from '../store/limit-buckets.js';
+import { bucketHoldsOf, type LimitBucket } from '../store/limit-buckets.js';
 import type { MutateResult } from '../store/types.js';
 import { BoundedLabel } from './bounded-label.js';
 import {
@@ -54,7 +53,7 @@ export class RunMetrics {
   private readonly runDuration: Histogram<'type'>;
   private readonly queueWait: Histogram<'type'>;
   private readonly bucketWait: Histogram<'bucket'>;
-  private readonly buckets: readonly LimitBucket[];
+  private readonly bucketNames: ReadonlySet<string>;
   private readonly modelCalls: Counter<'model' | 'status'>;
   private readonly inputTokens: Counter<'model'>;
   private readonly outputTokens: Counter<'model'>;
@@ -91,10 +90,10 @@ export class RunMetrics {
       ['type'],
       QUEUE_WAIT_BUCKETS,
     );
-    this.buckets = labels.buckets ?? [];
+    this.bucketNames = new Set((labels.buckets ?? []).map((bucket) => bucket.name));
     this.bucketWait = histogram(
       'orchestrator_queue_bucket_wait_seconds',
-      'Time an attempt of a run a limit bucket matches waited from its admission to its claim, by bucket (the runs the bucket may hold back)',
+      'Time an attempt a limit bucket held back waited from its admission to its claim, by bucket (each bucket a claim found full for it)',
       ['bucket'],
       QUEUE_WAIT_BUCKETS,
     );
@@ -168,11 +167,10 @@ export class RunMetrics {
     const waited = queueWaitOf(run);
     if (waited === null) return;
     this.queueWait.observe({ type }, waited);
-    // Every bucket the run matches, whether or not it held the run this time: a bucket's waits
-    // are those of the runs its caps apply to (docs/metrics.md). Names come from config: bounded.
-    if (this.buckets.length === 0) return;
-    const subject = { type: run.type, key: fairnessKey(run) };
-    for (const bucket of this.buckets) if (bucketMatches(bucket, subject)) this.bucketWait.observe({ bucket: bucket.name }, waited);
+    // Only the buckets a claim found full for this attempt (RunRecord.bucketHolds): a run that
+    // never waited on a bucket is in no bucket's waits. Names outside this instance's config (a
+    // reload removed them, another instance's limits) are left out: the label stays bounded.
+    for (const name of bucketHoldsOf(run)) if (this.bucketNames.has(name)) this.bucketWait.observe({ bucket: name }, waited);
   }
 
   /** A worker of this task type could not be started. */

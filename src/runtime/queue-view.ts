@@ -40,7 +40,7 @@ export interface QueueBucketView {
  * ready and running runs, so every instance sharing it answers alike.
  */
 export async function queueView(store: Pick<StateStore, 'queueGroups'>, config: Partial<Pick<AppConfig, 'limits'>>, now: Date) {
-  const groups = await store.queueGroups();
+  const groups = await store.queueGroups(now);
   const buckets: QueueBucketView[] = (config.limits ?? []).map((bucket) => {
     const matching = groups.filter((group) => bucketMatches(bucket, group));
     const keys = byKey(matching, now);
@@ -61,6 +61,8 @@ export async function queueView(store: Pick<StateStore, 'queueGroups'>, config: 
     at: now.toISOString(),
     running: sum(keys, 'running'),
     waiting: sum(keys, 'waiting'),
+    /** Of the waiting runs, those held by their not-before time (a trailing debounce's window has not ended). */
+    notBefore: groups.reduce((n, group) => n + group.notBefore, 0),
     priorities: byPriority(groups.flatMap((group) => group.readyByPriority), now),
     buckets,
     keys,

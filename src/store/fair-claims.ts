@@ -1,4 +1,5 @@
 import { MAX_PRIORITY } from '../domain/run-record.js';
+import { isoMs } from './iso-ms.js';
 
 /**
  * The order claims take ready runs in, shared by every driver (docs/queue.md). The drivers find
@@ -53,7 +54,7 @@ export function noteCandidateReads(rows: number): void {
 }
 
 export function effectivePriority(candidate: Pick<QueueCandidate, 'priority' | 'createdAt'>, nowMs: number): number {
-  const waitedMs = Math.max(0, nowMs - Date.parse(candidate.createdAt));
+  const waitedMs = Math.max(0, nowMs - isoMs(candidate.createdAt));
   const aged = candidate.priority + Math.floor(waitedMs / (PRIORITY_AGING_SECONDS * 1000));
   return Number.isFinite(aged) ? Math.min(MAX_PRIORITY, aged) : candidate.priority;
 }
@@ -72,36 +73,51 @@ export function pickFairly(
   max: number,
   admit: (candidate: QueueCandidate) => boolean = () => true,
 ): QueueCandidate[] {
-  const queues = new Map<string, Array<{ candidate: QueueCandidate; effective: number }>>();
+  // One queue per key; `head` is its next candidate. A claim of one run among 100 keys builds and
+  // scans these once, so they are plain arrays, not maps looked up again at every comparison.
+  const byKey = new Map<string, KeyQueue>();
   for (const candidate of candidates) {
-    let queue = queues.get(candidate.key);
-    if (queue === undefined) queues.set(candidate.key, (queue = []));
-    queue.push({ candidate, effective: effectivePriority(candidate, nowMs) });
+    let queue = byKey.get(candidate.key);
+    if (queue === undefined) byKey.set(candidate.key, (queue = { entries: [], head: 0, turn: Number.NEGATIVE_INFINITY }));
+    queue.entries.push({ candidate, effective: effectivePriority(candidate, nowMs) });
   }
-  const turns = new Map<string, number>();
-  for (const [key, queue] of queues) {
-    queue.sort((a, b) => b.effective - a.effective || a.candidate.seq - b.candidate.seq);
+  const live: KeyQueue[] = [];
+  for (const [key, queue] of byKey) {
+    if (queue.entries.length > 1) queue.entries.sort((a, b) => b.effective - a.effective || a.candidate.seq - b.candidate.seq);
     const last = lastClaimedAt.get(key);
-    const at = last === null || last === undefined ? Number.NEGATIVE_INFINITY : Date.parse(last);
-    turns.set(key, Number.isNaN(at) ? Number.NEGATIVE_INFINITY : at);
+    const at = last === null || last === undefined ? Number.NEGATIVE_INFINITY : isoMs(last);
+    queue.turn = Number.isNaN(at) ? Number.NEGATIVE_INFINITY : at;
+    live.push(queue);
   }
   // Picks of this batch come after every stored claim time, in the order they were made.
   let batchTurn = Number.MAX_SAFE_INTEGER / 2;
   const picked: QueueCandidate[] = [];
-  while (picked.length < max) {
-    let bestKey: string | undefined;
-    for (const [key, queue] of queues) {
-      if (bestKey === undefined || before(queue[0]!, turns.get(key)!, queues.get(bestKey)![0]!, turns.get(bestKey)!)) bestKey = key;
+  while (picked.length < max && live.length > 0) {
+    // `before` is a total order (seqs differ), so the scan's order does not change the pick.
+    let best = 0;
+    for (let i = 1; i < live.length; i++) {
+      const queue = live[i]!;
+      const leader = live[best]!;
+      if (before(queue.entries[queue.head]!, queue.turn, leader.entries[leader.head]!, leader.turn)) best = i;
     }
-    if (bestKey === undefined) break;
-    const queue = queues.get(bestKey)!;
-    const { candidate } = queue.shift()!;
-    if (queue.length === 0) queues.delete(bestKey);
+    const queue = live[best]!;
+    const { candidate } = queue.entries[queue.head++]!;
+    if (queue.head === queue.entries.length) {
+      live[best] = live[live.length - 1]!;
+      live.pop();
+    }
     if (!admit(candidate)) continue;
     picked.push(candidate);
-    turns.set(bestKey, batchTurn++);
+    queue.turn = batchTurn++;
   }
   return picked;
+}
+
+/** One key's candidates in its own order, the next at `head`, and the key's turn (when it was last claimed). */
+interface KeyQueue {
+  entries: Array<{ candidate: QueueCandidate; effective: number }>;
+  head: number;
+  turn: number;
 }
 
 function before(

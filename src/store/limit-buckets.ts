@@ -1,6 +1,7 @@
 import { UNKEYED } from './fair-claims.js';
 import type { ClaimOptions } from './types.js';
 import type { LimitBucket } from '../domain/limit-bucket.js';
+import type { RunRecord } from '../domain/run-record.js';
 
 export type { LimitBucket } from '../domain/limit-bucket.js';
 
@@ -52,7 +53,8 @@ export interface LimitUsage {
  * A claim's check of its picks, in claim order, against the per-type limits and every bucket:
  * each pick admitted counts toward what it matches for the picks after it (as running, and as a
  * start at `nowMs`). `refused` says whether one was turned away; `heldBy` names the first bucket
- * (or `type:<type>`) that would turn a run away now.
+ * (or `type:<type>`) that would turn a run away now; `held` maps each run a bucket turned away to
+ * every bucket that had no room for it (what the per-bucket wait metric counts, docs/metrics.md).
  */
 export function claimGate(options: ClaimOptions, usage: LimitUsage, nowMs: number) {
   const buckets = options.buckets ?? [];
@@ -75,24 +77,34 @@ export function claimGate(options: ClaimOptions, usage: LimitUsage, nowMs: numbe
     });
   }
 
+  /** Whether bucket `i`, which matches the run, is at one of its caps for it. */
+  function isFull(i: number, run: BucketRun): boolean {
+    const bucket = buckets[i]!;
+    if (bucket.concurrency !== undefined && bucketRunning[i]! >= bucket.concurrency) return true;
+    if (bucket.perKey !== undefined && (bucketPerKey[i]!.get(run.key) ?? 0) >= bucket.perKey) return true;
+    return bucket.rate !== undefined && bucketStarts[i]! >= bucket.rate.max;
+  }
+
+  /** The buckets the run matches that have no room for it now, in config order. */
+  function fullBucketsFor(run: BucketRun): string[] {
+    return buckets.flatMap((bucket, i) => (bucketMatches(bucket, run) && isFull(i, run) ? [bucket.name] : []));
+  }
+
   function heldBy(run: BucketRun): string | null {
     const limit = options.typeLimits[run.type];
     if (limit !== undefined && (byType.get(run.type) ?? 0) >= limit) return `type:${run.type}`;
-    for (const [i, bucket] of buckets.entries()) {
-      if (!bucketMatches(bucket, run)) continue;
-      if (bucket.concurrency !== undefined && bucketRunning[i]! >= bucket.concurrency) return bucket.name;
-      if (bucket.perKey !== undefined && (bucketPerKey[i]!.get(run.key) ?? 0) >= bucket.perKey) return bucket.name;
-      if (bucket.rate !== undefined && bucketStarts[i]! >= bucket.rate.max) return bucket.name;
-    }
-    return null;
+    return fullBucketsFor(run)[0] ?? null;
   }
 
   const gate = {
     refused: false,
+    held: new Map<string, string[]>(),
     heldBy,
-    admit: (run: BucketRun): boolean => {
+    admit: (run: BucketRun & { runId: string }): boolean => {
       if (heldBy(run) !== null) {
         gate.refused = true;
+        const full = fullBucketsFor(run);
+        if (full.length > 0) gate.held.set(run.runId, full);
         return false;
       }
       count(run, 1);
@@ -103,6 +115,24 @@ export function claimGate(options: ClaimOptions, usage: LimitUsage, nowMs: numbe
     },
   };
   return gate;
+}
+
+/**
+ * The run with `buckets` noted as holding its current attempt back (RunRecord.bucketHolds), or
+ * null when it is no longer ready or already names them all: a run is written once per bucket
+ * that holds an attempt, not once per claim that passes it over.
+ */
+export function withBucketHolds(run: RunRecord, buckets: readonly string[]): RunRecord | null {
+  if (run.queueState !== 'ready') return null;
+  const noted = run.bucketHolds?.attempt === run.attempt ? run.bucketHolds.buckets : [];
+  const added = buckets.filter((name) => !noted.includes(name));
+  if (added.length === 0) return null;
+  return { ...run, bucketHolds: { attempt: run.attempt, buckets: [...noted, ...added] } };
+}
+
+/** The buckets that held this attempt of the run back at some claim (none when it never waited on one). */
+export function bucketHoldsOf(run: RunRecord): readonly string[] {
+  return run.bucketHolds?.attempt === run.attempt ? run.bucketHolds.buckets : [];
 }
 
 /** Ready and running runs of one (type, key), and when the oldest ready one was admitted: what `GET /api/queue` is built from. */
@@ -116,6 +146,8 @@ export interface QueueGroup {
   oldestReadyAt: string | null;
   /** Its ready runs by priority (stored priority, 1-5; only priorities with a ready run), the highest first. */
   readyByPriority: PriorityCount[];
+  /** Of its ready runs, those whose not-before time (a trailing debounce's window end) has not come at the read's time. */
+  notBefore: number;
 }
 
 /** Ready runs of one priority, and when the oldest of them was admitted. */
@@ -133,6 +165,8 @@ export interface QueueGroupRow {
   ready: number;
   running: number;
   oldestReadyAt: string | null;
+  /** Ready runs whose not-before time is after the read's time. */
+  notBefore: number;
 }
 
 /** Rows by (type, key, priority) folded into the groups by (type, key) `GET /api/queue` reads, priorities kept for the ready runs. */
@@ -141,8 +175,9 @@ export function foldQueueGroups(rows: Iterable<QueueGroupRow>): QueueGroup[] {
   for (const row of rows) {
     const id = `${row.type}\u0000${row.key}`;
     let group = groups.get(id);
-    if (group === undefined) groups.set(id, (group = { type: row.type, key: row.key, ready: 0, running: 0, oldestReadyAt: null, readyByPriority: [] }));
+    if (group === undefined) groups.set(id, (group = { type: row.type, key: row.key, ready: 0, running: 0, oldestReadyAt: null, readyByPriority: [], notBefore: 0 }));
     group.running += row.running;
+    group.notBefore += row.notBefore;
     if (row.ready === 0 || row.oldestReadyAt === null) continue;
     group.ready += row.ready;
     if (group.oldestReadyAt === null || row.oldestReadyAt < group.oldestReadyAt) group.oldestReadyAt = row.oldestReadyAt;

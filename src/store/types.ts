@@ -237,8 +237,12 @@ export interface StateStore {
    * view of which limit holds a run, never a decision.
    */
   readLimitUsage(options: ClaimOptions): Promise<LimitUsage>;
-  /** Ready and running runs by (type, concurrency key), with each group's oldest ready admission (internal runs included). */
-  queueGroups(): Promise<QueueGroup[]>;
+  /**
+   * Ready and running runs by (type, concurrency key), with each group's oldest ready admission
+   * and how many of its ready runs wait for a not-before time after `now` (default: the process
+   * clock); internal runs included.
+   */
+  queueGroups(now?: Date): Promise<QueueGroup[]>;
   /**
    * An attempt's final write in one commit: the task record (with the handler's state change,
    * when it has one) and the run's transition. When `mutate` leaves the run unchanged (the

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bucketCapWords, bucketIsFull, bucketMatchWords, heldByWords, keyWords, oldestWaitWords, priorityColumns, priorityWords, queueSummaryWords, waitingAt } from '../../console/src/lib/queue-words.js';
+import { formatAbsolute } from '../../console/src/lib/time.js';
+import { bucketCapWords, bucketIsFull, bucketMatchWords, heldByWords, keyWords, oldestWaitWords, pendingNotBefore, priorityColumns, priorityWords, queueSummaryWords, waitingAt } from '../../console/src/lib/queue-words.js';
 
 describe('the queue page in words', () => {
   it('says what a bucket matches, from its types and key prefix', () => {
@@ -40,6 +41,21 @@ describe('the queue page in words', () => {
     expect(heldByWords('type:build-refactor')).toBe("held by the build-refactor type's limit");
     expect(heldByWords(null)).toBeNull();
     expect(heldByWords(undefined)).toBeNull();
+    // A trailing debounce's run: its window's end in the reader's local time, not the ISO text.
+    const end = '2026-11-29T23:45:00.000Z';
+    expect(heldByWords(`not-before:${end}`)).toBe(`runs not before ${formatAbsolute(end)}`);
+    expect(heldByWords(`not-before:${end}`)).not.toContain('limit');
+  });
+  it('shows a not-before time only while a ready run still waits for it', () => {
+    const notBefore = '2026-11-29T23:45:00.000Z';
+    const at = Date.parse(notBefore);
+    const waiting = { status: 'pending', queueState: 'ready', notBefore };
+    expect(pendingNotBefore(waiting, at - 30_000)).toBe(notBefore);
+    expect(pendingNotBefore(waiting, at)).toBeNull();
+    expect(pendingNotBefore({ ...waiting, status: 'running', queueState: null }, at - 30_000)).toBeNull();
+    expect(pendingNotBefore({ ...waiting, queueState: 'held' }, at - 30_000)).toBeNull();
+    expect(pendingNotBefore({ ...waiting, notBefore: null }, at - 30_000)).toBeNull();
+    expect(pendingNotBefore({ ...waiting, notBefore: 'soon' }, at - 30_000)).toBeNull();
   });
   it('names priorities and lays out one column per priority with waiting runs, the highest first', () => {
     expect([5, 4, 3, 2, 1].map(priorityWords)).toEqual(['Priority 5 (highest)', 'Priority 4', 'Priority 3 (default)', 'Priority 2', 'Priority 1 (lowest)']);

@@ -62,7 +62,7 @@ describe.skipIf(NO_BROWSER)(`the console's queue page${NO_BROWSER ? ` (skipped: 
 
         const totals = page.getByRole('list', { name: 'Queue totals' });
         await totals.getByText('waiting').waitFor();
-        expect(await totals.locator('.stat').allInnerTexts()).toEqual(['0\nrunning', '4\nwaiting', '2\nconcurrency keys', '2\nlimit buckets']);
+        expect(await totals.locator('.stat').allInnerTexts()).toEqual(['0\nrunning', '4\nwaiting', '0\nheld by a not-before time', '2\nconcurrency keys', '2\nlimit buckets']);
         // Waiting by priority, the highest first, in words.
         const byPriority = await page.getByRole('list', { name: 'Waiting by priority', exact: true }).getByRole('listitem').allInnerTexts();
         expect(byPriority.map((line) => line.replace(/the oldest for .*$/, 'the oldest for …'))).toEqual([
@@ -166,4 +166,61 @@ describe.skipIf(NO_BROWSER)(`the console's queue page${NO_BROWSER ? ` (skipped: 
     await page.screenshot({ path: join(SHOTS, 'runs-held-by-1400.png'), fullPage: true });
     await context.close();
   });
+  // Last: the debounced run waits for the rest of the test and would change the counts above.
+  it('the run page says when a trailing debounce\'s run may start; the runs list keeps tags apart from the run id', async () => {
+    // A day's window: it ends at the next UTC midnight, so the run waits while the page is read.
+    const triggered = await running.api.post('/api/tasks/trigger', {
+      type: TYPE,
+      payload: { content: 'Debounced for the run page.' },
+      tags: ['team:core', 'release:42'],
+      debounce: { key: 'queue-ui-debounce', windowMs: 86_400_000, mode: 'trailing' },
+    });
+    expect(triggered.status).toBe(202);
+    const runId = triggered.body.runId as string;
+    const view = (await running.api.get(`/api/tasks/runs/${encodeURIComponent(runId)}`)).body;
+    expect(view.notBefore).toEqual(expect.any(String));
+    mkdirSync(SHOTS, { recursive: true });
+    for (const width of [1400, 390]) {
+      const context = await browser.newContext({ viewport: { width, height: 900 } });
+      const page = await context.newPage();
+      const errors = collectPageErrors(page);
+      await signIn(page, running.service.url, TEST_KEYS.viewer, 'viewer-bot (viewer)');
+      await page.goto(`${running.service.url}/operator/runs/${encodeURIComponent(runId)}`);
+      const fact = page.locator('.facts > div').filter({ has: page.getByText('Runs not before', { exact: true }) });
+      await fact.waitFor();
+      const shown = await fact.locator('dd').innerText();
+      // The instant in the browser's local time and how far off it is; the ISO text stays in the title.
+      const local = await page.evaluate<string, string>((iso) => new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' }), view.notBefore);
+      expect(shown).toContain(local);
+      expect(shown).toMatch(/\(in \d+(\.\d)? (s|min|h)( \d+ (s|min))?\)$/);
+      expect(await fact.locator('time').getAttribute('title')).toBe(view.notBefore);
+      if (width === 390) {
+        const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+        expect(overflow, 'the page scrolls sideways at 390 px').toBeLessThanOrEqual(1);
+      }
+      await page.screenshot({ path: join(SHOTS, `run-not-before-${width}.png`), fullPage: true });
+
+      await page.goto(`${running.service.url}/operator/runs`);
+      const row = page.getByRole('region', { name: 'Runs' }).locator('tbody tr').filter({ hasText: runId });
+      await row.waitFor();
+      await row.getByText(/^runs not before /).waitFor();
+      if (width === 1400) {
+        // The chips go on a line of their own under the run id, aligned with it and a little apart.
+        const link = (await row.getByRole('link', { name: runId }).boundingBox())!;
+        const chips = (await row.getByRole('list', { name: 'Tags' }).boundingBox())!;
+        expect(chips.y - (link.y + link.height)).toBeGreaterThanOrEqual(3);
+        expect(Math.abs(chips.x - link.x)).toBeLessThanOrEqual(1);
+      }
+      await page.screenshot({ path: join(SHOTS, `runs-not-before-${width}.png`), fullPage: true });
+
+      // The queue page counts it among the waiting runs, and apart as held by its not-before time.
+      await page.goto(`${running.service.url}/operator/queue`);
+      const totals = page.getByRole('list', { name: 'Queue totals' });
+      await totals.getByText('held by a not-before time').waitFor();
+      await expect.poll(() => totals.locator('.stat').filter({ hasText: 'held by a not-before time' }).innerText()).toBe('1\nheld by a not-before time');
+      await page.screenshot({ path: join(SHOTS, `queue-not-before-${width}.png`), fullPage: true });
+      expect(errors).toEqual([]);
+      await context.close();
+    }
+  }, 120_000);
 });

@@ -150,36 +150,42 @@ describe('label sets stay bounded', () => {
 });
 
 describe('queue wait by limit bucket', () => {
-  it('observes the wait of each claimed run under every bucket it matches, labelled by the bucket name only', async () => {
+  it('observes a claimed run\'s wait under each bucket that held it back, and nothing for runs no bucket held', async () => {
     const limits = [
       { name: 'deploys', match: { keyPrefix: 'env/' }, perKey: 1 },
-      { name: 'builds', match: { types: ['build-refactor'] }, concurrency: 2 },
+      { name: 'builds', match: { types: ['build-refactor'] }, concurrency: 1 },
+      { name: 'roomy', match: {}, concurrency: 100 },
     ];
     const metrics = createMetrics();
     const runMetrics = metrics.runMetrics({ types: TYPES, models: MODELS, buckets: limits });
     const runStore = runMetrics.observeStore(await openStore());
     const admitted = new Date(Date.now() - 60_000);
-    const waits: Record<string, number> = { 'w-1': 2.5, 'w-2': 20, 'w-3': 0.2, 'w-4': 7 };
     const runs = [
-      { runId: 'w-1', type: 'summarize-content', key: 'env/prod' }, // deploys
-      { runId: 'w-2', type: 'build-refactor', key: 'env/stage' }, // deploys and builds
-      { runId: 'w-3', type: 'build-refactor', key: null }, // builds
-      { runId: 'w-4', type: 'summarize-content', key: 'tenant-a' }, // none
+      { runId: 'w-1', type: 'build-refactor', key: 'env/prod' }, // first of its key and type: claimed at once
+      { runId: 'w-2', type: 'build-refactor', key: 'env/prod' }, // held by deploys (its key) and builds
+      { runId: 'w-3', type: 'summarize-content', key: 'env/stage' }, // matched by deploys, never held
+      { runId: 'w-4', type: 'summarize-content', key: 'tenant-a' }, // matched by roomy alone
     ];
     for (const run of runs) {
       await runStore.mutateRun(run.runId, insertIfAbsent({ ...admittedRun({ runId: run.runId, type: run.type, now: admitted }), concurrencyKey: run.key }));
-      const startedAt = new Date(admitted.getTime() + waits[run.runId]! * 1000).toISOString();
-      const claimed = await runStore.claimNextRun({ typeLimits: {} }, (r) => ({ ...markRunning(r), startedAt }));
-      expect(claimed?.runId).toBe(run.runId);
     }
+    const claimAt = async (waitedSeconds: number) => {
+      const now = new Date(admitted.getTime() + waitedSeconds * 1000);
+      const claimed = await runStore.claimRuns!({ typeLimits: {}, buckets: limits, now }, 10, (r) => ({ ...markRunning(r), startedAt: now.toISOString() }));
+      return claimed.map((run) => run.runId).sort();
+    };
+    expect(await claimAt(2.5)).toEqual(['w-1', 'w-3', 'w-4']);
+    await runStore.mutateRun('w-1', (run) => (run === null ? null : { ...run, status: 'success', queueState: null, finishedAt: new Date().toISOString() }));
+    expect(await claimAt(20)).toEqual(['w-2']);
     const text = await metrics.registry.metrics();
-    expect(seriesValue(text, 'orchestrator_queue_bucket_wait_seconds_count{bucket="deploys"}')).toBe(2);
-    expect(seriesValue(text, 'orchestrator_queue_bucket_wait_seconds_sum{bucket="deploys"}')).toBeCloseTo(22.5);
-    expect(seriesValue(text, 'orchestrator_queue_bucket_wait_seconds_bucket{le="5",bucket="deploys"}')).toBe(1);
-    expect(seriesValue(text, 'orchestrator_queue_bucket_wait_seconds_count{bucket="builds"}')).toBe(2);
-    expect(seriesValue(text, 'orchestrator_queue_bucket_wait_seconds_sum{bucket="builds"}')).toBeCloseTo(20.2);
-    // Every claimed run is in the per-type histogram; only matched ones in a bucket's.
+    expect(seriesValue(text, 'orchestrator_queue_bucket_wait_seconds_count{bucket="deploys"}')).toBe(1);
+    expect(seriesValue(text, 'orchestrator_queue_bucket_wait_seconds_sum{bucket="deploys"}')).toBeCloseTo(20);
+    expect(seriesValue(text, 'orchestrator_queue_bucket_wait_seconds_bucket{le="10",bucket="deploys"}')).toBe(0);
+    expect(seriesValue(text, 'orchestrator_queue_bucket_wait_seconds_count{bucket="builds"}')).toBe(1);
+    expect(seriesValue(text, 'orchestrator_queue_bucket_wait_seconds_sum{bucket="builds"}')).toBeCloseTo(20);
+    // Every claimed run is in the per-type histogram; only held ones in a bucket's.
     expect(seriesValue(text, 'orchestrator_run_queue_wait_seconds_count{type="summarize-content"}')).toBe(2);
+    expect(seriesValue(text, 'orchestrator_run_queue_wait_seconds_count{type="build-refactor"}')).toBe(2);
     const series = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === 'orchestrator_queue_bucket_wait_seconds')!;
     const labelNames = new Set(series.values.flatMap((v) => Object.keys(v.labels)));
     expect([...labelNames].sort()).toEqual(['bucket', 'le']);

@@ -396,6 +396,30 @@ export function describeStoreConformance(
         expect(await claimUnder(store, perEnv, 10)).toEqual(['a-1']);
       });
 
+      it('notes on a run each bucket that held it back, once per attempt; a run no bucket held carries none', async () => {
+        const { store, dir } = await openStore();
+        await insert(store, { runId: 'h-0', type: 'lane', concurrencyKey: 'env/a' });
+        await insert(store, { runId: 'h-1', type: 'lane', concurrencyKey: 'env/a' });
+        await insert(store, { runId: 'h-2', type: 'lane', concurrencyKey: 'env/b' });
+        const buckets: LimitBucket[] = [
+          { name: 'deploys', match: { keyPrefix: 'env/' }, perKey: 1 },
+          { name: 'lanes', match: { types: ['lane'] }, concurrency: 2 },
+          { name: 'roomy', match: { types: ['lane'] }, concurrency: 50 },
+        ];
+        expect((await claimUnder(store, buckets, 10)).sort()).toEqual(['h-0', 'h-2']);
+        // h-1 waits on both its key's cap and the lane cap, never on the roomy bucket.
+        expect((await store.getRun('h-1'))?.bucketHolds).toEqual({ attempt: 1, buckets: ['deploys', 'lanes'] });
+        expect(await claimUnder(store, buckets, 10)).toEqual([]);
+        const later = await reopen(store, dir);
+        expect((await later.getRun('h-1'))?.bucketHolds).toEqual({ attempt: 1, buckets: ['deploys', 'lanes'] });
+        await finish(later, 'h-0');
+        expect(await claimUnder(later, buckets, 10)).toEqual(['h-1']);
+        // The claim keeps the note (the claimer's metric reads it); the runs that never waited have none.
+        expect((await later.getRun('h-1'))?.bucketHolds).toEqual({ attempt: 1, buckets: ['deploys', 'lanes'] });
+        expect((await later.getRun('h-0'))?.bucketHolds ?? null).toBeNull();
+        expect((await later.getRun('h-2'))?.bucketHolds ?? null).toBeNull();
+      });
+
       it('delays runs past a rate, never refusing them: they start once the window moves on', async () => {
         const { store } = await openStore();
         for (let i = 0; i < 3; i++) await insert(store, { runId: `r-${i}`, type: 'lane' });
@@ -429,20 +453,33 @@ export function describeStoreConformance(
         await insert(store, { runId: 'q-4', createdAt: '2026-03-01T10:00:03.000Z' });
         await insert(store, { runId: 'q-5', status: 'success', queueState: null });
         await insert(store, { runId: 'q-6', queueState: 'held' });
-        const groups = (await store.queueGroups()).sort((a, b) => a.key.localeCompare(b.key));
+        // Waiting for a not-before time after the read's: counted as ready, and apart.
+        await insert(store, { runId: 'q-9', concurrencyKey: 'k', createdAt: '2026-03-01T10:00:05.000Z', notBefore: '2026-03-01T10:05:00.000Z' });
+        // Its not-before time has come by the read's: ready like any other.
+        await insert(store, { runId: 'q-10', createdAt: '2026-03-01T10:00:06.000Z', notBefore: '2026-03-01T10:00:30.000Z' });
+        const groups = (await store.queueGroups(new Date('2026-03-01T10:01:00.000Z'))).sort((a, b) => a.key.localeCompare(b.key));
         expect(groups).toEqual([
-          { type: 'doc-sync', key: '', ready: 1, running: 0, oldestReadyAt: '2026-03-01T10:00:03.000Z', readyByPriority: [{ priority: 3, ready: 1, oldestReadyAt: '2026-03-01T10:00:03.000Z' }] },
+          {
+            type: 'doc-sync',
+            key: '',
+            ready: 2,
+            running: 0,
+            oldestReadyAt: '2026-03-01T10:00:03.000Z',
+            readyByPriority: [{ priority: 3, ready: 2, oldestReadyAt: '2026-03-01T10:00:03.000Z' }],
+            notBefore: 0,
+          },
           {
             type: 'doc-sync',
             key: 'k',
-            ready: 4,
+            ready: 5,
             running: 1,
             oldestReadyAt: '2026-03-01T10:00:01.000Z',
             // Ready runs by their priority, the highest first; the running one counts in `running` only.
             readyByPriority: [
               { priority: 5, ready: 2, oldestReadyAt: '2026-03-01T10:00:02.000Z' },
-              { priority: 3, ready: 2, oldestReadyAt: '2026-03-01T10:00:01.000Z' },
+              { priority: 3, ready: 3, oldestReadyAt: '2026-03-01T10:00:01.000Z' },
             ],
+            notBefore: 1,
           },
         ]);
       });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryModel } from '../../src/store/file/memory-model.js';
 import { makeRun } from '../support/runs.js';
+import { candidateReads, pickFairly } from '../../src/store/fair-claims.js';
 
 /** What the file store's commit hands the model for a run line: the parsed record and its text. */
 function runLine(model: MemoryModel, overrides: Parameters<typeof makeRun>[0]) {
@@ -48,5 +49,49 @@ describe('MemoryModel run texts (what a compaction writes instead of serializing
     const reloaded = new MemoryModel(model.toSnapshot().document);
     expect(reloaded.toSnapshot().runTexts).toEqual([undefined]);
     expect(reloaded.toSnapshot().document.runs).toEqual(model.toSnapshot().document.runs);
+  });
+});
+
+describe('MemoryModel runs waiting for a not-before time', () => {
+  const T0 = Date.parse('2026-03-01T12:00:00.000Z');
+  const at = (ms: number) => new Date(T0 + ms).toISOString();
+
+  function waitingModel() {
+    const model = new MemoryModel(null);
+    const apply = (overrides: Parameters<typeof makeRun>[0]) => {
+      const line = runLine(model, overrides);
+      model.apply(line.entry, line.text);
+    };
+    // 500 trailing debounces whose windows end after T0 + 60 s.
+    for (let i = 0; i < 500; i++) apply({ runId: `later-${i}`, taskId: `later-${i}`, createdAt: at(0), notBefore: at(60_000 + i), concurrencyKey: `k-${i % 3}` });
+    // Due at T0 + 10 s, admitted in this order, over two keys and two priorities.
+    apply({ runId: 'a-1', taskId: 'a-1', createdAt: at(0), notBefore: at(10_000), concurrencyKey: 'a' });
+    apply({ runId: 'a-2', taskId: 'a-2', createdAt: at(0), notBefore: at(5_000), concurrencyKey: 'a' });
+    apply({ runId: 'b-1', taskId: 'b-1', createdAt: at(0), notBefore: at(10_000), concurrencyKey: 'b' });
+    apply({ runId: 'b-hi', taskId: 'b-hi', createdAt: at(0), notBefore: at(9_000), concurrencyKey: 'b', priority: 5 });
+    return { model, apply };
+  }
+
+  it('reads only the due ones, and the claim order among them is the fair order', () => {
+    const { model } = waitingModel();
+    const before = candidateReads.rows;
+    const candidates = model.readyCandidates(new Set(), 10, T0 + 10_000);
+    expect(candidateReads.rows - before).toBe(4);
+    const order = pickFairly(candidates, new Map(), T0 + 10_000, 10).map((c) => c.runId);
+    // Priority first, then keys taking turns (a was never claimed, nor b), oldest admission within a key.
+    expect(order).toEqual(['b-hi', 'a-1', 'b-1', 'a-2']);
+    expect(model.readyCandidates(new Set(), 10, T0 + 4_999)).toEqual([]);
+    expect(model.readyCandidates(new Set(), 10, T0 + 60_001).map((c) => c.runId)).toHaveLength(6);
+  });
+
+  it('leaves the index as its runs are claimed, re-timed or replaced by a time that does not parse', () => {
+    const { model, apply } = waitingModel();
+    const line = runLine(model, { runId: 'a-1', taskId: 'a-1', seq: 501, status: 'running', queueState: null, createdAt: at(0), notBefore: at(10_000), concurrencyKey: 'a' });
+    model.apply(line.entry, line.text);
+    apply({ runId: 'b-1', taskId: 'b-1', seq: 503, createdAt: at(0), notBefore: at(70_000), concurrencyKey: 'b' });
+    apply({ runId: 'a-2', taskId: 'a-2', seq: 502, createdAt: at(0), notBefore: 'not a time', concurrencyKey: 'a' });
+    expect(model.readyCandidates(new Set(), 10, T0 + 10_000).map((c) => c.runId)).toEqual(['b-hi']);
+    expect(model.readyCandidates(new Set(['doc-sync']), 10, T0 + 10_000)).toEqual([]);
+    expect(model.readyCandidates(new Set(), 1000, T0 + 3_600_000).map((c) => c.runId)).not.toContain('a-2');
   });
 });

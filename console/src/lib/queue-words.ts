@@ -4,7 +4,7 @@
  * page stays markup and these are unit tested (test/console/queue-words.test.ts).
  */
 import type { QueueAnswer } from './api-types.js';
-import { formatDuration } from './time.js';
+import { formatAbsolute, formatDuration } from './time.js';
 
 export type QueueBucket = QueueAnswer['buckets'][number];
 export type QueueKey = QueueAnswer['keys'][number];
@@ -50,12 +50,17 @@ export function queueSummaryWords(answer: Pick<QueueAnswer, 'running' | 'waiting
   return `${answer.running.toLocaleString()} running, ${answer.waiting.toLocaleString()} waiting across ${plural(answer.keys.length, 'key')}`;
 }
 
+/** How `heldBy` names a run waiting for its not-before time: `not-before:<instant>`. */
+const NOT_BEFORE = 'not-before:';
+
 /**
  * What holds a waiting run back, from `heldBy` (docs/queue.md): "held by limit deploys", "held by
- * the deploy type's limit"; null when nothing does (it waits only for a slot or its turn).
+ * the deploy type's limit", "runs not before 29 Nov 2026, 23:45:00" (the reader's local time);
+ * null when nothing does (it waits only for a slot or its turn).
  */
 export function heldByWords(heldBy: string | null | undefined): string | null {
   if (heldBy === null || heldBy === undefined) return null;
+  if (heldBy.startsWith(NOT_BEFORE)) return `runs not before ${formatAbsolute(heldBy.slice(NOT_BEFORE.length))}`;
   if (heldBy.startsWith('type:')) return `held by the ${heldBy.slice('type:'.length)} type's limit`;
   return `held by limit ${heldBy}`;
 }
@@ -74,4 +79,14 @@ export function priorityColumns(...lists: ReadonlyArray<readonly Pick<QueuePrior
 /** How many runs of a key wait at `priority` (0 when none). */
 export function waitingAt(key: Pick<QueueKey, 'byPriority'>, priority: number): number {
   return key.byPriority.find((entry) => entry.priority === priority)?.waiting ?? 0;
+}
+
+/**
+ * The not-before instant a run still waits for (a trailing debounce's window end, docs/queue.md),
+ * or null: it is not waiting in the queue, has none, or the instant has come by `now`.
+ */
+export function pendingNotBefore(run: { status: string; queueState: string | null; notBefore: string | null }, now: number): string | null {
+  if (run.status !== 'pending' || run.queueState !== 'ready' || run.notBefore === null) return null;
+  const at = Date.parse(run.notBefore);
+  return Number.isFinite(at) && at > now ? run.notBefore : null;
 }

@@ -105,6 +105,11 @@ function QueueSummary({ answer }: { answer: QueueAnswer }) {
         <span className="stat-value">{answer.waiting.toLocaleString()}</span>
         <span className="stat-label">waiting</span>
       </li>
+      <li className="stat" title="Waiting runs no claim takes before their not-before time: trailing debounces whose window has not ended">
+        {/* Absent from the answer of a service older than the count: none shown as 0. */}
+        <span className="stat-value">{(answer.notBefore ?? 0).toLocaleString()}</span>
+        <span className="stat-label">held by a not-before time</span>
+      </li>
       <li className="stat">
         <span className="stat-value">{answer.keys.length.toLocaleString()}</span>
         <span className="stat-label">concurrency keys</span>

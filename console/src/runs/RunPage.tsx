@@ -9,6 +9,8 @@ import { QueryView, RunStatusBadge, StatusBadge } from '../components/common.js'
 import { segment } from '../lib/query-string.js';
 import { AttemptTimeline } from './AttemptTimeline.js';
 import { formatDuration, formatTime } from './format.js';
+import { formatRelative } from '../lib/time.js';
+import { pendingNotBefore } from '../lib/queue-words.js';
 import { RelatedRuns } from './RelatedRuns.js';
 import { RunActions } from './RunActions.js';
 import { RunEvents } from './RunEvents.js';
@@ -37,6 +39,7 @@ function RunHeader({ run }: { run: RunView }) {
   const now = useNow(isTerminal(run.status) ? null : 1000);
   const end = run.finishedAt ? Date.parse(run.finishedAt) : now;
   const duration = end - Date.parse(run.createdAt);
+  const notBefore = pendingNotBefore(run, now);
   return (
     <header className="run-header">
       <h1>
@@ -85,6 +88,17 @@ function RunHeader({ run }: { run: RunView }) {
           <div>
             <dt>Waiting for</dt>
             <dd>an approval decision{run.approval.requestedAt ? <> since {formatTime(run.approval.requestedAt)}</> : null}</dd>
+          </div>
+        )}
+        {notBefore !== null && (
+          <div>
+            <dt>Runs not before</dt>
+            <dd>
+              <time dateTime={notBefore} title={notBefore}>
+                {formatTime(notBefore)}
+              </time>{' '}
+              ({formatRelative(notBefore, now)})
+            </dd>
           </div>
         )}
         <div>

@@ -23,6 +23,7 @@ const QueueReply = Type.Object({
   at: Type.String({ format: 'date-time' }),
   running: Type.Integer(),
   waiting: Type.Integer(),
+  notBefore: Type.Integer({ description: 'of the waiting runs, those whose not-before time (a trailing debounce window end) has not come' }),
   priorities: QueuePriorities,
   buckets: Type.Array(
     Type.Object({

@@ -1,5 +1,5 @@
 import { fairnessKey, pickFairly } from '../fair-claims.js';
-import { claimGate, rateLookbackMs, runningByTypeOf, type LimitUsage, type QueueGroup } from '../limit-buckets.js';
+import { claimGate, rateLookbackMs, withBucketHolds, runningByTypeOf, type LimitUsage, type QueueGroup } from '../limit-buckets.js';
 import { nodeStoreFs, type StoreFs } from '../store-fs.js';
 import { shownTarget } from '../shown-target.js';
 import { dirname, resolve } from 'node:path';
@@ -324,6 +324,7 @@ export class FileStateStore implements StateStore {
     const usage = model.limitUsage(lookbackMs > 0 ? nowMs - lookbackMs : null);
     const chosen: RunRecord[] = [];
     const passed = new Set<string>();
+    const held = new Map<string, string[]>();
     for (let round = 0; round < MAX_CLAIM_ROUNDS && chosen.length < max; round++) {
       const want = max - chosen.length;
       const candidates = model.readyCandidates(blockedTypes(options, runningByTypeOf(usage.running)), want + passed.size, nowMs).filter((c) => !passed.has(c.runId));
@@ -335,6 +336,7 @@ export class FileStateStore implements StateStore {
         passed.add(candidate.runId);
         return gate.admit(candidate);
       });
+      for (const [runId, buckets] of gate.held) held.set(runId, buckets);
       for (const pick of picks) {
         chosen.push(model.getRun(pick.runId)!);
         usage.running.push({ type: pick.type, key: pick.key, n: 1 });
@@ -351,6 +353,13 @@ export class FileStateStore implements StateStore {
       if (stamped) lastStamp = seq;
       durable.push(this.commit(session, { seq, op: 'run', record }));
       claimed.push(session.model.getRun(candidate.runId)!);
+    }
+    for (const [runId, buckets] of held) {
+      const current = model.getRun(runId);
+      const next = current === undefined ? null : withBucketHolds(current, buckets);
+      if (next === null) continue;
+      const seq = session.model.lastSeq + 1;
+      durable.push(this.commit(session, { seq, op: 'run', record: runToStore(runId, current!, next, seq).record }));
     }
     // Every promise is awaited (not only the last) so a failed fsync rejects none of them unhandled.
     await Promise.all(durable);
@@ -386,8 +395,8 @@ export class FileStateStore implements StateStore {
     return this.readable().model.getRun(runId) ?? null;
   }
 
-  async queueGroups(): Promise<QueueGroup[]> {
-    return this.readable().model.queueGroups();
+  async queueGroups(now = new Date()): Promise<QueueGroup[]> {
+    return this.readable().model.queueGroups(now.getTime());
   }
 
   async readLimitUsage(options: ClaimOptions): Promise<LimitUsage> {

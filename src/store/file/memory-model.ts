@@ -5,6 +5,7 @@ import { emptyOrchestratorState, type OrchestratorState } from '../../domain/orc
 import type { AppendCollection } from '../types.js';
 import type { JournalEntry } from './journal-entry.js';
 import { ReadyIndex } from './ready-index.js';
+import { NotBeforeIndex } from './not-before-index.js';
 import { BoundedLog } from './bounded-log.js';
 import { SNAPSHOT_SCHEMA_VERSION, type SnapshotCapture, type SnapshotDocument } from './snapshot.js';
 import { deepFreeze } from '../deep-freeze.js';
@@ -40,8 +41,8 @@ export class MemoryModel {
    * only the heads of the types it may take. Runs with a not-before time are in `notBeforeReady` instead.
    */
   private readonly readyGroups = new Map<string, Map<string, ReadyIndex>>();
-  /** Ready runs with a not-before time (trailing debounces waiting for their window), by run id. */
-  private readonly notBeforeReady = new Map<string, RunRecord>();
+  /** Ready runs with a not-before time (trailing debounces waiting for their window), by that time. */
+  private readonly notBeforeReady = new NotBeforeIndex();
   /** Per fairness key, the start of its latest run (claims take turns by it: src/store/fair-claims.ts). */
   private readonly lastStartByKey = new Map<string, string>();
   private readonly runningByType = new Map<string, number>();
@@ -161,9 +162,11 @@ export class MemoryModel {
         }
       }
     }
-    for (const run of this.notBeforeReady.values()) {
+    // Only the due ones are read: the index stops at the first run still waiting.
+    for (const runId of this.notBeforeReady.dueBy(nowMs)) {
+      const run = this.runs.get(runId);
       read++;
-      if (!blocked.has(run.type) && isDue(run, nowMs)) candidates.push(candidateOf(run));
+      if (run !== undefined && !blocked.has(run.type)) candidates.push(candidateOf(run));
     }
     noteCandidateReads(read);
     return candidates;
@@ -184,12 +187,13 @@ export class MemoryModel {
   }
 
   /** Ready and running runs by (type, key) with the oldest ready admission of each, ready runs by priority too. */
-  queueGroups(): QueueGroup[] {
-    const rows: QueueGroupRow[] = [...this.runningGroups.values()].map((running) => ({ type: running.type, key: running.key, priority: 0, ready: 0, running: running.n, oldestReadyAt: null }));
+  queueGroups(nowMs: number): QueueGroup[] {
+    const rows: QueueGroupRow[] = [...this.runningGroups.values()].map((running) => ({ type: running.type, key: running.key, priority: 0, ready: 0, running: running.n, oldestReadyAt: null, notBefore: 0 }));
     for (const runId of this.ready.inOrder()) {
       const run = this.runs.get(runId);
       if (run === undefined) continue;
-      rows.push({ type: run.type, key: fairnessKey(run), priority: placementOf(run).priority, ready: 1, running: 0, oldestReadyAt: run.createdAt });
+      const notBefore = isDue(run, nowMs) ? 0 : 1;
+      rows.push({ type: run.type, key: fairnessKey(run), priority: placementOf(run).priority, ready: 1, running: 0, oldestReadyAt: run.createdAt, notBefore });
     }
     return foldQueueGroups(rows);
   }
@@ -268,7 +272,7 @@ export class MemoryModel {
     }
     if (run.queueState === 'ready') {
       this.ready.add(run.seq, run.runId);
-      if (run.notBefore != null) this.notBeforeReady.set(run.runId, this.runs.get(run.runId)!);
+      if (run.notBefore != null) this.notBeforeReady.add({ runId: run.runId, seq: run.seq, notBefore: run.notBefore });
       else {
         let groups = this.readyGroups.get(run.type);
         if (groups === undefined) this.readyGroups.set(run.type, (groups = new Map()));
@@ -310,7 +314,7 @@ export class MemoryModel {
   private unindex(run: RunRecord): void {
     if (run.queueState === 'ready') {
       this.ready.remove(run.seq);
-      this.notBeforeReady.delete(run.runId);
+      if (run.notBefore != null) this.notBeforeReady.remove({ seq: run.seq, notBefore: run.notBefore });
       const groups = this.readyGroups.get(run.type);
       const group = readyGroupOf(run);
       const index = groups?.get(group);

@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import type { RunRecord } from '../../domain/run-record.js';
 import { noteCandidateReads, pickFairly, type QueueCandidate } from '../fair-claims.js';
-import { claimGate, isLimited, rateLookbackMs, runningByTypeOf, foldQueueGroups, type QueueGroup, type RunGroupCount, type RunStart } from '../limit-buckets.js';
+import { claimGate, isLimited, withBucketHolds, rateLookbackMs, runningByTypeOf, foldQueueGroups, type QueueGroup, type RunGroupCount, type RunStart } from '../limit-buckets.js';
 import { blockedTypes, storedRun } from '../run-rules.js';
 import type { ClaimOptions } from '../types.js';
-import { frozenRun, stampedIn, TX_ID } from './save-run.js';
+import { frozenRun, stampedIn, TX_ID, type StampedRun } from './save-run.js';
 import { updateRuns } from './save-runs.js';
 import { withTransaction, type Queryable } from './transaction.js';
 
@@ -68,6 +68,7 @@ export async function claimRuns(
     const usage = limited ? await limitUsage(client, options, nowMs) : { running: [], started: [] };
     const picked: RunRecord[] = [];
     const passed = new Set<string>();
+    const held = new Map<string, string[]>();
     // Keys claimed earlier in this transaction: behind every key not yet claimed, as stored claims would put them.
     const claimedNow = new Map<string, string>();
     let tx = 0;
@@ -84,6 +85,7 @@ export async function claimRuns(
         passed.add(candidate.runId);
         return false;
       });
+      for (const [runId, buckets] of gate.held) held.set(runId, buckets);
       let short = gate.refused;
       // Locked in claim order, as many at a time as slots are left: every row locked is taken.
       for (let from = 0; from < order.length && picked.length < max; ) {
@@ -117,10 +119,34 @@ export async function claimRuns(
       // instance took a pick, or a group had more runs than were read.
       if (!short && !anyGroupFull(candidates, perGroup)) break;
     }
+    if (held.size > 0) await noteBucketHolds(client, held);
     if (picked.length === 0) return [];
     const next = picked.map((current) => stampedIn(current, storedRun(current.runId, current, mutate(current), () => current.seq), tx));
     return updateRuns(client, next, picked);
   });
+}
+
+/**
+ * Notes on each run a bucket held back that it did (RunRecord.bucketHolds), once per bucket and
+ * attempt. A run another transaction has locked is skipped: it is being claimed or changed.
+ */
+async function noteBucketHolds(client: Queryable, held: ReadonlyMap<string, string[]>): Promise<void> {
+  const { rows } = await client.query<{ doc: string }>({
+    name: 'claim-held-lock',
+    text: `SELECT doc::text AS doc FROM runs WHERE run_id = ANY($1::text[]) AND queue_state = 'ready' FOR UPDATE SKIP LOCKED`,
+    values: [[...held.keys()]],
+  });
+  const befores: RunRecord[] = [];
+  const nexts: StampedRun[] = [];
+  for (const row of rows) {
+    const current = frozenRun(row.doc);
+    const next = withBucketHolds(current, held.get(current.runId) ?? []);
+    if (next === null) continue;
+    befores.push(current);
+    // No event is appended: nothing to stamp.
+    nexts.push(stampedIn(current, storedRun(current.runId, current, next, () => current.seq), 0));
+  }
+  if (nexts.length > 0) await updateRuns(client, nexts, befores);
 }
 
 /**
@@ -234,16 +260,26 @@ export async function limitUsage(db: Queryable, options: ClaimOptions, nowMs: nu
 }
 
 /** Ready and running runs by (type, key) with the oldest ready admission of each, ready runs by priority too, in one read of those rows. */
-export async function queueGroups(db: Queryable): Promise<QueueGroup[]> {
-  const { rows } = await db.query<{ type: string; key: string; priority: number; ready: string; running: string; oldest: string | null }>({
+export async function queueGroups(db: Queryable, now: Date): Promise<QueueGroup[]> {
+  const { rows } = await db.query<{ type: string; key: string; priority: number; ready: string; running: string; oldest: string | null; not_before: string }>({
     name: 'queue-groups-by-priority',
     text: `SELECT type, concurrency_key AS key, priority,
                   COUNT(*) FILTER (WHERE queue_state = 'ready') AS ready,
                   COUNT(*) FILTER (WHERE status = 'running') AS running,
-                  MIN(created_at COLLATE "C") FILTER (WHERE queue_state = 'ready') AS oldest
+                  MIN(created_at COLLATE "C") FILTER (WHERE queue_state = 'ready') AS oldest,
+                  COUNT(*) FILTER (WHERE queue_state = 'ready' AND not_before > $1) AS not_before
            FROM runs WHERE queue_state = 'ready' OR status = 'running' GROUP BY type, concurrency_key, priority`,
+    values: [now.toISOString()],
   });
   return foldQueueGroups(
-    rows.map((row) => ({ type: row.type, key: row.key, priority: Number(row.priority), ready: Number(row.ready), running: Number(row.running), oldestReadyAt: row.oldest })),
+    rows.map((row) => ({
+      type: row.type,
+      key: row.key,
+      priority: Number(row.priority),
+      ready: Number(row.ready),
+      running: Number(row.running),
+      oldestReadyAt: row.oldest,
+      notBefore: Number(row.not_before),
+    })),
   );
 }

@@ -289,8 +289,8 @@ export class PostgresStateStore implements StateStore {
     return this.read((pool) => getRun(pool, runId));
   }
 
-  queueGroups(): Promise<QueueGroup[]> {
-    return this.read((pool) => queueGroups(pool));
+  queueGroups(now = new Date()): Promise<QueueGroup[]> {
+    return this.read((pool) => queueGroups(pool, now));
   }
 
   readLimitUsage(options: ClaimOptions): Promise<LimitUsage> {

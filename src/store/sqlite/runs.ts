@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { placementOf, type RunRecord } from '../../domain/run-record.js';
 import type { ApprovalSettlement } from '../../domain/approval-refusal.js';
 import { agingFrom, fairnessKey, isDue, noteCandidateReads, pickFairly, type QueueCandidate } from '../fair-claims.js';
-import { claimGate, isLimited, rateLookbackMs, runningByTypeOf, foldQueueGroups, type QueueGroupRow, type QueueGroup, type RunGroupCount, type RunStart } from '../limit-buckets.js';
+import { claimGate, isLimited, withBucketHolds, rateLookbackMs, runningByTypeOf, foldQueueGroups, type QueueGroupRow, type QueueGroup, type RunGroupCount, type RunStart } from '../limit-buckets.js';
 import { VERDICT_FIELDS } from '../run-field-filters.js';
 import { runProblem } from '../record-checks.js';
 import {
@@ -90,6 +90,7 @@ export function claimRuns(ctx: WriteContext, options: ClaimOptions, max: number,
       passed.add(candidate.runId);
       return false;
     });
+    for (const [runId, buckets] of gate.held) noteBucketHolds(ctx, runId, buckets);
     for (const candidate of chosen) {
       passed.add(candidate.runId);
       const current = deepFreeze(currentRun(ctx, candidate.runId));
@@ -103,6 +104,13 @@ export function claimRuns(ctx: WriteContext, options: ClaimOptions, max: number,
     if (!gate.refused) break;
   }
   return claimed;
+}
+
+/** Notes on a run a bucket held back that it did (RunRecord.bucketHolds), once per bucket and attempt. */
+function noteBucketHolds(ctx: WriteContext, runId: string, buckets: readonly string[]): void {
+  const current = deepFreeze(currentRun(ctx, runId));
+  const next = current === null ? null : withBucketHolds(current, buckets);
+  if (next !== null) saveRun(ctx, runToStore(ctx, runId, current, next), current);
 }
 
 /**
@@ -385,14 +393,15 @@ function runFilter(q: NormalizedRunQuery): { where: string; params: Array<string
 }
 
 /** Ready and running runs by (type, key) with the oldest ready admission of each, ready runs by priority too. */
-export function queueGroups(db: Database.Database): QueueGroup[] {
+export function queueGroups(db: Database.Database, now: Date): QueueGroup[] {
   const rows = statement(
     db,
     `SELECT type, concurrency_key AS key, priority,
             SUM(queue_state = 'ready') AS ready,
             SUM(status = 'running') AS running,
-            MIN(CASE WHEN queue_state = 'ready' THEN created_at END) AS oldestReadyAt
+            MIN(CASE WHEN queue_state = 'ready' THEN created_at END) AS oldestReadyAt,
+            SUM(queue_state = 'ready' AND not_before IS NOT NULL AND not_before > ?) AS notBefore
      FROM runs WHERE queue_state = 'ready' OR status = 'running' GROUP BY type, concurrency_key, priority`,
-  ).all() as QueueGroupRow[];
+  ).all(now.toISOString()) as QueueGroupRow[];
   return foldQueueGroups(rows);
 }

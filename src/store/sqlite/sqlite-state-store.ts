@@ -230,8 +230,8 @@ export class SqliteStateStore implements StateStore {
     return this.read((db) => runs.getRun(db, runId));
   }
 
-  async queueGroups(): Promise<QueueGroup[]> {
-    return this.read((db) => runs.queueGroups(db));
+  async queueGroups(now = new Date()): Promise<QueueGroup[]> {
+    return this.read((db) => runs.queueGroups(db, now));
   }
 
   async readLimitUsage(options: ClaimOptions): Promise<LimitUsage> {
