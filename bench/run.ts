@@ -80,15 +80,18 @@ function budgetSecOf(settings: Settings, scenario: Scenario): number {
 }
 
 /**
- * The time the first of `upcoming` may take: its own cap, or, when the caps of the scenarios
- * still to run add up to more than the run has left, its share of what is left in proportion to
- * its cap. The caps add up to more than the whole-run budget, so without the share the scenarios
- * listed last (flows, fairness) were cut or skipped whenever the earlier ones used their caps.
+ * The time the first of `upcoming` may take: its own cap while what is left after it still holds
+ * half the caps of the scenarios after it (most finish well inside their caps), else the larger
+ * of what is left past that half and its share of what is left in proportion to its cap. The caps
+ * add up to more than the whole-run budget: without a reserve the scenarios listed last (flows,
+ * fairness) were cut whenever the earlier ones used their caps, and a plain proportional share
+ * cut the first ones' rounds in runs that ended far inside the budget.
  */
 function scenarioBudgetMs(settings: Settings, upcoming: readonly Scenario[], leftMs: number): number {
   const own = budgetSecOf(settings, upcoming[0]!) * 1000;
-  const all = upcoming.reduce((sum, scenario) => sum + budgetSecOf(settings, scenario) * 1000, 0);
-  return Math.max(0, Math.min(own, leftMs * (own / all)));
+  const later = upcoming.slice(1).reduce((sum, scenario) => sum + budgetSecOf(settings, scenario) * 1000, 0);
+  const share = leftMs * (own / (own + later));
+  return Math.max(0, Math.min(own, Math.max(share, leftMs - later / 2)));
 }
 
 function timestamp(): string {

@@ -45,6 +45,8 @@ export const GOALS: Goal[] = [
     { id: `flows ${shape} vs independent runs`, scenario: 'flows', comparison: `flows/${shape}/independent`, goal: '>= 0.8x the same work as independent runs', target: 0.8 },
     { id: `flows ${shape} promotion p99`, scenario: 'flows', comparison: `flows/${shape}/promotion p99`, goal: 'promotion p99 <= 50 ms (one instance, file store)', target: 50 },
   ]),
+  { id: 'fairness light key', scenario: 'fairness', comparison: 'fairness/light p99', goal: "light key's p99 wait beside a flood <= 2x without it (at least one run's slot time)", target: 2 },
+  { id: 'fairness overhead', scenario: 'fairness', comparison: 'fairness/overhead', goal: 'keys and buckets on >= 0.9x the same work without', target: 0.9 },
 ];
 
 function failedSubjects(rows: readonly Row[]): Set<string> {

@@ -105,7 +105,7 @@ export interface Settings {
   /**
    * Fair queues (bench/scenarios/fairness.ts). Fairness: `floodRuns` queued on one key, then
    * `lightRuns` of a light key at `lightPerSec`, each run's handler `fairnessDelayMs` longer, on
-   * `concurrency` run slots. Caps: `capKeys` keys x `capRunsPerKey` runs over three instances
+   * `concurrency` run slots, `fairnessRounds` alternated rounds of each side. Caps: `capKeys` keys x `capRunsPerKey` runs over three instances
    * (`concurrency` slots each), each run `capDelayMs`. Overhead: `overheadRuns` runs on
    * `overheadConcurrency` slots, `overheadRounds` alternated rounds of each side.
    */
@@ -116,6 +116,7 @@ export interface Settings {
     lightRuns: number;
     lightPerSec: number;
     fairnessDelayMs: number;
+    fairnessRounds: number;
     capKeys: number;
     capRunsPerKey: number;
     capDelayMs: number;
@@ -152,10 +153,11 @@ export const QUICK: Settings = {
   fairness: {
     budgetSec: 150,
     concurrency: 4,
-    floodRuns: 2000,
+    floodRuns: 6000,
     lightRuns: 40,
     lightPerSec: 20,
     fairnessDelayMs: 2,
+    fairnessRounds: 3,
     capKeys: 4,
     capRunsPerKey: 25,
     capDelayMs: 20,
@@ -196,6 +198,7 @@ export const FULL: Settings = {
     lightRuns: 100,
     lightPerSec: 20,
     fairnessDelayMs: 2,
+    fairnessRounds: 3,
     capKeys: 6,
     capRunsPerKey: 60,
     capDelayMs: 20,

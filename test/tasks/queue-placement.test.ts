@@ -139,15 +139,18 @@ describe('orch queue', () => {
     await api.post('/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'a' }, concurrencyKey: 'env/prod' });
     await api.post('/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'b' } });
     await api.post('/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'c' }, concurrencyKey: 'env/prod', priority: 5 });
+    // A trailing debounce's run waits for its window's end: counted as waiting, and said to be held by its time.
+    const debounced = await api.post('/api/tasks/trigger', { type: 'summarize-content', payload: { content: 'd' }, debounce: { key: 'orch-queue', windowMs: 600_000, mode: 'trailing' } });
+    expect(debounced.status).toBe(202);
     const env = { ORCH_URL: service().url, ORCH_API_KEY: TEST_KEYS.operator, XDG_CONFIG_HOME: tempDir('orch-queue-') };
     const printed = await orch(['queue'], env);
     expect(printed.code).toBe(0);
     expect(printed.stdout).toContain('bucket deploys (perKey 1, rate 10/60s): 0 running, 2 waiting; by priority p5:1 p3:1');
-    expect(printed.stdout).toContain('queue: 0 running, 3 waiting; by priority p5:1 p3:2');
+    expect(printed.stdout).toContain('queue: 0 running, 4 waiting (1 held by a not-before time); by priority p5:1 p3:3');
     expect(printed.stdout).toMatch(/^env\/prod\s+0\s+2\s+\d+s\s+p5:1 p3:1$/m);
-    expect(printed.stdout).toMatch(/^\(unkeyed\)\s+0\s+1\s+\d+s\s+p3:1$/m);
+    expect(printed.stdout).toMatch(/^\(unkeyed\)\s+0\s+2\s+\d+s\s+p3:2$/m);
     const json = await orch(['queue', '--json'], env);
-    expect(JSON.parse(json.stdout)).toMatchObject({ waiting: 3, buckets: [{ name: 'deploys', waiting: 2, priorities: [{ priority: 5, waiting: 1 }, { priority: 3, waiting: 1 }] }] });
+    expect(JSON.parse(json.stdout)).toMatchObject({ waiting: 4, notBefore: 1, buckets: [{ name: 'deploys', waiting: 2, priorities: [{ priority: 5, waiting: 1 }, { priority: 3, waiting: 1 }] }] });
   });
 });
 

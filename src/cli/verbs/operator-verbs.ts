@@ -246,7 +246,8 @@ export const queueVerb = answerVerb({
       output.out(table<QueueKeyView>(output, bucket.keys, keyColumns, 'Nothing matches it.'));
       output.out('\n');
     }
-    output.out(`queue: ${answer.running} running, ${answer.waiting} waiting${byPriorityLine(answer.priorities)}\n`);
+    const notBefore = answer.notBefore > 0 ? ` (${answer.notBefore} held by a not-before time)` : '';
+    output.out(`queue: ${answer.running} running, ${answer.waiting} waiting${notBefore}${byPriorityLine(answer.priorities)}\n`);
     output.out(table<QueueKeyView>(output, answer.keys, keyColumns, 'Nothing waits or runs.'));
     return EXIT.ok;
   },
